@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages stallsim needs to build, test and plot.
+# Idempotent: prints nothing and changes nothing when all are present.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
+      libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev)
+if [ "${1:-}" = "--notebooks" ]; then
+  pkgs+=(jupyter-nbconvert python3-nbformat python3-ipykernel python3-pandas python3-matplotlib)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup.sh: missing packages: ${missing[*]}; run as root (or with sudo)" >&2
+  exit 1
+fi
+echo "setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
