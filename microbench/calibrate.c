@@ -1,8 +1,399 @@
+/* calibrate: see calibrate.h. Orchestrates the benchmarks in order (data,
+ * storage, decode, augment, GPU) and hands the results to the profile
+ * writer; owns the command line and the temporary data set. */
 #include "calibrate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_version.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+#include <jconfig.h>
+
+#include "clock.h"
+#include "decode_bench.h"
+#include "fileset.h"
+#include "jpeg_gen.h"
+#include "profile.h"
+#include "progress.h"
+
+#define STR2(x) #x
+#define STR(x)  STR2(x)
+
+typedef struct {
+    const char *data, *out;
+    int quick, threads, files;
+    unsigned long seed;
+} options;
+
+static void usage(FILE *f) {
+    fputs("usage: stallsim calibrate [--data DIR] [--out FILE] [--quick] [--threads N]\n"
+          "                          [--files N] [--seed N]\n"
+          "Measures this host and writes a host profile (YAML) for scenarios' `host:`.\n"
+          "  --data DIR    JPEGs to measure (ImageFolder tree, searched recursively);\n"
+          "                default: generate a photograph-like set in a temporary folder\n"
+          "                ($TMPDIR, else /var/tmp) and remove it afterwards\n"
+          "  --out FILE    write the profile to FILE (atomically); default: stdout\n"
+          "  --quick       fewer files and items (under 30 s); still 5 repetitions\n"
+          "  --threads N   most threads for the CPU augment scaling curve\n"
+          "                (default: the online cores)\n"
+          "  --files N     files to generate, or to sample from --data\n"
+          "                (default 800, quick 100)\n"
+          "  --seed N      seed of the generated images, orders and crops (default 1)\n"
+          "Progress goes to stderr. Exit: 0 done, 1 runtime failure, 2 bad usage.\n",
+          f);
+}
+
+static int parse_long(const char *s, long lo, long hi, long *v) {
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (errno || end == s || *end || x < lo || x > hi) return -1;
+    *v = x;
+    return 0;
+}
+
+/* Returns -1 to exit 0 (--help), 0 to go on, 2 on bad usage. */
+static int parse_args(int argc, char **argv, options *o) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        char name[64];
+        const char *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+        int takes = !strcmp(name, "--data") || !strcmp(name, "--out") ||
+                    !strcmp(name, "--threads") || !strcmp(name, "--files") ||
+                    !strcmp(name, "--seed");
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+            usage(stdout);
+            return -1;
+        }
+        if (!strcmp(name, "--quick") && !val) {
+            o->quick = 1;
+            continue;
+        }
+        if (!takes) {
+            fprintf(stderr, "stallsim calibrate: unknown option '%s' (try --help)\n", a);
+            return 2;
+        }
+        if (!val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "stallsim calibrate: %s needs a value (try --help)\n", name);
+                return 2;
+            }
+            val = argv[++i];
+        }
+        long v;
+        if (!strcmp(name, "--data")) {
+            o->data = val;
+        } else if (!strcmp(name, "--out")) {
+            o->out = val;
+        } else if (!strcmp(name, "--threads")) {
+            if (parse_long(val, 1, 256, &v)) {
+                fprintf(stderr, "stallsim calibrate: --threads: expected 1..256, got '%s'\n", val);
+                return 2;
+            }
+            o->threads = (int)v;
+        } else if (!strcmp(name, "--files")) {
+            if (parse_long(val, 2, 1000000, &v)) {
+                fprintf(stderr, "stallsim calibrate: --files: expected 2..1000000, got '%s'\n",
+                        val);
+                return 2;
+            }
+            o->files = (int)v;
+        } else {
+            if (parse_long(val, 0, 2147483647L, &v)) {
+                fprintf(stderr, "stallsim calibrate: --seed: expected 0..2147483647, got '%s'\n",
+                        val);
+                return 2;
+            }
+            o->seed = (unsigned long)v;
+        }
+    }
+    return 0;
+}
+
+/* Tries the output location now, so a typo costs seconds, not a whole run. */
+static int check_out(const char *out) {
+    struct stat st;
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "stallsim calibrate: --out %s: is a directory\n", out);
+        return -1;
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0 && errno == EEXIST) fd = open(tmp, O_WRONLY); /* a stale one from a killed run */
+    if (fd < 0) {
+        fprintf(stderr, "stallsim calibrate: --out %s: cannot write there: %s\n", out,
+                strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
+static void host_info(calib_results *r) {
+    if (gethostname(r->hostname, sizeof r->hostname - 1) != 0)
+        snprintf(r->hostname, sizeof r->hostname, "unknown");
+    snprintf(r->cpu_model, sizeof r->cpu_model, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (strncmp(line, "model name", 10) == 0 && colon) {
+                colon += 1 + (colon[1] == ' ');
+                colon[strcspn(colon, "\n")] = '\0';
+                snprintf(r->cpu_model, sizeof r->cpu_model, "%s", colon);
+                break;
+            }
+        }
+        fclose(f);
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    r->online_cores = n > 0 ? (int)n : 1;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* The header's version: Debian 12's TurboJPEG 2.1 has no runtime query. */
+    snprintf(r->jpeg_version, sizeof r->jpeg_version, "%s", STR(LIBJPEG_TURBO_VERSION));
+    snprintf(r->gsl_version, sizeof r->gsl_version, "%s", gsl_version);
+    snprintf(r->yaml_version, sizeof r->yaml_version, "%s", yaml_get_version_string());
+}
+
+static void remove_tree(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[4096];
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat st;
+            if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                remove_tree(path);
+            else
+                unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Keeps a seeded random subset of max files, in their sorted order. */
+static void sample_files(file_list *fl, int max, unsigned long seed) {
+    if (fl->n <= max) return;
+    int *idx = malloc(sizeof *idx * (size_t)fl->n), *pick = malloc(sizeof *pick * (size_t)max);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!idx || !pick || !rng) { /* keep the first max: still a valid (if biased) sample */
+        for (int i = max; i < fl->n; i++)
+            free(fl->v[i].path);
+    } else {
+        gsl_rng_set(rng, seed);
+        for (int i = 0; i < fl->n; i++)
+            idx[i] = i;
+        gsl_ran_choose(rng, pick, (size_t)max, idx, (size_t)fl->n, sizeof *idx);
+        char *keep = calloc((size_t)fl->n, 1);
+        for (int i = 0; i < max; i++) {
+            if (keep) keep[pick[i]] = 1;
+            fl->v[i] = fl->v[pick[i]]; /* pick is ascending, so pick[i] >= i */
+        }
+        for (int i = 0; keep && i < fl->n; i++)
+            if (!keep[i]) free(fl->v[i].path);
+        free(keep);
+    }
+    fl->n = max;
+    free(idx);
+    free(pick);
+    if (rng) gsl_rng_free(rng);
+}
+
+static int run(const options *o, calib_results *r) {
+    char err[512], tmpdir[4096] = "";
+    file_list fl = {0};
+    jpeg_set set = {0};
+    aug_image *imgs = NULL;
+    int nimg = 0, rc = 1;
+    double t_start = clock_now();
+    int files = o->files ? o->files : o->quick ? 100 : 800;
+    r->reps = o->quick ? 5 : 7;
+
+    if (o->data) {
+        snprintf(r->data, sizeof r->data, "%s", o->data);
+        progress("scanning %s", o->data);
+        if (fileset_scan(o->data, &fl, err, sizeof err) != 0) {
+            fprintf(stderr, "stallsim calibrate: %s\n", err);
+            rc = 2;
+            goto done;
+        }
+        r->files_found = fl.n;
+        if (fl.non_jpeg) progress("ignoring %d files not named *.jpg/*.jpeg", fl.non_jpeg);
+        if (fl.unreadable) progress("could not list %d entries", fl.unreadable);
+        if (fl.n > files) progress("sampling %d of %d files (--files)", files, fl.n);
+        sample_files(&fl, files, o->seed);
+    } else {
+        const char *base = getenv("TMPDIR");
+        if (!base || !*base) base = "/var/tmp";
+        snprintf(tmpdir, sizeof tmpdir, "%s/stallsim-calib-XXXXXX", base);
+        if (!mkdtemp(tmpdir)) {
+            fprintf(stderr, "stallsim calibrate: cannot create a temporary folder in %s: %s\n",
+                    base, strerror(errno));
+            tmpdir[0] = '\0';
+            goto done;
+        }
+        snprintf(r->data, sizeof r->data, "generated: %d photograph-like JPEGs (seed %lu) in %s",
+                 files, o->seed, tmpdir);
+        progress("generating %d JPEGs in %s", files, tmpdir);
+        if (jpeg_gen_dataset(tmpdir, files, o->seed, r->online_cores, err, sizeof err) != 0 ||
+            fileset_scan(tmpdir, &fl, err, sizeof err) != 0) {
+            fprintf(stderr, "stallsim calibrate: %s\n", err);
+            goto done;
+        }
+        r->files_found = fl.n;
+    }
+    r->files_non_jpeg = fl.non_jpeg;
+
+    progress("checking %d files (read + decode once)", fl.n);
+    if (decode_load(&fl, &set, err, sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: %s\n", err);
+        goto done;
+    }
+    r->files_bad = set.bad;
+    r->files_used = set.n;
+    if (set.bad) progress("%d bad files skipped (listed above)", set.bad);
+    if (set.n < 2) {
+        fprintf(stderr, "stallsim calibrate: %s: need at least 2 decodable JPEG files, found %d\n",
+                o->data ? o->data : "generated set", set.n);
+        rc = o->data ? 2 : 1;
+        goto done;
+    }
+    char **paths = malloc(sizeof *paths * (size_t)set.n);
+    long *sizes = malloc(sizeof *sizes * (size_t)set.n);
+    if (!paths || !sizes) {
+        free(paths);
+        free(sizes);
+        fprintf(stderr, "stallsim calibrate: out of memory\n");
+        goto done;
+    }
+    double sw = 0, sh = 0, tot = 0;
+    r->min_kb = 1e300;
+    for (int i = 0; i < set.n; i++) {
+        paths[i] = (char *)set.v[i].path;
+        sizes[i] = set.v[i].size;
+        tot += (double)set.v[i].size;
+        sw += set.v[i].w;
+        sh += set.v[i].h;
+        if (set.v[i].size / 1e3 < r->min_kb) r->min_kb = set.v[i].size / 1e3;
+        if (set.v[i].size / 1e3 > r->max_kb) r->max_kb = set.v[i].size / 1e3;
+    }
+    r->total_mb = tot / 1e6;
+    r->mean_kb = tot / set.n / 1e3;
+    r->mean_w = sw / set.n;
+    r->mean_h = sh / set.n;
+    progress("%d files, %.1f MB, mean %.1f KB, mean %.0f x %.0f px", set.n, r->total_mb, r->mean_kb,
+             r->mean_w, r->mean_h);
+
+    progress("storage: %d passes per queue depth, warm and cold", r->reps);
+    int src = storage_bench(paths, sizes, set.n, r->reps, o->seed, &r->storage, err, sizeof err);
+    free(paths);
+    free(sizes);
+    if (src != 0) {
+        fprintf(stderr, "stallsim calibrate: storage: %s\n", err);
+        goto done;
+    }
+    if (!r->storage.eviction_ok)
+        progress("WARNING: cold reads were not verified cold (see measured.method)");
+    progress("storage model: %.1f MB/s, %.3f ms latency (%s fit), best queue depth %d",
+             r->storage.read_mb_s, r->storage.latency_ms, r->storage.fit_method,
+             r->storage.queue_depth);
+
+    if (decode_bench(&set, r->reps, &r->decode, err, sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: decode: %s\n", err);
+        goto done;
+    }
+    progress("decode model: %.3f ms/MB * size + %.3f ms (r2 %.3f)", r->decode.fit.slope,
+             r->decode.fit.intercept, r->decode.fit.r2);
+
+    nimg = set.n < 32 ? set.n : 32;
+    imgs = calloc((size_t)nimg, sizeof *imgs);
+    if (!imgs) goto done;
+    for (int i = 0; i < nimg; i++) {
+        unsigned char *px;
+        if (decode_rgb(&set.v[i], &px, err, sizeof err) != 0) {
+            fprintf(stderr, "stallsim calibrate: %s\n", err);
+            goto done;
+        }
+        imgs[i] = (aug_image){px, set.v[i].w, set.v[i].h};
+    }
+    int items = o->quick ? 48 : 200;
+    if (augment_bench(imgs, nimg, items, r->threads, r->reps, o->seed, &r->augment, err,
+                      sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: %s\n", err);
+        goto done;
+    }
+
+    int g = gpu_bench(imgs, nimg, o->quick ? 64 : 256, r->reps, o->seed, o->quick, &r->gpu);
+    if (g == 1)
+        fprintf(stderr, "calibrate: no GPU measured: %s; writing a CPU-only profile\n",
+                r->gpu.reason);
+    else if (g < 0)
+        fprintf(stderr, "calibrate: GPU measurement failed: %s; writing a CPU-only profile\n",
+                r->gpu.reason);
+
+    r->wall_s = clock_now() - t_start;
+    if (profile_write(o->out, r, err, sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: %s\n", err);
+        goto done;
+    }
+    if (o->out) progress("wrote %s (%.1f s)", o->out, r->wall_s);
+    rc = 0;
+done:
+    for (int i = 0; imgs && i < nimg; i++)
+        free((void *)imgs[i].px);
+    free(imgs);
+    decode_set_free(&set);
+    fileset_free(&fl);
+    if (tmpdir[0]) remove_tree(tmpdir);
+    return rc;
+}
+
 int calibrate_main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "stallsim calibrate: not built yet\n");
-    return 1;
+    options o = {.seed = 1};
+    int p = parse_args(argc, argv, &o);
+    if (p < 0) return 0;
+    if (p > 0) return 2;
+    struct stat st;
+    if (o.data && (stat(o.data, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "stallsim calibrate: --data %s: no such directory\n", o.data);
+        return 2;
+    }
+    if (o.out && check_out(o.out) != 0) return 2;
+    calib_results *r = calloc(1, sizeof *r);
+    if (!r) {
+        fprintf(stderr, "stallsim calibrate: out of memory\n");
+        return 1;
+    }
+    host_info(r);
+    r->seed = o.seed;
+    r->quick = o.quick;
+    r->threads = o.threads ? o.threads : r->online_cores;
+    int rc = run(&o, r);
+    free(r);
+    return rc;
 }

@@ -1,5 +1,16 @@
-/* calibrate: the `stallsim calibrate` command (placeholder header). */
+/* calibrate: the `stallsim calibrate` command: measures this host (storage,
+ * JPEG decode, CPU augment, GPU if any) and writes a host profile (see
+ * profile.h for its format).
+ *
+ *   stallsim calibrate [--data DIR] [--out FILE] [--quick] [--threads N]
+ *                      [--files N] [--seed N]
+ *
+ * Use: return calibrate_main(argc, argv) with argv[0] = "calibrate". Returns
+ * the process exit code: 0 done, 1 runtime failure, 2 bad usage or input.
+ */
 #ifndef STALLSIM_CALIBRATE_H
 #define STALLSIM_CALIBRATE_H
+
 int calibrate_main(int argc, char **argv);
+
 #endif

@@ -1,0 +1,177 @@
+/* decode_bench: see decode_bench.h. */
+#include "decode_bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <turbojpeg.h>
+#include <errno.h>
+
+#include "clock.h"
+#include "progress.h"
+
+#define MAX_BAD_LINES 20
+
+/* Decodes into rgb (room for 3*w*h); also the validity test of decode_load. */
+static int decode_into(tjhandle tj, const jpeg_item *it, unsigned char *rgb) {
+    return tjDecompress2(tj, it->jpeg, (unsigned long)it->size, rgb, it->w, 0, it->h, TJPF_RGB, 0);
+}
+
+static void report_bad(int *bad, const char *path, const char *why) {
+    if (*bad < MAX_BAD_LINES) fprintf(stderr, "calibrate: skipping %s: %s\n", path, why);
+    (*bad)++;
+}
+
+int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    out->v = calloc((size_t)(fl->n > 0 ? fl->n : 1), sizeof *out->v);
+    tjhandle tj = tjInitDecompress();
+    if (!out->v || !tj) {
+        snprintf(err, errlen, "cannot set up the decoder: %s",
+                 tj ? "out of memory" : tjGetErrorStr2(NULL));
+        free(out->v);
+        out->v = NULL;
+        if (tj) tjDestroy(tj);
+        return -1;
+    }
+    int bad = 0;
+    for (int i = 0; i < fl->n; i++) {
+        jpeg_item it = {.path = fl->v[i].path};
+        int subsamp, colorspace;
+        if (fileset_read(it.path, &it.jpeg, &it.size) != 0) {
+            report_bad(&bad, it.path, strerror(errno));
+            continue;
+        }
+        if (it.size == 0) {
+            report_bad(&bad, it.path, "empty file");
+            free(it.jpeg);
+            continue;
+        }
+        if (tjDecompressHeader3(tj, it.jpeg, (unsigned long)it.size, &it.w, &it.h, &subsamp,
+                                &colorspace) != 0) {
+            report_bad(&bad, it.path, tjGetErrorStr2(tj));
+            free(it.jpeg);
+            continue;
+        }
+        unsigned char *rgb = malloc((size_t)it.w * it.h * 3);
+        if (!rgb) {
+            report_bad(&bad, it.path, "image too large to decode");
+            free(it.jpeg);
+            continue;
+        }
+        /* Warnings (e.g. a truncated file) make tjDecompress2 fail too: such a
+         * file would not decode cleanly in a training loader either. */
+        if (decode_into(tj, &it, rgb) != 0) {
+            report_bad(&bad, it.path, tjGetErrorStr2(tj));
+            free(it.jpeg);
+        } else {
+            out->v[out->n++] = it;
+        }
+        free(rgb);
+    }
+    if (bad > MAX_BAD_LINES)
+        fprintf(stderr, "calibrate: ... and %d more bad files\n", bad - MAX_BAD_LINES);
+    out->bad = bad;
+    tjDestroy(tj);
+    return 0;
+}
+
+void decode_set_free(jpeg_set *s) {
+    for (int i = 0; i < s->n; i++)
+        free(s->v[i].jpeg);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+int decode_rgb(const jpeg_item *it, unsigned char **rgb, char *err, size_t errlen) {
+    tjhandle tj = tjInitDecompress();
+    if (!tj) {
+        snprintf(err, errlen, "tjInitDecompress: %s", tjGetErrorStr2(NULL));
+        return -1;
+    }
+    unsigned char *buf = malloc((size_t)it->w * it->h * 3);
+    int rc = buf ? decode_into(tj, it, buf) : -1;
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", it->path, buf ? tjGetErrorStr2(tj) : "out of memory");
+        free(buf);
+    } else {
+        *rgb = buf;
+    }
+    tjDestroy(tj);
+    return rc;
+}
+
+int decode_fit(const double *mb, const double *ms, int n, linear_fit *out) {
+    return fit_linear(mb, ms, n, out);
+}
+
+int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    int n = s->n;
+    if (n < 1 || reps < 1) {
+        snprintf(err, errlen, "nothing to decode");
+        return -1;
+    }
+    size_t maxpx = 0;
+    double tot_mb = 0.0, tot_mp = 0.0;
+    for (int i = 0; i < n; i++) {
+        size_t px = (size_t)s->v[i].w * s->v[i].h;
+        if (px > maxpx) maxpx = px;
+        tot_mb += s->v[i].size / 1e6;
+        tot_mp += px / 1e6;
+    }
+    tjhandle tj = tjInitDecompress();
+    unsigned char *rgb = malloc(maxpx * 3);
+    double *t = malloc(sizeof *t * (size_t)n * (size_t)reps); /* t[i * reps + r], ms */
+    double *rep_ms = malloc(sizeof *rep_ms * (size_t)reps * 3);
+    double *x = malloc(sizeof *x * (size_t)n * 3);
+    int rc = -1;
+    if (!tj || !rgb || !t || !rep_ms || !x) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int r = 0; r < reps; r++) {
+        double pass = 0.0;
+        for (int i = 0; i < n; i++) {
+            double t0 = clock_now();
+            if (decode_into(tj, &s->v[i], rgb) != 0) {
+                snprintf(err, errlen, "%s: %s", s->v[i].path, tjGetErrorStr2(tj));
+                goto done;
+            }
+            double ms = (clock_now() - t0) * 1e3;
+            t[i * reps + r] = ms;
+            pass += ms;
+        }
+        rep_ms[r] = pass / n;
+        rep_ms[reps + r] = tot_mb / (pass / 1e3);
+        rep_ms[2 * reps + r] = tot_mp / (pass / 1e3);
+        progress("decode: pass %d/%d: %.3f ms/item, %.1f MB/s, %.1f Mpx/s", r + 1, reps, rep_ms[r],
+                 rep_ms[reps + r], rep_ms[2 * reps + r]);
+    }
+    double *mb = x, *mp = x + n, *med = x + 2 * n;
+    for (int i = 0; i < n; i++) {
+        mb[i] = s->v[i].size / 1e6;
+        mp[i] = (double)s->v[i].w * s->v[i].h / 1e6;
+        med[i] = stats_summarize(&t[i * reps], reps).median;
+    }
+    out->files = n;
+    out->reps = reps;
+    out->mean_mb = tot_mb / n;
+    out->mean_mp = tot_mp / n;
+    out->ms_per_item = stats_summarize(rep_ms, reps);
+    out->mb_s = stats_summarize(rep_ms + reps, reps);
+    out->mp_s = stats_summarize(rep_ms + 2 * reps, reps);
+    if (decode_fit(mb, med, n, &out->fit) != 0) {
+        snprintf(err, errlen, "decode cost fit failed: all %d files have the same size", n);
+        goto done;
+    }
+    fit_linear(mp, med, n, &out->fit_mp);
+    rc = 0;
+done:
+    if (tj) tjDestroy(tj);
+    free(rgb);
+    free(t);
+    free(rep_ms);
+    free(x);
+    return rc;
+}

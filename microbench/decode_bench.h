@@ -1,0 +1,55 @@
+/* decode_bench: JPEG decode cost with TurboJPEG, from memory, per item.
+ *
+ * decode_load reads every listed file and decodes it once; files that cannot
+ * be read, are not JPEG, are corrupt or truncated (any libjpeg-turbo error or
+ * warning) are counted, reported on stderr and left out of everything after.
+ * decode_bench then decodes every item `reps` times (tjDecompress2 to RGB,
+ * default flags: accurate integer IDCT, fancy upsampling) and fits the prep
+ * cost model  ms per item = decode_ms_per_mb * encoded MB + decode_ms_per_item
+ * by least squares over the per-file median times (1 MB = 1e6 bytes).
+ *
+ * Use: jpeg_set s; decode_load(&files, &s, ...); decode_bench(&s, 5, &r, ...);
+ *      decode_set_free(&s);
+ */
+#ifndef STALLSIM_DECODE_BENCH_H
+#define STALLSIM_DECODE_BENCH_H
+
+#include <stddef.h>
+#include "fileset.h"
+#include "fit.h"
+#include "stats.h"
+
+typedef struct {
+    const char *path; /* borrowed from the file_list */
+    unsigned char *jpeg;
+    long size;
+    int w, h;
+} jpeg_item;
+
+typedef struct {
+    jpeg_item *v;
+    int n;
+    int bad; /* files left out */
+} jpeg_set;
+
+int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen);
+void decode_set_free(jpeg_set *s);
+
+/* Decodes one item to a malloc'd RGB buffer of 3 * w * h bytes. */
+int decode_rgb(const jpeg_item *it, unsigned char **rgb, char *err, size_t errlen);
+
+typedef struct {
+    int files, reps;
+    double mean_mb, mean_mp;  /* mean encoded MB and megapixels per item */
+    stat_summary ms_per_item; /* per repetition: pass time / items */
+    stat_summary mb_s, mp_s;  /* per repetition: encoded MB/s, megapixels/s */
+    linear_fit fit;           /* ms = slope * MB + intercept, per-file medians */
+    linear_fit fit_mp;        /* ms = slope * megapixels + intercept, same samples */
+} decode_result;
+
+int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, size_t errlen);
+
+/* Fits ms = a * MB + b to samples; exposed for tests of the cost model. */
+int decode_fit(const double *mb, const double *ms, int n, linear_fit *out);
+
+#endif

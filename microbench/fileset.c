@@ -1,0 +1,124 @@
+/* fileset: see fileset.h. */
+#include "fileset.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int is_jpeg_name(const char *name) {
+    const char *dot = strrchr(name, '.');
+    return dot && (strcasecmp(dot, ".jpg") == 0 || strcasecmp(dot, ".jpeg") == 0);
+}
+
+static int push(file_list *fl, const char *path, long size) {
+    if (fl->n == fl->cap) {
+        int cap = fl->cap ? fl->cap * 2 : 256;
+        file_entry *v = realloc(fl->v, sizeof *v * (size_t)cap);
+        if (!v) return -1;
+        fl->v = v;
+        fl->cap = cap;
+    }
+    char *p = strdup(path);
+    if (!p) return -1;
+    fl->v[fl->n].path = p;
+    fl->v[fl->n].size = size;
+    fl->n++;
+    return 0;
+}
+
+static int scan(const char *dir, file_list *fl, int depth) {
+    if (depth > 64) return 0; /* deeper than any real data set; stop rather than recurse forever */
+    DIR *d = opendir(dir);
+    if (!d) {
+        fl->unreadable++;
+        return 0;
+    }
+    struct dirent *e;
+    char path[4096];
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path) {
+            fl->unreadable++;
+            continue;
+        }
+        struct stat st, lst;
+        if (lstat(path, &lst) != 0) {
+            fl->unreadable++;
+            continue;
+        }
+        if (S_ISDIR(lst.st_mode)) {
+            rc = scan(path, fl, depth + 1);
+            continue;
+        }
+        if (!is_jpeg_name(e->d_name)) {
+            if (S_ISREG(lst.st_mode)) fl->non_jpeg++;
+            continue;
+        }
+        /* A link named *.jpg counts as a file; a dangling one is listed and
+         * fails when read, like any unreadable file. */
+        long size = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (long)st.st_size : -1;
+        if (push(fl, path, size) != 0) rc = -1;
+    }
+    closedir(d);
+    return rc;
+}
+
+static int cmp_entry(const void *a, const void *b) {
+    return strcmp(((const file_entry *)a)->path, ((const file_entry *)b)->path);
+}
+
+int fileset_scan(const char *dir, file_list *out, char *err, size_t errlen) {
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a readable directory", dir);
+        return -1;
+    }
+    if (scan(dir, out, 0) != 0) {
+        snprintf(err, errlen, "out of memory listing %s", dir);
+        return -1;
+    }
+    qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_entry);
+    return 0;
+}
+
+void fileset_free(file_list *fl) {
+    for (int i = 0; i < fl->n; i++)
+        free(fl->v[i].path);
+    free(fl->v);
+    memset(fl, 0, sizeof *fl);
+}
+
+int fileset_read(const char *path, unsigned char **buf, long *size) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    long n = (long)st.st_size, off = 0;
+    unsigned char *b = malloc((size_t)(n > 0 ? n : 1));
+    if (!b) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    while (off < n) {
+        ssize_t r = pread(fd, b + off, (size_t)(n - off), off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break; /* shrank while reading: keep what is there */
+        off += r;
+    }
+    close(fd);
+    *buf = b;
+    *size = off;
+    return 0;
+}

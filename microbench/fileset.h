@@ -1,0 +1,32 @@
+/* fileset: the JPEG files of an ImageFolder-style tree (DIR/class/x.jpg),
+ * found recursively, in a sorted (deterministic) order.
+ *
+ * Use: file_list fl = {0}; fileset_scan(dir, &fl, err, n); ... fileset_free(&fl);
+ * Files named *.jpg / *.jpeg (any case) are listed with their size; other
+ * regular files are only counted (non_jpeg), so the caller can report them.
+ * Symbolic links to directories are not followed (no loops).
+ */
+#ifndef STALLSIM_FILESET_H
+#define STALLSIM_FILESET_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *path;
+    long size;
+} file_entry;
+
+typedef struct {
+    file_entry *v;
+    int n, cap;
+    int non_jpeg;   /* regular files skipped for their name */
+    int unreadable; /* entries that could not be stat'ed or listed */
+} file_list;
+
+int fileset_scan(const char *dir, file_list *out, char *err, size_t errlen);
+void fileset_free(file_list *fl);
+
+/* Reads a whole file into a malloc'd buffer; -1 with errno on failure. */
+int fileset_read(const char *path, unsigned char **buf, long *size);
+
+#endif

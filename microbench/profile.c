@@ -1,0 +1,276 @@
+/* profile: see profile.h. */
+#include "profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+const char *profile_num(double v, char *buf, size_t len) {
+    if (!isfinite(v)) {
+        snprintf(buf, len, "null"); /* never produced by a measurement; kept parseable */
+        return buf;
+    }
+    if (v == 0.0) {
+        snprintf(buf, len, "0");
+        return buf;
+    }
+    int mag = (int)floor(log10(fabs(v)));
+    int decimals = 5 - mag;
+    if (decimals < 0) decimals = 0;
+    if (decimals > 15) decimals = 15;
+    snprintf(buf, len, "%.*f", decimals, v);
+    if (strchr(buf, '.')) {
+        char *end = buf + strlen(buf) - 1;
+        while (*end == '0')
+            *end-- = '\0';
+        if (*end == '.') *end = '\0';
+    }
+    if (strcmp(buf, "-0") == 0) snprintf(buf, len, "0");
+    return buf;
+}
+
+/* Shorthands so that the emitter below reads like the YAML it writes. */
+typedef struct {
+    FILE *f;
+    char nb[64];
+} out_t;
+
+static const char *N(out_t *o, double v) {
+    return profile_num(v, o->nb, sizeof o->nb);
+}
+
+static void str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void kv_num(out_t *o, int ind, const char *k, double v) {
+    fprintf(o->f, "%*s%s: %s\n", ind, "", k, N(o, v));
+}
+
+static void kv_int(out_t *o, int ind, const char *k, long v) {
+    fprintf(o->f, "%*s%s: %ld\n", ind, "", k, v);
+}
+
+static void kv_str(out_t *o, int ind, const char *k, const char *v) {
+    fprintf(o->f, "%*s%s: ", ind, "", k);
+    str(o->f, v);
+    fputc('\n', o->f);
+}
+
+static void kv_bool(out_t *o, int ind, const char *k, int v) {
+    fprintf(o->f, "%*s%s: %s\n", ind, "", k, v ? "true" : "false");
+}
+
+static void kv_stat(out_t *o, int ind, const char *k, stat_summary s) {
+    fprintf(o->f, "%*s%s: {median: %s, ", ind, "", k, N(o, s.median));
+    fprintf(o->f, "min: %s, ", N(o, s.min));
+    fprintf(o->f, "max: %s, n: %d}\n", N(o, s.max), s.n);
+}
+
+static void storage_points(out_t *o, const char *k, const storage_point *p) {
+    fprintf(o->f, "    %s:\n", k);
+    for (int q = 0; q < STORAGE_NQD; q++) {
+        fprintf(o->f, "      - queue_depth: %d\n", p[q].qd);
+        kv_stat(o, 8, "mb_s", p[q].mb_s);
+        kv_stat(o, 8, "items_s", p[q].items_s);
+        fprintf(o->f, "        latency_ms: {p50: %s, ", N(o, p[q].p50_ms));
+        fprintf(o->f, "p90: %s, ", N(o, p[q].p90_ms));
+        fprintf(o->f, "p99: %s}\n", N(o, p[q].p99_ms));
+    }
+}
+
+int profile_emit(FILE *f, const calib_results *r) {
+    out_t o = {.f = f};
+    const storage_result *s = &r->storage;
+    const decode_result *d = &r->decode;
+    const augment_result *a = &r->augment;
+    const gpu_result *g = &r->gpu;
+    fprintf(f, "# stallsim host profile: written by `stallsim calibrate` on %s at %s\n",
+            r->hostname, r->date);
+    fprintf(f, "profile_version: 1\n");
+    fprintf(f, "scenario:\n  server:\n");
+    kv_int(&o, 4, "cpus", a->max_threads);
+    fprintf(f, "    storage:\n");
+    kv_num(&o, 6, "read_mb_s", s->read_mb_s);
+    kv_num(&o, 6, "latency_ms", s->latency_ms);
+    kv_int(&o, 6, "queue_depth", s->queue_depth);
+    fprintf(f, "  prep:\n");
+    kv_num(&o, 4, "decode_ms_per_mb", d->fit.slope);
+    kv_num(&o, 4, "decode_ms_per_item", d->fit.intercept);
+    kv_num(&o, 4, "augment_ms", a->ms_per_item.median);
+    if (g->available) kv_num(&o, 4, "gpu_augment_ms", g->augment_ms.median);
+
+    fprintf(f, "measured:\n  host:\n");
+    kv_str(&o, 4, "hostname", r->hostname);
+    kv_str(&o, 4, "cpu_model", r->cpu_model);
+    kv_int(&o, 4, "online_cores", r->online_cores);
+    kv_str(&o, 4, "date", r->date);
+    kv_str(&o, 4, "libjpeg_turbo", r->jpeg_version);
+    kv_str(&o, 4, "gsl", r->gsl_version);
+    kv_str(&o, 4, "libyaml", r->yaml_version);
+
+    fprintf(f, "  method:\n");
+    kv_str(&o, 4, "data", r->data);
+    kv_int(&o, 4, "seed", (long)r->seed);
+    kv_bool(&o, 4, "quick", r->quick);
+    kv_int(&o, 4, "repetitions", r->reps);
+    kv_int(&o, 4, "threads", r->threads);
+    kv_int(&o, 4, "files_found", r->files_found);
+    kv_int(&o, 4, "files_used", r->files_used);
+    kv_int(&o, 4, "files_bad", r->files_bad);
+    kv_int(&o, 4, "files_not_jpeg", r->files_non_jpeg);
+    kv_num(&o, 4, "total_mb", r->total_mb);
+    kv_num(&o, 4, "mean_kb", r->mean_kb);
+    kv_num(&o, 4, "min_kb", r->min_kb);
+    kv_num(&o, 4, "max_kb", r->max_kb);
+    kv_num(&o, 4, "mean_width_px", r->mean_w);
+    kv_num(&o, 4, "mean_height_px", r->mean_h);
+    kv_str(&o, 4, "cold_read_method", s->cold_method ? s->cold_method : "none");
+    kv_bool(&o, 4, "eviction_worked", s->eviction_ok);
+    kv_num(&o, 4, "worst_resident_fraction_after_eviction", s->resident_after);
+    kv_str(&o, 4, "figures", "median of the repetitions, with min and max");
+    kv_num(&o, 4, "wall_s", r->wall_s);
+
+    fprintf(f, "  storage:\n");
+    kv_str(&o, 4, "model",
+           "time per item at queue depth q = latency_ms/q + mean_size/read_mb_s (cold)");
+    kv_str(&o, 4, "fit_method", s->fit_method ? s->fit_method : "none");
+    fprintf(f, "    qd_curve_fit: {latency_ms: %s, ", N(&o, s->qd_fit.slope * 1e3));
+    fprintf(f, "size_over_bandwidth_ms: %s, ", N(&o, s->qd_fit.intercept * 1e3));
+    fprintf(f, "r2: %s}\n", N(&o, s->qd_fit.r2));
+    fprintf(f, "    per_request_fit: {ms_per_mb: %s, ", N(&o, s->request_fit.slope * 1e9));
+    fprintf(f, "latency_ms: %s, ", N(&o, s->request_fit.intercept * 1e3));
+    fprintf(f, "r2: %s, n: %d}\n", N(&o, s->request_fit.r2), s->request_fit.n);
+    storage_points(&o, "warm", s->warm);
+    storage_points(&o, "cold", s->cold);
+
+    fprintf(f, "  decode:\n");
+    kv_str(&o, 4, "api", "TurboJPEG tjDecompress2 to RGB, default flags, from memory");
+    kv_int(&o, 4, "files", d->files);
+    kv_int(&o, 4, "repetitions", d->reps);
+    kv_num(&o, 4, "mean_mb", d->mean_mb);
+    kv_num(&o, 4, "mean_megapixels", d->mean_mp);
+    kv_stat(&o, 4, "ms_per_item", d->ms_per_item);
+    kv_stat(&o, 4, "mb_s", d->mb_s);
+    kv_stat(&o, 4, "megapixels_s", d->mp_s);
+    fprintf(f, "    fit: {ms_per_mb: %s, ", N(&o, d->fit.slope));
+    fprintf(f, "ms_per_item: %s, ", N(&o, d->fit.intercept));
+    fprintf(f, "r2: %s, n: %d}\n", N(&o, d->fit.r2), d->fit.n);
+    fprintf(f, "    fit_megapixels: {ms_per_megapixel: %s, ", N(&o, d->fit_mp.slope));
+    fprintf(f, "ms_per_item: %s, ", N(&o, d->fit_mp.intercept));
+    fprintf(f, "r2: %s}\n", N(&o, d->fit_mp.r2));
+
+    fprintf(f, "  augment_cpu:\n");
+    kv_str(&o, 4, "operation",
+           "random-resized-crop (bilinear) to 224x224, flip, normalize, HWC u8 to CHW f32");
+    kv_int(&o, 4, "items_per_pass", a->items);
+    kv_int(&o, 4, "images", a->images);
+    kv_int(&o, 4, "repetitions", a->reps);
+    kv_stat(&o, 4, "ms_per_item", a->ms_per_item);
+    fprintf(f, "    scaling:\n");
+    for (int k = 0; k < a->npoints; k++) {
+        fprintf(f, "      - threads: %d\n", a->curve[k].threads);
+        kv_stat(&o, 8, "items_s", a->curve[k].items_s);
+        kv_num(&o, 8, "speedup", a->curve[k].speedup);
+    }
+
+    fprintf(f, "  gpu:\n");
+    kv_bool(&o, 4, "built_with_cuda", g->built);
+    kv_bool(&o, 4, "available", g->available);
+    if (!g->available) {
+        kv_str(&o, 4, "reason", g->reason);
+    } else {
+        kv_str(&o, 4, "device", g->device);
+        kv_int(&o, 4, "batch", g->batch);
+        kv_int(&o, 4, "repetitions", g->reps);
+        kv_stat(&o, 4, "augment_launch_ms", g->launch_ms);
+        kv_stat(&o, 4, "augment_ms_per_item", g->augment_ms);
+        kv_num(&o, 4, "augment_max_abs_error_vs_reference", g->max_abs_err);
+        kv_int(&o, 4, "h2d_bytes", (long)g->h2d_bytes);
+        kv_stat(&o, 4, "h2d_pinned_gb_s", g->h2d_pinned_gb_s);
+        kv_stat(&o, 4, "h2d_pageable_gb_s", g->h2d_pageable_gb_s);
+        kv_int(&o, 4, "sgemm_n", g->sgemm_n);
+        kv_stat(&o, 4, "sgemm_tflops", g->sgemm_tflops);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* libyaml must accept what we wrote before it replaces a good profile. */
+static int yaml_parses(const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int rc = -1, done = 0;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    while (!done) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            snprintf(err, errlen, "internal error: profile is not valid YAML: %s",
+                     p.problem ? p.problem : "?");
+            break;
+        }
+        done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+        if (done) rc = 0;
+    }
+    yaml_parser_delete(&p);
+    fclose(f);
+    return rc;
+}
+
+int profile_write(const char *path, const calib_results *r, char *err, size_t errlen) {
+    if (!path) {
+        if (profile_emit(stdout, r) != 0 || fflush(stdout) != 0) {
+            snprintf(err, errlen, "writing the profile to stdout: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char tmp[4200];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+        snprintf(err, errlen, "output path too long");
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    int bad = profile_emit(f, r) != 0 || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        snprintf(err, errlen, "writing %s: %s", tmp, strerror(e));
+        unlink(tmp);
+        return -1;
+    }
+    if (yaml_parses(tmp, err, errlen) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

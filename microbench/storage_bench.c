@@ -1,0 +1,342 @@
+/* storage_bench: see storage_bench.h. */
+#include "storage_bench.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "progress.h"
+
+#ifndef O_DIRECT
+#define O_DIRECT 040000 /* Linux value; glibc only exposes it under _GNU_SOURCE */
+#endif
+
+#define ALIGN 4096
+
+const int storage_qds[STORAGE_NQD] = {1, 4, 16, 32};
+
+/* Counts resident and total pages of one file; evicts first when asked. */
+static int file_pages(const char *path, int evict, long *resident, long *total) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (evict) {
+        /* Dirty pages are not dropped: write them back first. */
+        fdatasync(fd);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    }
+    int rc = 0;
+    if (st.st_size > 0) {
+        long page = sysconf(_SC_PAGESIZE);
+        size_t len = (size_t)st.st_size, npages = (len + (size_t)page - 1) / (size_t)page;
+        void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        unsigned char *vec = malloc(npages);
+        if (m == MAP_FAILED || !vec || mincore(m, len, vec) != 0) {
+            rc = -1;
+        } else {
+            for (size_t i = 0; i < npages; i++)
+                *resident += vec[i] & 1;
+            *total += (long)npages;
+        }
+        free(vec);
+        if (m != MAP_FAILED) munmap(m, len);
+    }
+    close(fd);
+    return rc;
+}
+
+static double pages_pass(char *const *paths, int n, int evict) {
+    long resident = 0, total = 0;
+    for (int i = 0; i < n; i++)
+        if (file_pages(paths[i], evict, &resident, &total) != 0) return -1.0;
+    return total > 0 ? (double)resident / (double)total : 0.0;
+}
+
+double storage_evict(char *const *paths, int n) {
+    return pages_pass(paths, n, 1);
+}
+
+double storage_resident(char *const *paths, int n) {
+    return pages_pass(paths, n, 0);
+}
+
+typedef struct {
+    char *const *paths;
+    const int *order;
+    int n, flags;
+    size_t bufsize;
+    atomic_int next;
+    atomic_int failed;
+    pthread_barrier_t start;
+    double *lat;             /* per position in order, seconds */
+    double *t_start, *t_end; /* per worker: when it began and finished its share */
+    long *bytes;             /* per position in order */
+    char err[256];
+} pass_job;
+
+/* One item as a loader fetches it: open, read to EOF, close. */
+static long read_item(const char *path, int flags, unsigned char *buf, size_t bufsize) {
+    int fd = open(path, O_RDONLY | flags);
+    if (fd < 0) return -1;
+    long off = 0;
+    for (;;) {
+        /* O_DIRECT needs block-aligned offsets and lengths: read whole blocks. */
+        ssize_t r = pread(fd, buf, bufsize, off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        off += r;
+        if ((size_t)r < bufsize) break;
+    }
+    close(fd);
+    return off;
+}
+
+typedef struct {
+    pass_job *job;
+    int id;
+} worker_arg;
+
+static void *pass_worker(void *arg) {
+    pass_job *job = ((worker_arg *)arg)->job;
+    int id = ((worker_arg *)arg)->id;
+    unsigned char *buf = NULL;
+    if (posix_memalign((void **)&buf, ALIGN, job->bufsize) != 0) buf = NULL;
+    pthread_barrier_wait(&job->start);
+    job->t_start[id] = clock_now();
+    int i;
+    while (buf && (i = atomic_fetch_add(&job->next, 1)) < job->n) {
+        const char *path = job->paths[job->order[i]];
+        double t0 = clock_now();
+        long got = read_item(path, job->flags, buf, job->bufsize);
+        job->lat[i] = clock_now() - t0;
+        job->bytes[i] = got;
+        if (got < 0 && !atomic_exchange(&job->failed, 1))
+            snprintf(job->err, sizeof job->err, "read %.200s: %.40s", path, strerror(errno));
+    }
+    job->t_end[id] = clock_now();
+    if (!buf && !atomic_exchange(&job->failed, 1))
+        snprintf(job->err, sizeof job->err, "out of memory");
+    free(buf);
+    return NULL;
+}
+
+/* Reads every file once with qd threads; returns elapsed seconds or -1.
+ * Elapsed runs from the first worker's start to the last one's end, as the
+ * workers see it: the main thread may be scheduled late on a small host. */
+static double run_pass(char *const *paths, const int *order, int n, int qd, int flags,
+                       size_t bufsize, double *lat, long *bytes, char *err, size_t errlen) {
+    pass_job job = {.paths = paths,
+                    .order = order,
+                    .n = n,
+                    .flags = flags,
+                    .bufsize = bufsize,
+                    .lat = lat,
+                    .bytes = bytes};
+    atomic_init(&job.next, 0);
+    atomic_init(&job.failed, 0);
+    pthread_t tid[64];
+    worker_arg wa[64];
+    double t_start[64], t_end[64];
+    if (qd > 64) qd = 64;
+    job.t_start = t_start;
+    job.t_end = t_end;
+    if (pthread_barrier_init(&job.start, NULL, (unsigned)qd + 1) != 0) {
+        snprintf(err, errlen, "pthread_barrier_init failed");
+        return -1.0;
+    }
+    int started = 0;
+    for (; started < qd; started++)
+        if (wa[started] = (worker_arg){&job, started},
+            pthread_create(&tid[started], NULL, pass_worker, &wa[started]) != 0)
+            break;
+    if (started < qd) {
+        /* The barrier counts on qd workers; without them nobody could pass it. */
+        fprintf(stderr, "calibrate: cannot start %d reader threads\n", qd);
+        abort();
+    }
+    pthread_barrier_wait(&job.start);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    double t0 = t_start[0], t1 = t_end[0];
+    for (int t = 1; t < started; t++) {
+        if (t_start[t] < t0) t0 = t_start[t];
+        if (t_end[t] > t1) t1 = t_end[t];
+    }
+    double el = t1 - t0;
+    pthread_barrier_destroy(&job.start);
+    if (atomic_load(&job.failed)) {
+        snprintf(err, errlen, "%s", job.err);
+        return -1.0;
+    }
+    return el;
+}
+
+static int o_direct_works(const char *path, size_t bufsize) {
+    unsigned char *buf;
+    if (posix_memalign((void **)&buf, ALIGN, bufsize) != 0) return 0;
+    long got = read_item(path, O_DIRECT, buf, bufsize);
+    free(buf);
+    return got >= 0;
+}
+
+/* Median-based figures of one queue depth from its passes' samples. */
+static void summarize_point(storage_point *pt, int qd, const double *el, int reps, double total_mb,
+                            int n, const double *lat) {
+    double mb_s[64], items_s[64];
+    for (int r = 0; r < reps; r++) {
+        mb_s[r] = total_mb / el[r];
+        items_s[r] = n / el[r];
+    }
+    pt->qd = qd;
+    pt->mb_s = stats_summarize(mb_s, reps);
+    pt->items_s = stats_summarize(items_s, reps);
+    int m = n * reps;
+    pt->p50_ms = stats_percentile(lat, m, 50) * 1e3;
+    pt->p90_ms = stats_percentile(lat, m, 90) * 1e3;
+    pt->p99_ms = stats_percentile(lat, m, 99) * 1e3;
+}
+
+static void fit_model(storage_result *out, const double *req_bytes, const double *req_s, int m) {
+    double x[STORAGE_NQD], y[STORAGE_NQD];
+    double best = -1.0;
+    for (int q = 0; q < STORAGE_NQD; q++) {
+        x[q] = 1.0 / storage_qds[q];
+        y[q] = 1.0 / out->cold[q].items_s.median;
+        if (out->cold[q].mb_s.median > best) {
+            best = out->cold[q].mb_s.median;
+            out->queue_depth = storage_qds[q];
+        }
+    }
+    double mean_bytes = out->total_mb * 1e6 / out->files;
+    int qd_ok = fit_linear(x, y, STORAGE_NQD, &out->qd_fit) == 0 && out->qd_fit.slope > 0 &&
+                out->qd_fit.intercept > 0;
+    int req_ok = fit_linear(req_bytes, req_s, m, &out->request_fit) == 0 &&
+                 out->request_fit.slope > 0 && out->request_fit.intercept > 0;
+    if (qd_ok) {
+        out->fit_method = "qd_curve";
+        out->latency_ms = out->qd_fit.slope * 1e3;
+        out->read_mb_s = mean_bytes / out->qd_fit.intercept / 1e6;
+    } else if (req_ok) {
+        out->fit_method = "per_request";
+        out->latency_ms = out->request_fit.intercept * 1e3;
+        out->read_mb_s = 1.0 / out->request_fit.slope / 1e6;
+    } else {
+        /* Neither line is physical: report what was seen directly. */
+        out->fit_method = "none";
+        out->latency_ms = out->cold[0].p50_ms;
+        out->read_mb_s = best;
+    }
+}
+
+int storage_bench(char *const *paths, const long *sizes, int n, int reps, unsigned long seed,
+                  storage_result *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    if (n < 1 || reps < 1 || reps > 64) {
+        snprintf(err, errlen, "storage: need files and 1..64 repetitions");
+        return -1;
+    }
+    long maxsize = 0;
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] > maxsize) maxsize = sizes[i];
+        total += (double)sizes[i];
+    }
+    out->files = n;
+    out->reps = reps;
+    out->total_mb = total / 1e6;
+    out->mean_kb = total / n / 1e3;
+    size_t bufsize = ((size_t)maxsize / ALIGN + 1) * ALIGN;
+    int *order = malloc(sizeof *order * (size_t)n);
+    double *lat = malloc(sizeof *lat * (size_t)n * (size_t)reps);
+    long *bytes = malloc(sizeof *bytes * (size_t)n);
+    double *req_b = malloc(sizeof *req_b * (size_t)n * (size_t)reps);
+    double *req_s = malloc(sizeof *req_s * (size_t)n * (size_t)reps);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    int rc = -1;
+    if (!order || !lat || !bytes || !req_b || !req_s || !rng) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    gsl_rng_set(rng, seed);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+
+    /* Untimed pass: fills the page cache for the warm passes. */
+    if (run_pass(paths, order, n, 4, 0, bufsize, lat, bytes, err, errlen) < 0) goto done;
+
+    /* How cold reads are made cold, decided once, up front. */
+    double res = storage_evict(paths, n);
+    out->resident_after = res;
+    if (res >= 0.0 && res <= 0.01) {
+        out->cold_method = "fadvise_dontneed";
+        out->eviction_ok = 1;
+    } else if (o_direct_works(paths[0], bufsize)) {
+        out->cold_method = "o_direct";
+        out->eviction_ok = 1;
+        progress("storage: page-cache eviction did not work (%.0f%% resident): using O_DIRECT",
+                 res * 100);
+    } else {
+        out->cold_method = "none";
+        out->eviction_ok = 0;
+        progress("storage: WARNING: cannot evict the page cache nor use O_DIRECT: 'cold' reads "
+                 "may be served from memory");
+    }
+    if (run_pass(paths, order, n, 4, 0, bufsize, lat, bytes, err, errlen) < 0) goto done;
+
+    for (int cold = 0; cold <= 1; cold++) {
+        for (int q = 0; q < STORAGE_NQD; q++) {
+            double el[64];
+            int flags = cold && strcmp(out->cold_method, "o_direct") == 0 ? O_DIRECT : 0;
+            for (int r = 0; r < reps; r++) {
+                gsl_ran_shuffle(rng, order, (size_t)n, sizeof *order);
+                if (cold && !flags) {
+                    double after = storage_evict(paths, n);
+                    if (after > out->resident_after) out->resident_after = after;
+                    if (after < 0.0 || after > 0.01) out->eviction_ok = 0;
+                }
+                el[r] = run_pass(paths, order, n, storage_qds[q], flags, bufsize,
+                                 lat + (size_t)r * n, bytes, err, errlen);
+                if (el[r] < 0) goto done;
+                if (cold && q == 0)
+                    for (int i = 0; i < n; i++)
+                        req_b[(size_t)r * n + i] = (double)bytes[i];
+            }
+            storage_point *pt = cold ? &out->cold[q] : &out->warm[q];
+            summarize_point(pt, storage_qds[q], el, reps, out->total_mb, n, lat);
+            progress("storage: %s qd %2d: %.1f MB/s, %.0f items/s, p50 %.3f ms, p99 %.3f ms",
+                     cold ? "cold" : "warm", storage_qds[q], pt->mb_s.median, pt->items_s.median,
+                     pt->p50_ms, pt->p99_ms);
+            if (cold && q == 0) /* lat is reused by the next depths: keep these */
+                memcpy(req_s, lat, sizeof *req_s * (size_t)n * (size_t)reps);
+        }
+    }
+    fit_model(out, req_b, req_s, n * reps);
+    rc = 0;
+done:
+    if (rng) gsl_rng_free(rng);
+    free(order);
+    free(lat);
+    free(bytes);
+    free(req_b);
+    free(req_s);
+    return rc;
+}

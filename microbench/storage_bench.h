@@ -1,0 +1,60 @@
+/* storage_bench: per-item reads of real files, warm and cold, at several
+ * queue depths, and the storage model fitted to them.
+ *
+ * One pass reads every file once, whole, in a fresh random order (open, pread
+ * until EOF, close: what a data loader does per item), with qd threads
+ * keeping qd requests in flight. Warm passes follow an untimed pass that
+ * fills the page cache. Cold passes first evict the files: fdatasync +
+ * posix_fadvise(POSIX_FADV_DONTNEED), verified by mmap + mincore; if pages
+ * stay resident it reads with O_DIRECT instead, and says so.
+ *
+ * Model (what the simulator replays): a request costs latency + size / bw,
+ * latency overlapped across the queue, bandwidth shared. So the time per item
+ * at queue depth q is  t(q) = latency / q + mean_size / bw : a least-squares
+ * line in 1/q over the cold queue-depth curve. Should that give a
+ * non-physical (negative) term, the per-request fit of time vs bytes at
+ * queue depth 1 is used instead, and the profile records which.
+ *
+ * Use: storage_bench(paths, sizes, n, reps, seed, &res, err, errlen).
+ */
+#ifndef STALLSIM_STORAGE_BENCH_H
+#define STALLSIM_STORAGE_BENCH_H
+
+#include <stddef.h>
+#include "fit.h"
+#include "stats.h"
+
+#define STORAGE_NQD 4
+extern const int storage_qds[STORAGE_NQD]; /* 1, 4, 16, 32 */
+
+typedef struct {
+    int qd;
+    stat_summary mb_s, items_s;    /* per pass (1 MB = 1e6 bytes) */
+    double p50_ms, p90_ms, p99_ms; /* per-request latency over all passes */
+} storage_point;
+
+typedef struct {
+    int files, reps;
+    double total_mb, mean_kb;
+    storage_point warm[STORAGE_NQD], cold[STORAGE_NQD];
+    const char *cold_method; /* "fadvise_dontneed" or "o_direct" or "none" */
+    int eviction_ok;         /* pages were verified gone (or O_DIRECT used) */
+    double resident_after;   /* worst fraction of pages resident after eviction */
+    linear_fit qd_fit;       /* seconds per item vs 1 / queue depth (cold) */
+    linear_fit request_fit;  /* seconds per request vs bytes (cold, qd 1) */
+    const char *fit_method;  /* "qd_curve", "per_request" or "none" */
+    double read_mb_s, latency_ms;
+    int queue_depth; /* of the best cold throughput */
+} storage_result;
+
+int storage_bench(char *const *paths, const long *sizes, int n, int reps, unsigned long seed,
+                  storage_result *out, char *err, size_t errlen);
+
+/* Evicts the files from the page cache and returns the fraction of their
+ * pages still resident afterwards (mincore), or -1 when it cannot tell. */
+double storage_evict(char *const *paths, int n);
+
+/* Fraction of the files' pages resident in the page cache (mincore), or -1. */
+double storage_resident(char *const *paths, int n);
+
+#endif
