@@ -1,0 +1,36 @@
+/* model: the closed-form analytical model of a scenario (DS-Analyzer's
+ * what-if analysis, extended). Per job instance and epoch it gives the cache
+ * hit rate of the policy, the rates of each resource (GPU ingestion, prep
+ * cores, storage bandwidth and latency x queue depth, network), throughput as
+ * their minimum, epoch time with pipeline fill, the differential stalls and
+ * the bottleneck's name. It answers in microseconds and is held against the
+ * simulator (tests/); where no exact closed form exists the result is marked
+ * approximate rather than presented as exact. */
+#ifndef STALLSIM_MODEL_H
+#define STALLSIM_MODEL_H
+
+#include "metrics.h"
+#include "scenario.h"
+#include "topology.h"
+
+/* Fills out (allocated by the caller: t->ninst x s->epochs). */
+void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
+
+/* Steady-state (epoch >= 2) hit rate of one reshuffled stream with cache
+ * fraction f = C/D, and whether the formula is exact for that policy. */
+double model_hit_steady(int cache_kind, double f, int *exact);
+double model_lru_steady(double f);    /* f + (1-f) ln(1-f) */
+double model_fifo_steady(double f);   /* fixed point of the FIFO residence window */
+double model_belady_steady(double f); /* fluid optimum: keep the shortest reuse intervals */
+
+/* Items/s one storage device serves for items of mean size `bytes`: the lesser
+ * of bandwidth and queue_depth / (latency + transfer). latency_bound tells which. */
+double model_storage_items_s(double read_mb_s, double latency_ms, double queue_depth, double bytes,
+                             int *latency_bound);
+
+/* Epoch time of a two-stage pipeline: a loader at P items/s feeding GPUs that
+ * need t_gpu seconds of compute in total, batches of m items, the last batch
+ * taking t_last seconds: N/P + t_last when loader-bound, m/P + t_gpu otherwise. */
+double model_pipeline_s(double n, double p, double t_gpu, double m, double t_last);
+
+#endif

@@ -1,0 +1,462 @@
+/* engine: the discrete-event simulator (see sim.h).
+ *
+ * What is simulated, item by item and epoch by epoch:
+ * - each stream (a job instance under partitioned prep; all instances on the
+ *   same servers under coordinated prep) draws a fresh uniform permutation
+ *   each epoch; a data-parallel job's GPU r gets positions r, r+G, r+2G, ...
+ *   (DistributedSampler without padding), so global batch k is the contiguous
+ *   slice [kM, (k+1)M) of the permutation, M = GPUs x batch_per_gpu;
+ * - the loader may start batch k once the GPUs have started batch
+ *   k - prefetch_batches (its buffer is free); all of the batch's reads are
+ *   issued then, in order;
+ * - each read is looked up in its server's cache (policy registry, cache.h);
+ *   a hit costs nothing; a miss occupies one of queue_depth storage slots for
+ *   latency_ms and then a transfer of size/bandwidth on the device's single
+ *   channel (FIFO); under CoorDL's partitioned caching an item another server
+ *   holds comes over both servers' NICs instead;
+ * - prep runs on the earliest-free core of the stream's pool on that server,
+ *   in issue order, for decode_ms_per_mb x size + decode_ms_per_item
+ *   (+ augment_ms unless augment runs on the GPU);
+ * - a batch is ready when its last item is prepped; each consuming job starts
+ *   the iteration when the batch is ready and its previous iteration is done,
+ *   and computes for the batch's compute time; an epoch ends with its last
+ *   iteration and the next epoch's loader starts then (a fresh iterator).
+ * Streams that share a cache, storage or NIC are merged in issue-time order,
+ * one batch at a time (a batch's reads share one issue time, so this is the
+ * order a FIFO device would serve them in).
+ * The differential runs of DS-Analyzer come from the same pass: a second
+ * timeline per stream with every item in memory (T_prep), and the sum of
+ * compute times (T_gpu, GPUs fed instantly).
+ * Not simulated: CPU contention between prep and other work, memory copy
+ * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
+ * write traffic, and the partial-batch padding of DistributedSampler. */
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "perm.h"
+#include "sim.h"
+
+typedef struct {
+    double *t; /* min-heap of core free times */
+    int n;
+} pool_t;
+
+typedef struct {
+    double lat_s, bw;
+    int qd, head;
+    double *ring; /* completion times of the last qd requests */
+    double chan_free;
+} storage_t;
+
+typedef struct {
+    double in_free, out_free;
+} nic_t;
+
+typedef struct {
+    int ninst;
+    int *inst;
+    int first_server, ns, gps;
+    int64_t G, M, pf, nbatches;
+    uint32_t *perm, *perm_next, *pos_next;
+    gsl_rng *rng;
+    pool_t *pool, *pool_p; /* [ns]: the T and T_prep timelines */
+    double *win, *win_p;   /* [pf]: start of batch k - pf, for the loader's window */
+    double *end, *end_p;   /* [ninst]: each consumer's last iteration end */
+    double *t_full, *t_last, *t_gpu; /* [ninst] */
+    int epoch, done;
+    int64_t batch;
+    double ep_start, ep_start_p;
+    /* this epoch's counters */
+    double hits, remote_hits, read_bytes, net_bytes, prep_busy, xfer_busy, slot_busy, net_busy;
+} stream_t;
+
+typedef struct {
+    const scenario_t *s;
+    const topology_t *t;
+    uint32_t n;
+    uint32_t *size;
+    perm_gen_t pg;
+    int nservers, nstreams;
+    cache_t *cache;     /* [nservers] (local caching) */
+    uint16_t *owner;    /* partitioned caching: server + 1 holding the item, 0 = none */
+    uint64_t *owned;    /* partitioned caching: bytes held per server */
+    storage_t *storage; /* [nservers], or one when shared */
+    nic_t *nic;
+    stream_t *st;
+    double decode_per_byte, prep_fixed, nic_bw, nic_lat;
+    int future;
+} world_t;
+
+static inline double pool_run(pool_t *p, double ready, double dur) {
+    double *h = p->t;
+    double start = h[0] > ready ? h[0] : ready;
+    double end = start + dur;
+    int n = p->n, i = 0;
+    for (;;) {
+        int l = 2 * i + 1;
+        if (l >= n) break;
+        int m = (l + 1 < n && h[l + 1] < h[l]) ? l + 1 : l;
+        if (h[m] >= end) break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = end;
+    return end;
+}
+
+/* Serves one read issued at `issue`; returns when its last byte arrives. */
+static inline double storage_read(storage_t *d, double issue, double bytes, stream_t *st) {
+    double slot = d->ring[d->head];
+    double start = issue > slot ? issue : slot;
+    double xs = start + d->lat_s;
+    if (xs < d->chan_free) xs = d->chan_free;
+    double xfer = bytes / d->bw;
+    double end = xs + xfer;
+    d->chan_free = end;
+    d->ring[d->head] = end;
+    d->head = d->head + 1 == d->qd ? 0 : d->head + 1;
+    st->xfer_busy += xfer;
+    st->slot_busy += end - start;
+    return end;
+}
+
+static void *xcalloc(size_t n, size_t sz, int *fail) {
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) *fail = 1;
+    return p;
+}
+
+static int pool_init(pool_t *p, double cores, int *fail) {
+    p->n = cores >= 1 ? (int)cores : 1;
+    p->t = xcalloc((size_t)p->n, sizeof *p->t, fail);
+    return *fail;
+}
+
+static void draw_sizes(world_t *w, gsl_rng *r) {
+    double mean = scenario_item_bytes_mean(w->s), cv = w->s->dataset.item_kb_cv;
+    double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
+    for (uint32_t i = 0; i < w->n; i++) {
+        double b = cv > 0 ? gsl_ran_lognormal(r, zeta, sigma) : mean;
+        w->size[i] = b < 1 ? 1 : b > 4e9 ? 4000000000u : (uint32_t)llround(b);
+    }
+}
+
+static void start_epoch(world_t *w, stream_t *st) {
+    if (w->future) {
+        /* Belady needs the next epoch's order: generate one ahead. */
+        if (st->epoch == 0) perm_generate(&w->pg, st->rng, st->perm_next);
+        uint32_t *t = st->perm;
+        st->perm = st->perm_next;
+        st->perm_next = t;
+        if (st->epoch + 1 < w->s->epochs) {
+            perm_generate(&w->pg, st->rng, st->perm_next);
+            for (uint32_t i = 0; i < w->n; i++) st->pos_next[st->perm_next[i]] = i;
+        }
+    } else {
+        perm_generate(&w->pg, st->rng, st->perm);
+    }
+    st->batch = 0;
+    st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
+    st->prep_busy = st->xfer_busy = st->slot_busy = st->net_busy = 0;
+    for (int c = 0; c < st->ninst; c++) st->t_gpu[c] = 0;
+}
+
+static int build(world_t *w, gsl_rng *master) {
+    const scenario_t *s = w->s;
+    const topology_t *t = w->t;
+    int fail = 0;
+    w->n = (uint32_t)s->dataset.items;
+    w->nservers = (int)s->server.count;
+    w->size = xcalloc(w->n, sizeof *w->size, &fail);
+    if (fail || perm_gen_init(&w->pg, w->n)) return -1;
+    draw_sizes(w, master);
+    w->decode_per_byte = s->prep.decode_ms_per_mb / 1e9;
+    w->prep_fixed = scenario_prep_s(s, 0);
+    w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
+    w->nic_lat = s->server.network.latency_us / 1e6;
+    w->future = cache_policy(s->loader.cache)->needs_future;
+
+    int partitioned_dist = s->loader.dist_cache == DIST_PARTITIONED;
+    w->cache = xcalloc((size_t)w->nservers, sizeof *w->cache, &fail);
+    w->nic = xcalloc((size_t)w->nservers, sizeof *w->nic, &fail);
+    int nstor = s->server.storage.shared ? 1 : w->nservers;
+    w->storage = xcalloc((size_t)nstor, sizeof *w->storage, &fail);
+    if (fail) return -1;
+    if (partitioned_dist) {
+        w->owner = xcalloc(w->n, sizeof *w->owner, &fail);
+        w->owned = xcalloc((size_t)w->nservers, sizeof *w->owned, &fail);
+    } else {
+        for (int k = 0; k < w->nservers && !fail; k++)
+            fail = cache_init(&w->cache[k], s->loader.cache, w->n, w->size,
+                              (uint64_t)scenario_cache_bytes(s)) != 0;
+    }
+    for (int k = 0; k < nstor && !fail; k++) {
+        storage_t *d = &w->storage[k];
+        d->lat_s = s->server.storage.latency_ms / 1e3;
+        d->bw = s->server.storage.read_mb_s * 1e6;
+        d->qd = (int)s->server.storage.queue_depth;
+        d->ring = xcalloc((size_t)d->qd, sizeof *d->ring, &fail);
+    }
+    if (fail) return -1;
+
+    /* Streams: one per instance, or one per server group under coordinated prep. */
+    w->st = xcalloc((size_t)t->ninst, sizeof *w->st, &fail);
+    if (fail) return -1;
+    int coordinated = s->loader.prep == PREP_COORDINATED;
+    for (int i = 0; i < t->ninst; i++) {
+        const instance_t *in = &t->inst[i];
+        stream_t *st = NULL;
+        if (coordinated)
+            for (int k = 0; k < w->nstreams && !st; k++)
+                if (w->st[k].first_server == in->first_server) st = &w->st[k];
+        if (!st) {
+            st = &w->st[w->nstreams++];
+            const job_t *jb = &s->jobs[in->job];
+            st->first_server = in->first_server;
+            st->ns = in->nservers;
+            st->gps = in->gpus_per_server;
+            st->G = jb->gpus;
+            st->M = jb->gpus * jb->batch_per_gpu;
+            st->pf = jb->prefetch_batches;
+            st->nbatches = ((int64_t)w->n + st->M - 1) / st->M;
+            st->inst = xcalloc((size_t)t->ninst, sizeof *st->inst, &fail);
+        }
+        if (fail) return -1;
+        st->inst[st->ninst++] = i;
+    }
+    for (int k = 0; k < w->nstreams && !fail; k++) {
+        stream_t *st = &w->st[k];
+        /* Each stream its own generator, seeded in stream order: its orders do
+         * not depend on how the merge interleaves the streams. */
+        st->rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!st->rng) return -1;
+        gsl_rng_set(st->rng, gsl_rng_get(master));
+        st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
+        if (w->future) {
+            st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
+            st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
+        }
+        st->pool = xcalloc((size_t)st->ns, sizeof *st->pool, &fail);
+        st->pool_p = xcalloc((size_t)st->ns, sizeof *st->pool_p, &fail);
+        if (fail) return -1;
+        double cores = t->inst[st->inst[0]].cpus / st->ns;
+        for (int v = 0; v < st->ns && !fail; v++) {
+            pool_init(&st->pool[v], cores, &fail);
+            pool_init(&st->pool_p[v], cores, &fail);
+        }
+        st->win = xcalloc((size_t)st->pf, sizeof *st->win, &fail);
+        st->win_p = xcalloc((size_t)st->pf, sizeof *st->win_p, &fail);
+        st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
+        st->end_p = xcalloc((size_t)st->ninst, sizeof *st->end_p, &fail);
+        st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
+        st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
+        st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
+        if (fail) return -1;
+        int64_t rem = (int64_t)w->n % st->M;
+        for (int c = 0; c < st->ninst; c++) {
+            const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
+            st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
+            st->t_last[c] = rem ? scenario_job_compute_s(s, jb, (double)((rem + st->G - 1) / st->G))
+                                : st->t_full[c];
+        }
+        start_epoch(w, st);
+    }
+    return 0;
+}
+
+static void destroy(world_t *w) {
+    for (int k = 0; w->st && k < w->nstreams; k++) {
+        stream_t *st = &w->st[k];
+        if (st->rng) gsl_rng_free(st->rng);
+        for (int v = 0; v < st->ns; v++) {
+            if (st->pool) free(st->pool[v].t);
+            if (st->pool_p) free(st->pool_p[v].t);
+        }
+        free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
+        free(st->pool), free(st->pool_p), free(st->win), free(st->win_p);
+        free(st->end), free(st->end_p), free(st->t_full), free(st->t_last), free(st->t_gpu);
+    }
+    for (int k = 0; w->cache && k < w->nservers; k++) cache_destroy(&w->cache[k]);
+    int nstor = w->s->server.storage.shared ? 1 : w->nservers;
+    for (int k = 0; w->storage && k < nstor; k++) free(w->storage[k].ring);
+    free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
+    free(w->size);
+    perm_gen_free(&w->pg);
+}
+
+static inline double next_issue(const stream_t *st, const double *win, double ep_start) {
+    return st->batch < st->pf ? ep_start : win[st->batch % st->pf];
+}
+
+/* CoorDL partitioned caching: returns when the item is local (after a hit,
+ * a remote read or a storage read); counts where it came from. */
+static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_t x, double issue,
+                                       storage_t *d) {
+    double bytes = w->size[x];
+    uint16_t o = w->owner[x];
+    if (o == sv + 1) {
+        st->hits++;
+        return issue;
+    }
+    if (o) {
+        nic_t *in = &w->nic[sv], *out = &w->nic[o - 1];
+        double start = issue + w->nic_lat;
+        if (start < in->in_free) start = in->in_free;
+        if (start < out->out_free) start = out->out_free;
+        double end = start + bytes / w->nic_bw;
+        in->in_free = out->out_free = end;
+        st->hits++, st->remote_hits++;
+        st->net_bytes += bytes;
+        st->net_busy += bytes / w->nic_bw;
+        return end;
+    }
+    if (w->owned[sv] + w->size[x] <= (uint64_t)scenario_cache_bytes(w->s)) {
+        w->owner[x] = (uint16_t)(sv + 1);
+        w->owned[sv] += w->size[x];
+    }
+    st->read_bytes += bytes;
+    return storage_read(d, issue, bytes, st);
+}
+
+static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
+    const scenario_t *s = w->s;
+    double n = (double)w->n;
+    double next = st->ep_start, next_p = st->ep_start_p;
+    for (int c = 0; c < st->ninst; c++) {
+        epoch_metrics_t *m = metrics_at(out, st->inst[c], st->epoch);
+        const instance_t *in = &w->t->inst[st->inst[c]];
+        m->epoch_s = st->end[c] - st->ep_start;
+        m->t_prep_s = st->end_p[c] - st->ep_start_p;
+        m->t_gpu_s = st->t_gpu[c];
+        m->throughput_items_s = n / m->epoch_s;
+        m->gpu_util = m->t_gpu_s / m->epoch_s;
+        m->prep_stall_s = m->t_prep_s - m->t_gpu_s;
+        m->fetch_stall_s = m->epoch_s - m->t_prep_s;
+        m->hit_rate = st->hits / n;
+        m->remote_hit_rate = st->remote_hits / n;
+        m->storage_read_bytes = st->read_bytes;
+        m->network_bytes = st->net_bytes;
+        m->cpu_util = st->prep_busy / (st->pool[0].n * (double)st->ns * m->epoch_s);
+        m->storage_util = st->xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
+        /* The busiest resource names the bottleneck; the GPUs when nearly always busy. */
+        double slots = st->slot_busy / ((double)s->server.storage.queue_depth * st->ns * m->epoch_s);
+        double net = st->net_busy / (st->ns * m->epoch_s);
+        double best = m->gpu_util;
+        m->bottleneck = BN_GPU;
+        if (m->gpu_util < 0.97) {
+            best = 0;
+            if (m->cpu_util > best) best = m->cpu_util, m->bottleneck = BN_PREP;
+            if (m->storage_util > best) best = m->storage_util, m->bottleneck = BN_STORAGE_BW;
+            if (slots > best && slots > 0.97) best = slots, m->bottleneck = BN_STORAGE_LATENCY;
+            if (net > best) m->bottleneck = BN_NETWORK;
+        }
+        (void)in;
+        if (st->end[c] > next) next = st->end[c];
+        if (st->end_p[c] > next_p) next_p = st->end_p[c];
+    }
+    st->ep_start = next;
+    st->ep_start_p = next_p;
+    if (++st->epoch == s->epochs) st->done = 1;
+    else start_epoch(w, st);
+}
+
+enum { PREFETCH = 16 };
+
+static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
+    const int64_t lo = st->batch * st->M;
+    const int64_t hi = lo + st->M < (int64_t)w->n ? lo + st->M : (int64_t)w->n;
+    const double issue = next_issue(st, st->win, st->ep_start);
+    const double issue_p = next_issue(st, st->win_p, st->ep_start_p);
+    const int partitioned = w->owner != NULL;
+    const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
+    const int last_epoch = st->epoch + 1 == w->s->epochs;
+    double ready = issue, ready_p = issue_p;
+    for (int64_t idx = lo; idx < hi; idx++) {
+        if (idx + PREFETCH < hi) {
+            uint32_t ahead = st->perm[idx + PREFETCH];
+            __builtin_prefetch(&w->size[ahead]);
+            const cache_t *pc = &w->cache[st->first_server];
+            if (!partitioned && pc->ops->prefetch) pc->ops->prefetch(pc, ahead);
+        }
+        uint32_t x = st->perm[idx];
+        int sv = st->ns > 1 ? (int)((idx % st->G) / st->gps) : 0;
+        int server = st->first_server + sv;
+        storage_t *d = &w->storage[w->s->server.storage.shared ? 0 : server];
+        double bytes = w->size[x];
+        double prep = w->decode_per_byte * bytes + w->prep_fixed;
+        double fetched;
+        if (partitioned) {
+            fetched = fetch_partitioned(w, st, sv + st->first_server, x, issue, d);
+        } else {
+            uint64_t next_use = w->future && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
+            cache_t *c = &w->cache[server];
+            if (c->ops->access(c, x, next_use)) {
+                st->hits++;
+                fetched = issue;
+            } else {
+                st->read_bytes += bytes;
+                fetched = storage_read(d, issue, bytes, st);
+            }
+        }
+        double end = pool_run(&st->pool[sv], fetched, prep);
+        if (end > ready) ready = end;
+        double end_p = pool_run(&st->pool_p[sv], issue_p, prep);
+        if (end_p > ready_p) ready_p = end_p;
+        st->prep_busy += prep;
+    }
+    /* Every consumer starts the iteration when the batch is ready and its GPUs
+     * are free; the buffer frees when the last consumer has started it. */
+    int last = hi == (int64_t)w->n;
+    double wmax = 0, wmax_p = 0;
+    for (int c = 0; c < st->ninst; c++) {
+        double tb = last ? st->t_last[c] : st->t_full[c];
+        double start = st->end[c] > ready ? st->end[c] : ready;
+        double start_p = st->end_p[c] > ready_p ? st->end_p[c] : ready_p;
+        st->end[c] = start + tb;
+        st->end_p[c] = start_p + tb;
+        st->t_gpu[c] += tb;
+        if (start > wmax) wmax = start;
+        if (start_p > wmax_p) wmax_p = start_p;
+    }
+    st->win[st->batch % st->pf] = wmax;
+    st->win_p[st->batch % st->pf] = wmax_p;
+    st->batch++;
+    if (last) finish_epoch(w, st, out);
+}
+
+int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
+    world_t w;
+    memset(&w, 0, sizeof w);
+    w.s = s;
+    w.t = t;
+    gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!master) return EXIT_RUNTIME;
+    gsl_rng_set(master, (unsigned long)s->seed);
+    int rc = build(&w, master) ? EXIT_RUNTIME : 0;
+    gsl_rng_free(master);
+    if (rc) {
+        fprintf(stderr, "stallsim: cannot allocate the simulator's state for %lld items\n",
+                (long long)s->dataset.items);
+        destroy(&w);
+        return rc;
+    }
+    /* Merge the streams by the issue time of their next batch (ties: stream order). */
+    for (;;) {
+        stream_t *pick = NULL;
+        double best = INFINITY;
+        for (int k = 0; k < w.nstreams; k++) {
+            stream_t *st = &w.st[k];
+            if (st->done) continue;
+            double when = next_issue(st, st->win, st->ep_start);
+            if (when < best) best = when, pick = st;
+        }
+        if (!pick) break;
+        run_batch(&w, pick, out);
+    }
+    destroy(&w);
+    return 0;
+}

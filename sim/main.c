@@ -1,0 +1,216 @@
+/* main: the stallsim command line. Parses the command and its options, then
+ * hands over: scenario files to scenario_* and topology_build, the numbers to
+ * model_run and sim_run, the results to report_write. Exit codes: 0 success,
+ * 1 runtime failure, 2 bad usage or bad input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "model.h"
+#include "report.h"
+#include "scenario.h"
+#include "schema.h"
+#include "sim.h"
+#include "topology.h"
+
+static const char usage[] =
+    "usage: stallsim COMMAND [options]\n"
+    "\n"
+    "Predicts data stalls in DNN training: how long GPUs wait for input data.\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO        simulate each variant's epochs, with the analytical model beside\n"
+    "  check SCENARIO      validate a scenario (every variant) without running it\n"
+    "  calibrate           measure this host's rates and write a host profile\n"
+    "  help keys           every scenario key: type, unit, default, bounds, meaning\n"
+    "\n"
+    "  --help              this text (COMMAND --help: that command's options)\n"
+    "  --version           print the version\n";
+
+static const char run_usage[] =
+    "usage: stallsim run SCENARIO [options]\n"
+    "       stallsim check SCENARIO [--set key=value]...\n"
+    "\n"
+    "  --set key=value     override a scenario key (dotted path, e.g. server.cpus=12,\n"
+    "                      jobs.0.gpus=4; repeatable; variants still override these)\n"
+    "  --epochs N          shorthand for --set epochs=N\n"
+    "  --variant NAME      run only this variant (repeatable; default: all, in file order)\n"
+    "  --format FMT        text (default), csv or json\n"
+    "  --model-only        the analytical model alone, no simulation\n"
+    "\n"
+    "Results go to stdout, errors to stderr (file:line:col: error: ...).\n";
+
+typedef struct {
+    const char *file;
+    assign_list_t sets;
+    report_format_t format;
+    int model_only;
+    const char *only[SCN_MAX_VARIANTS];
+    int nonly;
+} run_opts_t;
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg) {
+    fprintf(stderr, "stallsim %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(stallsim %s --help for usage)\n", cmd);
+    return EXIT_INPUT;
+}
+
+static int parse_run_opts(const char *cmd, int argc, char **argv, run_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+#define OPT(name) (strcmp(a, name) == 0 || (strncmp(a, name "=", sizeof name) == 0 && (val = a + sizeof name)))
+#define NEED()                                                                                     \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            if (i + 1 >= argc) return usage_error(cmd, "option %s needs a value", a);              \
+            val = argv[++i];                                                                       \
+        }                                                                                          \
+    } while (0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(run_usage, stdout);
+            exit(EXIT_OK);
+        } else if (OPT("--set")) {
+            NEED();
+            if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
+        } else if (OPT("--epochs")) {
+            NEED();
+            char buf[SCN_STR];
+            snprintf(buf, sizeof buf, "epochs=%s", val);
+            if (assign_parse_set(&o->sets, buf)) return EXIT_INPUT;
+        } else if (OPT("--variant")) {
+            NEED();
+            if (o->nonly == SCN_MAX_VARIANTS) return usage_error(cmd, "too many --variant%s", "");
+            o->only[o->nonly++] = val;
+        } else if (OPT("--format")) {
+            NEED();
+            if (strcmp(val, "text") == 0) o->format = FORMAT_TEXT;
+            else if (strcmp(val, "csv") == 0) o->format = FORMAT_CSV;
+            else if (strcmp(val, "json") == 0) o->format = FORMAT_JSON;
+            else return usage_error(cmd, "--format: expected text, csv or json, got '%s'", val);
+        } else if (strcmp(a, "--model-only") == 0) {
+            o->model_only = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error(cmd, "unknown option '%s'", a);
+        } else if (!o->file) {
+            o->file = a;
+        } else {
+            return usage_error(cmd, "unexpected argument '%s' (one scenario file per run)", a);
+        }
+#undef OPT
+#undef NEED
+    }
+    if (!o->file) return usage_error(cmd, "missing the scenario file%s", "");
+    return 0;
+}
+
+/* The variants to run, by index (-1 = a scenario without variants). */
+static int select_variants(const scenario_doc_t *doc, const run_opts_t *o, int *idx, int *n) {
+    *n = 0;
+    if (o->nonly == 0) {
+        if (doc->nvariants == 0) idx[(*n)++] = -1;
+        for (int i = 0; i < doc->nvariants; i++) idx[(*n)++] = i;
+        return 0;
+    }
+    for (int k = 0; k < o->nonly; k++) {
+        int found = -1;
+        for (int i = 0; i < doc->nvariants; i++)
+            if (strcmp(doc->variants[i].name, o->only[k]) == 0) found = i;
+        if (found < 0) {
+            fprintf(stderr, "stallsim: %s: no variant named '%s'; it has:", doc->path, o->only[k]);
+            for (int i = 0; i < doc->nvariants; i++) fprintf(stderr, " %s", doc->variants[i].name);
+            fprintf(stderr, "%s\n", doc->nvariants ? "" : " none");
+            return EXIT_INPUT;
+        }
+        idx[(*n)++] = found;
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv, int check_only) {
+    const char *cmd = check_only ? "check" : "run";
+    run_opts_t o;
+    int rc = parse_run_opts(cmd, argc, argv, &o);
+    if (rc) {
+        assign_list_free(&o.sets);
+        return rc;
+    }
+    scenario_doc_t doc;
+    rc = scenario_doc_load(&doc, o.file);
+    int idx[SCN_MAX_VARIANTS + 1], nv = 0;
+    if (!rc) rc = select_variants(&doc, &o, idx, &nv);
+    variant_run_t *runs = rc ? NULL : calloc((size_t)nv, sizeof *runs);
+    if (!rc && !runs) rc = EXIT_RUNTIME;
+    /* Validate every variant before running any: a typo in the last must not cost a long run. */
+    for (int k = 0; k < nv && !rc; k++) {
+        int r = scenario_build(&doc, &o.sets, idx[k], &runs[k].scn);
+        if (!r) r = topology_build(&runs[k].scn, &runs[k].topo);
+        if (r) rc = r;
+    }
+    if (!rc && check_only) {
+        printf("%s: ok (%d variant%s)\n", o.file, nv, nv == 1 ? "" : "s");
+    } else if (!rc) {
+        for (int k = 0; k < nv && !rc; k++) {
+            variant_run_t *v = &runs[k];
+            if (metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs)) rc = EXIT_RUNTIME;
+            else model_run(&v->scn, &v->topo, &v->model);
+            if (!rc && !o.model_only) {
+                if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs)) rc = EXIT_RUNTIME;
+                else rc = sim_run(&v->scn, &v->topo, &v->sim);
+            }
+        }
+        if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim run: out of memory\n");
+        if (!rc) report_write(stdout, o.format, o.file, runs, nv);
+        if (!rc && fflush(stdout) != 0) {
+            perror("stallsim: writing results");
+            rc = EXIT_RUNTIME;
+        }
+    }
+    for (int k = 0; runs && k < nv; k++) {
+        metrics_free(&runs[k].model);
+        metrics_free(&runs[k].sim);
+    }
+    free(runs);
+    if (doc.path || rc != EXIT_INPUT) scenario_doc_free(&doc);
+    assign_list_free(&o.sets);
+    return rc;
+}
+
+static int cmd_help(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "keys") == 0) {
+        int md = argc >= 3 && strcmp(argv[2], "--markdown") == 0;
+        schema_print_reference(stdout, md);
+        return EXIT_OK;
+    }
+    if (argc >= 2) {
+        fprintf(stderr, "stallsim help: unknown topic '%s' (try: stallsim help keys)\n", argv[1]);
+        return EXIT_INPUT;
+    }
+    fputs(usage, stdout);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("stallsim %s\n", STALLSIM_VERSION);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1, 0);
+    if (strcmp(cmd, "check") == 0) return cmd_run(argc - 1, argv + 1, 1);
+    if (strcmp(cmd, "help") == 0) return cmd_help(argc - 1, argv + 1);
+    if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc - 1, argv + 1);
+    fprintf(stderr, "stallsim: unknown command '%s'\n\n%s", cmd, usage);
+    return EXIT_INPUT;
+}

@@ -1,0 +1,67 @@
+/* perm: see perm.h. */
+#include "perm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* mt19937 yields 32 uniform bits a draw; gsl_rng_get is used raw so one draw
+ * gives one bounded integer. */
+uint32_t perm_uniform(gsl_rng *r, uint32_t bound) {
+    uint64_t m = (uint64_t)(uint32_t)gsl_rng_get(r) * bound;
+    uint32_t low = (uint32_t)m;
+    if (low < bound) {
+        uint32_t threshold = (uint32_t)(-bound) % bound;
+        while (low < threshold) {
+            m = (uint64_t)(uint32_t)gsl_rng_get(r) * bound;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+int perm_gen_init(perm_gen_t *g, uint32_t n) {
+    memset(g, 0, sizeof *g);
+    g->n = n;
+    /* ~4096 items (16 KB) a bucket keeps the in-bucket shuffle in L1/L2; the
+     * B write streams (one cache line each) stay in L2 too. */
+    uint32_t b = n / 4096 + 1;
+    if (b > 65535) b = 65535;
+    g->nbuckets = b;
+    g->bucket = malloc((size_t)n * sizeof *g->bucket);
+    g->count = malloc((size_t)(b + 1) * sizeof *g->count);
+    if (!g->bucket || !g->count) {
+        perm_gen_free(g);
+        return -1;
+    }
+    return 0;
+}
+
+void perm_gen_free(perm_gen_t *g) {
+    free(g->bucket);
+    free(g->count);
+    memset(g, 0, sizeof *g);
+}
+
+void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out) {
+    const uint32_t n = g->n, b = g->nbuckets;
+    memset(g->count, 0, (size_t)(b + 1) * sizeof *g->count);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = b > 1 ? perm_uniform(r, b) : 0;
+        g->bucket[i] = (uint16_t)k;
+        g->count[k + 1]++;
+    }
+    for (uint32_t k = 1; k <= b; k++) g->count[k] += g->count[k - 1];
+    for (uint32_t i = 0; i < n; i++) out[g->count[g->bucket[i]]++] = i;
+    /* count[k] is now the end of bucket k; bucket k starts where k-1 ended. */
+    uint32_t start = 0;
+    for (uint32_t k = 0; k < b; k++) {
+        uint32_t end = g->count[k];
+        for (uint32_t i = end - start; i > 1; i--) {
+            uint32_t j = perm_uniform(r, i);
+            uint32_t t = out[start + i - 1];
+            out[start + i - 1] = out[start + j];
+            out[start + j] = t;
+        }
+        start = end;
+    }
+}

@@ -1,0 +1,34 @@
+/* report: prints the results of `stallsim run` as an aligned text table, a
+ * tidy CSV or JSON (results to stdout, nothing else). Each variant carries its
+ * effective scenario, the model's metrics and, when simulated, the
+ * simulator's; the report computes nothing but comparisons (relative
+ * differences, speed-ups over the first variant). */
+#ifndef STALLSIM_REPORT_H
+#define STALLSIM_REPORT_H
+
+#include <stdio.h>
+
+#include "metrics.h"
+#include "scenario.h"
+#include "topology.h"
+
+typedef struct {
+    scenario_t scn;
+    topology_t topo;
+    run_metrics_t model;
+    run_metrics_t sim; /* sim.m == NULL when not simulated */
+} variant_run_t;
+
+typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON } report_format_t;
+
+void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v, int nv);
+
+/* Sum over epochs of the slowest instance's epoch time: what a user waits for. */
+double report_total_s(const run_metrics_t *r);
+
+/* CSV header and one row; shared with sweeps so both stay in step. */
+void report_csv_header(FILE *out, const char *extra_columns);
+void report_csv_row(FILE *out, const char *extra_values, const char *variant, const char *job,
+                    int epoch, const char *source, const epoch_metrics_t *m);
+
+#endif

@@ -1,0 +1,357 @@
+/* scenario: building and validating the effective scenario (see scenario.h). */
+#include "scenario.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "schema.h"
+
+static int has_prefix_section(const char *key) {
+    /* A key the user wrote as a value that is really a section, e.g. `server: 4`. */
+    int n;
+    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
+    size_t len = strlen(key);
+    for (int i = 0; i < n; i++)
+        if (strncmp(k[i].name, key, len) == 0 && k[i].name[len] == '.') return 1;
+    return 0;
+}
+
+static void job_defaults(job_t *j) {
+    int n;
+    const key_def_t *k = schema_keys(SCOPE_JOB, &n);
+    char why[256];
+    memset(j, 0, sizeof *j);
+    for (int i = 0; i < n; i++)
+        if (k[i].def) schema_store(&k[i], j, k[i].def, why, sizeof why);
+}
+
+static int store_checked(const key_def_t *k, void *base, const assign_t *a, const char *shown) {
+    char why[512];
+    if (!a->is_scalar) {
+        diag_error(a->pos, "key '%s': expected a %s, got a mapping or list", shown,
+                   k->type == KT_STRING ? "string" : "single value");
+        return -1;
+    }
+    if (schema_store(k, base, a->value, why, sizeof why)) {
+        diag_error(a->pos, "key '%s': %s, got '%s'", shown, why, a->value);
+        return -1;
+    }
+    return 0;
+}
+
+static void unknown_key(const assign_t *a, const char *shown) {
+    char buf[SCN_STR * 2];
+    const char *near = schema_suggest(shown, buf, sizeof buf);
+    if (near)
+        diag_error(a->pos, "unknown key '%s'; did you mean '%s'? (stallsim help keys lists them all)",
+                   shown, near);
+    else
+        diag_error(a->pos, "unknown key '%s' (stallsim help keys lists them all)", shown);
+}
+
+static int apply_job(scenario_t *s, const assign_t *a) {
+    const char *rest = a->key + 5; /* after "jobs." */
+    char *end;
+    long idx = strtol(rest, &end, 10);
+    int all = end == rest;
+    const char *jkey = all ? rest : (*end == '.' ? end + 1 : NULL);
+    if (!jkey || (!all && (idx < 0 || idx >= SCN_MAX_JOBS))) {
+        diag_error(a->pos, "key '%s': expected jobs.N.KEY with N in [0, %d) or jobs.KEY for every job",
+                   a->key, SCN_MAX_JOBS);
+        return -1;
+    }
+    int row = schema_find(SCOPE_JOB, jkey);
+    if (row < 0) {
+        unknown_key(a, a->key);
+        return -1;
+    }
+    int n;
+    const key_def_t *k = &schema_keys(SCOPE_JOB, &n)[row];
+    if (all) {
+        if (s->njobs == 0) {
+            diag_error(a->pos, "key '%s': there are no jobs to set it on", a->key);
+            return -1;
+        }
+        for (int j = 0; j < s->njobs; j++) {
+            if (store_checked(k, &s->jobs[j], a, a->key)) return -1;
+            s->jobs[j].origin[row] = a->pos;
+        }
+        return 0;
+    }
+    while (s->njobs <= idx) job_defaults(&s->jobs[s->njobs++]);
+    if (store_checked(k, &s->jobs[idx], a, a->key)) return -1;
+    s->jobs[idx].origin[row] = a->pos;
+    return 0;
+}
+
+static int apply(scenario_t *s, const assign_t *a) {
+    if (strncmp(a->key, "jobs.", 5) == 0) return apply_job(s, a);
+    if (strcmp(a->key, "jobs") == 0) {
+        diag_error(a->pos, "key 'jobs': expected a list of jobs (- name: ..., gpus: ...)");
+        return -1;
+    }
+    if (strcmp(a->key, "variants") == 0 || strncmp(a->key, "variants.", 9) == 0) {
+        diag_error(a->pos, "variants are named at the top level of the scenario file, not set here");
+        return -1;
+    }
+    int row = schema_find(SCOPE_SCENARIO, a->key);
+    if (row < 0) {
+        if (has_prefix_section(a->key))
+            diag_error(a->pos, "key '%s' is a section: expected a mapping of its keys (e.g. %s.…)",
+                       a->key, a->key);
+        else
+            unknown_key(a, a->key);
+        return -1;
+    }
+    int n;
+    const key_def_t *k = &schema_keys(SCOPE_SCENARIO, &n)[row];
+    if (store_checked(k, s, a, a->key)) return -1;
+    s->origin[row] = a->pos;
+    s->explicit_key[row] = 1;
+    return 0;
+}
+
+static int apply_list(scenario_t *s, const assign_list_t *l) {
+    int errors = 0;
+    for (size_t i = 0; l && i < l->n; i++) errors += apply(s, &l->v[i]) != 0;
+    return errors;
+}
+
+/* The last value of `key` over the layers, or NULL. */
+static const assign_t *find_last(const assign_list_t *const *layers, int nl, const char *key) {
+    const assign_t *found = NULL;
+    for (int i = 0; i < nl; i++)
+        for (size_t j = 0; layers[i] && j < layers[i]->n; j++)
+            if (strcmp(layers[i]->v[j].key, key) == 0) found = &layers[i]->v[j];
+    return found;
+}
+
+static int load_host(scenario_doc_t *doc, const assign_t *a, assign_list_t *out) {
+    /* Relative to the scenario's folder first: scenarios travel with their profiles. */
+    char path[SCN_PATH * 2 + 2];
+    const char *host = a->value;
+    if (host[0] != '/' && a->pos.file && a->pos.line > 0) {
+        char *copy = strdup(a->pos.file);
+        if (!copy) return EXIT_RUNTIME;
+        snprintf(path, sizeof path, "%s/%s", dirname(copy), host);
+        free(copy);
+        if (access(path, R_OK) != 0) snprintf(path, sizeof path, "%s", host);
+    } else {
+        snprintf(path, sizeof path, "%s", host);
+    }
+    if (access(path, R_OK) != 0) {
+        diag_error(a->pos, "key 'host': cannot read host profile '%s' (looked beside the scenario and "
+                           "in the working directory); write one with `stallsim calibrate --out %s`",
+                   host, host);
+        return EXIT_INPUT;
+    }
+    if (doc->nowned == (int)(sizeof doc->owned / sizeof doc->owned[0])) return EXIT_RUNTIME;
+    char *display = strdup(path);
+    if (!display) return EXIT_RUNTIME;
+    doc->owned[doc->nowned++] = display;
+    return scenario_profile_load(path, display, out);
+}
+
+static void default_names(scenario_t *s, const scenario_doc_t *doc) {
+    if (!s->name[0]) {
+        char *copy = strdup(doc->path ? doc->path : "scenario");
+        if (copy) {
+            const char *b = basename(copy);
+            snprintf(s->name, sizeof s->name, "%.*s", (int)strcspn(b, "."), b);
+            free(copy);
+        }
+    }
+    for (int j = 0; j < s->njobs; j++)
+        if (!s->jobs[j].name[0])
+            snprintf(s->jobs[j].name, sizeof s->jobs[j].name, "%s",
+                     s->jobs[j].model[0] ? s->jobs[j].model : "job");
+}
+
+static src_pos_t section_pos(const scenario_doc_t *doc, const char *key) {
+    /* Missing keys are reported at a sibling in the same section, else at the file's top. */
+    const char *dot = strrchr(key, '.');
+    size_t len = dot ? (size_t)(dot - key + 1) : 0;
+    for (size_t i = 0; len && i < doc->base.n; i++)
+        if (strncmp(doc->base.v[i].key, key, len) == 0) return doc->base.v[i].pos;
+    src_pos_t top = {doc->path, 1, 1};
+    return top;
+}
+
+static int check_required(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = 0, n;
+    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
+    for (int i = 0; i < n; i++)
+        if (!k[i].def && !s->explicit_key[i]) {
+            diag_error(section_pos(doc, k[i].name), "missing required key '%s' (%s)", k[i].name,
+                       k[i].help);
+            errors++;
+        }
+    if (s->njobs == 0) {
+        src_pos_t top = {doc->path, 1, 1};
+        diag_error(top, "missing required key 'jobs': a list of at least one job "
+                        "(- name: resnet18\\n  gpus: 8\\n  gpu_items_per_s: 2200)");
+        errors++;
+    }
+    const key_def_t *jk = schema_keys(SCOPE_JOB, &n);
+    for (int j = 0; j < s->njobs; j++) {
+        src_pos_t where = {doc->path, 1, 1};
+        for (int i = 0; i < n; i++)
+            if (s->jobs[j].origin[i].file) where = s->jobs[j].origin[i];
+        for (int i = 0; i < n; i++)
+            if (!jk[i].def && !s->jobs[j].origin[i].file) {
+                diag_error(where, "missing required key 'jobs.%d.%s' (%s)", j, jk[i].name, jk[i].help);
+                errors++;
+            }
+    }
+    return errors;
+}
+
+static src_pos_t job_pos(const scenario_t *s, int j, const char *key) {
+    int row = schema_find(SCOPE_JOB, key);
+    src_pos_t p = s->jobs[j].origin[row];
+    if (!p.file)
+        for (int i = 0; i < SCN_MAX_KEYS; i++)
+            if (s->jobs[j].origin[i].file) p = s->jobs[j].origin[i];
+    return p;
+}
+
+static src_pos_t key_pos(const scenario_t *s, const scenario_doc_t *doc, const char *key) {
+    src_pos_t p = s->origin[schema_find(SCOPE_SCENARIO, key)];
+    if (!p.file) p = section_pos(doc, key);
+    return p;
+}
+
+/* Rules that involve more than one key. */
+static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = 0;
+    int64_t gpus_used = 0, instances = 0, pinned_cpus = 0;
+    for (int j = 0; j < s->njobs; j++) {
+        const job_t *jb = &s->jobs[j];
+        if ((jb->gpu_items_per_s > 0) == (jb->compute_s_per_batch > 0)) {
+            diag_error(job_pos(s, j, "gpu_items_per_s"),
+                       "job '%s': set exactly one of gpu_items_per_s (> 0) and compute_s_per_batch (> 0)",
+                       jb->name);
+            errors++;
+        }
+        if (jb->gpus > s->server.gpus && jb->gpus % s->server.gpus != 0) {
+            diag_error(job_pos(s, j, "gpus"),
+                       "job '%s': gpus = %lld spans servers, so it must be a multiple of server.gpus = %lld",
+                       jb->name, (long long)jb->gpus, (long long)s->server.gpus);
+            errors++;
+        }
+        gpus_used += jb->count * jb->gpus;
+        instances += jb->count;
+        pinned_cpus += jb->count * jb->cpus;
+    }
+    int64_t gpus_have = s->server.count * s->server.gpus;
+    if (s->njobs && gpus_used > gpus_have) {
+        diag_error(job_pos(s, 0, "gpus"),
+                   "the jobs use %lld GPUs but the cluster has %lld (server.count %lld x server.gpus %lld)",
+                   (long long)gpus_used, (long long)gpus_have, (long long)s->server.count,
+                   (long long)s->server.gpus);
+        errors++;
+    }
+    if (s->loader.prep == PREP_PARTITIONED && s->njobs) {
+        if (pinned_cpus > s->server.cpus * s->server.count) {
+            diag_error(job_pos(s, 0, "cpus"), "the jobs pin %lld prep cores but the cluster has %lld",
+                       (long long)pinned_cpus, (long long)(s->server.cpus * s->server.count));
+            errors++;
+        } else if (instances > s->server.cpus * s->server.count) {
+            diag_error(key_pos(s, doc, "server.cpus"),
+                       "partitioned prep needs at least one core per job: %lld jobs, %lld cores",
+                       (long long)instances, (long long)(s->server.cpus * s->server.count));
+            errors++;
+        }
+    }
+    if (s->loader.prep == PREP_COORDINATED)
+        for (int j = 1; j < s->njobs; j++)
+            if (s->jobs[j].gpus != s->jobs[0].gpus ||
+                s->jobs[j].batch_per_gpu != s->jobs[0].batch_per_gpu) {
+                diag_error(job_pos(s, j, "batch_per_gpu"),
+                           "coordinated prep hands the same batches to every job: job '%s' must use "
+                           "the gpus and batch_per_gpu of job '%s'",
+                           s->jobs[j].name, s->jobs[0].name);
+                errors++;
+            }
+    if (s->loader.dist_cache == DIST_PARTITIONED && s->loader.cache != CACHE_MINIO) {
+        diag_error(key_pos(s, doc, "loader.dist_cache"),
+                   "loader.dist_cache: partitioned needs loader.cache: minio (CoorDL's cooperating "
+                   "MinIO caches), got %s",
+                   cache_kind_names[s->loader.cache]);
+        errors++;
+    }
+    return errors;
+}
+
+int scenario_build(scenario_doc_t *doc, const assign_list_t *sets, int variant, scenario_t *s) {
+    memset(s, 0, sizeof *s);
+    int n;
+    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
+    char why[256];
+    for (int i = 0; i < n; i++)
+        if (k[i].def && schema_store(&k[i], s, k[i].def, why, sizeof why)) {
+            fprintf(stderr, "stallsim: internal error: default of %s: %s\n", k[i].name, why);
+            return EXIT_RUNTIME;
+        }
+    const assign_list_t *var = variant >= 0 ? &doc->variants[variant].set : NULL;
+    const assign_list_t *layers[] = {&doc->base, sets, var};
+    int errors = 0;
+
+    const assign_t *host = find_last(layers, 3, "host");
+    assign_list_t profile = {0};
+    if (host && host->value[0]) {
+        int rc = load_host(doc, host, &profile);
+        if (rc) {
+            assign_list_free(&profile);
+            return rc;
+        }
+        errors += apply_list(s, &profile);
+        /* Profile values are defaults, not the user's explicit choices. */
+        memset(s->explicit_key, 0, sizeof s->explicit_key);
+    }
+    errors += apply_list(s, &doc->base);
+    errors += apply_list(s, sets);
+    errors += apply_list(s, var);
+    assign_list_free(&profile);
+    if (variant >= 0) snprintf(s->variant, sizeof s->variant, "%s", doc->variants[variant].name);
+    default_names(s, doc);
+    if (errors) return EXIT_INPUT;
+    errors += check_required(s, doc);
+    if (errors) return EXIT_INPUT;
+    errors += check_consistency(s, doc);
+    return errors ? EXIT_INPUT : 0;
+}
+
+double scenario_item_bytes_mean(const scenario_t *s) {
+    return s->dataset.item_kb * 1e3;
+}
+
+double scenario_cache_bytes(const scenario_t *s) {
+    return s->server.cache_gb * 1e9;
+}
+
+double scenario_dataset_bytes(const scenario_t *s) {
+    return (double)s->dataset.items * scenario_item_bytes_mean(s);
+}
+
+double scenario_prep_s(const scenario_t *s, double bytes) {
+    double ms = s->prep.decode_ms_per_mb * bytes / 1e6 + s->prep.decode_ms_per_item;
+    if (!s->prep.on_gpu) ms += s->prep.augment_ms;
+    return ms / 1e3;
+}
+
+double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
+    double t = j->compute_s_per_batch > 0 ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
+                                          : items / j->gpu_items_per_s;
+    if (s->prep.on_gpu) t += items * s->prep.gpu_augment_ms / 1e3;
+    return t;
+}
+
+int scenario_job_instances(const scenario_t *s) {
+    int n = 0;
+    for (int j = 0; j < s->njobs; j++) n += (int)s->jobs[j].count;
+    return n;
+}

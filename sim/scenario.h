@@ -1,0 +1,146 @@
+/* scenario: the effective configuration of one simulated training setup.
+ *
+ * A scenario_t is built from layers of key=value assignments, each checked
+ * against the schema (schema.h), applied in this order, later ones winning:
+ * built-in defaults < host profile (`host:`) < scenario file < --set < the
+ * variant's overrides. scenario_doc_t is the parsed file (base keys plus
+ * named variants); scenario_build() turns it into one scenario_t per variant.
+ * Units are SI: 1 KB = 1e3 bytes, 1 MB = 1e6, 1 GB = 1e9. */
+#ifndef STALLSIM_SCENARIO_H
+#define STALLSIM_SCENARIO_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "diag.h"
+
+#define SCN_STR 128
+#define SCN_PATH 1024
+#define SCN_MAX_JOBS 64
+#define SCN_MAX_VARIANTS 32
+#define SCN_MAX_KEYS 64 /* upper bound on schema rows of one scope */
+
+/* Each enum has a names table in schema.c, indexed by value. */
+typedef enum { CACHE_NONE, CACHE_LRU, CACHE_MINIO, CACHE_FIFO, CACHE_BELADY, CACHE__COUNT } cache_kind_t;
+typedef enum { PREP_PARTITIONED, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
+typedef enum { DIST_LOCAL, DIST_PARTITIONED, DIST__COUNT } dist_mode_t;
+
+typedef struct {
+    char name[SCN_STR];
+    char model[SCN_STR];
+    int64_t count; /* identical copies of this job (hyper-parameter search) */
+    int64_t gpus;
+    int64_t batch_per_gpu;
+    double gpu_items_per_s;     /* per GPU; 0 = use compute_s_per_batch */
+    double compute_s_per_batch; /* per iteration; 0 = use gpu_items_per_s */
+    int64_t prefetch_batches;
+    int64_t cpus; /* cores for this job's prep under partitioned prep; 0 = an equal share */
+    src_pos_t origin[SCN_MAX_KEYS];
+} job_t;
+
+typedef struct {
+    char name[SCN_STR];
+    char variant[SCN_STR];
+    char host[SCN_PATH];
+    int64_t seed;
+    int64_t epochs;
+    struct {
+        int64_t items;
+        double item_kb;
+        double item_kb_cv;
+    } dataset;
+    struct {
+        int64_t count;
+        int64_t cpus;
+        int64_t gpus;
+        double cache_gb;
+        struct {
+            double read_mb_s;
+            double latency_ms;
+            int64_t queue_depth;
+            int shared;
+        } storage;
+        struct {
+            double gbit_s;
+            double latency_us;
+        } network;
+    } server;
+    struct {
+        double decode_ms_per_mb;
+        double decode_ms_per_item;
+        double augment_ms;
+        int on_gpu;
+        double gpu_augment_ms;
+    } prep;
+    struct {
+        int cache;      /* cache_kind_t */
+        int prep;       /* prep_mode_t */
+        int dist_cache; /* dist_mode_t */
+        double staging_mb;
+    } loader;
+    int njobs;
+    job_t jobs[SCN_MAX_JOBS];
+    /* Where each scenario-scope key got its value (schema row order). */
+    src_pos_t origin[SCN_MAX_KEYS];
+    unsigned char explicit_key[SCN_MAX_KEYS]; /* 1 when not a built-in default */
+} scenario_t;
+
+/* One "key = value" from a file, a --set or a variant, with its position. */
+typedef struct {
+    char key[SCN_STR];
+    char value[SCN_STR * 2];
+    src_pos_t pos;
+    int is_scalar; /* 0 when the YAML node was a mapping or sequence where a value belongs */
+} assign_t;
+
+typedef struct {
+    assign_t *v;
+    size_t n, cap;
+} assign_list_t;
+
+typedef struct {
+    char name[SCN_STR];
+    src_pos_t pos;
+    assign_list_t set;
+} variant_t;
+
+typedef struct {
+    char *path; /* the file as the user named it; src_pos_t.file points here */
+    char *owned[SCN_MAX_VARIANTS + 8]; /* strings src_pos_t.file may point at (host profiles) */
+    int nowned;
+    assign_list_t base;
+    int nvariants;
+    variant_t variants[SCN_MAX_VARIANTS];
+} scenario_doc_t;
+
+/* Parses a YAML scenario into doc. Returns 0, or EXIT_INPUT after printing errors. */
+int scenario_doc_load(scenario_doc_t *doc, const char *path);
+void scenario_doc_free(scenario_doc_t *doc);
+/* Reads the `scenario:` mapping of a host profile into out (display names it in errors). */
+int scenario_profile_load(const char *path, const char *display, assign_list_t *out);
+
+/* Adds a "--set key=value" argument to list. Returns 0, or EXIT_INPUT after an error. */
+int assign_parse_set(assign_list_t *list, const char *arg);
+int assign_push(assign_list_t *list, const char *key, const char *value, src_pos_t pos,
+                int is_scalar);
+void assign_list_free(assign_list_t *list);
+
+/* Builds the effective scenario of variant `variant` (-1 = the base alone)
+ * with the extra overrides `sets`. Validates every key and cross-key rule.
+ * Returns 0, or EXIT_INPUT after printing every error found. */
+int scenario_build(scenario_doc_t *doc, const assign_list_t *sets, int variant,
+                   scenario_t *out);
+
+/* Derived figures every consumer needs, computed in one place. */
+double scenario_item_bytes_mean(const scenario_t *s);
+double scenario_cache_bytes(const scenario_t *s);   /* per server */
+double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
+/* Per-item CPU prep time in seconds for an item of `bytes`, augment included
+ * unless it runs on the GPU. */
+double scenario_prep_s(const scenario_t *s, double bytes);
+/* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
+double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
+/* Total job instances (sum of counts) and GPUs they use. */
+int scenario_job_instances(const scenario_t *s);
+
+#endif

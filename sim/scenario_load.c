@@ -1,0 +1,281 @@
+/* scenario_load: YAML files (scenarios and host profiles) to flat lists of
+ * dotted "key = value" assignments with their positions. Nesting, dotted keys
+ * and flow style are all flattened the same way, so the schema sees one form
+ * whatever the user wrote; `jobs:` is a list (jobs.0.*, jobs.1.*, ...) and
+ * `variants:` a mapping of named override sets. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "scenario.h"
+
+int assign_push(assign_list_t *l, const char *key, const char *value, src_pos_t pos,
+                int is_scalar) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        assign_t *v = realloc(l->v, cap * sizeof *v);
+        if (!v) return -1;
+        l->v = v, l->cap = cap;
+    }
+    assign_t *a = &l->v[l->n];
+    if (strlen(key) >= sizeof a->key || strlen(value) >= sizeof a->value) {
+        diag_error(pos, "key '%.60s...' or its value is too long (keys %zu, values %zu characters at most)",
+                   key, sizeof a->key - 1, sizeof a->value - 1);
+        return -1;
+    }
+    snprintf(a->key, sizeof a->key, "%s", key);
+    snprintf(a->value, sizeof a->value, "%s", value);
+    a->pos = pos;
+    a->is_scalar = is_scalar;
+    l->n++;
+    return 0;
+}
+
+void assign_list_free(assign_list_t *l) {
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+int assign_parse_set(assign_list_t *l, const char *arg) {
+    static const src_pos_t cmdline = {"--set", 0, 0};
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        diag_error(cmdline, "'%s': expected key=value (e.g. --set server.cpus=12)", arg);
+        return EXIT_INPUT;
+    }
+    char key[SCN_STR];
+    if ((size_t)(eq - arg) >= sizeof key) {
+        diag_error(cmdline, "'%s': key too long", arg);
+        return EXIT_INPUT;
+    }
+    memcpy(key, arg, (size_t)(eq - arg));
+    key[eq - arg] = 0;
+    return assign_push(l, key, eq + 1, cmdline, 1) ? EXIT_INPUT : 0;
+}
+
+typedef struct {
+    const char *file;
+    yaml_document_t *doc;
+    int errors;
+} walk_t;
+
+static src_pos_t pos_of(const walk_t *w, const yaml_node_t *n) {
+    src_pos_t p = {w->file, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
+    return p;
+}
+
+static const char *node_kind(const yaml_node_t *n) {
+    return n->type == YAML_MAPPING_NODE ? "a mapping" : n->type == YAML_SEQUENCE_NODE ? "a list" : "a value";
+}
+
+static void join(char *out, size_t n, const char *prefix, const char *key) {
+    snprintf(out, n, "%s%s%s", prefix, prefix[0] ? "." : "", key);
+}
+
+static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out);
+static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out);
+
+static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *prefix,
+                         assign_list_t *out) {
+    if (k->type != YAML_SCALAR_NODE) {
+        diag_error(pos_of(w, k), "expected a key name, got %s", node_kind(k));
+        w->errors++;
+        return;
+    }
+    char path[SCN_STR * 2];
+    join(path, sizeof path, prefix, (const char *)k->data.scalar.value);
+    if (strlen(path) >= SCN_STR) {
+        diag_error(pos_of(w, k), "key '%.40s...' is too long", path);
+        w->errors++;
+        return;
+    }
+    /* Duplicate keys are legal YAML to libyaml, but one of the two values would be lost. */
+    for (size_t i = 0; i < out->n; i++)
+        if (strcmp(out->v[i].key, path) == 0 && out->v[i].pos.file == w->file) {
+            diag_error(pos_of(w, k), "duplicate key '%s' (first set at line %d)", path,
+                       out->v[i].pos.line);
+            w->errors++;
+        }
+    if (v->type == YAML_SCALAR_NODE) {
+        if (assign_push(out, path, (const char *)v->data.scalar.value, pos_of(w, v), 1)) w->errors++;
+    } else {
+        flatten(w, v, path, out);
+    }
+}
+
+static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out) {
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+        if (k && v) flatten_pair(w, k, v, prefix, out);
+    }
+}
+
+static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out) {
+    if (node->type == YAML_MAPPING_NODE) {
+        flatten_mapping(w, node, prefix, out);
+    } else if (node->type == YAML_SEQUENCE_NODE && strcmp(prefix, "jobs") == 0) {
+        int i = 0;
+        for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top;
+             it++, i++) {
+            yaml_node_t *e = yaml_document_get_node(w->doc, *it);
+            char path[64];
+            snprintf(path, sizeof path, "jobs.%d", i);
+            if (e->type != YAML_MAPPING_NODE) {
+                diag_error(pos_of(w, e), "jobs[%d]: expected a mapping of job keys, got %s", i,
+                           node_kind(e));
+                w->errors++;
+                continue;
+            }
+            flatten_mapping(w, e, path, out);
+        }
+    } else {
+        /* A list or scalar where the schema wants something else; the schema check reports it
+         * with the key's expected type. */
+        if (assign_push(out, prefix, "", pos_of(w, node), 0)) w->errors++;
+    }
+}
+
+/* Loads a YAML file into a document; prints libyaml's own error with its position. */
+static int load_yaml(const char *path, const char *display, yaml_document_t *doc) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        src_pos_t p = {display, 0, 0};
+        diag_error(p, "cannot read file: %s", strerror(errno));
+        return EXIT_INPUT;
+    }
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    int ok = yaml_parser_load(&parser, doc);
+    if (!ok) {
+        src_pos_t p = {display, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1};
+        diag_error(p, "malformed YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
+                   parser.context ? " " : "", parser.context ? parser.context : "");
+    }
+    yaml_parser_delete(&parser);
+    fclose(f);
+    if (!ok) return EXIT_INPUT;
+    if (!yaml_document_get_root_node(doc)) {
+        src_pos_t p = {display, 1, 1};
+        diag_error(p, "empty file: expected a mapping of scenario keys");
+        yaml_document_delete(doc);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+static yaml_node_t *mapping_get(yaml_document_t *doc, yaml_node_t *map, const char *key,
+                                yaml_node_t **keynode) {
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0) {
+            if (keynode) *keynode = k;
+            return yaml_document_get_node(doc, p->value);
+        }
+    }
+    return NULL;
+}
+
+int scenario_doc_load(scenario_doc_t *d, const char *path) {
+    memset(d, 0, sizeof *d);
+    d->path = strdup(path);
+    if (!d->path) return EXIT_RUNTIME;
+    yaml_document_t doc;
+    int rc = load_yaml(path, d->path, &doc);
+    if (rc) return rc;
+    walk_t w = {d->path, &doc, 0};
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root->type != YAML_MAPPING_NODE) {
+        diag_error(pos_of(&w, root), "expected a mapping of scenario keys at the top, got %s",
+                   node_kind(root));
+        yaml_document_delete(&doc);
+        return EXIT_INPUT;
+    }
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(&doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(&doc, p->value);
+        if (!k || !v) continue;
+        if (k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, "variants") == 0) {
+            if (v->type != YAML_MAPPING_NODE) {
+                diag_error(pos_of(&w, v), "variants: expected a mapping of NAME: {key: value, ...}");
+                w.errors++;
+                continue;
+            }
+            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+                yaml_node_t *vk = yaml_document_get_node(&doc, q->key);
+                yaml_node_t *vv = yaml_document_get_node(&doc, q->value);
+                if (!vk || !vv) continue;
+                if (vk->type != YAML_SCALAR_NODE || vv->type != YAML_MAPPING_NODE) {
+                    diag_error(pos_of(&w, vk),
+                               "variants: each variant is NAME: {key: value, ...} (use {} for none)");
+                    w.errors++;
+                    continue;
+                }
+                if (d->nvariants == SCN_MAX_VARIANTS) {
+                    diag_error(pos_of(&w, vk), "too many variants (at most %d)", SCN_MAX_VARIANTS);
+                    w.errors++;
+                    break;
+                }
+                variant_t *var = &d->variants[d->nvariants];
+                const char *name = (const char *)vk->data.scalar.value;
+                for (int i = 0; i < d->nvariants; i++)
+                    if (strcmp(d->variants[i].name, name) == 0) {
+                        diag_error(pos_of(&w, vk), "duplicate variant '%s'", name);
+                        w.errors++;
+                    }
+                if (strlen(name) >= sizeof var->name || !name[0]) {
+                    diag_error(pos_of(&w, vk), "variant name must be 1 to %zu characters",
+                               sizeof var->name - 1);
+                    w.errors++;
+                    continue;
+                }
+                snprintf(var->name, sizeof var->name, "%s", name);
+                var->pos = pos_of(&w, vk);
+                d->nvariants++;
+                flatten_mapping(&w, vv, "", &var->set);
+            }
+            continue;
+        }
+        flatten_pair(&w, k, v, "", &d->base);
+    }
+    yaml_document_delete(&doc);
+    return w.errors ? EXIT_INPUT : 0;
+}
+
+/* Host profiles: only their `scenario:` mapping is read; the rest (how it was
+ * measured) is for people. Called by scenario_build. */
+int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
+    yaml_document_t doc;
+    int rc = load_yaml(path, display, &doc);
+    if (rc) return rc;
+    walk_t w = {display, &doc, 0};
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    yaml_node_t *ver = root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "profile_version", NULL) : NULL;
+    yaml_node_t *key = NULL;
+    yaml_node_t *scn = root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "scenario", &key) : NULL;
+    if (!ver || ver->type != YAML_SCALAR_NODE || strcmp((const char *)ver->data.scalar.value, "1") != 0) {
+        diag_error(pos_of(&w, ver ? ver : root),
+                   "not a stallsim host profile: expected 'profile_version: 1' (write one with "
+                   "`stallsim calibrate --out FILE`)");
+        w.errors++;
+    } else if (!scn || scn->type != YAML_MAPPING_NODE) {
+        diag_error(pos_of(&w, scn ? scn : root), "host profile: expected a 'scenario:' mapping");
+        w.errors++;
+    } else {
+        flatten_mapping(&w, scn, "", out);
+    }
+    yaml_document_delete(&doc);
+    return w.errors ? EXIT_INPUT : 0;
+}
+
+void scenario_doc_free(scenario_doc_t *d) {
+    assign_list_free(&d->base);
+    for (int i = 0; i < d->nvariants; i++) assign_list_free(&d->variants[i].set);
+    for (int i = 0; i < d->nowned; i++) free(d->owned[i]);
+    free(d->path);
+    memset(d, 0, sizeof *d);
+}

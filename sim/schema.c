@@ -1,0 +1,288 @@
+/* schema: see schema.h. Adding a key is adding a row here (and the field in
+ * scenario.h); parsing, validation, --set, help and echo follow. */
+#include "schema.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+const char *const cache_kind_names[] = {"none", "lru", "minio", "fifo", "belady", NULL};
+const char *const prep_mode_names[] = {"partitioned", "coordinated", NULL};
+const char *const dist_mode_names[] = {"local", "partitioned", NULL};
+
+#define S(field) offsetof(scenario_t, field), sizeof(((scenario_t *)0)->field)
+#define J(field) offsetof(job_t, field), sizeof(((job_t *)0)->field)
+#define BIG 1e15
+
+/* clang-format off */
+static const key_def_t scenario_keys[] = {
+    {"name", KT_STRING, "", "", 0, 0, 0, NULL, S(name), "what the output calls this scenario (default: the file name)"},
+    {"seed", KT_INT, "", "1", 0, 9007199254740991.0, 0, NULL, S(seed), "seed of the one random generator (item sizes, epoch orders)"},
+    {"epochs", KT_INT, "", "3", 1, 1000, 0, NULL, S(epochs), "training epochs to replay; epoch 1 starts with a cold cache"},
+    {"host", KT_STRING, "path", "", 0, 0, 0, NULL, S(host), "host profile from `stallsim calibrate`; its values are defaults the scenario overrides (relative to the scenario's folder, else the working directory)"},
+    {"dataset.items", KT_INT, "items", NULL, 1, 4000000000.0, 0, NULL, S(dataset.items), "N: encoded files in the dataset"},
+    {"dataset.item_kb", KT_REAL, "KB", NULL, 0, 1e7, 1, NULL, S(dataset.item_kb), "mean encoded item size (1 KB = 1000 bytes)"},
+    {"dataset.item_kb_cv", KT_REAL, "", "0", 0, 10, 0, NULL, S(dataset.item_kb_cv), "coefficient of variation of item sizes (lognormal; 0 = all equal)"},
+    {"server.count", KT_INT, "servers", "1", 1, 4096, 0, NULL, S(server.count), "identical servers in the cluster"},
+    {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
+    {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},
+    {"server.cache_gb", KT_REAL, "GB", "0", 0, BIG, 0, NULL, S(server.cache_gb), "DRAM per server for caching dataset items (page cache or MinIO)"},
+    {"server.storage.read_mb_s", KT_REAL, "MB/s", "525", 0, BIG, 1, NULL, S(server.storage.read_mb_s), "storage read bandwidth (per server, or for all when shared)"},
+    {"server.storage.latency_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, S(server.storage.latency_ms), "per-request storage latency before the transfer"},
+    {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, S(server.storage.queue_depth), "storage requests in flight at most"},
+    {"server.storage.shared", KT_BOOL, "", "false", 0, 0, 0, NULL, S(server.storage.shared), "true: one storage (NFS, object store) for all servers; false: a full copy on each"},
+    {"server.network.gbit_s", KT_REAL, "Gbit/s", "40", 0, BIG, 1, NULL, S(server.network.gbit_s), "NIC bandwidth per server (remote cache hits)"},
+    {"server.network.latency_us", KT_REAL, "us", "20", 0, 1e9, 0, NULL, S(server.network.latency_us), "network latency per remote request"},
+    {"prep.decode_ms_per_mb", KT_REAL, "ms/MB", "20", 0, 1e9, 0, NULL, S(prep.decode_ms_per_mb), "CPU decode time per encoded MB (one core)"},
+    {"prep.decode_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.decode_ms_per_item), "fixed CPU decode time per item (one core)"},
+    {"prep.augment_ms", KT_REAL, "ms", "0.9", 0, 1e9, 0, NULL, S(prep.augment_ms), "CPU augment time per item (crop, flip, normalise; one core)"},
+    {"prep.on_gpu", KT_BOOL, "", "false", 0, 0, 0, NULL, S(prep.on_gpu), "augment on the GPU (DALI mixed): costs gpu_augment_ms of GPU time per item instead of augment_ms of CPU"},
+    {"prep.gpu_augment_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, S(prep.gpu_augment_ms), "GPU time per item when prep.on_gpu"},
+    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_kind_names, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
+    {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_names, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
+    {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_names, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
+    {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for staged batches (0 = prefetch_batches of the largest job)"},
+};
+
+static const key_def_t job_keys[] = {
+    {"name", KT_STRING, "", "", 0, 0, 0, NULL, J(name), "what the output calls this job (default: job<N>)"},
+    {"model", KT_STRING, "", "", 0, 0, 0, NULL, J(model), "the DNN, for the reader (e.g. resnet18)"},
+    {"count", KT_INT, "jobs", "1", 1, 4096, 0, NULL, J(count), "identical copies of this job running at once (hyper-parameter search)"},
+    {"gpus", KT_INT, "GPUs", NULL, 1, 1048576, 0, NULL, J(gpus), "GPUs of one copy (data-parallel, across servers when more than server.gpus)"},
+    {"batch_per_gpu", KT_INT, "items", "256", 1, 1048576, 0, NULL, J(batch_per_gpu), "mini-batch per GPU"},
+    {"gpu_items_per_s", KT_REAL, "items/s", "0", 0, 1e12, 0, NULL, J(gpu_items_per_s), "GPU ingestion rate per GPU (set this or compute_s_per_batch)"},
+    {"compute_s_per_batch", KT_REAL, "s", "0", 0, 1e6, 0, NULL, J(compute_s_per_batch), "GPU compute time per iteration (set this or gpu_items_per_s)"},
+    {"prefetch_batches", KT_INT, "batches", "2", 1, 1024, 0, NULL, J(prefetch_batches), "loader queue depth per GPU: batches prepared ahead of the GPU"},
+    {"cpus", KT_INT, "cores", "0", 0, 65536, 0, NULL, J(cpus), "prep cores of one copy under partitioned prep (0 = an equal share of server.cpus)"},
+};
+/* clang-format on */
+
+#define NSCEN ((int)(sizeof scenario_keys / sizeof scenario_keys[0]))
+#define NJOB ((int)(sizeof job_keys / sizeof job_keys[0]))
+_Static_assert(NSCEN <= SCN_MAX_KEYS, "raise SCN_MAX_KEYS");
+_Static_assert(NJOB <= SCN_MAX_KEYS, "raise SCN_MAX_KEYS");
+
+const key_def_t *schema_keys(key_scope_t scope, int *count) {
+    *count = scope == SCOPE_SCENARIO ? NSCEN : NJOB;
+    return scope == SCOPE_SCENARIO ? scenario_keys : job_keys;
+}
+
+int schema_find(key_scope_t scope, const char *name) {
+    int n;
+    const key_def_t *k = schema_keys(scope, &n);
+    for (int i = 0; i < n; i++)
+        if (strcmp(k[i].name, name) == 0) return i;
+    return -1;
+}
+
+const char *schema_suggest(const char *name, char *buf, size_t bufsize) {
+    int best = 1 << 30;
+    buf[0] = 0;
+    for (int i = 0; i < NSCEN; i++) {
+        int d = diag_edit_distance(name, scenario_keys[i].name);
+        if (d < best) best = d, snprintf(buf, bufsize, "%s", scenario_keys[i].name);
+    }
+    /* Job keys are compared with the job prefix the user wrote, if any. */
+    const char *tail = name;
+    char prefix[64] = "jobs.0.";
+    if (strncmp(name, "jobs.", 5) == 0) {
+        const char *p = name + 5;
+        const char *dot = strchr(p, '.');
+        if (dot && (size_t)(dot + 1 - name) < sizeof prefix) {
+            memcpy(prefix, name, (size_t)(dot + 1 - name));
+            prefix[dot + 1 - name] = 0;
+            tail = dot + 1;
+        }
+    }
+    for (int i = 0; i < NJOB; i++) {
+        int d = diag_edit_distance(tail, job_keys[i].name);
+        if (d < best) best = d, snprintf(buf, bufsize, "%s%s", prefix, job_keys[i].name);
+    }
+    size_t len = strlen(name);
+    int limit = len < 6 ? 2 : (int)(len / 3) + 1;
+    return best <= limit ? buf : NULL;
+}
+
+static int parse_int(const char *t, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(t, &end, 10);
+    if (end != t && *end == 0 && errno == 0) {
+        *out = v;
+        return 0;
+    }
+    /* Accept integral reals such as 1e6 or 4.0e9, which users write for large counts. */
+    double d = strtod(t, &end);
+    if (end == t || *end || !isfinite(d) || d != floor(d) || fabs(d) > 9.2e18) return -1;
+    *out = (int64_t)d;
+    return 0;
+}
+
+static int parse_real(const char *t, double *out) {
+    char *end;
+    errno = 0;
+    double d = strtod(t, &end);
+    if (end == t || *end || errno == ERANGE || !isfinite(d)) return -1;
+    *out = d;
+    return 0;
+}
+
+static int parse_bool(const char *t, int *out) {
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off",
+                                                                               "0"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(t, yes[i]) == 0) return *out = 1, 0;
+        if (strcmp(t, no[i]) == 0) return *out = 0, 0;
+    }
+    return -1;
+}
+
+static void bounds_text(const key_def_t *k, char *buf, size_t n) {
+    const char *lo = k->min_open ? "(" : "[";
+    if (k->max >= BIG)
+        snprintf(buf, n, "%s%.15g, inf)", lo, k->min);
+    else
+        snprintf(buf, n, "%s%.15g, %.15g]", lo, k->min, k->max);
+}
+
+static void choices_text(const key_def_t *k, char *buf, size_t n) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; k->choices[i] && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", k->choices[i]);
+}
+
+int schema_store(const key_def_t *k, void *base, const char *text, char *why, size_t whysize) {
+    char *p = (char *)base + k->offset;
+    char b[256];
+    switch (k->type) {
+    case KT_INT: {
+        int64_t v;
+        if (parse_int(text, &v)) {
+            bounds_text(k, b, sizeof b);
+            snprintf(why, whysize, "expected an integer in %s", b);
+            return -1;
+        }
+        if ((double)v < k->min || (double)v > k->max || (k->min_open && (double)v <= k->min)) {
+            bounds_text(k, b, sizeof b);
+            snprintf(why, whysize, "out of bounds: expected an integer in %s", b);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case KT_REAL: {
+        double v;
+        if (parse_real(text, &v)) {
+            bounds_text(k, b, sizeof b);
+            snprintf(why, whysize, "expected a finite number in %s", b);
+            return -1;
+        }
+        if (v < k->min || v > k->max || (k->min_open && v <= k->min)) {
+            bounds_text(k, b, sizeof b);
+            snprintf(why, whysize, "out of bounds: expected a number in %s", b);
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case KT_BOOL: {
+        int v;
+        if (parse_bool(text, &v)) {
+            snprintf(why, whysize, "expected true or false");
+            return -1;
+        }
+        memcpy(p, &v, sizeof v);
+        return 0;
+    }
+    case KT_ENUM:
+        for (int i = 0; k->choices[i]; i++)
+            if (strcmp(text, k->choices[i]) == 0) {
+                memcpy(p, &i, sizeof i);
+                return 0;
+            }
+        choices_text(k, b, sizeof b);
+        snprintf(why, whysize, "expected one of: %s", b);
+        return -1;
+    case KT_STRING:
+        if (strlen(text) >= k->size) {
+            snprintf(why, whysize, "too long: at most %zu characters", k->size - 1);
+            return -1;
+        }
+        memcpy(p, text, strlen(text) + 1);
+        return 0;
+    }
+    return -1;
+}
+
+void schema_format(const key_def_t *k, const void *base, char *buf, size_t n) {
+    const char *p = (const char *)base + k->offset;
+    switch (k->type) {
+    case KT_INT: {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        snprintf(buf, n, "%lld", (long long)v);
+        break;
+    }
+    case KT_REAL: {
+        double v;
+        memcpy(&v, p, sizeof v);
+        snprintf(buf, n, "%.10g", v);
+        break;
+    }
+    case KT_BOOL:
+    case KT_ENUM: {
+        int v;
+        memcpy(&v, p, sizeof v);
+        snprintf(buf, n, "%s", k->type == KT_BOOL ? (v ? "true" : "false") : k->choices[v]);
+        break;
+    }
+    case KT_STRING:
+        snprintf(buf, n, "%s", p);
+        break;
+    }
+}
+
+static const char *type_name(const key_def_t *k) {
+    static const char *const names[] = {"integer", "number", "bool", "choice", "string"};
+    return names[k->type];
+}
+
+static void print_rows(FILE *out, const key_def_t *rows, int n, const char *prefix, int md) {
+    for (int i = 0; i < n; i++) {
+        const key_def_t *k = &rows[i];
+        char bounds[256] = "";
+        if (k->type == KT_INT || k->type == KT_REAL) bounds_text(k, bounds, sizeof bounds);
+        if (k->type == KT_ENUM) choices_text(k, bounds, sizeof bounds);
+        const char *def = k->def ? (k->def[0] ? k->def : "\"\"") : "required";
+        if (md)
+            fprintf(out, "| `%s%s` | %s | %s | %s | %s | %s |\n", prefix, k->name, type_name(k),
+                    k->unit, def, bounds, k->help);
+        else
+            fprintf(out, "%s%-28s %-8s %-9s default %-12s %s\n    %s\n", prefix, k->name,
+                    type_name(k), k->unit, def, bounds, k->help);
+    }
+}
+
+void schema_print_reference(FILE *out, int md) {
+    if (md) {
+        fprintf(out, "| key | type | unit | default | bounds | meaning |\n");
+        fprintf(out, "| --- | --- | --- | --- | --- | --- |\n");
+    } else {
+        fprintf(out, "Scenario keys (YAML nesting or dotted paths; --set key=value):\n\n");
+    }
+    print_rows(out, scenario_keys, NSCEN, "", md);
+    if (!md)
+        fprintf(out, "\nJob keys (a list under `jobs:`; --set jobs.N.key=value, or jobs.key=value "
+                     "for every job):\n\n");
+    print_rows(out, job_keys, NJOB, "jobs[].", md);
+    if (!md)
+        fprintf(out, "\nVariants: `variants: {NAME: {key: value, ...}, ...}` -- each overrides keys of "
+                     "the base;\nthe first is the baseline the others' speed-ups are measured against.\n");
+}

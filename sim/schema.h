@@ -1,0 +1,51 @@
+/* schema: the one table of every scenario key (name, type, unit, default,
+ * bounds, help). It drives YAML parsing, validation, --set, the key reference
+ * (`stallsim help keys`) and the echo of the effective configuration, so a
+ * key is defined here once and nowhere else.
+ *
+ * Two scopes: scenario keys live in scenario_t at their offset; job keys live
+ * in each job_t and are written `jobs.N.key` (or `jobs.key` for every job). */
+#ifndef STALLSIM_SCHEMA_H
+#define STALLSIM_SCHEMA_H
+
+#include <stdio.h>
+
+#include "scenario.h"
+
+typedef enum { KT_INT, KT_REAL, KT_BOOL, KT_ENUM, KT_STRING } key_type_t;
+typedef enum { SCOPE_SCENARIO, SCOPE_JOB } key_scope_t;
+
+typedef struct {
+    const char *name; /* dotted path; for SCOPE_JOB relative to a job */
+    key_type_t type;
+    const char *unit; /* "" when unitless */
+    const char *def;  /* default as YAML text; NULL = required */
+    double min, max;  /* bounds for KT_INT and KT_REAL (inclusive) */
+    int min_open;     /* 1: the lower bound is exclusive (a rate must be > 0) */
+    const char *const *choices; /* KT_ENUM: NULL-terminated names, index = value */
+    size_t offset;
+    size_t size; /* KT_STRING buffer size */
+    const char *help;
+} key_def_t;
+
+extern const char *const cache_kind_names[];
+extern const char *const prep_mode_names[];
+extern const char *const dist_mode_names[];
+
+/* The rows of one scope and their count. */
+const key_def_t *schema_keys(key_scope_t scope, int *count);
+/* Row index of `name` in scope, or -1. */
+int schema_find(key_scope_t scope, const char *name);
+/* The valid key nearest to `name` (any scope, job keys as "jobs.N.key"), or NULL. */
+const char *schema_suggest(const char *name, char *buf, size_t bufsize);
+
+/* Parses `text` as the row's type, checks bounds, stores it at base+offset.
+ * On error returns -1 and writes what was expected into why. */
+int schema_store(const key_def_t *k, void *base, const char *text, char *why, size_t whysize);
+/* Formats the value at base+offset as YAML text. */
+void schema_format(const key_def_t *k, const void *base, char *buf, size_t bufsize);
+
+/* The key reference: one line per key with type, unit, default, bounds, help. */
+void schema_print_reference(FILE *out, int markdown);
+
+#endif
