@@ -22,6 +22,13 @@ static void report_bad(int *bad, const char *path, const char *why) {
     (*bad)++;
 }
 
+/* After an error TurboJPEG 2.1 leaves the handle mid-header, and later
+ * calls fail with the stale message: start each file after a bad one afresh. */
+static tjhandle renew(tjhandle tj) {
+    tjDestroy(tj);
+    return tjInitDecompress();
+}
+
 int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     out->v = calloc((size_t)(fl->n > 0 ? fl->n : 1), sizeof *out->v);
@@ -51,6 +58,7 @@ int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
                                 &colorspace) != 0) {
             report_bad(&bad, it.path, tjGetErrorStr2(tj));
             free(it.jpeg);
+            if (!(tj = renew(tj))) break;
             continue;
         }
         unsigned char *rgb = malloc((size_t)it.w * it.h * 3);
@@ -64,10 +72,17 @@ int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
         if (decode_into(tj, &it, rgb) != 0) {
             report_bad(&bad, it.path, tjGetErrorStr2(tj));
             free(it.jpeg);
+            tj = renew(tj);
         } else {
             out->v[out->n++] = it;
         }
         free(rgb);
+        if (!tj) break;
+    }
+    if (!tj) {
+        snprintf(err, errlen, "tjInitDecompress: %s", tjGetErrorStr2(NULL));
+        decode_set_free(out);
+        return -1;
     }
     if (bad > MAX_BAD_LINES)
         fprintf(stderr, "calibrate: ... and %d more bad files\n", bad - MAX_BAD_LINES);

@@ -17,7 +17,8 @@
 static unsigned char *random_image(gsl_rng *r, int w, int h) {
     unsigned char *px = malloc((size_t)w * h * 3);
     assert_non_null(px);
-    for (size_t i = 0; i < (size_t)w * h * 3; i++) px[i] = (unsigned char)gsl_rng_uniform_int(r, 256);
+    for (size_t i = 0; i < (size_t)w * h * 3; i++)
+        px[i] = (unsigned char)gsl_rng_uniform_int(r, 256);
     return px;
 }
 
@@ -39,8 +40,8 @@ static void compare(const unsigned char *px, int w, int h, aug_params p, int ow,
     augment_cpu(px, w, h, &p, ow, oh, cpu);
     double d = max_diff(ref, cpu, n);
     if (d > 1e-5)
-        fprintf(stderr, "image %dx%d crop (%d,%d %dx%d) flip %d out %dx%d: max diff %g\n", w, h, p.x,
-                p.y, p.w, p.h, p.flip, ow, oh, d);
+        fprintf(stderr, "image %dx%d crop (%d,%d %dx%d) flip %d out %dx%d: max diff %g\n", w, h,
+                p.x, p.y, p.w, p.h, p.flip, ow, oh, d);
     assert_true(d <= 1e-5);
     free(ref);
     free(cpu);

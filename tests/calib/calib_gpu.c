@@ -40,7 +40,8 @@ static void test_kernel_matches_reference(void **state) {
         int w = 1 + (int)gsl_rng_uniform_int(r, 600), h = 1 + (int)gsl_rng_uniform_int(r, 500);
         unsigned char *px = malloc((size_t)w * h * 3);
         assert_non_null(px);
-        for (size_t k = 0; k < (size_t)w * h * 3; k++) px[k] = (unsigned char)gsl_rng_uniform_int(r, 256);
+        for (size_t k = 0; k < (size_t)w * h * 3; k++)
+            px[k] = (unsigned char)gsl_rng_uniform_int(r, 256);
         imgs[i] = (aug_image){px, w, h};
         if (i % 4 == 0)
             ps[i] = (aug_params){0, 0, w, h, i % 8 == 0};
@@ -73,7 +74,8 @@ static void test_kernel_matches_reference(void **state) {
         free(gpu);
         free(ref);
     }
-    for (int i = 0; i < N; i++) free((void *)imgs[i].px);
+    for (int i = 0; i < N; i++)
+        free((void *)imgs[i].px);
     gsl_rng_free(r);
 }
 

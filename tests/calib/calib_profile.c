@@ -1,3 +1,247 @@
-int main(void) {
+/* calib_profile: the host profile is YAML that libyaml parses, with exactly
+ * the `scenario:` keys the scenario loader expects and plain-decimal numbers.
+ *
+ *   calib_profile           runs the unit tests of the writer;
+ *   calib_profile FILE      checks a profile written by `stallsim calibrate`
+ *                           (exit 0 if valid, 1 with the reason otherwise);
+ *   calib_profile --mkdata DIR N   writes N generated JPEGs under DIR (for
+ *                           the command-line test's --data runs).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "jpeg_gen.h"
+#include "profile.h"
+
+static char problem[512];
+
+static yaml_node_t *child(yaml_document_t *d, yaml_node_t *map, const char *key) {
+    if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(d, p->key);
+        if (k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0)
+            return yaml_document_get_node(d, p->value);
+    }
+    return NULL;
+}
+
+/* The mapping has exactly these keys (optional ones may be missing). */
+static int exact_keys(yaml_document_t *d, yaml_node_t *map, const char *where, const char **req,
+                      const char **opt) {
+    if (!map || map->type != YAML_MAPPING_NODE) {
+        snprintf(problem, sizeof problem, "%s: not a mapping", where);
+        return -1;
+    }
+    for (int i = 0; req[i]; i++)
+        if (!child(d, map, req[i])) {
+            snprintf(problem, sizeof problem, "%s: missing key %s", where, req[i]);
+            return -1;
+        }
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const char *k = (char *)yaml_document_get_node(d, p->key)->data.scalar.value;
+        int known = 0;
+        for (int i = 0; req[i] && !known; i++)
+            known = !strcmp(k, req[i]);
+        for (int i = 0; opt && opt[i] && !known; i++)
+            known = !strcmp(k, opt[i]);
+        if (!known) {
+            snprintf(problem, sizeof problem, "%s: unexpected key %s", where, k);
+            return -1;
+        }
+    }
     return 0;
+}
+
+/* A plain decimal: digits, at most one point, optional minus; positive. */
+static int positive_number(yaml_document_t *d, yaml_node_t *map, const char *where, const char *key,
+                           int integer) {
+    yaml_node_t *n = child(d, map, key);
+    if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+        snprintf(problem, sizeof problem, "%s.%s: not a plain scalar", where, key);
+        return -1;
+    }
+    const char *s = (char *)n->data.scalar.value;
+    int dots = 0, digits = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c == '.')
+            dots++;
+        else if (isdigit((unsigned char)*c))
+            digits++;
+        else {
+            snprintf(problem, sizeof problem, "%s.%s: '%s' is not a plain decimal", where, key, s);
+            return -1;
+        }
+    }
+    if (!digits || dots > (integer ? 0 : 1) || atof(s) <= 0.0) {
+        snprintf(problem, sizeof problem, "%s.%s: '%s' is not a positive %s", where, key, s,
+                 integer ? "integer" : "number");
+        return -1;
+    }
+    return 0;
+}
+
+/* Returns 0 if path is a valid host profile; sets problem otherwise. */
+static int check_profile(const char *path, int expect_gpu) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(problem, sizeof problem, "cannot open %s", path);
+        return -1;
+    }
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    int rc = -1;
+    if (!yaml_parser_load(&p, &d)) {
+        snprintf(problem, sizeof problem, "%s: YAML error: %s (line %zu)", path, p.problem,
+                 p.problem_mark.line + 1);
+        yaml_parser_delete(&p);
+        fclose(f);
+        return -1;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&d);
+    static const char *top[] = {"profile_version", "scenario", "measured", NULL};
+    static const char *scen[] = {"server", "prep", NULL};
+    static const char *server[] = {"cpus", "storage", NULL};
+    static const char *storage[] = {"read_mb_s", "latency_ms", "queue_depth", NULL};
+    static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", NULL};
+    static const char *prep_opt[] = {"gpu_augment_ms", NULL};
+    static const char *measured[] = {"host",        "method", "storage", "decode",
+                                     "augment_cpu", "gpu",    NULL};
+    yaml_node_t *sc = child(&d, root, "scenario");
+    yaml_node_t *sv = child(&d, sc, "server");
+    yaml_node_t *st = child(&d, sv, "storage");
+    yaml_node_t *pr = child(&d, sc, "prep");
+    if (exact_keys(&d, root, "top level", top, NULL) ||
+        exact_keys(&d, sc, "scenario", scen, NULL) ||
+        exact_keys(&d, sv, "scenario.server", server, NULL) ||
+        exact_keys(&d, st, "scenario.server.storage", storage, NULL) ||
+        exact_keys(&d, pr, "scenario.prep", prep, prep_opt) ||
+        exact_keys(&d, child(&d, root, "measured"), "measured", measured, NULL) ||
+        positive_number(&d, root, "", "profile_version", 1) ||
+        positive_number(&d, sv, "server", "cpus", 1) ||
+        positive_number(&d, st, "storage", "read_mb_s", 0) ||
+        positive_number(&d, st, "storage", "latency_ms", 0) ||
+        positive_number(&d, st, "storage", "queue_depth", 1) ||
+        positive_number(&d, pr, "prep", "decode_ms_per_mb", 0) ||
+        positive_number(&d, pr, "prep", "augment_ms", 0))
+        goto out;
+    /* decode_ms_per_item is a fitted intercept: small, and may be negative in principle. */
+    if (expect_gpu >= 0 && (child(&d, pr, "gpu_augment_ms") != NULL) != expect_gpu) {
+        snprintf(problem, sizeof problem, "prep.gpu_augment_ms %s",
+                 expect_gpu ? "missing with a GPU" : "present without a GPU");
+        goto out;
+    }
+    rc = 0;
+out:
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    fclose(f);
+    return rc;
+}
+
+static void fill(calib_results *r, int gpu) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->hostname, sizeof r->hostname, "host \"quoted\" \\ name");
+    snprintf(r->cpu_model, sizeof r->cpu_model, "CPU: model: with colons");
+    snprintf(r->date, sizeof r->date, "2024-01-01T00:00:00Z");
+    snprintf(r->data, sizeof r->data, "generated");
+    r->storage.read_mb_s = 1234.5678901;
+    r->storage.latency_ms = 0.0001234;
+    r->storage.queue_depth = 16;
+    for (int q = 0; q < STORAGE_NQD; q++)
+        r->storage.cold[q].qd = r->storage.warm[q].qd = storage_qds[q];
+    r->decode.fit.slope = 7.5;
+    r->decode.fit.intercept = 0.04;
+    r->augment.ms_per_item.median = 0.25;
+    r->augment.max_threads = 2;
+    r->augment.npoints = 2;
+    r->gpu.available = gpu;
+    r->gpu.augment_ms.median = 0.002;
+    snprintf(r->gpu.reason, sizeof r->gpu.reason, "no GPU: test");
+}
+
+static void test_writer_output_checks(void **state) {
+    (void)state;
+    static calib_results r;
+    char path[] = "/tmp/calib-profile-XXXXXX", err[256];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    for (int gpu = 0; gpu <= 1; gpu++) {
+        fill(&r, gpu);
+        assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
+        int rc = check_profile(path, gpu);
+        if (rc) fprintf(stderr, "%s\n", problem);
+        assert_int_equal(rc, 0);
+        char tmp[300];
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        assert_int_equal(access(tmp, F_OK), -1); /* renamed away */
+    }
+    /* And the checker rejects what it should: a missing key. */
+    FILE *f = fopen(path, "w");
+    fputs("profile_version: 1\nscenario:\n  server: {cpus: 2}\n  prep: {}\nmeasured: {}\n", f);
+    fclose(f);
+    assert_int_equal(check_profile(path, -1), -1);
+    unlink(path);
+}
+
+static void test_numbers_are_plain_decimals(void **state) {
+    (void)state;
+    char b[64];
+    assert_string_equal(profile_num(2.5, b, sizeof b), "2.5");
+    assert_string_equal(profile_num(0, b, sizeof b), "0");
+    assert_string_equal(profile_num(1234567.891, b, sizeof b), "1234568");
+    assert_string_equal(profile_num(0.000123456789, b, sizeof b), "0.000123457");
+    assert_string_equal(profile_num(-3.25, b, sizeof b), "-3.25");
+    assert_string_equal(profile_num(100, b, sizeof b), "100");
+    assert_null(strchr(profile_num(1e-30, b, sizeof b), 'e'));
+}
+
+static void test_unwritable_path_fails(void **state) {
+    (void)state;
+    static calib_results r;
+    char err[256];
+    fill(&r, 0);
+    assert_int_equal(profile_write("/nonexistent-dir/p.yaml", &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent-dir/p.yaml"));
+}
+
+int main(int argc, char **argv) {
+    if (argc == 4 && !strcmp(argv[1], "--mkdata")) {
+        char err[256];
+        if (jpeg_gen_dataset(argv[2], atoi(argv[3]), 77, 2, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        return 0;
+    }
+    if (argc >= 2) {
+        /* --gpu / --no-gpu: whether prep.gpu_augment_ms must be there. */
+        int expect = argc >= 3 ? !strcmp(argv[2], "--gpu") : -1;
+        if (check_profile(argv[1], expect) != 0) {
+            fprintf(stderr, "invalid profile: %s\n", problem);
+            return 1;
+        }
+        printf("%s: valid host profile\n", argv[1]);
+        return 0;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_writer_output_checks),
+        cmocka_unit_test(test_numbers_are_plain_decimals),
+        cmocka_unit_test(test_unwritable_path_fails),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,1 +1,71 @@
-exit 0
+#!/bin/sh
+# calib_cli: `calibrate` as a user runs it: usage errors exit 2, --help exits
+# 0, a --quick run writes a valid profile in under 30 s and removes its
+# temporary data, and --data with bad files skips them.
+# usage: cli_test.sh "CALIBRATE-COMMAND" CHECKER WORKDIR
+# (CHECKER is calib_profile: it validates profiles and makes test JPEGs)
+set -u
+CAL=$1 CHECK=$2 W=$3
+QUICK_LIMIT_S=${CALIB_QUICK_LIMIT_S:-30}
+rm -rf "$W" && mkdir -p "$W/tmp" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+expect_rc() { # expected-rc description command...
+    want=$1 what=$2
+    shift 2
+    "$@" >"$W/out" 2>"$W/err"
+    got=$?
+    [ "$got" = "$want" ] || { fail "$what: exit $got, want $want"; cat "$W/err"; }
+}
+
+expect_rc 0 "--help" $CAL --help
+grep -q "usage: stallsim calibrate" "$W/out" || fail "--help prints no usage on stdout"
+expect_rc 2 "unknown option" $CAL --bogus
+grep -q "unknown option" "$W/err" || fail "unknown option: no message"
+expect_rc 2 "missing --data dir" $CAL --data "$W/does-not-exist"
+grep -q "does-not-exist" "$W/err" || fail "missing --data: message does not name it"
+expect_rc 2 "unwritable --out" $CAL --out /nonexistent-dir/p.yaml
+expect_rc 2 "--threads 0" $CAL --threads 0
+expect_rc 2 "--out without value" $CAL --out
+
+# The quick run, timed, with its temporary data set under $W/tmp.
+start=$(date +%s)
+TMPDIR="$W/tmp" $CAL --quick --out "$W/quick.yaml" 2>"$W/quick.err"
+rc=$?
+elapsed=$(( $(date +%s) - start ))
+echo "calibrate --quick: exit $rc in ${elapsed} s"
+[ "$rc" = 0 ] || { fail "--quick exit $rc"; cat "$W/quick.err"; }
+[ "$elapsed" -le "$QUICK_LIMIT_S" ] || fail "--quick took ${elapsed} s (limit ${QUICK_LIMIT_S} s)"
+"$CHECK" "$W/quick.yaml" || fail "--quick profile invalid"
+[ -z "$(ls -A "$W/tmp")" ] || fail "temporary data left in $W/tmp: $(ls -A "$W/tmp")"
+[ ! -e "$W/quick.yaml.tmp" ] || fail "quick.yaml.tmp left behind"
+grep -q "^calibrate: storage" "$W/quick.err" || fail "no progress on stderr"
+if grep -q "gpu_augment_ms" "$W/quick.yaml"; then
+    grep -q "available: true" "$W/quick.yaml" || fail "gpu figure without a measured GPU"
+else
+    grep -q "GPU" "$W/quick.err" || fail "no GPU, and stderr does not say so"
+    grep -q "available: false" "$W/quick.yaml" || fail "no GPU, and the profile does not say so"
+fi
+
+# --data: a folder of good JPEGs plus bad files, which are counted and skipped.
+mkdir -p "$W/data" && "$CHECK" --mkdata "$W/data" 12 || fail "cannot make test JPEGs"
+mkdir -p "$W/data/junk"
+printf 'not a jpeg' >"$W/data/junk/fake.jpg"
+head -c 3000 "$W/data/class_00/img_000000.jpg" >"$W/data/junk/cut.JPEG"
+printf 'x' >"$W/data/junk/notes.txt"
+expect_rc 0 "--data with bad files" $CAL --quick --data "$W/data" --out "$W/data.yaml" --threads 1
+grep -q "skipping .*fake.jpg" "$W/err" || fail "--data: fake.jpg not reported"
+grep -q "skipping .*cut.JPEG" "$W/err" || fail "--data: cut.JPEG not reported"
+grep -q "files_bad: 2" "$W/data.yaml" || fail "--data: files_bad is not 2"
+grep -q "files_used: 12" "$W/data.yaml" || fail "--data: files_used is not 12"
+grep -q "files_not_jpeg: 1" "$W/data.yaml" || fail "--data: files_not_jpeg is not 1"
+grep -q "cpus: 1" "$W/data.yaml" || fail "--threads 1 not honoured"
+"$CHECK" "$W/data.yaml" || fail "--data profile invalid"
+
+# A folder with nothing decodable is bad input.
+mkdir -p "$W/empty"
+expect_rc 2 "--data without JPEGs" $CAL --quick --data "$W/empty"
+
+[ "$fails" = 0 ] && echo "all calibrate command-line checks passed"
+[ "$fails" = 0 ]
