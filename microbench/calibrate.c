@@ -46,7 +46,7 @@ static void usage(FILE *f) {
           "  --threads N   most threads for the CPU augment scaling curve\n"
           "                (default: the online cores)\n"
           "  --files N     files to generate, or to sample from --data\n"
-          "                (default 800, quick 100)\n"
+          "                (default 1000, quick 200)\n"
           "  --seed N      seed of the generated images, orders and crops (default 1)\n"
           "Progress goes to stderr. Exit: 0 done, 1 runtime failure, 2 bad usage.\n",
           f);
@@ -231,7 +231,7 @@ static int run(const options *o, calib_results *r) {
     aug_image *imgs = NULL;
     int nimg = 0, rc = 1;
     double t_start = clock_now();
-    int files = o->files ? o->files : o->quick ? 100 : 800;
+    int files = o->files ? o->files : o->quick ? 200 : 1000;
     r->reps = o->quick ? 5 : 7;
 
     if (o->data) {
@@ -341,7 +341,7 @@ static int run(const options *o, calib_results *r) {
         }
         imgs[i] = (aug_image){px, set.v[i].w, set.v[i].h};
     }
-    int items = o->quick ? 48 : 200;
+    int items = o->quick ? 200 : 1000;
     if (augment_bench(imgs, nimg, items, r->threads, r->reps, o->seed, &r->augment, err,
                       sizeof err) != 0) {
         fprintf(stderr, "stallsim calibrate: %s\n", err);
