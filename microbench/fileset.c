@@ -84,7 +84,7 @@ int fileset_scan(const char *dir, file_list *out, char *err, size_t errlen) {
         snprintf(err, errlen, "out of memory listing %s", dir);
         return -1;
     }
-    qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_entry);
+    if (out->n > 1) qsort(out->v, (size_t)out->n, sizeof *out->v, cmp_entry);
     return 0;
 }
 
