@@ -36,23 +36,13 @@ double model_fifo_steady(double f) {
     return 1 - f / w;
 }
 
-/* The clairvoyant optimum keeps the items whose reuse interval is shortest.
- * Intervals between an item's accesses in consecutive epochs are N (1 + U' - U)
- * long, density g(l) = l on [0,1], 2 - l on [1,2] (in epochs). Keeping all
- * intervals shorter than x fills the cache on average to N * int_0^x l g(l) dl;
- * setting that to K = f N gives x, and the hit fraction is int_0^x g. */
+/* The clairvoyant optimum can do no better than MinIO under per-epoch
+ * reshuffles: an item's reuse interval runs from its access in one epoch to
+ * its access in the next, so every interval contains the epoch boundary, and
+ * at that instant the cache holds at most C bytes of the items it will hit.
+ * Hence at most C/D of the accesses hit, and furthest-next-use reaches it. */
 double model_belady_steady(double f) {
-    if (f <= 0) return 0;
-    if (f >= 1) return 1;
-    if (f <= 1.0 / 3) return pow(3 * f, 2.0 / 3) / 2;
-    double lo = 1, hi = 2;
-    for (int it = 0; it < 100; it++) {
-        double x = (lo + hi) / 2;
-        if (x * x - x * x * x / 3 - 1.0 / 3 < f) lo = x;
-        else hi = x;
-    }
-    double x = (lo + hi) / 2;
-    return 0.5 + 2 * (x - 1) - (x * x - 1) / 2;
+    return f < 1 ? (f > 0 ? f : 0) : 1;
 }
 
 typedef struct {
@@ -74,7 +64,7 @@ static const policy_model_t policy_models[CACHE__COUNT] = {
     [CACHE_LRU] = {model_lru_steady, 1},
     [CACHE_MINIO] = {minio_steady, 1},
     [CACHE_FIFO] = {model_fifo_steady, 0},
-    [CACHE_BELADY] = {model_belady_steady, 0},
+    [CACHE_BELADY] = {model_belady_steady, 1},
 };
 
 double model_hit_steady(int kind, double f, int *exact) {

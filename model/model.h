@@ -21,7 +21,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
 double model_hit_steady(int cache_kind, double f, int *exact);
 double model_lru_steady(double f);    /* f + (1-f) ln(1-f) */
 double model_fifo_steady(double f);   /* fixed point of the FIFO residence window */
-double model_belady_steady(double f); /* fluid optimum: keep the shortest reuse intervals */
+double model_belady_steady(double f); /* clairvoyant optimum: min(1, f), as MinIO */
 
 /* Items/s one storage device serves for items of mean size `bytes`: the lesser
  * of bandwidth and queue_depth / (latency + transfer). latency_bound tells which. */

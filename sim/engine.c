@@ -72,6 +72,7 @@ typedef struct {
     double ep_start, ep_start_p;
     /* this epoch's counters */
     double hits, remote_hits, read_bytes, net_bytes, prep_busy, xfer_busy, slot_busy, net_busy;
+    double prepped, reads;
 } stream_t;
 
 typedef struct {
@@ -120,6 +121,7 @@ static inline double storage_read(storage_t *d, double issue, double bytes, stre
     d->ring[d->head] = end;
     d->head = d->head + 1 == d->qd ? 0 : d->head + 1;
     st->xfer_busy += xfer;
+    st->reads++;
     st->slot_busy += end - start;
     return end;
 }
@@ -162,6 +164,7 @@ static void start_epoch(world_t *w, stream_t *st) {
     st->batch = 0;
     st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
     st->prep_busy = st->xfer_busy = st->slot_busy = st->net_busy = 0;
+    st->prepped = st->reads = 0;
     for (int c = 0; c < st->ninst; c++) st->t_gpu[c] = 0;
 }
 
@@ -340,6 +343,8 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->remote_hit_rate = st->remote_hits / n;
         m->storage_read_bytes = st->read_bytes;
         m->network_bytes = st->net_bytes;
+        m->items_prepped = st->prepped;
+        m->storage_reads = st->reads;
         m->cpu_util = st->prep_busy / (st->pool[0].n * (double)st->ns * m->epoch_s);
         m->storage_util = st->xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
         /* The busiest resource names the bottleneck; the GPUs when nearly always busy. */
@@ -407,6 +412,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         double end_p = pool_run(&st->pool_p[sv], issue_p, prep);
         if (end_p > ready_p) ready_p = end_p;
         st->prep_busy += prep;
+        st->prepped++;
     }
     /* Every consumer starts the iteration when the batch is ready and its GPUs
      * are free; the buffer frees when the last consumer has started it. */

@@ -46,10 +46,10 @@ static void unknown_key(const assign_t *a, const char *shown) {
     char buf[SCN_STR * 2];
     const char *near = schema_suggest(shown, buf, sizeof buf);
     if (near)
-        diag_error(a->pos, "unknown key '%s'; did you mean '%s'? (stallsim help keys lists them all)",
+        diag_error(a->keypos, "unknown key '%s'; did you mean '%s'? (stallsim help keys lists them all)",
                    shown, near);
     else
-        diag_error(a->pos, "unknown key '%s' (stallsim help keys lists them all)", shown);
+        diag_error(a->keypos, "unknown key '%s' (stallsim help keys lists them all)", shown);
 }
 
 static int apply_job(scenario_t *s, const assign_t *a) {
@@ -175,7 +175,7 @@ static src_pos_t section_pos(const scenario_doc_t *doc, const char *key) {
     const char *dot = strrchr(key, '.');
     size_t len = dot ? (size_t)(dot - key + 1) : 0;
     for (size_t i = 0; len && i < doc->base.n; i++)
-        if (strncmp(doc->base.v[i].key, key, len) == 0) return doc->base.v[i].pos;
+        if (strncmp(doc->base.v[i].key, key, len) == 0) return doc->base.v[i].keypos;
     src_pos_t top = {doc->path, 1, 1};
     return top;
 }
@@ -191,8 +191,8 @@ static int check_required(const scenario_t *s, const scenario_doc_t *doc) {
         }
     if (s->njobs == 0) {
         src_pos_t top = {doc->path, 1, 1};
-        diag_error(top, "missing required key 'jobs': a list of at least one job "
-                        "(- name: resnet18\\n  gpus: 8\\n  gpu_items_per_s: 2200)");
+        diag_error(top, "missing required key 'jobs': a list of at least one job, e.g. "
+                        "jobs: [{name: resnet18, gpus: 8, gpu_items_per_s: 2200}]");
         errors++;
     }
     const key_def_t *jk = schema_keys(SCOPE_JOB, &n);

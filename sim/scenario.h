@@ -89,8 +89,9 @@ typedef struct {
 typedef struct {
     char key[SCN_STR];
     char value[SCN_STR * 2];
-    src_pos_t pos;
-    int is_scalar; /* 0 when the YAML node was a mapping or sequence where a value belongs */
+    src_pos_t pos;    /* of the value */
+    src_pos_t keypos; /* of the key (= pos for --set) */
+    int is_scalar;    /* 0 when the YAML node was a mapping or sequence where a value belongs */
 } assign_t;
 
 typedef struct {
@@ -122,7 +123,7 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
 /* Adds a "--set key=value" argument to list. Returns 0, or EXIT_INPUT after an error. */
 int assign_parse_set(assign_list_t *list, const char *arg);
 int assign_push(assign_list_t *list, const char *key, const char *value, src_pos_t pos,
-                int is_scalar);
+                src_pos_t keypos, int is_scalar);
 void assign_list_free(assign_list_t *list);
 
 /* Builds the effective scenario of variant `variant` (-1 = the base alone)

@@ -12,7 +12,7 @@
 #include "scenario.h"
 
 int assign_push(assign_list_t *l, const char *key, const char *value, src_pos_t pos,
-                int is_scalar) {
+                src_pos_t keypos, int is_scalar) {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 32;
         assign_t *v = realloc(l->v, cap * sizeof *v);
@@ -28,6 +28,7 @@ int assign_push(assign_list_t *l, const char *key, const char *value, src_pos_t 
     snprintf(a->key, sizeof a->key, "%s", key);
     snprintf(a->value, sizeof a->value, "%s", value);
     a->pos = pos;
+    a->keypos = keypos;
     a->is_scalar = is_scalar;
     l->n++;
     return 0;
@@ -53,7 +54,7 @@ int assign_parse_set(assign_list_t *l, const char *arg) {
     }
     memcpy(key, arg, (size_t)(eq - arg));
     key[eq - arg] = 0;
-    return assign_push(l, key, eq + 1, cmdline, 1) ? EXIT_INPUT : 0;
+    return assign_push(l, key, eq + 1, cmdline, cmdline, 1) ? EXIT_INPUT : 0;
 }
 
 typedef struct {
@@ -75,7 +76,8 @@ static void join(char *out, size_t n, const char *prefix, const char *key) {
     snprintf(out, n, "%s%s%s", prefix, prefix[0] ? "." : "", key);
 }
 
-static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out);
+static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out,
+                    src_pos_t keypos);
 static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out);
 
 static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *prefix,
@@ -100,9 +102,10 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
             w->errors++;
         }
     if (v->type == YAML_SCALAR_NODE) {
-        if (assign_push(out, path, (const char *)v->data.scalar.value, pos_of(w, v), 1)) w->errors++;
+        if (assign_push(out, path, (const char *)v->data.scalar.value, pos_of(w, v), pos_of(w, k), 1))
+            w->errors++;
     } else {
-        flatten(w, v, path, out);
+        flatten(w, v, path, out, pos_of(w, k));
     }
 }
 
@@ -114,7 +117,8 @@ static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, as
     }
 }
 
-static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out) {
+static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out,
+                    src_pos_t keypos) {
     if (node->type == YAML_MAPPING_NODE) {
         flatten_mapping(w, node, prefix, out);
     } else if (node->type == YAML_SEQUENCE_NODE && strcmp(prefix, "jobs") == 0) {
@@ -135,7 +139,7 @@ static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_lis
     } else {
         /* A list or scalar where the schema wants something else; the schema check reports it
          * with the key's expected type. */
-        if (assign_push(out, prefix, "", pos_of(w, node), 0)) w->errors++;
+        if (assign_push(out, prefix, "", pos_of(w, node), keypos, 0)) w->errors++;
     }
 }
 

@@ -1,0 +1,177 @@
+/* Cache policies on access sequences worked out by hand, and the permutation
+ * generator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cache.h"
+#include "perm.h"
+#include "scenario.h"
+
+static const uint32_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+
+/* Replays `order` (n accesses); returns the number of misses. next[] gives each
+ * access's next-use time for belady (NULL: never). */
+static int misses(cache_t *c, const uint32_t *order, int n, const uint64_t *next) {
+    int m = 0;
+    for (int i = 0; i < n; i++) m += !c->ops->access(c, order[i], next ? next[i] : CACHE_NEVER);
+    return m;
+}
+
+static void test_minio_small(void **state) {
+    (void)state;
+    /* 4 items, room for 2: the first two seen stay forever, so every later
+     * epoch misses exactly the other 2, whatever the order. */
+    cache_t c;
+    assert_int_equal(cache_init(&c, CACHE_MINIO, 4, ones, 2), 0);
+    const uint32_t e1[] = {2, 0, 3, 1}, e2[] = {1, 3, 0, 2}, e3[] = {0, 1, 2, 3};
+    assert_int_equal(misses(&c, e1, 4, NULL), 4);
+    assert_int_equal(misses(&c, e2, 4, NULL), 2);
+    assert_int_equal(misses(&c, e3, 4, NULL), 2);
+    assert_int_equal(c.used, 2);
+    cache_destroy(&c);
+}
+
+static void test_lru_small(void **state) {
+    (void)state;
+    cache_t c;
+    assert_int_equal(cache_init(&c, CACHE_LRU, 4, ones, 2), 0);
+    const uint32_t e1[] = {0, 1, 2, 3};
+    /* After e1 the cache holds {3, 2} (3 most recent). Reversed order: 3 and 2
+     * hit, then 1 evicts 3 and 0 evicts 2: 2 misses. */
+    const uint32_t rev[] = {3, 2, 1, 0};
+    assert_int_equal(misses(&c, e1, 4, NULL), 4);
+    assert_int_equal(misses(&c, rev, 4, NULL), 2);
+    /* Now {0, 1}; the order 2,3,0,1 evicts each item just before its reuse:
+     * LRU thrashes, 4 misses. */
+    const uint32_t thrash[] = {2, 3, 0, 1};
+    assert_int_equal(misses(&c, thrash, 4, NULL), 4);
+    cache_destroy(&c);
+}
+
+static void test_fifo_differs_from_lru(void **state) {
+    (void)state;
+    const uint32_t e1[] = {0, 1, 2, 3}, e2[] = {2, 0, 3, 1};
+    /* Both hold {2, 3} after e1. LRU: 2 hits (and becomes most recent), 0
+     * evicts 3, 3 evicts 2, 1 evicts 0: 3 misses. FIFO: 2 hits but stays
+     * oldest, 0 evicts 2, 3 hits, 1 evicts 3: 2 misses. */
+    cache_t lru, fifo;
+    assert_int_equal(cache_init(&lru, CACHE_LRU, 4, ones, 2), 0);
+    assert_int_equal(cache_init(&fifo, CACHE_FIFO, 4, ones, 2), 0);
+    misses(&lru, e1, 4, NULL);
+    misses(&fifo, e1, 4, NULL);
+    assert_int_equal(misses(&lru, e2, 4, NULL), 3);
+    assert_int_equal(misses(&fifo, e2, 4, NULL), 2);
+    cache_destroy(&lru);
+    cache_destroy(&fifo);
+}
+
+static void test_belady_small(void **state) {
+    (void)state;
+    /* Epochs [0,1,2,3] then [3,2,1,0]; access times 0..7. Next uses in e1:
+     * 0->7, 1->6, 2->5, 3->4. At 2: evict 0 (furthest, 7); at 3: evict 1 (6).
+     * e2: 3 and 2 hit, 1 and 0 miss. */
+    cache_t c;
+    assert_int_equal(cache_init(&c, CACHE_BELADY, 4, ones, 2), 0);
+    const uint32_t order[] = {0, 1, 2, 3, 3, 2, 1, 0};
+    const uint64_t next[] = {7, 6, 5, 4, CACHE_NEVER, CACHE_NEVER, CACHE_NEVER, CACHE_NEVER};
+    assert_int_equal(misses(&c, order, 4, next), 4);
+    assert_int_equal(misses(&c, order + 4, 4, next + 4), 2);
+    cache_destroy(&c);
+}
+
+static void test_bytes_not_items(void **state) {
+    (void)state;
+    /* Capacity is bytes: a 3-byte item evicts both 1-byte items from a 3-byte
+     * LRU; an item larger than the cache is never kept. */
+    const uint32_t sizes[] = {1, 1, 3, 4};
+    cache_t c;
+    assert_int_equal(cache_init(&c, CACHE_LRU, 4, sizes, 3), 0);
+    const uint32_t a[] = {0, 1, 2, 0, 3, 3};
+    assert_int_equal(misses(&c, a, 6, NULL), 6);
+    assert_true(c.used <= 3);
+    cache_destroy(&c);
+    assert_int_equal(cache_init(&c, CACHE_MINIO, 4, sizes, 3), 0);
+    const uint32_t b[] = {3, 2, 0, 1, 3, 2, 0, 1};
+    /* MinIO: 4 does not fit, 3 bytes of item 2 fill it: later only 2 hits. */
+    assert_int_equal(misses(&c, b, 8, NULL), 7);
+    cache_destroy(&c);
+}
+
+static void test_registry_matches_schema(void **state) {
+    (void)state;
+    static const char *const names[] = {"none", "lru", "minio", "fifo", "belady"};
+    for (int k = 0; k < CACHE__COUNT; k++) assert_string_equal(cache_policy(k)->name, names[k]);
+    assert_null(cache_policy(CACHE__COUNT));
+}
+
+static void test_perm_is_permutation(void **state) {
+    (void)state;
+    const uint32_t sizes[] = {1, 2, 4095, 4096, 4097, 100000};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        uint32_t n = sizes[t];
+        perm_gen_t g;
+        assert_int_equal(perm_gen_init(&g, n), 0);
+        uint32_t *p = malloc(n * sizeof *p);
+        char *seen = calloc(n, 1);
+        perm_generate(&g, r, p);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_true(p[i] < n);
+            assert_int_equal(seen[p[i]], 0);
+            seen[p[i]] = 1;
+        }
+        free(p), free(seen);
+        perm_gen_free(&g);
+    }
+    gsl_rng_free(r);
+}
+
+static void test_perm_uniform(void **state) {
+    (void)state;
+    /* Where item 0 and item n-1 land, over many permutations spanning several
+     * buckets: chi-square over 10 position bins against uniform (9 dof;
+     * 27.9 is the 0.999 quantile). */
+    const uint32_t n = 10000;
+    const int reps = 20000, bins = 10;
+    int first[10] = {0}, last[10] = {0};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 42);
+    perm_gen_t g;
+    assert_int_equal(perm_gen_init(&g, n), 0);
+    assert_true(g.nbuckets > 1);
+    uint32_t *p = malloc(n * sizeof *p);
+    for (int k = 0; k < reps; k++) {
+        perm_generate(&g, r, p);
+        for (uint32_t i = 0; i < n; i++) {
+            if (p[i] == 0) first[i * bins / n]++;
+            if (p[i] == n - 1) last[i * bins / n]++;
+        }
+    }
+    double c1 = 0, c2 = 0, e = (double)reps / bins;
+    for (int b = 0; b < bins; b++) {
+        c1 += (first[b] - e) * (first[b] - e) / e;
+        c2 += (last[b] - e) * (last[b] - e) / e;
+    }
+    assert_true(c1 < 27.9);
+    assert_true(c2 < 27.9);
+    free(p);
+    perm_gen_free(&g);
+    gsl_rng_free(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_minio_small),        cmocka_unit_test(test_lru_small),
+        cmocka_unit_test(test_fifo_differs_from_lru), cmocka_unit_test(test_belady_small),
+        cmocka_unit_test(test_bytes_not_items),    cmocka_unit_test(test_registry_matches_schema),
+        cmocka_unit_test(test_perm_is_permutation), cmocka_unit_test(test_perm_uniform),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,39 @@
+/* testutil: see testutil.h. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "sim.h"
+
+int tu_build(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t) {
+    char path[] = "/tmp/stallsim-test-XXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    fputs(yaml, f);
+    fclose(f);
+    scenario_doc_t doc;
+    assign_list_t l = {0};
+    int rc = scenario_doc_load(&doc, path);
+    for (int i = 0; !rc && sets && sets[i]; i++) rc = assign_parse_set(&l, sets[i]);
+    if (!rc) rc = scenario_build(&doc, &l, -1, s);
+    if (!rc) rc = topology_build(s, t);
+    scenario_doc_free(&doc);
+    assign_list_free(&l);
+    unlink(path);
+    return rc;
+}
+
+int tu_run(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t,
+           run_metrics_t *model, run_metrics_t *sim) {
+    int rc = tu_build(yaml, sets, s, t);
+    if (rc) return rc;
+    if (metrics_alloc(model, t->ninst, (int)s->epochs)) return -1;
+    model_run(s, t, model);
+    if (!sim) return 0;
+    if (metrics_alloc(sim, t->ninst, (int)s->epochs)) return -1;
+    return sim_run(s, t, sim);
+}
