@@ -327,8 +327,10 @@ static int run(const options *o, calib_results *r) {
         fprintf(stderr, "stallsim calibrate: decode: %s\n", err);
         goto done;
     }
-    progress("decode model: %.3f ms/MB * size + %.3f ms (r2 %.3f)", r->decode.fit.slope,
-             r->decode.fit.intercept, r->decode.fit.r2);
+    progress("decode model: %.3f ms/MB * size + %.3f ms (r2 %.3f)%s", r->decode.model_ms_per_mb,
+             r->decode.model_ms_per_item, r->decode.fit.r2,
+             r->decode.model_through_origin ? ", through 0: the free fit's intercept was negative"
+                                            : "");
 
     nimg = set.n < 32 ? set.n : 32;
     imgs = calloc((size_t)nimg, sizeof *imgs);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <turbojpeg.h>
 #include <errno.h>
+#include <gsl/gsl_fit.h>
 
 #include "clock.h"
 #include "progress.h"
@@ -181,6 +182,15 @@ int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, siz
         goto done;
     }
     fit_linear(mp, med, n, &out->fit_mp);
+    out->model_ms_per_mb = out->fit.slope;
+    out->model_ms_per_item = out->fit.intercept;
+    if (out->fit.intercept < 0.0) {
+        double c1, cov11, sumsq;
+        gsl_fit_mul(mb, 1, med, 1, (size_t)n, &c1, &cov11, &sumsq);
+        out->model_ms_per_mb = c1;
+        out->model_ms_per_item = 0.0;
+        out->model_through_origin = 1;
+    }
     rc = 0;
 done:
     if (tj) tjDestroy(tj);

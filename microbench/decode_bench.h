@@ -45,6 +45,11 @@ typedef struct {
     stat_summary mb_s, mp_s;  /* per repetition: encoded MB/s, megapixels/s */
     linear_fit fit;           /* ms = slope * MB + intercept, per-file medians */
     linear_fit fit_mp;        /* ms = slope * megapixels + intercept, same samples */
+    /* The cost model for the profile: fit, or, when its intercept is negative
+     * (non-physical; seen with few files), the least-squares line through 0,
+     * which is the best fit with intercept >= 0. */
+    double model_ms_per_mb, model_ms_per_item;
+    int model_through_origin;
 } decode_result;
 
 int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, size_t errlen);

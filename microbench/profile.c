@@ -110,8 +110,8 @@ int profile_emit(FILE *f, const calib_results *r) {
     kv_num(&o, 6, "latency_ms", s->latency_ms);
     kv_int(&o, 6, "queue_depth", s->queue_depth);
     fprintf(f, "  prep:\n");
-    kv_num(&o, 4, "decode_ms_per_mb", d->fit.slope);
-    kv_num(&o, 4, "decode_ms_per_item", d->fit.intercept);
+    kv_num(&o, 4, "decode_ms_per_mb", d->model_ms_per_mb);
+    kv_num(&o, 4, "decode_ms_per_item", d->model_ms_per_item);
     kv_num(&o, 4, "augment_ms", a->ms_per_item.median);
     if (g->available) kv_num(&o, 4, "gpu_augment_ms", g->augment_ms.median);
 
@@ -174,6 +174,8 @@ int profile_emit(FILE *f, const calib_results *r) {
     fprintf(f, "    fit_megapixels: {ms_per_megapixel: %s, ", N(&o, d->fit_mp.slope));
     fprintf(f, "ms_per_item: %s, ", N(&o, d->fit_mp.intercept));
     fprintf(f, "r2: %s}\n", N(&o, d->fit_mp.r2));
+    kv_str(&o, 4, "model",
+           d->model_through_origin ? "line through 0 (the fit's intercept was negative)" : "fit");
 
     fprintf(f, "  augment_cpu:\n");
     kv_str(&o, 4, "operation",

@@ -138,7 +138,13 @@ static int check_profile(const char *path, int expect_gpu) {
         positive_number(&d, pr, "prep", "decode_ms_per_mb", 0) ||
         positive_number(&d, pr, "prep", "augment_ms", 0))
         goto out;
-    /* decode_ms_per_item is a fitted intercept: small, and may be negative in principle. */
+    /* decode_ms_per_item is a fitted intercept: small, possibly 0, never negative. */
+    yaml_node_t *fixed = child(&d, pr, "decode_ms_per_item");
+    if (!fixed || fixed->type != YAML_SCALAR_NODE || fixed->data.scalar.value[0] == '-' ||
+        !isdigit(fixed->data.scalar.value[0])) {
+        snprintf(problem, sizeof problem, "prep.decode_ms_per_item: not a non-negative number");
+        goto out;
+    }
     if (expect_gpu >= 0 && (child(&d, pr, "gpu_augment_ms") != NULL) != expect_gpu) {
         snprintf(problem, sizeof problem, "prep.gpu_augment_ms %s",
                  expect_gpu ? "missing with a GPU" : "present without a GPU");
@@ -163,8 +169,8 @@ static void fill(calib_results *r, int gpu) {
     r->storage.queue_depth = 16;
     for (int q = 0; q < STORAGE_NQD; q++)
         r->storage.cold[q].qd = r->storage.warm[q].qd = storage_qds[q];
-    r->decode.fit.slope = 7.5;
-    r->decode.fit.intercept = 0.04;
+    r->decode.fit.slope = r->decode.model_ms_per_mb = 7.5;
+    r->decode.fit.intercept = r->decode.model_ms_per_item = 0.04;
     r->augment.ms_per_item.median = 0.25;
     r->augment.max_threads = 2;
     r->augment.npoints = 2;
