@@ -20,8 +20,10 @@ typedef struct {
     int (*init)(cache_t *c);
     /* Looks item up; 1 on a hit. On a miss, admits and evicts as the policy says. */
     int (*access)(cache_t *c, uint32_t item, uint64_t next_use);
-    /* Hints that item will be accessed soon (to hide DRAM latency); may be NULL. */
-    void (*prefetch)(const cache_t *c, uint32_t item);
+    /* Hints that item will be accessed soon, to hide DRAM latency; may be
+     * NULL. Stage 0 comes far ahead (the item's own state), stage 1 a few
+     * accesses ahead (state that stage 0 leads to, e.g. list neighbours). */
+    void (*prefetch)(const cache_t *c, uint32_t item, int stage);
     void (*destroy)(cache_t *c);
     int bytes_per_item; /* state per item, for the memory report */
 } cache_ops_t;

@@ -1,7 +1,14 @@
-/* cache_list: LRU and FIFO over bytes, one doubly linked recency list kept in
- * a dense array of (prev, next) indexed by item id; the sentinel at index n
- * links the most (next) and least (prev) recent. LRU moves a hit to the
- * front; FIFO leaves it, which is the whole difference between them. */
+/* cache_list: LRU and FIFO over bytes, without pointer chasing.
+ *
+ * A linked recency list makes every eviction a dependent random load (the
+ * victim's predecessor), which caps an LRU near DRAM latency. Here recency is
+ * a queue of item ids in access order plus, per item, the queue position of
+ * its latest entry: an entry is live iff it is its item's latest. The least
+ * recent cached item is the first live entry at the queue's front, so
+ * eviction reads the queue sequentially and the per-item state it needs can
+ * be prefetched far ahead. An LRU hit appends a new entry (the old one goes
+ * stale); FIFO never appends on a hit, which is the whole difference. The
+ * queue is compacted when full, so it stays within 2N + 1 entries. */
 #include <stdlib.h>
 
 #include "cache.h"
@@ -9,48 +16,75 @@
 #define NIL UINT32_MAX
 
 typedef struct {
-    uint32_t prev, next; /* prev == NIL: not cached */
-} node_t;
+    uint32_t pos;  /* queue position of the latest entry (mod 2^32), NIL: not cached */
+    uint32_t size; /* beside pos: eviction needs both, one cache line */
+} meta_t;
+
+typedef struct {
+    meta_t *meta;
+    uint32_t *queue; /* ring of item ids */
+    uint64_t mask;   /* ring capacity - 1 */
+    uint64_t head;   /* next entry to pop (absolute position) */
+    uint64_t tail;   /* next entry to push */
+} list_t;
 
 static int list_init(cache_t *c) {
-    node_t *node = malloc(((size_t)c->n + 1) * sizeof *node);
-    if (!node) return -1;
-    for (uint32_t i = 0; i < c->n; i++) node[i].prev = node[i].next = NIL;
-    node[c->n].prev = node[c->n].next = c->n;
-    c->state = node;
+    list_t *l = calloc(1, sizeof *l);
+    if (!l) return -1;
+    c->state = l;
+    uint64_t cap = 1;
+    while (cap < 2 * (uint64_t)c->n + 2) cap <<= 1;
+    l->mask = cap - 1;
+    l->meta = malloc((size_t)c->n * sizeof *l->meta);
+    l->queue = malloc(cap * sizeof *l->queue);
+    if (!l->meta || !l->queue) return -1;
+    for (uint32_t i = 0; i < c->n; i++) {
+        l->meta[i].pos = NIL;
+        l->meta[i].size = c->size[i];
+    }
     return 0;
 }
 
-static inline void unlink_node(node_t *node, uint32_t x) {
-    node[node[x].prev].next = node[x].next;
-    node[node[x].next].prev = node[x].prev;
+/* Keeps only live entries, in order; positions restart from 0. */
+static void compact(list_t *l) {
+    uint64_t out = 0;
+    for (uint64_t p = l->head; p < l->tail; p++) {
+        uint32_t x = l->queue[p & l->mask];
+        if (l->meta[x].pos == (uint32_t)p) {
+            l->queue[out & l->mask] = x;
+            l->meta[x].pos = (uint32_t)out;
+            out++;
+        }
+    }
+    l->head = 0;
+    l->tail = out;
 }
 
-static inline void push_front(node_t *node, uint32_t head, uint32_t x) {
-    uint32_t first = node[head].next;
-    node[x].prev = head;
-    node[x].next = first;
-    node[first].prev = x;
-    node[head].next = x;
+static inline void push(list_t *l, uint32_t x) {
+    if (l->tail - l->head > l->mask) compact(l);
+    l->queue[l->tail & l->mask] = x;
+    l->meta[x].pos = (uint32_t)l->tail;
+    l->tail++;
 }
+
+enum { AHEAD = 8 };
 
 static inline int list_access(cache_t *c, uint32_t x, int refresh) {
-    node_t *node = c->state;
-    const uint32_t head = c->n;
-    if (node[x].prev != NIL) {
-        if (refresh) {
-            unlink_node(node, x);
-            push_front(node, head, x);
-        }
+    list_t *l = c->state;
+    meta_t *m = l->meta;
+    if (m[x].pos != NIL) {
+        if (refresh) push(l, x);
         return 1;
     }
-    push_front(node, head, x);
-    c->used += c->size[x];
+    push(l, x);
+    c->used += m[x].size;
     while (c->used > c->capacity) {
-        uint32_t victim = node[head].prev;
-        unlink_node(node, victim);
-        node[victim].prev = NIL;
-        c->used -= c->size[victim];
+        uint64_t p = l->head++;
+        uint32_t y = l->queue[p & l->mask];
+        if (p + AHEAD < l->tail) __builtin_prefetch(&m[l->queue[(p + AHEAD) & l->mask]], 1);
+        if (m[y].pos != (uint32_t)p) continue; /* stale: y was used again later */
+        m[y].pos = NIL;
+        c->used -= m[y].size;
     }
     return 0;
 }
@@ -65,16 +99,18 @@ static int fifo_access(cache_t *c, uint32_t x, uint64_t next_use) {
     return list_access(c, x, 0);
 }
 
-static void list_prefetch(const cache_t *c, uint32_t x) {
-    const node_t *node = c->state;
-    __builtin_prefetch(&node[x], 1);
+static void list_prefetch(const cache_t *c, uint32_t x, int stage) {
+    const list_t *l = c->state;
+    if (stage == 0) __builtin_prefetch(&l->meta[x], 1);
 }
 
 static void list_destroy(cache_t *c) {
-    free(c->state);
+    list_t *l = c->state;
+    if (!l) return;
+    free(l->meta), free(l->queue), free(l);
 }
 
-const cache_ops_t cache_lru_ops = {"lru", 0, list_init, lru_access, list_prefetch, list_destroy,
-                                   (int)sizeof(node_t)};
+/* State per item: meta (8 bytes) and two queue slots (4 bytes each). */
+const cache_ops_t cache_lru_ops = {"lru", 0, list_init, lru_access, list_prefetch, list_destroy, 16};
 const cache_ops_t cache_fifo_ops = {"fifo", 0, list_init, fifo_access, list_prefetch, list_destroy,
-                                    (int)sizeof(node_t)};
+                                    16};

@@ -23,8 +23,9 @@ static int minio_access(cache_t *c, uint32_t x, uint64_t next_use) {
     return 0;
 }
 
-static void minio_prefetch(const cache_t *c, uint32_t x) {
+static void minio_prefetch(const cache_t *c, uint32_t x, int stage) {
     const uint64_t *bits = c->state;
+    (void)stage;
     __builtin_prefetch(&bits[x >> 6]);
 }
 

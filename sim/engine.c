@@ -142,7 +142,7 @@ static void draw_sizes(world_t *w, gsl_rng *r) {
     double mean = scenario_item_bytes_mean(w->s), cv = w->s->dataset.item_kb_cv;
     double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
     for (uint32_t i = 0; i < w->n; i++) {
-        double b = cv > 0 ? gsl_ran_lognormal(r, zeta, sigma) : mean;
+        double b = cv > 0 ? exp(zeta + gsl_ran_gaussian_ziggurat(r, sigma)) : mean;
         w->size[i] = b < 1 ? 1 : b > 4e9 ? 4000000000u : (uint32_t)llround(b);
     }
 }
@@ -369,7 +369,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     else start_epoch(w, st);
 }
 
-enum { PREFETCH = 16 };
+enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
 
 static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int64_t lo = st->batch * st->M;
@@ -380,12 +380,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
     double ready = issue, ready_p = issue_p;
+    const cache_t *pc = &w->cache[st->first_server];
     for (int64_t idx = lo; idx < hi; idx++) {
-        if (idx + PREFETCH < hi) {
-            uint32_t ahead = st->perm[idx + PREFETCH];
-            __builtin_prefetch(&w->size[ahead]);
-            const cache_t *pc = &w->cache[st->first_server];
-            if (!partitioned && pc->ops->prefetch) pc->ops->prefetch(pc, ahead);
+        if (!partitioned && pc->ops->prefetch) {
+            if (idx + PREFETCH < hi) {
+                uint32_t ahead = st->perm[idx + PREFETCH];
+                __builtin_prefetch(&w->size[ahead]);
+                pc->ops->prefetch(pc, ahead, 0);
+            }
+            if (idx + PREFETCH_NEAR < hi) pc->ops->prefetch(pc, st->perm[idx + PREFETCH_NEAR], 1);
         }
         uint32_t x = st->perm[idx];
         int sv = st->ns > 1 ? (int)((idx % st->G) / st->gps) : 0;
