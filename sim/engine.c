@@ -92,11 +92,29 @@ typedef struct {
     int future;
 } world_t;
 
+/* In-order dispatch to the earliest-free core. Small pools (the common case:
+ * a few dozen cores) scan with conditional moves, which beats a heap whose
+ * data-dependent branches mispredict; large pools keep a min-heap. */
+enum { POOL_SCAN_MAX = 48 };
+
 static inline double pool_run(pool_t *p, double ready, double dur) {
     double *h = p->t;
+    int n = p->n;
+    if (n <= POOL_SCAN_MAX) {
+        int at = 0;
+        double best = h[0];
+        for (int i = 1; i < n; i++) {
+            int less = h[i] < best;
+            best = less ? h[i] : best;
+            at = less ? i : at;
+        }
+        double end = (best > ready ? best : ready) + dur;
+        h[at] = end;
+        return end;
+    }
     double start = h[0] > ready ? h[0] : ready;
     double end = start + dur;
-    int n = p->n, i = 0;
+    int i = 0;
     for (;;) {
         int l = 2 * i + 1;
         if (l >= n) break;
