@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Simulator speed and memory (BENCHMARKS.md). Runs each case R times (default
+# 5) and prints a markdown table of medians: wall time of the whole
+# `stallsim run` of one variant (differential runs included), simulated
+# item-accesses per second (items x epochs / wall time), peak RSS, and
+# simulator memory per item (peak RSS less the same run with --model-only,
+# over N). usage: scripts/bench.sh [BUILD_DIR] [REPS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-build}/sim/stallsim
+reps=${2:-5}
+[ -x "$bin" ] || { echo "bench.sh: build first: $bin not found" >&2; exit 1; }
+
+median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+# measure NAME ITEMS EPOCHS ARGS...
+measure() {
+  local name=$1 items=$2 epochs=$3
+  shift 3
+  local times=() rss=() base=()
+  for _ in $(seq "$reps"); do
+    local out
+    out=$( { /usr/bin/time -f "%e %M" "$bin" run "$@" --format csv >/dev/null; } 2>&1 | tail -n 1)
+    times+=("${out% *}")
+    rss+=("${out#* }")
+    out=$( { /usr/bin/time -f "%M" "$bin" run "$@" --model-only --format csv >/dev/null; } 2>&1 | tail -n 1)
+    base+=("$out")
+  done
+  local t m b
+  t=$(printf '%s\n' "${times[@]}" | median)
+  m=$(printf '%s\n' "${rss[@]}" | median)
+  b=$(printf '%s\n' "${base[@]}" | median)
+  awk -v n="$name" -v t="$t" -v items="$items" -v e="$epochs" -v m="$m" -v b="$b" -v r="$reps" 'BEGIN{
+    printf "| %s | %d | %.3f | %.1f M/s | %.0f MB | %.1f B |\n", n, r, t, items*e/t/1e6, m/1024, (m-b)*1024/items }'
+}
+
+echo "| case | runs | median wall s | item-accesses/s | peak RSS | sim state per item |"
+echo "| --- | --- | --- | --- | --- | --- |"
+measure "ImageNet-1k, 8 GPUs, LRU at 50%, 3 epochs" 1281167 3 \
+  scenarios/imagenet1k.yaml --variant dali --set server.cache_gb=73
+measure "ImageNet-22k, 8 GPUs, LRU at 50%, 3 epochs" 14197122 3 \
+  scenarios/imagenet22k.yaml --variant dali --set server.cache_gb=653
+measure "OpenImages, both variants (LRU, MinIO), 3 epochs" $((1743042 * 2)) 3 scenarios/openimages.yaml
