@@ -133,8 +133,8 @@ static int load_host(scenario_doc_t *doc, const assign_t *a, assign_list_t *out)
     /* Relative to the scenario's folder first: scenarios travel with their profiles. */
     char path[SCN_PATH * 2 + 2];
     const char *host = a->value;
-    if (host[0] != '/' && a->pos.file && a->pos.line > 0) {
-        char *copy = strdup(a->pos.file);
+    if (host[0] != '/' && doc->path) {
+        char *copy = strdup(doc->path);
         if (!copy) return EXIT_RUNTIME;
         snprintf(path, sizeof path, "%s/%s", dirname(copy), host);
         free(copy);
