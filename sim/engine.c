@@ -349,7 +349,6 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     double next = st->ep_start, next_p = st->ep_start_p;
     for (int c = 0; c < st->ninst; c++) {
         epoch_metrics_t *m = metrics_at(out, st->inst[c], st->epoch);
-        const instance_t *in = &w->t->inst[st->inst[c]];
         m->epoch_s = st->end[c] - st->ep_start;
         m->t_prep_s = st->end_p[c] - st->ep_start_p;
         m->t_gpu_s = st->t_gpu[c];
@@ -377,7 +376,6 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
             if (slots > best && slots > 0.97) best = slots, m->bottleneck = BN_STORAGE_LATENCY;
             if (net > best) m->bottleneck = BN_NETWORK;
         }
-        (void)in;
         if (st->end[c] > next) next = st->end[c];
         if (st->end_p[c] > next_p) next_p = st->end_p[c];
     }
