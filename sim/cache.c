@@ -16,12 +16,12 @@ static int none_access(cache_t *c, uint32_t item, uint64_t next_use) {
 static void none_destroy(cache_t *c) {
     (void)c;
 }
-static const cache_ops_t cache_none_ops = {"none", 0, none_init, none_access, NULL, none_destroy, 0};
+static const cache_ops_t cache_none_ops = {"none", 0, none_init, none_access, NULL, none_destroy};
 
 /* Indexed by cache_kind_t, so the schema's names and this table stay in step. */
 static const cache_ops_t *const registry[CACHE__COUNT] = {
-    [CACHE_NONE] = &cache_none_ops,   [CACHE_LRU] = &cache_lru_ops,
-    [CACHE_MINIO] = &cache_minio_ops, [CACHE_FIFO] = &cache_fifo_ops,
+    [CACHE_NONE] = &cache_none_ops,     [CACHE_LRU] = &cache_lru_ops,
+    [CACHE_MINIO] = &cache_minio_ops,   [CACHE_FIFO] = &cache_fifo_ops,
     [CACHE_BELADY] = &cache_belady_ops,
 };
 

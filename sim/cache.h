@@ -25,7 +25,6 @@ typedef struct {
      * accesses ahead (state that stage 0 leads to, e.g. list neighbours). */
     void (*prefetch)(const cache_t *c, uint32_t item, int stage);
     void (*destroy)(cache_t *c);
-    int bytes_per_item; /* state per item, for the memory report */
 } cache_ops_t;
 
 struct cache {

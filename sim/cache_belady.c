@@ -25,7 +25,8 @@ static int belady_init(cache_t *c) {
     h->pos = malloc((size_t)c->n * sizeof *h->pos);
     c->state = h;
     if (!h->key || !h->item || !h->pos) return -1;
-    for (uint32_t i = 0; i < c->n; i++) h->pos[i] = NIL;
+    for (uint32_t i = 0; i < c->n; i++)
+        h->pos[i] = NIL;
     return 0;
 }
 
@@ -86,5 +87,5 @@ static void belady_destroy(cache_t *c) {
     free(h->key), free(h->item), free(h->pos), free(h);
 }
 
-const cache_ops_t cache_belady_ops = {"belady", 1, belady_init, belady_access, NULL, belady_destroy,
-                                      16};
+const cache_ops_t cache_belady_ops = {"belady",      1,    belady_init,
+                                      belady_access, NULL, belady_destroy};

@@ -33,7 +33,8 @@ static int list_init(cache_t *c) {
     if (!l) return -1;
     c->state = l;
     uint64_t cap = 1;
-    while (cap < 2 * (uint64_t)c->n + 2) cap <<= 1;
+    while (cap < 2 * (uint64_t)c->n + 2)
+        cap <<= 1;
     l->mask = cap - 1;
     l->meta = malloc((size_t)c->n * sizeof *l->meta);
     l->queue = malloc(cap * sizeof *l->queue);
@@ -110,7 +111,6 @@ static void list_destroy(cache_t *c) {
     free(l->meta), free(l->queue), free(l);
 }
 
-/* State per item: meta (8 bytes) and two queue slots (4 bytes each). */
-const cache_ops_t cache_lru_ops = {"lru", 0, list_init, lru_access, list_prefetch, list_destroy, 16};
-const cache_ops_t cache_fifo_ops = {"fifo", 0, list_init, fifo_access, list_prefetch, list_destroy,
-                                    16};
+/* State per item: meta (8 bytes) and up to four queue slots (4 bytes each). */
+const cache_ops_t cache_lru_ops = {"lru", 0, list_init, lru_access, list_prefetch, list_destroy};
+const cache_ops_t cache_fifo_ops = {"fifo", 0, list_init, fifo_access, list_prefetch, list_destroy};

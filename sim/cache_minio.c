@@ -33,5 +33,5 @@ static void minio_destroy(cache_t *c) {
     free(c->state);
 }
 
-const cache_ops_t cache_minio_ops = {"minio", 0, minio_init, minio_access, minio_prefetch,
-                                     minio_destroy, 0};
+const cache_ops_t cache_minio_ops = {"minio",      0, minio_init, minio_access, minio_prefetch,
+                                     minio_destroy};

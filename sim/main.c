@@ -174,7 +174,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
         metrics_free(&runs[k].sim);
     }
     free(runs);
-    if (doc.path || rc != EXIT_INPUT) scenario_doc_free(&doc);
+    scenario_doc_free(&doc);
     assign_list_free(&o.sets);
     return rc;
 }

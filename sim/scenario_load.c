@@ -259,8 +259,7 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
     walk_t w = {display, &doc, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     yaml_node_t *ver = root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "profile_version", NULL) : NULL;
-    yaml_node_t *key = NULL;
-    yaml_node_t *scn = root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "scenario", &key) : NULL;
+    yaml_node_t *scn = root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "scenario", NULL) : NULL;
     if (!ver || ver->type != YAML_SCALAR_NODE || strcmp((const char *)ver->data.scalar.value, "1") != 0) {
         diag_error(pos_of(&w, ver ? ver : root),
                    "not a stallsim host profile: expected 'profile_version: 1' (write one with "

@@ -18,7 +18,7 @@ const char *const dist_mode_names[] = {"local", "partitioned", NULL};
 
 #define S(field) offsetof(scenario_t, field), sizeof(((scenario_t *)0)->field)
 #define J(field) offsetof(job_t, field), sizeof(((job_t *)0)->field)
-#define BIG 1e15
+#define BIG      1e15
 
 /* clang-format off */
 static const key_def_t scenario_keys[] = {
@@ -64,7 +64,7 @@ static const key_def_t job_keys[] = {
 /* clang-format on */
 
 #define NSCEN ((int)(sizeof scenario_keys / sizeof scenario_keys[0]))
-#define NJOB ((int)(sizeof job_keys / sizeof job_keys[0]))
+#define NJOB  ((int)(sizeof job_keys / sizeof job_keys[0]))
 _Static_assert(NSCEN <= SCN_MAX_KEYS, "raise SCN_MAX_KEYS");
 _Static_assert(NJOB <= SCN_MAX_KEYS, "raise SCN_MAX_KEYS");
 
@@ -134,8 +134,8 @@ static int parse_real(const char *t, double *out) {
 }
 
 static int parse_bool(const char *t, int *out) {
-    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off",
-                                                                               "0"};
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no",
+                                                                                "off", "0"};
     for (int i = 0; i < 4; i++) {
         if (strcmp(t, yes[i]) == 0) return *out = 1, 0;
         if (strcmp(t, no[i]) == 0) return *out = 0, 0;
@@ -162,35 +162,28 @@ int schema_store(const key_def_t *k, void *base, const char *text, char *why, si
     char *p = (char *)base + k->offset;
     char b[256];
     switch (k->type) {
-    case KT_INT: {
-        int64_t v;
-        if (parse_int(text, &v)) {
-            bounds_text(k, b, sizeof b);
-            snprintf(why, whysize, "expected an integer in %s", b);
-            return -1;
-        }
-        if ((double)v < k->min || (double)v > k->max || (k->min_open && (double)v <= k->min)) {
-            bounds_text(k, b, sizeof b);
-            snprintf(why, whysize, "out of bounds: expected an integer in %s", b);
-            return -1;
-        }
-        memcpy(p, &v, sizeof v);
-        return 0;
-    }
+    case KT_INT:
     case KT_REAL: {
-        double v;
-        if (parse_real(text, &v)) {
-            bounds_text(k, b, sizeof b);
-            snprintf(why, whysize, "expected a finite number in %s", b);
-            return -1;
+        /* Integers and reals share the bounds check; only parsing and storage differ. */
+        int64_t iv = 0;
+        double v = 0;
+        const char *what = k->type == KT_INT ? "an integer" : "a number";
+        int bad = k->type == KT_INT ? parse_int(text, &iv) : parse_real(text, &v);
+        if (k->type == KT_INT) v = (double)iv;
+        if (!bad && v >= k->min && v <= k->max && !(k->min_open && v <= k->min)) {
+            if (k->type == KT_INT)
+                memcpy(p, &iv, sizeof iv);
+            else
+                memcpy(p, &v, sizeof v);
+            return 0;
         }
-        if (v < k->min || v > k->max || (k->min_open && v <= k->min)) {
-            bounds_text(k, b, sizeof b);
-            snprintf(why, whysize, "out of bounds: expected a number in %s", b);
-            return -1;
-        }
-        memcpy(p, &v, sizeof v);
-        return 0;
+        bounds_text(k, b, sizeof b);
+        if (bad)
+            snprintf(why, whysize, "expected %s in %s",
+                     k->type == KT_INT ? "an integer" : "a finite number", b);
+        else
+            snprintf(why, whysize, "out of bounds: expected %s in %s", what, b);
+        return -1;
     }
     case KT_BOOL: {
         int v;
@@ -283,6 +276,8 @@ void schema_print_reference(FILE *out, int md) {
                      "for every job):\n\n");
     print_rows(out, job_keys, NJOB, "jobs[].", md);
     if (!md)
-        fprintf(out, "\nVariants: `variants: {NAME: {key: value, ...}, ...}` -- each overrides keys of "
-                     "the base;\nthe first is the baseline the others' speed-ups are measured against.\n");
+        fprintf(
+            out,
+            "\nVariants: `variants: {NAME: {key: value, ...}, ...}` -- each overrides keys of "
+            "the base;\nthe first is the baseline the others' speed-ups are measured against.\n");
 }

@@ -31,7 +31,9 @@ static void test_defaults(void **state) {
     assert_int_equal(S.loader.cache, CACHE_LRU);
     assert_int_equal(S.jobs[0].batch_per_gpu, 256);
     assert_int_equal(S.jobs[0].prefetch_batches, 2);
-    assert_string_equal(S.name, S.name); /* set from the temp file's name */
+    /* The default name is the file name without its extension. */
+    assert_int_equal(strncmp(S.name, "stallsim-test-", 14), 0);
+    assert_null(strchr(S.name, '.'));
     assert_string_equal(S.jobs[0].name, "job");
 }
 
