@@ -28,7 +28,8 @@ double model_fifo_steady(double f) {
     double w = f;
     for (int it = 0; it < 200; it++) {
         double eh = 0;
-        for (int n = 1; n < w + 2; n++) eh += tri_cdf(w - n);
+        for (int n = 1; n < w + 2; n++)
+            eh += tri_cdf(w - n);
         double next = f * (1 + eh);
         if (fabs(next - w) < 1e-12) break;
         w = next;
@@ -60,10 +61,8 @@ static double minio_steady(double f) {
 
 /* Indexed by cache_kind_t. */
 static const policy_model_t policy_models[CACHE__COUNT] = {
-    [CACHE_NONE] = {none_steady, 1},
-    [CACHE_LRU] = {model_lru_steady, 1},
-    [CACHE_MINIO] = {minio_steady, 1},
-    [CACHE_FIFO] = {model_fifo_steady, 0},
+    [CACHE_NONE] = {none_steady, 1},           [CACHE_LRU] = {model_lru_steady, 1},
+    [CACHE_MINIO] = {minio_steady, 1},         [CACHE_FIFO] = {model_fifo_steady, 0},
     [CACHE_BELADY] = {model_belady_steady, 1},
 };
 
@@ -139,12 +138,14 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
 
         /* Storage capacity per server, shared by the streams that use it. */
         int lat_bound = 0;
-        double cap = model_storage_items_s(s->server.storage.read_mb_s, s->server.storage.latency_ms,
-                                           (double)s->server.storage.queue_depth, mean, &lat_bound);
+        double cap =
+            model_storage_items_s(s->server.storage.read_mb_s, s->server.storage.latency_ms,
+                                  (double)s->server.storage.queue_depth, mean, &lat_bound);
         /* A shared device serves every server's streams; a local one only its own server's. */
         int streams = coordinated ? 1 : k;
         double units = 0;
-        for (int o = 0; o < t->ninst; o++) units += t->inst[o].nservers;
+        for (int o = 0; o < t->ninst; o++)
+            units += t->inst[o].nservers;
         if (coordinated) units = servers_used;
         double cap_inst = s->server.storage.shared ? cap * ns / units : cap * ns / streams;
         double nic = s->server.network.gbit_s * 1e9 / 8;
@@ -191,7 +192,8 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             double r_min = r_gpu;
             m->bottleneck = BN_GPU;
             if (r_prep < r_min) r_min = r_prep, m->bottleneck = BN_PREP;
-            if (r_store < r_min) r_min = r_store, m->bottleneck = lat_bound ? BN_STORAGE_LATENCY : BN_STORAGE_BW;
+            if (r_store < r_min)
+                r_min = r_store, m->bottleneck = lat_bound ? BN_STORAGE_LATENCY : BN_STORAGE_BW;
             if (r_net < r_min) m->bottleneck = BN_NETWORK;
             m->approximate = !exact;
         }

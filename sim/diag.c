@@ -33,7 +33,8 @@ int diag_edit_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63) return 64; /* keys are short; anything longer is no suggestion */
     int row[64];
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
     for (size_t i = 1; i <= la; i++) {
         int diag = row[0];
         row[0] = (int)i;

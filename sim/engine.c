@@ -63,9 +63,9 @@ typedef struct {
     int64_t G, M, pf, nbatches;
     uint32_t *perm, *perm_next, *pos_next;
     gsl_rng *rng;
-    pool_t *pool, *pool_p; /* [ns]: the T and T_prep timelines */
-    double *win, *win_p;   /* [pf]: start of batch k - pf, for the loader's window */
-    double *end, *end_p;   /* [ninst]: each consumer's last iteration end */
+    pool_t *pool, *pool_p;           /* [ns]: the T and T_prep timelines */
+    double *win, *win_p;             /* [pf]: start of batch k - pf, for the loader's window */
+    double *end, *end_p;             /* [ninst]: each consumer's last iteration end */
     double *t_full, *t_last, *t_gpu; /* [ninst] */
     int epoch, done;
     int64_t batch;
@@ -174,7 +174,8 @@ static void start_epoch(world_t *w, stream_t *st) {
         st->perm_next = t;
         if (st->epoch + 1 < w->s->epochs) {
             perm_generate(&w->pg, st->rng, st->perm_next);
-            for (uint32_t i = 0; i < w->n; i++) st->pos_next[st->perm_next[i]] = i;
+            for (uint32_t i = 0; i < w->n; i++)
+                st->pos_next[st->perm_next[i]] = i;
         }
     } else {
         perm_generate(&w->pg, st->rng, st->perm);
@@ -183,7 +184,8 @@ static void start_epoch(world_t *w, stream_t *st) {
     st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
     st->prep_busy = st->xfer_busy = st->slot_busy = st->net_busy = 0;
     st->prepped = st->reads = 0;
-    for (int c = 0; c < st->ninst; c++) st->t_gpu[c] = 0;
+    for (int c = 0; c < st->ninst; c++)
+        st->t_gpu[c] = 0;
 }
 
 static int build(world_t *w, gsl_rng *master) {
@@ -301,9 +303,11 @@ static void destroy(world_t *w) {
         free(st->pool), free(st->pool_p), free(st->win), free(st->win_p);
         free(st->end), free(st->end_p), free(st->t_full), free(st->t_last), free(st->t_gpu);
     }
-    for (int k = 0; w->cache && k < w->nservers; k++) cache_destroy(&w->cache[k]);
+    for (int k = 0; w->cache && k < w->nservers; k++)
+        cache_destroy(&w->cache[k]);
     int nstor = w->s->server.storage.shared ? 1 : w->nservers;
-    for (int k = 0; w->storage && k < nstor; k++) free(w->storage[k].ring);
+    for (int k = 0; w->storage && k < nstor; k++)
+        free(w->storage[k].ring);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
     free(w->size);
     perm_gen_free(&w->pg);
@@ -365,7 +369,8 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->cpu_util = st->prep_busy / (st->pool[0].n * (double)st->ns * m->epoch_s);
         m->storage_util = st->xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
         /* The busiest resource names the bottleneck; the GPUs when nearly always busy. */
-        double slots = st->slot_busy / ((double)s->server.storage.queue_depth * st->ns * m->epoch_s);
+        double slots =
+            st->slot_busy / ((double)s->server.storage.queue_depth * st->ns * m->epoch_s);
         double net = st->net_busy / (st->ns * m->epoch_s);
         double best = m->gpu_util;
         m->bottleneck = BN_GPU;
@@ -381,8 +386,10 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     }
     st->ep_start = next;
     st->ep_start_p = next_p;
-    if (++st->epoch == s->epochs) st->done = 1;
-    else start_epoch(w, st);
+    if (++st->epoch == s->epochs)
+        st->done = 1;
+    else
+        start_epoch(w, st);
 }
 
 enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
@@ -416,7 +423,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + st->first_server, x, issue, d);
         } else {
-            uint64_t next_use = w->future && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
+            uint64_t next_use =
+                w->future && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
             cache_t *c = &w->cache[server];
             if (c->ops->access(c, x, next_use)) {
                 st->hits++;

@@ -62,7 +62,8 @@ static int parse_run_opts(const char *cmd, int argc, char **argv, run_opts_t *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = NULL;
-#define OPT(name) (strcmp(a, name) == 0 || (strncmp(a, name "=", sizeof name) == 0 && (val = a + sizeof name)))
+#define OPT(name)                                                                                  \
+    (strcmp(a, name) == 0 || (strncmp(a, name "=", sizeof name) == 0 && (val = a + sizeof name)))
 #define NEED()                                                                                     \
     do {                                                                                           \
         if (!val) {                                                                                \
@@ -87,10 +88,14 @@ static int parse_run_opts(const char *cmd, int argc, char **argv, run_opts_t *o)
             o->only[o->nonly++] = val;
         } else if (OPT("--format")) {
             NEED();
-            if (strcmp(val, "text") == 0) o->format = FORMAT_TEXT;
-            else if (strcmp(val, "csv") == 0) o->format = FORMAT_CSV;
-            else if (strcmp(val, "json") == 0) o->format = FORMAT_JSON;
-            else return usage_error(cmd, "--format: expected text, csv or json, got '%s'", val);
+            if (strcmp(val, "text") == 0)
+                o->format = FORMAT_TEXT;
+            else if (strcmp(val, "csv") == 0)
+                o->format = FORMAT_CSV;
+            else if (strcmp(val, "json") == 0)
+                o->format = FORMAT_JSON;
+            else
+                return usage_error(cmd, "--format: expected text, csv or json, got '%s'", val);
         } else if (strcmp(a, "--model-only") == 0) {
             o->model_only = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -112,7 +117,8 @@ static int select_variants(const scenario_doc_t *doc, const run_opts_t *o, int *
     *n = 0;
     if (o->nonly == 0) {
         if (doc->nvariants == 0) idx[(*n)++] = -1;
-        for (int i = 0; i < doc->nvariants; i++) idx[(*n)++] = i;
+        for (int i = 0; i < doc->nvariants; i++)
+            idx[(*n)++] = i;
         return 0;
     }
     for (int k = 0; k < o->nonly; k++) {
@@ -121,7 +127,8 @@ static int select_variants(const scenario_doc_t *doc, const run_opts_t *o, int *
             if (strcmp(doc->variants[i].name, o->only[k]) == 0) found = i;
         if (found < 0) {
             fprintf(stderr, "stallsim: %s: no variant named '%s'; it has:", doc->path, o->only[k]);
-            for (int i = 0; i < doc->nvariants; i++) fprintf(stderr, " %s", doc->variants[i].name);
+            for (int i = 0; i < doc->nvariants; i++)
+                fprintf(stderr, " %s", doc->variants[i].name);
             fprintf(stderr, "%s\n", doc->nvariants ? "" : " none");
             return EXIT_INPUT;
         }
@@ -155,11 +162,15 @@ static int cmd_run(int argc, char **argv, int check_only) {
     } else if (!rc) {
         for (int k = 0; k < nv && !rc; k++) {
             variant_run_t *v = &runs[k];
-            if (metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs)) rc = EXIT_RUNTIME;
-            else model_run(&v->scn, &v->topo, &v->model);
+            if (metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs))
+                rc = EXIT_RUNTIME;
+            else
+                model_run(&v->scn, &v->topo, &v->model);
             if (!rc && !o.model_only) {
-                if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs)) rc = EXIT_RUNTIME;
-                else rc = sim_run(&v->scn, &v->topo, &v->sim);
+                if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs))
+                    rc = EXIT_RUNTIME;
+                else
+                    rc = sim_run(&v->scn, &v->topo, &v->sim);
             }
         }
         if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim run: out of memory\n");

@@ -25,14 +25,14 @@ typedef struct {
     double remote_hit_rate;
     double storage_read_bytes;
     double network_bytes;
-    double cpu_util;     /* busy core-seconds over cores x T */
-    double storage_util; /* transfer-busy seconds over T */
-    double t_gpu_s;      /* differential run: GPUs fed instantly */
-    double t_prep_s;     /* differential run: every item in memory */
+    double cpu_util;      /* busy core-seconds over cores x T */
+    double storage_util;  /* transfer-busy seconds over T */
+    double t_gpu_s;       /* differential run: GPUs fed instantly */
+    double t_prep_s;      /* differential run: every item in memory */
     double items_prepped; /* conservation checks: items through prep this epoch */
     double storage_reads; /* reads that went to storage */
-    int bottleneck;      /* bottleneck_t */
-    int approximate;     /* model: no exact closed form for this case */
+    int bottleneck;       /* bottleneck_t */
+    int approximate;      /* model: no exact closed form for this case */
 } epoch_metrics_t;
 
 typedef struct {

@@ -50,8 +50,10 @@ void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out) {
         g->bucket[i] = (uint16_t)k;
         g->count[k + 1]++;
     }
-    for (uint32_t k = 1; k <= b; k++) g->count[k] += g->count[k - 1];
-    for (uint32_t i = 0; i < n; i++) out[g->count[g->bucket[i]]++] = i;
+    for (uint32_t k = 1; k <= b; k++)
+        g->count[k] += g->count[k - 1];
+    for (uint32_t i = 0; i < n; i++)
+        out[g->count[g->bucket[i]]++] = i;
     /* count[k] is now the end of bucket k; bucket k starts where k-1 ended. */
     uint32_t start = 0;
     for (uint32_t k = 0; k < b; k++) {

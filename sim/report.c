@@ -28,19 +28,22 @@ static const run_metrics_t *best_source(const variant_run_t *v) {
 /* ---- CSV ---- */
 
 void report_csv_header(FILE *out, const char *extra) {
-    fprintf(out, "%svariant,job,epoch,source,epoch_s,throughput_items_s,gpu_util,prep_stall_s,"
-                 "fetch_stall_s,hit_rate,remote_hit_rate,storage_read_bytes,network_bytes,cpu_util,"
-                 "storage_util,t_gpu_s,t_prep_s,bottleneck,approximate\n",
+    fprintf(out,
+            "%svariant,job,epoch,source,epoch_s,throughput_items_s,gpu_util,prep_stall_s,"
+            "fetch_stall_s,hit_rate,remote_hit_rate,storage_read_bytes,network_bytes,cpu_util,"
+            "storage_util,t_gpu_s,t_prep_s,bottleneck,approximate\n",
             extra ? extra : "");
 }
 
 void report_csv_row(FILE *out, const char *extra, const char *variant, const char *job, int epoch,
                     const char *source, const epoch_metrics_t *m) {
-    fprintf(out, "%s%s,%s,%d,%s,%.9g,%.9g,%.6f,%.9g,%.9g,%.6f,%.6f,%.0f,%.0f,%.6f,%.6f,%.9g,%.9g,%s,%d\n",
-            extra ? extra : "", variant, job, epoch, source, m->epoch_s, m->throughput_items_s,
-            m->gpu_util, m->prep_stall_s, m->fetch_stall_s, m->hit_rate, m->remote_hit_rate,
-            m->storage_read_bytes, m->network_bytes, m->cpu_util, m->storage_util, m->t_gpu_s,
-            m->t_prep_s, bottleneck_names[m->bottleneck], m->approximate);
+    fprintf(
+        out,
+        "%s%s,%s,%d,%s,%.9g,%.9g,%.6f,%.9g,%.9g,%.6f,%.6f,%.0f,%.0f,%.6f,%.6f,%.9g,%.9g,%s,%d\n",
+        extra ? extra : "", variant, job, epoch, source, m->epoch_s, m->throughput_items_s,
+        m->gpu_util, m->prep_stall_s, m->fetch_stall_s, m->hit_rate, m->remote_hit_rate,
+        m->storage_read_bytes, m->network_bytes, m->cpu_util, m->storage_util, m->t_gpu_s,
+        m->t_prep_s, bottleneck_names[m->bottleneck], m->approximate);
 }
 
 static void write_csv(FILE *out, const variant_run_t *v, int nv) {
@@ -51,8 +54,8 @@ static void write_csv(FILE *out, const variant_run_t *v, int nv) {
                 report_csv_row(out, NULL, v[k].scn.variant, v[k].topo.inst[i].name, e + 1, "model",
                                metrics_at(&v[k].model, i, e));
                 if (v[k].sim.m)
-                    report_csv_row(out, NULL, v[k].scn.variant, v[k].topo.inst[i].name, e + 1, "sim",
-                                   metrics_at(&v[k].sim, i, e));
+                    report_csv_row(out, NULL, v[k].scn.variant, v[k].topo.inst[i].name, e + 1,
+                                   "sim", metrics_at(&v[k].sim, i, e));
             }
 }
 
@@ -62,9 +65,12 @@ static void json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
     }
     fputc('"', out);
 }
@@ -72,8 +78,10 @@ static void json_string(FILE *out, const char *s) {
 static void json_value(FILE *out, const key_def_t *k, const void *base) {
     char buf[SCN_PATH];
     schema_format(k, base, buf, sizeof buf);
-    if (k->type == KT_INT || k->type == KT_REAL || k->type == KT_BOOL) fputs(buf, out);
-    else json_string(out, buf);
+    if (k->type == KT_INT || k->type == KT_REAL || k->type == KT_BOOL)
+        fputs(buf, out);
+    else
+        json_string(out, buf);
 }
 
 static void json_config(FILE *out, const scenario_t *s) {
@@ -98,16 +106,17 @@ static void json_config(FILE *out, const scenario_t *s) {
 }
 
 static void json_metrics(FILE *out, const epoch_metrics_t *m) {
-    fprintf(out,
-            "{\"epoch_s\": %.9g, \"throughput_items_s\": %.9g, \"gpu_util\": %.6f, \"prep_stall_s\": "
-            "%.9g, \"fetch_stall_s\": %.9g, \"hit_rate\": %.6f, \"remote_hit_rate\": %.6f, "
-            "\"storage_read_bytes\": %.0f, \"network_bytes\": %.0f, \"cpu_util\": %.6f, "
-            "\"storage_util\": %.6f, \"t_gpu_s\": %.9g, \"t_prep_s\": %.9g, \"bottleneck\": \"%s\", "
-            "\"approximate\": %s}",
-            m->epoch_s, m->throughput_items_s, m->gpu_util, m->prep_stall_s, m->fetch_stall_s,
-            m->hit_rate, m->remote_hit_rate, m->storage_read_bytes, m->network_bytes, m->cpu_util,
-            m->storage_util, m->t_gpu_s, m->t_prep_s, bottleneck_names[m->bottleneck],
-            m->approximate ? "true" : "false");
+    fprintf(
+        out,
+        "{\"epoch_s\": %.9g, \"throughput_items_s\": %.9g, \"gpu_util\": %.6f, \"prep_stall_s\": "
+        "%.9g, \"fetch_stall_s\": %.9g, \"hit_rate\": %.6f, \"remote_hit_rate\": %.6f, "
+        "\"storage_read_bytes\": %.0f, \"network_bytes\": %.0f, \"cpu_util\": %.6f, "
+        "\"storage_util\": %.6f, \"t_gpu_s\": %.9g, \"t_prep_s\": %.9g, \"bottleneck\": \"%s\", "
+        "\"approximate\": %s}",
+        m->epoch_s, m->throughput_items_s, m->gpu_util, m->prep_stall_s, m->fetch_stall_s,
+        m->hit_rate, m->remote_hit_rate, m->storage_read_bytes, m->network_bytes, m->cpu_util,
+        m->storage_util, m->t_gpu_s, m->t_prep_s, bottleneck_names[m->bottleneck],
+        m->approximate ? "true" : "false");
 }
 
 static void write_json(FILE *out, const char *path, const variant_run_t *v, int nv) {
@@ -121,7 +130,8 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         json_string(out, v[k].scn.variant);
         fprintf(out, ", \"total_s\": {\"model\": %.9g", report_total_s(&v[k].model));
         if (v[k].sim.m) fprintf(out, ", \"sim\": %.9g", report_total_s(&v[k].sim));
-        fprintf(out, "}, \"speedup\": %.6f,\n   \"config\": ", base / report_total_s(best_source(&v[k])));
+        fprintf(out, "}, \"speedup\": %.6f,\n   \"config\": ",
+                base / report_total_s(best_source(&v[k])));
         json_config(out, &v[k].scn);
         fprintf(out, ",\n   \"jobs\": [");
         for (int i = 0; i < v[k].topo.ninst; i++) {
@@ -157,7 +167,8 @@ static void text_row(FILE *out, const char *variant, const char *job, int epoch,
     char ps[48], fs[48], diff[24] = "";
     fmt_stall(ps, sizeof ps, m->prep_stall_s, m->epoch_s);
     fmt_stall(fs, sizeof fs, m->fetch_stall_s, m->epoch_s);
-    if (ref) snprintf(diff, sizeof diff, "%+.1f%%", 100 * (m->epoch_s - ref->epoch_s) / ref->epoch_s);
+    if (ref)
+        snprintf(diff, sizeof diff, "%+.1f%%", 100 * (m->epoch_s - ref->epoch_s) / ref->epoch_s);
     fprintf(out, "%-10s %-12s %5d  %-6s %10.1f%1s %7s %9.0f %6.1f%% %16s %16s %7.1f%% %9.1f  %s\n",
             variant, job, epoch, src, m->epoch_s, m->approximate ? "~" : "", diff,
             m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
@@ -179,7 +190,8 @@ static void text_config_diff(FILE *out, const scenario_t *a, const scenario_t *b
         for (int i = 0; i < n; i++) {
             schema_format(&jk[i], &a->jobs[j], va, sizeof va);
             schema_format(&jk[i], &b->jobs[j], vb, sizeof vb);
-            if (strcmp(va, vb) != 0) fprintf(out, "%sjobs.%d.%s=%s", shown++ ? ", " : "", j, jk[i].name, vb);
+            if (strcmp(va, vb) != 0)
+                fprintf(out, "%sjobs.%d.%s=%s", shown++ ? ", " : "", j, jk[i].name, vb);
         }
     if (!shown) fprintf(out, "(baseline)");
 }
@@ -188,21 +200,22 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
     double D = scenario_dataset_bytes(s), C = scenario_cache_bytes(s);
-    fprintf(out, "stallsim %s -- %s (%s), seed %lld, %lld epochs\n", STALLSIM_VERSION, s->name, path,
-            (long long)s->seed, (long long)s->epochs);
-    fprintf(out, "dataset %lld items, %.1f GB (mean %.1f KB, cv %.2f); %lld server(s) x %lld GPUs, "
-                 "%lld cores, cache %.1f GB each (%.1f%% of the dataset)\n",
+    fprintf(out, "stallsim %s -- %s (%s), seed %lld, %lld epochs\n", STALLSIM_VERSION, s->name,
+            path, (long long)s->seed, (long long)s->epochs);
+    fprintf(out,
+            "dataset %lld items, %.1f GB (mean %.1f KB, cv %.2f); %lld server(s) x %lld GPUs, "
+            "%lld cores, cache %.1f GB each (%.1f%% of the dataset)\n",
             (long long)s->dataset.items, D / 1e9, s->dataset.item_kb, s->dataset.item_kb_cv,
-            (long long)s->server.count, (long long)s->server.gpus, (long long)s->server.cpus, C / 1e9,
-            D > 0 ? 100 * C / D : 0);
+            (long long)s->server.count, (long long)s->server.gpus, (long long)s->server.cpus,
+            C / 1e9, D > 0 ? 100 * C / D : 0);
     for (int k = 0; k < nv; k++) {
         fprintf(out, "variant %-10s ", v[k].scn.variant);
         text_config_diff(out, s, &v[k].scn);
         fprintf(out, "\n");
     }
-    fprintf(out, "\n%-10s %-12s %5s  %-6s %11s %7s %9s %7s %16s %16s %8s %9s  %s\n", "variant", "job",
-            "epoch", "source", "epoch_s", "vs_model", "items/s", "gpu", "prep_stall_s", "fetch_stall_s",
-            "hit", "read_GB", "bottleneck");
+    fprintf(out, "\n%-10s %-12s %5s  %-6s %11s %7s %9s %7s %16s %16s %8s %9s  %s\n", "variant",
+            "job", "epoch", "source", "epoch_s", "vs_model", "items/s", "gpu", "prep_stall_s",
+            "fetch_stall_s", "hit", "read_GB", "bottleneck");
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
@@ -212,22 +225,28 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
                     text_row(out, v[k].scn.variant, v[k].topo.inst[i].name, e + 1, "sim",
                              metrics_at(&v[k].sim, i, e), mm);
             }
-    fprintf(out, "\n%-10s %14s %14s %9s  %s\n", "variant", "total_s(model)", "total_s(sim)", "speed-up",
-            "steady-state bottleneck (model, last epoch)");
+    fprintf(out, "\n%-10s %14s %14s %9s  %s\n", "variant", "total_s(model)", "total_s(sim)",
+            "speed-up", "steady-state bottleneck (model, last epoch)");
     double base = report_total_s(best_source(&v[0]));
     for (int k = 0; k < nv; k++) {
         char simt[32] = "-";
         if (v[k].sim.m) snprintf(simt, sizeof simt, "%.1f", report_total_s(&v[k].sim));
         const epoch_metrics_t *last = metrics_at(&v[k].model, 0, v[k].scn.epochs - 1);
-        fprintf(out, "%-10s %14.1f %14s %8.2fx  %s\n", v[k].scn.variant, report_total_s(&v[k].model),
-                simt, base / report_total_s(best_source(&v[k])), bottleneck_names[last->bottleneck]);
+        fprintf(out, "%-10s %14.1f %14s %8.2fx  %s\n", v[k].scn.variant,
+                report_total_s(&v[k].model), simt, base / report_total_s(best_source(&v[k])),
+                bottleneck_names[last->bottleneck]);
     }
-    fprintf(out, "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
-                 "~ marks a model figure with no exact closed form.\n");
+    fprintf(out,
+            "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
+            "~ marks a model figure with no exact closed form.\n");
 }
 
-void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v, int nv) {
-    if (fmt == FORMAT_CSV) write_csv(out, v, nv);
-    else if (fmt == FORMAT_JSON) write_json(out, path, v, nv);
-    else write_text(out, path, v, nv);
+void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v,
+                  int nv) {
+    if (fmt == FORMAT_CSV)
+        write_csv(out, v, nv);
+    else if (fmt == FORMAT_JSON)
+        write_json(out, path, v, nv);
+    else
+        write_text(out, path, v, nv);
 }

@@ -46,7 +46,8 @@ static void unknown_key(const assign_t *a, const char *shown) {
     char buf[SCN_STR * 2];
     const char *near = schema_suggest(shown, buf, sizeof buf);
     if (near)
-        diag_error(a->keypos, "unknown key '%s'; did you mean '%s'? (stallsim help keys lists them all)",
+        diag_error(a->keypos,
+                   "unknown key '%s'; did you mean '%s'? (stallsim help keys lists them all)",
                    shown, near);
     else
         diag_error(a->keypos, "unknown key '%s' (stallsim help keys lists them all)", shown);
@@ -59,7 +60,8 @@ static int apply_job(scenario_t *s, const assign_t *a) {
     int all = end == rest;
     const char *jkey = all ? rest : (*end == '.' ? end + 1 : NULL);
     if (!jkey || (!all && (idx < 0 || idx >= SCN_MAX_JOBS))) {
-        diag_error(a->pos, "key '%s': expected jobs.N.KEY with N in [0, %d) or jobs.KEY for every job",
+        diag_error(a->pos,
+                   "key '%s': expected jobs.N.KEY with N in [0, %d) or jobs.KEY for every job",
                    a->key, SCN_MAX_JOBS);
         return -1;
     }
@@ -81,7 +83,8 @@ static int apply_job(scenario_t *s, const assign_t *a) {
         }
         return 0;
     }
-    while (s->njobs <= idx) job_defaults(&s->jobs[s->njobs++]);
+    while (s->njobs <= idx)
+        job_defaults(&s->jobs[s->njobs++]);
     if (store_checked(k, &s->jobs[idx], a, a->key)) return -1;
     s->jobs[idx].origin[row] = a->pos;
     return 0;
@@ -94,7 +97,8 @@ static int apply(scenario_t *s, const assign_t *a) {
         return -1;
     }
     if (strcmp(a->key, "variants") == 0 || strncmp(a->key, "variants.", 9) == 0) {
-        diag_error(a->pos, "variants are named at the top level of the scenario file, not set here");
+        diag_error(a->pos,
+                   "variants are named at the top level of the scenario file, not set here");
         return -1;
     }
     int row = schema_find(SCOPE_SCENARIO, a->key);
@@ -116,7 +120,8 @@ static int apply(scenario_t *s, const assign_t *a) {
 
 static int apply_list(scenario_t *s, const assign_list_t *l) {
     int errors = 0;
-    for (size_t i = 0; l && i < l->n; i++) errors += apply(s, &l->v[i]) != 0;
+    for (size_t i = 0; l && i < l->n; i++)
+        errors += apply(s, &l->v[i]) != 0;
     return errors;
 }
 
@@ -143,8 +148,9 @@ static int load_host(scenario_doc_t *doc, const assign_t *a, assign_list_t *out)
         snprintf(path, sizeof path, "%s", host);
     }
     if (access(path, R_OK) != 0) {
-        diag_error(a->pos, "key 'host': cannot read host profile '%s' (looked beside the scenario and "
-                           "in the working directory); write one with `stallsim calibrate --out %s`",
+        diag_error(a->pos,
+                   "key 'host': cannot read host profile '%s' (looked beside the scenario and "
+                   "in the working directory); write one with `stallsim calibrate --out %s`",
                    host, host);
         return EXIT_INPUT;
     }
@@ -202,7 +208,8 @@ static int check_required(const scenario_t *s, const scenario_doc_t *doc) {
             if (s->jobs[j].origin[i].file) where = s->jobs[j].origin[i];
         for (int i = 0; i < n; i++)
             if (!jk[i].def && !s->jobs[j].origin[i].file) {
-                diag_error(where, "missing required key 'jobs.%d.%s' (%s)", j, jk[i].name, jk[i].help);
+                diag_error(where, "missing required key 'jobs.%d.%s' (%s)", j, jk[i].name,
+                           jk[i].help);
                 errors++;
             }
     }
@@ -231,14 +238,16 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];
         if ((jb->gpu_items_per_s > 0) == (jb->compute_s_per_batch > 0)) {
-            diag_error(job_pos(s, j, "gpu_items_per_s"),
-                       "job '%s': set exactly one of gpu_items_per_s (> 0) and compute_s_per_batch (> 0)",
-                       jb->name);
+            diag_error(
+                job_pos(s, j, "gpu_items_per_s"),
+                "job '%s': set exactly one of gpu_items_per_s (> 0) and compute_s_per_batch (> 0)",
+                jb->name);
             errors++;
         }
         if (jb->gpus > s->server.gpus && jb->gpus % s->server.gpus != 0) {
             diag_error(job_pos(s, j, "gpus"),
-                       "job '%s': gpus = %lld spans servers, so it must be a multiple of server.gpus = %lld",
+                       "job '%s': gpus = %lld spans servers, so it must be a multiple of "
+                       "server.gpus = %lld",
                        jb->name, (long long)jb->gpus, (long long)s->server.gpus);
             errors++;
         }
@@ -249,14 +258,16 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     int64_t gpus_have = s->server.count * s->server.gpus;
     if (s->njobs && gpus_used > gpus_have) {
         diag_error(job_pos(s, 0, "gpus"),
-                   "the jobs use %lld GPUs but the cluster has %lld (server.count %lld x server.gpus %lld)",
+                   "the jobs use %lld GPUs but the cluster has %lld (server.count %lld x "
+                   "server.gpus %lld)",
                    (long long)gpus_used, (long long)gpus_have, (long long)s->server.count,
                    (long long)s->server.gpus);
         errors++;
     }
     if (s->loader.prep == PREP_PARTITIONED && s->njobs) {
         if (pinned_cpus > s->server.cpus * s->server.count) {
-            diag_error(job_pos(s, 0, "cpus"), "the jobs pin %lld prep cores but the cluster has %lld",
+            diag_error(job_pos(s, 0, "cpus"),
+                       "the jobs pin %lld prep cores but the cluster has %lld",
                        (long long)pinned_cpus, (long long)(s->server.cpus * s->server.count));
             errors++;
         } else if (instances > s->server.cpus * s->server.count) {
@@ -270,10 +281,11 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
         for (int j = 1; j < s->njobs; j++)
             if (s->jobs[j].gpus != s->jobs[0].gpus ||
                 s->jobs[j].batch_per_gpu != s->jobs[0].batch_per_gpu) {
-                diag_error(job_pos(s, j, "batch_per_gpu"),
-                           "coordinated prep hands the same batches to every job: job '%s' must use "
-                           "the gpus and batch_per_gpu of job '%s'",
-                           s->jobs[j].name, s->jobs[0].name);
+                diag_error(
+                    job_pos(s, j, "batch_per_gpu"),
+                    "coordinated prep hands the same batches to every job: job '%s' must use "
+                    "the gpus and batch_per_gpu of job '%s'",
+                    s->jobs[j].name, s->jobs[0].name);
                 errors++;
             }
     if (s->loader.dist_cache == DIST_PARTITIONED && s->loader.cache != CACHE_MINIO) {
@@ -344,14 +356,16 @@ double scenario_prep_s(const scenario_t *s, double bytes) {
 }
 
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
-    double t = j->compute_s_per_batch > 0 ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
-                                          : items / j->gpu_items_per_s;
+    double t = j->compute_s_per_batch > 0
+                   ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
+                   : items / j->gpu_items_per_s;
     if (s->prep.on_gpu) t += items * s->prep.gpu_augment_ms / 1e3;
     return t;
 }
 
 int scenario_job_instances(const scenario_t *s) {
     int n = 0;
-    for (int j = 0; j < s->njobs; j++) n += (int)s->jobs[j].count;
+    for (int j = 0; j < s->njobs; j++)
+        n += (int)s->jobs[j].count;
     return n;
 }

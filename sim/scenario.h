@@ -14,14 +14,21 @@
 
 #include "diag.h"
 
-#define SCN_STR 128
-#define SCN_PATH 1024
-#define SCN_MAX_JOBS 64
+#define SCN_STR          128
+#define SCN_PATH         1024
+#define SCN_MAX_JOBS     64
 #define SCN_MAX_VARIANTS 32
-#define SCN_MAX_KEYS 64 /* upper bound on schema rows of one scope */
+#define SCN_MAX_KEYS     64 /* upper bound on schema rows of one scope */
 
 /* Each enum has a names table in schema.c, indexed by value. */
-typedef enum { CACHE_NONE, CACHE_LRU, CACHE_MINIO, CACHE_FIFO, CACHE_BELADY, CACHE__COUNT } cache_kind_t;
+typedef enum {
+    CACHE_NONE,
+    CACHE_LRU,
+    CACHE_MINIO,
+    CACHE_FIFO,
+    CACHE_BELADY,
+    CACHE__COUNT
+} cache_kind_t;
 typedef enum { PREP_PARTITIONED, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
 typedef enum { DIST_LOCAL, DIST_PARTITIONED, DIST__COUNT } dist_mode_t;
 
@@ -129,8 +136,7 @@ void assign_list_free(assign_list_t *list);
 /* Builds the effective scenario of variant `variant` (-1 = the base alone)
  * with the extra overrides `sets`. Validates every key and cross-key rule.
  * Returns 0, or EXIT_INPUT after printing every error found. */
-int scenario_build(scenario_doc_t *doc, const assign_list_t *sets, int variant,
-                   scenario_t *out);
+int scenario_build(scenario_doc_t *doc, const assign_list_t *sets, int variant, scenario_t *out);
 
 /* Derived figures every consumer needs, computed in one place. */
 double scenario_item_bytes_mean(const scenario_t *s);

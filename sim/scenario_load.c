@@ -21,8 +21,10 @@ int assign_push(assign_list_t *l, const char *key, const char *value, src_pos_t 
     }
     assign_t *a = &l->v[l->n];
     if (strlen(key) >= sizeof a->key || strlen(value) >= sizeof a->value) {
-        diag_error(pos, "key '%.60s...' or its value is too long (keys %zu, values %zu characters at most)",
-                   key, sizeof a->key - 1, sizeof a->value - 1);
+        diag_error(
+            pos,
+            "key '%.60s...' or its value is too long (keys %zu, values %zu characters at most)",
+            key, sizeof a->key - 1, sizeof a->value - 1);
         return -1;
     }
     snprintf(a->key, sizeof a->key, "%s", key);
@@ -69,7 +71,9 @@ static src_pos_t pos_of(const walk_t *w, const yaml_node_t *n) {
 }
 
 static const char *node_kind(const yaml_node_t *n) {
-    return n->type == YAML_MAPPING_NODE ? "a mapping" : n->type == YAML_SEQUENCE_NODE ? "a list" : "a value";
+    return n->type == YAML_MAPPING_NODE    ? "a mapping"
+           : n->type == YAML_SEQUENCE_NODE ? "a list"
+                                           : "a value";
 }
 
 static void join(char *out, size_t n, const char *prefix, const char *key) {
@@ -102,7 +106,8 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
             w->errors++;
         }
     if (v->type == YAML_SCALAR_NODE) {
-        if (assign_push(out, path, (const char *)v->data.scalar.value, pos_of(w, v), pos_of(w, k), 1))
+        if (assign_push(out, path, (const char *)v->data.scalar.value, pos_of(w, v), pos_of(w, k),
+                        1))
             w->errors++;
     } else {
         flatten(w, v, path, out, pos_of(w, k));
@@ -110,7 +115,8 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
 }
 
 static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out) {
-    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+         p++) {
         yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
         if (k && v) flatten_pair(w, k, v, prefix, out);
@@ -123,8 +129,8 @@ static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_lis
         flatten_mapping(w, node, prefix, out);
     } else if (node->type == YAML_SEQUENCE_NODE && strcmp(prefix, "jobs") == 0) {
         int i = 0;
-        for (yaml_node_item_t *it = node->data.sequence.items.start; it < node->data.sequence.items.top;
-             it++, i++) {
+        for (yaml_node_item_t *it = node->data.sequence.items.start;
+             it < node->data.sequence.items.top; it++, i++) {
             yaml_node_t *e = yaml_document_get_node(w->doc, *it);
             char path[64];
             snprintf(path, sizeof path, "jobs.%d", i);
@@ -156,7 +162,8 @@ static int load_yaml(const char *path, const char *display, yaml_document_t *doc
     yaml_parser_set_input_file(&parser, f);
     int ok = yaml_parser_load(&parser, doc);
     if (!ok) {
-        src_pos_t p = {display, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1};
+        src_pos_t p = {display, (int)parser.problem_mark.line + 1,
+                       (int)parser.problem_mark.column + 1};
         diag_error(p, "malformed YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
                    parser.context ? " " : "", parser.context ? parser.context : "");
     }
@@ -174,9 +181,11 @@ static int load_yaml(const char *path, const char *display, yaml_document_t *doc
 
 static yaml_node_t *mapping_get(yaml_document_t *doc, yaml_node_t *map, const char *key,
                                 yaml_node_t **keynode) {
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
         yaml_node_t *k = yaml_document_get_node(doc, p->key);
-        if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0) {
+        if (k && k->type == YAML_SCALAR_NODE &&
+            strcmp((const char *)k->data.scalar.value, key) == 0) {
             if (keynode) *keynode = k;
             return yaml_document_get_node(doc, p->value);
         }
@@ -199,23 +208,28 @@ int scenario_doc_load(scenario_doc_t *d, const char *path) {
         yaml_document_delete(&doc);
         return EXIT_INPUT;
     }
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+         p++) {
         yaml_node_t *k = yaml_document_get_node(&doc, p->key);
         yaml_node_t *v = yaml_document_get_node(&doc, p->value);
         if (!k || !v) continue;
-        if (k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, "variants") == 0) {
+        if (k->type == YAML_SCALAR_NODE &&
+            strcmp((const char *)k->data.scalar.value, "variants") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
-                diag_error(pos_of(&w, v), "variants: expected a mapping of NAME: {key: value, ...}");
+                diag_error(pos_of(&w, v),
+                           "variants: expected a mapping of NAME: {key: value, ...}");
                 w.errors++;
                 continue;
             }
-            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+                 q++) {
                 yaml_node_t *vk = yaml_document_get_node(&doc, q->key);
                 yaml_node_t *vv = yaml_document_get_node(&doc, q->value);
                 if (!vk || !vv) continue;
                 if (vk->type != YAML_SCALAR_NODE || vv->type != YAML_MAPPING_NODE) {
-                    diag_error(pos_of(&w, vk),
-                               "variants: each variant is NAME: {key: value, ...} (use {} for none)");
+                    diag_error(
+                        pos_of(&w, vk),
+                        "variants: each variant is NAME: {key: value, ...} (use {} for none)");
                     w.errors++;
                     continue;
                 }
@@ -258,9 +272,12 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
     if (rc) return rc;
     walk_t w = {display, &doc, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
-    yaml_node_t *ver = root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "profile_version", NULL) : NULL;
-    yaml_node_t *scn = root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "scenario", NULL) : NULL;
-    if (!ver || ver->type != YAML_SCALAR_NODE || strcmp((const char *)ver->data.scalar.value, "1") != 0) {
+    yaml_node_t *ver =
+        root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "profile_version", NULL) : NULL;
+    yaml_node_t *scn =
+        root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "scenario", NULL) : NULL;
+    if (!ver || ver->type != YAML_SCALAR_NODE ||
+        strcmp((const char *)ver->data.scalar.value, "1") != 0) {
         diag_error(pos_of(&w, ver ? ver : root),
                    "not a stallsim host profile: expected 'profile_version: 1' (write one with "
                    "`stallsim calibrate --out FILE`)");
@@ -277,8 +294,10 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
 
 void scenario_doc_free(scenario_doc_t *d) {
     assign_list_free(&d->base);
-    for (int i = 0; i < d->nvariants; i++) assign_list_free(&d->variants[i].set);
-    for (int i = 0; i < d->nowned; i++) free(d->owned[i]);
+    for (int i = 0; i < d->nvariants; i++)
+        assign_list_free(&d->variants[i].set);
+    for (int i = 0; i < d->nowned; i++)
+        free(d->owned[i]);
     free(d->path);
     memset(d, 0, sizeof *d);
 }

@@ -18,10 +18,10 @@ typedef enum { SCOPE_SCENARIO, SCOPE_JOB } key_scope_t;
 typedef struct {
     const char *name; /* dotted path; for SCOPE_JOB relative to a job */
     key_type_t type;
-    const char *unit; /* "" when unitless */
-    const char *def;  /* default as YAML text; NULL = required */
-    double min, max;  /* bounds for KT_INT and KT_REAL (inclusive) */
-    int min_open;     /* 1: the lower bound is exclusive (a rate must be > 0) */
+    const char *unit;           /* "" when unitless */
+    const char *def;            /* default as YAML text; NULL = required */
+    double min, max;            /* bounds for KT_INT and KT_REAL (inclusive) */
+    int min_open;               /* 1: the lower bound is exclusive (a rate must be > 0) */
     const char *const *choices; /* KT_ENUM: NULL-terminated names, index = value */
     size_t offset;
     size_t size; /* KT_STRING buffer size */

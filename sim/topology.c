@@ -15,7 +15,8 @@ int topology_build(const scenario_t *s, topology_t *t) {
         free(free_gpus), free(njobs), free(pinned);
         return EXIT_RUNTIME;
     }
-    for (int i = 0; i < S; i++) free_gpus[i] = (int)s->server.gpus;
+    for (int i = 0; i < S; i++)
+        free_gpus[i] = (int)s->server.gpus;
     int rc = 0;
     for (int j = 0; j < s->njobs && !rc; j++) {
         const job_t *jb = &s->jobs[j];
@@ -37,14 +38,16 @@ int topology_build(const scenario_t *s, topology_t *t) {
             int found = -1;
             for (int sv = 0; sv + need <= S && found < 0; sv++) {
                 int ok = 1;
-                for (int k = sv; k < sv + need; k++) ok &= free_gpus[k] >= in->gpus_per_server;
+                for (int k = sv; k < sv + need; k++)
+                    ok &= free_gpus[k] >= in->gpus_per_server;
                 if (ok) found = sv;
             }
             if (found < 0) {
                 src_pos_t p = {0};
-                for (int k = 0; k < SCN_MAX_KEYS && !p.file; k++) p = jb->origin[k];
-                diag_error(p, "job '%s' (%lld GPUs) does not fit on the servers' free GPUs", in->name,
-                           (long long)jb->gpus);
+                for (int k = 0; k < SCN_MAX_KEYS && !p.file; k++)
+                    p = jb->origin[k];
+                diag_error(p, "job '%s' (%lld GPUs) does not fit on the servers' free GPUs",
+                           in->name, (long long)jb->gpus);
                 rc = EXIT_INPUT;
                 break;
             }

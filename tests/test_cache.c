@@ -20,7 +20,8 @@ static const uint32_t ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
  * access's next-use time for belady (NULL: never). */
 static int misses(cache_t *c, const uint32_t *order, int n, const uint64_t *next) {
     int m = 0;
-    for (int i = 0; i < n; i++) m += !c->ops->access(c, order[i], next ? next[i] : CACHE_NEVER);
+    for (int i = 0; i < n; i++)
+        m += !c->ops->access(c, order[i], next ? next[i] : CACHE_NEVER);
     return m;
 }
 
@@ -107,7 +108,8 @@ static void test_bytes_not_items(void **state) {
 static void test_registry_matches_schema(void **state) {
     (void)state;
     static const char *const names[] = {"none", "lru", "minio", "fifo", "belady"};
-    for (int k = 0; k < CACHE__COUNT; k++) assert_string_equal(cache_policy(k)->name, names[k]);
+    for (int k = 0; k < CACHE__COUNT; k++)
+        assert_string_equal(cache_policy(k)->name, names[k]);
     assert_null(cache_policy(CACHE__COUNT));
 }
 
@@ -168,10 +170,14 @@ static void test_perm_uniform(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_minio_small),        cmocka_unit_test(test_lru_small),
-        cmocka_unit_test(test_fifo_differs_from_lru), cmocka_unit_test(test_belady_small),
-        cmocka_unit_test(test_bytes_not_items),    cmocka_unit_test(test_registry_matches_schema),
-        cmocka_unit_test(test_perm_is_permutation), cmocka_unit_test(test_perm_uniform),
+        cmocka_unit_test(test_minio_small),
+        cmocka_unit_test(test_lru_small),
+        cmocka_unit_test(test_fifo_differs_from_lru),
+        cmocka_unit_test(test_belady_small),
+        cmocka_unit_test(test_bytes_not_items),
+        cmocka_unit_test(test_registry_matches_schema),
+        cmocka_unit_test(test_perm_is_permutation),
+        cmocka_unit_test(test_perm_uniform),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

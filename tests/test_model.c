@@ -123,9 +123,9 @@ static void test_bottleneck_names(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lru_formula),    cmocka_unit_test(test_minio_and_policies),
-        cmocka_unit_test(test_storage_rate),   cmocka_unit_test(test_pipeline),
-        cmocka_unit_test(test_hand_case),      cmocka_unit_test(test_cache_lifts_fetch),
+        cmocka_unit_test(test_lru_formula),      cmocka_unit_test(test_minio_and_policies),
+        cmocka_unit_test(test_storage_rate),     cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_hand_case),        cmocka_unit_test(test_cache_lifts_fetch),
         cmocka_unit_test(test_bottleneck_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

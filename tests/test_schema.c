@@ -56,7 +56,7 @@ static void test_every_default_parses(void **state) {
 static void test_set_overrides_file(void **state) {
     (void)state;
     const char *sets[] = {"server.cpus=12", "server.storage.shared=true", "jobs.0.gpus=2",
-                          "server.gpus=2", "loader.cache=minio", NULL};
+                          "server.gpus=2",  "loader.cache=minio",         NULL};
     assert_int_equal(tu_build(BASE "server: {cpus: 4}\n", sets, &S, &T), 0);
     assert_int_equal(S.server.cpus, 12);
     assert_int_equal(S.server.storage.shared, 1);
@@ -142,18 +142,18 @@ static void expect_input_error(const char *yaml, const char *const *sets) {
 
 static void test_error_classes(void **state) {
     (void)state;
-    expect_input_error(BASE "server: {cpu: 4}\n", NULL);          /* unknown key */
-    expect_input_error(BASE "server: {cpus: four}\n", NULL);      /* wrong type */
-    expect_input_error(BASE "server: {cpus: 0}\n", NULL);         /* out of bounds */
-    expect_input_error(BASE "server: {cpus: 2.5}\n", NULL);       /* not an integer */
-    expect_input_error(BASE "prep: {augment_ms: -1}\n", NULL);    /* negative */
-    expect_input_error(BASE "prep: {augment_ms: .inf}\n", NULL);  /* infinite */
+    expect_input_error(BASE "server: {cpu: 4}\n", NULL);                 /* unknown key */
+    expect_input_error(BASE "server: {cpus: four}\n", NULL);             /* wrong type */
+    expect_input_error(BASE "server: {cpus: 0}\n", NULL);                /* out of bounds */
+    expect_input_error(BASE "server: {cpus: 2.5}\n", NULL);              /* not an integer */
+    expect_input_error(BASE "prep: {augment_ms: -1}\n", NULL);           /* negative */
+    expect_input_error(BASE "prep: {augment_ms: .inf}\n", NULL);         /* infinite */
     expect_input_error("jobs: [{gpus: 1, gpu_items_per_s: 1}]\n", NULL); /* missing required */
-    expect_input_error("dataset: {items: 1000, item_kb: 10}\n", NULL);  /* no jobs */
-    expect_input_error(BASE "epochs: [1]\n", NULL);               /* list where a value goes */
-    expect_input_error(BASE "dataset: {items: 1000\n", NULL);     /* malformed */
-    expect_input_error(BASE "loader: {cache: lfu}\n", NULL);      /* bad choice */
-    expect_input_error(BASE "seed: 1\nseed: 2\n", NULL);          /* duplicate */
+    expect_input_error("dataset: {items: 1000, item_kb: 10}\n", NULL);   /* no jobs */
+    expect_input_error(BASE "epochs: [1]\n", NULL);           /* list where a value goes */
+    expect_input_error(BASE "dataset: {items: 1000\n", NULL); /* malformed */
+    expect_input_error(BASE "loader: {cache: lfu}\n", NULL);  /* bad choice */
+    expect_input_error(BASE "seed: 1\nseed: 2\n", NULL);      /* duplicate */
     const char *bad_set[] = {"server.cpus=x", NULL};
     expect_input_error(BASE, bad_set);
     const char *bad_set2[] = {"nokey=1", NULL};

@@ -32,8 +32,10 @@ static double steady_hit(const char *policy, double f, run_metrics_t *keep) {
     double h = (metrics_at(&s, 0, 1)->hit_rate + metrics_at(&s, 0, 2)->hit_rate) / 2;
     assert_true(metrics_at(&s, 0, 0)->hit_rate == 0); /* epoch 1 is cold */
     metrics_free(&m);
-    if (keep) *keep = s;
-    else metrics_free(&s);
+    if (keep)
+        *keep = s;
+    else
+        metrics_free(&s);
     return h;
 }
 

@@ -18,7 +18,8 @@ int tu_build(const char *yaml, const char *const *sets, scenario_t *s, topology_
     scenario_doc_t doc;
     assign_list_t l = {0};
     int rc = scenario_doc_load(&doc, path);
-    for (int i = 0; !rc && sets && sets[i]; i++) rc = assign_parse_set(&l, sets[i]);
+    for (int i = 0; !rc && sets && sets[i]; i++)
+        rc = assign_parse_set(&l, sets[i]);
     if (!rc) rc = scenario_build(&doc, &l, -1, s);
     if (!rc) rc = topology_build(s, t);
     scenario_doc_free(&doc);
