@@ -2,11 +2,13 @@
  * hands over: scenario files to scenario_* and topology_build, the numbers to
  * model_run and sim_run, the results to report_write. Exit codes: 0 success,
  * 1 runtime failure, 2 bad usage or bad input. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calibrate.h"
+#include "memcheck.h"
 #include "model.h"
 #include "report.h"
 #include "scenario.h"
@@ -155,6 +157,8 @@ static int cmd_run(int argc, char **argv, int check_only) {
     for (int k = 0; k < nv && !rc; k++) {
         int r = scenario_build(&doc, &o.sets, idx[k], &runs[k].scn);
         if (!r) r = topology_build(&runs[k].scn, &runs[k].topo);
+        /* Refuse a simulation this machine cannot hold before allocating any of it. */
+        if (!r && !o.model_only) r = sim_memory_check(&runs[k].scn, &runs[k].topo);
         if (r) rc = r;
     }
     if (!rc && check_only) {
@@ -175,8 +179,10 @@ static int cmd_run(int argc, char **argv, int check_only) {
         }
         if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim run: out of memory\n");
         if (!rc) report_write(stdout, o.format, o.file, runs, nv);
-        if (!rc && fflush(stdout) != 0) {
-            perror("stallsim: writing results");
+        /* A full disk or closed pipe must not pass for a complete result. */
+        if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
+            fprintf(stderr, "stallsim %s: cannot write the results to stdout: %s\n", cmd,
+                    strerror(errno));
             rc = EXIT_RUNTIME;
         }
     }

@@ -149,17 +149,30 @@ static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_lis
     }
 }
 
-/* Loads a YAML file into a document; prints libyaml's own error with its position. */
-static int load_yaml(const char *path, const char *display, yaml_document_t *doc) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        src_pos_t p = {display, 0, 0};
-        diag_error(p, "cannot read file: %s", strerror(errno));
-        return EXIT_INPUT;
+/* Where a YAML text comes from: a file (path) or a buffer (text, len). */
+typedef struct {
+    const char *path;
+    const unsigned char *text;
+    size_t len;
+} yaml_src_t;
+
+/* Loads YAML into a document; prints libyaml's own error with its position. */
+static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t *doc) {
+    FILE *f = NULL;
+    if (src->path) {
+        f = fopen(src->path, "rb");
+        if (!f) {
+            src_pos_t p = {display, 0, 0};
+            diag_error(p, "cannot read file: %s", strerror(errno));
+            return EXIT_INPUT;
+        }
     }
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
+    if (f)
+        yaml_parser_set_input_file(&parser, f);
+    else
+        yaml_parser_set_input_string(&parser, src->text, src->len);
     int ok = yaml_parser_load(&parser, doc);
     if (!ok) {
         src_pos_t p = {display, (int)parser.problem_mark.line + 1,
@@ -168,7 +181,7 @@ static int load_yaml(const char *path, const char *display, yaml_document_t *doc
                    parser.context ? " " : "", parser.context ? parser.context : "");
     }
     yaml_parser_delete(&parser);
-    fclose(f);
+    if (f) fclose(f);
     if (!ok) return EXIT_INPUT;
     if (!yaml_document_get_root_node(doc)) {
         src_pos_t p = {display, 1, 1};
@@ -193,12 +206,12 @@ static yaml_node_t *mapping_get(yaml_document_t *doc, yaml_node_t *map, const ch
     return NULL;
 }
 
-int scenario_doc_load(scenario_doc_t *d, const char *path) {
+static int doc_load(scenario_doc_t *d, const char *name, const yaml_src_t *src) {
     memset(d, 0, sizeof *d);
-    d->path = strdup(path);
+    d->path = strdup(name);
     if (!d->path) return EXIT_RUNTIME;
     yaml_document_t doc;
-    int rc = load_yaml(path, d->path, &doc);
+    int rc = load_yaml(src, d->path, &doc);
     if (rc) return rc;
     walk_t w = {d->path, &doc, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -264,11 +277,21 @@ int scenario_doc_load(scenario_doc_t *d, const char *path) {
     return w.errors ? EXIT_INPUT : 0;
 }
 
+int scenario_doc_load(scenario_doc_t *d, const char *path) {
+    yaml_src_t src = {path, NULL, 0};
+    return doc_load(d, path, &src);
+}
+
+int scenario_doc_load_mem(scenario_doc_t *d, const char *name, const void *text, size_t len) {
+    yaml_src_t src = {NULL, text, len};
+    return doc_load(d, name, &src);
+}
+
 /* Host profiles: only their `scenario:` mapping is read; the rest (how it was
  * measured) is for people. Called by scenario_build. */
-int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
+static int profile_load(const yaml_src_t *src, const char *display, assign_list_t *out) {
     yaml_document_t doc;
-    int rc = load_yaml(path, display, &doc);
+    int rc = load_yaml(src, display, &doc);
     if (rc) return rc;
     walk_t w = {display, &doc, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -290,6 +313,17 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
     }
     yaml_document_delete(&doc);
     return w.errors ? EXIT_INPUT : 0;
+}
+
+int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
+    yaml_src_t src = {path, NULL, 0};
+    return profile_load(&src, display, out);
+}
+
+int scenario_profile_load_mem(const void *text, size_t len, const char *display,
+                              assign_list_t *out) {
+    yaml_src_t src = {NULL, text, len};
+    return profile_load(&src, display, out);
 }
 
 void scenario_doc_free(scenario_doc_t *d) {
