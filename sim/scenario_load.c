@@ -59,10 +59,16 @@ int assign_parse_set(assign_list_t *l, const char *arg) {
     return assign_push(l, key, eq + 1, cmdline, cmdline, 1) ? EXIT_INPUT : 0;
 }
 
+/* Keys one file may hold. YAML aliases share nodes, so a few lines of
+ * anchors can expand to 2^30 keys ("billion laughs"); real scenarios have a
+ * few hundred. */
+enum { MAX_FILE_KEYS = 4096 };
+
 typedef struct {
     const char *file;
     yaml_document_t *doc;
     int errors;
+    int keys; /* pairs visited, aliases expanded */
 } walk_t;
 
 static src_pos_t pos_of(const walk_t *w, const yaml_node_t *n) {
@@ -86,8 +92,21 @@ static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, as
 
 static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *prefix,
                          assign_list_t *out) {
+    if (++w->keys > MAX_FILE_KEYS) {
+        if (w->keys == MAX_FILE_KEYS + 1) {
+            diag_error(pos_of(w, k), "more than %d keys in one file (YAML aliases expanding?)",
+                       MAX_FILE_KEYS);
+            w->errors++;
+        }
+        return;
+    }
     if (k->type != YAML_SCALAR_NODE) {
         diag_error(pos_of(w, k), "expected a key name, got %s", node_kind(k));
+        w->errors++;
+        return;
+    }
+    if (strlen((const char *)k->data.scalar.value) != k->data.scalar.length) {
+        diag_error(pos_of(w, k), "a key name contains a NUL character");
         w->errors++;
         return;
     }
@@ -104,8 +123,15 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
             diag_error(pos_of(w, k), "duplicate key '%s' (first set at line %d)", path,
                        out->v[i].pos.line);
             w->errors++;
+            break; /* once: a key aliased n times must not print n^2 lines */
         }
     if (v->type == YAML_SCALAR_NODE) {
+        /* An escaped \0 would silently cut the value short. */
+        if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length) {
+            diag_error(pos_of(w, v), "key '%s': the value contains a NUL character", path);
+            w->errors++;
+            return;
+        }
         if (assign_push(out, path, (const char *)v->data.scalar.value, pos_of(w, v), pos_of(w, k),
                         1))
             w->errors++;
@@ -213,7 +239,7 @@ static int doc_load(scenario_doc_t *d, const char *name, const yaml_src_t *src) 
     yaml_document_t doc;
     int rc = load_yaml(src, d->path, &doc);
     if (rc) return rc;
-    walk_t w = {d->path, &doc, 0};
+    walk_t w = {d->path, &doc, 0, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root->type != YAML_MAPPING_NODE) {
         diag_error(pos_of(&w, root), "expected a mapping of scenario keys at the top, got %s",
@@ -293,7 +319,7 @@ static int profile_load(const yaml_src_t *src, const char *display, assign_list_
     yaml_document_t doc;
     int rc = load_yaml(src, display, &doc);
     if (rc) return rc;
-    walk_t w = {display, &doc, 0};
+    walk_t w = {display, &doc, 0, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     yaml_node_t *ver =
         root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "profile_version", NULL) : NULL;

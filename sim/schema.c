@@ -27,7 +27,7 @@ static const key_def_t scenario_keys[] = {
     {"epochs", KT_INT, "", "3", 1, 1000, 0, NULL, S(epochs), "training epochs to replay; epoch 1 starts with a cold cache"},
     {"host", KT_STRING, "path", "", 0, 0, 0, NULL, S(host), "host profile from `stallsim calibrate`; its values are defaults the scenario overrides (relative to the scenario's folder, else the working directory)"},
     {"dataset.items", KT_INT, "items", NULL, 1, 4000000000.0, 0, NULL, S(dataset.items), "N: encoded files in the dataset"},
-    {"dataset.item_kb", KT_REAL, "KB", NULL, 0, 4e6, 1, NULL, S(dataset.item_kb), "mean encoded item size (1 KB = 1000 bytes; the simulator holds sizes up to 4 GB)"},
+    {"dataset.item_kb", KT_REAL, "KB", NULL, 0, 4e6, 1, NULL, S(dataset.item_kb), "mean encoded item size (1 KB = 1000 bytes)"},
     {"dataset.item_kb_cv", KT_REAL, "", "0", 0, 10, 0, NULL, S(dataset.item_kb_cv), "coefficient of variation of item sizes (lognormal; 0 = all equal)"},
     {"server.count", KT_INT, "servers", "1", 1, 4096, 0, NULL, S(server.count), "identical servers in the cluster"},
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
