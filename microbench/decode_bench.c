@@ -12,6 +12,7 @@
 #include "progress.h"
 
 #define MAX_BAD_LINES 20
+#define MAX_PIXELS    (256 << 20)
 
 /* Decodes into rgb (room for 3*w*h); also the validity test of decode_load. */
 static int decode_into(tjhandle tj, const jpeg_item *it, unsigned char *rgb) {
@@ -47,7 +48,7 @@ int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
         jpeg_item it = {.path = fl->v[i].path};
         int subsamp, colorspace;
         if (fileset_read(it.path, &it.jpeg, &it.size) != 0) {
-            report_bad(&bad, it.path, strerror(errno));
+            report_bad(&bad, it.path, errno == EINVAL ? "not a regular file" : strerror(errno));
             continue;
         }
         if (it.size == 0) {
@@ -60,6 +61,16 @@ int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
             report_bad(&bad, it.path, tjGetErrorStr2(tj));
             free(it.jpeg);
             if (!(tj = renew(tj))) break;
+            continue;
+        }
+        /* A header may claim up to 65535 x 65535 pixels (12 GB of RGB): refuse
+         * what no training set holds before allocating it. */
+        if ((double)it.w * it.h > MAX_PIXELS) {
+            char why[96];
+            snprintf(why, sizeof why, "%d x %d pixels is over the %d-megapixel limit", it.w, it.h,
+                     MAX_PIXELS >> 20);
+            report_bad(&bad, it.path, why);
+            free(it.jpeg);
             continue;
         }
         unsigned char *rgb = malloc((size_t)it.w * it.h * 3);
