@@ -349,8 +349,8 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         double f = D > 0 ? C / D : 1;
         if (dist) f = f * servers_used < 1 ? f * servers_used : 1;
         double ahead = (double)scenario_staged_batches(s, jb);
-        double staged =
-            (ahead < ceil(N / M) ? ahead : ceil(N / M)) * M * scenario_out_item_bytes(s);
+        if (ahead > ceil(N / M)) ahead = ceil(N / M);
+        double staged = ahead * M * scenario_out_item_bytes(s);
 
         for (int e = 0; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);
@@ -377,8 +377,18 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             }
 
             m->t_gpu_s = t_gpu;
-            m->t_prep_s = model_pipeline_s(N, r_prep, pace_gpu, M, pace_last) - pace_last + t_last;
-            m->epoch_s = fluid_epoch_s(N, cost, pace_gpu, M, pace_last) - pace_last + t_last;
+            m->t_prep_s = model_pipeline_s(N, r_prep, t_gpu, M, t_last);
+            m->epoch_s = fluid_epoch_s(N, cost, t_gpu, M, t_last);
+            if (pace_batch > t_batch) {
+                /* A faster job runs at most `ahead` staged batches in front of
+                 * the slowest, so it starts its last batch when the slowest
+                 * starts its ahead-th from last. */
+                double lead = pace_last + ahead * pace_batch - t_last;
+                double p_prep = model_pipeline_s(N, r_prep, pace_gpu, M, pace_last) - lead;
+                double p_all = fluid_epoch_s(N, cost, pace_gpu, M, pace_last) - lead;
+                if (p_prep > m->t_prep_s) m->t_prep_s = p_prep;
+                if (p_all > m->epoch_s) m->epoch_s = p_all;
+            }
             if (m->epoch_s < m->t_prep_s) m->epoch_s = m->t_prep_s;
             m->throughput_items_s = N / m->epoch_s;
             m->gpu_util = t_gpu / m->epoch_s;
