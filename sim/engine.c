@@ -68,6 +68,7 @@ typedef struct {
     double *end, *end_p;             /* [ninst]: each consumer's last iteration end */
     double *t_full, *t_last, *t_gpu; /* [ninst] */
     double *consumed;                /* [ninst]: items each consumer trained on this epoch */
+    uint16_t *rank_server;           /* [G]: which of the stream's servers GPU rank r is on */
     int staged_peak;                 /* most batches prepared ahead at once this epoch */
     int epoch, done;
     int64_t batch;
@@ -286,7 +287,10 @@ static int build(world_t *w, gsl_rng *master) {
         st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
         st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
         st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
+        st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
         if (fail) return -1;
+        for (int64_t r = 0; r < st->G; r++)
+            st->rank_server[r] = (uint16_t)(r / st->gps);
         int64_t rem = (int64_t)w->n % st->M;
         for (int c = 0; c < st->ninst; c++) {
             const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
@@ -310,7 +314,7 @@ static void destroy(world_t *w) {
         free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
         free(st->pool), free(st->pool_p), free(st->win), free(st->win_p);
         free(st->end), free(st->end_p), free(st->t_full), free(st->t_last), free(st->t_gpu);
-        free(st->consumed);
+        free(st->consumed), free(st->rank_server);
     }
     for (int k = 0; w->cache && k < w->nservers; k++)
         cache_destroy(&w->cache[k]);
@@ -424,23 +428,38 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
     double ready = issue, ready_p = issue_p;
-    const cache_t *pc = &w->cache[st->first_server];
     /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
     int staged = 1;
     for (int64_t j = 0; j < st->pf; j++)
         staged += st->win[j] > issue;
     if (staged > st->staged_peak) st->staged_peak = staged;
+    /* Rank of each position in the batch (lo is a multiple of G), kept by
+     * counting: a division per item costs more than the rest of the lookup. */
+    const int64_t G = st->G;
+    int64_t rank = 0, rank_far = PREFETCH % G, rank_near = PREFETCH_NEAR % G;
+    const cache_t *caches = &w->cache[st->first_server];
+    const int prefetch = !partitioned && caches->ops->prefetch;
     for (int64_t idx = lo; idx < hi; idx++) {
-        if (!partitioned && pc->ops->prefetch) {
-            if (idx + PREFETCH < hi) {
-                uint32_t ahead = st->perm[idx + PREFETCH];
-                __builtin_prefetch(&w->size[ahead]);
-                pc->ops->prefetch(pc, ahead, 0);
+        /* The item's size, cache entry or owner are random accesses into
+         * arrays of N entries: start them early enough to hide the misses. */
+        if (idx + PREFETCH < hi) {
+            uint32_t ahead = st->perm[idx + PREFETCH];
+            __builtin_prefetch(&w->size[ahead]);
+            if (partitioned) __builtin_prefetch(&w->owner[ahead]);
+            if (prefetch) {
+                const cache_t *c = &caches[st->ns > 1 ? st->rank_server[rank_far] : 0];
+                c->ops->prefetch(c, ahead, 0);
             }
-            if (idx + PREFETCH_NEAR < hi) pc->ops->prefetch(pc, st->perm[idx + PREFETCH_NEAR], 1);
+        }
+        if (prefetch && idx + PREFETCH_NEAR < hi) {
+            const cache_t *c = &caches[st->ns > 1 ? st->rank_server[rank_near] : 0];
+            c->ops->prefetch(c, st->perm[idx + PREFETCH_NEAR], 1);
         }
         uint32_t x = st->perm[idx];
-        int sv = st->ns > 1 ? (int)((idx % st->G) / st->gps) : 0;
+        int sv = st->ns > 1 ? st->rank_server[rank] : 0;
+        if (++rank == G) rank = 0;
+        if (++rank_far == G) rank_far = 0;
+        if (++rank_near == G) rank_near = 0;
         int server = st->first_server + sv;
         storage_t *d = &w->storage[w->s->server.storage.shared ? 0 : server];
         double bytes = w->size[x];
