@@ -60,9 +60,13 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
         b += 4 * n * (future ? 3 : 1);             /* order (and next order, positions) */
         b += 2 * ns * (8 * cores + 16);            /* core pools: T and T_prep timelines */
         b += 2 * 8 * (double)jb->prefetch_batches; /* loader windows */
-        b += 44 * (double)t->ninst + 256;          /* per-consumer times, stream struct */
+        b += 52 * (double)t->ninst + 256;          /* per-consumer times, stream struct */
+        b += 2 * (double)jb->gpus;                 /* each GPU rank's server */
     }
-    b += 2 * (double)t->ninst * (double)s->epochs * sizeof(epoch_metrics_t); /* model + sim */
+    /* Metrics of the model and the simulator, per instance and per server,
+     * and the engine's own per-server accumulators. */
+    b += 2 * (double)t->ninst * (double)s->epochs * sizeof(epoch_metrics_t);
+    b += 3 * servers * (double)s->epochs * sizeof(server_metrics_t);
     return b >= (double)SIZE_MAX ? SIZE_MAX : (size_t)b;
 }
 
