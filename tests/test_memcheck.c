@@ -24,6 +24,7 @@ static const char base[] = "seed: 3\n"
                            "server: {cpus: 4, gpus: 1, cache_gb: 100}\n"
                            "jobs: [{gpus: 1, batch_per_gpu: 1024, gpu_items_per_s: 1e9}]\n";
 
+#if !defined(__SANITIZE_ADDRESS__)
 static long maxrss_bytes(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -56,6 +57,8 @@ static long child_peak_growth(const scenario_t *s, const topology_t *t) {
     assert_true(used >= 0);
     return used;
 }
+
+#endif
 
 static void check_policy(const char *cache) {
 #if defined(__SANITIZE_ADDRESS__)
