@@ -189,7 +189,12 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
     ax->is_variant = strcmp(ax->key, "variant") == 0;
     if (ax->is_variant) {
         snprintf(ax->column, sizeof ax->column, "variant");
-    } else if (!(k = find_key(ax->key))) {
+    } else if (!(k = find_key(ax->key)) && strncmp(ax->key, "jobs.", 5) == 0 &&
+               isdigit((unsigned char)ax->key[5]) &&
+               strtol(ax->key + 5, NULL, 10) >= SCN_MAX_JOBS) {
+        return fail(arg, "key '%s': expected jobs.N.KEY with N in [0, %d) or jobs.KEY", ax->key,
+                    SCN_MAX_JOBS);
+    } else if (!k) {
         char buf[SCN_STR * 2];
         const char *near = schema_suggest(ax->key, buf, sizeof buf);
         return near ? fail(arg, "unknown key '%s'; did you mean '%s'?", ax->key, near)
