@@ -327,13 +327,23 @@ static int validate(plan_t *p, int64_t *seed) {
     return rc;
 }
 
-/* Notes a varied key that a variant overrides itself (variants win over --set and --vary). */
+/* Notes a varied key that a variant being run overrides itself (variants win over --set and
+ * --vary). */
 static void note_overrides(const plan_t *p) {
+    int run[SCN_MAX_VARIANTS] = {0};
+    for (int k = 0; k < p->nvsel; k++)
+        if (p->vsel[k] >= 0) run[p->vsel[k]] = 1;
+    if (p->variant_axis >= 0) {
+        const sweep_axis_t *ax = &p->grid.axes[p->variant_axis];
+        for (int v = 0; v < ax->nvalues; v++)
+            for (int i = 0; i < p->doc->nvariants; i++)
+                if (strcmp(p->doc->variants[i].name, ax->values[v]) == 0) run[i] = 1;
+    }
     for (int a = 0; a < p->grid.naxes; a++) {
         const sweep_axis_t *ax = &p->grid.axes[a];
         for (int i = 0; i < p->doc->nvariants && !ax->is_variant; i++) {
             const assign_list_t *l = &p->doc->variants[i].set;
-            for (size_t j = 0; j < l->n; j++)
+            for (size_t j = 0; j < l->n && run[i]; j++)
                 if (strcmp(l->v[j].key, ax->key) == 0)
                     fprintf(stderr,
                             "stallsim sweep: note: variant '%s' sets %s itself, so --vary %s does "
@@ -351,6 +361,7 @@ static int select_variants(plan_t *p) {
     if (p->variant_axis >= 0 && o->nonly)
         return usage_error("--variant and --vary variant=... both pick variants; use one%s", "");
     p->nvsel = 0;
+    if (p->variant_axis >= 0) return 0; /* each configuration runs its own */
     if (o->nonly == 0) {
         if (p->doc->nvariants == 0) p->vsel[p->nvsel++] = -1;
         for (int i = 0; i < p->doc->nvariants; i++)
