@@ -450,7 +450,15 @@ typedef struct {
     int window;        /* results held at most: workers stay this far ahead of the writer */
     slot_t *slots;
     int failed;
+    int space_waiters; /* workers waiting for the writer to free a slot */
+    double last_wake;  /* when a worker last woke the writer */
 } pool_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static void *worker(void *arg) {
     pool_t *q = arg;
@@ -458,8 +466,12 @@ static void *worker(void *arg) {
     pthread_mutex_lock(&q->mu);
     if (!v) q->failed = EXIT_RUNTIME;
     for (;;) {
-        while (!q->failed && q->next < q->end && q->next >= q->written + q->window)
+        while (!q->failed && q->next < q->end && q->next >= q->written + q->window) {
+            pthread_cond_broadcast(&q->done_cv); /* the writer may be waiting for a wake-up */
+            q->space_waiters++;
             pthread_cond_wait(&q->space_cv, &q->mu);
+            q->space_waiters--;
+        }
         if (q->failed || q->next >= q->end) break;
         int64_t c = q->next++;
         pthread_mutex_unlock(&q->mu);
@@ -473,19 +485,20 @@ static void *worker(void *arg) {
         }
         slot_t *s = &q->slots[c % q->window];
         s->buf = buf, s->len = len, s->ready = 1;
-        pthread_cond_broadcast(&q->done_cv);
+        /* Waking the writer for every quick configuration costs more than
+         * running it (--model-only): wake it at most every 20 ms, or when
+         * half the window is waiting, or for the last configuration. */
+        double t = now_s();
+        if (t - q->last_wake >= 0.02 || c + 1 - q->written >= q->window / 2 || q->next >= q->end) {
+            q->last_wake = t;
+            pthread_cond_broadcast(&q->done_cv);
+        }
     }
     pthread_cond_broadcast(&q->done_cv);
     pthread_cond_broadcast(&q->space_cv);
     pthread_mutex_unlock(&q->mu);
     free(v);
     return NULL;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void progress(int64_t done, int64_t total, int64_t ran, double t0, int last) {
@@ -504,7 +517,7 @@ static int execute(const plan_t *p, sweep_out_t *out, int64_t from) {
     q.end = p->end;
     int64_t todo = p->end - from;
     int nthreads = p->o->jobs < todo ? p->o->jobs : (int)todo;
-    q.window = 4 * (nthreads > 0 ? nthreads : 1);
+    q.window = 16 * (nthreads > 0 ? nthreads : 1);
     q.slots = calloc((size_t)q.window, sizeof *q.slots);
     pthread_t *th = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof *th);
     if (!q.slots || !th) {
@@ -535,7 +548,7 @@ static int execute(const plan_t *p, sweep_out_t *out, int64_t from) {
         slot_t got = *s;
         memset(s, 0, sizeof *s);
         q.written = c + 1;
-        pthread_cond_broadcast(&q.space_cv);
+        if (q.space_waiters) pthread_cond_broadcast(&q.space_cv);
         pthread_mutex_unlock(&q.mu);
         rc = sweep_out_write(out, got.buf, got.len);
         free(got.buf);
