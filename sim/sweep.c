@@ -317,6 +317,7 @@ static int validate(plan_t *p, int64_t *seed) {
         for (int k = 0; k < nv && !rc; k++) {
             rc = build_variant(p, &sets, vars[k], v);
             if (rc == EXIT_INPUT) describe_config(p, c);
+            if (rc) break;
             rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->model_only ? 1 : 2);
             if (c == 0 && k == 0) *seed = v->scn.seed;
         }

@@ -222,7 +222,7 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
     free(list);
     free(scratch);
     if (!rc && (double)g->size * ax->nvalues > (double)SWEEP_MAX_CONFIGS)
-        rc = fail(arg, "the grid would have more than 10^9 configurations");
+        rc = fail(arg, "the grid would have more than 10^8 configurations");
     if (rc) {
         for (int v = 0; v < ax->nvalues; v++)
             free(ax->values[v]);

@@ -128,7 +128,7 @@ static void test_errors(void **state) {
     assert_int_equal(sweep_grid_add(&g, "server.cpus=1", variants, 2), 0);
     assert_int_equal(sweep_grid_add(&g, "server.cpus=2", variants, 2), EXIT_INPUT); /* twice */
     assert_int_equal(sweep_grid_add(&g, "variant=dali", NULL, 0), EXIT_INPUT); /* no variants */
-    /* A grid past 10^9 configurations is refused, axis by axis. */
+    /* A grid past 10^8 configurations is refused, axis by axis. */
     assert_int_equal(sweep_grid_add(&g, "dataset.items=1:100000:1", variants, 2), 0);
     assert_int_equal(sweep_grid_add(&g, "seed=1:100000:1", variants, 2), EXIT_INPUT);
     sweep_grid_free(&g);
