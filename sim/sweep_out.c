@@ -90,12 +90,18 @@ static int meta_matches(const sweep_out_t *o, int want_complete, int *exists) {
     return hash && (complete || !want_complete);
 }
 
+static int commas(const char *s) {
+    int n = 0;
+    for (; *s; s++)
+        n += *s == ',';
+    return n;
+}
+
 /* A row of configuration c is whole: its prefix, a final newline, no NUL
- * bytes (a crash can leave zero-filled blocks), and the last column (0 or 1). */
-static int row_ok(const char *line, ssize_t len, const char *prefix) {
-    return len >= 4 && (size_t)len == strlen(line) && line[len - 1] == '\n' &&
-           strncmp(line, prefix, strlen(prefix)) == 0 && line[len - 3] == ',' &&
-           (line[len - 2] == '0' || line[len - 2] == '1');
+ * bytes (a crash can leave zero-filled blocks) and as many columns as the header. */
+static int row_ok(const char *line, ssize_t len, const char *prefix, int ncommas) {
+    return len >= 2 && (size_t)len == strlen(line) && line[len - 1] == '\n' &&
+           strncmp(line, prefix, strlen(prefix)) == 0 && commas(line) == ncommas;
 }
 
 /* Byte offset just past the last complete configuration of the partial file
@@ -109,6 +115,7 @@ static long scan_partial(const sweep_out_t *o, int64_t *next) {
     size_t cap = 0;
     long keep = 0, pos = 0;
     ssize_t len = getline(&line, &cap, f);
+    int ncommas = commas(s->header);
     if (len > 0 && strcmp(line, s->header) == 0) {
         keep = pos = len;
         for (int64_t c = s->first; c < s->end; c++) {
@@ -116,7 +123,7 @@ static long scan_partial(const sweep_out_t *o, int64_t *next) {
             int64_t r = 0;
             for (; r < s->rows[c - s->first]; r++) {
                 len = getline(&line, &cap, f);
-                if (len <= 0 || !row_ok(line, len, prefix)) break;
+                if (len <= 0 || !row_ok(line, len, prefix, ncommas)) break;
                 pos += len;
             }
             if (r < s->rows[c - s->first]) break;
@@ -159,6 +166,10 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
             return io_error("cannot write", o->partial);
         if (fsync(o->fd)) return io_error("cannot sync", o->partial);
         o->last_sync = now_s();
+        /* Always said (not progress): a user should know the rows are not all from this run. */
+        fprintf(stderr, "stallsim sweep: resuming %s at configuration %lld (%lld of %lld done)\n",
+                o->partial, (long long)*resume, (long long)(*resume - spec->first),
+                (long long)(spec->end - spec->first));
         return 0;
     }
     if (access(spec->path, F_OK) == 0 && meta_matches(o, 1, &meta_exists)) {

@@ -65,12 +65,18 @@ done
 # Resume after a torn tail: cut the file mid-row, mid-configuration, at a
 # configuration boundary and inside the header; rerun; same bytes.
 total=$(wc -c <full.csv)
-for cut in 37 500 1000 2345 $((total / 2)) $((total - 10)); do
+boundary=$(head -n 25 full.csv | wc -c) # header and 3 whole configurations
+for cut in 37 500 1000 2345 $boundary $((boundary - 1)) $((total / 2)) $((total - 10)); do
   head -c $cut full.csv >cut.csv.partial
   cp full.csv.meta.json cut.csv.meta.json
   sed -i 's/"status": "complete"/"status": "running"/' cut.csv.meta.json
-  "$bin" sweep "$small" "${grid[@]}" -o cut.csv --jobs 2 2>/dev/null
+  "$bin" sweep "$small" "${grid[@]}" -o cut.csv --jobs 2 2>err.txt
   check "resume after a cut at byte $cut" 'cmp -s cut.csv full.csv && [ ! -e cut.csv.partial ]'
+  # it kept every configuration whose 8 rows were whole (and no more)
+  lines=$(head -c $cut full.csv | tr -cd '\n' | wc -c)
+  done_cfg=$(( lines > 0 ? (lines - 1) / 8 : 0 ))
+  check "cut at byte $cut resumes at configuration $done_cfg ($(cat err.txt))" \
+    'grep -q "resuming cut.csv.partial at configuration $done_cfg (" err.txt'
   rm -f cut.csv
 done
 # A tail of zero bytes (what a power loss can leave) and a stray row.
@@ -80,22 +86,23 @@ cp full.csv.meta.json z.csv.meta.json
 "$bin" sweep "$small" "${grid[@]}" -o z.csv 2>/dev/null
 check "resume after a zero-filled tail" 'cmp -s z.csv full.csv'
 
-# Resume after kill -9 at several points of one sweep, run after run: each
-# run is killed 0.25 s in (start-up, validation and a few configurations)
-# until one finishes on its own.
-big=(--set dataset.items=100000 --vary server.cpus=2,3,4,5 --vary server.cache_gb=0:5:0.5)
+# Resume after kill -9 at several points of one sweep, run after run: up to
+# 8 runs are killed 0.25 s in (start-up, validation and a few configurations
+# each), then one runs to the end.
+big=(--set dataset.items=200000 --vary server.cpus=2,3,4,5 --vary server.cache_gb=0:5:0.5)
 "$bin" sweep "$small" "${big[@]}" -o ref.csv --jobs 2 2>/dev/null
 kills=0
-for try in $(seq 1 40); do
+for try in 1 2 3 4 5 6 7 8; do
   timeout -s KILL 0.25 "$bin" sweep "$small" "${big[@]}" -o k.csv --jobs 2 2>/dev/null
   [ -e k.csv ] && break
-  kills=$((kills + 1))
   [ -e k.csv.partial ] || continue
+  kills=$((kills + 1))
   # the partial file holds a prefix of the uninterrupted bytes (possibly torn mid-row)
   n=$(wc -c <k.csv.partial)
   check "partial after kill $kills is a prefix of the full output" 'cmp -s -n $n k.csv.partial ref.csv'
 done
-echo "sweep: $kills kills before completion"
+[ -e k.csv ] || "$bin" sweep "$small" "${big[@]}" -o k.csv --jobs 1 2>/dev/null
+echo "sweep: $kills runs killed mid-sweep before the last"
 check "resume after $kills kill -9s gives exactly the uninterrupted rows" 'cmp -s k.csv ref.csv'
 check "several kills landed mid-sweep ($kills)" '[ $kills -ge 3 ]'
 
