@@ -14,6 +14,7 @@
 #include "scenario.h"
 #include "schema.h"
 #include "sim.h"
+#include "sweep.h"
 #include "topology.h"
 
 static const char usage[] =
@@ -23,6 +24,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run SCENARIO        simulate each variant's epochs, with the analytical model beside\n"
+    "  sweep SCENARIO      run a grid of configurations (--vary key=values) into one CSV\n"
     "  check SCENARIO      validate a scenario (every variant) without running it\n"
     "  calibrate           measure this host's rates and write a host profile\n"
     "  help keys           every scenario key: type, unit, default, bounds, meaning\n"
@@ -228,6 +230,7 @@ int main(int argc, char **argv) {
         return EXIT_OK;
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1, 0);
+    if (strcmp(cmd, "sweep") == 0) return sweep_main(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0) return cmd_run(argc - 1, argv + 1, 1);
     if (strcmp(cmd, "help") == 0) return cmd_help(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc - 1, argv + 1);
