@@ -166,13 +166,20 @@ static double belady_epoch(double f, double p, int k, int e, int *exact) {
 }
 
 /* Policies without a known profile over the epoch get a flat one (at = NULL). */
+/* Furthest-next-use enters each epoch holding the items needed first: the
+ * first f of the order hits, the rest misses. */
+static double belady_at(double f, double p, int k, int e, double u) {
+    (void)p, (void)k;
+    return e > 0 && u < f ? 1 : 0;
+}
+
 static const struct {
     epoch_hit_fn epoch;
     hit_at_fn at;
 } policy_models[CACHE__COUNT] = {
-    [CACHE_NONE] = {none_epoch, NULL},       [CACHE_LRU] = {lru_epoch, lru_at},
-    [CACHE_MINIO] = {minio_epoch, minio_at}, [CACHE_FIFO] = {fifo_epoch, NULL},
-    [CACHE_BELADY] = {belady_epoch, NULL},
+    [CACHE_NONE] = {none_epoch, NULL},          [CACHE_LRU] = {lru_epoch, lru_at},
+    [CACHE_MINIO] = {minio_epoch, minio_at},    [CACHE_FIFO] = {fifo_epoch, NULL},
+    [CACHE_BELADY] = {belady_epoch, belady_at},
 };
 
 double model_hit_epoch(int kind, double f, double p, int k, int e, int *exact) {

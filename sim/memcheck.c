@@ -2,6 +2,8 @@
  * user-given counts can overflow before the comparison. */
 #include "memcheck.h"
 
+#include <math.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -56,7 +58,7 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
         }
         const job_t *jb = &s->jobs[in->job];
         double ns = in->nservers > 0 ? in->nservers : 1;
-        double cores = in->cpus / ns >= 1 ? (double)(int64_t)(in->cpus / ns) : 1;
+        double cores = in->cpus / ns > 1 ? ceil(in->cpus / ns) : 1;
         b += 4 * n * (future ? 3 : 1);             /* order (and next order, positions) */
         b += 2 * ns * (8 * cores + 16);            /* core pools: T and T_prep timelines */
         b += 2 * 8 * (double)jb->prefetch_batches; /* loader windows */
