@@ -19,6 +19,7 @@
 #include "storage_bench.h"
 
 #define MAX_BAD_LINES 10
+#define SPIN_BELOW_S  100e-6
 
 struct pipeline {
     pipe_cfg c;
@@ -53,10 +54,6 @@ typedef struct {
     pipeline *p;
     int id;
 } thread_arg;
-
-static double clamp_pos(double x) {
-    return x > 0 ? x : 0;
-}
 
 static void fail_locked(pipeline *p, const char *msg) {
     if (!p->abort) snprintf(p->err, sizeof p->err, "%s", msg);
@@ -297,11 +294,17 @@ static void consume(pipeline *p, double t_start) {
         if (stop) return;
         double c = b + 1 == p->nbatches ? p->c.compute_last_s : p->c.compute_s;
         double t0 = clock_now();
-        if (c > 0) sleep_until(t0 + c);
+        /* A sleep's wake-up costs tens of microseconds or more on a busy
+         * host: below that, spin, so a near-zero compute time stays near zero. */
+        if (c >= SPIN_BELOW_S)
+            sleep_until(t0 + c);
+        else
+            while (clock_now() < t0 + c) {
+            }
         t_end = clock_now();
         p->ep.gpu_s += t_end - t0;
     }
-    p->ep.epoch_s = clamp_pos(t_end - t_start);
+    p->ep.epoch_s = t_end - t_start;
 }
 
 int pipe_run_epoch(pipeline *p, const uint32_t *perm, pipe_epoch *out, char *err, size_t errlen) {
