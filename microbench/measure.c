@@ -368,8 +368,9 @@ static void warm(const dataset *d) {
             100 * storage_resident(d->paths, d->n));
 }
 
-/* Runs every epoch of one variant: the scenario as given (T) and, in the same
- * order, with every item in memory (T_prep). */
+/* Runs every epoch of one variant twice, in the same order: with every item in
+ * memory (T_prep), then as the scenario says (T). The T_prep pass touches
+ * neither the page cache nor MinIO, so T sees the caches as they were. */
 static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
     scenario_t *s = &mv->run.scn;
     const job_t *j = &s->jobs[0];
@@ -419,8 +420,8 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
         pipe_epoch t, tp;
         perm_generate(&pg, rng, perm);
         if (o->page == PAGE_COLD_EPOCH) evict(d);
-        if (pipe_run_epoch(pt, perm, &t, err, sizeof err) ||
-            pipe_run_epoch(pp, perm, &tp, err, sizeof err)) {
+        if (pipe_run_epoch(pp, perm, &tp, err, sizeof err) ||
+            pipe_run_epoch(pt, perm, &t, err, sizeof err)) {
             fprintf(stderr, "stallsim measure: %s\n", err);
             rc = EXIT_RUNTIME;
             goto done;
