@@ -487,6 +487,20 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
            "at >= 97%% utilisation.\n");
 }
 
+static void json_str(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
 static void json_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
     printf("{\"format_version\": 1, \"stallsim_version\": \"%s\", \"command\": \"measure\", "
            "\"cache\": \"%s\", \"data_items\": %d, \"data_bytes\": %.0f, \"bad_files\": %d, "
@@ -494,10 +508,12 @@ static void json_out(const options *o, const dataset *d, const measured_t *mv, i
            STALLSIM_VERSION, page_mode_names[o->page], d->n, d->bytes, d->bad, d->non_jpeg);
     for (int k = 0; k < nv; k++) {
         const scenario_t *s = &mv[k].run.scn;
-        printf("%s\n  {\"name\": \"%s\", \"total_s\": {\"measured\": %.9g}, \"minio_bytes\": "
-               "%.0f, \"prep_threads\": %lld, \"fetch_threads\": %d, \"epochs\": [",
-               k ? "," : "", s->variant, report_total_s(&mv[k].run.sim), mv[k].minio_bytes,
-               (long long)s->server.cpus, mv[k].fetchers);
+        printf("%s\n  {\"name\": ", k ? "," : "");
+        json_str(s->variant);
+        printf(", \"total_s\": {\"measured\": %.9g}, \"minio_bytes\": %.0f, \"prep_threads\": "
+               "%lld, \"fetch_threads\": %d, \"epochs\": [",
+               report_total_s(&mv[k].run.sim), mv[k].minio_bytes, (long long)s->server.cpus,
+               mv[k].fetchers);
         for (int e = 0; e < s->epochs; e++) {
             const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
             printf("%s\n   {\"epoch\": %d, \"measured\": {\"epoch_s\": %.9g, "
