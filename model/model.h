@@ -16,6 +16,17 @@
 /* Fills out (allocated by the caller: t->ninst x s->epochs). */
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
 
+/* Hit rate in epoch e (0-based) of a cache with fraction f = C/D shared by k
+ * streams in step, each touching an item with probability p per epoch (1/S
+ * for one server of a job over S servers); exact says whether the formula is
+ * exact for that policy. LRU and MinIO have closed forms (see model.c). */
+double model_hit_epoch(int cache_kind, double f, double p, int k, int e, int *exact);
+double model_lru_epoch(double f, double p, int k, int e);
+/* The hit probability at position u in [0, 1) of epoch e's order (flat for
+ * policies without a known profile); model_hit_epoch is its mean over u. */
+double model_hit_at(int cache_kind, double f, double p, int k, int e, double u);
+double model_minio_epoch(double f, double p, int k, int e);
+
 /* Steady-state (epoch >= 2) hit rate of one reshuffled stream with cache
  * fraction f = C/D, and whether the formula is exact for that policy. */
 double model_hit_steady(int cache_kind, double f, int *exact);

@@ -41,3 +41,12 @@ measure "ImageNet-1k, 8 GPUs, LRU at 50%, 3 epochs" 1281167 3 \
 measure "ImageNet-22k, 8 GPUs, LRU at 50%, 3 epochs" 14197122 3 \
   scenarios/imagenet22k.yaml --variant dali --set server.cache_gb=653
 measure "OpenImages, both variants (LRU, MinIO), 3 epochs" $((1743042 * 2)) 3 scenarios/openimages.yaml
+# Many jobs and many servers (issue 4): item-accesses count each stream's
+# lookups (8 partitioned jobs look every item up 8 times an epoch).
+measure "8 jobs x ImageNet-1k, partitioned prep, shared LRU at 50% (hpsearch dali), 3 epochs" \
+  $((1281167 * 8)) 3 scenarios/hpsearch.yaml --variant dali
+i22k=(--set dataset.items=14197122 --set dataset.item_kb=110 --set server.cache_gb=500)
+measure "2 servers x 8 GPUs x ImageNet-22k, local LRU at 32% each (multiserver dali), 3 epochs" \
+  14197122 3 scenarios/multiserver.yaml --variant dali "${i22k[@]}"
+measure "2 servers x 8 GPUs x ImageNet-22k, partitioned MinIO (multiserver coordl), 3 epochs" \
+  14197122 3 scenarios/multiserver.yaml --variant coordl "${i22k[@]}"

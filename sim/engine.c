@@ -67,6 +67,9 @@ typedef struct {
     double *win, *win_p;             /* [pf]: start of batch k - pf, for the loader's window */
     double *end, *end_p;             /* [ninst]: each consumer's last iteration end */
     double *t_full, *t_last, *t_gpu; /* [ninst] */
+    double *consumed;                /* [ninst]: items each consumer trained on this epoch */
+    uint16_t *rank_server;           /* [G]: which of the stream's servers GPU rank r is on */
+    int staged_peak;                 /* most batches prepared ahead at once this epoch */
     int epoch, done;
     int64_t batch;
     double ep_start, ep_start_p;
@@ -82,10 +85,11 @@ typedef struct {
     uint32_t *size;
     perm_gen_t pg;
     int nservers, nstreams;
-    cache_t *cache;     /* [nservers] (local caching) */
-    uint16_t *owner;    /* partitioned caching: server + 1 holding the item, 0 = none */
-    uint64_t *owned;    /* partitioned caching: bytes held per server */
-    storage_t *storage; /* [nservers], or one when shared */
+    server_metrics_t *srv; /* [server * epochs + epoch], accumulated by each stream's epoch */
+    cache_t *cache;        /* [nservers] (local caching) */
+    uint16_t *owner;       /* partitioned caching: server + 1 holding the item, 0 = none */
+    uint64_t *owned;       /* partitioned caching: bytes held per server */
+    storage_t *storage;    /* [nservers], or one when shared */
     nic_t *nic;
     stream_t *st;
     double decode_per_byte, prep_fixed, nic_bw, nic_lat;
@@ -184,8 +188,9 @@ static void start_epoch(world_t *w, stream_t *st) {
     st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
     st->prep_busy = st->xfer_busy = st->slot_busy = st->net_busy = 0;
     st->prepped = st->reads = 0;
+    st->staged_peak = 0;
     for (int c = 0; c < st->ninst; c++)
-        st->t_gpu[c] = 0;
+        st->t_gpu[c] = st->consumed[c] = 0;
 }
 
 static int build(world_t *w, gsl_rng *master) {
@@ -208,6 +213,7 @@ static int build(world_t *w, gsl_rng *master) {
     w->nic = xcalloc((size_t)w->nservers, sizeof *w->nic, &fail);
     int nstor = s->server.storage.shared ? 1 : w->nservers;
     w->storage = xcalloc((size_t)nstor, sizeof *w->storage, &fail);
+    w->srv = xcalloc((size_t)w->nservers * (size_t)s->epochs, sizeof *w->srv, &fail);
     if (fail) return -1;
     if (partitioned_dist) {
         w->owner = xcalloc(w->n, sizeof *w->owner, &fail);
@@ -244,8 +250,10 @@ static int build(world_t *w, gsl_rng *master) {
             st->gps = in->gpus_per_server;
             st->G = jb->gpus;
             st->M = jb->gpus * jb->batch_per_gpu;
-            st->pf = jb->prefetch_batches;
             st->nbatches = ((int64_t)w->n + st->M - 1) / st->M;
+            /* A fresh iterator each epoch: no loader runs further ahead than one epoch. */
+            st->pf = scenario_staged_batches(s, jb);
+            if (st->pf > st->nbatches) st->pf = st->nbatches;
             st->inst = xcalloc((size_t)t->ninst, sizeof *st->inst, &fail);
         }
         if (fail) return -1;
@@ -278,7 +286,11 @@ static int build(world_t *w, gsl_rng *master) {
         st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
         st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
         st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
+        st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
+        st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
         if (fail) return -1;
+        for (int64_t r = 0; r < st->G; r++)
+            st->rank_server[r] = (uint16_t)(r / st->gps);
         int64_t rem = (int64_t)w->n % st->M;
         for (int c = 0; c < st->ninst; c++) {
             const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
@@ -302,6 +314,7 @@ static void destroy(world_t *w) {
         free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
         free(st->pool), free(st->pool_p), free(st->win), free(st->win_p);
         free(st->end), free(st->end_p), free(st->t_full), free(st->t_last), free(st->t_gpu);
+        free(st->consumed), free(st->rank_server);
     }
     for (int k = 0; w->cache && k < w->nservers; k++)
         cache_destroy(&w->cache[k]);
@@ -309,7 +322,7 @@ static void destroy(world_t *w) {
     for (int k = 0; w->storage && k < nstor; k++)
         free(w->storage[k].ring);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
-    free(w->size);
+    free(w->size), free(w->srv);
     perm_gen_free(&w->pg);
 }
 
@@ -323,8 +336,10 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
                                        storage_t *d) {
     double bytes = w->size[x];
     uint16_t o = w->owner[x];
+    server_metrics_t *here = &w->srv[sv * w->s->epochs + st->epoch];
     if (o == sv + 1) {
         st->hits++;
+        here->local_hits++;
         return issue;
     }
     if (o) {
@@ -337,6 +352,9 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
         st->hits++, st->remote_hits++;
         st->net_bytes += bytes;
         st->net_busy += bytes / w->nic_bw;
+        here->remote_hits++;
+        here->net_in_bytes += bytes;
+        w->srv[(o - 1) * w->s->epochs + st->epoch].net_out_bytes += bytes;
         return end;
     }
     if (w->owned[sv] + w->size[x] <= (uint64_t)scenario_cache_bytes(w->s)) {
@@ -344,6 +362,8 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
         w->owned[sv] += w->size[x];
     }
     st->read_bytes += bytes;
+    here->storage_reads++;
+    here->storage_read_bytes += bytes;
     return storage_read(d, issue, bytes, st);
 }
 
@@ -366,6 +386,8 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->network_bytes = st->net_bytes;
         m->items_prepped = st->prepped;
         m->storage_reads = st->reads;
+        m->items_consumed = st->consumed[c];
+        m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
         m->cpu_util = st->prep_busy / (st->pool[0].n * (double)st->ns * m->epoch_s);
         m->storage_util = st->xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
         /* The busiest resource names the bottleneck; the GPUs when nearly always busy. */
@@ -384,6 +406,9 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (st->end[c] > next) next = st->end[c];
         if (st->end_p[c] > next_p) next_p = st->end_p[c];
     }
+    double staged = st->staged_peak * (double)st->M * scenario_out_item_bytes(s) / st->ns;
+    for (int v = st->first_server; v < st->first_server + st->ns; v++)
+        w->srv[v * s->epochs + st->epoch].staged_bytes += staged;
     st->ep_start = next;
     st->ep_start_p = next_p;
     if (++st->epoch == s->epochs)
@@ -403,18 +428,38 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
     double ready = issue, ready_p = issue_p;
-    const cache_t *pc = &w->cache[st->first_server];
+    /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
+    int staged = 1;
+    for (int64_t j = 0; j < st->pf; j++)
+        staged += st->win[j] > issue;
+    if (staged > st->staged_peak) st->staged_peak = staged;
+    /* Rank of each position in the batch (lo is a multiple of G), kept by
+     * counting: a division per item costs more than the rest of the lookup. */
+    const int64_t G = st->G;
+    int64_t rank = 0, rank_far = PREFETCH % G, rank_near = PREFETCH_NEAR % G;
+    const cache_t *caches = &w->cache[st->first_server];
+    const int prefetch = !partitioned && caches->ops->prefetch;
     for (int64_t idx = lo; idx < hi; idx++) {
-        if (!partitioned && pc->ops->prefetch) {
-            if (idx + PREFETCH < hi) {
-                uint32_t ahead = st->perm[idx + PREFETCH];
-                __builtin_prefetch(&w->size[ahead]);
-                pc->ops->prefetch(pc, ahead, 0);
+        /* The item's size, cache entry or owner are random accesses into
+         * arrays of N entries: start them early enough to hide the misses. */
+        if (idx + PREFETCH < hi) {
+            uint32_t ahead = st->perm[idx + PREFETCH];
+            __builtin_prefetch(&w->size[ahead]);
+            if (partitioned) __builtin_prefetch(&w->owner[ahead]);
+            if (prefetch) {
+                const cache_t *c = &caches[st->ns > 1 ? st->rank_server[rank_far] : 0];
+                c->ops->prefetch(c, ahead, 0);
             }
-            if (idx + PREFETCH_NEAR < hi) pc->ops->prefetch(pc, st->perm[idx + PREFETCH_NEAR], 1);
+        }
+        if (prefetch && idx + PREFETCH_NEAR < hi) {
+            const cache_t *c = &caches[st->ns > 1 ? st->rank_server[rank_near] : 0];
+            c->ops->prefetch(c, st->perm[idx + PREFETCH_NEAR], 1);
         }
         uint32_t x = st->perm[idx];
-        int sv = st->ns > 1 ? (int)((idx % st->G) / st->gps) : 0;
+        int sv = st->ns > 1 ? st->rank_server[rank] : 0;
+        if (++rank == G) rank = 0;
+        if (++rank_far == G) rank_far = 0;
+        if (++rank_near == G) rank_near = 0;
         int server = st->first_server + sv;
         storage_t *d = &w->storage[w->s->server.storage.shared ? 0 : server];
         double bytes = w->size[x];
@@ -426,11 +471,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
             uint64_t next_use =
                 w->future && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
             cache_t *c = &w->cache[server];
+            server_metrics_t *here = &w->srv[server * w->s->epochs + st->epoch];
             if (c->ops->access(c, x, next_use)) {
                 st->hits++;
+                here->local_hits++;
                 fetched = issue;
             } else {
                 st->read_bytes += bytes;
+                here->storage_reads++;
+                here->storage_read_bytes += bytes;
                 fetched = storage_read(d, issue, bytes, st);
             }
         }
@@ -452,6 +501,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         st->end[c] = start + tb;
         st->end_p[c] = start_p + tb;
         st->t_gpu[c] += tb;
+        st->consumed[c] += (double)(hi - lo);
         if (start > wmax) wmax = start;
         if (start_p > wmax_p) wmax_p = start_p;
     }
@@ -490,6 +540,9 @@ int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         if (!pick) break;
         run_batch(&w, pick, out);
     }
+    for (int k = 0; k < w.nservers * s->epochs; k++)
+        w.srv[k].accesses = w.srv[k].local_hits + w.srv[k].remote_hits + w.srv[k].storage_reads;
+    if (out->srv) memcpy(out->srv, w.srv, sizeof *w.srv * (size_t)w.nservers * (size_t)s->epochs);
     destroy(&w);
     return 0;
 }

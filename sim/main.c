@@ -164,12 +164,15 @@ static int cmd_run(int argc, char **argv, int check_only) {
     } else if (!rc) {
         for (int k = 0; k < nv && !rc; k++) {
             variant_run_t *v = &runs[k];
-            if (metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs))
+            int ns = (int)v->scn.server.count;
+            if (metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs) ||
+                metrics_alloc_servers(&v->model, ns))
                 rc = EXIT_RUNTIME;
             else
                 model_run(&v->scn, &v->topo, &v->model);
             if (!rc && !o.model_only) {
-                if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs))
+                if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs) ||
+                    metrics_alloc_servers(&v->sim, ns))
                     rc = EXIT_RUNTIME;
                 else
                     rc = sim_run(&v->scn, &v->topo, &v->sim);

@@ -25,25 +25,45 @@ typedef struct {
     double remote_hit_rate;
     double storage_read_bytes;
     double network_bytes;
-    double cpu_util;      /* busy core-seconds over cores x T */
-    double storage_util;  /* transfer-busy seconds over T */
-    double t_gpu_s;       /* differential run: GPUs fed instantly */
-    double t_prep_s;      /* differential run: every item in memory */
-    double items_prepped; /* conservation checks: items through prep this epoch */
-    double storage_reads; /* reads that went to storage */
-    int bottleneck;       /* bottleneck_t */
-    int approximate;      /* model: no exact closed form for this case */
+    double cpu_util;       /* busy core-seconds over cores x T */
+    double storage_util;   /* transfer-busy seconds over T */
+    double t_gpu_s;        /* differential run: GPUs fed instantly */
+    double t_prep_s;       /* differential run: every item in memory */
+    double items_prepped;  /* conservation checks: items through prep this epoch */
+    double storage_reads;  /* reads that went to storage */
+    double items_consumed; /* items this job's GPUs trained on this epoch */
+    double staged_bytes;   /* peak memory of batches prepared ahead for this job's stream */
+    int bottleneck;        /* bottleneck_t */
+    int approximate;       /* model: no exact closed form for this case */
 } epoch_metrics_t;
 
+/* What one server saw in one epoch of the streams that read through it (a
+ * stream's epoch, when streams on a server are at different epochs). */
 typedef struct {
-    int ninst, nepochs;
-    epoch_metrics_t *m; /* [inst * nepochs + epoch] */
+    double accesses;      /* items its GPUs asked for, once per stream */
+    double local_hits;    /* served from its own cache */
+    double remote_hits;   /* from another server's cache (partitioned caching) */
+    double storage_reads; /* from storage */
+    double storage_read_bytes;
+    double net_in_bytes, net_out_bytes;
+    double staged_bytes; /* peak memory of prepared batches waiting for its GPUs */
+} server_metrics_t;
+
+typedef struct {
+    int ninst, nepochs, nservers;
+    epoch_metrics_t *m;    /* [inst * nepochs + epoch] */
+    server_metrics_t *srv; /* [server * nepochs + epoch], or NULL when not wanted */
 } run_metrics_t;
 
 int metrics_alloc(run_metrics_t *r, int ninst, int nepochs);
+/* Optional, after metrics_alloc: per-server figures for nservers servers. */
+int metrics_alloc_servers(run_metrics_t *r, int nservers);
 void metrics_free(run_metrics_t *r);
 static inline epoch_metrics_t *metrics_at(const run_metrics_t *r, int inst, int epoch) {
     return &r->m[inst * r->nepochs + epoch];
+}
+static inline server_metrics_t *server_at(const run_metrics_t *r, int server, int epoch) {
+    return &r->srv[server * r->nepochs + epoch];
 }
 
 #endif

@@ -31,19 +31,19 @@ void report_csv_header(FILE *out, const char *extra) {
     fprintf(out,
             "%svariant,job,epoch,source,epoch_s,throughput_items_s,gpu_util,prep_stall_s,"
             "fetch_stall_s,hit_rate,remote_hit_rate,storage_read_bytes,network_bytes,cpu_util,"
-            "storage_util,t_gpu_s,t_prep_s,bottleneck,approximate\n",
+            "storage_util,t_gpu_s,t_prep_s,bottleneck,approximate,staged_bytes\n",
             extra ? extra : "");
 }
 
 void report_csv_row(FILE *out, const char *extra, const char *variant, const char *job, int epoch,
                     const char *source, const epoch_metrics_t *m) {
-    fprintf(
-        out,
-        "%s%s,%s,%d,%s,%.9g,%.9g,%.6f,%.9g,%.9g,%.6f,%.6f,%.0f,%.0f,%.6f,%.6f,%.9g,%.9g,%s,%d\n",
-        extra ? extra : "", variant, job, epoch, source, m->epoch_s, m->throughput_items_s,
-        m->gpu_util, m->prep_stall_s, m->fetch_stall_s, m->hit_rate, m->remote_hit_rate,
-        m->storage_read_bytes, m->network_bytes, m->cpu_util, m->storage_util, m->t_gpu_s,
-        m->t_prep_s, bottleneck_names[m->bottleneck], m->approximate);
+    fprintf(out,
+            "%s%s,%s,%d,%s,%.9g,%.9g,%.6f,%.9g,%.9g,%.6f,%.6f,%.0f,%.0f,%.6f,%.6f,%.9g,%.9g,%s,%d,%"
+            ".0f\n",
+            extra ? extra : "", variant, job, epoch, source, m->epoch_s, m->throughput_items_s,
+            m->gpu_util, m->prep_stall_s, m->fetch_stall_s, m->hit_rate, m->remote_hit_rate,
+            m->storage_read_bytes, m->network_bytes, m->cpu_util, m->storage_util, m->t_gpu_s,
+            m->t_prep_s, bottleneck_names[m->bottleneck], m->approximate, m->staged_bytes);
 }
 
 static void write_csv(FILE *out, const variant_run_t *v, int nv) {
@@ -112,11 +112,40 @@ static void json_metrics(FILE *out, const epoch_metrics_t *m) {
         "%.9g, \"fetch_stall_s\": %.9g, \"hit_rate\": %.6f, \"remote_hit_rate\": %.6f, "
         "\"storage_read_bytes\": %.0f, \"network_bytes\": %.0f, \"cpu_util\": %.6f, "
         "\"storage_util\": %.6f, \"t_gpu_s\": %.9g, \"t_prep_s\": %.9g, \"bottleneck\": \"%s\", "
-        "\"approximate\": %s}",
+        "\"approximate\": %s, \"staged_bytes\": %.0f}",
         m->epoch_s, m->throughput_items_s, m->gpu_util, m->prep_stall_s, m->fetch_stall_s,
         m->hit_rate, m->remote_hit_rate, m->storage_read_bytes, m->network_bytes, m->cpu_util,
         m->storage_util, m->t_gpu_s, m->t_prep_s, bottleneck_names[m->bottleneck],
-        m->approximate ? "true" : "false");
+        m->approximate ? "true" : "false", m->staged_bytes);
+}
+
+static void json_server(FILE *out, const server_metrics_t *m) {
+    fprintf(out,
+            "{\"accesses\": %.0f, \"local_hits\": %.0f, \"remote_hits\": %.0f, "
+            "\"storage_reads\": %.0f, \"storage_read_bytes\": %.0f, \"net_in_bytes\": %.0f, "
+            "\"net_out_bytes\": %.0f, \"staged_bytes\": %.0f}",
+            m->accesses, m->local_hits, m->remote_hits, m->storage_reads, m->storage_read_bytes,
+            m->net_in_bytes, m->net_out_bytes, m->staged_bytes);
+}
+
+static void json_servers(FILE *out, const variant_run_t *v) {
+    const run_metrics_t *r = v->sim.m ? &v->sim : &v->model;
+    if (!r->srv) return;
+    fprintf(out, ",\n   \"servers\": [");
+    for (int k = 0; k < r->nservers; k++) {
+        fprintf(out, "%s\n    {\"server\": %d, \"epochs\": [", k ? "," : "", k);
+        for (int e = 0; e < r->nepochs; e++) {
+            fprintf(out, "%s\n     {\"epoch\": %d, \"model\": ", e ? "," : "", e + 1);
+            json_server(out, server_at(&v->model, k, e));
+            if (v->sim.m && v->sim.srv) {
+                fprintf(out, ", \"sim\": ");
+                json_server(out, server_at(&v->sim, k, e));
+            }
+            fprintf(out, "}");
+        }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "]");
 }
 
 static void write_json(FILE *out, const char *path, const variant_run_t *v, int nv) {
@@ -151,7 +180,9 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
             }
             fprintf(out, "]}");
         }
-        fprintf(out, "]}");
+        fprintf(out, "]");
+        json_servers(out, &v[k]);
+        fprintf(out, "}");
     }
     fprintf(out, "\n]}\n");
 }
@@ -169,10 +200,12 @@ static void text_row(FILE *out, const char *variant, const char *job, int epoch,
     fmt_stall(fs, sizeof fs, m->fetch_stall_s, m->epoch_s);
     if (ref)
         snprintf(diff, sizeof diff, "%+.1f%%", 100 * (m->epoch_s - ref->epoch_s) / ref->epoch_s);
-    fprintf(out, "%-10s %-12s %5d  %-6s %10.1f%1s %7s %9.0f %6.1f%% %16s %16s %7.1f%% %9.1f  %s\n",
-            variant, job, epoch, src, m->epoch_s, m->approximate ? "~" : "", diff,
-            m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
-            m->storage_read_bytes / 1e9, bottleneck_names[m->bottleneck]);
+    fprintf(
+        out,
+        "%-10s %-12s %5d  %-6s %10.1f%1s %7s %9.0f %6.1f%% %16s %16s %7.1f%% %7.1f%% %9.1f  %s\n",
+        variant, job, epoch, src, m->epoch_s, m->approximate ? "~" : "", diff,
+        m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
+        100 * m->remote_hit_rate, m->storage_read_bytes / 1e9, bottleneck_names[m->bottleneck]);
 }
 
 static void text_config_diff(FILE *out, const scenario_t *a, const scenario_t *b) {
@@ -196,6 +229,38 @@ static void text_config_diff(FILE *out, const scenario_t *a, const scenario_t *b
     if (!shown) fprintf(out, "(baseline)");
 }
 
+static void text_server_row(FILE *out, const char *variant, int server, int epoch, const char *src,
+                            const server_metrics_t *m) {
+    double n = m->accesses > 0 ? m->accesses : 1;
+    fprintf(out, "%-10s %6d %5d  %-6s %12.0f %7.1f%% %7.1f%% %7.1f%% %9.1f %9.1f %9.1f %10.0f\n",
+            variant, server + 1, epoch, src, m->accesses, 100 * m->local_hits / n,
+            100 * m->remote_hits / n, 100 * m->storage_reads / n, m->storage_read_bytes / 1e9,
+            m->net_in_bytes / 1e9, m->net_out_bytes / 1e9, m->staged_bytes / 1e6);
+}
+
+/* Per-server figures, when there is more than one job or server to tell apart. */
+static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
+    int wanted = 0;
+    for (int k = 0; k < nv; k++)
+        wanted |= v[k].model.srv && (v[k].model.nservers > 1 || v[k].topo.ninst > 1);
+    if (!wanted) return;
+    fprintf(out, "\n%-10s %6s %5s  %-6s %12s %8s %8s %8s %9s %9s %9s %10s\n", "variant", "server",
+            "epoch", "source", "accesses", "local", "remote", "storage", "read_GB", "net_in_GB",
+            "net_out_GB", "staged_MB");
+    for (int k = 0; k < nv; k++) {
+        if (!v[k].model.srv) continue;
+        for (int sv = 0; sv < v[k].model.nservers; sv++)
+            for (int e = 0; e < v[k].scn.epochs; e++) {
+                const server_metrics_t *mm = server_at(&v[k].model, sv, e);
+                if (mm->accesses == 0) continue; /* a server no job uses */
+                text_server_row(out, v[k].scn.variant, sv, e + 1, "model", mm);
+                if (v[k].sim.m && v[k].sim.srv)
+                    text_server_row(out, v[k].scn.variant, sv, e + 1, "sim",
+                                    server_at(&v[k].sim, sv, e));
+            }
+    }
+}
+
 static void write_text(FILE *out, const char *path, const variant_run_t *v, int nv) {
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
@@ -213,9 +278,9 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         text_config_diff(out, s, &v[k].scn);
         fprintf(out, "\n");
     }
-    fprintf(out, "\n%-10s %-12s %5s  %-6s %11s %7s %9s %7s %16s %16s %8s %9s  %s\n", "variant",
+    fprintf(out, "\n%-10s %-12s %5s  %-6s %11s %7s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant",
             "job", "epoch", "source", "epoch_s", "vs_model", "items/s", "gpu", "prep_stall_s",
-            "fetch_stall_s", "hit", "read_GB", "bottleneck");
+            "fetch_stall_s", "hit", "remote", "read_GB", "bottleneck");
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
@@ -225,6 +290,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
                     text_row(out, v[k].scn.variant, v[k].topo.inst[i].name, e + 1, "sim",
                              metrics_at(&v[k].sim, i, e), mm);
             }
+    write_text_servers(out, v, nv);
     fprintf(out, "\n%-10s %14s %14s %9s  %s\n", "variant", "total_s(model)", "total_s(sim)",
             "speed-up", "steady-state bottleneck (model, last epoch)");
     double base = report_total_s(best_source(&v[0]));

@@ -2,6 +2,7 @@
 #include "scenario.h"
 
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,10 @@ static src_pos_t key_pos(const scenario_t *s, const scenario_doc_t *doc, const c
     return p;
 }
 
+static double batch_out_bytes(const scenario_t *s, const job_t *j) {
+    return (double)(j->gpus * j->batch_per_gpu) * scenario_out_item_bytes(s);
+}
+
 /* Rules that involve more than one key. */
 static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
@@ -288,6 +293,14 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
                     s->jobs[j].name, s->jobs[0].name);
                 errors++;
             }
+    if (s->loader.prep == PREP_COORDINATED && s->loader.staging_mb > 0 && s->njobs &&
+        s->loader.staging_mb * 1e6 < batch_out_bytes(s, &s->jobs[0])) {
+        diag_error(key_pos(s, doc, "loader.staging_mb"),
+                   "loader.staging_mb = %g MB holds no batch: one batch of job '%s' needs %.1f MB "
+                   "(gpus x batch_per_gpu x prep.out_kb)",
+                   s->loader.staging_mb, s->jobs[0].name, batch_out_bytes(s, &s->jobs[0]) / 1e6);
+        errors++;
+    }
     if (s->loader.dist_cache == DIST_PARTITIONED && s->loader.cache != CACHE_MINIO) {
         diag_error(key_pos(s, doc, "loader.dist_cache"),
                    "loader.dist_cache: partitioned needs loader.cache: minio (CoorDL's cooperating "
@@ -361,6 +374,22 @@ double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items)
                    : items / j->gpu_items_per_s;
     if (s->prep.on_gpu) t += items * s->prep.gpu_augment_ms / 1e3;
     return t;
+}
+
+double scenario_out_item_bytes(const scenario_t *s) {
+    return s->prep.out_kb * 1e3;
+}
+
+int64_t scenario_staged_batches(const scenario_t *s, const job_t *j) {
+    if (s->loader.prep != PREP_COORDINATED) return j->prefetch_batches;
+    if (s->loader.staging_mb > 0) {
+        double n = floor(s->loader.staging_mb * 1e6 / batch_out_bytes(s, j));
+        return n < 1 ? 1 : n > 1e6 ? 1000000 : (int64_t)n;
+    }
+    int64_t pf = 1;
+    for (int k = 0; k < s->njobs; k++)
+        if (s->jobs[k].prefetch_batches > pf) pf = s->jobs[k].prefetch_batches;
+    return pf;
 }
 
 int scenario_job_instances(const scenario_t *s) {

@@ -16,6 +16,7 @@
 
 #define SCN_STR          128
 #define SCN_PATH         1024
+#define SCN_MAX_SERVERS 4096 /* server.count bound */
 #define SCN_MAX_JOBS     64
 #define SCN_MAX_VARIANTS 32
 #define SCN_MAX_KEYS     64 /* upper bound on schema rows of one scope */
@@ -78,6 +79,7 @@ typedef struct {
         double augment_ms;
         int on_gpu;
         double gpu_augment_ms;
+        double out_kb;
     } prep;
     struct {
         int cache;      /* cache_kind_t */
@@ -147,6 +149,11 @@ double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
 double scenario_prep_s(const scenario_t *s, double bytes);
 /* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
+/* Memory of one prepared item, in bytes. */
+double scenario_out_item_bytes(const scenario_t *s);
+/* How many batches job j's loader may prepare ahead: its prefetch_batches, or
+ * under coordinated prep what loader.staging_mb holds (at least 1). */
+int64_t scenario_staged_batches(const scenario_t *s, const job_t *j);
 /* Total job instances (sum of counts) and GPUs they use. */
 int scenario_job_instances(const scenario_t *s);
 

@@ -29,7 +29,7 @@ static const key_def_t scenario_keys[] = {
     {"dataset.items", KT_INT, "items", NULL, 1, 4000000000.0, 0, NULL, S(dataset.items), "N: encoded files in the dataset"},
     {"dataset.item_kb", KT_REAL, "KB", NULL, 0, 1e7, 1, NULL, S(dataset.item_kb), "mean encoded item size (1 KB = 1000 bytes)"},
     {"dataset.item_kb_cv", KT_REAL, "", "0", 0, 10, 0, NULL, S(dataset.item_kb_cv), "coefficient of variation of item sizes (lognormal; 0 = all equal)"},
-    {"server.count", KT_INT, "servers", "1", 1, 4096, 0, NULL, S(server.count), "identical servers in the cluster"},
+    {"server.count", KT_INT, "servers", "1", 1, SCN_MAX_SERVERS, 0, NULL, S(server.count), "identical servers in the cluster"},
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
     {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},
     {"server.cache_gb", KT_REAL, "GB", "0", 0, BIG, 0, NULL, S(server.cache_gb), "DRAM per server for caching dataset items (page cache or MinIO)"},
@@ -44,10 +44,11 @@ static const key_def_t scenario_keys[] = {
     {"prep.augment_ms", KT_REAL, "ms", "0.9", 0, 1e9, 0, NULL, S(prep.augment_ms), "CPU augment time per item (crop, flip, normalise; one core)"},
     {"prep.on_gpu", KT_BOOL, "", "false", 0, 0, 0, NULL, S(prep.on_gpu), "augment on the GPU (DALI mixed): costs gpu_augment_ms of GPU time per item instead of augment_ms of CPU"},
     {"prep.gpu_augment_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, S(prep.gpu_augment_ms), "GPU time per item when prep.on_gpu"},
+    {"prep.out_kb", KT_REAL, "KB", "602.112", 0.001, 1e9, 0, NULL, S(prep.out_kb), "memory of one prepared item in a staged batch (224x224x3 float32 = 602.112 KB)"},
     {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_kind_names, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
     {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_names, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
     {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_names, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
-    {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for staged batches (0 = prefetch_batches of the largest job)"},
+    {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
 };
 
 static const key_def_t job_keys[] = {

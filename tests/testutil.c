@@ -32,9 +32,13 @@ int tu_run(const char *yaml, const char *const *sets, scenario_t *s, topology_t 
            run_metrics_t *model, run_metrics_t *sim) {
     int rc = tu_build(yaml, sets, s, t);
     if (rc) return rc;
-    if (metrics_alloc(model, t->ninst, (int)s->epochs)) return -1;
+    if (metrics_alloc(model, t->ninst, (int)s->epochs) ||
+        metrics_alloc_servers(model, (int)s->server.count))
+        return -1;
     model_run(s, t, model);
     if (!sim) return 0;
-    if (metrics_alloc(sim, t->ninst, (int)s->epochs)) return -1;
+    if (metrics_alloc(sim, t->ninst, (int)s->epochs) ||
+        metrics_alloc_servers(sim, (int)s->server.count))
+        return -1;
     return sim_run(s, t, sim);
 }
