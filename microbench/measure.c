@@ -337,6 +337,7 @@ static void fill_metrics(epoch_metrics_t *m, const pipe_epoch *t, const pipe_epo
     m->storage_read_bytes = lru ? t->miss_bytes : t->read_bytes;
     m->storage_reads = (double)t->reads - (lru ? (double)t->hits : 0);
     m->items_prepped = (double)(t->decoded + t->failed);
+    m->items_consumed = n;
     m->cpu_util = t->prep_busy_s / (workers * m->epoch_s);
     m->storage_util = t->read_busy_s / (fetchers * m->epoch_s);
     m->bottleneck = m->gpu_util >= 0.97                   ? BN_GPU

@@ -153,7 +153,8 @@ for cell in $matrix; do
   awk -F, -v name="$name" -v t="$t" -v k="$k" -v f="$f" -v p="$p" -v want="$epochs" '
     FNR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
     { e = $col["epoch"]; src = $col["source"]
-      for (c = 5; c <= 17; c++) if ($c !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) { print "malformed " FILENAME ": " $0 > "/dev/stderr"; bad = 1 }
+      split("epoch_s prep_stall_s fetch_stall_s hit_rate t_gpu_s t_prep_s", need, " ")
+      for (c in need) if (!(need[c] in col) || $col[need[c]] !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) { print "malformed " FILENAME ": " $0 > "/dev/stderr"; bad = 1 }
       if (src == "sim" || src == "measured") {
         T[src, e] = $col["epoch_s"]; S[src, e] = ($col["prep_stall_s"] + $col["fetch_stall_s"]) / $col["epoch_s"]
         H[src, e] = $col["hit_rate"]; n[src]++ } }

@@ -61,8 +61,10 @@ for e in 1 2; do
     || bad "cache none, epoch $e: storage_read_bytes $(col "$W/none.csv" $e storage_read_bytes), want $total"
   [ "$(col "$W/none.csv" $e hit_rate)" = "0.000000" ] && ok || bad "cache none: hits in epoch $e"
   # T = T_prep + fetch stall and T_prep = T_gpu + prep stall, to the printed digits.
-  awk -F, -v e=$e 'NR > 1 && $3 == e { d1 = $5 - ($17 + $9); d2 = $17 - ($16 + $8);
-      exit !(d1 < 1e-6 && d1 > -1e-6 && d2 < 1e-6 && d2 > -1e-6 && $5 > 0 && $16 > 0.009) }' \
+  awk -F, -v e=$e 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      $3 == e { T = $c["epoch_s"]; Tp = $c["t_prep_s"]; Tg = $c["t_gpu_s"]
+        d1 = T - (Tp + $c["fetch_stall_s"]); d2 = Tp - (Tg + $c["prep_stall_s"])
+        exit !(d1 < 1e-6 && d1 > -1e-6 && d2 < 1e-6 && d2 > -1e-6 && T > 0 && Tg > 0.009) }' \
     "$W/none.csv" && ok || bad "epoch $e: stalls do not add up: $(sed -n "$((e + 1))p" "$W/none.csv")"
 done
 [ "$(head -n 1 "$W/none.csv" | cut -d, -f1-5)" = "variant,job,epoch,source,epoch_s" ] && ok \
