@@ -467,9 +467,9 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
                mv[k].run.scn.variant, cache_kind_names[mv[k].run.scn.loader.cache],
                mv[k].minio_bytes / 1e9, 100 * mv[k].minio_bytes / d->bytes);
-    printf("\n%-10s %-12s %5s  %-8s %9s %9s %7s %16s %16s %8s %9s  %s\n", "variant", "job", "epoch",
-           "source", "epoch_s", "items/s", "gpu", "prep_stall_s", "fetch_stall_s", "hit", "read_GB",
-           "bottleneck");
+    printf("\n%-10s %-12s %5s  %-8s %9s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant", "job",
+           "epoch", "source", "epoch_s", "items/s", "gpu", "prep_stall_s", "fetch_stall_s", "hit",
+           "remote", "read_GB", "bottleneck");
     for (int k = 0; k < nv; k++)
         for (int e = 0; e < mv[k].run.scn.epochs; e++) {
             const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
@@ -478,10 +478,12 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
                      100 * m->prep_stall_s / m->epoch_s);
             snprintf(fs, sizeof fs, "%.2f (%4.1f%%)", m->fetch_stall_s,
                      100 * m->fetch_stall_s / m->epoch_s);
-            printf("%-10s %-12s %5d  %-8s %9.3f %9.0f %6.1f%% %16s %16s %7.1f%% %9.4f  %s\n",
-                   mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured",
-                   m->epoch_s, m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
-                   m->storage_read_bytes / 1e9, bottleneck_names[m->bottleneck]);
+            printf(
+                "%-10s %-12s %5d  %-8s %9.3f %9.0f %6.1f%% %16s %16s %7.1f%% %7.1f%% %9.4f  %s\n",
+                mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured", m->epoch_s,
+                m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
+                100 * m->remote_hit_rate, m->storage_read_bytes / 1e9,
+                bottleneck_names[m->bottleneck]);
         }
     printf("\nprep_stall = T_prep - T_gpu, fetch_stall = T - T_prep (measured: T_prep with every "
            "item in memory, T_gpu the emulated GPU's time); bottleneck: the larger stall, or gpu "
