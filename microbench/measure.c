@@ -440,9 +440,11 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
         fprintf(stderr,
                 "stallsim measure: %s epoch %d: T %.3f s, T_prep %.3f s, T_gpu %.3f s; %ld items "
                 "fetched once each, %ld decoded, %ld failed; %ld files read (%.0f bytes), %ld "
-                "hits; MinIO holds %.0f bytes\n",
+                "hits; MinIO holds %.0f bytes; prep threads on a CPU %.1f%% of their busy time "
+                "(T_prep pass %.1f%%)\n",
                 s->variant, e + 1, t.epoch_s, tp.epoch_s, t.gpu_s, t.fetched, t.decoded, t.failed,
-                t.reads, t.read_bytes, t.hits, pipe_minio_used(pt));
+                t.reads, t.read_bytes, t.hits, pipe_minio_used(pt),
+                100 * t.prep_cpu_s / t.prep_busy_s, 100 * tp.prep_cpu_s / tp.prep_busy_s);
     }
 done:
     pipe_destroy(pt);

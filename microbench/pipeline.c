@@ -175,7 +175,7 @@ static void *worker(void *arg) {
         if (p->abort) break;
 
         uint32_t x = p->perm[pos];
-        double t0 = clock_now();
+        double c0 = clock_thread_cpu(), t0 = clock_now();
         char why[256] = "";
         int w = 0, h = 0, good = 0;
         if (jpeg && decoder_run(&dec, jpeg, len, &w, &h, why, sizeof why) == 0) {
@@ -184,13 +184,14 @@ static void *worker(void *arg) {
             augment_cpu(dec.rgb, w, h, &ap, AUG_OUT, AUG_OUT, out);
             good = 1;
         }
-        double busy = clock_now() - t0;
+        double busy = clock_now() - t0, cpu = clock_thread_cpu() - c0;
 
         pthread_mutex_lock(&p->mu);
         if (jpeg && !good) report_bad(p, (int)x, why);
         if (!dec.tj) fail_locked(p, "tjInitDecompress failed after a bad file");
         p->nprep[x]++;
         p->ep.prep_busy_s += busy;
+        p->ep.prep_cpu_s += cpu;
         if (good)
             p->ep.decoded++;
         else

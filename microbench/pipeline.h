@@ -50,6 +50,8 @@ typedef struct {
     double epoch_s;     /* first fetch to the end of the last batch's compute */
     double gpu_s;       /* emulated GPU busy time, measured around each wait */
     double prep_busy_s; /* decode + augment seconds, summed over workers */
+    double prep_cpu_s;  /* CPU time the workers got for that work (thread CPU clock): below
+                           prep_busy_s when they waited for a CPU another process held */
     double read_busy_s; /* seconds in open/read/close, summed over fetchers */
     long fetched;       /* items fetched (any source) */
     long decoded;       /* items decoded and augmented */

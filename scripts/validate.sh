@@ -147,10 +147,17 @@ for cell in $matrix; do
     --set server.cache_gb="$cache_gb" --set server.storage.queue_depth=$qd "${storage[@]}" --format csv)
   printf '%s\n  %s\n  %s\n' "$name" "${mcmd[*]}" "${rcmd[*]}" >>"$cmds"
   step "[$i/$nconf] $name"
-  "${mcmd[@]}" >"$work/raw/$name.measured.csv" 2>>"$log" || { echo "validate.sh: measure failed: ${mcmd[*]} (see $log)" >&2; exit 1; }
+  "${mcmd[@]}" >"$work/raw/$name.measured.csv" 2>"$work/raw/$name.measured.err" \
+    || { cat "$work/raw/$name.measured.err" >>"$log"; echo "validate.sh: measure failed: ${mcmd[*]} (see $log)" >&2; exit 1; }
+  cat "$work/raw/$name.measured.err" >>"$log"
+  # The share of their busy time the prep threads spent on a CPU (the lower of
+  # the T and T_prep passes), per epoch: below 100% another process held it.
+  sed -n 's/.* epoch \([0-9]*\): .*prep threads on a CPU \([0-9.]*\)% of their busy time (T_prep pass \([0-9.]*\)%).*/\1 \2 \3/p' \
+    "$work/raw/$name.measured.err" | awk '{ print $1 "\t" ($2 < $3 ? $2 : $3) }' >"$work/raw/$name.share"
   "${rcmd[@]}" >"$work/raw/$name.run.csv" 2>>"$log" || { echo "validate.sh: run failed: ${rcmd[*]} (see $log)" >&2; exit 1; }
   # One row per epoch: predicted (sim) and measured epoch time and stall fraction.
-  awk -F, -v name="$name" -v t="$t" -v k="$k" -v f="$f" -v p="$p" -v want="$epochs" '
+  awk -F, -v name="$name" -v t="$t" -v k="$k" -v f="$f" -v p="$p" -v want="$epochs" -v sharef="$work/raw/$name.share" '
+    BEGIN { while ((getline l < sharef) > 0) { split(l, a, "\t"); share[a[1]] = a[2] } }
     FNR == 1 { for (c = 1; c <= NF; c++) col[$c] = c; next }
     { e = $col["epoch"]; src = $col["source"]
       split("epoch_s prep_stall_s fetch_stall_s hit_rate t_gpu_s t_prep_s", need, " ")
@@ -159,11 +166,12 @@ for cell in $matrix; do
         T[src, e] = $col["epoch_s"]; S[src, e] = ($col["prep_stall_s"] + $col["fetch_stall_s"]) / $col["epoch_s"]
         H[src, e] = $col["hit_rate"]; n[src]++ } }
     END { if (bad || n["sim"] != want || n["measured"] != want) { print "validate: " name ": expected " want " epochs from each side" > "/dev/stderr"; exit 1 }
-      for (e = 1; e <= want; e++)
-        printf "%s\t%s\t%s\t%s\t%s\t%d\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", name, t, k, f, p, e,
+      for (e = 1; e <= want; e++) {
+        if (!(e in share)) { print "validate: " name ": no CPU share for epoch " e > "/dev/stderr"; exit 1 }
+        printf "%s\t%s\t%s\t%s\t%s\t%d\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\n", name, t, k, f, p, e,
           T["sim", e], T["measured", e], 100 * (T["sim", e] - T["measured", e]) / T["measured", e],
           100 * S["sim", e], 100 * S["measured", e], 100 * (S["sim", e] - S["measured", e]),
-          100 * H["sim", e], 100 * H["measured", e] }' \
+          100 * H["sim", e], 100 * H["measured", e], share[e] } }' \
     "$work/raw/$name.run.csv" "$work/raw/$name.measured.csv" >>"$rows" || exit 1
 done
 t_end=$(date +%s)
@@ -177,6 +185,10 @@ med_s=$(abs_col 12 | med)
 awk -F'\t' '$6 > 1' "$rows" >"$work/steady.tsv"
 med_t2=$(abs_col 9 "$work/steady.tsv" | med)
 med_s2=$(abs_col 12 "$work/steady.tsv" | med)
+awk -F'\t' '$15 >= 90' "$rows" >"$work/alone.tsv"
+n_alone=$(wc -l <"$work/alone.tsv")
+med_t3=$(abs_col 9 "$work/alone.tsv" | med)
+med_s3=$(abs_col 12 "$work/alone.tsv" | med)
 worst_t=$(awk -F'\t' '{ x = $9 < 0 ? -$9 : $9; if (x >= m) { m = x; r = $1 " epoch " $6 " (" $9 "%: predicted " $7 " s, measured " $8 " s)" } } END { print r }' "$rows")
 worst_s=$(awk -F'\t' '{ x = $12 < 0 ? -$12 : $12; if (x >= m) { m = x; r = $1 " epoch " $6 " (" $12 " pp: predicted " $10 "%, measured " $11 "%)" } } END { print r }' "$rows")
 verdict() { awk -v x="$1" -v lim="$2" 'BEGIN { print (x <= lim ? "met" : "**not met**") }'; }
@@ -184,7 +196,7 @@ verdict() { awk -v x="$1" -v lim="$2" 'BEGIN { print (x <= lim ? "met" : "**not 
 block=$work/block.md
 {
   echo "<!-- validate:begin (written by scripts/validate.sh; do not edit by hand) -->"
-  echo "Command: \`scripts/validate.sh$([ $quick = 1 ] && echo " --quick")\` ($nconf configurations, $(wc -l <"$rows") rows, $((t_end - t_begin)) s wall)."
+  echo "Command: \`scripts/validate.sh$([ $quick = 1 ] && echo " --quick")\`$([ "$(nice)" != 0 ] && echo " at niceness $(nice)") ($nconf configurations, $(wc -l <"$rows") rows, $((t_end - t_begin)) s wall)."
   echo
   echo "Machine: $(uname -n), $(nproc) CPUs ($(awk -F': *' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1e6 }' /proc/meminfo) RAM, $(uname -sr); stallsim $("$bin" --version | cut -d' ' -f2) at $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo '?'); $(date -u +%Y-%m-%dT%H:%MZ). Load average at start $load_begin, at end $load_end."
   echo
@@ -192,12 +204,14 @@ block=$work/block.md
   echo
   echo "Scenario: one GPU, batch $batch, prefetch $prefetch batches, $epochs epochs, queue depth $qd, MinIO loader (the matrix's cache sizes). Each cell: \`stallsim measure\` with \`--cache page-warm\` (MinIO misses served by the page cache; predicted with the warm read figures) or \`--cache page-cold-epoch\` (the files are evicted before every epoch; predicted with the profile's cold storage model), and \`stallsim run\` with the host profile. k = GPU compute per batch over the predicted prep time of a batch on t threads (k = 0: \`gpu_items_per_s=1e9\`)."
   echo
-  echo "| t | k | MinIO % | page cache | epoch | predicted s | measured s | error | stall pred | stall meas | diff pp | hit pred | hit meas |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-  awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %.3f | %.3f | %+.1f%% | %.1f%% | %.1f%% | %+.1f | %.0f%% | %.0f%% |\n", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 }' "$rows"
+  echo "CPU: the share of their busy time the prep threads spent on a CPU (thread CPU clock over wall time, the lower of the T and T_prep passes); below 100% another process on this shared VM held the CPU."
+  echo
+  echo "| t | k | MinIO % | page cache | epoch | predicted s | measured s | error | stall pred | stall meas | diff pp | hit pred | hit meas | CPU |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %.3f | %.3f | %+.1f%% | %.1f%% | %.1f%% | %+.1f | %.0f%% | %.0f%% | %.0f%% |\n", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 }' "$rows"
   echo
   echo "Summary over all $(wc -l <"$rows") rows: median |error| in epoch time **$med_t%** (target ≤ 10%: $(verdict "$med_t" 10)); median |difference| in stall fraction **$med_s pp** (target ≤ 5 pp: $(verdict "$med_s" 5))."
-  echo "Steady state (epochs ≥ 2): $med_t2% and $med_s2 pp."
+  echo "Steady state (epochs ≥ 2): $med_t2% and $med_s2 pp. Rows whose prep threads had a CPU ≥ 90% of their busy time ($n_alone of $(wc -l <"$rows")): $med_t3% and $med_s3 pp."
   echo "Worst epoch time: $worst_t. Worst stall fraction: $worst_s."
   echo
   echo "<details><summary>every command</summary>"

@@ -14,7 +14,7 @@ rows=$(grep -c '^| [12] | ' "$W/V.md")
 [ "$rows" = 8 ] || { echo "FAIL: $rows table rows, want 8 (4 configurations x 2 epochs)"; fail=1; }
 # Every row: predicted and measured seconds > 0, a signed error, stall fractions, a pp difference.
 num='-?[0-9]+(\.[0-9]+)?'
-bad=$(grep '^| [12] | ' "$W/V.md" | grep -Evc "^\| [12] \| [0-9.]+ \| [0-9]+ \| (warm|cold) \| [12] \| [0-9]+\.[0-9]+ \| [0-9]+\.[0-9]+ \| [-+][0-9]+\.[0-9]% \| $num% \| $num% \| [-+][0-9]+\.[0-9] \| [0-9]+% \| [0-9]+% \|$")
+bad=$(grep '^| [12] | ' "$W/V.md" | grep -Evc "^\| [12] \| [0-9.]+ \| [0-9]+ \| (warm|cold) \| [12] \| [0-9]+\.[0-9]+ \| [0-9]+\.[0-9]+ \| [-+][0-9]+\.[0-9]% \| $num% \| $num% \| [-+][0-9]+\.[0-9] \| [0-9]+% \| [0-9]+% \| [0-9]+% \|$")
 [ "$bad" = 0 ] || { echo "FAIL: $bad malformed rows:"; grep '^| [12] | ' "$W/V.md"; fail=1; }
 grep -Eq "^Summary over all 8 rows: median \|error\| in epoch time \*\*[0-9.]+%\*\*" "$W/V.md" \
   || { echo "FAIL: no summary with a median error"; fail=1; }
