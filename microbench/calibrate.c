@@ -5,7 +5,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_version.h>
@@ -18,6 +17,7 @@
 #include <yaml.h>
 #include <jconfig.h>
 
+#include "atomic_file.h"
 #include "clock.h"
 #include "decode_bench.h"
 #include "fileset.h"
@@ -128,22 +128,13 @@ static int parse_args(int argc, char **argv, options *o) {
 
 /* Tries the output location now, so a typo costs seconds, not a whole run. */
 static int check_out(const char *out) {
-    struct stat st;
-    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "stallsim calibrate: --out %s: is a directory\n", out);
+    char err[4400];
+    atomic_file_t af;
+    if (atomic_open(&af, out, err, sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: --out: %s\n", err);
         return -1;
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", out);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0 && errno == EEXIST) fd = open(tmp, O_WRONLY); /* a stale one from a killed run */
-    if (fd < 0) {
-        fprintf(stderr, "stallsim calibrate: --out %s: cannot write there: %s\n", out,
-                strerror(errno));
-        return -1;
-    }
-    close(fd);
-    unlink(tmp);
+    atomic_abort(&af);
     return 0;
 }
 

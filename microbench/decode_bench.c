@@ -12,6 +12,7 @@
 #include "progress.h"
 
 #define MAX_BAD_LINES 20
+#define MAX_PIXELS    (256 << 20)
 
 /* Decodes into rgb (room for 3*w*h); also the validity test of decode_load. */
 static int decode_into(tjhandle tj, const jpeg_item *it, unsigned char *rgb) {
@@ -52,6 +53,13 @@ int decoder_header(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w
     if (tjDecompressHeader3(d->tj, jpeg, (unsigned long)size, w, h, &subsamp, &colorspace) != 0) {
         snprintf(why, whylen, "%s", tjGetErrorStr2(d->tj));
         d->tj = renew(d->tj);
+        return -1;
+    }
+    /* A header may claim up to 65535 x 65535 pixels (12 GB of RGB): refuse
+     * what no training set holds before allocating it. */
+    if ((double)*w * *h > MAX_PIXELS) {
+        snprintf(why, whylen, "%d x %d pixels is over the %d-megapixel limit", *w, *h,
+                 MAX_PIXELS >> 20);
         return -1;
     }
     return 0;
@@ -98,7 +106,7 @@ int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
         jpeg_item it = {.path = fl->v[i].path};
         char why[256];
         if (fileset_read(it.path, &it.jpeg, &it.size) != 0) {
-            report_bad(&bad, it.path, strerror(errno));
+            report_bad(&bad, it.path, errno == EINVAL ? "not a regular file" : strerror(errno));
             continue;
         }
         if (decoder_run(&dec, it.jpeg, it.size, &it.w, &it.h, why, sizeof why) != 0) {

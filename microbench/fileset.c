@@ -96,7 +96,8 @@ void fileset_free(file_list *fl) {
 }
 
 int fileset_read_into(const char *path, unsigned char **buf, size_t *cap, long *size) {
-    int fd = open(path, O_RDONLY);
+    /* Non-blocking: opening a FIFO named x.jpg must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) return -1;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "decode_bench.h"
 #include "fileset.h"
@@ -219,6 +220,18 @@ static int dataset_load(const char *dir, dataset *d) {
     }
     int n = d->fl.n;
     d->non_jpeg = d->fl.non_jpeg;
+    /* The T_prep pass holds every file in memory, and MinIO may copy them
+     * all again: refuse a data set that could not fit twice. */
+    double listed = 0, avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < n; i++)
+        listed += (double)d->fl.v[i].size;
+    if (avail > 0 && 2 * listed > avail) {
+        fprintf(stderr,
+                "stallsim measure: --data %s: %.1f GB of JPEGs, but only %.1f GB of memory is "
+                "free; measure holds the data set in memory (up to twice): use a subset\n",
+                dir, listed / 1e9, avail / 1e9);
+        return EXIT_INPUT;
+    }
     d->paths = calloc((size_t)(n ? n : 1), sizeof *d->paths);
     d->sizes = calloc((size_t)(n ? n : 1), sizeof *d->sizes);
     d->mem = calloc((size_t)(n ? n : 1), sizeof *d->mem);
@@ -234,7 +247,8 @@ static int dataset_load(const char *dir, dataset *d) {
         int w, h;
         char why[256];
         if (fileset_read(d->fl.v[i].path, &buf, &size) != 0) {
-            snprintf(why, sizeof why, "%s", strerror(errno));
+            snprintf(why, sizeof why, "%s",
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
         } else if (decoder_header(&dec, buf, size, &w, &h, why, sizeof why) == 0) {
             d->paths[d->n] = d->fl.v[i].path;
             d->sizes[d->n] = size;

@@ -2,13 +2,13 @@
 #include "profile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <yaml.h>
+
+#include "atomic_file.h"
 
 const char *profile_num(double v, char *buf, size_t len) {
     if (!isfinite(v)) {
@@ -244,35 +244,17 @@ int profile_write(const char *path, const calib_results *r, char *err, size_t er
         }
         return 0;
     }
-    char tmp[4200];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
-        snprintf(err, errlen, "output path too long");
+    atomic_file_t af;
+    if (atomic_open(&af, path, err, errlen) != 0) return -1;
+    if (profile_emit(af.f, r) != 0 || fflush(af.f) != 0) {
+        snprintf(err, errlen, "writing %s: %s (left unchanged)", path, strerror(errno));
+        atomic_abort(&af);
         return -1;
     }
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    if (yaml_parses(af.tmp, err, errlen) != 0) {
+        atomic_abort(&af);
         return -1;
     }
-    int bad = profile_emit(f, r) != 0 || fflush(f) != 0 || fsync(fileno(f)) != 0;
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        snprintf(err, errlen, "writing %s: %s", tmp, strerror(e));
-        unlink(tmp);
-        return -1;
-    }
-    if (yaml_parses(tmp, err, errlen) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
+    if (atomic_commit(&af, err, errlen) != 0) return -1;
     return 0;
 }

@@ -7,7 +7,8 @@
  * Numbers are plain decimals (no exponent, no tags); 1 MB = 1e6 bytes.
  *
  * Use: fill a calib_results, then profile_write(path, &r, err, n): it writes
- * path.tmp, checks that libyaml parses it, fsyncs and renames it over path
+ * a temporary file beside path, checks that libyaml parses it, and commits
+ * it with atomic_file (fsync, rename over path, left unchanged on failure)
  * (so a reader never sees half a profile). path NULL writes to stdout.
  */
 #ifndef STALLSIM_PROFILE_H

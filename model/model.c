@@ -166,13 +166,20 @@ static double belady_epoch(double f, double p, int k, int e, int *exact) {
 }
 
 /* Policies without a known profile over the epoch get a flat one (at = NULL). */
+/* Furthest-next-use enters each epoch holding the items needed first: the
+ * first f of the order hits, the rest misses. */
+static double belady_at(double f, double p, int k, int e, double u) {
+    (void)p, (void)k;
+    return e > 0 && u < f ? 1 : 0;
+}
+
 static const struct {
     epoch_hit_fn epoch;
     hit_at_fn at;
 } policy_models[CACHE__COUNT] = {
-    [CACHE_NONE] = {none_epoch, NULL},       [CACHE_LRU] = {lru_epoch, lru_at},
-    [CACHE_MINIO] = {minio_epoch, minio_at}, [CACHE_FIFO] = {fifo_epoch, NULL},
-    [CACHE_BELADY] = {belady_epoch, NULL},
+    [CACHE_NONE] = {none_epoch, NULL},          [CACHE_LRU] = {lru_epoch, lru_at},
+    [CACHE_MINIO] = {minio_epoch, minio_at},    [CACHE_FIFO] = {fifo_epoch, NULL},
+    [CACHE_BELADY] = {belady_epoch, belady_at},
 };
 
 double model_hit_epoch(int kind, double f, double p, int k, int e, int *exact) {
@@ -207,31 +214,43 @@ double model_pipeline_s(double n, double p, double t_gpu, double m, double t_las
     return load > t_gpu ? load + t_last : (m < n ? m : n) / p + t_gpu;
 }
 
-/* Epoch time of a loader whose cost per item varies along the epoch's order
- * (the hit rate does: a cold LRU misses early, a spread one late). The
- * order is cut into FLUID_STEPS slices; the loader spends cost[j] seconds per
- * item in slice j. Every iteration waits for its batch, so the epoch ends at
- * max over slice boundaries u of (time to load up to u) + (compute left
- * after u); u = m/N and u = 1 give model_pipeline_s's two cases exactly. */
-enum { FLUID_STEPS = 256 };
+/* The loader's cost per item varies along the epoch's order (the hit rate
+ * does: a cold LRU misses early, a spread one late, belady hits first), so
+ * the order is cut into FLUID_STEPS slices of constant cost. */
+enum { FLUID_STEPS = 256, STEPS_MAX = 4096 };
 
-static double fluid_epoch_s(double n, const double *cost, double t_gpu, double m, double t_last) {
-    double first = m < n ? m / n : 1, load = 0, worst = 0;
-    double per_item_gpu = n > m ? (t_gpu - t_last) / (n - m) : 0; /* full batches */
-    for (int j = 0; j < FLUID_STEPS; j++) {
-        double lo = (double)j / FLUID_STEPS, hi = (double)(j + 1) / FLUID_STEPS;
-        if (first > lo && first <= hi) {
-            double at = load + n * (first - lo) * cost[j];
-            if (at + t_gpu > worst) worst = at + t_gpu;
+/* Batch-level pipeline of one stream and its consumers, a fluid version of
+ * the simulator's: the loader works through batches in order, batch k may
+ * start once every consumer has started batch k - ahead (its buffer is free),
+ * and each consumer starts a batch when it is loaded and its previous one is
+ * done, so the slowest consumer gates the rest (lock-step). Writes each
+ * consumer's epoch end. With constant cost it gives model_pipeline_s's two
+ * cases exactly. Beyond STEPS_MAX batches, runs of q batches move as one. */
+static void batch_pipeline(double n, double m, const double *cost, int64_t ahead, int nc,
+                           const double *t_batch, const double *t_last, double *end) {
+    int64_t nb = (int64_t)ceil(n / m), q = (nb + STEPS_MAX - 1) / STEPS_MAX;
+    int64_t steps = (nb + q - 1) / q, window = ahead / q > 1 ? ahead / q : 1;
+    double started[STEPS_MAX]; /* when the last consumer started step k, by k % window */
+    double loaded = 0;
+    for (int c = 0; c < nc; c++)
+        end[c] = 0;
+    for (int64_t k = 0; k < steps; k++) {
+        int last = k == steps - 1;
+        double first_item = (double)k * q * m;
+        double items = last ? n - first_item : q * m;
+        int64_t batches = last ? nb - k * q : q;
+        int j = (int)((first_item + items / 2) / n * FLUID_STEPS);
+        double free_at = k >= window ? started[k % window] : 0;
+        loaded = (loaded > free_at ? loaded : free_at) +
+                 items * cost[j < FLUID_STEPS ? j : FLUID_STEPS - 1];
+        double latest = 0;
+        for (int c = 0; c < nc; c++) {
+            double start = end[c] > loaded ? end[c] : loaded;
+            end[c] = start + (double)(batches - 1) * t_batch[c] + (last ? t_last[c] : t_batch[c]);
+            if (start > latest) latest = start;
         }
-        load += n * (hi - lo) * cost[j];
-        if (hi > first && hi < 1) {
-            double left = t_last + per_item_gpu * n * (1 - hi);
-            if (load + left > worst) worst = load + left;
-        }
+        started[k % window] = latest;
     }
-    if (load + t_last > worst) worst = load + t_last;
-    return worst;
 }
 
 /* Whether instances a and b run identical streams (same rates, so they stay
@@ -318,20 +337,21 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         double t_batch = scenario_job_compute_s(s, jb, b);
         double t_last = rem > 0 ? scenario_job_compute_s(s, jb, ceil(rem / G)) : t_batch;
         double t_gpu = nb_full * t_batch + (rem > 0 ? t_last : 0);
-        /* Lock-step: the slowest job of a shared stream gates its pace; each
-         * job still computes only its own time (the rest shows as stall). */
-        double pace_batch = t_batch, pace_last = t_last, pace_gpu = t_gpu;
+        /* The consumers of this instance's stream (itself alone unless coordinated). */
+        int members[TOPO_MAX_INSTANCES], nc = 0, me = 0;
+        double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES], slowest = t_batch;
         for (int o = 0; o < t->ninst; o++) {
             if (g.lead[o] != g.lead[i]) continue;
             const job_t *qj = &s->jobs[t->inst[o].job];
-            double qb = scenario_job_compute_s(s, qj, b);
-            if (qb > pace_batch) {
-                pace_batch = qb;
-                pace_last = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : qb;
-                pace_gpu = nb_full * qb + (rem > 0 ? pace_last : 0);
-            }
+            if (o == i) me = nc;
+            members[nc] = o;
+            tb[nc] = scenario_job_compute_s(s, qj, b);
+            tl[nc] = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : tb[nc];
+            if (tb[nc] > slowest) slowest = tb[nc];
+            nc++;
         }
-        double r_gpu = M / pace_batch;
+        (void)members;
+        double r_gpu = M / slowest;
         double r_prep = tprep > 0 ? in->cpus / tprep : INFINITY;
 
         /* Storage: a local device serves the streams of its server; a shared
@@ -348,9 +368,9 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         cache_sharing(s, t, &g, i, servers_used, &k, &p, &exact_share);
         double f = D > 0 ? C / D : 1;
         if (dist) f = f * servers_used < 1 ? f * servers_used : 1;
-        double ahead = (double)scenario_staged_batches(s, jb);
-        if (ahead > ceil(N / M)) ahead = ceil(N / M);
-        double staged = ahead * M * scenario_out_item_bytes(s);
+        int64_t ahead = scenario_staged_batches(s, jb);
+        if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
+        double staged = (double)ahead * M * scenario_out_item_bytes(s);
 
         for (int e = 0; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);
@@ -361,34 +381,34 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             double share_remote = dist ? (double)(servers_used - 1) / servers_used : 0;
             double remote = h * share_remote;
             double miss = 1 - h;
-            double r_store = miss > 0 ? cap_inst / miss : INFINITY;
-            double r_net = remote > 0 ? nic * ns / (remote * mean) : INFINITY;
             /* Per-item loader cost along the order: the slowest of prep,
              * storage for the misses and the network for remote hits. */
-            double cost[FLUID_STEPS];
+            /* The bottleneck is the resource that limits the most slices, by time. */
+            double cost[FLUID_STEPS], limits[BN__COUNT] = {0};
+            int bn_store = lat_bound ? BN_STORAGE_LATENCY : BN_STORAGE_BW;
             for (int j = 0; j < FLUID_STEPS; j++) {
                 double hu = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
                 double c = isfinite(r_prep) ? 1 / r_prep : 0;
                 double c_store = (1 - hu) / cap_inst;
                 double c_net = dist ? hu * share_remote * mean / (nic * ns) : 0;
-                if (c_store > c) c = c_store;
-                if (c_net > c) c = c_net;
+                int bn = BN_PREP;
+                if (c_store > c) c = c_store, bn = bn_store;
+                if (c_net > c) c = c_net, bn = BN_NETWORK;
                 cost[j] = c;
+                if (1 / r_gpu >= c) c = 1 / r_gpu, bn = BN_GPU;
+                limits[bn] += c;
             }
 
+            /* T: the loader at the cost profile; T_prep: every item in memory. */
+            double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES];
+            double cost_p[FLUID_STEPS];
+            for (int j = 0; j < FLUID_STEPS; j++)
+                cost_p[j] = isfinite(r_prep) ? 1 / r_prep : 0;
+            batch_pipeline(N, M, cost, ahead, nc, tb, tl, ends);
+            batch_pipeline(N, M, cost_p, ahead, nc, tb, tl, ends_p);
             m->t_gpu_s = t_gpu;
-            m->t_prep_s = model_pipeline_s(N, r_prep, t_gpu, M, t_last);
-            m->epoch_s = fluid_epoch_s(N, cost, t_gpu, M, t_last);
-            if (pace_batch > t_batch) {
-                /* A faster job runs at most `ahead` staged batches in front of
-                 * the slowest, so it starts its last batch when the slowest
-                 * starts its ahead-th from last. */
-                double lead = pace_last + ahead * pace_batch - t_last;
-                double p_prep = model_pipeline_s(N, r_prep, pace_gpu, M, pace_last) - lead;
-                double p_all = fluid_epoch_s(N, cost, pace_gpu, M, pace_last) - lead;
-                if (p_prep > m->t_prep_s) m->t_prep_s = p_prep;
-                if (p_all > m->epoch_s) m->epoch_s = p_all;
-            }
+            m->t_prep_s = ends_p[me];
+            m->epoch_s = ends[me];
             if (m->epoch_s < m->t_prep_s) m->epoch_s = m->t_prep_s;
             m->throughput_items_s = N / m->epoch_s;
             m->gpu_util = t_gpu / m->epoch_s;
@@ -404,12 +424,9 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->staged_bytes = staged;
             m->cpu_util = in->cpus > 0 ? N * tprep / (in->cpus * m->epoch_s) : 0;
             m->storage_util = miss * D / (s->server.storage.read_mb_s * 1e6 * ns) / m->epoch_s;
-            double r_min = r_gpu;
             m->bottleneck = BN_GPU;
-            if (r_prep < r_min) r_min = r_prep, m->bottleneck = BN_PREP;
-            if (r_store < r_min)
-                r_min = r_store, m->bottleneck = lat_bound ? BN_STORAGE_LATENCY : BN_STORAGE_BW;
-            if (r_net < r_min) m->bottleneck = BN_NETWORK;
+            for (int r = 0; r < BN__COUNT; r++)
+                if (limits[r] > limits[m->bottleneck]) m->bottleneck = r;
             m->approximate = !exact || !exact_share;
 
             /* Each stream's reads spread evenly over its servers. */

@@ -3,9 +3,11 @@
 # Idempotent: prints nothing and changes nothing when all are present.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
-      libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev)
+      libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev
+      valgrind clang libclang-rt-14-dev)  # memcheck test; libFuzzer targets
 if [ "${1:-}" = "--notebooks" ]; then
-  pkgs+=(jupyter-nbconvert python3-nbformat python3-ipykernel python3-pandas python3-matplotlib)
+  pkgs+=(jupyter-nbconvert python3-nbformat python3-ipykernel python3-pandas python3-matplotlib
+        python3-yaml)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

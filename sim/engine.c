@@ -75,6 +75,7 @@ typedef struct {
     double ep_start, ep_start_p;
     /* this epoch's counters */
     double hits, remote_hits, read_bytes, net_bytes, prep_busy, xfer_busy, slot_busy, net_busy;
+    double prep_slowdown; /* per-core time over one full core's, for fractional shares */
     double prepped, reads;
 } stream_t;
 
@@ -154,8 +155,14 @@ static void *xcalloc(size_t n, size_t sz, int *fail) {
     return p;
 }
 
+/* A fractional share of cores (24 over 5 jobs) becomes ceil(cores) cores
+ * each cores/ceil(cores) as fast (pool_speed), keeping the aggregate rate. */
+static int pool_cores(double cores) {
+    return cores > 1 ? (int)ceil(cores) : 1;
+}
+
 static int pool_init(pool_t *p, double cores, int *fail) {
-    p->n = cores >= 1 ? (int)cores : 1;
+    p->n = pool_cores(cores);
     p->t = xcalloc((size_t)p->n, sizeof *p->t, fail);
     return *fail;
 }
@@ -275,6 +282,7 @@ static int build(world_t *w, gsl_rng *master) {
         st->pool_p = xcalloc((size_t)st->ns, sizeof *st->pool_p, &fail);
         if (fail) return -1;
         double cores = t->inst[st->inst[0]].cpus / st->ns;
+        st->prep_slowdown = pool_cores(cores) / cores;
         for (int v = 0; v < st->ns && !fail; v++) {
             pool_init(&st->pool[v], cores, &fail);
             pool_init(&st->pool_p[v], cores, &fail);
@@ -463,7 +471,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         int server = st->first_server + sv;
         storage_t *d = &w->storage[w->s->server.storage.shared ? 0 : server];
         double bytes = w->size[x];
-        double prep = w->decode_per_byte * bytes + w->prep_fixed;
+        double prep = (w->decode_per_byte * bytes + w->prep_fixed) * st->prep_slowdown;
         double fetched;
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + st->first_server, x, issue, d);

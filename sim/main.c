@@ -2,17 +2,20 @@
  * hands over: scenario files to scenario_* and topology_build, the numbers to
  * model_run and sim_run, the results to report_write. Exit codes: 0 success,
  * 1 runtime failure, 2 bad usage or bad input. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calibrate.h"
 #include "measure.h"
+#include "memcheck.h"
 #include "model.h"
 #include "report.h"
 #include "scenario.h"
 #include "schema.h"
 #include "sim.h"
+#include "sweep.h"
 #include "topology.h"
 
 static const char usage[] =
@@ -22,6 +25,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run SCENARIO        simulate each variant's epochs, with the analytical model beside\n"
+    "  sweep SCENARIO      run a grid of configurations (--vary key=values) into one CSV\n"
     "  check SCENARIO      validate a scenario (every variant) without running it\n"
     "  calibrate           measure this host's rates and write a host profile\n"
     "  measure SCENARIO    run the scenario's input pipeline for real on this host (--data DIR)\n"
@@ -157,6 +161,8 @@ static int cmd_run(int argc, char **argv, int check_only) {
     for (int k = 0; k < nv && !rc; k++) {
         int r = scenario_build(&doc, &o.sets, idx[k], &runs[k].scn);
         if (!r) r = topology_build(&runs[k].scn, &runs[k].topo);
+        /* Refuse a simulation this machine cannot hold before allocating any of it. */
+        if (!r && !o.model_only) r = sim_memory_check(&runs[k].scn, &runs[k].topo);
         if (r) rc = r;
     }
     if (!rc && check_only) {
@@ -180,8 +186,10 @@ static int cmd_run(int argc, char **argv, int check_only) {
         }
         if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim run: out of memory\n");
         if (!rc) report_write(stdout, o.format, o.file, runs, nv);
-        if (!rc && fflush(stdout) != 0) {
-            perror("stallsim: writing results");
+        /* A full disk or closed pipe must not pass for a complete result. */
+        if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
+            fprintf(stderr, "stallsim %s: cannot write the results to stdout: %s\n", cmd,
+                    strerror(errno));
             rc = EXIT_RUNTIME;
         }
     }
@@ -224,6 +232,7 @@ int main(int argc, char **argv) {
         return EXIT_OK;
     }
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1, 0);
+    if (strcmp(cmd, "sweep") == 0) return sweep_main(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0) return cmd_run(argc - 1, argv + 1, 1);
     if (strcmp(cmd, "help") == 0) return cmd_help(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc - 1, argv + 1);

@@ -155,6 +155,10 @@ static int load_host(scenario_doc_t *doc, const assign_t *a, assign_list_t *out)
                    host, host);
         return EXIT_INPUT;
     }
+    /* Builds of many configurations load the same profile: keep one name each. */
+    for (int i = 0; i < doc->nowned; i++)
+        if (strcmp(doc->owned[i], path) == 0)
+            return scenario_profile_load(path, doc->owned[i], out);
     if (doc->nowned == (int)(sizeof doc->owned / sizeof doc->owned[0])) return EXIT_RUNTIME;
     char *display = strdup(path);
     if (!display) return EXIT_RUNTIME;

@@ -125,9 +125,14 @@ typedef struct {
 
 /* Parses a YAML scenario into doc. Returns 0, or EXIT_INPUT after printing errors. */
 int scenario_doc_load(scenario_doc_t *doc, const char *path);
+/* The same from `len` bytes at `text` (not NUL-terminated); `name` stands for
+ * the file in positions and messages (the fuzzers and tests use it). */
+int scenario_doc_load_mem(scenario_doc_t *doc, const char *name, const void *text, size_t len);
 void scenario_doc_free(scenario_doc_t *doc);
 /* Reads the `scenario:` mapping of a host profile into out (display names it in errors). */
 int scenario_profile_load(const char *path, const char *display, assign_list_t *out);
+int scenario_profile_load_mem(const void *text, size_t len, const char *display,
+                              assign_list_t *out);
 
 /* Adds a "--set key=value" argument to list. Returns 0, or EXIT_INPUT after an error. */
 int assign_parse_set(assign_list_t *list, const char *arg);

@@ -59,10 +59,16 @@ int assign_parse_set(assign_list_t *l, const char *arg) {
     return assign_push(l, key, eq + 1, cmdline, cmdline, 1) ? EXIT_INPUT : 0;
 }
 
+/* Keys one file may hold. YAML aliases share nodes, so a few lines of
+ * anchors can expand to 2^30 keys ("billion laughs"); real scenarios have a
+ * few hundred. */
+enum { MAX_FILE_KEYS = 4096 };
+
 typedef struct {
     const char *file;
     yaml_document_t *doc;
     int errors;
+    int keys; /* pairs visited, aliases expanded */
 } walk_t;
 
 static src_pos_t pos_of(const walk_t *w, const yaml_node_t *n) {
@@ -86,8 +92,21 @@ static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, as
 
 static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *prefix,
                          assign_list_t *out) {
+    if (++w->keys > MAX_FILE_KEYS) {
+        if (w->keys == MAX_FILE_KEYS + 1) {
+            diag_error(pos_of(w, k), "more than %d keys in one file (YAML aliases expanding?)",
+                       MAX_FILE_KEYS);
+            w->errors++;
+        }
+        return;
+    }
     if (k->type != YAML_SCALAR_NODE) {
         diag_error(pos_of(w, k), "expected a key name, got %s", node_kind(k));
+        w->errors++;
+        return;
+    }
+    if (strlen((const char *)k->data.scalar.value) != k->data.scalar.length) {
+        diag_error(pos_of(w, k), "a key name contains a NUL character");
         w->errors++;
         return;
     }
@@ -104,8 +123,15 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
             diag_error(pos_of(w, k), "duplicate key '%s' (first set at line %d)", path,
                        out->v[i].pos.line);
             w->errors++;
+            break; /* once: a key aliased n times must not print n^2 lines */
         }
     if (v->type == YAML_SCALAR_NODE) {
+        /* An escaped \0 would silently cut the value short. */
+        if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length) {
+            diag_error(pos_of(w, v), "key '%s': the value contains a NUL character", path);
+            w->errors++;
+            return;
+        }
         if (assign_push(out, path, (const char *)v->data.scalar.value, pos_of(w, v), pos_of(w, k),
                         1))
             w->errors++;
@@ -149,17 +175,30 @@ static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_lis
     }
 }
 
-/* Loads a YAML file into a document; prints libyaml's own error with its position. */
-static int load_yaml(const char *path, const char *display, yaml_document_t *doc) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        src_pos_t p = {display, 0, 0};
-        diag_error(p, "cannot read file: %s", strerror(errno));
-        return EXIT_INPUT;
+/* Where a YAML text comes from: a file (path) or a buffer (text, len). */
+typedef struct {
+    const char *path;
+    const unsigned char *text;
+    size_t len;
+} yaml_src_t;
+
+/* Loads YAML into a document; prints libyaml's own error with its position. */
+static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t *doc) {
+    FILE *f = NULL;
+    if (src->path) {
+        f = fopen(src->path, "rb");
+        if (!f) {
+            src_pos_t p = {display, 0, 0};
+            diag_error(p, "cannot read file: %s", strerror(errno));
+            return EXIT_INPUT;
+        }
     }
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
+    if (f)
+        yaml_parser_set_input_file(&parser, f);
+    else
+        yaml_parser_set_input_string(&parser, src->text, src->len);
     int ok = yaml_parser_load(&parser, doc);
     if (!ok) {
         src_pos_t p = {display, (int)parser.problem_mark.line + 1,
@@ -168,7 +207,7 @@ static int load_yaml(const char *path, const char *display, yaml_document_t *doc
                    parser.context ? " " : "", parser.context ? parser.context : "");
     }
     yaml_parser_delete(&parser);
-    fclose(f);
+    if (f) fclose(f);
     if (!ok) return EXIT_INPUT;
     if (!yaml_document_get_root_node(doc)) {
         src_pos_t p = {display, 1, 1};
@@ -193,14 +232,14 @@ static yaml_node_t *mapping_get(yaml_document_t *doc, yaml_node_t *map, const ch
     return NULL;
 }
 
-int scenario_doc_load(scenario_doc_t *d, const char *path) {
+static int doc_load(scenario_doc_t *d, const char *name, const yaml_src_t *src) {
     memset(d, 0, sizeof *d);
-    d->path = strdup(path);
+    d->path = strdup(name);
     if (!d->path) return EXIT_RUNTIME;
     yaml_document_t doc;
-    int rc = load_yaml(path, d->path, &doc);
+    int rc = load_yaml(src, d->path, &doc);
     if (rc) return rc;
-    walk_t w = {d->path, &doc, 0};
+    walk_t w = {d->path, &doc, 0, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root->type != YAML_MAPPING_NODE) {
         diag_error(pos_of(&w, root), "expected a mapping of scenario keys at the top, got %s",
@@ -264,13 +303,23 @@ int scenario_doc_load(scenario_doc_t *d, const char *path) {
     return w.errors ? EXIT_INPUT : 0;
 }
 
+int scenario_doc_load(scenario_doc_t *d, const char *path) {
+    yaml_src_t src = {path, NULL, 0};
+    return doc_load(d, path, &src);
+}
+
+int scenario_doc_load_mem(scenario_doc_t *d, const char *name, const void *text, size_t len) {
+    yaml_src_t src = {NULL, text, len};
+    return doc_load(d, name, &src);
+}
+
 /* Host profiles: only their `scenario:` mapping is read; the rest (how it was
  * measured) is for people. Called by scenario_build. */
-int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
+static int profile_load(const yaml_src_t *src, const char *display, assign_list_t *out) {
     yaml_document_t doc;
-    int rc = load_yaml(path, display, &doc);
+    int rc = load_yaml(src, display, &doc);
     if (rc) return rc;
-    walk_t w = {display, &doc, 0};
+    walk_t w = {display, &doc, 0, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     yaml_node_t *ver =
         root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "profile_version", NULL) : NULL;
@@ -290,6 +339,17 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
     }
     yaml_document_delete(&doc);
     return w.errors ? EXIT_INPUT : 0;
+}
+
+int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
+    yaml_src_t src = {path, NULL, 0};
+    return profile_load(&src, display, out);
+}
+
+int scenario_profile_load_mem(const void *text, size_t len, const char *display,
+                              assign_list_t *out) {
+    yaml_src_t src = {NULL, text, len};
+    return profile_load(&src, display, out);
 }
 
 void scenario_doc_free(scenario_doc_t *d) {

@@ -53,6 +53,17 @@ expect 0 "" -- "$bin" help keys
 expect 0 "" -- "$bin" check $small
 for f in scenarios/*.yaml; do expect 0 "" -- "$bin" check "$f"; done
 
+# A full disk (/dev/full) is a runtime failure with the reason, never a silent success.
+for fmt in text csv; do
+  err=$("$bin" run $small --model-only --format $fmt 2>&1 >/dev/full)
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q "cannot write the results to stdout: No space left on device" <<<"$err"; then
+    ok
+  else
+    bad "run --format $fmt >/dev/full: exit $rc, stderr: $err"
+  fi
+done
+
 # Golden output of a small scenario (regenerate: stallsim run tests/data/small.yaml > tests/golden/small.txt).
 out=$("$bin" run $small)
 if [ "$out" == "$(cat tests/golden/small.txt)" ]; then ok; else

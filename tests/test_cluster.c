@@ -255,6 +255,13 @@ static void test_cluster_regimes(void **state) {
     /* Prep-bound: 2 cores per job, LRU shared by 4 streams. */
     const char *prep[] = {"server.storage.read_mb_s=5000", NULL};
     check_agree("4 jobs prep-bound", hp, prep, BN_PREP);
+    /* 8 cores over 3 jobs: 2.67 cores each, not 2. */
+    const char *frac[] = {"server.storage.read_mb_s=5000", "jobs.count=3", NULL};
+    check_agree("3 jobs on 8 cores prep-bound", hp, frac, BN_PREP);
+    /* One job, clairvoyant cache, storage-bound: its hits come first in each epoch. */
+    const char *belady[] = {"jobs.count=1", "loader.cache=belady", "server.cpus=32",
+                            "server.storage.read_mb_s=150", NULL};
+    check_agree("1 job belady storage-bound", hp, belady, BN_STORAGE_BW);
     /* Storage-bound: 4 streams' misses on one 150 MB/s device. */
     const char *stor[] = {"server.storage.read_mb_s=150", "server.cpus=32", NULL};
     check_agree("4 jobs storage-bound", hp, stor, BN_STORAGE_BW);

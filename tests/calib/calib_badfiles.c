@@ -1,5 +1,8 @@
 /* calib_badfiles: a data folder with unreadable, empty, truncated, corrupt
- * and non-JPEG files: each is counted and skipped, the good ones kept. */
+ * and non-JPEG files: each is counted and skipped, the good ones kept; and
+ * entries that are no files at all (a FIFO, a link to a directory, a folder
+ * named *.jpg), a header claiming 65000 x 65000 pixels and a file without
+ * read permission: none hangs, crashes or allocates the claimed size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +15,7 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 #include <unistd.h>
+#include <signal.h>
 
 #include "decode_bench.h"
 #include "fileset.h"
@@ -91,6 +95,74 @@ static void test_bad_files_counted_and_skipped(void **state) {
     assert_int_equal(rmdir(root), 0);
 }
 
+/* Sets the frame size of the first SOFn marker: a valid header, absurd size. */
+static int patch_dimensions(unsigned char *j, unsigned long n, unsigned hw) {
+    for (unsigned long i = 2; i + 9 < n; i++)
+        if (j[i] == 0xFF && j[i + 1] >= 0xC0 && j[i + 1] <= 0xC2) {
+            j[i + 5] = j[i + 7] = (unsigned char)(hw >> 8);
+            j[i + 6] = j[i + 8] = (unsigned char)hw;
+            return 0;
+        }
+    return -1;
+}
+
+static void test_special_entries_never_hang(void **state) {
+    (void)state;
+    char err[256], path[600], target[600];
+    snprintf(root, sizeof root, "/tmp/calib-bad-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    /* A blocking open of the FIFO would hang here: fail instead. */
+    alarm(60);
+    unsigned char *jpeg;
+    unsigned long size;
+    int w, h;
+    assert_int_equal(jpeg_gen_image(5, 0, &jpeg, &size, &w, &h, err, sizeof err), 0);
+    put("good.jpg", jpeg, size);
+    snprintf(path, sizeof path, "%s/folder.jpg", root);
+    assert_int_equal(mkdir(path, 0755), 0); /* a folder named *.jpg is a folder: searched */
+    put("folder.jpg/inside.jpg", jpeg, size);
+    snprintf(path, sizeof path, "%s/fifo.jpg", root);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    snprintf(target, sizeof target, "%s/folder.jpg", root);
+    snprintf(path, sizeof path, "%s/dirlink.jpg", root);
+    assert_int_equal(symlink(target, path), 0);
+    unsigned char *huge = malloc(size);
+    assert_non_null(huge);
+    memcpy(huge, jpeg, size);
+    assert_int_equal(patch_dimensions(huge, size, 65000), 0);
+    put("huge.jpg", huge, size);
+    free(huge);
+    int expect_bad = 3; /* fifo, dirlink, huge */
+    put("noperm.jpg", jpeg, size);
+    snprintf(path, sizeof path, "%s/noperm.jpg", root);
+    assert_int_equal(chmod(path, 0), 0);
+    if (geteuid() == 0)
+        printf("note: running as root, which reads a mode-000 file: noperm.jpg counts as good\n");
+    else
+        expect_bad++;
+    tjFree(jpeg);
+
+    file_list fl = {0};
+    assert_int_equal(fileset_scan(root, &fl, err, sizeof err), 0);
+    assert_int_equal(fl.n, 6); /* good, inside, fifo, dirlink, huge, noperm */
+    jpeg_set set;
+    assert_int_equal(decode_load(&fl, &set, err, sizeof err), 0);
+    assert_int_equal(set.bad, expect_bad);
+    assert_int_equal(set.n, 6 - expect_bad);
+    decode_set_free(&set);
+    alarm(0);
+
+    fileset_free(&fl);
+    const char *rest[] = {"good.jpg",  "folder.jpg/inside.jpg", "folder.jpg",
+                          "fifo.jpg",  "dirlink.jpg",           "huge.jpg",
+                          "noperm.jpg"};
+    for (int i = 0; i < 7; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, rest[i]);
+        if (unlink(path) != 0) rmdir(path);
+    }
+    assert_int_equal(rmdir(root), 0);
+}
+
 static void test_missing_dir_is_an_error(void **state) {
     (void)state;
     file_list fl = {0};
@@ -102,6 +174,7 @@ static void test_missing_dir_is_an_error(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_files_counted_and_skipped),
+        cmocka_unit_test(test_special_entries_never_hang),
         cmocka_unit_test(test_missing_dir_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

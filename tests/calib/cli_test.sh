@@ -26,6 +26,10 @@ grep -q "unknown option" "$W/err" || fail "unknown option: no message"
 expect_rc 2 "missing --data dir" $CAL --data "$W/does-not-exist"
 grep -q "does-not-exist" "$W/err" || fail "missing --data: message does not name it"
 expect_rc 2 "unwritable --out" $CAL --out /nonexistent-dir/p.yaml
+grep -q "cannot write /nonexistent-dir/p.yaml: No such file or directory" "$W/err" ||
+    fail "unwritable --out: unclear message: $(cat "$W/err")"
+expect_rc 2 "--out a directory" $CAL --out "$W"
+grep -q "is a directory" "$W/err" || fail "--out DIR: unclear message: $(cat "$W/err")"
 expect_rc 2 "--threads 0" $CAL --threads 0
 expect_rc 2 "--out without value" $CAL --out
 
@@ -39,7 +43,7 @@ echo "calibrate --quick: exit $rc in ${elapsed} s"
 [ "$elapsed" -le "$QUICK_LIMIT_S" ] || fail "--quick took ${elapsed} s (limit ${QUICK_LIMIT_S} s)"
 "$CHECK" "$W/quick.yaml" || fail "--quick profile invalid"
 [ -z "$(ls -A "$W/tmp")" ] || fail "temporary data left in $W/tmp: $(ls -A "$W/tmp")"
-[ ! -e "$W/quick.yaml.tmp" ] || fail "quick.yaml.tmp left behind"
+ls "$W"/quick.yaml.tmp* >/dev/null 2>&1 && fail "temporary profile left behind"
 grep -q "^calibrate: storage" "$W/quick.err" || fail "no progress on stderr"
 if grep -q "gpu_augment_ms" "$W/quick.yaml"; then
     grep -q "available: true" "$W/quick.yaml" || fail "gpu figure without a measured GPU"
@@ -54,14 +58,33 @@ mkdir -p "$W/data/junk"
 printf 'not a jpeg' >"$W/data/junk/fake.jpg"
 head -c 3000 "$W/data/class_00/img_000000.jpg" >"$W/data/junk/cut.JPEG"
 printf 'x' >"$W/data/junk/notes.txt"
+mkfifo "$W/data/junk/pipe.jpg" # opening it for reading would block: must be skipped, not waited on
 expect_rc 0 "--data with bad files" $CAL --quick --data "$W/data" --out "$W/data.yaml" --threads 1
 grep -q "skipping .*fake.jpg" "$W/err" || fail "--data: fake.jpg not reported"
 grep -q "skipping .*cut.JPEG" "$W/err" || fail "--data: cut.JPEG not reported"
-grep -q "files_bad: 2" "$W/data.yaml" || fail "--data: files_bad is not 2"
+grep -q "skipping .*pipe.jpg: not a regular file" "$W/err" || fail "--data: pipe.jpg not reported"
+grep -q "files_bad: 3" "$W/data.yaml" || fail "--data: files_bad is not 3"
 grep -q "files_used: 12" "$W/data.yaml" || fail "--data: files_used is not 12"
 grep -q "files_not_jpeg: 1" "$W/data.yaml" || fail "--data: files_not_jpeg is not 1"
 grep -q "cpus: 1" "$W/data.yaml" || fail "--threads 1 not honoured"
 "$CHECK" "$W/data.yaml" || fail "--data profile invalid"
+
+# A full disk: a file-size limit (ulimit -f, 512-byte blocks) makes the profile's
+# writes fail part way. Exit 1 with the reason; the old profile stays whole.
+printf 'old profile\n' >"$W/full.yaml"
+# (stderr goes through a pipe: the limit would cut a file short too)
+( (trap '' XFSZ; ulimit -f 4; exec $CAL --quick --data "$W/data" --out "$W/full.yaml" --threads 1) \
+    2>&1 >/dev/null; echo "exit=$?") | cat >"$W/err"
+got=$(sed -n 's/^exit=//p' "$W/err")
+[ "$got" = 1 ] || fail "--out on a full disk: exit $got, want 1"
+grep -q "File too large (left unchanged)" "$W/err" || fail "--out on a full disk: unclear message: $(tail -n 2 "$W/err")"
+[ "$(cat "$W/full.yaml")" = "old profile" ] || fail "--out on a full disk: the old profile was changed"
+ls "$W"/full.yaml.tmp* >/dev/null 2>&1 && fail "--out on a full disk: temporary file left behind"
+# The profile to stdout on a full device.
+$CAL --quick --data "$W/data" --threads 1 >/dev/full 2>"$W/err"
+got=$?
+[ "$got" = 1 ] || fail "profile to /dev/full: exit $got, want 1"
+grep -q "No space left on device" "$W/err" || fail "profile to /dev/full: unclear message"
 
 # A folder with nothing decodable is bad input.
 mkdir -p "$W/empty"

@@ -1,0 +1,96 @@
+/* atomic_file: see atomic_file.h. */
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void release(atomic_file_t *af) {
+    free(af->tmp);
+    free(af->path);
+    memset(af, 0, sizeof *af);
+}
+
+int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen) {
+    memset(af, 0, sizeof *af);
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory", path);
+        return -1;
+    }
+    size_t n = strlen(path) + sizeof ".tmp.XXXXXX";
+    af->path = strdup(path);
+    af->tmp = malloc(n);
+    if (!af->path || !af->tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        release(af);
+        return -1;
+    }
+    snprintf(af->tmp, n, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(af->tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        release(af);
+        return -1;
+    }
+    /* mkstemp makes 0600; give the file the target's mode, or the usual one. */
+    mode_t mode = exists ? st.st_mode & 07777 : 0;
+    if (!exists) {
+        mode_t mask = umask(022);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fchmod(fd, mode) != 0 || !(af->f = fdopen(fd, "w"))) {
+        snprintf(err, errlen, "cannot write %s: %s", af->tmp, strerror(errno));
+        close(fd);
+        unlink(af->tmp);
+        release(af);
+        return -1;
+    }
+    return 0;
+}
+
+/* The rename is durable once the folder's entry is on disk. */
+static void sync_dir(const char *path) {
+    char *copy = strdup(path);
+    if (!copy) return;
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd); /* best effort: some file systems refuse it on folders */
+        close(fd);
+    }
+    free(copy);
+}
+
+int atomic_commit(atomic_file_t *af, char *err, size_t errlen) {
+    int bad = ferror(af->f) || fflush(af->f) != 0 || fsync(fileno(af->f)) != 0;
+    int e = bad ? (errno ? errno : EIO) : 0;
+    if (fclose(af->f) != 0 && !bad) bad = 1, e = errno;
+    af->f = NULL;
+    if (!bad && rename(af->tmp, af->path) != 0) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", af->tmp, af->path, strerror(errno));
+        unlink(af->tmp);
+        release(af);
+        return -1;
+    }
+    if (bad) {
+        snprintf(err, errlen, "writing %s: %s (left unchanged)", af->path, strerror(e));
+        unlink(af->tmp);
+        release(af);
+        return -1;
+    }
+    sync_dir(af->path);
+    release(af);
+    return 0;
+}
+
+void atomic_abort(atomic_file_t *af) {
+    if (af->f) fclose(af->f);
+    if (af->tmp) unlink(af->tmp);
+    release(af);
+}

@@ -1,0 +1,111 @@
+/* memcheck: see memcheck.h. Sizes are summed in doubles, so no product of
+ * user-given counts can overflow before the comparison. */
+#include "memcheck.h"
+
+#include <math.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "schema.h"
+
+/* Per-item state of one server's cache, in bytes (cache_*.c). */
+static double cache_bytes(int kind, double n) {
+    switch (kind) {
+    case CACHE_LRU:
+    case CACHE_FIFO: {
+        /* 8-byte meta per item plus a ring of 4-byte ids: the power of two >= 2n + 2. */
+        double cap = 1;
+        while (cap < 2 * n + 2)
+            cap *= 2;
+        return 8 * n + 4 * cap;
+    }
+    case CACHE_MINIO:
+        return 8 * (n / 64 + 1); /* one bit per item */
+    case CACHE_BELADY:
+        return 16 * n; /* heap key (8), heap item (4), position (4) */
+    default:
+        return 0;
+    }
+}
+
+size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
+    const double n = (double)s->dataset.items;
+    const double servers = (double)s->server.count;
+    const int future = s->loader.cache == CACHE_BELADY;
+    double b = 4 * n; /* item sizes */
+    double buckets = n / 4096 + 1 < 65535 ? n / 4096 + 1 : 65535;
+    b += 2 * n + 4 * (buckets + 1); /* permutation generator */
+    if (s->loader.dist_cache == DIST_PARTITIONED)
+        b += 2 * n + 8 * servers; /* owner per item, bytes per server */
+    else
+        b += servers * cache_bytes(s->loader.cache, n); /* one cache per server */
+    double stor = s->server.storage.shared ? 1 : servers;
+    b += stor * 8 * (double)s->server.storage.queue_depth; /* request rings */
+    b += servers * 64;                                     /* cache, NIC, storage structs */
+
+    /* Streams: one per instance, or one per group of servers under coordinated prep. */
+    for (int i = 0; i < t->ninst; i++) {
+        const instance_t *in = &t->inst[i];
+        if (s->loader.prep == PREP_COORDINATED) {
+            int seen = 0;
+            for (int k = 0; k < i && !seen; k++)
+                seen = t->inst[k].first_server == in->first_server;
+            if (seen) continue;
+        }
+        const job_t *jb = &s->jobs[in->job];
+        double ns = in->nservers > 0 ? in->nservers : 1;
+        double cores = in->cpus / ns > 1 ? ceil(in->cpus / ns) : 1;
+        b += 4 * n * (future ? 3 : 1);             /* order (and next order, positions) */
+        b += 2 * ns * (8 * cores + 16);            /* core pools: T and T_prep timelines */
+        b += 2 * 8 * (double)jb->prefetch_batches; /* loader windows */
+        b += 52 * (double)t->ninst + 256;          /* per-consumer times, stream struct */
+        b += 2 * (double)jb->gpus;                 /* each GPU rank's server */
+    }
+    /* Metrics of the model and the simulator, per instance and per server,
+     * and the engine's own per-server accumulators. */
+    b += 2 * (double)t->ninst * (double)s->epochs * sizeof(epoch_metrics_t);
+    b += 3 * servers * (double)s->epochs * sizeof(server_metrics_t);
+    return b >= (double)SIZE_MAX ? SIZE_MAX : (size_t)b;
+}
+
+static double cgroup_limit(void) {
+    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    if (!f) return 0;
+    unsigned long long v = 0;
+    int ok = fscanf(f, "%llu", &v) == 1; /* "max" (no limit) does not scan */
+    fclose(f);
+    return ok ? (double)v : 0;
+}
+
+size_t sim_memory_available(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : (double)SIZE_MAX;
+    const int res[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (int i = 0; i < 2; i++) {
+        struct rlimit rl;
+        if (getrlimit(res[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            (double)rl.rlim_cur < have)
+            have = (double)rl.rlim_cur;
+    }
+    double cg = cgroup_limit();
+    if (cg > 0 && cg < have) have = cg;
+    return have >= (double)SIZE_MAX ? SIZE_MAX : (size_t)have;
+}
+
+int sim_memory_check(const scenario_t *s, const topology_t *t) {
+    size_t need = sim_memory_bytes(s, t), have = sim_memory_available();
+    if (need <= have) return 0;
+    src_pos_t at = s->origin[schema_find(SCOPE_SCENARIO, "dataset.items")];
+    const double gib = 1024.0 * 1024 * 1024;
+    diag_error(at,
+               "simulating %lld items (cache %s, %lld server%s) needs %.1f GiB of memory, this "
+               "machine has %.1f GiB; use fewer items or servers, or --model-only",
+               (long long)s->dataset.items, cache_kind_names[s->loader.cache],
+               (long long)s->server.count, s->server.count == 1 ? "" : "s", (double)need / gib,
+               (double)have / gib);
+    return EXIT_INPUT;
+}

@@ -1,0 +1,671 @@
+/* sweep: see sweep.h. */
+#include "sweep.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memcheck.h"
+#include "model.h"
+#include "report.h"
+#include "scenario.h"
+#include "sim.h"
+#include "sweep_grid.h"
+#include "sweep_out.h"
+#include "topology.h"
+
+#ifndef STALLSIM_VERSION
+#define STALLSIM_VERSION "0.0.0"
+#endif
+
+static const char sweep_usage[] =
+    "usage: stallsim sweep SCENARIO --vary key=v1,v2,... [--vary key=start:end:step]... -o "
+    "OUT.csv\n"
+    "                      [options]\n"
+    "\n"
+    "Runs every configuration of the grid (the cartesian product of the --vary keys) and\n"
+    "writes one CSV row per configuration x variant x job x epoch x source (model, sim).\n"
+    "\n"
+    "  --vary key=values   a grid axis: a comma list (server.cpus=8,16,24), a range with its\n"
+    "                      end included (server.cache_gb=0:400:50), or both mixed; any key\n"
+    "                      --set takes, and `variant` (--vary variant=dali,coordl). The first\n"
+    "                      --vary changes slowest. Repeatable.\n"
+    "  -o, --output FILE   the CSV; FILE.partial while running, FILE.meta.json beside it\n"
+    "  --jobs N            worker threads (default: the online CPUs); output is the same for any "
+    "N\n"
+    "  --model-only        the analytical model alone, no simulation\n"
+    "  --shard I/N         only the I-th of N contiguous blocks of configurations (1 <= I <= N)\n"
+    "  --set key=value     override a scenario key in every configuration (repeatable)\n"
+    "  --epochs N          shorthand for --set epochs=N\n"
+    "  --variant NAME      run only this variant (repeatable; default: all)\n"
+    "\n"
+    "Interrupted and rerun with the same arguments, a sweep resumes where it stopped.\n"
+    "Shards concatenate to the whole grid: cat OUT.1.csv; tail -n +2 OUT.2.csv; ...\n";
+
+typedef struct {
+    const char *file, *out;
+    const char *vary[SWEEP_MAX_AXES + 1];
+    int nvary;
+    assign_list_t sets;
+    const char *only[SCN_MAX_VARIANTS];
+    int nonly;
+    int model_only;
+    int jobs;
+    int shard_i, shard_n;
+} sweep_opts_t;
+
+/* Everything a worker needs to build and run configuration c; read-only once built. */
+typedef struct {
+    const sweep_opts_t *o;
+    scenario_doc_t *doc;
+    sweep_grid_t grid;
+    int variant_axis;               /* -1 when `variant` is not varied */
+    int vsel[SCN_MAX_VARIANTS + 1]; /* the variants run per configuration otherwise (-1 = none) */
+    int nvsel;
+    int64_t first, end; /* this shard */
+    int64_t *rows;      /* per configuration of the shard */
+} plan_t;
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "stallsim sweep: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(stallsim sweep --help for usage)\n");
+    return EXIT_INPUT;
+}
+
+static int parse_count(const char *t, long lo, long hi, long *out) {
+    char *end;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
+    memset(o, 0, sizeof *o);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = n > 0 ? (int)n : 1;
+    o->shard_i = o->shard_n = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+#define OPT(name)                                                                                  \
+    (strcmp(a, name) == 0 || (strncmp(a, name "=", sizeof name) == 0 && (val = a + sizeof name)))
+#define NEED()                                                                                     \
+    do {                                                                                           \
+        if (!val) {                                                                                \
+            if (i + 1 >= argc) return usage_error("option %s needs a value", a);                   \
+            val = argv[++i];                                                                       \
+        }                                                                                          \
+    } while (0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(sweep_usage, stdout);
+            exit(EXIT_OK);
+        } else if (OPT("--vary")) {
+            NEED();
+            if (o->nvary == SWEEP_MAX_AXES) return usage_error("more than %s --vary", "16");
+            o->vary[o->nvary++] = val;
+        } else if (OPT("--output") || OPT("-o")) {
+            NEED();
+            o->out = val;
+        } else if (OPT("--jobs")) {
+            NEED();
+            long v;
+            if (parse_count(val, 1, 1024, &v))
+                return usage_error("--jobs: expected an integer in [1, 1024], got '%s'", val);
+            o->jobs = (int)v;
+        } else if (OPT("--shard")) {
+            NEED();
+            long si, sn;
+            const char *slash = strchr(val, '/');
+            char num[32];
+            if (!slash || (size_t)(slash - val) >= sizeof num)
+                return usage_error("--shard: expected I/N (e.g. 2/8), got '%s'", val);
+            memcpy(num, val, (size_t)(slash - val));
+            num[slash - val] = 0;
+            if (parse_count(slash + 1, 1, 1000000, &sn) || parse_count(num, 1, sn, &si))
+                return usage_error("--shard: expected I/N with 1 <= I <= N <= 10^6, got '%s'", val);
+            o->shard_i = (int)si, o->shard_n = (int)sn;
+        } else if (OPT("--set")) {
+            NEED();
+            if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
+        } else if (OPT("--epochs")) {
+            NEED();
+            char buf[SCN_STR];
+            snprintf(buf, sizeof buf, "epochs=%s", val);
+            if (assign_parse_set(&o->sets, buf)) return EXIT_INPUT;
+        } else if (OPT("--variant")) {
+            NEED();
+            if (o->nonly == SCN_MAX_VARIANTS) return usage_error("too many --variant%s", "");
+            o->only[o->nonly++] = val;
+        } else if (strcmp(a, "--model-only") == 0) {
+            o->model_only = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (!o->file) {
+            o->file = a;
+        } else {
+            return usage_error("unexpected argument '%s' (one scenario per sweep)", a);
+        }
+#undef OPT
+#undef NEED
+    }
+    if (!o->file) return usage_error("missing the scenario file%s", "");
+    if (!o->out) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
+    if (o->nvary == 0)
+        return usage_error("nothing to sweep: give at least one --vary key=values%s", "");
+    return 0;
+}
+
+/* ---- the arguments' fingerprint: what decides the rows, --jobs and -o aside ---- */
+
+static void fnv(uint64_t *h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        *h = (*h ^ b[i]) * 1099511628211ULL;
+}
+
+static void fnv_str(uint64_t *h, const char *s) {
+    fnv(h, s, strlen(s) + 1); /* the NUL separates fields */
+}
+
+static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
+    uint64_t h = 14695981039346656037ULL;
+    fnv_str(&h, "stallsim sweep " STALLSIM_VERSION);
+    fnv_str(&h, o->file);
+    FILE *f = fopen(o->file, "rb");
+    if (!f) return -1;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fnv(&h, buf, n);
+    fclose(f);
+    for (size_t i = 0; i < o->sets.n; i++) {
+        fnv_str(&h, o->sets.v[i].key);
+        fnv_str(&h, o->sets.v[i].value);
+    }
+    for (int i = 0; i < o->nvary; i++)
+        fnv_str(&h, o->vary[i]);
+    for (int i = 0; i < o->nonly; i++)
+        fnv_str(&h, o->only[i]);
+    int64_t v[4] = {o->model_only, o->shard_i, o->shard_n, p->grid.size};
+    fnv(&h, v, sizeof v);
+    *out = h;
+    return 0;
+}
+
+/* ---- one configuration ---- */
+
+static void config_prefix(void *ctx, int64_t c, char *buf, size_t n) {
+    const plan_t *p = ctx;
+    int idx[SWEEP_MAX_AXES];
+    sweep_grid_point(&p->grid, c, idx);
+    size_t used = (size_t)snprintf(buf, n, "%lld,", (long long)c);
+    for (int a = 0; a < p->grid.naxes && used < n; a++)
+        if (!p->grid.axes[a].is_variant)
+            used += (size_t)snprintf(buf + used, n - used, "%s,", p->grid.axes[a].values[idx[a]]);
+}
+
+/* --set, then this configuration's values (as if given by --set after them). */
+static int config_sets(const plan_t *p, const int *idx, assign_list_t *l) {
+    static const src_pos_t vary_pos = {"--vary", 0, 0};
+    for (size_t i = 0; i < p->o->sets.n; i++) {
+        const assign_t *a = &p->o->sets.v[i];
+        if (assign_push(l, a->key, a->value, a->pos, a->keypos, 1)) return EXIT_RUNTIME;
+    }
+    for (int a = 0; a < p->grid.naxes; a++) {
+        const sweep_axis_t *ax = &p->grid.axes[a];
+        if (!ax->is_variant && assign_push(l, ax->key, ax->values[idx[a]], vary_pos, vary_pos, 1))
+            return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+/* The variants configuration idx runs, as indices into doc->variants (-1 = none). */
+static int config_variants(const plan_t *p, const int *idx, int *v) {
+    if (p->variant_axis < 0) {
+        memcpy(v, p->vsel, (size_t)p->nvsel * sizeof *v);
+        return p->nvsel;
+    }
+    const char *name = p->grid.axes[p->variant_axis].values[idx[p->variant_axis]];
+    for (int i = 0; i < p->doc->nvariants; i++)
+        if (strcmp(p->doc->variants[i].name, name) == 0) v[0] = i;
+    return 1;
+}
+
+/* scenario_build records host-profile paths in the document it is given; a
+ * private copy per build keeps the shared document read-only (workers build
+ * at once) and its list of owned names from filling up over many builds. */
+static int build_variant(const plan_t *p, const assign_list_t *sets, int variant,
+                         variant_run_t *v) {
+    scenario_doc_t local = *p->doc;
+    local.nowned = 0;
+    int rc = scenario_build(&local, sets, variant, &v->scn);
+    if (!rc) rc = topology_build(&v->scn, &v->topo);
+    if (!rc && !p->o->model_only) rc = sim_memory_check(&v->scn, &v->topo);
+    for (int i = 0; i < local.nowned; i++)
+        free(local.owned[i]);
+    return rc;
+}
+
+/* Runs configuration c and returns its CSV rows in *buf (malloc'ed). */
+static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, size_t *len) {
+    int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
+    char prefix[8192];
+    assign_list_t sets = {0};
+    sweep_grid_point(&p->grid, c, idx);
+    config_prefix((void *)p, c, prefix, sizeof prefix);
+    int nv = config_variants(p, idx, vars);
+    int rc = config_sets(p, idx, &sets);
+    FILE *m = rc ? NULL : open_memstream(buf, len);
+    if (!rc && !m) rc = EXIT_RUNTIME;
+    for (int k = 0; k < nv && !rc; k++) {
+        rc = build_variant(p, &sets, vars[k], v);
+        if (!rc && metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs)) rc = EXIT_RUNTIME;
+        if (!rc) model_run(&v->scn, &v->topo, &v->model);
+        if (!rc && !p->o->model_only) {
+            if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs))
+                rc = EXIT_RUNTIME;
+            else
+                rc = sim_run(&v->scn, &v->topo, &v->sim);
+        }
+        /* The rows of `stallsim run --format csv`, in its order. */
+        for (int i = 0; !rc && i < v->topo.ninst; i++)
+            for (int e = 0; e < v->scn.epochs; e++) {
+                const char *job = v->topo.inst[i].name;
+                report_csv_row(m, prefix, v->scn.variant, job, e + 1, "model",
+                               metrics_at(&v->model, i, e));
+                if (v->sim.m)
+                    report_csv_row(m, prefix, v->scn.variant, job, e + 1, "sim",
+                                   metrics_at(&v->sim, i, e));
+            }
+        metrics_free(&v->model);
+        metrics_free(&v->sim);
+    }
+    if (m && fclose(m)) rc = EXIT_RUNTIME;
+    if (rc && m) {
+        free(*buf);
+        *buf = NULL;
+    }
+    assign_list_free(&sets);
+    return rc;
+}
+
+static void describe_config(const plan_t *p, int64_t c) {
+    int idx[SWEEP_MAX_AXES];
+    sweep_grid_point(&p->grid, c, idx);
+    fprintf(stderr, "stallsim sweep: configuration %lld (", (long long)c);
+    for (int a = 0; a < p->grid.naxes; a++)
+        fprintf(stderr, "%s%s=%s", a ? ", " : "", p->grid.axes[a].key,
+                p->grid.axes[a].values[idx[a]]);
+    fprintf(stderr, ") of --vary is invalid: see the error above\n");
+}
+
+/* Builds every configuration of the grid (all shards: a bad value anywhere
+ * stops every shard alike) before any runs, and counts the shard's rows. */
+static int validate(plan_t *p, int64_t *seed) {
+    variant_run_t *v = malloc(sizeof *v);
+    if (!v) return EXIT_RUNTIME;
+    int rc = 0;
+    for (int64_t c = 0; c < p->grid.size && !rc; c++) {
+        int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
+        assign_list_t sets = {0};
+        sweep_grid_point(&p->grid, c, idx);
+        int nv = config_variants(p, idx, vars);
+        rc = config_sets(p, idx, &sets);
+        int64_t rows = 0;
+        for (int k = 0; k < nv && !rc; k++) {
+            rc = build_variant(p, &sets, vars[k], v);
+            if (rc == EXIT_INPUT) describe_config(p, c);
+            if (rc) break;
+            rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->model_only ? 1 : 2);
+            if (c == 0 && k == 0) *seed = v->scn.seed;
+        }
+        if (c >= p->first && c < p->end) p->rows[c - p->first] = rows;
+        assign_list_free(&sets);
+    }
+    free(v);
+    return rc;
+}
+
+/* Notes a varied key that a variant being run overrides itself (variants win over --set and
+ * --vary). */
+static void note_overrides(const plan_t *p) {
+    int run[SCN_MAX_VARIANTS] = {0};
+    for (int k = 0; k < p->nvsel; k++)
+        if (p->vsel[k] >= 0) run[p->vsel[k]] = 1;
+    if (p->variant_axis >= 0) {
+        const sweep_axis_t *ax = &p->grid.axes[p->variant_axis];
+        for (int v = 0; v < ax->nvalues; v++)
+            for (int i = 0; i < p->doc->nvariants; i++)
+                if (strcmp(p->doc->variants[i].name, ax->values[v]) == 0) run[i] = 1;
+    }
+    for (int a = 0; a < p->grid.naxes; a++) {
+        const sweep_axis_t *ax = &p->grid.axes[a];
+        for (int i = 0; i < p->doc->nvariants && !ax->is_variant; i++) {
+            const assign_list_t *l = &p->doc->variants[i].set;
+            for (size_t j = 0; j < l->n && run[i]; j++)
+                if (strcmp(l->v[j].key, ax->key) == 0)
+                    fprintf(stderr,
+                            "stallsim sweep: note: variant '%s' sets %s itself, so --vary %s does "
+                            "not change it there\n",
+                            p->doc->variants[i].name, ax->key, ax->key);
+        }
+    }
+}
+
+static int select_variants(plan_t *p) {
+    const sweep_opts_t *o = p->o;
+    p->variant_axis = -1;
+    for (int a = 0; a < p->grid.naxes; a++)
+        if (p->grid.axes[a].is_variant) p->variant_axis = a;
+    if (p->variant_axis >= 0 && o->nonly)
+        return usage_error("--variant and --vary variant=... both pick variants; use one%s", "");
+    p->nvsel = 0;
+    if (p->variant_axis >= 0) return 0; /* each configuration runs its own */
+    if (o->nonly == 0) {
+        if (p->doc->nvariants == 0) p->vsel[p->nvsel++] = -1;
+        for (int i = 0; i < p->doc->nvariants; i++)
+            p->vsel[p->nvsel++] = i;
+        return 0;
+    }
+    for (int k = 0; k < o->nonly; k++) {
+        int found = -1;
+        for (int i = 0; i < p->doc->nvariants; i++)
+            if (strcmp(p->doc->variants[i].name, o->only[k]) == 0) found = i;
+        if (found < 0)
+            return usage_error("--variant: the scenario has no variant named '%s'", o->only[k]);
+        p->vsel[p->nvsel++] = found;
+    }
+    return 0;
+}
+
+/* ---- metadata ---- */
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int64_t rows) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fprintf(f, "  \"stallsim_version\": \"%s\",\n  \"scenario\": ", STALLSIM_VERSION);
+    json_str(f, p->o->file);
+    fprintf(f, ",\n  \"seed\": %lld,\n  \"command_line\": [\"stallsim\"", (long long)seed);
+    for (int i = 0; i < argc; i++) {
+        fputs(", ", f);
+        json_str(f, argv[i]);
+    }
+    fprintf(f,
+            "],\n  \"model_only\": %s,\n  \"grid_size\": %lld,\n  \"shard\": \"%d/%d\",\n"
+            "  \"configs\": [%lld, %lld],\n  \"rows\": %lld,\n  \"axes\": [",
+            p->o->model_only ? "true" : "false", (long long)p->grid.size, p->o->shard_i,
+            p->o->shard_n, (long long)p->first, (long long)p->end, (long long)rows);
+    for (int a = 0; a < p->grid.naxes; a++) {
+        const sweep_axis_t *ax = &p->grid.axes[a];
+        fprintf(f, "%s\n    {\"key\": ", a ? "," : "");
+        json_str(f, ax->key);
+        fputs(", \"column\": ", f);
+        json_str(f, ax->column);
+        fprintf(f, ", \"count\": %d, \"values\": [", ax->nvalues);
+        for (int v = 0; v < ax->nvalues && ax->nvalues <= 1000; v++) {
+            if (v) fputs(", ", f);
+            json_str(f, ax->values[v]);
+        }
+        fputs("]}", f);
+    }
+    fputs("\n  ]\n", f);
+    if (fclose(f)) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ---- the workers and the in-order writer ---- */
+
+typedef struct {
+    char *buf;
+    size_t len;
+    int ready;
+} slot_t;
+
+typedef struct {
+    const plan_t *p;
+    pthread_mutex_t mu;
+    pthread_cond_t done_cv, space_cv;
+    int64_t next, end; /* next configuration to claim; end of the shard */
+    int64_t written;   /* the configuration the writer waits for */
+    int window;        /* results held at most: workers stay this far ahead of the writer */
+    slot_t *slots;
+    int failed;
+    int space_waiters; /* workers waiting for the writer to free a slot */
+    double last_wake;  /* when a worker last woke the writer */
+} pool_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void *worker(void *arg) {
+    pool_t *q = arg;
+    variant_run_t *v = calloc(1, sizeof *v);
+    pthread_mutex_lock(&q->mu);
+    if (!v) q->failed = EXIT_RUNTIME;
+    for (;;) {
+        while (!q->failed && q->next < q->end && q->next >= q->written + q->window) {
+            pthread_cond_broadcast(&q->done_cv); /* the writer may be waiting for a wake-up */
+            q->space_waiters++;
+            pthread_cond_wait(&q->space_cv, &q->mu);
+            q->space_waiters--;
+        }
+        if (q->failed || q->next >= q->end) break;
+        int64_t c = q->next++;
+        pthread_mutex_unlock(&q->mu);
+        char *buf = NULL;
+        size_t len = 0;
+        int rc = run_config(q->p, c, v, &buf, &len);
+        pthread_mutex_lock(&q->mu);
+        if (rc) {
+            if (!q->failed) q->failed = rc;
+            break;
+        }
+        slot_t *s = &q->slots[c % q->window];
+        s->buf = buf, s->len = len, s->ready = 1;
+        /* Waking the writer for every quick configuration costs more than
+         * running it (--model-only): wake it at most every 20 ms, or when
+         * half the window is waiting, or for the last configuration. */
+        double t = now_s();
+        if (t - q->last_wake >= 0.02 || c + 1 - q->written >= q->window / 2 || q->next >= q->end) {
+            q->last_wake = t;
+            pthread_cond_broadcast(&q->done_cv);
+        }
+    }
+    pthread_cond_broadcast(&q->done_cv);
+    pthread_cond_broadcast(&q->space_cv);
+    pthread_mutex_unlock(&q->mu);
+    free(v);
+    return NULL;
+}
+
+static void progress(int64_t done, int64_t total, int64_t ran, double t0, int last) {
+    double el = now_s() - t0, rate = el > 0 ? (double)ran / el : 0;
+    long eta = rate > 0 ? (long)((double)(total - done) / rate + 0.5) : 0;
+    fprintf(stderr, "\rstallsim sweep: %lld/%lld configurations, %.1f/s, %ld:%02ld:%02ld left ",
+            (long long)done, (long long)total, rate, eta / 3600, eta / 60 % 60, eta % 60);
+    if (last) fputc('\n', stderr);
+}
+
+static int execute(const plan_t *p, sweep_out_t *out, int64_t from) {
+    pool_t q;
+    memset(&q, 0, sizeof q);
+    q.p = p;
+    q.next = q.written = from;
+    q.end = p->end;
+    int64_t todo = p->end - from;
+    int nthreads = p->o->jobs < todo ? p->o->jobs : (int)todo;
+    q.window = 16 * (nthreads > 0 ? nthreads : 1);
+    q.slots = calloc((size_t)q.window, sizeof *q.slots);
+    pthread_t *th = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof *th);
+    if (!q.slots || !th) {
+        free(q.slots), free(th);
+        return EXIT_RUNTIME;
+    }
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_cond_init(&q.done_cv, NULL);
+    pthread_cond_init(&q.space_cv, NULL);
+    int started = 0, rc = 0;
+    for (; started < nthreads; started++)
+        if (pthread_create(&th[started], NULL, worker, &q)) break;
+    if (started == 0 && nthreads > 0) rc = EXIT_RUNTIME;
+
+    int tty = isatty(STDERR_FILENO);
+    double t0 = now_s(), shown = 0;
+    int64_t total = p->end - p->first;
+    for (int64_t c = from; c < p->end && !rc; c++) {
+        pthread_mutex_lock(&q.mu);
+        slot_t *s = &q.slots[c % q.window];
+        while (!s->ready && !q.failed)
+            pthread_cond_wait(&q.done_cv, &q.mu);
+        if (!s->ready) {
+            rc = q.failed;
+            pthread_mutex_unlock(&q.mu);
+            break;
+        }
+        slot_t got = *s;
+        memset(s, 0, sizeof *s);
+        q.written = c + 1;
+        if (q.space_waiters) pthread_cond_broadcast(&q.space_cv);
+        pthread_mutex_unlock(&q.mu);
+        rc = sweep_out_write(out, got.buf, got.len);
+        free(got.buf);
+        if (tty && (now_s() - shown >= 0.2 || c + 1 == p->end)) {
+            progress(c + 1 - p->first, total, c + 1 - from, t0, c + 1 == p->end);
+            shown = now_s();
+        }
+    }
+    pthread_mutex_lock(&q.mu);
+    if (rc && !q.failed) q.failed = rc;
+    pthread_cond_broadcast(&q.space_cv);
+    pthread_mutex_unlock(&q.mu);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < q.window; i++)
+        free(q.slots[i].buf);
+    if (rc && tty) fputc('\n', stderr);
+    pthread_cond_destroy(&q.done_cv);
+    pthread_cond_destroy(&q.space_cv);
+    pthread_mutex_destroy(&q.mu);
+    free(q.slots);
+    free(th);
+    return rc;
+}
+
+static char *csv_header(const plan_t *p) {
+    char *extra = NULL, *head = NULL;
+    size_t len = 0, hlen = 0;
+    FILE *f = open_memstream(&extra, &len);
+    if (!f) return NULL;
+    fputs("config,", f);
+    for (int a = 0; a < p->grid.naxes; a++)
+        if (!p->grid.axes[a].is_variant) fprintf(f, "%s,", p->grid.axes[a].column);
+    if (fclose(f)) {
+        free(extra);
+        return NULL;
+    }
+    f = open_memstream(&head, &hlen);
+    if (f) {
+        report_csv_header(f, extra);
+        if (fclose(f)) free(head), head = NULL;
+    }
+    free(extra);
+    return head;
+}
+
+static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **argv) {
+    plan_t p;
+    memset(&p, 0, sizeof p);
+    p.o = o;
+    p.doc = doc;
+    sweep_grid_init(&p.grid);
+    const char *names[SCN_MAX_VARIANTS];
+    for (int i = 0; i < doc->nvariants; i++)
+        names[i] = doc->variants[i].name;
+    int rc = 0;
+    for (int i = 0; i < o->nvary && !rc; i++)
+        rc = sweep_grid_add(&p.grid, o->vary[i], names, doc->nvariants);
+    if (!rc) rc = select_variants(&p);
+    /* Contiguous blocks, so shards concatenated in order are the whole grid in order. */
+    p.first = p.grid.size * (o->shard_i - 1) / o->shard_n;
+    p.end = p.grid.size * o->shard_i / o->shard_n;
+    if (!rc && !(p.rows = calloc((size_t)(p.end - p.first) + 1, sizeof *p.rows))) rc = EXIT_RUNTIME;
+    int64_t seed = 0, rows = 0;
+    if (!rc) rc = validate(&p, &seed);
+    if (!rc) note_overrides(&p);
+    for (int64_t c = p.first; c < p.end; c++)
+        rows += p.rows ? p.rows[c - p.first] : 0;
+    uint64_t hash = 0;
+    if (!rc && args_hash(o, &p, &hash)) {
+        perror(o->file);
+        rc = EXIT_RUNTIME;
+    }
+    char *header = rc ? NULL : csv_header(&p);
+    char *meta = rc ? NULL : meta_body(&p, argc, argv, seed, rows);
+    if (!rc && (!header || !meta)) rc = EXIT_RUNTIME;
+
+    sweep_out_t out;
+    memset(&out, 0, sizeof out);
+    out.fd = -1;
+    int64_t from = p.first;
+    int complete = 0;
+    if (!rc) {
+        sweep_out_spec_t spec = {o->out, header,        hash, p.first, p.end,
+                                 p.rows, config_prefix, &p,   meta};
+        rc = sweep_out_open(&out, &spec, &from, &complete);
+    }
+    if (!rc && complete)
+        fprintf(stderr, "stallsim sweep: %s is complete already (same arguments); nothing to do\n",
+                o->out);
+    else if (!rc && (rc = execute(&p, &out, from)) == 0)
+        rc = sweep_out_finish(&out);
+    if (rc == EXIT_RUNTIME && from < p.end)
+        fprintf(stderr, "stallsim sweep: stopped; rerun the same command to resume\n");
+    sweep_out_close(&out);
+    free(header);
+    free(meta);
+    free(p.rows);
+    sweep_grid_free(&p.grid);
+    return rc;
+}
+
+int sweep_main(int argc, char **argv) {
+    sweep_opts_t o;
+    int rc = parse_opts(argc, argv, &o);
+    scenario_doc_t doc;
+    memset(&doc, 0, sizeof doc);
+    int loaded = 0;
+    if (!rc) {
+        rc = scenario_doc_load(&doc, o.file);
+        loaded = 1;
+    }
+    if (!rc) rc = sweep(&o, &doc, argc, argv);
+    if (loaded) scenario_doc_free(&doc);
+    assign_list_free(&o.sets);
+    return rc;
+}

@@ -1,0 +1,236 @@
+/* sweep_grid: see sweep_grid.h. */
+#include "sweep_grid.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+
+/* Per axis: a range may not expand past this (a typo like 0:1e9:1 must not eat the memory). */
+#define MAX_AXIS_VALUES 10000000
+
+void sweep_grid_init(sweep_grid_t *g) {
+    memset(g, 0, sizeof *g);
+    g->size = 1;
+}
+
+void sweep_grid_free(sweep_grid_t *g) {
+    for (int a = 0; a < g->naxes; a++) {
+        for (int v = 0; v < g->axes[a].nvalues; v++)
+            free(g->axes[a].values[v]);
+        free(g->axes[a].values);
+    }
+    sweep_grid_init(g);
+}
+
+void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx) {
+    for (int a = g->naxes - 1; a >= 0; a--) {
+        idx[a] = (int)(c % g->axes[a].nvalues);
+        c /= g->axes[a].nvalues;
+    }
+}
+
+/* unit text as a name part: "MB/s" -> "mb_s" (per = 0) or "mb_per_s" (per = 1). */
+static void unit_token(const char *unit, int per, char *buf, size_t n) {
+    size_t used = 0;
+    for (const char *p = unit; *p && used + 6 < n; p++) {
+        if (*p == '/' && per) {
+            memcpy(buf + used, "_per_", 5);
+            used += 5;
+        } else {
+            buf[used++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+        }
+    }
+    buf[used] = 0;
+}
+
+/* Whether `tok` is one of the underscore-separated parts of `name` (or a run of them). */
+static int has_part(const char *name, const char *tok) {
+    size_t tl = strlen(tok);
+    for (const char *p = strstr(name, tok); p; p = strstr(p + 1, tok))
+        if ((p == name || p[-1] == '_') && (p[tl] == 0 || p[tl] == '_')) return 1;
+    return 0;
+}
+
+void sweep_column_name(const char *key, const char *unit, char *buf, size_t n) {
+    const char *last = strrchr(key, '.');
+    last = last ? last + 1 : key;
+    char plain[64], per[64];
+    unit_token(unit, 0, plain, sizeof plain);
+    unit_token(unit, 1, per, sizeof per);
+    if (!plain[0] || has_part(last, plain) || has_part(last, per))
+        snprintf(buf, n, "%s", key);
+    else
+        snprintf(buf, n, "%s_%s", key, plain);
+}
+
+/* The schema row of a key as --set accepts it (jobs.N.key and jobs.key included), or NULL. */
+static const key_def_t *find_key(const char *key) {
+    int n;
+    if (strncmp(key, "jobs.", 5) != 0) {
+        int row = schema_find(SCOPE_SCENARIO, key);
+        return row < 0 ? NULL : &schema_keys(SCOPE_SCENARIO, &n)[row];
+    }
+    const char *rest = key + 5;
+    char *end;
+    long idx = strtol(rest, &end, 10);
+    const char *jkey = end == rest ? rest : (*end == '.' ? end + 1 : NULL);
+    if (!jkey ||
+        (end != rest && (idx < 0 || idx >= SCN_MAX_JOBS || !isdigit((unsigned char)*rest))))
+        return NULL;
+    int row = schema_find(SCOPE_JOB, jkey);
+    return row < 0 ? NULL : &schema_keys(SCOPE_JOB, &n)[row];
+}
+
+static int fail(const char *arg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(const char *arg, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "stallsim sweep: --vary %s: ", arg);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_INPUT;
+}
+
+static int push_value(sweep_axis_t *ax, const char *text, int *cap) {
+    if (ax->nvalues == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        char **v = realloc(ax->values, (size_t)nc * sizeof *v);
+        if (!v) return EXIT_RUNTIME;
+        ax->values = v, *cap = nc;
+    }
+    ax->values[ax->nvalues] = strdup(text);
+    if (!ax->values[ax->nvalues]) return EXIT_RUNTIME;
+    ax->nvalues++;
+    return 0;
+}
+
+/* Checks one value against the key's row and appends its canonical text. */
+static int add_checked(sweep_axis_t *ax, const key_def_t *k, void *scratch, const char *arg,
+                       const char *text, int *cap) {
+    char why[256], canon[SCN_PATH];
+    if (strpbrk(text, "\"\r\n"))
+        return fail(arg, "value '%s': %s", text,
+                    "quotes and line breaks cannot go in a CSV column");
+    if (schema_store(k, scratch, text, why, sizeof why))
+        return fail(arg, "value '%s': %s", text, why);
+    schema_format(k, scratch, canon, sizeof canon);
+    return push_value(ax, canon, cap);
+}
+
+static int parse_num(const char *t, double *out) {
+    char *end;
+    *out = strtod(t, &end);
+    return end != t && *end == 0 && isfinite(*out) ? 0 : -1;
+}
+
+/* a:b:step, end included: value i is a + i*step (no accumulated rounding). */
+static int add_range(sweep_axis_t *ax, const key_def_t *k, void *scratch, const char *arg,
+                     char *item, int *cap) {
+    char *c1 = strchr(item, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    double a, b, step;
+    if (!c2 || strchr(c2 + 1, ':'))
+        return fail(arg, "'%s': expected a range as start:end:step", item);
+    *c1 = *c2 = 0;
+    int bad = parse_num(item, &a) || parse_num(c1 + 1, &b) || parse_num(c2 + 1, &step);
+    *c1 = *c2 = ':';
+    if (bad) return fail(arg, "range '%s': expected three numbers start:end:step", item);
+    if (step == 0 || (b - a) / step < 0)
+        return fail(arg, "range '%s': %s", item,
+                    "the step must be non-zero and lead from start to end");
+    if (k->type == KT_INT && (a != floor(a) || step != floor(step)))
+        return fail(arg, "range '%s': %s", item, "an integer key needs an integer start and step");
+    double span = (b - a) / step;
+    if (span >= MAX_AXIS_VALUES)
+        return fail(arg, "range '%s': %s", item, "more than 10^7 values on one axis");
+    /* The end counts when it is within rounding of a step boundary (0:1:0.1 has 11 values). */
+    int n = (int)floor(span + 1e-9) + 1;
+    for (int i = 0; i < n; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "%.17g", a + (double)i * step);
+        int rc = add_checked(ax, k, scratch, arg, text, cap);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int add_variant(sweep_axis_t *ax, const char *arg, const char *name,
+                       const char *const *variants, int nv, int *cap) {
+    for (int i = 0; i < nv; i++)
+        if (strcmp(variants[i], name) == 0) return push_value(ax, name, cap);
+    char have[SCN_STR * 8] = "";
+    size_t used = 0;
+    for (int i = 0; i < nv && used < sizeof have; i++)
+        used +=
+            (size_t)snprintf(have + used, sizeof have - used, "%s%s", i ? ", " : "", variants[i]);
+    return fail(arg, "no variant named '%s'; the scenario has: %s", name, nv ? have : "none");
+}
+
+int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants, int nvariants) {
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return fail(arg, "expected key=v1,v2,... or key=start:end:step");
+    if (g->naxes == SWEEP_MAX_AXES) return fail(arg, "more than %d axes", SWEEP_MAX_AXES);
+    sweep_axis_t *ax = &g->axes[g->naxes];
+    memset(ax, 0, sizeof *ax);
+    if ((size_t)(eq - arg) >= sizeof ax->key) return fail(arg, "key too long");
+    memcpy(ax->key, arg, (size_t)(eq - arg));
+    ax->key[eq - arg] = 0;
+    for (int a = 0; a < g->naxes; a++)
+        if (strcmp(g->axes[a].key, ax->key) == 0)
+            return fail(arg, "key '%s' is already varied", ax->key);
+
+    const key_def_t *k = NULL;
+    ax->is_variant = strcmp(ax->key, "variant") == 0;
+    if (ax->is_variant) {
+        snprintf(ax->column, sizeof ax->column, "variant");
+    } else if (!(k = find_key(ax->key)) && strncmp(ax->key, "jobs.", 5) == 0 &&
+               isdigit((unsigned char)ax->key[5]) &&
+               strtol(ax->key + 5, NULL, 10) >= SCN_MAX_JOBS) {
+        return fail(arg, "key '%s': expected jobs.N.KEY with N in [0, %d) or jobs.KEY", ax->key,
+                    SCN_MAX_JOBS);
+    } else if (!k) {
+        char buf[SCN_STR * 2];
+        const char *near = schema_suggest(ax->key, buf, sizeof buf);
+        return near ? fail(arg, "unknown key '%s'; did you mean '%s'?", ax->key, near)
+                    : fail(arg, "unknown key '%s' (stallsim help keys lists them all)", ax->key);
+    } else {
+        sweep_column_name(ax->key, k->unit, ax->column, sizeof ax->column);
+    }
+
+    char *list = strdup(eq + 1);
+    void *scratch =
+        calloc(1, sizeof(scenario_t)); /* scenario_t holds job_t: big enough for either */
+    int rc = list && scratch ? 0 : EXIT_RUNTIME, cap = 0;
+    for (char *item = list, *next; !rc && item; item = next) {
+        next = strchr(item, ',');
+        if (next) *next++ = 0;
+        if (!item[0])
+            rc = fail(arg, "an empty value in the list");
+        else if (ax->is_variant)
+            rc = add_variant(ax, arg, item, variants, nvariants, &cap);
+        else if (strchr(item, ':') && (k->type == KT_INT || k->type == KT_REAL))
+            rc = add_range(ax, k, scratch, arg, item, &cap);
+        else
+            rc = add_checked(ax, k, scratch, arg, item, &cap);
+    }
+    free(list);
+    free(scratch);
+    if (!rc && (double)g->size * ax->nvalues > (double)SWEEP_MAX_CONFIGS)
+        rc = fail(arg, "the grid would have more than 10^8 configurations");
+    if (rc) {
+        for (int v = 0; v < ax->nvalues; v++)
+            free(ax->values[v]);
+        free(ax->values);
+        memset(ax, 0, sizeof *ax);
+        return rc;
+    }
+    g->size *= ax->nvalues;
+    g->naxes++;
+    return 0;
+}

@@ -1,0 +1,53 @@
+/* sweep_grid: the grid of a sweep, from `--vary key=v1,v2,...` and
+ * `--vary key=a:b:step` options to numbered configurations.
+ *
+ * Each --vary adds an axis; the grid is their cartesian product, the first
+ * axis outermost (it changes slowest) and the last innermost, and configuration
+ * c (0-based) takes value (c / stride_a) % n_a on axis a. Every value is
+ * checked against the schema when the axis is added and stored in the
+ * schema's canonical text (1e3 -> 1000), which is both what the scenario gets
+ * and what the CSV column shows. Ranges include their end and compute value i
+ * as a + i*step, so no rounding accumulates. The key `variant` is an axis of
+ * variant names (checked against the scenario's). */
+#ifndef STALLSIM_SWEEP_GRID_H
+#define STALLSIM_SWEEP_GRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scenario.h"
+
+#define SWEEP_MAX_AXES    16
+#define SWEEP_MAX_CONFIGS 100000000LL /* 10^8: validating them all takes ~20 min */
+
+typedef struct {
+    char key[SCN_STR];         /* as written: server.cpus, jobs.0.count, variant */
+    char column[SCN_STR + 32]; /* CSV column: the key, with _unit unless the name carries it */
+    int is_variant;
+    int nvalues;
+    char **values; /* canonical text of each value */
+} sweep_axis_t;
+
+typedef struct {
+    int naxes;
+    sweep_axis_t axes[SWEEP_MAX_AXES];
+    int64_t size; /* configurations: product of the axes' value counts (1 with no axis) */
+} sweep_grid_t;
+
+void sweep_grid_init(sweep_grid_t *g);
+void sweep_grid_free(sweep_grid_t *g);
+
+/* Adds the axis of one --vary argument ("key=values"). variants are the
+ * scenario's variant names (for the key `variant`). Returns 0, or EXIT_INPUT
+ * after printing `stallsim sweep: --vary ARG: ...` naming the bad value, or
+ * EXIT_RUNTIME when out of memory. */
+int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants, int nvariants);
+
+/* The value index on each axis of configuration c (idx has g->naxes entries). */
+void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx);
+
+/* The CSV column name of a key: the key itself when its last part already
+ * names the unit (server.cache_gb), else key_unit (server.cpus_cores). */
+void sweep_column_name(const char *key, const char *unit, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,217 @@
+/* sweep_out: see sweep_out.h. */
+#include "sweep_out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static char *concat(const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    char *s = malloc(la + lb + 1);
+    if (s) memcpy(s, a, la), memcpy(s + la, b, lb + 1);
+    return s;
+}
+
+static int io_error(const char *what, const char *path) {
+    fprintf(stderr, "stallsim sweep: %s %s: %s\n", what, path, strerror(errno));
+    return EXIT_RUNTIME;
+}
+
+static int write_all(int fd, const char *buf, size_t len) {
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        buf += w, len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* A rename is durable only once its directory is synced. */
+static void sync_dir(const char *path) {
+    char *copy = strdup(path);
+    if (!copy) return;
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(copy);
+}
+
+static int write_meta(const sweep_out_t *o, const char *status) {
+    char *tmp = concat(o->meta_path, ".tmp");
+    if (!tmp) return EXIT_RUNTIME;
+    char head[128];
+    int n = snprintf(head, sizeof head, "{\n  \"status\": \"%s\",\n  \"args_hash\": \"%016llx\",\n",
+                     status, (unsigned long long)o->spec.args_hash);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int rc = fd < 0 || write_all(fd, head, (size_t)n) ||
+             write_all(fd, o->spec.meta, strlen(o->spec.meta)) || write_all(fd, "}\n", 2) ||
+             fsync(fd);
+    if (fd >= 0 && close(fd)) rc = 1;
+    if (!rc && rename(tmp, o->meta_path)) rc = 1;
+    if (rc) io_error("cannot write", o->meta_path);
+    free(tmp);
+    if (!rc) sync_dir(o->meta_path);
+    return rc ? EXIT_RUNTIME : 0;
+}
+
+/* 1 when the metadata file exists with this hash (and, if want_complete, says complete). */
+static int meta_matches(const sweep_out_t *o, int want_complete, int *exists) {
+    FILE *f = fopen(o->meta_path, "r");
+    *exists = f != NULL;
+    if (!f) return 0;
+    char want[64], *line = NULL;
+    size_t cap = 0;
+    snprintf(want, sizeof want, "\"args_hash\": \"%016llx\"",
+             (unsigned long long)o->spec.args_hash);
+    int hash = 0, complete = 0;
+    while (getline(&line, &cap, f) > 0) {
+        if (strstr(line, want)) hash = 1;
+        if (strstr(line, "\"status\": \"complete\"")) complete = 1;
+    }
+    free(line);
+    fclose(f);
+    return hash && (complete || !want_complete);
+}
+
+static int commas(const char *s) {
+    int n = 0;
+    for (; *s; s++)
+        n += *s == ',';
+    return n;
+}
+
+/* A row of configuration c is whole: its prefix, a final newline, no NUL
+ * bytes (a crash can leave zero-filled blocks) and as many columns as the header. */
+static int row_ok(const char *line, ssize_t len, const char *prefix, int ncommas) {
+    return len >= 2 && (size_t)len == strlen(line) && line[len - 1] == '\n' &&
+           strncmp(line, prefix, strlen(prefix)) == 0 && commas(line) == ncommas;
+}
+
+/* Byte offset just past the last complete configuration of the partial file
+ * (0 when even the header is not right); *next is the configuration after it. */
+static long scan_partial(const sweep_out_t *o, int64_t *next) {
+    const sweep_out_spec_t *s = &o->spec;
+    *next = s->first;
+    FILE *f = fopen(o->partial, "r");
+    if (!f) return 0;
+    char *line = NULL, prefix[8192];
+    size_t cap = 0;
+    long keep = 0, pos = 0;
+    ssize_t len = getline(&line, &cap, f);
+    int ncommas = commas(s->header);
+    if (len > 0 && strcmp(line, s->header) == 0) {
+        keep = pos = len;
+        for (int64_t c = s->first; c < s->end; c++) {
+            s->prefix(s->ctx, c, prefix, sizeof prefix);
+            int64_t r = 0;
+            for (; r < s->rows[c - s->first]; r++) {
+                len = getline(&line, &cap, f);
+                if (len <= 0 || !row_ok(line, len, prefix, ncommas)) break;
+                pos += len;
+            }
+            if (r < s->rows[c - s->first]) break;
+            keep = pos;
+            *next = c + 1;
+        }
+    }
+    free(line);
+    fclose(f);
+    return keep;
+}
+
+int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume, int *complete) {
+    memset(o, 0, sizeof *o);
+    o->spec = *spec;
+    o->fd = -1;
+    *complete = 0;
+    *resume = spec->first;
+    o->partial = concat(spec->path, ".partial");
+    o->meta_path = concat(spec->path, ".meta.json");
+    if (!o->partial || !o->meta_path) return EXIT_RUNTIME;
+
+    int meta_exists;
+    if (access(o->partial, F_OK) == 0) {
+        if (!meta_matches(o, 0, &meta_exists)) {
+            fprintf(stderr,
+                    "stallsim sweep: %s is an unfinished sweep with other arguments (%s); rerun "
+                    "the command it records to finish it, or delete %s to start this one\n",
+                    o->partial,
+                    meta_exists ? "its command line is in the .meta.json" : "no metadata",
+                    o->partial);
+            return EXIT_INPUT;
+        }
+        long keep = scan_partial(o, resume);
+        o->fd = open(o->partial, O_WRONLY);
+        if (o->fd < 0) return io_error("cannot open", o->partial);
+        if (ftruncate(o->fd, keep) || lseek(o->fd, keep, SEEK_SET) < 0)
+            return io_error("cannot truncate", o->partial);
+        if (keep == 0 && write_all(o->fd, spec->header, strlen(spec->header)))
+            return io_error("cannot write", o->partial);
+        if (fsync(o->fd)) return io_error("cannot sync", o->partial);
+        o->last_sync = now_s();
+        /* Always said (not progress): a user should know the rows are not all from this run. */
+        fprintf(stderr, "stallsim sweep: resuming %s at configuration %lld (%lld of %lld done)\n",
+                o->partial, (long long)*resume, (long long)(*resume - spec->first),
+                (long long)(spec->end - spec->first));
+        return 0;
+    }
+    if (access(spec->path, F_OK) == 0 && meta_matches(o, 1, &meta_exists)) {
+        *complete = 1;
+        return 0;
+    }
+    /* The metadata first: a partial file is never without the hash that owns it. */
+    int rc = write_meta(o, "running");
+    if (rc) return rc;
+    o->fd = open(o->partial, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (o->fd < 0) return io_error("cannot create", o->partial);
+    if (write_all(o->fd, spec->header, strlen(spec->header)) || fsync(o->fd))
+        return io_error("cannot write", o->partial);
+    o->last_sync = now_s();
+    return 0;
+}
+
+int sweep_out_write(sweep_out_t *o, const char *rows, size_t len) {
+    if (write_all(o->fd, rows, len)) return io_error("cannot write", o->partial);
+    /* kill -9 keeps what was written; syncing bounds what a power loss can take back. */
+    double t = now_s();
+    if (t - o->last_sync >= 1.0) {
+        if (fsync(o->fd)) return io_error("cannot sync", o->partial);
+        o->last_sync = t;
+    }
+    return 0;
+}
+
+int sweep_out_finish(sweep_out_t *o) {
+    if (fsync(o->fd)) return io_error("cannot sync", o->partial);
+    int rc = close(o->fd);
+    o->fd = -1;
+    if (rc) return io_error("cannot close", o->partial);
+    if (rename(o->partial, o->spec.path)) return io_error("cannot rename to", o->spec.path);
+    sync_dir(o->spec.path);
+    return write_meta(o, "complete");
+}
+
+void sweep_out_close(sweep_out_t *o) {
+    if (o->fd >= 0) close(o->fd);
+    o->fd = -1;
+    free(o->partial);
+    free(o->meta_path);
+    o->partial = o->meta_path = NULL;
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# `stallsim sweep` tests: grid order and columns, rows equal to `stallsim run
+# --format csv`, --jobs 1 vs 2 byte-identical, resume after kill -9 at several
+# points and after a torn tail, refusal of a partial file from other arguments,
+# shards concatenating to the whole grid, bad --vary values (exit 2).
+# usage: sweep.sh STALLSIM SOURCE_DIR
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+small=$src/tests/data/small.yaml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+check() { if eval "$2"; then ok; else bad "$1"; fi; }
+
+# A grid of 3 x 4 = 12 configurations, 2 variants, 2 epochs, model and sim.
+grid=(--vary server.cpus=2,3,4 --vary server.cache_gb=0:1.5:0.5)
+"$bin" sweep "$small" "${grid[@]}" -o full.csv --jobs 1 2>err.txt
+check "sweep exits 0 ($(cat err.txt))" '[ $? = 0 ]'
+check "no partial file left" '[ ! -e full.csv.partial ]'
+check "metadata says complete" 'grep -q "\"status\": \"complete\"" full.csv.meta.json'
+check "metadata has the grid size" 'grep -q "\"grid_size\": 12," full.csv.meta.json'
+check "metadata has the seed" 'grep -q "\"seed\": 7," full.csv.meta.json'
+check "silent when stderr is not a terminal" '[ ! -s err.txt ]'
+check "header: config, varied keys with units, run's columns" \
+  '[ "$(head -n 1 full.csv | cut -d, -f1-5)" = "config,server.cpus_cores,server.cache_gb,variant,job" ]'
+# rows: 12 configs x 2 variants x 1 job x 2 epochs x 2 sources
+check "row count 96" '[ $(($(wc -l <full.csv) - 1)) = 96 ]'
+# grid order: first --vary slowest; each configuration's rows together.
+order=$(tail -n +2 full.csv | cut -d, -f1-3 | uniq | tr '\n' ' ')
+want="0,2,0 1,2,0.5 2,2,1 3,2,1.5 4,3,0 5,3,0.5 6,3,1 7,3,1.5 8,4,0 9,4,0.5 10,4,1 11,4,1.5 "
+check "grid order: got '$order'" '[ "$order" = "$want" ]'
+# every configuration's rows are exactly what `stallsim run --format csv` prints
+same=1
+for cpus in 2 3 4; do
+  for gb in 0 0.5 1 1.5; do
+    "$bin" run "$small" --set server.cpus=$cpus --set server.cache_gb=$gb --format csv | tail -n +2 >run.csv
+    grep "^[0-9]*,$cpus,$gb," full.csv | cut -d, -f4- | cmp -s - run.csv || same=0
+  done
+done
+check "rows equal stallsim run --format csv" '[ $same = 1 ]'
+
+# --jobs does not change a byte.
+"$bin" sweep "$small" "${grid[@]}" -o j2.csv --jobs 2 2>/dev/null
+check "--jobs 1 and --jobs 2 byte-identical" 'cmp -s full.csv j2.csv'
+"$bin" sweep "$small" "${grid[@]}" -o j5.csv --jobs 5 2>/dev/null
+check "--jobs 5 byte-identical" 'cmp -s full.csv j5.csv'
+
+# Rerun of a complete sweep: nothing to do, file unchanged.
+"$bin" sweep "$small" "${grid[@]}" -o full.csv 2>err.txt
+check "rerun of a complete sweep exits 0" '[ $? = 0 ] && grep -q "complete already" err.txt'
+
+# Shards (contiguous blocks) concatenate to the whole grid, also when uneven.
+for n in 3 5 13; do
+  rm -f sh.*.csv
+  for i in $(seq 1 $n); do "$bin" sweep "$small" "${grid[@]}" -o sh.$i.csv --shard $i/$n 2>/dev/null; done
+  { cat sh.1.csv; for i in $(seq 2 $n); do tail -n +2 sh.$i.csv; done; } >cat.csv
+  check "$n shards concatenate to the full grid" 'cmp -s cat.csv full.csv'
+done
+
+# Resume after a torn tail: cut the file mid-row, mid-configuration, at a
+# configuration boundary and inside the header; rerun; same bytes.
+total=$(wc -c <full.csv)
+boundary=$(head -n 25 full.csv | wc -c) # header and 3 whole configurations
+for cut in 37 500 1000 2345 $boundary $((boundary - 1)) $((total / 2)) $((total - 10)); do
+  head -c $cut full.csv >cut.csv.partial
+  cp full.csv.meta.json cut.csv.meta.json
+  sed -i 's/"status": "complete"/"status": "running"/' cut.csv.meta.json
+  "$bin" sweep "$small" "${grid[@]}" -o cut.csv --jobs 2 2>err.txt
+  check "resume after a cut at byte $cut" 'cmp -s cut.csv full.csv && [ ! -e cut.csv.partial ]'
+  # it kept every configuration whose 8 rows were whole (and no more)
+  lines=$(head -c $cut full.csv | tr -cd '\n' | wc -c)
+  done_cfg=$(( lines > 0 ? (lines - 1) / 8 : 0 ))
+  check "cut at byte $cut resumes at configuration $done_cfg ($(cat err.txt))" \
+    'grep -q "resuming cut.csv.partial at configuration $done_cfg (" err.txt'
+  rm -f cut.csv
+done
+# A tail of zero bytes (what a power loss can leave) and a stray row.
+head -c 3000 full.csv >z.csv.partial
+head -c 200 /dev/zero >>z.csv.partial
+cp full.csv.meta.json z.csv.meta.json
+"$bin" sweep "$small" "${grid[@]}" -o z.csv 2>/dev/null
+check "resume after a zero-filled tail" 'cmp -s z.csv full.csv'
+
+# Resume after kill -9 at random points of one sweep, run after run: up to
+# 8 runs are killed 0.1-0.6 s in (start-up, validation or a few
+# configurations each; the delays come from a fixed seed so a failure
+# reproduces), then one runs to the end.
+big=(--set dataset.items=200000 --vary server.cpus=2,3,4,5 --vary server.cache_gb=0:5:0.5)
+"$bin" sweep "$small" "${big[@]}" -o ref.csv --jobs 2 2>/dev/null
+kills=0
+RANDOM=8
+for try in 1 2 3 4 5 6 7 8; do
+  delay=$(printf '0.%02d' $((RANDOM % 50 + 10)))
+  timeout -s KILL "$delay" "$bin" sweep "$small" "${big[@]}" -o k.csv --jobs 2 2>/dev/null
+  [ -e k.csv ] && break
+  [ -e k.csv.partial ] || continue
+  kills=$((kills + 1))
+  # the partial file holds a prefix of the uninterrupted bytes (possibly torn mid-row)
+  n=$(wc -c <k.csv.partial)
+  check "partial after kill $kills is a prefix of the full output" 'cmp -s -n $n k.csv.partial ref.csv'
+done
+[ -e k.csv ] || "$bin" sweep "$small" "${big[@]}" -o k.csv --jobs 1 2>/dev/null
+echo "sweep: $kills runs killed mid-sweep before the last"
+check "resume after $kills kill -9s gives exactly the uninterrupted rows" 'cmp -s k.csv ref.csv'
+check "several kills landed mid-sweep ($kills)" '[ $kills -ge 3 ]'
+
+# A partial file of other arguments is refused and left alone.
+head -c 3000 full.csv >o.csv.partial
+cp full.csv.meta.json o.csv.meta.json
+sum=$(md5sum <o.csv.partial)
+"$bin" sweep "$small" --vary server.cpus=2,3 -o o.csv 2>err.txt
+check "partial of other arguments: exit 2" '[ $? = 2 ] && grep -q "other arguments" err.txt'
+check "partial of other arguments left alone" '[ "$(md5sum <o.csv.partial)" = "$sum" ]'
+
+# The variant as an axis, job keys, --model-only, --epochs.
+"$bin" sweep "$small" --vary variant=minio,base --vary jobs.0.batch_per_gpu=32,64 --model-only --epochs 1 -o v.csv 2>/dev/null
+check "variant axis: exit 0" '[ $? = 0 ]'
+check "variant axis: header has no extra variant column" \
+  '[ "$(head -n 1 v.csv | cut -d, -f1-3)" = "config,jobs.0.batch_per_gpu_items,variant" ]'
+check "variant axis: rows in grid order" \
+  '[ "$(tail -n +2 v.csv | cut -d, -f1-3,6 | tr "\n" " ")" = "0,32,minio,model 1,64,minio,model 2,32,base,model 3,64,base,model " ]'
+
+# Bad input: exit 2, naming --vary and the value.
+expect2() {
+  local want=$1
+  shift
+  local err
+  err=$("$bin" sweep "$small" "$@" -o bad.csv 2>&1 >/dev/null)
+  local rc=$?
+  if [ $rc = 2 ] && grep -qF -- "$want" <<<"$err" && [ ! -e bad.csv ] && [ ! -e bad.csv.partial ]; then ok; else bad "sweep $* -> exit $rc, stderr: $err"; fi
+}
+expect2 "--vary server.cpus=2,x: value 'x': expected an integer" --vary server.cpus=2,x
+expect2 "value '0': out of bounds" --vary server.cpus=4,0
+expect2 "unknown key 'server.cpu'; did you mean 'server.cpus'?" --vary server.cpu=2
+expect2 "no variant named 'foo'" --vary variant=base,foo
+expect2 "the step must be non-zero" --vary server.cache_gb=0:1:0
+expect2 "the step must be non-zero" --vary server.cache_gb=1:0:0.5
+expect2 "an integer key needs an integer start and step" --vary server.cpus=1:4:0.5
+expect2 "expected a range as start:end:step" --vary server.cache_gb=0:1
+expect2 "expected one of: none, lru, minio, fifo, belady" --vary loader.cache=lru,mru
+expect2 "an empty value" --vary server.cpus=2,,4
+expect2 "is already varied" --vary server.cpus=2 --vary server.cpus=4
+# a value valid alone but not with the others: the last configuration
+expect2 "configuration 2 (jobs.0.count=4) of --vary is invalid" --vary jobs.0.count=1,1,4
+expect2 "stallsim sweep: --jobs" --vary server.cpus=2 --jobs 0
+expect2 "stallsim sweep: --shard" --vary server.cpus=2 --shard 3/2
+expect2 "nothing to sweep" --set server.cpus=2
+expect2 "--variant and --vary variant" --vary variant=base --variant base
+
+echo "sweep: $pass passed, $fail failed"
+[ $fail = 0 ]

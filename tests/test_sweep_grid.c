@@ -1,0 +1,145 @@
+/* Sweep grids: value expansion (lists, ranges, canonical text), the order of
+ * configurations, column names with units, and the errors of bad --vary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sweep_grid.h"
+
+static const char *const variants[] = {"dali", "coordl"};
+
+static void expect_values(const sweep_axis_t *ax, const char *const *want, int n) {
+    assert_int_equal(ax->nvalues, n);
+    for (int i = 0; i < n; i++)
+        assert_string_equal(ax->values[i], want[i]);
+}
+
+static void test_lists_and_ranges(void **state) {
+    (void)state;
+    sweep_grid_t g;
+    sweep_grid_init(&g);
+    assert_int_equal(g.size, 1);
+    assert_int_equal(sweep_grid_add(&g, "server.cpus=8,16,1e2", variants, 2), 0);
+    const char *cpus[] = {"8", "16", "100"}; /* canonical: 1e2 -> 100 */
+    expect_values(&g.axes[0], cpus, 3);
+    /* 0:1:0.1 has 11 values, computed as a + i*step: 0.3 is 0.3, the end is 1. */
+    assert_int_equal(sweep_grid_add(&g, "server.cache_gb=0:1:0.1", variants, 2), 0);
+    const char *gb[] = {"0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"};
+    expect_values(&g.axes[1], gb, 11);
+    /* Descending range, mixed with list items. */
+    assert_int_equal(sweep_grid_add(&g, "jobs.0.count=1,8:2:-3", variants, 2), 0);
+    const char *count[] = {"1", "8", "5", "2"};
+    expect_values(&g.axes[2], count, 4);
+    assert_int_equal(g.size, 3 * 11 * 4);
+    sweep_grid_free(&g);
+    assert_int_equal(g.naxes, 0);
+}
+
+static void test_order(void **state) {
+    (void)state;
+    sweep_grid_t g;
+    sweep_grid_init(&g);
+    assert_int_equal(sweep_grid_add(&g, "server.cpus=1,2", variants, 2), 0);
+    assert_int_equal(sweep_grid_add(&g, "variant=coordl,dali", variants, 2), 0);
+    assert_int_equal(sweep_grid_add(&g, "loader.cache=lru,minio,belady", variants, 2), 0);
+    assert_int_equal(g.size, 12);
+    /* The first axis changes slowest, the last fastest. */
+    int idx[SWEEP_MAX_AXES], seen[2][2][3] = {{{0}}};
+    for (int64_t c = 0; c < g.size; c++) {
+        sweep_grid_point(&g, c, idx);
+        assert_int_equal(idx[0], c / 6);
+        assert_int_equal(idx[1], c / 3 % 2);
+        assert_int_equal(idx[2], c % 3);
+        seen[idx[0]][idx[1]][idx[2]]++;
+    }
+    for (int i = 0; i < 12; i++)
+        assert_int_equal((&seen[0][0][0])[i], 1); /* every point once */
+    assert_true(g.axes[1].is_variant);
+    assert_string_equal(g.axes[1].column, "variant");
+    sweep_grid_free(&g);
+}
+
+static void test_columns(void **state) {
+    (void)state;
+    char b[128];
+    sweep_column_name("server.cpus", "cores", b, sizeof b);
+    assert_string_equal(b, "server.cpus_cores");
+    sweep_column_name("server.cache_gb", "GB", b, sizeof b);
+    assert_string_equal(b, "server.cache_gb");
+    sweep_column_name("server.storage.read_mb_s", "MB/s", b, sizeof b);
+    assert_string_equal(b, "server.storage.read_mb_s");
+    sweep_column_name("jobs.0.gpu_items_per_s", "items/s", b, sizeof b);
+    assert_string_equal(b, "jobs.0.gpu_items_per_s");
+    sweep_column_name("prep.decode_ms_per_mb", "ms/MB", b, sizeof b);
+    assert_string_equal(b, "prep.decode_ms_per_mb");
+    sweep_column_name("jobs.0.batch_per_gpu", "items", b, sizeof b);
+    assert_string_equal(b, "jobs.0.batch_per_gpu_items");
+    sweep_column_name("dataset.items", "items", b, sizeof b);
+    assert_string_equal(b, "dataset.items");
+    sweep_column_name("dataset.item_kb_cv", "", b, sizeof b);
+    assert_string_equal(b, "dataset.item_kb_cv");
+    sweep_column_name("server.network.gbit_s", "Gbit/s", b, sizeof b);
+    assert_string_equal(b, "server.network.gbit_s");
+    /* "s" is a whole part of compute_s_per_batch, not just a letter in it. */
+    sweep_column_name("jobs.compute_s_per_batch", "s", b, sizeof b);
+    assert_string_equal(b, "jobs.compute_s_per_batch");
+    sweep_column_name("jobs.0.count", "jobs", b, sizeof b);
+    assert_string_equal(b, "jobs.0.count_jobs");
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    static const char *const bad[] = {
+        "server.cpus",             /* no = */
+        "=1,2",                    /* no key */
+        "server.cpus=",            /* no values */
+        "server.cpus=2,,3",        /* empty item */
+        "server.cpus=2,x",         /* not an integer */
+        "server.cpus=0",           /* out of bounds */
+        "server.cpu=2",            /* unknown key */
+        "jobs.99.gpus=1",          /* job index out of range */
+        "jobs.0.gpu=1",            /* unknown job key */
+        "server.cache_gb=0:1:0",   /* zero step */
+        "server.cache_gb=1:0:0.5", /* step away from the end */
+        "server.cache_gb=0:1",     /* two parts */
+        "server.cache_gb=0:a:1",   /* not a number */
+        "server.cpus=1:3:0.5",     /* fractional step for an integer */
+        "server.cpus=0:4:1",       /* range reaching out of bounds */
+        "server.cache_gb=0:1e9:1", /* more than 10^7 values */
+        "loader.cache=lru,mru",    /* not a choice */
+        "variant=dali,foo",        /* not a variant */
+        "name=a\"b",               /* would break the CSV */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sweep_grid_t g;
+        sweep_grid_init(&g);
+        assert_int_equal(sweep_grid_add(&g, "server.gpus=1,2", variants, 2), 0);
+        assert_int_equal(sweep_grid_add(&g, bad[i], variants, 2), EXIT_INPUT);
+        assert_int_equal(g.naxes, 1); /* a failed axis leaves the grid as it was */
+        assert_int_equal(g.size, 2);
+        sweep_grid_free(&g);
+    }
+    sweep_grid_t g;
+    sweep_grid_init(&g);
+    assert_int_equal(sweep_grid_add(&g, "server.cpus=1", variants, 2), 0);
+    assert_int_equal(sweep_grid_add(&g, "server.cpus=2", variants, 2), EXIT_INPUT); /* twice */
+    assert_int_equal(sweep_grid_add(&g, "variant=dali", NULL, 0), EXIT_INPUT); /* no variants */
+    /* A grid past 10^8 configurations is refused, axis by axis. */
+    assert_int_equal(sweep_grid_add(&g, "dataset.items=1:100000:1", variants, 2), 0);
+    assert_int_equal(sweep_grid_add(&g, "seed=1:100000:1", variants, 2), EXIT_INPUT);
+    sweep_grid_free(&g);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lists_and_ranges),
+        cmocka_unit_test(test_order),
+        cmocka_unit_test(test_columns),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
