@@ -200,13 +200,14 @@ static void sample_files(file_list *fl, int max, unsigned long seed) {
         for (int i = 0; i < fl->n; i++)
             idx[i] = i;
         gsl_ran_choose(rng, pick, (size_t)max, idx, (size_t)fl->n, sizeof *idx);
+        /* Free the paths left out before compacting, which overwrites slots. */
         char *keep = calloc((size_t)fl->n, 1);
-        for (int i = 0; i < max; i++) {
-            if (keep) keep[pick[i]] = 1;
-            fl->v[i] = fl->v[pick[i]]; /* pick is ascending, so pick[i] >= i */
-        }
+        for (int i = 0; keep && i < max; i++)
+            keep[pick[i]] = 1;
         for (int i = 0; keep && i < fl->n; i++)
             if (!keep[i]) free(fl->v[i].path);
+        for (int i = 0; i < max; i++)
+            fl->v[i] = fl->v[pick[i]]; /* pick is ascending, so pick[i] >= i */
         free(keep);
     }
     fl->n = max;

@@ -31,75 +31,101 @@ static tjhandle renew(tjhandle tj) {
     return tjInitDecompress();
 }
 
+int decoder_init(jpeg_decoder *d) {
+    memset(d, 0, sizeof *d);
+    d->tj = tjInitDecompress();
+    return d->tj ? 0 : -1;
+}
+
+void decoder_free(jpeg_decoder *d) {
+    if (d->tj) tjDestroy(d->tj);
+    free(d->rgb);
+    memset(d, 0, sizeof *d);
+}
+
+int decoder_header(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
+                   size_t whylen) {
+    int subsamp, colorspace;
+    if (size <= 0) {
+        snprintf(why, whylen, "empty file");
+        return -1;
+    }
+    if (tjDecompressHeader3(d->tj, jpeg, (unsigned long)size, w, h, &subsamp, &colorspace) != 0) {
+        snprintf(why, whylen, "%s", tjGetErrorStr2(d->tj));
+        d->tj = renew(d->tj);
+        return -1;
+    }
+    /* A header may claim up to 65535 x 65535 pixels (12 GB of RGB): refuse
+     * what no training set holds before allocating it. */
+    if ((double)*w * *h > MAX_PIXELS) {
+        snprintf(why, whylen, "%d x %d pixels is over the %d-megapixel limit", *w, *h,
+                 MAX_PIXELS >> 20);
+        return -1;
+    }
+    return 0;
+}
+
+int decoder_run(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
+                size_t whylen) {
+    if (decoder_header(d, jpeg, size, w, h, why, whylen) != 0) return -1;
+    size_t need = (size_t)*w * (size_t)*h * 3;
+    if (need > d->cap) {
+        unsigned char *b = realloc(d->rgb, need);
+        if (!b) {
+            snprintf(why, whylen, "image too large to decode");
+            return -1;
+        }
+        d->rgb = b;
+        d->cap = need;
+    }
+    /* Warnings (e.g. a truncated file) make tjDecompress2 fail too: such a
+     * file would not decode cleanly in a training loader either. */
+    if (tjDecompress2(d->tj, jpeg, (unsigned long)size, d->rgb, *w, 0, *h, TJPF_RGB, 0) != 0) {
+        snprintf(why, whylen, "%s", tjGetErrorStr2(d->tj));
+        d->tj = renew(d->tj);
+        return -1;
+    }
+    return 0;
+}
+
 int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     out->v = calloc((size_t)(fl->n > 0 ? fl->n : 1), sizeof *out->v);
-    tjhandle tj = tjInitDecompress();
-    if (!out->v || !tj) {
+    jpeg_decoder dec;
+    int dok = decoder_init(&dec) == 0;
+    if (!out->v || !dok) {
         snprintf(err, errlen, "cannot set up the decoder: %s",
-                 tj ? "out of memory" : tjGetErrorStr2(NULL));
+                 dok ? "out of memory" : tjGetErrorStr2(NULL));
         free(out->v);
         out->v = NULL;
-        if (tj) tjDestroy(tj);
+        decoder_free(&dec);
         return -1;
     }
     int bad = 0;
-    for (int i = 0; i < fl->n; i++) {
+    for (int i = 0; i < fl->n && dec.tj; i++) {
         jpeg_item it = {.path = fl->v[i].path};
-        int subsamp, colorspace;
+        char why[256];
         if (fileset_read(it.path, &it.jpeg, &it.size) != 0) {
             report_bad(&bad, it.path, errno == EINVAL ? "not a regular file" : strerror(errno));
             continue;
         }
-        if (it.size == 0) {
-            report_bad(&bad, it.path, "empty file");
-            free(it.jpeg);
-            continue;
-        }
-        if (tjDecompressHeader3(tj, it.jpeg, (unsigned long)it.size, &it.w, &it.h, &subsamp,
-                                &colorspace) != 0) {
-            report_bad(&bad, it.path, tjGetErrorStr2(tj));
-            free(it.jpeg);
-            if (!(tj = renew(tj))) break;
-            continue;
-        }
-        /* A header may claim up to 65535 x 65535 pixels (12 GB of RGB): refuse
-         * what no training set holds before allocating it. */
-        if ((double)it.w * it.h > MAX_PIXELS) {
-            char why[96];
-            snprintf(why, sizeof why, "%d x %d pixels is over the %d-megapixel limit", it.w, it.h,
-                     MAX_PIXELS >> 20);
+        if (decoder_run(&dec, it.jpeg, it.size, &it.w, &it.h, why, sizeof why) != 0) {
             report_bad(&bad, it.path, why);
             free(it.jpeg);
-            continue;
-        }
-        unsigned char *rgb = malloc((size_t)it.w * it.h * 3);
-        if (!rgb) {
-            report_bad(&bad, it.path, "image too large to decode");
-            free(it.jpeg);
-            continue;
-        }
-        /* Warnings (e.g. a truncated file) make tjDecompress2 fail too: such a
-         * file would not decode cleanly in a training loader either. */
-        if (decode_into(tj, &it, rgb) != 0) {
-            report_bad(&bad, it.path, tjGetErrorStr2(tj));
-            free(it.jpeg);
-            tj = renew(tj);
         } else {
             out->v[out->n++] = it;
         }
-        free(rgb);
-        if (!tj) break;
     }
-    if (!tj) {
+    if (!dec.tj) {
         snprintf(err, errlen, "tjInitDecompress: %s", tjGetErrorStr2(NULL));
         decode_set_free(out);
+        decoder_free(&dec);
         return -1;
     }
     if (bad > MAX_BAD_LINES)
         fprintf(stderr, "calibrate: ... and %d more bad files\n", bad - MAX_BAD_LINES);
     out->bad = bad;
-    tjDestroy(tj);
+    decoder_free(&dec);
     return 0;
 }
 

@@ -35,6 +35,25 @@ typedef struct {
 int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen);
 void decode_set_free(jpeg_set *s);
 
+/* A reusable decoder for a loader thread: one TurboJPEG handle and an RGB
+ * buffer that grows to the largest image seen. */
+typedef struct {
+    void *tj; /* tjhandle */
+    unsigned char *rgb;
+    size_t cap;
+} jpeg_decoder;
+
+int decoder_init(jpeg_decoder *d);
+void decoder_free(jpeg_decoder *d);
+/* Reads only the header (is it a JPEG, how large); same returns as decoder_run. */
+int decoder_header(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
+                   size_t whylen);
+/* Decodes jpeg[0, size) to RGB in d->rgb (3 * w * h bytes). Returns 0, or -1
+ * with the reason in why (the handle is renewed after a failure, since
+ * TurboJPEG 2.1 keeps a stale state; on a renewal failure d->tj is NULL). */
+int decoder_run(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
+                size_t whylen);
+
 /* Decodes one item to a malloc'd RGB buffer of 3 * w * h bytes. */
 int decode_rgb(const jpeg_item *it, unsigned char **rgb, char *err, size_t errlen);
 

@@ -95,7 +95,7 @@ void fileset_free(file_list *fl) {
     memset(fl, 0, sizeof *fl);
 }
 
-int fileset_read(const char *path, unsigned char **buf, long *size) {
+int fileset_read_into(const char *path, unsigned char **buf, size_t *cap, long *size) {
     /* Non-blocking: opening a FIFO named x.jpg must not wait for a writer. */
     int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0) return -1;
@@ -106,20 +106,30 @@ int fileset_read(const char *path, unsigned char **buf, long *size) {
         return -1;
     }
     long n = (long)st.st_size, off = 0;
-    unsigned char *b = malloc((size_t)(n > 0 ? n : 1));
-    if (!b) {
-        close(fd);
-        errno = ENOMEM;
-        return -1;
+    size_t need = (size_t)(n > 0 ? n : 1);
+    if (need > *cap) {
+        unsigned char *b = realloc(*buf, need);
+        if (!b) {
+            close(fd);
+            errno = ENOMEM;
+            return -1;
+        }
+        *buf = b;
+        *cap = need;
     }
     while (off < n) {
-        ssize_t r = pread(fd, b + off, (size_t)(n - off), off);
+        ssize_t r = pread(fd, *buf + off, (size_t)(n - off), off);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break; /* shrank while reading: keep what is there */
         off += r;
     }
     close(fd);
-    *buf = b;
     *size = off;
     return 0;
+}
+
+int fileset_read(const char *path, unsigned char **buf, long *size) {
+    size_t cap = 0;
+    *buf = NULL;
+    return fileset_read_into(path, buf, &cap, size);
 }

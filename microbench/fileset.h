@@ -26,9 +26,13 @@ typedef struct {
 int fileset_scan(const char *dir, file_list *out, char *err, size_t errlen);
 void fileset_free(file_list *fl);
 
-/* Reads a whole file into a malloc'd buffer; -1 with errno on failure
- * (EINVAL: not a regular file, e.g. a FIFO, device or directory; never blocks
- * on one). */
+/* Reads a whole file into *buf, growing it (realloc) when it holds fewer than
+ * the file's bytes (*cap); -1 with errno on failure (EINVAL: not a regular
+ * file, e.g. a FIFO, device or directory; never blocks on one). */
+int fileset_read_into(const char *path, unsigned char **buf, size_t *cap, long *size);
+
+/* Reads a whole file into a malloc'd buffer; -1 with errno on failure, as
+ * fileset_read_into. */
 int fileset_read(const char *path, unsigned char **buf, long *size);
 
 #endif

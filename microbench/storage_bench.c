@@ -25,8 +25,27 @@
 
 const int storage_qds[STORAGE_NQD] = {1, 4, 16, 32};
 
-/* Counts resident and total pages of one file; evicts first when asked. */
-static int file_pages(const char *path, int evict, long *resident, long *total) {
+static int fd_resident(int fd, long size, long *resident, long *total) {
+    if (size <= 0) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t len = (size_t)size, npages = (len + (size_t)page - 1) / (size_t)page;
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    unsigned char small[64];
+    unsigned char *vec = npages <= sizeof small ? small : malloc(npages);
+    int rc = 0;
+    if (m == MAP_FAILED || !vec || mincore(m, len, vec) != 0) {
+        rc = -1;
+    } else {
+        for (size_t i = 0; i < npages; i++)
+            *resident += vec[i] & 1;
+        *total += (long)npages;
+    }
+    if (vec != small) free(vec);
+    if (m != MAP_FAILED) munmap(m, len);
+    return rc;
+}
+
+int storage_file_pages(const char *path, int evict, long *resident, long *total) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) return -1;
     struct stat st;
@@ -39,22 +58,7 @@ static int file_pages(const char *path, int evict, long *resident, long *total) 
         fdatasync(fd);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     }
-    int rc = 0;
-    if (st.st_size > 0) {
-        long page = sysconf(_SC_PAGESIZE);
-        size_t len = (size_t)st.st_size, npages = (len + (size_t)page - 1) / (size_t)page;
-        void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-        unsigned char *vec = malloc(npages);
-        if (m == MAP_FAILED || !vec || mincore(m, len, vec) != 0) {
-            rc = -1;
-        } else {
-            for (size_t i = 0; i < npages; i++)
-                *resident += vec[i] & 1;
-            *total += (long)npages;
-        }
-        free(vec);
-        if (m != MAP_FAILED) munmap(m, len);
-    }
+    int rc = fd_resident(fd, (long)st.st_size, resident, total);
     close(fd);
     return rc;
 }
@@ -62,7 +66,7 @@ static int file_pages(const char *path, int evict, long *resident, long *total) 
 static double pages_pass(char *const *paths, int n, int evict) {
     long resident = 0, total = 0;
     for (int i = 0; i < n; i++)
-        if (file_pages(paths[i], evict, &resident, &total) != 0) return -1.0;
+        if (storage_file_pages(paths[i], evict, &resident, &total) != 0) return -1.0;
     return total > 0 ? (double)resident / (double)total : 0.0;
 }
 

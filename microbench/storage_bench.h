@@ -54,6 +54,10 @@ int storage_bench(char *const *paths, const long *sizes, int n, int reps, unsign
  * pages still resident afterwards (mincore), or -1 when it cannot tell. */
 double storage_evict(char *const *paths, int n);
 
+/* Adds one file's resident and total pages (mmap + mincore) to *resident and
+ * *total, evicting it first when asked; 0, or -1 when it cannot tell. */
+int storage_file_pages(const char *path, int evict, long *resident, long *total);
+
 /* Fraction of the files' pages resident in the page cache (mincore), or -1. */
 double storage_resident(char *const *paths, int n);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "measure.h"
 #include "memcheck.h"
 #include "model.h"
 #include "report.h"
@@ -27,6 +28,7 @@ static const char usage[] =
     "  sweep SCENARIO      run a grid of configurations (--vary key=values) into one CSV\n"
     "  check SCENARIO      validate a scenario (every variant) without running it\n"
     "  calibrate           measure this host's rates and write a host profile\n"
+    "  measure SCENARIO    run the scenario's input pipeline for real on this host (--data DIR)\n"
     "  help keys           every scenario key: type, unit, default, bounds, meaning\n"
     "\n"
     "  --help              this text (COMMAND --help: that command's options)\n"
@@ -234,6 +236,7 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "check") == 0) return cmd_run(argc - 1, argv + 1, 1);
     if (strcmp(cmd, "help") == 0) return cmd_help(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0) return calibrate_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "measure") == 0) return measure_main(argc - 1, argv + 1);
     fprintf(stderr, "stallsim: unknown command '%s'\n\n%s", cmd, usage);
     return EXIT_INPUT;
 }

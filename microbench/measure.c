@@ -1,0 +1,669 @@
+/* measure: see measure.h. Owns the command line, the data set in memory and
+ * the mapping from a scenario to a real pipeline (pipeline.h), and turns what
+ * the pipeline timed into the simulator's epoch_metrics_t. */
+#include "measure.h"
+
+#include <errno.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "decode_bench.h"
+#include "fileset.h"
+#include "jpeg_gen.h"
+#include "metrics.h"
+#include "perm.h"
+#include "pipeline.h"
+#include "report.h"
+#include "scenario.h"
+#include "schema.h"
+#include "storage_bench.h"
+#include "topology.h"
+
+#define MAX_BAD_LINES 10
+
+typedef enum { PAGE_WARM, PAGE_COLD, PAGE_COLD_EPOCH } page_mode_t;
+static const char *const page_mode_names[] = {"page-warm", "page-cold", "page-cold-epoch"};
+
+typedef struct {
+    const char *file, *data;
+    assign_list_t sets;
+    report_format_t format;
+    const char *only[SCN_MAX_VARIANTS];
+    int nonly;
+    page_mode_t page;
+    const char *minio_size; /* as given: bytes, or N% of the dataset */
+    int io_threads;         /* 0: from the scenario's queue depth */
+    int generate;           /* JPEGs to generate into an empty --data first */
+} options;
+
+/* The data set: good JPEGs only, each held in memory for the T_prep run. */
+typedef struct {
+    file_list fl;
+    char **paths;
+    long *sizes;
+    unsigned char **mem;
+    int n, non_jpeg, bad;
+    double bytes, mean, cv;
+} dataset;
+
+static const char usage_text[] =
+    "usage: stallsim measure SCENARIO --data DIR [options]\n"
+    "Runs the scenario's input pipeline for real on this host over the JPEGs in DIR\n"
+    "(read, libjpeg-turbo decode, CPU augment on server.cpus threads, the GPU emulated\n"
+    "by sleeping each batch's compute time) and reports what `stallsim run` predicts.\n"
+    "\n"
+    "  --data DIR          the JPEGs (searched recursively); dataset.items, item_kb and\n"
+    "                      item_kb_cv are taken from them\n"
+    "  --set key=value     override a scenario key (repeatable; variants override these)\n"
+    "  --epochs N          shorthand for --set epochs=N\n"
+    "  --variant NAME      measure only this variant (repeatable; default: all)\n"
+    "  --format FMT        text (default), csv or json\n"
+    "  --cache MODE        the OS page cache before the run: page-warm (default: every\n"
+    "                      file read once first), page-cold (evicted before the run) or\n"
+    "                      page-cold-epoch (evicted before every epoch)\n"
+    "  --minio-size SIZE   MinIO cache (loader.cache=minio) in bytes, or N% of the\n"
+    "                      dataset (default: server.cache_gb)\n"
+    "  --io-threads N      reads in flight at most (default: server.storage.queue_depth,\n"
+    "                      at most 16)\n"
+    "  --generate N        when DIR holds no JPEG, first write N generated photograph-like\n"
+    "                      JPEGs there (the set `calibrate` generates; created if missing)\n"
+    "\n"
+    "Results go to stdout, progress and notes to stderr. Exit: 0 done, 1 runtime\n"
+    "failure, 2 bad usage or input.\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "stallsim measure: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(stallsim measure --help for usage)\n");
+    return EXIT_INPUT;
+}
+
+static int parse_int(const char *s, long hi, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Returns -1 after --help, 0 to go on, EXIT_INPUT on bad usage. */
+static int parse_args(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        char name[32];
+        const char *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+        }
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+            fputs(usage_text, stdout);
+            return -1;
+        }
+        static const char *const takes[] = {"--data",     "--set",   "--epochs",     "--variant",
+                                            "--format",   "--cache", "--minio-size", "--io-threads",
+                                            "--generate", NULL};
+        int needs = 0;
+        for (int k = 0; takes[k]; k++)
+            needs |= !strcmp(name, takes[k]);
+        if (needs && !val) {
+            if (i + 1 >= argc) return usage_error("option %s needs a value", a);
+            val = argv[++i];
+        }
+        if (!strcmp(name, "--data")) {
+            o->data = val;
+        } else if (!strcmp(name, "--set")) {
+            if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
+        } else if (!strcmp(name, "--epochs")) {
+            char buf[SCN_STR];
+            snprintf(buf, sizeof buf, "epochs=%s", val);
+            if (assign_parse_set(&o->sets, buf)) return EXIT_INPUT;
+        } else if (!strcmp(name, "--variant")) {
+            if (o->nonly == SCN_MAX_VARIANTS) return usage_error("too many --variant%s", "");
+            o->only[o->nonly++] = val;
+        } else if (!strcmp(name, "--format")) {
+            if (!strcmp(val, "text"))
+                o->format = FORMAT_TEXT;
+            else if (!strcmp(val, "csv"))
+                o->format = FORMAT_CSV;
+            else if (!strcmp(val, "json"))
+                o->format = FORMAT_JSON;
+            else
+                return usage_error("--format: expected text, csv or json, got '%s'", val);
+        } else if (!strcmp(name, "--cache")) {
+            int k = 0;
+            while (k < 3 && strcmp(val, page_mode_names[k]))
+                k++;
+            if (k == 3)
+                return usage_error(
+                    "--cache: expected page-warm, page-cold or page-cold-epoch, got '%s'", val);
+            o->page = (page_mode_t)k;
+        } else if (!strcmp(name, "--minio-size")) {
+            o->minio_size = val;
+        } else if (!strcmp(name, "--io-threads")) {
+            if (parse_int(val, 1024, &o->io_threads))
+                return usage_error("--io-threads: expected an integer in [1, 1024], got '%s'", val);
+        } else if (!strcmp(name, "--generate")) {
+            if (parse_int(val, 10000000, &o->generate))
+                return usage_error("--generate: expected an integer in [1, 10000000], got '%s'",
+                                   val);
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (!o->file) {
+            o->file = a;
+        } else {
+            return usage_error("unexpected argument '%s' (one scenario file per run)", a);
+        }
+    }
+    if (!o->file) return usage_error("missing the scenario file%s", "");
+    if (!o->data) return usage_error("missing --data DIR (the JPEGs to read)%s", "");
+    return 0;
+}
+
+/* Bytes of the MinIO cache from "--minio-size": an integer number of bytes or
+ * a percentage of the dataset. -1 when malformed. */
+static double parse_size(const char *s, double dataset_bytes) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0) return -1;
+    if (*end == '%' && end[1] == '\0') return v / 100 * dataset_bytes;
+    if (*end) return -1;
+    return v;
+}
+
+static void dataset_free(dataset *d) {
+    for (int i = 0; d->mem && i < d->n; i++)
+        free(d->mem[i]);
+    free(d->mem), free(d->paths), free(d->sizes);
+    fileset_free(&d->fl);
+    memset(d, 0, sizeof *d);
+}
+
+/* --generate: fills DIR (made if missing) when it has no JPEG yet. */
+static int generate(const char *dir, int count, unsigned long seed) {
+    file_list fl = {0};
+    char err[512];
+    int have = fileset_scan(dir, &fl, err, sizeof err) == 0 && fl.n > 0;
+    fileset_free(&fl);
+    if (have) return 0;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "stallsim measure: --data %s: cannot create: %s\n", dir, strerror(errno));
+        return EXIT_INPUT;
+    }
+    fprintf(stderr, "stallsim measure: generating %d JPEGs in %s\n", count, dir);
+    if (jpeg_gen_dataset(dir, count, seed, 2, err, sizeof err) != 0) {
+        fprintf(stderr, "stallsim measure: --generate: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+/* Scans DIR and holds every file that has a JPEG header in memory; the rest
+ * are counted, reported and left out. */
+static int dataset_load(const char *dir, dataset *d) {
+    char err[512];
+    memset(d, 0, sizeof *d);
+    if (fileset_scan(dir, &d->fl, err, sizeof err) != 0) {
+        fprintf(stderr, "stallsim measure: --data %s: %s\n", dir, err);
+        return EXIT_INPUT;
+    }
+    int n = d->fl.n;
+    d->non_jpeg = d->fl.non_jpeg;
+    /* The T_prep pass holds every file in memory, and MinIO may copy them
+     * all again: refuse a data set that could not fit twice. */
+    double listed = 0, avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < n; i++)
+        listed += (double)d->fl.v[i].size;
+    if (avail > 0 && 2 * listed > avail) {
+        fprintf(stderr,
+                "stallsim measure: --data %s: %.1f GB of JPEGs, but only %.1f GB of memory is "
+                "free; measure holds the data set in memory (up to twice): use a subset\n",
+                dir, listed / 1e9, avail / 1e9);
+        return EXIT_INPUT;
+    }
+    d->paths = calloc((size_t)(n ? n : 1), sizeof *d->paths);
+    d->sizes = calloc((size_t)(n ? n : 1), sizeof *d->sizes);
+    d->mem = calloc((size_t)(n ? n : 1), sizeof *d->mem);
+    jpeg_decoder dec;
+    if (!d->paths || !d->sizes || !d->mem || decoder_init(&dec) != 0) {
+        fprintf(stderr, "stallsim measure: out of memory loading %d files\n", n);
+        return EXIT_RUNTIME;
+    }
+    double sum = 0, sum2 = 0;
+    for (int i = 0; i < n && dec.tj; i++) {
+        unsigned char *buf = NULL;
+        long size = 0;
+        int w, h;
+        char why[256];
+        if (fileset_read(d->fl.v[i].path, &buf, &size) != 0) {
+            snprintf(why, sizeof why, "%s",
+                     errno == EINVAL ? "not a regular file" : strerror(errno));
+        } else if (decoder_header(&dec, buf, size, &w, &h, why, sizeof why) == 0) {
+            d->paths[d->n] = d->fl.v[i].path;
+            d->sizes[d->n] = size;
+            d->mem[d->n++] = buf;
+            sum += (double)size;
+            sum2 += (double)size * (double)size;
+            continue;
+        }
+        free(buf);
+        if (d->bad < MAX_BAD_LINES)
+            fprintf(stderr, "stallsim measure: skipping %s: %s\n", d->fl.v[i].path, why);
+        d->bad++;
+    }
+    int dec_ok = dec.tj != NULL;
+    decoder_free(&dec);
+    if (!dec_ok) {
+        fprintf(stderr, "stallsim measure: tjInitDecompress failed\n");
+        return EXIT_RUNTIME;
+    }
+    if (d->bad > MAX_BAD_LINES)
+        fprintf(stderr, "stallsim measure: ... and %d more bad files\n", d->bad - MAX_BAD_LINES);
+    if (d->non_jpeg)
+        fprintf(stderr, "stallsim measure: %s: %d file(s) not named *.jpg/*.jpeg skipped\n", dir,
+                d->non_jpeg);
+    if (d->n == 0) {
+        fprintf(stderr, "stallsim measure: --data %s: no readable JPEG files (%d bad, %d other)\n",
+                dir, d->bad, d->non_jpeg);
+        return EXIT_INPUT;
+    }
+    d->bytes = sum;
+    d->mean = sum / d->n;
+    double var = sum2 / d->n - d->mean * d->mean;
+    d->cv = var > 0 ? sqrt(var) / d->mean : 0;
+    return 0;
+}
+
+static src_pos_t key_pos(const scenario_t *s, const char *key) {
+    int i = schema_find(SCOPE_SCENARIO, key);
+    return i >= 0 ? s->origin[i] : (src_pos_t){0};
+}
+
+static src_pos_t job_pos(const job_t *j, const char *key) {
+    int i = schema_find(SCOPE_JOB, key);
+    return i >= 0 ? j->origin[i] : (src_pos_t){0};
+}
+
+/* measure runs one job on this one server, with the prep on its CPUs. */
+static int check_measurable(const scenario_t *s) {
+    int bad = 0;
+    if (s->server.count != 1) {
+        diag_error(key_pos(s, "server.count"),
+                   "key 'server.count': measure runs on this one host: expected 1, got %lld",
+                   (long long)s->server.count);
+        bad = 1;
+    }
+    if (s->njobs != 1 || s->jobs[0].count != 1) {
+        const job_t *j = s->njobs > 1 ? &s->jobs[1] : &s->jobs[0];
+        diag_error(job_pos(j, s->njobs > 1 ? "name" : "count"),
+                   "key 'jobs': measure runs one job (one entry, count 1), got %d entr%s, count "
+                   "%lld",
+                   s->njobs, s->njobs == 1 ? "y" : "ies", (long long)s->jobs[0].count);
+        bad = 1;
+    }
+    if (s->prep.on_gpu) {
+        diag_error(key_pos(s, "prep.on_gpu"),
+                   "key 'prep.on_gpu': measure runs the augment on the CPU: expected false");
+        bad = 1;
+    }
+    if (s->loader.cache != CACHE_NONE && s->loader.cache != CACHE_LRU &&
+        s->loader.cache != CACHE_MINIO) {
+        diag_error(key_pos(s, "loader.cache"),
+                   "key 'loader.cache': measure runs none, lru (the OS page cache) or minio, got "
+                   "'%s'",
+                   cache_kind_names[s->loader.cache]);
+        bad = 1;
+    }
+    return bad ? EXIT_INPUT : 0;
+}
+
+typedef struct {
+    variant_run_t run; /* run.sim holds the measurements; run.model is unused */
+    double minio_bytes;
+    int workers, fetchers;
+} measured_t;
+
+static void fill_metrics(epoch_metrics_t *m, const pipe_epoch *t, const pipe_epoch *tp, int n,
+                         int lru, int workers, int fetchers) {
+    memset(m, 0, sizeof *m);
+    m->epoch_s = t->epoch_s;
+    m->t_prep_s = tp->epoch_s;
+    m->t_gpu_s = t->gpu_s;
+    m->throughput_items_s = n / t->epoch_s;
+    m->gpu_util = m->t_gpu_s / m->epoch_s;
+    m->prep_stall_s = m->t_prep_s - m->t_gpu_s;
+    m->fetch_stall_s = m->epoch_s - m->t_prep_s;
+    m->hit_rate = (double)t->hits / n;
+    /* Storage is what lies below the loader's own cache: for lru the page
+     * cache is that cache (misses = pages not resident); otherwise every
+     * read(2) goes to "storage", whatever the page cache holds. */
+    m->storage_read_bytes = lru ? t->miss_bytes : t->read_bytes;
+    m->storage_reads = (double)t->reads - (lru ? (double)t->hits : 0);
+    m->items_prepped = (double)(t->decoded + t->failed);
+    m->items_consumed = n;
+    m->cpu_util = t->prep_busy_s / (workers * m->epoch_s);
+    m->storage_util = t->read_busy_s / (fetchers * m->epoch_s);
+    m->bottleneck = m->gpu_util >= 0.97                   ? BN_GPU
+                    : m->prep_stall_s >= m->fetch_stall_s ? BN_PREP
+                                                          : BN_STORAGE_BW;
+}
+
+static double evict(const dataset *d) {
+    double left = storage_evict(d->paths, d->n);
+    if (left < 0)
+        fprintf(stderr, "stallsim measure: page cache: cannot tell whether eviction worked\n");
+    else
+        fprintf(stderr,
+                "stallsim measure: page cache: evicted %d files (posix_fadvise DONTNEED); %.1f%% "
+                "of their pages still resident%s\n",
+                d->n, 100 * left,
+                left > 0.01 ? " -- eviction did not work: 'cold' reads may come from memory" : "");
+    return left;
+}
+
+static void warm(const dataset *d) {
+    unsigned char *buf = NULL;
+    size_t cap = 0;
+    long size;
+    for (int i = 0; i < d->n; i++)
+        if (fileset_read_into(d->paths[i], &buf, &cap, &size) != 0) break;
+    free(buf);
+    fprintf(stderr, "stallsim measure: page cache: warmed, %.1f%% of the files' pages resident\n",
+            100 * storage_resident(d->paths, d->n));
+}
+
+/* Runs every epoch of one variant twice, in the same order: with every item in
+ * memory (T_prep), then as the scenario says (T). The T_prep pass touches
+ * neither the page cache nor MinIO, so T sees the caches as they were. */
+static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
+    scenario_t *s = &mv->run.scn;
+    const job_t *j = &s->jobs[0];
+    char err[512];
+    int n = d->n, rc = 0;
+    int64_t M = j->gpus * j->batch_per_gpu, rem = n % M;
+    pipe_cfg cfg = {
+        .n = n,
+        .paths = d->paths,
+        .sizes = d->sizes,
+        .workers = (int)s->server.cpus,
+        .fetchers = mv->fetchers,
+        .batch_items = M,
+        .prefetch = (int)j->prefetch_batches,
+        .compute_s = scenario_job_compute_s(s, j, (double)j->batch_per_gpu),
+        .compute_last_s =
+            rem ? scenario_job_compute_s(s, j, (double)((rem + j->gpus - 1) / j->gpus)) : 0,
+        .minio_bytes = mv->minio_bytes,
+        .page_hits = s->loader.cache == CACHE_LRU,
+        .seed = (unsigned long)s->seed,
+    };
+    if (!rem) cfg.compute_last_s = cfg.compute_s;
+    pipe_cfg cfg_mem = cfg;
+    cfg_mem.mem = d->mem;
+    cfg_mem.minio_bytes = 0;
+    cfg_mem.page_hits = 0;
+    pipeline *pt = NULL, *pp = NULL;
+    uint32_t *perm = malloc(sizeof *perm * (size_t)n);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    perm_gen_t pg = {0};
+    if (!perm || !rng || perm_gen_init(&pg, (uint32_t)n) != 0) {
+        fprintf(stderr, "stallsim measure: out of memory\n");
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    if (pipe_create(&cfg, &pt, err, sizeof err) || pipe_create(&cfg_mem, &pp, err, sizeof err)) {
+        fprintf(stderr, "stallsim measure: %s\n", err);
+        rc = EXIT_RUNTIME;
+        goto done;
+    }
+    gsl_rng_set(rng, (unsigned long)s->seed);
+    if (o->page == PAGE_WARM)
+        warm(d);
+    else if (o->page == PAGE_COLD)
+        evict(d);
+    for (int e = 0; e < s->epochs; e++) {
+        pipe_epoch t, tp;
+        perm_generate(&pg, rng, perm);
+        if (o->page == PAGE_COLD_EPOCH) evict(d);
+        if (pipe_run_epoch(pp, perm, &tp, err, sizeof err) ||
+            pipe_run_epoch(pt, perm, &t, err, sizeof err)) {
+            fprintf(stderr, "stallsim measure: %s\n", err);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        if (!t.once || !tp.once) {
+            fprintf(stderr,
+                    "stallsim measure: internal error: an item was not fetched and "
+                    "prepped exactly once in epoch %d\n",
+                    e + 1);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
+        fill_metrics(metrics_at(&mv->run.sim, 0, e), &t, &tp, n, cfg.page_hits, cfg.workers,
+                     cfg.fetchers);
+        fprintf(stderr,
+                "stallsim measure: %s epoch %d: T %.3f s, T_prep %.3f s, T_gpu %.3f s; %ld items "
+                "fetched once each, %ld decoded, %ld failed; %ld files read (%.0f bytes), %ld "
+                "hits; MinIO holds %.0f bytes; prep threads on a CPU %.1f%% of their busy time "
+                "(T_prep pass %.1f%%)\n",
+                s->variant, e + 1, t.epoch_s, tp.epoch_s, t.gpu_s, t.fetched, t.decoded, t.failed,
+                t.reads, t.read_bytes, t.hits, pipe_minio_used(pt),
+                100 * t.prep_cpu_s / t.prep_busy_s, 100 * tp.prep_cpu_s / tp.prep_busy_s);
+    }
+done:
+    pipe_destroy(pt);
+    pipe_destroy(pp);
+    perm_gen_free(&pg);
+    if (rng) gsl_rng_free(rng);
+    free(perm);
+    return rc;
+}
+
+/* ---- output: the rows of `stallsim run`, with source "measured" ---- */
+
+static void text_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
+    const scenario_t *s = &mv[0].run.scn;
+    printf("stallsim %s measure -- %s (%s), seed %lld, %lld epochs, cache %s\n", STALLSIM_VERSION,
+           s->name, o->file, (long long)s->seed, (long long)s->epochs, page_mode_names[o->page]);
+    printf("dataset %d items from %s, %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, %lld "
+           "prep threads, %d fetch threads\n",
+           d->n, o->data, d->bytes / 1e9, d->mean / 1e3, d->cv, (long long)s->server.gpus,
+           (long long)s->server.cpus, mv[0].fetchers);
+    for (int k = 0; k < nv; k++)
+        printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
+               mv[k].run.scn.variant, cache_kind_names[mv[k].run.scn.loader.cache],
+               mv[k].minio_bytes / 1e9, 100 * mv[k].minio_bytes / d->bytes);
+    printf("\n%-10s %-12s %5s  %-8s %9s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant", "job",
+           "epoch", "source", "epoch_s", "items/s", "gpu", "prep_stall_s", "fetch_stall_s", "hit",
+           "remote", "read_GB", "bottleneck");
+    for (int k = 0; k < nv; k++)
+        for (int e = 0; e < mv[k].run.scn.epochs; e++) {
+            const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
+            char ps[48], fs[48];
+            snprintf(ps, sizeof ps, "%.2f (%4.1f%%)", m->prep_stall_s,
+                     100 * m->prep_stall_s / m->epoch_s);
+            snprintf(fs, sizeof fs, "%.2f (%4.1f%%)", m->fetch_stall_s,
+                     100 * m->fetch_stall_s / m->epoch_s);
+            printf(
+                "%-10s %-12s %5d  %-8s %9.3f %9.0f %6.1f%% %16s %16s %7.1f%% %7.1f%% %9.4f  %s\n",
+                mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured", m->epoch_s,
+                m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
+                100 * m->remote_hit_rate, m->storage_read_bytes / 1e9,
+                bottleneck_names[m->bottleneck]);
+        }
+    printf("\nprep_stall = T_prep - T_gpu, fetch_stall = T - T_prep (measured: T_prep with every "
+           "item in memory, T_gpu the emulated GPU's time); bottleneck: the larger stall, or gpu "
+           "at >= 97%% utilisation.\n");
+}
+
+static void json_str(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void json_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
+    printf("{\"format_version\": 1, \"stallsim_version\": \"%s\", \"command\": \"measure\", "
+           "\"cache\": \"%s\", \"data_items\": %d, \"data_bytes\": %.0f, \"bad_files\": %d, "
+           "\"non_jpeg_files\": %d,\n \"variants\": [",
+           STALLSIM_VERSION, page_mode_names[o->page], d->n, d->bytes, d->bad, d->non_jpeg);
+    for (int k = 0; k < nv; k++) {
+        const scenario_t *s = &mv[k].run.scn;
+        printf("%s\n  {\"name\": ", k ? "," : "");
+        json_str(s->variant);
+        printf(", \"total_s\": {\"measured\": %.9g}, \"minio_bytes\": %.0f, \"prep_threads\": "
+               "%lld, \"fetch_threads\": %d, \"epochs\": [",
+               report_total_s(&mv[k].run.sim), mv[k].minio_bytes, (long long)s->server.cpus,
+               mv[k].fetchers);
+        for (int e = 0; e < s->epochs; e++) {
+            const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
+            printf("%s\n   {\"epoch\": %d, \"measured\": {\"epoch_s\": %.9g, "
+                   "\"throughput_items_s\": %.9g, \"gpu_util\": %.6f, \"prep_stall_s\": %.9g, "
+                   "\"fetch_stall_s\": %.9g, \"hit_rate\": %.6f, \"storage_read_bytes\": %.0f, "
+                   "\"cpu_util\": %.6f, \"storage_util\": %.6f, \"t_gpu_s\": %.9g, \"t_prep_s\": "
+                   "%.9g, \"bottleneck\": \"%s\"}}",
+                   e ? "," : "", e + 1, m->epoch_s, m->throughput_items_s, m->gpu_util,
+                   m->prep_stall_s, m->fetch_stall_s, m->hit_rate, m->storage_read_bytes,
+                   m->cpu_util, m->storage_util, m->t_gpu_s, m->t_prep_s,
+                   bottleneck_names[m->bottleneck]);
+        }
+        printf("]}");
+    }
+    printf("\n]}\n");
+}
+
+static void csv_out(const measured_t *mv, int nv) {
+    report_csv_header(stdout, NULL);
+    for (int k = 0; k < nv; k++)
+        for (int e = 0; e < mv[k].run.scn.epochs; e++)
+            report_csv_row(stdout, NULL, mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1,
+                           "measured", metrics_at(&mv[k].run.sim, 0, e));
+}
+
+/* Builds and checks every selected variant, with the dataset's real figures. */
+static int build_variants(scenario_doc_t *doc, const options *o, const dataset *d, measured_t *mv,
+                          int *nv) {
+    int idx[SCN_MAX_VARIANTS + 1], n = 0;
+    if (o->nonly == 0) {
+        if (doc->nvariants == 0) idx[n++] = -1;
+        for (int i = 0; i < doc->nvariants; i++)
+            idx[n++] = i;
+    }
+    for (int k = 0; k < o->nonly; k++) {
+        int found = -1;
+        for (int i = 0; i < doc->nvariants; i++)
+            if (!strcmp(doc->variants[i].name, o->only[k])) found = i;
+        if (found < 0) {
+            fprintf(stderr, "stallsim measure: %s: no variant named '%s'\n", doc->path, o->only[k]);
+            return EXIT_INPUT;
+        }
+        idx[n++] = found;
+    }
+    /* The data set decides N and the sizes: they go in after the user's --set
+     * (only a variant's own overrides come later). */
+    assign_list_t sets = {0};
+    char v[3][64];
+    snprintf(v[0], sizeof v[0], "dataset.items=%d", d->n);
+    snprintf(v[1], sizeof v[1], "dataset.item_kb=%.6g", d->mean / 1e3);
+    snprintf(v[2], sizeof v[2], "dataset.item_kb_cv=%.6g", d->cv);
+    int rc = 0;
+    for (size_t i = 0; i < o->sets.n && !rc; i++)
+        rc = assign_push(&sets, o->sets.v[i].key, o->sets.v[i].value, o->sets.v[i].pos,
+                         o->sets.v[i].keypos, 1);
+    for (int i = 0; i < 3 && !rc; i++)
+        rc = assign_parse_set(&sets, v[i]);
+    for (int k = 0; k < n && !rc; k++) {
+        scenario_t *s = &mv[k].run.scn;
+        rc = scenario_build(doc, &sets, idx[k], s);
+        if (!rc) rc = topology_build(s, &mv[k].run.topo);
+        if (!rc) rc = check_measurable(s);
+        if (rc) break;
+        if (s->loader.cache == CACHE_MINIO) {
+            double b =
+                o->minio_size ? parse_size(o->minio_size, d->bytes) : scenario_cache_bytes(s);
+            if (b < 0) {
+                rc = usage_error("--minio-size: expected bytes or N%% of the dataset, got '%s'",
+                                 o->minio_size);
+                break;
+            }
+            mv[k].minio_bytes = b;
+            s->server.cache_gb = b / 1e9;
+        }
+        mv[k].workers = (int)s->server.cpus;
+        mv[k].fetchers = o->io_threads                        ? o->io_threads
+                         : s->server.storage.queue_depth < 16 ? (int)s->server.storage.queue_depth
+                                                              : 16;
+        if (metrics_alloc(&mv[k].run.sim, 1, (int)s->epochs)) rc = EXIT_RUNTIME;
+    }
+    assign_list_free(&sets);
+    *nv = n;
+    return rc;
+}
+
+int measure_main(int argc, char **argv) {
+    options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc) {
+        assign_list_free(&o.sets);
+        return rc < 0 ? EXIT_OK : rc;
+    }
+    scenario_doc_t doc;
+    dataset d;
+    measured_t *mv = NULL;
+    int nv = 0;
+    memset(&d, 0, sizeof d);
+    rc = scenario_doc_load(&doc, o.file);
+    if (!rc && o.generate) rc = generate(o.data, o.generate, 1);
+    if (!rc) rc = dataset_load(o.data, &d);
+    if (!rc && !(mv = calloc(SCN_MAX_VARIANTS + 1, sizeof *mv))) rc = EXIT_RUNTIME;
+    if (!rc) rc = build_variants(&doc, &o, &d, mv, &nv);
+    if (!rc) {
+        fprintf(stderr,
+                "stallsim measure: dataset from %s: %d JPEG files, %.1f KB mean, cv %.3f (sets "
+                "dataset.items, dataset.item_kb, dataset.item_kb_cv; --set can still override "
+                "the scenario's other keys)\n",
+                o.data, d.n, d.mean / 1e3, d.cv);
+        if (o.minio_size && mv[0].run.scn.loader.cache != CACHE_MINIO)
+            fprintf(stderr, "stallsim measure: note: --minio-size is ignored where "
+                            "loader.cache is not minio\n");
+    }
+    for (int k = 0; k < nv && !rc; k++)
+        rc = measure_variant(&o, &d, &mv[k]);
+    if (!rc) {
+        if (o.format == FORMAT_CSV)
+            csv_out(mv, nv);
+        else if (o.format == FORMAT_JSON)
+            json_out(&o, &d, mv, nv);
+        else
+            text_out(&o, &d, mv, nv);
+        if (fflush(stdout) != 0) {
+            perror("stallsim measure: writing results");
+            rc = EXIT_RUNTIME;
+        }
+    }
+    for (int k = 0; mv && k < nv; k++)
+        metrics_free(&mv[k].run.sim);
+    free(mv);
+    dataset_free(&d);
+    scenario_doc_free(&doc);
+    assign_list_free(&o.sets);
+    return rc;
+}
