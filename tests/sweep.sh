@@ -87,15 +87,16 @@ cp full.csv.meta.json z.csv.meta.json
 check "resume after a zero-filled tail" 'cmp -s z.csv full.csv'
 
 # Resume after kill -9 at random points of one sweep, run after run: up to
-# 8 runs are killed 0.1-0.6 s in (start-up, validation or a few
+# 8 runs are killed 0.15-1.15 s in (start-up, validation or a few
 # configurations each; the delays come from a fixed seed so a failure
-# reproduces), then one runs to the end.
-big=(--set dataset.items=200000 --vary server.cpus=2,3,4,5 --vary server.cache_gb=0:5:0.5)
+# reproduces), then one runs to the end. The grid takes ~4 s uninterrupted
+# on an idle 2-core machine, so most kills land mid-sweep.
+big=(--set dataset.items=1000000 --vary server.cpus=2,3,4,5 --vary server.cache_gb=0:5:0.5)
 "$bin" sweep "$small" "${big[@]}" -o ref.csv --jobs 2 2>/dev/null
 kills=0
 RANDOM=8
 for try in 1 2 3 4 5 6 7 8; do
-  delay=$(printf '0.%02d' $((RANDOM % 50 + 10)))
+  delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.15 + (r % 100) / 100 }')
   timeout -s KILL "$delay" "$bin" sweep "$small" "${big[@]}" -o k.csv --jobs 2 2>/dev/null
   [ -e k.csv ] && break
   [ -e k.csv.partial ] || continue
