@@ -16,7 +16,9 @@ bin=${1:-build}/sim/stallsim
 [ -x "$bin" ] || { echo "sweeps.sh: no $bin; build first (cmake -S . -B build && cmake --build build -j)" >&2; exit 1; }
 out=notebooks/data
 mkdir -p "$out"
-rm -f "$out"/*.csv "$out"/*.csv.partial "$out"/*.meta.json "$out"/host.yaml
+# validation.csv is scripts/validate.sh's (measured on this host): kept.
+find "$out" -maxdepth 1 \( -name '*.csv' ! -name validation.csv -o -name '*.csv.partial' \
+  -o -name '*.meta.json' -o -name host.yaml \) -delete
 # Timing goes to stderr only; the CSVs are the product.
 say() { echo "sweeps.sh: $*" >&2; }
 
@@ -71,5 +73,5 @@ say "host.yaml"
 "$bin" calibrate "${calib[@]}" --out $out/host.yaml 2>/dev/null
 
 # notebooks/agreement.ipynb reads all of the above, and notebooks/data/validation.csv
-# when `stallsim measure` has written one (see the notebook).
+# when scripts/validate.sh has written one (measured on this host, minutes).
 say "done: $(ls $out | tr '\n' ' ')"

@@ -14,6 +14,10 @@
 #             /var/tmp, /stallsim-validate[-quick]); the data set is kept and reused
 #   --out     the markdown file to write (default: VALIDATION.md)
 #   --items   images in the data set (default 2000; quick 120)
+#   --csv     also write every row, tidy (case, then `stallsim run`'s CSV
+#             columns; source measured, model, sim), for
+#             notebooks/agreement.ipynb (default: notebooks/data/validation.csv;
+#             with --quick: WORK/validation.csv)
 # Exit: 0 done (whether or not the targets are met), 1 a step failed or a
 # result was malformed, 2 bad usage.
 set -euo pipefail
@@ -21,6 +25,7 @@ set -euo pipefail
 quick=0
 build=build
 out=VALIDATION.md
+csv=
 work=
 items=
 while [ $# -gt 0 ]; do
@@ -30,6 +35,7 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift ;;
     --out) out=$2; shift ;;
     --items) items=$2; shift ;;
+    --csv) csv=$2; shift ;;
     -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "validate.sh: unknown option '$1' (--help for usage)" >&2; exit 2 ;;
   esac
@@ -40,12 +46,15 @@ bin=$build/sim/stallsim
 bin=$(cd "$(dirname "$bin")" && pwd)/stallsim
 if [ $quick = 1 ]; then
   : "${work:=${TMPDIR:-/var/tmp}/stallsim-validate-quick}"
+  : "${csv:=$work/validation.csv}"
   : "${items:=120}"
 else
   : "${work:=${TMPDIR:-/var/tmp}/stallsim-validate}"
   : "${items:=2000}"
 fi
-mkdir -p "$work/raw"
+: "${csv:=notebooks/data/validation.csv}"
+mkdir -p "$work/raw" "$(dirname "$csv")"
+rm -f "$csv.tmp"
 data=$work/data
 log=$work/log
 : >"$log"
@@ -173,7 +182,11 @@ for cell in $matrix; do
           100 * S["sim", e], 100 * S["measured", e], 100 * (S["sim", e] - S["measured", e]),
           100 * H["sim", e], 100 * H["measured", e], share[e] } }' \
     "$work/raw/$name.run.csv" "$work/raw/$name.measured.csv" >>"$rows" || exit 1
+  # The tidy rows, for the notebooks: the header once, then both sides.
+  [ -s "$csv.tmp" ] || sed -n '1s/^/case,/p' "$work/raw/$name.run.csv" >"$csv.tmp"
+  sed "1d; s/^/$name,/" "$work/raw/$name.run.csv" "$work/raw/$name.measured.csv" >>"$csv.tmp"
 done
+mv "$csv.tmp" "$csv"
 t_end=$(date +%s)
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
