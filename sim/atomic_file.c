@@ -23,6 +23,11 @@ int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: is a directory", path);
         return -1;
     }
+    /* The commit renames over the target: never over a device, FIFO or socket. */
+    if (exists && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (the output replaces it by a rename)", path);
+        return -1;
+    }
     size_t n = strlen(path) + sizeof ".tmp.XXXXXX";
     af->path = strdup(path);
     af->tmp = malloc(n);

@@ -142,6 +142,16 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
     o->fd = -1;
     *complete = 0;
     *resume = spec->first;
+    /* The finished file replaces OUT by a rename, which would replace a
+     * device or FIFO too (as root, -o /dev/full would swap the device out). */
+    struct stat st;
+    if (stat(spec->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr,
+                "stallsim sweep: -o %s: not a regular file (the finished CSV replaces it by a "
+                "rename); name a file\n",
+                spec->path);
+        return EXIT_INPUT;
+    }
     o->partial = concat(spec->path, ".partial");
     o->meta_path = concat(spec->path, ".meta.json");
     if (!o->partial || !o->meta_path) return EXIT_RUNTIME;

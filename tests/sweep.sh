@@ -118,6 +118,13 @@ sum=$(md5sum <o.csv.partial)
 check "partial of other arguments: exit 2" '[ $? = 2 ] && grep -q "other arguments" err.txt'
 check "partial of other arguments left alone" '[ "$(md5sum <o.csv.partial)" = "$sum" ]'
 
+# An output that is not a regular file is refused, never renamed over (as
+# root, a rename over /dev/full would replace the device).
+mkfifo fifo.csv
+"$bin" sweep "$small" --vary server.cpus=2,3 --model-only -o fifo.csv 2>err.txt
+check "-o a FIFO: exit 2" '[ $? = 2 ] && grep -q "not a regular file" err.txt'
+check "-o a FIFO: still a FIFO, no partial" '[ -p fifo.csv ] && [ ! -e fifo.csv.partial ]'
+
 # The variant as an axis, job keys, --model-only, --epochs.
 "$bin" sweep "$small" --vary variant=minio,base --vary jobs.0.batch_per_gpu=32,64 --model-only --epochs 1 -o v.csv 2>/dev/null
 check "variant axis: exit 0" '[ $? = 0 ]'

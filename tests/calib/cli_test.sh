@@ -85,6 +85,12 @@ $CAL --quick --data "$W/data" --threads 1 >/dev/full 2>"$W/err"
 got=$?
 [ "$got" = 1 ] || fail "profile to /dev/full: exit $got, want 1"
 grep -q "No space left on device" "$W/err" || fail "profile to /dev/full: unclear message"
+# --out names a file that is replaced by a rename: a device is refused and kept.
+$CAL --quick --data "$W/data" --threads 1 --out /dev/full 2>"$W/err"
+got=$?
+[ "$got" = 2 ] || [ "$got" = 1 ] || fail "--out /dev/full: exit $got, want 1 or 2"
+[ -c /dev/full ] || fail "--out /dev/full replaced the device"
+grep -q "not a regular file" "$W/err" || fail "--out /dev/full: unclear message"
 
 # A folder with nothing decodable is bad input.
 mkdir -p "$W/empty"
