@@ -60,8 +60,7 @@ int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen) {
     return 0;
 }
 
-/* The rename is durable once the folder's entry is on disk. */
-static void sync_dir(const char *path) {
+void atomic_sync_dir(const char *path) {
     char *copy = strdup(path);
     if (!copy) return;
     int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
@@ -89,7 +88,7 @@ int atomic_commit(atomic_file_t *af, char *err, size_t errlen) {
         release(af);
         return -1;
     }
-    sync_dir(af->path);
+    atomic_sync_dir(af->path);
     release(af);
     return 0;
 }

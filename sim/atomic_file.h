@@ -33,5 +33,8 @@ int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen);
 int atomic_commit(atomic_file_t *af, char *err, size_t errlen);
 /* Removes the temporary file and frees af; the target is untouched. */
 void atomic_abort(atomic_file_t *af);
+/* Syncs the folder holding path, so a rename into it survives a crash
+ * (best effort: some file systems refuse fsync on folders). */
+void atomic_sync_dir(const char *path);
 
 #endif

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "diag.h"
 
 static double now_s(void) {
@@ -41,34 +42,20 @@ static int write_all(int fd, const char *buf, size_t len) {
     return 0;
 }
 
-/* A rename is durable only once its directory is synced. */
-static void sync_dir(const char *path) {
-    char *copy = strdup(path);
-    if (!copy) return;
-    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(copy);
-}
-
 static int write_meta(const sweep_out_t *o, const char *status) {
-    char *tmp = concat(o->meta_path, ".tmp");
-    if (!tmp) return EXIT_RUNTIME;
-    char head[128];
-    int n = snprintf(head, sizeof head, "{\n  \"status\": \"%s\",\n  \"args_hash\": \"%016llx\",\n",
-                     status, (unsigned long long)o->spec.args_hash);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    int rc = fd < 0 || write_all(fd, head, (size_t)n) ||
-             write_all(fd, o->spec.meta, strlen(o->spec.meta)) || write_all(fd, "}\n", 2) ||
-             fsync(fd);
-    if (fd >= 0 && close(fd)) rc = 1;
-    if (!rc && rename(tmp, o->meta_path)) rc = 1;
-    if (rc) io_error("cannot write", o->meta_path);
-    free(tmp);
-    if (!rc) sync_dir(o->meta_path);
-    return rc ? EXIT_RUNTIME : 0;
+    atomic_file_t af;
+    char err[512];
+    if (atomic_open(&af, o->meta_path, err, sizeof err)) {
+        fprintf(stderr, "stallsim sweep: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    fprintf(af.f, "{\n  \"status\": \"%s\",\n  \"args_hash\": \"%016llx\",\n%s}\n", status,
+            (unsigned long long)o->spec.args_hash, o->spec.meta);
+    if (atomic_commit(&af, err, sizeof err)) {
+        fprintf(stderr, "stallsim sweep: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    return 0;
 }
 
 /* 1 when the metadata file exists with this hash (and, if want_complete, says complete). */
@@ -214,7 +201,7 @@ int sweep_out_finish(sweep_out_t *o) {
     o->fd = -1;
     if (rc) return io_error("cannot close", o->partial);
     if (rename(o->partial, o->spec.path)) return io_error("cannot rename to", o->spec.path);
-    sync_dir(o->spec.path);
+    atomic_sync_dir(o->spec.path);
     return write_meta(o, "complete");
 }
 
