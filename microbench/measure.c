@@ -506,20 +506,6 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
            "at >= 97%% utilisation.\n");
 }
 
-static void json_str(const char *s) {
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 static void json_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
     printf("{\"format_version\": 1, \"stallsim_version\": \"%s\", \"command\": \"measure\", "
            "\"cache\": \"%s\", \"data_items\": %d, \"data_bytes\": %.0f, \"bad_files\": %d, "
@@ -528,22 +514,16 @@ static void json_out(const options *o, const dataset *d, const measured_t *mv, i
     for (int k = 0; k < nv; k++) {
         const scenario_t *s = &mv[k].run.scn;
         printf("%s\n  {\"name\": ", k ? "," : "");
-        json_str(s->variant);
+        report_json_string(stdout, s->variant);
         printf(", \"total_s\": {\"measured\": %.9g}, \"minio_bytes\": %.0f, \"prep_threads\": "
                "%lld, \"fetch_threads\": %d, \"epochs\": [",
                report_total_s(&mv[k].run.sim), mv[k].minio_bytes, (long long)s->server.cpus,
                mv[k].fetchers);
         for (int e = 0; e < s->epochs; e++) {
             const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
-            printf("%s\n   {\"epoch\": %d, \"measured\": {\"epoch_s\": %.9g, "
-                   "\"throughput_items_s\": %.9g, \"gpu_util\": %.6f, \"prep_stall_s\": %.9g, "
-                   "\"fetch_stall_s\": %.9g, \"hit_rate\": %.6f, \"storage_read_bytes\": %.0f, "
-                   "\"cpu_util\": %.6f, \"storage_util\": %.6f, \"t_gpu_s\": %.9g, \"t_prep_s\": "
-                   "%.9g, \"bottleneck\": \"%s\"}}",
-                   e ? "," : "", e + 1, m->epoch_s, m->throughput_items_s, m->gpu_util,
-                   m->prep_stall_s, m->fetch_stall_s, m->hit_rate, m->storage_read_bytes,
-                   m->cpu_util, m->storage_util, m->t_gpu_s, m->t_prep_s,
-                   bottleneck_names[m->bottleneck]);
+            printf("%s\n   {\"epoch\": %d, \"measured\": ", e ? "," : "", e + 1);
+            report_json_metrics(stdout, m);
+            printf("}");
         }
         printf("]}");
     }

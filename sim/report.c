@@ -61,7 +61,7 @@ static void write_csv(FILE *out, const variant_run_t *v, int nv) {
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *out, const char *s) {
+void report_json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -81,7 +81,7 @@ static void json_value(FILE *out, const key_def_t *k, const void *base) {
     if (k->type == KT_INT || k->type == KT_REAL || k->type == KT_BOOL)
         fputs(buf, out);
     else
-        json_string(out, buf);
+        report_json_string(out, buf);
 }
 
 static void json_config(FILE *out, const scenario_t *s) {
@@ -105,7 +105,7 @@ static void json_config(FILE *out, const scenario_t *s) {
     fprintf(out, "]}");
 }
 
-static void json_metrics(FILE *out, const epoch_metrics_t *m) {
+void report_json_metrics(FILE *out, const epoch_metrics_t *m) {
     fprintf(
         out,
         "{\"epoch_s\": %.9g, \"throughput_items_s\": %.9g, \"gpu_util\": %.6f, \"prep_stall_s\": "
@@ -151,12 +151,12 @@ static void json_servers(FILE *out, const variant_run_t *v) {
 static void write_json(FILE *out, const char *path, const variant_run_t *v, int nv) {
     fprintf(out, "{\"format_version\": 1, \"stallsim_version\": \"%s\", \"scenario_file\": ",
             STALLSIM_VERSION);
-    json_string(out, path);
+    report_json_string(out, path);
     fprintf(out, ",\n \"variants\": [");
     double base = nv ? report_total_s(best_source(&v[0])) : 0;
     for (int k = 0; k < nv; k++) {
         fprintf(out, "%s\n  {\"name\": ", k ? "," : "");
-        json_string(out, v[k].scn.variant);
+        report_json_string(out, v[k].scn.variant);
         fprintf(out, ", \"total_s\": {\"model\": %.9g", report_total_s(&v[k].model));
         if (v[k].sim.m) fprintf(out, ", \"sim\": %.9g", report_total_s(&v[k].sim));
         fprintf(out, "}, \"speedup\": %.6f,\n   \"config\": ",
@@ -165,16 +165,16 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         fprintf(out, ",\n   \"jobs\": [");
         for (int i = 0; i < v[k].topo.ninst; i++) {
             fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-            json_string(out, v[k].topo.inst[i].name);
+            report_json_string(out, v[k].topo.inst[i].name);
             fprintf(out, ", \"cpus\": %.6g, \"first_server\": %d, \"servers\": %d, \"epochs\": [",
                     v[k].topo.inst[i].cpus, v[k].topo.inst[i].first_server,
                     v[k].topo.inst[i].nservers);
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 fprintf(out, "%s\n     {\"epoch\": %d, \"model\": ", e ? "," : "", e + 1);
-                json_metrics(out, metrics_at(&v[k].model, i, e));
+                report_json_metrics(out, metrics_at(&v[k].model, i, e));
                 if (v[k].sim.m) {
                     fprintf(out, ", \"sim\": ");
-                    json_metrics(out, metrics_at(&v[k].sim, i, e));
+                    report_json_metrics(out, metrics_at(&v[k].sim, i, e));
                 }
                 fprintf(out, "}");
             }

@@ -31,4 +31,9 @@ void report_csv_header(FILE *out, const char *extra_columns);
 void report_csv_row(FILE *out, const char *extra_values, const char *variant, const char *job,
                     int epoch, const char *source, const epoch_metrics_t *m);
 
+/* JSON pieces shared with `stallsim measure`: a quoted, escaped string and
+ * one epoch's metrics as an object. */
+void report_json_string(FILE *out, const char *s);
+void report_json_metrics(FILE *out, const epoch_metrics_t *m);
+
 #endif
