@@ -125,9 +125,7 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(name, "--set")) {
             if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
         } else if (!strcmp(name, "--epochs")) {
-            char buf[SCN_STR];
-            snprintf(buf, sizeof buf, "epochs=%s", val);
-            if (assign_parse_set(&o->sets, buf)) return EXIT_INPUT;
+            if (assign_parse_key(&o->sets, "epochs", val)) return EXIT_INPUT;
         } else if (!strcmp(name, "--variant")) {
             if (o->nonly == SCN_MAX_VARIANTS) return usage_error("too many --variant%s", "");
             o->only[o->nonly++] = val;

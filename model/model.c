@@ -338,19 +338,17 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         double t_last = rem > 0 ? scenario_job_compute_s(s, jb, ceil(rem / G)) : t_batch;
         double t_gpu = nb_full * t_batch + (rem > 0 ? t_last : 0);
         /* The consumers of this instance's stream (itself alone unless coordinated). */
-        int members[TOPO_MAX_INSTANCES], nc = 0, me = 0;
+        int nc = 0, me = 0;
         double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES], slowest = t_batch;
         for (int o = 0; o < t->ninst; o++) {
             if (g.lead[o] != g.lead[i]) continue;
             const job_t *qj = &s->jobs[t->inst[o].job];
             if (o == i) me = nc;
-            members[nc] = o;
             tb[nc] = scenario_job_compute_s(s, qj, b);
             tl[nc] = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : tb[nc];
             if (tb[nc] > slowest) slowest = tb[nc];
             nc++;
         }
-        (void)members;
         double r_gpu = M / slowest;
         double r_prep = tprep > 0 ? in->cpus / tprep : INFINITY;
 

@@ -85,9 +85,7 @@ static int parse_run_opts(const char *cmd, int argc, char **argv, run_opts_t *o)
             if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
         } else if (OPT("--epochs")) {
             NEED();
-            char buf[SCN_STR];
-            snprintf(buf, sizeof buf, "epochs=%s", val);
-            if (assign_parse_set(&o->sets, buf)) return EXIT_INPUT;
+            if (assign_parse_key(&o->sets, "epochs", val)) return EXIT_INPUT;
         } else if (OPT("--variant")) {
             NEED();
             if (o->nonly == SCN_MAX_VARIANTS) return usage_error(cmd, "too many --variant%s", "");

@@ -136,6 +136,8 @@ int scenario_profile_load_mem(const void *text, size_t len, const char *display,
 
 /* Adds a "--set key=value" argument to list. Returns 0, or EXIT_INPUT after an error. */
 int assign_parse_set(assign_list_t *list, const char *arg);
+/* The same for a shorthand option (--epochs N is key "epochs", value N). */
+int assign_parse_key(assign_list_t *list, const char *key, const char *value);
 int assign_push(assign_list_t *list, const char *key, const char *value, src_pos_t pos,
                 src_pos_t keypos, int is_scalar);
 void assign_list_free(assign_list_t *list);

@@ -42,6 +42,12 @@ void assign_list_free(assign_list_t *l) {
     l->n = l->cap = 0;
 }
 
+int assign_parse_key(assign_list_t *l, const char *key, const char *value) {
+    char buf[SCN_STR * 3];
+    snprintf(buf, sizeof buf, "%s=%s", key, value);
+    return assign_parse_set(l, buf);
+}
+
 int assign_parse_set(assign_list_t *l, const char *arg) {
     static const src_pos_t cmdline = {"--set", 0, 0};
     const char *eq = strchr(arg, '=');

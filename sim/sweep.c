@@ -133,9 +133,7 @@ static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
             if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
         } else if (OPT("--epochs")) {
             NEED();
-            char buf[SCN_STR];
-            snprintf(buf, sizeof buf, "epochs=%s", val);
-            if (assign_parse_set(&o->sets, buf)) return EXIT_INPUT;
+            if (assign_parse_key(&o->sets, "epochs", val)) return EXIT_INPUT;
         } else if (OPT("--variant")) {
             NEED();
             if (o->nonly == SCN_MAX_VARIANTS) return usage_error("too many --variant%s", "");
@@ -384,31 +382,17 @@ static int select_variants(plan_t *p) {
 
 /* ---- metadata ---- */
 
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int64_t rows) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     fprintf(f, "  \"stallsim_version\": \"%s\",\n  \"scenario\": ", STALLSIM_VERSION);
-    json_str(f, p->o->file);
+    report_json_string(f, p->o->file);
     fprintf(f, ",\n  \"seed\": %lld,\n  \"command_line\": [\"stallsim\"", (long long)seed);
     for (int i = 0; i < argc; i++) {
         fputs(", ", f);
-        json_str(f, argv[i]);
+        report_json_string(f, argv[i]);
     }
     fprintf(f,
             "],\n  \"model_only\": %s,\n  \"grid_size\": %lld,\n  \"shard\": \"%d/%d\",\n"
@@ -418,13 +402,13 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
     for (int a = 0; a < p->grid.naxes; a++) {
         const sweep_axis_t *ax = &p->grid.axes[a];
         fprintf(f, "%s\n    {\"key\": ", a ? "," : "");
-        json_str(f, ax->key);
+        report_json_string(f, ax->key);
         fputs(", \"column\": ", f);
-        json_str(f, ax->column);
+        report_json_string(f, ax->column);
         fprintf(f, ", \"count\": %d, \"values\": [", ax->nvalues);
         for (int v = 0; v < ax->nvalues && ax->nvalues <= 1000; v++) {
             if (v) fputs(", ", f);
-            json_str(f, ax->values[v]);
+            report_json_string(f, ax->values[v]);
         }
         fputs("]}", f);
     }
