@@ -384,10 +384,6 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->epoch_s = st->end[c] - st->ep_start;
         m->t_prep_s = st->end_p[c] - st->ep_start_p;
         m->t_gpu_s = st->t_gpu[c];
-        m->throughput_items_s = n / m->epoch_s;
-        m->gpu_util = m->t_gpu_s / m->epoch_s;
-        m->prep_stall_s = m->t_prep_s - m->t_gpu_s;
-        m->fetch_stall_s = m->epoch_s - m->t_prep_s;
         m->hit_rate = st->hits / n;
         m->remote_hit_rate = st->remote_hits / n;
         m->storage_read_bytes = st->read_bytes;
@@ -398,19 +394,10 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
         m->cpu_util = st->prep_busy / (st->pool[0].n * (double)st->ns * m->epoch_s);
         m->storage_util = st->xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
-        /* The busiest resource names the bottleneck; the GPUs when nearly always busy. */
-        double slots =
+        m->slot_util =
             st->slot_busy / ((double)s->server.storage.queue_depth * st->ns * m->epoch_s);
-        double net = st->net_busy / (st->ns * m->epoch_s);
-        double best = m->gpu_util;
-        m->bottleneck = BN_GPU;
-        if (m->gpu_util < 0.97) {
-            best = 0;
-            if (m->cpu_util > best) best = m->cpu_util, m->bottleneck = BN_PREP;
-            if (m->storage_util > best) best = m->storage_util, m->bottleneck = BN_STORAGE_BW;
-            if (slots > best && slots > 0.97) best = slots, m->bottleneck = BN_STORAGE_LATENCY;
-            if (net > best) m->bottleneck = BN_NETWORK;
-        }
+        m->network_util = st->net_busy / (st->ns * m->epoch_s);
+        metrics_derive(m, n);
         if (st->end[c] > next) next = st->end[c];
         if (st->end_p[c] > next_p) next_p = st->end_p[c];
     }

@@ -6,6 +6,21 @@
 const char *const bottleneck_names[] = {"gpu", "prep", "storage-bandwidth", "storage-latency",
                                         "network"};
 
+void metrics_derive(epoch_metrics_t *m, double items) {
+    m->throughput_items_s = items / m->epoch_s;
+    m->gpu_util = m->t_gpu_s / m->epoch_s;
+    m->prep_stall_s = m->t_prep_s - m->t_gpu_s;
+    m->fetch_stall_s = m->epoch_s - m->t_prep_s;
+    m->bottleneck = BN_GPU;
+    if (m->gpu_util >= METRICS_GPU_BOUND) return;
+    double best = 0;
+    if (m->cpu_util > best) best = m->cpu_util, m->bottleneck = BN_PREP;
+    if (m->storage_util > best) best = m->storage_util, m->bottleneck = BN_STORAGE_BW;
+    if (m->slot_util > best && m->slot_util > METRICS_GPU_BOUND)
+        best = m->slot_util, m->bottleneck = BN_STORAGE_LATENCY;
+    if (m->network_util > best) m->bottleneck = BN_NETWORK;
+}
+
 int metrics_alloc(run_metrics_t *r, int ninst, int nepochs) {
     r->ninst = ninst;
     r->nepochs = nepochs;

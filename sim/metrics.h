@@ -27,6 +27,8 @@ typedef struct {
     double network_bytes;
     double cpu_util;       /* busy core-seconds over cores x T */
     double storage_util;   /* transfer-busy seconds over T */
+    double slot_util;      /* storage request slots busy over queue_depth x T */
+    double network_util;   /* NIC-busy seconds over T */
     double t_gpu_s;        /* differential run: GPUs fed instantly */
     double t_prep_s;       /* differential run: every item in memory */
     double items_prepped;  /* conservation checks: items through prep this epoch */
@@ -54,6 +56,15 @@ typedef struct {
     epoch_metrics_t *m;    /* [inst * nepochs + epoch] */
     server_metrics_t *srv; /* [server * nepochs + epoch], or NULL when not wanted */
 } run_metrics_t;
+
+/* The one rule every producer (simulator, model, measure) applies to what it
+ * measured. The producer fills epoch_s, t_prep_s, t_gpu_s and the resource
+ * utilisations (cpu, storage, slot, network); this derives throughput over
+ * `items`, gpu_util, the two stalls (DS-Analyzer's differential split) and
+ * the bottleneck: the GPUs when busy at least METRICS_GPU_BOUND of the time,
+ * else the busiest resource (request slots only when nearly all are busy). */
+#define METRICS_GPU_BOUND 0.97
+void metrics_derive(epoch_metrics_t *m, double items);
 
 int metrics_alloc(run_metrics_t *r, int ninst, int nepochs);
 /* Optional, after metrics_alloc: per-server figures for nservers servers. */
