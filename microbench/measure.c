@@ -19,6 +19,7 @@
 #include "perm.h"
 #include "pipeline.h"
 #include "report.h"
+#include "kinds.h"
 #include "scenario.h"
 #include "schema.h"
 #include "storage_bench.h"
@@ -315,12 +316,12 @@ static int check_measurable(const scenario_t *s) {
                    "key 'prep.on_gpu': measure runs the augment on the CPU: expected false");
         bad = 1;
     }
-    if (s->loader.cache != CACHE_NONE && s->loader.cache != CACHE_LRU &&
-        s->loader.cache != CACHE_MINIO) {
+    const char *cache = scenario_cache(s)->name;
+    if (strcmp(cache, "none") && strcmp(cache, "lru") && strcmp(cache, "minio")) {
         diag_error(key_pos(s, "loader.cache"),
                    "key 'loader.cache': measure runs none, lru (the OS page cache) or minio, got "
                    "'%s'",
-                   cache_kind_names[s->loader.cache]);
+                   cache);
         bad = 1;
     }
     return bad ? EXIT_INPUT : 0;
@@ -402,7 +403,7 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
         .compute_last_s =
             rem ? scenario_job_compute_s(s, j, (double)((rem + j->gpus - 1) / j->gpus)) : 0,
         .minio_bytes = mv->minio_bytes,
-        .page_hits = s->loader.cache == CACHE_LRU,
+        .page_hits = !strcmp(scenario_cache(s)->name, "lru"),
         .seed = (unsigned long)s->seed,
     };
     if (!rem) cfg.compute_last_s = cfg.compute_s;
@@ -479,7 +480,7 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
            (long long)s->server.cpus, mv[0].fetchers);
     for (int k = 0; k < nv; k++)
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
-               mv[k].run.scn.variant, cache_kind_names[mv[k].run.scn.loader.cache],
+               mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name,
                mv[k].minio_bytes / 1e9, 100 * mv[k].minio_bytes / d->bytes);
     printf("\n%-10s %-12s %5s  %-8s %9s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant", "job",
            "epoch", "source", "epoch_s", "items/s", "gpu", "prep_stall_s", "fetch_stall_s", "hit",
@@ -572,9 +573,10 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
         scenario_t *s = &mv[k].run.scn;
         rc = scenario_build(doc, &sets, idx[k], s);
         if (!rc) rc = topology_build(s, &mv[k].run.topo);
+        if (!rc) rc = kinds_check(s, &mv[k].run.topo);
         if (!rc) rc = check_measurable(s);
         if (rc) break;
-        if (s->loader.cache == CACHE_MINIO) {
+        if (!strcmp(scenario_cache(s)->name, "minio")) {
             double b =
                 o->minio_size ? parse_size(o->minio_size, d->bytes) : scenario_cache_bytes(s);
             if (b < 0) {
@@ -619,7 +621,7 @@ int measure_main(int argc, char **argv) {
                 "dataset.items, dataset.item_kb, dataset.item_kb_cv; --set can still override "
                 "the scenario's other keys)\n",
                 o.data, d.n, d.mean / 1e3, d.cv);
-        if (o.minio_size && mv[0].run.scn.loader.cache != CACHE_MINIO)
+        if (o.minio_size && strcmp(scenario_cache(&mv[0].run.scn)->name, "minio"))
             fprintf(stderr, "stallsim measure: note: --minio-size is ignored where "
                             "loader.cache is not minio\n");
     }

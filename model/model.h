@@ -16,23 +16,17 @@
 /* Fills out (allocated by the caller: t->ninst x s->epochs). */
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
 
-/* Hit rate in epoch e (0-based) of a cache with fraction f = C/D shared by k
- * streams in step, each touching an item with probability p per epoch (1/S
- * for one server of a job over S servers); exact says whether the formula is
- * exact for that policy. LRU and MinIO have closed forms (see model.c). */
-double model_hit_epoch(int cache_kind, double f, double p, int k, int e, int *exact);
-double model_lru_epoch(double f, double p, int k, int e);
+/* Hit rate in epoch e (0-based) of cache policy `kind` (registry index,
+ * kinds.h) holding fraction f = C/D, shared by k streams in step, each
+ * touching an item with probability p per epoch (1/S for one server of a job
+ * over S servers); exact says whether the formula is exact for that policy.
+ * The closed forms live with each policy (sim/kinds/cache_*.c). */
+double model_hit_epoch(int kind, double f, double p, int k, int e, int *exact);
 /* The hit probability at position u in [0, 1) of epoch e's order (flat for
  * policies without a known profile); model_hit_epoch is its mean over u. */
-double model_hit_at(int cache_kind, double f, double p, int k, int e, double u);
-double model_minio_epoch(double f, double p, int k, int e);
-
-/* Steady-state (epoch >= 2) hit rate of one reshuffled stream with cache
- * fraction f = C/D, and whether the formula is exact for that policy. */
-double model_hit_steady(int cache_kind, double f, int *exact);
-double model_lru_steady(double f);    /* f + (1-f) ln(1-f) */
-double model_fifo_steady(double f);   /* fixed point of the FIFO residence window */
-double model_belady_steady(double f); /* clairvoyant optimum: min(1, f), as MinIO */
+double model_hit_at(int kind, double f, double p, int k, int e, double u);
+/* Steady-state (epoch >= 2) hit rate of one reshuffled stream. */
+double model_hit_steady(int kind, double f, int *exact);
 
 /* Items/s one storage device serves for items of mean size `bytes`: the lesser
  * of bandwidth and queue_depth / (latency + transfer). latency_bound tells which. */

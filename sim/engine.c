@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "kinds.h"
 #include "perm.h"
 #include "sim.h"
 
@@ -213,7 +213,7 @@ static int build(world_t *w, gsl_rng *master) {
     w->prep_fixed = scenario_prep_s(s, 0);
     w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
     w->nic_lat = s->server.network.latency_us / 1e6;
-    w->future = cache_policy(s->loader.cache)->needs_future;
+    w->future = scenario_cache(s)->needs_future;
 
     int partitioned_dist = s->loader.dist_cache == DIST_PARTITIONED;
     w->cache = xcalloc((size_t)w->nservers, sizeof *w->cache, &fail);
@@ -227,7 +227,7 @@ static int build(world_t *w, gsl_rng *master) {
         w->owned = xcalloc((size_t)w->nservers, sizeof *w->owned, &fail);
     } else {
         for (int k = 0; k < w->nservers && !fail; k++)
-            fail = cache_init(&w->cache[k], s->loader.cache, w->n, w->size,
+            fail = cache_init(&w->cache[k], scenario_cache(s), w->n, w->size,
                               (uint64_t)scenario_cache_bytes(s)) != 0;
     }
     for (int k = 0; k < nstor && !fail; k++) {

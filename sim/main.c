@@ -10,6 +10,7 @@
 #include "calibrate.h"
 #include "measure.h"
 #include "memcheck.h"
+#include "kinds.h"
 #include "model.h"
 #include "report.h"
 #include "scenario.h"
@@ -159,6 +160,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     for (int k = 0; k < nv && !rc; k++) {
         int r = scenario_build(&doc, &o.sets, idx[k], &runs[k].scn);
         if (!r) r = topology_build(&runs[k].scn, &runs[k].topo);
+        if (!r) r = kinds_check(&runs[k].scn, &runs[k].topo);
         /* Refuse a simulation this machine cannot hold before allocating any of it. */
         if (!r && !o.model_only) r = sim_memory_check(&runs[k].scn, &runs[k].topo);
         if (r) rc = r;

@@ -9,40 +9,22 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "kinds.h"
 #include "metrics.h"
 #include "schema.h"
-
-/* Per-item state of one server's cache, in bytes (cache_*.c). */
-static double cache_bytes(int kind, double n) {
-    switch (kind) {
-    case CACHE_LRU:
-    case CACHE_FIFO: {
-        /* 8-byte meta per item plus a ring of 4-byte ids: the power of two >= 2n + 2. */
-        double cap = 1;
-        while (cap < 2 * n + 2)
-            cap *= 2;
-        return 8 * n + 4 * cap;
-    }
-    case CACHE_MINIO:
-        return 8 * (n / 64 + 1); /* one bit per item */
-    case CACHE_BELADY:
-        return 16 * n; /* heap key (8), heap item (4), position (4) */
-    default:
-        return 0;
-    }
-}
 
 size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     const double n = (double)s->dataset.items;
     const double servers = (double)s->server.count;
-    const int future = s->loader.cache == CACHE_BELADY;
+    const cache_ops_t *cache = scenario_cache(s);
+    const int future = cache->needs_future;
     double b = 4 * n; /* item sizes */
     double buckets = n / 4096 + 1 < 65535 ? n / 4096 + 1 : 65535;
     b += 2 * n + 4 * (buckets + 1); /* permutation generator */
     if (s->loader.dist_cache == DIST_PARTITIONED)
         b += 2 * n + 8 * servers; /* owner per item, bytes per server */
     else
-        b += servers * cache_bytes(s->loader.cache, n); /* one cache per server */
+        b += servers * cache->state_bytes(n); /* one cache per server */
     double stor = s->server.storage.shared ? 1 : servers;
     b += stor * 8 * (double)s->server.storage.queue_depth; /* request rings */
     b += servers * 64;                                     /* cache, NIC, storage structs */
@@ -104,8 +86,7 @@ int sim_memory_check(const scenario_t *s, const topology_t *t) {
     diag_error(at,
                "simulating %lld items (cache %s, %lld server%s) needs %.1f GiB of memory, this "
                "machine has %.1f GiB; use fewer items or servers, or --model-only",
-               (long long)s->dataset.items, cache_kind_names[s->loader.cache],
-               (long long)s->server.count, s->server.count == 1 ? "" : "s", (double)need / gib,
-               (double)have / gib);
+               (long long)s->dataset.items, scenario_cache(s)->name, (long long)s->server.count,
+               s->server.count == 1 ? "" : "s", (double)need / gib, (double)have / gib);
     return EXIT_INPUT;
 }

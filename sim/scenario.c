@@ -305,13 +305,6 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
                    s->loader.staging_mb, s->jobs[0].name, batch_out_bytes(s, &s->jobs[0]) / 1e6);
         errors++;
     }
-    if (s->loader.dist_cache == DIST_PARTITIONED && s->loader.cache != CACHE_MINIO) {
-        diag_error(key_pos(s, doc, "loader.dist_cache"),
-                   "loader.dist_cache: partitioned needs loader.cache: minio (CoorDL's cooperating "
-                   "MinIO caches), got %s",
-                   cache_kind_names[s->loader.cache]);
-        errors++;
-    }
     return errors;
 }
 

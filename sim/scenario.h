@@ -22,14 +22,6 @@
 #define SCN_MAX_KEYS     64 /* upper bound on schema rows of one scope */
 
 /* Each enum has a names table in schema.c, indexed by value. */
-typedef enum {
-    CACHE_NONE,
-    CACHE_LRU,
-    CACHE_MINIO,
-    CACHE_FIFO,
-    CACHE_BELADY,
-    CACHE__COUNT
-} cache_kind_t;
 typedef enum { PREP_PARTITIONED, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
 typedef enum { DIST_LOCAL, DIST_PARTITIONED, DIST__COUNT } dist_mode_t;
 
@@ -82,7 +74,7 @@ typedef struct {
         double out_kb;
     } prep;
     struct {
-        int cache;      /* cache_kind_t */
+        int cache;      /* index into the cache policy registry (kinds.h) */
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
         double staging_mb;

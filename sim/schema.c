@@ -12,9 +12,15 @@
 
 #include "diag.h"
 
-const char *const cache_kind_names[] = {"none", "lru", "minio", "fifo", "belady", NULL};
-const char *const prep_mode_names[] = {"partitioned", "coordinated", NULL};
-const char *const dist_mode_names[] = {"local", "partitioned", NULL};
+const char *prep_mode_name(int i) {
+    static const char *const names[] = {"partitioned", "coordinated"};
+    return i >= 0 && i < PREP__COUNT ? names[i] : NULL;
+}
+
+const char *dist_mode_name(int i) {
+    static const char *const names[] = {"local", "partitioned"};
+    return i >= 0 && i < DIST__COUNT ? names[i] : NULL;
+}
 
 #define S(field) offsetof(scenario_t, field), sizeof(((scenario_t *)0)->field)
 #define J(field) offsetof(job_t, field), sizeof(((job_t *)0)->field)
@@ -45,9 +51,9 @@ static const key_def_t scenario_keys[] = {
     {"prep.on_gpu", KT_BOOL, "", "false", 0, 0, 0, NULL, S(prep.on_gpu), "augment on the GPU (DALI mixed): costs gpu_augment_ms of GPU time per item instead of augment_ms of CPU"},
     {"prep.gpu_augment_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, S(prep.gpu_augment_ms), "GPU time per item when prep.on_gpu"},
     {"prep.out_kb", KT_REAL, "KB", "602.112", 0.001, 1e9, 0, NULL, S(prep.out_kb), "memory of one prepared item in a staged batch (224x224x3 float32 = 602.112 KB)"},
-    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_kind_names, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
-    {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_names, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
-    {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_names, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
+    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_kind_name, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
+    {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_name, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
+    {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_name, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
 };
 
@@ -155,8 +161,8 @@ static void bounds_text(const key_def_t *k, char *buf, size_t n) {
 static void choices_text(const key_def_t *k, char *buf, size_t n) {
     size_t used = 0;
     buf[0] = 0;
-    for (int i = 0; k->choices[i] && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", k->choices[i]);
+    for (int i = 0; k->choice(i) && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", k->choice(i));
 }
 
 int schema_store(const key_def_t *k, void *base, const char *text, char *why, size_t whysize) {
@@ -196,8 +202,8 @@ int schema_store(const key_def_t *k, void *base, const char *text, char *why, si
         return 0;
     }
     case KT_ENUM:
-        for (int i = 0; k->choices[i]; i++)
-            if (strcmp(text, k->choices[i]) == 0) {
+        for (int i = 0; k->choice(i); i++)
+            if (strcmp(text, k->choice(i)) == 0) {
                 memcpy(p, &i, sizeof i);
                 return 0;
             }
@@ -234,7 +240,7 @@ void schema_format(const key_def_t *k, const void *base, char *buf, size_t n) {
     case KT_ENUM: {
         int v;
         memcpy(&v, p, sizeof v);
-        snprintf(buf, n, "%s", k->type == KT_BOOL ? (v ? "true" : "false") : k->choices[v]);
+        snprintf(buf, n, "%s", k->type == KT_BOOL ? (v ? "true" : "false") : k->choice(v));
         break;
     }
     case KT_STRING:

@@ -18,19 +18,21 @@ typedef enum { SCOPE_SCENARIO, SCOPE_JOB } key_scope_t;
 typedef struct {
     const char *name; /* dotted path; for SCOPE_JOB relative to a job */
     key_type_t type;
-    const char *unit;           /* "" when unitless */
-    const char *def;            /* default as YAML text; NULL = required */
-    double min, max;            /* bounds for KT_INT and KT_REAL (inclusive) */
-    int min_open;               /* 1: the lower bound is exclusive (a rate must be > 0) */
-    const char *const *choices; /* KT_ENUM: NULL-terminated names, index = value */
+    const char *unit;             /* "" when unitless */
+    const char *def;              /* default as YAML text; NULL = required */
+    double min, max;              /* bounds for KT_INT and KT_REAL (inclusive) */
+    int min_open;                 /* 1: the lower bound is exclusive (a rate must be > 0) */
+    const char *(*choice)(int i); /* KT_ENUM: the name of value i, NULL past the last */
     size_t offset;
     size_t size; /* KT_STRING buffer size */
     const char *help;
 } key_def_t;
 
-extern const char *const cache_kind_names[];
-extern const char *const prep_mode_names[];
-extern const char *const dist_mode_names[];
+/* The choices of the enum keys. The kind registries (kinds.c) implement
+ * the kind names, so the schema never lists a kind itself. */
+const char *cache_kind_name(int i);
+const char *prep_mode_name(int i);
+const char *dist_mode_name(int i);
 
 /* The rows of one scope and their count. */
 const key_def_t *schema_keys(key_scope_t scope, int *count);

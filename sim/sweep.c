@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "memcheck.h"
+#include "kinds.h"
 #include "model.h"
 #include "report.h"
 #include "scenario.h"
@@ -242,6 +243,7 @@ static int build_variant(const plan_t *p, const assign_list_t *sets, int variant
     local.nowned = 0;
     int rc = scenario_build(&local, sets, variant, &v->scn);
     if (!rc) rc = topology_build(&v->scn, &v->topo);
+    if (!rc) rc = kinds_check(&v->scn, &v->topo);
     if (!rc && !p->o->model_only) rc = sim_memory_check(&v->scn, &v->topo);
     for (int i = 0; i < local.nowned; i++)
         free(local.owned[i]);

@@ -91,21 +91,6 @@ int topology_build(const scenario_t *s, topology_t *t) {
         }
         for (int k = 0; k < S; k++)
             if (njobs[k] > t->jobs_on_server_max) t->jobs_on_server_max = njobs[k];
-        int spread = 0;
-        for (int i = 0; i < t->ninst; i++)
-            spread |= t->inst[i].nservers > 1;
-        int interleaved = s->loader.prep == PREP_PARTITIONED && t->jobs_on_server_max > 1;
-        if (s->loader.cache == CACHE_BELADY && (spread || interleaved)) {
-            /* One clairvoyant order exists per stream; a cache fed by several
-             * interleaved streams, or by a share of one, has none to follow. */
-            diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.cache")],
-                       "loader.cache: belady needs one stream per cache, but %s",
-                       spread ? "a job spread over servers gives each server's cache a share of "
-                                "its order"
-                              : "several partitioned jobs interleave in one server's cache (use "
-                                "loader.prep: coordinated, or another policy)");
-            rc = EXIT_INPUT;
-        }
     }
     free(free_gpus), free(njobs), free(pinned);
     return rc;

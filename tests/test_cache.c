@@ -10,7 +10,8 @@
 
 #include <cmocka.h>
 
-#include "cache.h"
+#include "kinds.h"
+#include "schema.h"
 #include "perm.h"
 #include "scenario.h"
 
@@ -30,7 +31,7 @@ static void test_minio_small(void **state) {
     /* 4 items, room for 2: the first two seen stay forever, so every later
      * epoch misses exactly the other 2, whatever the order. */
     cache_t c;
-    assert_int_equal(cache_init(&c, CACHE_MINIO, 4, ones, 2), 0);
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("minio")), 4, ones, 2), 0);
     const uint32_t e1[] = {2, 0, 3, 1}, e2[] = {1, 3, 0, 2}, e3[] = {0, 1, 2, 3};
     assert_int_equal(misses(&c, e1, 4, NULL), 4);
     assert_int_equal(misses(&c, e2, 4, NULL), 2);
@@ -42,7 +43,7 @@ static void test_minio_small(void **state) {
 static void test_lru_small(void **state) {
     (void)state;
     cache_t c;
-    assert_int_equal(cache_init(&c, CACHE_LRU, 4, ones, 2), 0);
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("lru")), 4, ones, 2), 0);
     const uint32_t e1[] = {0, 1, 2, 3};
     /* After e1 the cache holds {3, 2} (3 most recent). Reversed order: 3 and 2
      * hit, then 1 evicts 3 and 0 evicts 2: 2 misses. */
@@ -63,8 +64,8 @@ static void test_fifo_differs_from_lru(void **state) {
      * evicts 3, 3 evicts 2, 1 evicts 0: 3 misses. FIFO: 2 hits but stays
      * oldest, 0 evicts 2, 3 hits, 1 evicts 3: 2 misses. */
     cache_t lru, fifo;
-    assert_int_equal(cache_init(&lru, CACHE_LRU, 4, ones, 2), 0);
-    assert_int_equal(cache_init(&fifo, CACHE_FIFO, 4, ones, 2), 0);
+    assert_int_equal(cache_init(&lru, cache_kind(cache_kind_find("lru")), 4, ones, 2), 0);
+    assert_int_equal(cache_init(&fifo, cache_kind(cache_kind_find("fifo")), 4, ones, 2), 0);
     misses(&lru, e1, 4, NULL);
     misses(&fifo, e1, 4, NULL);
     assert_int_equal(misses(&lru, e2, 4, NULL), 3);
@@ -79,7 +80,7 @@ static void test_belady_small(void **state) {
      * 0->7, 1->6, 2->5, 3->4. At 2: evict 0 (furthest, 7); at 3: evict 1 (6).
      * e2: 3 and 2 hit, 1 and 0 miss. */
     cache_t c;
-    assert_int_equal(cache_init(&c, CACHE_BELADY, 4, ones, 2), 0);
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("belady")), 4, ones, 2), 0);
     const uint32_t order[] = {0, 1, 2, 3, 3, 2, 1, 0};
     const uint64_t next[] = {7, 6, 5, 4, CACHE_NEVER, CACHE_NEVER, CACHE_NEVER, CACHE_NEVER};
     assert_int_equal(misses(&c, order, 4, next), 4);
@@ -93,12 +94,12 @@ static void test_bytes_not_items(void **state) {
      * LRU; an item larger than the cache is never kept. */
     const uint32_t sizes[] = {1, 1, 3, 4};
     cache_t c;
-    assert_int_equal(cache_init(&c, CACHE_LRU, 4, sizes, 3), 0);
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("lru")), 4, sizes, 3), 0);
     const uint32_t a[] = {0, 1, 2, 0, 3, 3};
     assert_int_equal(misses(&c, a, 6, NULL), 6);
     assert_true(c.used <= 3);
     cache_destroy(&c);
-    assert_int_equal(cache_init(&c, CACHE_MINIO, 4, sizes, 3), 0);
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("minio")), 4, sizes, 3), 0);
     const uint32_t b[] = {3, 2, 0, 1, 3, 2, 0, 1};
     /* MinIO: 4 does not fit, 3 bytes of item 2 fill it: later only 2 hits. */
     assert_int_equal(misses(&c, b, 8, NULL), 7);
@@ -107,10 +108,25 @@ static void test_bytes_not_items(void **state) {
 
 static void test_registry_matches_schema(void **state) {
     (void)state;
-    static const char *const names[] = {"none", "lru", "minio", "fifo", "belady"};
-    for (int k = 0; k < CACHE__COUNT; k++)
-        assert_string_equal(cache_policy(k)->name, names[k]);
-    assert_null(cache_policy(CACHE__COUNT));
+    /* Every registered policy is complete (no NULL a caller would jump
+     * through), and loader.cache's choices are the registry's, in order. */
+    int n = 0;
+    for (const cache_ops_t *c; (c = cache_kind(n)); n++) {
+        assert_non_null(c->name), assert_non_null(c->help);
+        assert_non_null(c->init), assert_non_null(c->access), assert_non_null(c->destroy);
+        assert_non_null(c->hit_epoch), assert_non_null(c->state_bytes);
+        assert_string_equal(cache_kind_name(n), c->name);
+        assert_int_equal(cache_kind_find(c->name), n);
+    }
+    assert_true(n >= 5);
+    assert_null(cache_kind_name(n));
+    assert_int_equal(cache_kind_find("mru"), -1);
+    char why[256];
+    scenario_t s;
+    const key_def_t *k =
+        &schema_keys(SCOPE_SCENARIO, &n)[schema_find(SCOPE_SCENARIO, "loader.cache")];
+    assert_int_equal(schema_store(k, &s, "belady", why, sizeof why), 0);
+    assert_string_equal(scenario_cache(&s)->name, "belady");
 }
 
 static void test_perm_is_permutation(void **state) {

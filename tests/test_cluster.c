@@ -13,7 +13,11 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "kinds.h"
 #include "testutil.h"
+
+#define STEADY(kind, f) model_hit_steady(cache_kind_find(kind), (f), NULL)
+#define EPOCH(kind, f, p, k, e) model_hit_epoch(cache_kind_find(kind), (f), (p), (k), (e), NULL)
 
 static scenario_t S;
 static topology_t T;
@@ -183,8 +187,8 @@ static void test_shared_lru_closed_form(void **state) {
     assert_int_equal(tu_run(y, NULL, &S, &T, &m, &s), 0);
     double f = 0.3, k = 4;
     double cold = f * (k - 1) / k, steady = f + (1 - f) * log(1 - f) / k;
-    assert_true(fabs(model_lru_epoch(f, 1, 4, 0) - cold) < 1e-9);
-    assert_true(fabs(model_lru_epoch(f, 1, 4, 2) - steady) < 1e-9);
+    assert_true(fabs(EPOCH("lru", f, 1, 4, 0) - cold) < 1e-9);
+    assert_true(fabs(EPOCH("lru", f, 1, 4, 2) - steady) < 1e-9);
     for (int i = 0; i < 4; i++)
         for (int e = 0; e < 3; e++) {
             double h = metrics_at(&s, i, e)->hit_rate, want = e ? steady : cold;
@@ -211,7 +215,7 @@ static void test_spread_lru_closed_form(void **state) {
         for (int e = 0; e < 4; e++)
             for (int v = 0; v < 2; v++) {
                 const server_metrics_t *sv = server_at(&s, v, e);
-                double h = sv->local_hits / sv->accesses, want = model_lru_epoch(fs[c], 0.5, 1, e);
+                double h = sv->local_hits / sv->accesses, want = EPOCH("lru", fs[c], 0.5, 1, e);
                 if (fabs(h - want) > 0.005)
                     fail_msg("f=%.1f server %d epoch %d: sim %.4f, closed form %.4f", fs[c], v,
                              e + 1, h, want);

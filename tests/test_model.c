@@ -8,7 +8,11 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "kinds.h"
 #include "testutil.h"
+
+#define STEADY(kind, f)         model_hit_steady(cache_kind_find(kind), (f), NULL)
+#define EPOCH(kind, f, p, k, e) model_hit_epoch(cache_kind_find(kind), (f), (p), (k), (e), NULL)
 
 static scenario_t S;
 static topology_t T;
@@ -18,29 +22,29 @@ static topology_t T;
 static void test_lru_formula(void **state) {
     (void)state;
     /* f + (1 - f) ln(1 - f), evaluated by hand: */
-    near(model_lru_steady(0.25), 0.25 - 0.75 * 0.2876820725, 1e-9); /* 0.0342384 */
-    near(model_lru_steady(0.5), 0.5 - 0.5 * 0.6931471806, 1e-9);    /* 0.1534264 */
-    near(model_lru_steady(0.8), 0.8 - 0.2 * 1.6094379124, 1e-9);    /* 0.4781124 */
-    near(model_lru_steady(0), 0, 0);
-    near(model_lru_steady(1), 1, 0);
-    near(model_lru_steady(2.5), 1, 0);
+    near(STEADY("lru", 0.25), 0.25 - 0.75 * 0.2876820725, 1e-9); /* 0.0342384 */
+    near(STEADY("lru", 0.5), 0.5 - 0.5 * 0.6931471806, 1e-9);    /* 0.1534264 */
+    near(STEADY("lru", 0.8), 0.8 - 0.2 * 1.6094379124, 1e-9);    /* 0.4781124 */
+    near(STEADY("lru", 0), 0, 0);
+    near(STEADY("lru", 1), 1, 0);
+    near(STEADY("lru", 2.5), 1, 0);
 }
 
 static void test_minio_and_policies(void **state) {
     (void)state;
     int exact;
-    near(model_hit_steady(CACHE_MINIO, 0.3, &exact), 0.3, 0);
+    near(model_hit_steady(cache_kind_find("minio"), 0.3, &exact), 0.3, 0);
     assert_int_equal(exact, 1);
-    near(model_hit_steady(CACHE_MINIO, 1.7, &exact), 1.0, 0);
-    near(model_hit_steady(CACHE_NONE, 0.9, &exact), 0, 0);
+    near(model_hit_steady(cache_kind_find("minio"), 1.7, &exact), 1.0, 0);
+    near(model_hit_steady(cache_kind_find("none"), 0.9, &exact), 0, 0);
     /* The clairvoyant optimum is MinIO's C/D under reshuffling (see model.c). */
-    near(model_belady_steady(0.1), 0.1, 0);
-    near(model_belady_steady(1.5), 1, 0);
+    near(STEADY("belady", 0.1), 0.1, 0);
+    near(STEADY("belady", 1.5), 1, 0);
     /* Order of the policies at every f: belady = minio >= lru; fifo below C/D. */
     for (double f = 0.05; f < 1; f += 0.05) {
-        near(model_belady_steady(f), model_hit_steady(CACHE_MINIO, f, NULL), 0);
-        assert_true(f >= model_lru_steady(f));
-        assert_true(model_fifo_steady(f) > 0 && model_fifo_steady(f) < f);
+        near(STEADY("belady", f), model_hit_steady(cache_kind_find("minio"), f, NULL), 0);
+        assert_true(f >= STEADY("lru", f));
+        assert_true(STEADY("fifo", f) > 0 && STEADY("fifo", f) < f);
     }
 }
 

@@ -13,7 +13,9 @@
 #include <cmocka.h>
 
 #include "schema.h"
+#include "kinds.h"
 #include "testutil.h"
+
 
 static scenario_t S;
 static topology_t T;
@@ -28,7 +30,7 @@ static void test_defaults(void **state) {
     assert_int_equal(S.server.cpus, 24);
     assert_int_equal(S.server.storage.queue_depth, 32);
     assert_true(S.server.storage.read_mb_s == 525);
-    assert_int_equal(S.loader.cache, CACHE_LRU);
+    assert_int_equal(S.loader.cache, cache_kind_find("lru"));
     assert_int_equal(S.jobs[0].batch_per_gpu, 256);
     assert_int_equal(S.jobs[0].prefetch_batches, 2);
     /* The default name is the file name without its extension. */
@@ -61,7 +63,7 @@ static void test_set_overrides_file(void **state) {
     assert_int_equal(S.server.cpus, 12);
     assert_int_equal(S.server.storage.shared, 1);
     assert_int_equal(S.jobs[0].gpus, 2);
-    assert_int_equal(S.loader.cache, CACHE_MINIO);
+    assert_int_equal(S.loader.cache, cache_kind_find("minio"));
 }
 
 static void test_all_jobs_key(void **state) {
@@ -111,7 +113,7 @@ static void test_variants_override_set(void **state) {
     assert_string_equal(S.variant, "a");
     assert_int_equal(scenario_build(&doc, &sets, 1, &S), 0);
     assert_int_equal(S.server.cpus, 3);
-    assert_int_equal(S.loader.cache, CACHE_MINIO);
+    assert_int_equal(S.loader.cache, cache_kind_find("minio"));
     scenario_doc_free(&doc);
     assign_list_free(&sets);
     unlink(path);

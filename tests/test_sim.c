@@ -11,7 +11,11 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "kinds.h"
 #include "testutil.h"
+
+#define STEADY(kind, f)         model_hit_steady(cache_kind_find(kind), (f), NULL)
+#define EPOCH(kind, f, p, k, e) model_hit_epoch(cache_kind_find(kind), (f), (p), (k), (e), NULL)
 
 static scenario_t S;
 static topology_t T;
@@ -44,7 +48,7 @@ static void test_lru_closed_form(void **state) {
     const double fs[] = {0.1, 0.35, 0.5, 0.8};
     for (int i = 0; i < 4; i++) {
         double h = steady_hit("lru", fs[i], NULL);
-        double want = model_lru_steady(fs[i]);
+        double want = STEADY("lru", fs[i]);
         if (fabs(h - want) > 0.002) fail_msg("lru f=%.2f: sim %.5f, formula %.5f", fs[i], h, want);
     }
 }
@@ -65,14 +69,14 @@ static void test_belady_and_fifo(void **state) {
     const double fs[] = {0.2, 0.5};
     for (int i = 0; i < 2; i++) {
         double b = steady_hit("belady", fs[i], NULL);
-        double want = model_belady_steady(fs[i]);
+        double want = STEADY("belady", fs[i]);
         if (fabs(b - want) > 0.001) fail_msg("belady f=%.2f: sim %.5f, C/D %.5f", fs[i], b, want);
         /* FIFO has no exact closed form here (the model marks it approximate);
          * it must still lie between LRU's thrashing and the optimum. */
         double q = steady_hit("fifo", fs[i], NULL);
-        if (q < model_lru_steady(fs[i]) || q > fs[i])
+        if (q < STEADY("lru", fs[i]) || q > fs[i])
             fail_msg("fifo f=%.2f: sim %.5f outside [lru %.5f, C/D]", fs[i], q,
-                     model_lru_steady(fs[i]));
+                     STEADY("lru", fs[i]));
     }
 }
 

@@ -1,6 +1,8 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
 
+#include "kinds.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@ int tu_build(const char *yaml, const char *const *sets, scenario_t *s, topology_
         rc = assign_parse_set(&l, sets[i]);
     if (!rc) rc = scenario_build(&doc, &l, -1, s);
     if (!rc) rc = topology_build(s, t);
+    if (!rc) rc = kinds_check(s, t);
     scenario_doc_free(&doc);
     assign_list_free(&l);
     unlink(path);

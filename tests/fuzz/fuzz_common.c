@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "memcheck.h"
 #include "model.h"
 #include "report.h"
@@ -49,7 +50,7 @@ void fuzz_exercise(scenario_doc_t *doc, const assign_list_t *sets) {
     for (int k = 0; k < nv && ok; k++) {
         variant_run_t *r = &runs[k];
         ok = scenario_build(doc, sets, doc->nvariants ? k : -1, &r->scn) == 0 &&
-             topology_build(&r->scn, &r->topo) == 0;
+             topology_build(&r->scn, &r->topo) == 0 && kinds_check(&r->scn, &r->topo) == 0;
         if (!ok) break;
         if (metrics_alloc(&r->model, r->topo.ninst, (int)r->scn.epochs)) abort();
         model_run(&r->scn, &r->topo, &r->model);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "cache.h"
+#include "diag.h"
+#include "schema.h"
 
 #define NIL UINT32_MAX
 
@@ -87,5 +89,53 @@ static void belady_destroy(cache_t *c) {
     free(h->key), free(h->item), free(h->pos), free(h);
 }
 
-const cache_ops_t cache_belady_ops = {"belady",      1,    belady_init,
-                                      belady_access, NULL, belady_destroy};
+/* Model. The clairvoyant optimum can do no better than MinIO under
+ * per-epoch reshuffles: an item's reuse interval runs from its access in one
+ * epoch to its access in the next, so every interval contains the epoch
+ * boundary, and at that instant the cache holds at most C bytes of the items
+ * it will hit. Hence at most C/D of the accesses hit, and furthest-next-use
+ * reaches it. It enters each epoch holding the items needed first: the first
+ * f of the order hits, the rest misses. */
+static double belady_epoch(double f, double p, int k, int e, int *exact) {
+    (void)p, (void)k;
+    *exact = 1;
+    return e == 0 ? 0 : f < 1 ? (f > 0 ? f : 0) : 1;
+}
+
+static double belady_at(double f, double p, int k, int e, double u) {
+    (void)p, (void)k;
+    return e > 0 && u < f ? 1 : 0;
+}
+
+static double belady_bytes(double n) {
+    return 16 * n; /* heap key (8), heap item (4), position (4) */
+}
+
+/* One clairvoyant order exists per stream; a cache fed by several
+ * interleaved streams, or by a share of one, has none to follow. */
+static int belady_check(const scenario_t *s, const topology_t *t) {
+    int spread = 0;
+    for (int i = 0; i < t->ninst; i++)
+        spread |= t->inst[i].nservers > 1;
+    int interleaved = s->loader.prep == PREP_PARTITIONED && t->jobs_on_server_max > 1;
+    if (!spread && !interleaved) return 0;
+    diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.cache")],
+               "loader.cache: belady needs one stream per cache, but %s",
+               spread ? "a job spread over servers gives each server's cache a share of its order"
+                      : "several partitioned jobs interleave in one server's cache (use "
+                        "loader.prep: coordinated, or another policy)");
+    return EXIT_INPUT;
+}
+
+const cache_ops_t cache_belady = {
+    .name = "belady",
+    .help = "clairvoyant furthest-next-use (an upper bound)",
+    .needs_future = 1,
+    .init = belady_init,
+    .access = belady_access,
+    .destroy = belady_destroy,
+    .hit_epoch = belady_epoch,
+    .hit_at = belady_at,
+    .state_bytes = belady_bytes,
+    .check = belady_check,
+};

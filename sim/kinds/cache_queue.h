@@ -1,4 +1,5 @@
-/* cache_list: LRU and FIFO over bytes, without pointer chasing.
+/* cache_queue: the recency queue behind LRU and FIFO over bytes, without
+ * pointer chasing (static inline: the policies' hot path).
  *
  * A linked recency list makes every eviction a dependent random load (the
  * victim's predecessor), which caps an LRU near DRAM latency. Here recency is
@@ -9,6 +10,9 @@
  * be prefetched far ahead. An LRU hit appends a new entry (the old one goes
  * stale); FIFO never appends on a hit, which is the whole difference. The
  * queue is compacted when full, so it stays within 2N + 1 entries. */
+#ifndef STALLSIM_CACHE_QUEUE_H
+#define STALLSIM_CACHE_QUEUE_H
+
 #include <stdlib.h>
 
 #include "cache.h"
@@ -28,7 +32,7 @@ typedef struct {
     uint64_t tail;   /* next entry to push */
 } list_t;
 
-static int list_init(cache_t *c) {
+static inline int list_init(cache_t *c) {
     list_t *l = calloc(1, sizeof *l);
     if (!l) return -1;
     c->state = l;
@@ -47,7 +51,7 @@ static int list_init(cache_t *c) {
 }
 
 /* Keeps only live entries, in order; positions restart from 0. */
-static void compact(list_t *l) {
+static inline void compact(list_t *l) {
     uint64_t out = 0;
     for (uint64_t p = l->head; p < l->tail; p++) {
         uint32_t x = l->queue[p & l->mask];
@@ -90,27 +94,23 @@ static inline int list_access(cache_t *c, uint32_t x, int refresh) {
     return 0;
 }
 
-static int lru_access(cache_t *c, uint32_t x, uint64_t next_use) {
-    (void)next_use;
-    return list_access(c, x, 1);
-}
-
-static int fifo_access(cache_t *c, uint32_t x, uint64_t next_use) {
-    (void)next_use;
-    return list_access(c, x, 0);
-}
-
-static void list_prefetch(const cache_t *c, uint32_t x, int stage) {
+static inline void list_prefetch(const cache_t *c, uint32_t x, int stage) {
     const list_t *l = c->state;
     if (stage == 0) __builtin_prefetch(&l->meta[x], 1);
 }
 
-static void list_destroy(cache_t *c) {
+static inline void list_destroy(cache_t *c) {
     list_t *l = c->state;
     if (!l) return;
     free(l->meta), free(l->queue), free(l);
 }
 
-/* State per item: meta (8 bytes) and up to four queue slots (4 bytes each). */
-const cache_ops_t cache_lru_ops = {"lru", 0, list_init, lru_access, list_prefetch, list_destroy};
-const cache_ops_t cache_fifo_ops = {"fifo", 0, list_init, fifo_access, list_prefetch, list_destroy};
+/* State per item: meta (8 bytes) plus a ring of 4-byte ids, the power of two >= 2n + 2. */
+static inline double list_state_bytes(double n) {
+    double cap = 1;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    return 8 * n + 4 * cap;
+}
+
+#endif

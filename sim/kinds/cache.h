@@ -1,0 +1,69 @@
+/* cache: what a cache policy is to stallsim, and the policy registry.
+ *
+ * Each policy is one file (cache_<name>.c) exporting one cache_ops_t. It owns
+ * everything about itself: its simulation step over dense per-item arrays
+ * (nothing is allocated per access), its closed-form hit rate for the model,
+ * the bytes of state it needs for the memory budget, and any cross-key check.
+ * kinds.c lists the policies; `loader.cache` picks one by name.
+ *
+ * A cache holds items of the sizes in `size` (bytes) up to `capacity` bytes.
+ * Policies that need the future (belady) get each access's next-use time. */
+#ifndef STALLSIM_CACHE_H
+#define STALLSIM_CACHE_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+#include "topology.h"
+
+#define CACHE_NEVER UINT64_MAX /* next use of an item that is not used again */
+
+typedef struct cache cache_t;
+
+typedef struct {
+    const char *name;
+    const char *help;  /* one line for the key reference */
+    int needs_future;  /* access() needs each access's next use */
+    int partitionable; /* CoorDL's partitioned caching (admit while room, never evict) is this
+                          policy */
+
+    /* Simulator. init allocates the per-item state (0, or -1 without memory). */
+    int (*init)(cache_t *c);
+    /* Looks item up; 1 on a hit. On a miss, admits and evicts as the policy says. */
+    int (*access)(cache_t *c, uint32_t item, uint64_t next_use);
+    /* Hints that item will be accessed soon, to hide DRAM latency; may be
+     * NULL. Stage 0 comes far ahead (the item's own state), stage 1 a few
+     * accesses ahead (state that stage 0 leads to, e.g. list neighbours). */
+    void (*prefetch)(const cache_t *c, uint32_t item, int stage);
+    void (*destroy)(cache_t *c);
+
+    /* Model. Hit rate in epoch e (0-based) of a cache holding fraction f of
+     * the data, shared by k streams in step that each touch an item with
+     * probability p per epoch; *exact says whether the form is exact. */
+    double (*hit_epoch)(double f, double p, int k, int e, int *exact);
+    /* The hit probability at position u in [0, 1) of epoch e's order; NULL
+     * when the policy has no known profile (the model then uses hit_epoch). */
+    double (*hit_at)(double f, double p, int k, int e, double u);
+
+    /* Memory budget: bytes of state for one cache over n items. */
+    double (*state_bytes)(double n);
+    /* Checks a built scenario against this policy's limits (after the
+     * topology is known); NULL when it has none. 0, or EXIT_INPUT after an
+     * error at the scenario's own positions. */
+    int (*check)(const scenario_t *s, const topology_t *t);
+} cache_ops_t;
+
+struct cache {
+    const cache_ops_t *ops;
+    const uint32_t *size;
+    uint32_t n;
+    uint64_t capacity, used;
+    void *state;
+};
+
+/* Returns 0, or -1 when memory cannot be had. */
+int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
+               uint64_t capacity);
+void cache_destroy(cache_t *c);
+
+#endif

@@ -1,0 +1,69 @@
+/* kinds: see kinds.h. */
+#include "kinds.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "schema.h"
+
+extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady;
+
+/* The order is the choices' order in the key reference and the index each
+ * scenario stores: append, never reorder. */
+static const cache_ops_t *const caches[] = {&cache_none, &cache_lru, &cache_minio, &cache_fifo,
+                                            &cache_belady};
+#define NCACHES ((int)(sizeof caches / sizeof caches[0]))
+
+const cache_ops_t *cache_kind(int i) {
+    return i >= 0 && i < NCACHES ? caches[i] : NULL;
+}
+
+int cache_kind_find(const char *name) {
+    for (int i = 0; i < NCACHES; i++)
+        if (strcmp(caches[i]->name, name) == 0) return i;
+    return -1;
+}
+
+const cache_ops_t *scenario_cache(const scenario_t *s) {
+    return cache_kind(s->loader.cache);
+}
+
+const char *cache_kind_name(int i) {
+    return i >= 0 && i < NCACHES ? caches[i]->name : NULL;
+}
+
+int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
+               uint64_t capacity) {
+    memset(c, 0, sizeof *c);
+    c->ops = ops;
+    c->size = size;
+    c->n = n;
+    c->capacity = capacity;
+    return c->ops->init(c);
+}
+
+void cache_destroy(cache_t *c) {
+    if (c->ops) c->ops->destroy(c);
+    memset(c, 0, sizeof *c);
+}
+
+int kinds_check(const scenario_t *s, const topology_t *t) {
+    int rc = 0;
+    const cache_ops_t *c = scenario_cache(s);
+    if (s->loader.dist_cache == DIST_PARTITIONED && !c->partitionable) {
+        char names[256] = "";
+        size_t used = 0;
+        for (int i = 0; i < NCACHES && used < sizeof names; i++)
+            if (caches[i]->partitionable)
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                         used ? " or " : "", caches[i]->name);
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.dist_cache")],
+                   "loader.dist_cache: partitioned needs loader.cache: %s (CoorDL's cooperating "
+                   "MinIO caches), got %s",
+                   names, c->name);
+        rc = EXIT_INPUT;
+    }
+    if (c->check && c->check(s, t)) rc = EXIT_INPUT;
+    return rc;
+}

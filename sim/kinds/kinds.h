@@ -1,0 +1,25 @@
+/* kinds: the registry, the one list of every cache policy, storage kind and
+ * loader kind. A scenario stores each choice as an index into these lists;
+ * the schema takes the choices' names and help from here, so adding a kind
+ * is its own file plus one line in kinds.c. */
+#ifndef STALLSIM_KINDS_H
+#define STALLSIM_KINDS_H
+
+#include "cache.h"
+
+/* The cache policy at index i of `loader.cache`'s choices, or NULL. */
+const cache_ops_t *cache_kind(int i);
+/* The index of the policy called name, or -1. */
+int cache_kind_find(const char *name);
+/* The policy of a built scenario. */
+const cache_ops_t *scenario_cache(const scenario_t *s);
+
+/* The checks that need the registry and the topology: every kind's own
+ * check, and rules across kinds. 0, or EXIT_INPUT after the errors. Call
+ * after topology_build. */
+int kinds_check(const scenario_t *s, const topology_t *t);
+
+/* Choice names by index (NULL past the end), as the schema's enum rows ask. */
+const char *cache_kind_name(int i);
+
+#endif
