@@ -24,15 +24,6 @@ double model_hit_steady(int kind, double f, int *exact) {
     return model_hit_epoch(kind, f, 1, 1, 2, exact);
 }
 
-double model_storage_items_s(double read_mb_s, double latency_ms, double qd, double bytes,
-                             int *latency_bound) {
-    double bw = read_mb_s * 1e6;
-    double by_bw = bw / bytes;
-    double by_lat = qd / (latency_ms / 1e3 + bytes / bw);
-    if (latency_bound) *latency_bound = by_lat < by_bw;
-    return by_lat < by_bw ? by_lat : by_bw;
-}
-
 double model_pipeline_s(double n, double p, double t_gpu, double m, double t_last) {
     if (!(p < INFINITY)) return t_gpu;
     double load = n / p;
@@ -135,6 +126,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
     const double C = scenario_cache_bytes(s);
     const double tprep = scenario_prep_s(s, mean);
     const int dist = s->loader.dist_cache == DIST_PARTITIONED;
+    const storage_ops_t *storage = scenario_storage(s);
     int servers_used = 0;
     for (int i = 0; i < t->ninst; i++) {
         int last = t->inst[i].first_server + t->inst[i].nservers;
@@ -180,9 +172,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */
         int lat_bound = 0;
-        double cap =
-            model_storage_items_s(s->server.storage.read_mb_s, s->server.storage.latency_ms,
-                                  (double)s->server.storage.queue_depth, mean, &lat_bound);
+        double cap = storage->items_s(s, mean, &lat_bound);
         double cap_inst =
             s->server.storage.shared ? cap * ns / units : cap * ns / per_server[in->first_server];
         double nic = s->server.network.gbit_s * 1e9 / 8;
@@ -246,7 +236,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->items_consumed = N;
             m->staged_bytes = staged;
             m->cpu_util = in->cpus > 0 ? N * tprep / (in->cpus * m->epoch_s) : 0;
-            m->storage_util = miss * D / (s->server.storage.read_mb_s * 1e6 * ns) / m->epoch_s;
+            m->storage_util = storage->xfer_s(s, miss * D) / ns / m->epoch_s;
             m->bottleneck = BN_GPU;
             for (int r = 0; r < BN__COUNT; r++)
                 if (limits[r] > limits[m->bottleneck]) m->bottleneck = r;

@@ -28,11 +28,6 @@ double model_hit_at(int kind, double f, double p, int k, int e, double u);
 /* Steady-state (epoch >= 2) hit rate of one reshuffled stream. */
 double model_hit_steady(int kind, double f, int *exact);
 
-/* Items/s one storage device serves for items of mean size `bytes`: the lesser
- * of bandwidth and queue_depth / (latency + transfer). latency_bound tells which. */
-double model_storage_items_s(double read_mb_s, double latency_ms, double queue_depth, double bytes,
-                             int *latency_bound);
-
 /* Epoch time of a two-stage pipeline: a loader at P items/s feeding GPUs that
  * need t_gpu seconds of compute in total, batches of m items, the last batch
  * taking t_last seconds: N/P + t_last when loader-bound, m/P + t_gpu otherwise. */

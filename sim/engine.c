@@ -46,13 +46,6 @@ typedef struct {
 } pool_t;
 
 typedef struct {
-    double lat_s, bw;
-    int qd, head;
-    double *ring; /* completion times of the last qd requests */
-    double chan_free;
-} storage_t;
-
-typedef struct {
     double in_free, out_free;
 } nic_t;
 
@@ -74,9 +67,10 @@ typedef struct {
     int64_t batch;
     double ep_start, ep_start_p;
     /* this epoch's counters */
-    double hits, remote_hits, read_bytes, net_bytes, prep_busy, xfer_busy, slot_busy, net_busy;
+    double hits, remote_hits, read_bytes, net_bytes, prep_busy, net_busy;
+    io_acct_t io;
     double prep_slowdown; /* per-core time over one full core's, for fractional shares */
-    double prepped, reads;
+    double prepped;
 } stream_t;
 
 typedef struct {
@@ -132,23 +126,6 @@ static inline double pool_run(pool_t *p, double ready, double dur) {
     return end;
 }
 
-/* Serves one read issued at `issue`; returns when its last byte arrives. */
-static inline double storage_read(storage_t *d, double issue, double bytes, stream_t *st) {
-    double slot = d->ring[d->head];
-    double start = issue > slot ? issue : slot;
-    double xs = start + d->lat_s;
-    if (xs < d->chan_free) xs = d->chan_free;
-    double xfer = bytes / d->bw;
-    double end = xs + xfer;
-    d->chan_free = end;
-    d->ring[d->head] = end;
-    d->head = d->head + 1 == d->qd ? 0 : d->head + 1;
-    st->xfer_busy += xfer;
-    st->reads++;
-    st->slot_busy += end - start;
-    return end;
-}
-
 static void *xcalloc(size_t n, size_t sz, int *fail) {
     void *p = calloc(n ? n : 1, sz);
     if (!p) *fail = 1;
@@ -193,8 +170,9 @@ static void start_epoch(world_t *w, stream_t *st) {
     }
     st->batch = 0;
     st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
-    st->prep_busy = st->xfer_busy = st->slot_busy = st->net_busy = 0;
-    st->prepped = st->reads = 0;
+    st->prep_busy = st->net_busy = 0;
+    st->io = (io_acct_t){0};
+    st->prepped = 0;
     st->staged_peak = 0;
     for (int c = 0; c < st->ninst; c++)
         st->t_gpu[c] = st->consumed[c] = 0;
@@ -231,11 +209,8 @@ static int build(world_t *w, gsl_rng *master) {
                               (uint64_t)scenario_cache_bytes(s)) != 0;
     }
     for (int k = 0; k < nstor && !fail; k++) {
-        storage_t *d = &w->storage[k];
-        d->lat_s = s->server.storage.latency_ms / 1e3;
-        d->bw = s->server.storage.read_mb_s * 1e6;
-        d->qd = (int)s->server.storage.queue_depth;
-        d->ring = xcalloc((size_t)d->qd, sizeof *d->ring, &fail);
+        w->storage[k].ops = scenario_storage(s);
+        fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
     }
     if (fail) return -1;
 
@@ -328,7 +303,7 @@ static void destroy(world_t *w) {
         cache_destroy(&w->cache[k]);
     int nstor = w->s->server.storage.shared ? 1 : w->nservers;
     for (int k = 0; w->storage && k < nstor; k++)
-        free(w->storage[k].ring);
+        if (w->storage[k].ops) w->storage[k].ops->destroy(&w->storage[k]);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
     free(w->size), free(w->srv);
     perm_gen_free(&w->pg);
@@ -372,7 +347,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     st->read_bytes += bytes;
     here->storage_reads++;
     here->storage_read_bytes += bytes;
-    return storage_read(d, issue, bytes, st);
+    return d->ops->read(d, issue, bytes, &st->io);
 }
 
 static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
@@ -389,13 +364,12 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->storage_read_bytes = st->read_bytes;
         m->network_bytes = st->net_bytes;
         m->items_prepped = st->prepped;
-        m->storage_reads = st->reads;
+        m->storage_reads = st->io.reads;
         m->items_consumed = st->consumed[c];
         m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
         m->cpu_util = st->prep_busy / (st->pool[0].n * (double)st->ns * m->epoch_s);
-        m->storage_util = st->xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
-        m->slot_util =
-            st->slot_busy / ((double)s->server.storage.queue_depth * st->ns * m->epoch_s);
+        m->storage_util = st->io.xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
+        m->slot_util = st->io.slot_busy / (w->storage->ops->slots(s) * st->ns * m->epoch_s);
         m->network_util = st->net_busy / (st->ns * m->epoch_s);
         metrics_derive(m, n);
         if (st->end[c] > next) next = st->end[c];
@@ -475,7 +449,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                 st->read_bytes += bytes;
                 here->storage_reads++;
                 here->storage_read_bytes += bytes;
-                fetched = storage_read(d, issue, bytes, st);
+                fetched = d->ops->read(d, issue, bytes, &st->io);
             }
         }
         double end = pool_run(&st->pool[sv], fetched, prep);

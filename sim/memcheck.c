@@ -26,8 +26,8 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     else
         b += servers * cache->state_bytes(n); /* one cache per server */
     double stor = s->server.storage.shared ? 1 : servers;
-    b += stor * 8 * (double)s->server.storage.queue_depth; /* request rings */
-    b += servers * 64;                                     /* cache, NIC, storage structs */
+    b += stor * scenario_storage(s)->state_bytes(s); /* storage state */
+    b += servers * 64;                               /* cache, NIC, storage structs */
 
     /* Streams: one per instance, or one per group of servers under coordinated prep. */
     for (int i = 0; i < t->ninst; i++) {

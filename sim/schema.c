@@ -3,6 +3,7 @@
 #include "schema.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -17,17 +18,21 @@ const char *prep_mode_name(int i) {
     return i >= 0 && i < PREP__COUNT ? names[i] : NULL;
 }
 
+static const char *cache_choice(int i) {
+    return kind_name(FAMILY_CACHE, i);
+}
+
 const char *dist_mode_name(int i) {
     static const char *const names[] = {"local", "partitioned"};
     return i >= 0 && i < DIST__COUNT ? names[i] : NULL;
 }
 
-#define S(field) offsetof(scenario_t, field), sizeof(((scenario_t *)0)->field)
+#define S(field) SCN_FIELD(field)
 #define J(field) offsetof(job_t, field), sizeof(((job_t *)0)->field)
-#define BIG      1e15
+#define BIG      SCHEMA_BIG
 
 /* clang-format off */
-static const key_def_t scenario_keys[] = {
+static const key_def_t core_keys[] = {
     {"name", KT_STRING, "", "", 0, 0, 0, NULL, S(name), "what the output calls this scenario (default: the file name)"},
     {"seed", KT_INT, "", "1", 0, 9007199254740991.0, 0, NULL, S(seed), "seed of the one random generator (item sizes, epoch orders)"},
     {"epochs", KT_INT, "", "3", 1, 1000, 0, NULL, S(epochs), "training epochs to replay; epoch 1 starts with a cold cache"},
@@ -39,9 +44,7 @@ static const key_def_t scenario_keys[] = {
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
     {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},
     {"server.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, S(server.cache_gb), "DRAM per server for caching dataset items (page cache or MinIO)"},
-    {"server.storage.read_mb_s", KT_REAL, "MB/s", "525", 0, BIG, 1, NULL, S(server.storage.read_mb_s), "storage read bandwidth (per server, or for all when shared)"},
-    {"server.storage.latency_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, S(server.storage.latency_ms), "per-request storage latency before the transfer"},
-    {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, S(server.storage.queue_depth), "storage requests in flight at most"},
+    {"server.storage.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_STORAGE, 0, "the storage kinds' own rows go here"},
     {"server.storage.shared", KT_BOOL, "", "false", 0, 0, 0, NULL, S(server.storage.shared), "true: one storage (NFS, object store) for all servers; false: a full copy on each"},
     {"server.network.gbit_s", KT_REAL, "Gbit/s", "40", 0, BIG, 1, NULL, S(server.network.gbit_s), "NIC bandwidth per server (remote cache hits)"},
     {"server.network.latency_us", KT_REAL, "us", "20", 0, 1e9, 0, NULL, S(server.network.latency_us), "network latency per remote request"},
@@ -51,7 +54,7 @@ static const key_def_t scenario_keys[] = {
     {"prep.on_gpu", KT_BOOL, "", "false", 0, 0, 0, NULL, S(prep.on_gpu), "augment on the GPU (DALI mixed): costs gpu_augment_ms of GPU time per item instead of augment_ms of CPU"},
     {"prep.gpu_augment_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, S(prep.gpu_augment_ms), "GPU time per item when prep.on_gpu"},
     {"prep.out_kb", KT_REAL, "KB", "602.112", 0.001, 1e9, 0, NULL, S(prep.out_kb), "memory of one prepared item in a staged batch (224x224x3 float32 = 602.112 KB)"},
-    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_kind_name, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
+    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
     {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_name, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
     {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_name, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
@@ -70,14 +73,38 @@ static const key_def_t job_keys[] = {
 };
 /* clang-format on */
 
-#define NSCEN ((int)(sizeof scenario_keys / sizeof scenario_keys[0]))
-#define NJOB  ((int)(sizeof job_keys / sizeof job_keys[0]))
-_Static_assert(NSCEN <= SCN_MAX_KEYS, "raise SCN_MAX_KEYS");
+#define NJOB ((int)(sizeof job_keys / sizeof job_keys[0]))
 _Static_assert(NJOB <= SCN_MAX_KEYS, "raise SCN_MAX_KEYS");
 
+/* The scenario rows: the core rows with every kind's own rows spliced in
+ * where their family's marker stands, built once (threads may ask at once). */
+static key_def_t scen_rows[SCN_MAX_KEYS];
+static int nscen;
+static pthread_once_t built = PTHREAD_ONCE_INIT;
+
+static void build_rows(void) {
+    for (size_t r = 0; r < sizeof core_keys / sizeof core_keys[0]; r++) {
+        if (core_keys[r].type != KT_SPLICE) {
+            if (nscen == SCN_MAX_KEYS) abort(); /* raise SCN_MAX_KEYS */
+            scen_rows[nscen++] = core_keys[r];
+            continue;
+        }
+        for (int i = 0; kind_name((kind_family_t)core_keys[r].offset, i); i++) {
+            int n;
+            const key_def_t *k = kind_keys((kind_family_t)core_keys[r].offset, i, &n);
+            for (int j = 0; j < n; j++) {
+                if (nscen == SCN_MAX_KEYS) abort();
+                scen_rows[nscen++] = k[j];
+            }
+        }
+    }
+}
+
 const key_def_t *schema_keys(key_scope_t scope, int *count) {
-    *count = scope == SCOPE_SCENARIO ? NSCEN : NJOB;
-    return scope == SCOPE_SCENARIO ? scenario_keys : job_keys;
+    if (scope == SCOPE_JOB) return *count = NJOB, job_keys;
+    pthread_once(&built, build_rows);
+    *count = nscen;
+    return scen_rows;
 }
 
 int schema_find(key_scope_t scope, const char *name) {
@@ -89,11 +116,12 @@ int schema_find(key_scope_t scope, const char *name) {
 }
 
 const char *schema_suggest(const char *name, char *buf, size_t bufsize) {
-    int best = 1 << 30;
+    int best = 1 << 30, nrows;
+    const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);
     buf[0] = 0;
-    for (int i = 0; i < NSCEN; i++) {
-        int d = diag_edit_distance(name, scenario_keys[i].name);
-        if (d < best) best = d, snprintf(buf, bufsize, "%s", scenario_keys[i].name);
+    for (int i = 0; i < nrows; i++) {
+        int d = diag_edit_distance(name, rows[i].name);
+        if (d < best) best = d, snprintf(buf, bufsize, "%s", rows[i].name);
     }
     /* Job keys are compared with the job prefix the user wrote, if any. */
     const char *tail = name;
@@ -217,6 +245,8 @@ int schema_store(const key_def_t *k, void *base, const char *text, char *why, si
         }
         memcpy(p, text, strlen(text) + 1);
         return 0;
+    case KT_SPLICE:
+        break; /* never a row of the built table */
     }
     return -1;
 }
@@ -246,6 +276,9 @@ void schema_format(const key_def_t *k, const void *base, char *buf, size_t n) {
     case KT_STRING:
         snprintf(buf, n, "%s", p);
         break;
+    case KT_SPLICE:
+        buf[0] = 0;
+        break;
     }
 }
 
@@ -271,13 +304,15 @@ static void print_rows(FILE *out, const key_def_t *rows, int n, const char *pref
 }
 
 void schema_print_reference(FILE *out, int md) {
+    int nrows;
+    const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);
     if (md) {
         fprintf(out, "| key | type | unit | default | bounds | meaning |\n");
         fprintf(out, "| --- | --- | --- | --- | --- | --- |\n");
     } else {
         fprintf(out, "Scenario keys (YAML nesting or dotted paths; --set key=value):\n\n");
     }
-    print_rows(out, scenario_keys, NSCEN, "", md);
+    print_rows(out, rows, nrows, "", md);
     if (!md)
         fprintf(out, "\nJob keys (a list under `jobs:`; --set jobs.N.key=value, or jobs.key=value "
                      "for every job):\n\n");

@@ -8,11 +8,23 @@
 #ifndef STALLSIM_SCHEMA_H
 #define STALLSIM_SCHEMA_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "scenario.h"
 
-typedef enum { KT_INT, KT_REAL, KT_BOOL, KT_ENUM, KT_STRING } key_type_t;
+typedef enum {
+    KT_INT,
+    KT_REAL,
+    KT_BOOL,
+    KT_ENUM,
+    KT_STRING,
+    KT_SPLICE /* schema.c's marker: the rows of the kinds of family `offset` go here */
+} key_type_t;
+
+/* Offset and size of a scenario_t field, for a row's offset and size. */
+#define SCN_FIELD(field) offsetof(scenario_t, field), sizeof(((scenario_t *)0)->field)
+#define SCHEMA_BIG       1e15 /* a bound that means unbounded */
 typedef enum { SCOPE_SCENARIO, SCOPE_JOB } key_scope_t;
 
 typedef struct {
@@ -28,9 +40,13 @@ typedef struct {
     const char *help;
 } key_def_t;
 
-/* The choices of the enum keys. The kind registries (kinds.c) implement
- * the kind names, so the schema never lists a kind itself. */
-const char *cache_kind_name(int i);
+/* The kind registries (kinds.c) implement these, so the schema never lists
+ * a kind itself: the name of kind i of a family (NULL past the last), and
+ * the scenario rows that kind owns (n = 0 when none). */
+typedef enum { FAMILY_CACHE, FAMILY_STORAGE } kind_family_t;
+const char *kind_name(kind_family_t family, int i);
+const key_def_t *kind_keys(kind_family_t family, int i, int *n);
+
 const char *prep_mode_name(int i);
 const char *dist_mode_name(int i);
 

@@ -115,11 +115,11 @@ static void test_registry_matches_schema(void **state) {
         assert_non_null(c->name), assert_non_null(c->help);
         assert_non_null(c->init), assert_non_null(c->access), assert_non_null(c->destroy);
         assert_non_null(c->hit_epoch), assert_non_null(c->state_bytes);
-        assert_string_equal(cache_kind_name(n), c->name);
+        assert_string_equal(kind_name(FAMILY_CACHE, n), c->name);
         assert_int_equal(cache_kind_find(c->name), n);
     }
     assert_true(n >= 5);
-    assert_null(cache_kind_name(n));
+    assert_null(kind_name(FAMILY_CACHE, n));
     assert_int_equal(cache_kind_find("mru"), -1);
     char why[256];
     scenario_t s;

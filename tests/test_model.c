@@ -51,11 +51,17 @@ static void test_minio_and_policies(void **state) {
 static void test_storage_rate(void **state) {
     (void)state;
     int lat;
+    scenario_t s = {0};
+    s.server.storage.read_mb_s = 525, s.server.storage.latency_ms = 0.1;
+    s.server.storage.queue_depth = 32;
+    const storage_ops_t *fixed = scenario_storage(&s);
+    assert_string_equal(fixed->name, "fixed");
     /* 525 MB/s, 110 KB items: bandwidth-bound at 525e6 / 110e3 = 4772.7 items/s. */
-    near(model_storage_items_s(525, 0.1, 32, 110e3, &lat), 525e6 / 110e3, 1e-6);
+    near(fixed->items_s(&s, 110e3, &lat), 525e6 / 110e3, 1e-6);
     assert_int_equal(lat, 0);
     /* One request in flight: 1 / (0.1 ms + 110e3 / 525e6 s) = 3230.8 items/s. */
-    near(model_storage_items_s(525, 0.1, 1, 110e3, &lat), 1 / (1e-4 + 110e3 / 525e6), 1e-6);
+    s.server.storage.queue_depth = 1;
+    near(fixed->items_s(&s, 110e3, &lat), 1 / (1e-4 + 110e3 / 525e6), 1e-6);
     assert_int_equal(lat, 1);
 }
 

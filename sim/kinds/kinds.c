@@ -8,12 +8,16 @@
 #include "schema.h"
 
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady;
+extern const storage_ops_t storage_fixed;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
 static const cache_ops_t *const caches[] = {&cache_none, &cache_lru, &cache_minio, &cache_fifo,
                                             &cache_belady};
 #define NCACHES ((int)(sizeof caches / sizeof caches[0]))
+
+static const storage_ops_t *const storages[] = {&storage_fixed};
+#define NSTORAGES ((int)(sizeof storages / sizeof storages[0]))
 
 const cache_ops_t *cache_kind(int i) {
     return i >= 0 && i < NCACHES ? caches[i] : NULL;
@@ -29,8 +33,29 @@ const cache_ops_t *scenario_cache(const scenario_t *s) {
     return cache_kind(s->loader.cache);
 }
 
-const char *cache_kind_name(int i) {
-    return i >= 0 && i < NCACHES ? caches[i]->name : NULL;
+const storage_ops_t *scenario_storage(const scenario_t *s) {
+    (void)s; /* one kind so far */
+    return storages[0];
+}
+
+const char *kind_name(kind_family_t family, int i) {
+    if (i < 0) return NULL;
+    switch (family) {
+    case FAMILY_CACHE:
+        return i < NCACHES ? caches[i]->name : NULL;
+    case FAMILY_STORAGE:
+        return i < NSTORAGES ? storages[i]->name : NULL;
+    }
+    return NULL;
+}
+
+const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
+    *n = 0;
+    if (family == FAMILY_STORAGE && i >= 0 && i < NSTORAGES) {
+        *n = storages[i]->nkeys;
+        return storages[i]->keys;
+    }
+    return NULL;
 }
 
 int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,

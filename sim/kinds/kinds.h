@@ -6,6 +6,7 @@
 #define STALLSIM_KINDS_H
 
 #include "cache.h"
+#include "storage.h"
 
 /* The cache policy at index i of `loader.cache`'s choices, or NULL. */
 const cache_ops_t *cache_kind(int i);
@@ -19,7 +20,7 @@ const cache_ops_t *scenario_cache(const scenario_t *s);
  * after topology_build. */
 int kinds_check(const scenario_t *s, const topology_t *t);
 
-/* Choice names by index (NULL past the end), as the schema's enum rows ask. */
-const char *cache_kind_name(int i);
+/* The storage kind of a built scenario. */
+const storage_ops_t *scenario_storage(const scenario_t *s);
 
 #endif

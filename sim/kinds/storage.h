@@ -1,0 +1,57 @@
+/* storage: what a storage kind is to stallsim. Each kind is one file
+ * (storage_<name>.c) exporting one storage_ops_t that owns its schema rows,
+ * its simulation of a read, its rates for the model and its state bytes for
+ * the memory budget. kinds.c lists the kinds; `server.storage.kind` picks
+ * one. The simulator keeps one storage_t per server (one for all when
+ * server.storage.shared). */
+#ifndef STALLSIM_STORAGE_H
+#define STALLSIM_STORAGE_H
+
+#include <stddef.h>
+
+#include "scenario.h"
+#include "schema.h"
+
+/* What the reads of one stream cost a device, for its utilisations. */
+typedef struct {
+    double reads;
+    double xfer_busy; /* seconds the transfer channel moved this stream's bytes */
+    double slot_busy; /* seconds this stream's requests held a request slot */
+} io_acct_t;
+
+typedef struct storage storage_t;
+
+typedef struct {
+    const char *name;
+    const char *help;
+    const key_def_t *keys; /* its own scenario rows, spliced in at server.storage */
+    int nkeys;
+
+    /* Simulator: init builds the state from the scenario (0, or -1 without
+     * memory); read serves `bytes` issued at `issue` and returns when the
+     * last byte arrives. Reads come in non-decreasing issue order per call
+     * site's stream merge. */
+    int (*init)(storage_t *d, const scenario_t *s);
+    double (*read)(storage_t *d, double issue, double bytes, io_acct_t *acct);
+    void (*destroy)(storage_t *d);
+
+    /* Model: items/s one device serves for items of mean size `bytes`, and
+     * whether request latency (not bandwidth) bounds it. */
+    double (*items_s)(const scenario_t *s, double bytes, int *latency_bound);
+    /* Seconds the transfer channel is busy moving `bytes`, and seconds a
+     * request of `bytes` holds a slot when uncontended. */
+    double (*xfer_s)(const scenario_t *s, double bytes);
+    double (*service_s)(const scenario_t *s, double bytes);
+    /* Request slots of one device (the utilisation of request slots). */
+    double (*slots)(const scenario_t *s);
+
+    /* Memory budget: bytes of state of one device. */
+    double (*state_bytes)(const scenario_t *s);
+} storage_ops_t;
+
+struct storage {
+    const storage_ops_t *ops;
+    void *state;
+};
+
+#endif
