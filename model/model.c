@@ -167,7 +167,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             nc++;
         }
         double r_gpu = M / slowest;
-        double r_prep = tprep > 0 ? in->cpus / tprep : INFINITY;
+        double r_prep = scenario_loader(s)->items_s(in->cpus, tprep);
 
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */

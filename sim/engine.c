@@ -41,11 +41,6 @@
 #include "sim.h"
 
 typedef struct {
-    double *t; /* min-heap of core free times */
-    int n;
-} pool_t;
-
-typedef struct {
     double in_free, out_free;
 } nic_t;
 
@@ -56,7 +51,7 @@ typedef struct {
     int64_t G, M, pf, nbatches;
     uint32_t *perm, *perm_next, *pos_next;
     gsl_rng *rng;
-    pool_t *pool, *pool_p;           /* [ns]: the T and T_prep timelines */
+    prep_t prep;                     /* the loader's prep stage (both timelines) */
     double *win, *win_p;             /* [pf]: start of batch k - pf, for the loader's window */
     double *end, *end_p;             /* [ninst]: each consumer's last iteration end */
     double *t_full, *t_last, *t_gpu; /* [ninst] */
@@ -69,7 +64,6 @@ typedef struct {
     /* this epoch's counters */
     double hits, remote_hits, read_bytes, net_bytes, prep_busy, net_busy;
     io_acct_t io;
-    double prep_slowdown; /* per-core time over one full core's, for fractional shares */
     double prepped;
 } stream_t;
 
@@ -87,61 +81,15 @@ typedef struct {
     storage_t *storage;    /* [nservers], or one when shared */
     nic_t *nic;
     stream_t *st;
+    const loader_ops_t *loader;
     double decode_per_byte, prep_fixed, nic_bw, nic_lat;
     int future;
 } world_t;
-
-/* In-order dispatch to the earliest-free core. Small pools (the common case:
- * a few dozen cores) scan with conditional moves, which beats a heap whose
- * data-dependent branches mispredict; large pools keep a min-heap. */
-enum { POOL_SCAN_MAX = 48 };
-
-static inline double pool_run(pool_t *p, double ready, double dur) {
-    double *h = p->t;
-    int n = p->n;
-    if (n <= POOL_SCAN_MAX) {
-        int at = 0;
-        double best = h[0];
-        for (int i = 1; i < n; i++) {
-            int less = h[i] < best;
-            best = less ? h[i] : best;
-            at = less ? i : at;
-        }
-        double end = (best > ready ? best : ready) + dur;
-        h[at] = end;
-        return end;
-    }
-    double start = h[0] > ready ? h[0] : ready;
-    double end = start + dur;
-    int i = 0;
-    for (;;) {
-        int l = 2 * i + 1;
-        if (l >= n) break;
-        int m = (l + 1 < n && h[l + 1] < h[l]) ? l + 1 : l;
-        if (h[m] >= end) break;
-        h[i] = h[m];
-        i = m;
-    }
-    h[i] = end;
-    return end;
-}
 
 static void *xcalloc(size_t n, size_t sz, int *fail) {
     void *p = calloc(n ? n : 1, sz);
     if (!p) *fail = 1;
     return p;
-}
-
-/* A fractional share of cores (24 over 5 jobs) becomes ceil(cores) cores
- * each cores/ceil(cores) as fast (pool_speed), keeping the aggregate rate. */
-static int pool_cores(double cores) {
-    return cores > 1 ? (int)ceil(cores) : 1;
-}
-
-static int pool_init(pool_t *p, double cores, int *fail) {
-    p->n = pool_cores(cores);
-    p->t = xcalloc((size_t)p->n, sizeof *p->t, fail);
-    return *fail;
 }
 
 static void draw_sizes(world_t *w, gsl_rng *r) {
@@ -192,6 +140,7 @@ static int build(world_t *w, gsl_rng *master) {
     w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
     w->nic_lat = s->server.network.latency_us / 1e6;
     w->future = scenario_cache(s)->needs_future;
+    w->loader = scenario_loader(s);
 
     int partitioned_dist = s->loader.dist_cache == DIST_PARTITIONED;
     w->cache = xcalloc((size_t)w->nservers, sizeof *w->cache, &fail);
@@ -253,15 +202,9 @@ static int build(world_t *w, gsl_rng *master) {
             st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
             st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
         }
-        st->pool = xcalloc((size_t)st->ns, sizeof *st->pool, &fail);
-        st->pool_p = xcalloc((size_t)st->ns, sizeof *st->pool_p, &fail);
-        if (fail) return -1;
-        double cores = t->inst[st->inst[0]].cpus / st->ns;
-        st->prep_slowdown = pool_cores(cores) / cores;
-        for (int v = 0; v < st->ns && !fail; v++) {
-            pool_init(&st->pool[v], cores, &fail);
-            pool_init(&st->pool_p[v], cores, &fail);
-        }
+        st->prep.ns = st->ns;
+        st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
+        if (w->loader->init(&st->prep)) return -1;
         st->win = xcalloc((size_t)st->pf, sizeof *st->win, &fail);
         st->win_p = xcalloc((size_t)st->pf, sizeof *st->win_p, &fail);
         st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
@@ -290,12 +233,9 @@ static void destroy(world_t *w) {
     for (int k = 0; w->st && k < w->nstreams; k++) {
         stream_t *st = &w->st[k];
         if (st->rng) gsl_rng_free(st->rng);
-        for (int v = 0; v < st->ns; v++) {
-            if (st->pool) free(st->pool[v].t);
-            if (st->pool_p) free(st->pool_p[v].t);
-        }
+        w->loader->destroy(&st->prep);
         free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
-        free(st->pool), free(st->pool_p), free(st->win), free(st->win_p);
+        free(st->win), free(st->win_p);
         free(st->end), free(st->end_p), free(st->t_full), free(st->t_last), free(st->t_gpu);
         free(st->consumed), free(st->rank_server);
     }
@@ -367,7 +307,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->storage_reads = st->io.reads;
         m->items_consumed = st->consumed[c];
         m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
-        m->cpu_util = st->prep_busy / (st->pool[0].n * (double)st->ns * m->epoch_s);
+        m->cpu_util = st->prep_busy / (st->prep.cpu_slots * st->ns * m->epoch_s);
         m->storage_util = st->io.xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
         m->slot_util = st->io.slot_busy / (w->storage->ops->slots(s) * st->ns * m->epoch_s);
         m->network_util = st->net_busy / (st->ns * m->epoch_s);
@@ -396,6 +336,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int partitioned = w->owner != NULL;
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
+    double (*const item)(prep_t *, int, int, double, double) = w->loader->item;
     double ready = issue, ready_p = issue_p;
     /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
     int staged = 1;
@@ -432,7 +373,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         int server = st->first_server + sv;
         storage_t *d = &w->storage[w->s->server.storage.shared ? 0 : server];
         double bytes = w->size[x];
-        double prep = (w->decode_per_byte * bytes + w->prep_fixed) * st->prep_slowdown;
+        double prep = (w->decode_per_byte * bytes + w->prep_fixed) * st->prep.slowdown;
         double fetched;
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + st->first_server, x, issue, d);
@@ -452,13 +393,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                 fetched = d->ops->read(d, issue, bytes, &st->io);
             }
         }
-        double end = pool_run(&st->pool[sv], fetched, prep);
+        double end = item(&st->prep, 0, sv, fetched, prep);
         if (end > ready) ready = end;
-        double end_p = pool_run(&st->pool_p[sv], issue_p, prep);
+        double end_p = item(&st->prep, 1, sv, issue_p, prep);
         if (end_p > ready_p) ready_p = end_p;
         st->prep_busy += prep;
         st->prepped++;
     }
+    ready = w->loader->batch_ready(&st->prep, 0, ready);
+    ready_p = w->loader->batch_ready(&st->prep, 1, ready_p);
     /* Every consumer starts the iteration when the batch is ready and its GPUs
      * are free; the buffer frees when the last consumer has started it. */
     int last = hi == (int64_t)w->n;

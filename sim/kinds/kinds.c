@@ -9,6 +9,7 @@
 
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady;
 extern const storage_ops_t storage_fixed;
+extern const loader_ops_t loader_pool;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
@@ -31,6 +32,13 @@ int cache_kind_find(const char *name) {
 
 const cache_ops_t *scenario_cache(const scenario_t *s) {
     return cache_kind(s->loader.cache);
+}
+
+static const loader_ops_t *const loaders[] = {&loader_pool};
+
+const loader_ops_t *scenario_loader(const scenario_t *s) {
+    (void)s; /* one kind so far */
+    return loaders[0];
 }
 
 const storage_ops_t *scenario_storage(const scenario_t *s) {

@@ -6,6 +6,7 @@
 #define STALLSIM_KINDS_H
 
 #include "cache.h"
+#include "loader.h"
 #include "storage.h"
 
 /* The cache policy at index i of `loader.cache`'s choices, or NULL. */
@@ -20,6 +21,8 @@ const cache_ops_t *scenario_cache(const scenario_t *s);
  * after topology_build. */
 int kinds_check(const scenario_t *s, const topology_t *t);
 
+/* The loader kind of a built scenario. */
+const loader_ops_t *scenario_loader(const scenario_t *s);
 /* The storage kind of a built scenario. */
 const storage_ops_t *scenario_storage(const scenario_t *s);
 
