@@ -16,7 +16,7 @@
 
 #define SCN_STR          128
 #define SCN_PATH         1024
-#define SCN_MAX_SERVERS 4096 /* server.count bound */
+#define SCN_MAX_SERVERS  4096 /* server.count bound */
 #define SCN_MAX_JOBS     64
 #define SCN_MAX_VARIANTS 32
 #define SCN_MAX_KEYS     64 /* upper bound on schema rows of one scope */
@@ -55,6 +55,7 @@ typedef struct {
         int64_t gpus;
         double cache_gb;
         struct {
+            int kind; /* index into the storage kinds (kinds.h) */
             double read_mb_s;
             double latency_ms;
             int64_t queue_depth;
@@ -74,6 +75,7 @@ typedef struct {
         double out_kb;
     } prep;
     struct {
+        int kind;       /* index into the loader kinds (kinds.h) */
         int cache;      /* index into the cache policy registry (kinds.h) */
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */

@@ -22,6 +22,14 @@ static const char *cache_choice(int i) {
     return kind_name(FAMILY_CACHE, i);
 }
 
+static const char *storage_choice(int i) {
+    return kind_name(FAMILY_STORAGE, i);
+}
+
+static const char *loader_choice(int i) {
+    return kind_name(FAMILY_LOADER, i);
+}
+
 const char *dist_mode_name(int i) {
     static const char *const names[] = {"local", "partitioned"};
     return i >= 0 && i < DIST__COUNT ? names[i] : NULL;
@@ -44,6 +52,7 @@ static const key_def_t core_keys[] = {
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
     {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},
     {"server.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, S(server.cache_gb), "DRAM per server for caching dataset items (page cache or MinIO)"},
+    {"server.storage.kind", KT_ENUM, "", "fixed", 0, 0, 0, storage_choice, S(server.storage.kind), "storage kind (each has its own keys below): fixed (per-request latency, bandwidth, queue depth)"},
     {"server.storage.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_STORAGE, 0, "the storage kinds' own rows go here"},
     {"server.storage.shared", KT_BOOL, "", "false", 0, 0, 0, NULL, S(server.storage.shared), "true: one storage (NFS, object store) for all servers; false: a full copy on each"},
     {"server.network.gbit_s", KT_REAL, "Gbit/s", "40", 0, BIG, 1, NULL, S(server.network.gbit_s), "NIC bandwidth per server (remote cache hits)"},
@@ -54,10 +63,12 @@ static const key_def_t core_keys[] = {
     {"prep.on_gpu", KT_BOOL, "", "false", 0, 0, 0, NULL, S(prep.on_gpu), "augment on the GPU (DALI mixed): costs gpu_augment_ms of GPU time per item instead of augment_ms of CPU"},
     {"prep.gpu_augment_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, S(prep.gpu_augment_ms), "GPU time per item when prep.on_gpu"},
     {"prep.out_kb", KT_REAL, "KB", "602.112", 0.001, 1e9, 0, NULL, S(prep.out_kb), "memory of one prepared item in a staged batch (224x224x3 float32 = 602.112 KB)"},
+    {"loader.kind", KT_ENUM, "", "pool", 0, 0, 0, loader_choice, S(loader.kind), "data loader: pool (each item on the earliest-free core of a shared pool, as DALI and CoorDL)"},
     {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
     {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_name, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
     {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_name, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
+    {"loader.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_LOADER, 0, "the loader kinds' own rows go here"},
 };
 
 static const key_def_t job_keys[] = {

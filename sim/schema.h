@@ -43,7 +43,7 @@ typedef struct {
 /* The kind registries (kinds.c) implement these, so the schema never lists
  * a kind itself: the name of kind i of a family (NULL past the last), and
  * the scenario rows that kind owns (n = 0 when none). */
-typedef enum { FAMILY_CACHE, FAMILY_STORAGE } kind_family_t;
+typedef enum { FAMILY_CACHE, FAMILY_STORAGE, FAMILY_LOADER } kind_family_t;
 const char *kind_name(kind_family_t family, int i);
 const key_def_t *kind_keys(kind_family_t family, int i, int *n);
 

@@ -16,7 +16,6 @@
 #include "kinds.h"
 #include "testutil.h"
 
-
 static scenario_t S;
 static topology_t T;
 
@@ -200,6 +199,39 @@ static void test_reference_lists_every_key(void **state) {
     free(text);
 }
 
+/* Every kind's own rows are in the key table, once, and the kind keys'
+ * choices are the registries'. */
+static void test_kind_rows_spliced(void **state) {
+    (void)state;
+    int n;
+    const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &n);
+    for (int i = 0; i < n; i++) {
+        assert_int_not_equal(rows[i].type, KT_SPLICE);
+        for (int j = i + 1; j < n; j++)
+            assert_string_not_equal(rows[i].name, rows[j].name);
+    }
+    const kind_family_t fams[] = {FAMILY_CACHE, FAMILY_STORAGE, FAMILY_LOADER};
+    const char *const choice_key[] = {"loader.cache", "server.storage.kind", "loader.kind"};
+    for (int f = 0; f < 3; f++) {
+        const key_def_t *k = &rows[schema_find(SCOPE_SCENARIO, choice_key[f])];
+        int i = 0;
+        for (; kind_name(fams[f], i); i++) {
+            assert_string_equal(k->choice(i), kind_name(fams[f], i));
+            int nk;
+            const key_def_t *own = kind_keys(fams[f], i, &nk);
+            for (int j = 0; j < nk; j++) {
+                int row = schema_find(SCOPE_SCENARIO, own[j].name);
+                assert_true(row >= 0);
+                assert_int_equal(rows[row].offset, own[j].offset);
+            }
+        }
+        assert_true(i >= 1);
+        assert_null(k->choice(i));
+    }
+    /* storage_fixed owns the three device keys. */
+    assert_true(schema_find(SCOPE_SCENARIO, "server.storage.queue_depth") >= 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
@@ -213,6 +245,7 @@ int main(void) {
         cmocka_unit_test(test_error_classes),
         cmocka_unit_test(test_suggestions),
         cmocka_unit_test(test_reference_lists_every_key),
+        cmocka_unit_test(test_kind_rows_spliced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,15 +35,14 @@ const cache_ops_t *scenario_cache(const scenario_t *s) {
 }
 
 static const loader_ops_t *const loaders[] = {&loader_pool};
+#define NLOADERS ((int)(sizeof loaders / sizeof loaders[0]))
 
 const loader_ops_t *scenario_loader(const scenario_t *s) {
-    (void)s; /* one kind so far */
-    return loaders[0];
+    return loaders[s->loader.kind];
 }
 
 const storage_ops_t *scenario_storage(const scenario_t *s) {
-    (void)s; /* one kind so far */
-    return storages[0];
+    return storages[s->server.storage.kind];
 }
 
 const char *kind_name(kind_family_t family, int i) {
@@ -53,6 +52,8 @@ const char *kind_name(kind_family_t family, int i) {
         return i < NCACHES ? caches[i]->name : NULL;
     case FAMILY_STORAGE:
         return i < NSTORAGES ? storages[i]->name : NULL;
+    case FAMILY_LOADER:
+        return i < NLOADERS ? loaders[i]->name : NULL;
     }
     return NULL;
 }
@@ -62,6 +63,10 @@ const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
     if (family == FAMILY_STORAGE && i >= 0 && i < NSTORAGES) {
         *n = storages[i]->nkeys;
         return storages[i]->keys;
+    }
+    if (family == FAMILY_LOADER && i >= 0 && i < NLOADERS) {
+        *n = loaders[i]->nkeys;
+        return loaders[i]->keys;
     }
     return NULL;
 }
@@ -81,6 +86,26 @@ void cache_destroy(cache_t *c) {
     memset(c, 0, sizeof *c);
 }
 
+/* A key the user set that belongs to another kind than the one chosen would
+ * be silently ignored: refuse it. */
+static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, const char *key) {
+    int bad = 0;
+    const char *uses = kind_name(family, chosen);
+    if (!uses) return 0;
+    for (int i = 0; kind_name(family, i); i++) {
+        int n;
+        const key_def_t *k = kind_keys(family, i, &n);
+        for (int j = 0; j < n && i != chosen; j++) {
+            int row = schema_find(SCOPE_SCENARIO, k[j].name);
+            if (!s->explicit_key[row]) continue;
+            diag_error(s->origin[row], "key '%s' belongs to %s: %s, but this scenario uses %s",
+                       k[j].name, key, kind_name(family, i), uses);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
 int kinds_check(const scenario_t *s, const topology_t *t) {
     int rc = 0;
     const cache_ops_t *c = scenario_cache(s);
@@ -98,5 +123,8 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
         rc = EXIT_INPUT;
     }
     if (c->check && c->check(s, t)) rc = EXIT_INPUT;
+    if (foreign_keys(s, FAMILY_STORAGE, s->server.storage.kind, "server.storage.kind"))
+        rc = EXIT_INPUT;
+    if (foreign_keys(s, FAMILY_LOADER, s->loader.kind, "loader.kind")) rc = EXIT_INPUT;
     return rc;
 }
