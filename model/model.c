@@ -236,7 +236,10 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->items_consumed = N;
             m->staged_bytes = staged;
             m->cpu_util = in->cpus > 0 ? N * tprep / (in->cpus * m->epoch_s) : 0;
-            m->storage_util = storage->xfer_s(s, miss * D) / ns / m->epoch_s;
+            /* A stream's transfers over the devices it reads: its servers' own,
+             * or the one device every server shares. */
+            double devices = s->server.storage.shared ? 1 : ns;
+            m->storage_util = storage->xfer_s(s, miss * D) / devices / m->epoch_s;
             m->bottleneck = BN_GPU;
             for (int r = 0; r < BN__COUNT; r++)
                 if (limits[r] > limits[m->bottleneck]) m->bottleneck = r;

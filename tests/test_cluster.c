@@ -16,7 +16,7 @@
 #include "kinds.h"
 #include "testutil.h"
 
-#define STEADY(kind, f) model_hit_steady(cache_kind_find(kind), (f), NULL)
+#define STEADY(kind, f)         model_hit_steady(cache_kind_find(kind), (f), NULL)
 #define EPOCH(kind, f, p, k, e) model_hit_epoch(cache_kind_find(kind), (f), (p), (k), (e), NULL)
 
 static scenario_t S;
@@ -312,6 +312,29 @@ static void test_staging_bound(void **state) {
     free2(&m, &s);
 }
 
+/* One storage shared by the two servers of one job: the model's storage
+ * utilisation is that of the one device, as the simulator's (it once
+ * divided by the servers: 0.5 where the simulator said 1.0). */
+static void test_shared_storage_util(void **state) {
+    (void)state;
+    static const char *yaml =
+        "epochs: 2\ndataset: {items: 20000, item_kb: 200}\n"
+        "server: {count: 2, cpus: 16, gpus: 1, cache_gb: 0,\n"
+        "         storage: {read_mb_s: 100, latency_ms: 0.1, queue_depth: 8, shared: true}}\n"
+        "prep: {decode_ms_per_mb: 1, augment_ms: 0}\n"
+        "loader: {cache: none}\n"
+        "jobs: [{name: j, gpus: 2, batch_per_gpu: 32, gpu_items_per_s: 1e6}]\n";
+    run_metrics_t m, s;
+    assert_int_equal(tu_run(yaml, NULL, &S, &T, &m, &s), 0);
+    for (int e = 0; e < 2; e++) {
+        double mu = metrics_at(&m, 0, e)->storage_util, su = metrics_at(&s, 0, e)->storage_util;
+        /* Storage-bound: the one device is busy all the time. */
+        assert_true(su > 0.97 && su <= 1.0 + 1e-9);
+        assert_true(fabs(mu - su) < 0.02);
+    }
+    free2(&m, &s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lockstep_by_hand),
@@ -324,6 +347,7 @@ int main(void) {
         cmocka_unit_test(test_cluster_regimes),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_staging_bound),
+        cmocka_unit_test(test_shared_storage_util),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
