@@ -156,23 +156,20 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         double t_gpu = nb_full * t_batch + (rem > 0 ? t_last : 0);
         /* The consumers of this instance's stream (itself alone unless coordinated). */
         int nc = 0, me = 0;
-        double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES], slowest = t_batch;
+        double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES];
         for (int o = 0; o < t->ninst; o++) {
             if (g.lead[o] != g.lead[i]) continue;
             const job_t *qj = &s->jobs[t->inst[o].job];
             if (o == i) me = nc;
             tb[nc] = scenario_job_compute_s(s, qj, b);
             tl[nc] = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : tb[nc];
-            if (tb[nc] > slowest) slowest = tb[nc];
             nc++;
         }
-        double r_gpu = M / slowest;
         double r_prep = scenario_loader(s)->items_s(in->cpus, tprep);
 
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */
-        int lat_bound = 0;
-        double cap = storage->items_s(s, mean, &lat_bound);
+        double cap = storage->items_s(s, mean, NULL);
         double cap_inst =
             s->server.storage.shared ? cap * ns / units : cap * ns / per_server[in->first_server];
         double nic = s->server.network.gbit_s * 1e9 / 8;
@@ -196,20 +193,15 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             double miss = 1 - h;
             /* Per-item loader cost along the order: the slowest of prep,
              * storage for the misses and the network for remote hits. */
-            /* The bottleneck is the resource that limits the most slices, by time. */
-            double cost[FLUID_STEPS], limits[BN__COUNT] = {0};
-            int bn_store = lat_bound ? BN_STORAGE_LATENCY : BN_STORAGE_BW;
+            double cost[FLUID_STEPS];
             for (int j = 0; j < FLUID_STEPS; j++) {
                 double hu = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
                 double c = isfinite(r_prep) ? 1 / r_prep : 0;
                 double c_store = (1 - hu) / cap_inst;
                 double c_net = dist ? hu * share_remote * mean / (nic * ns) : 0;
-                int bn = BN_PREP;
-                if (c_store > c) c = c_store, bn = bn_store;
-                if (c_net > c) c = c_net, bn = BN_NETWORK;
+                if (c_store > c) c = c_store;
+                if (c_net > c) c = c_net;
                 cost[j] = c;
-                if (1 / r_gpu >= c) c = 1 / r_gpu, bn = BN_GPU;
-                limits[bn] += c;
             }
 
             /* T: the loader at the cost profile; T_prep: every item in memory. */
@@ -223,10 +215,6 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->t_prep_s = ends_p[me];
             m->epoch_s = ends[me];
             if (m->epoch_s < m->t_prep_s) m->epoch_s = m->t_prep_s;
-            m->throughput_items_s = N / m->epoch_s;
-            m->gpu_util = t_gpu / m->epoch_s;
-            m->prep_stall_s = m->t_prep_s - t_gpu;
-            m->fetch_stall_s = m->epoch_s - m->t_prep_s;
             m->hit_rate = h;
             m->remote_hit_rate = remote;
             m->storage_read_bytes = miss * D;
@@ -240,9 +228,10 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
              * or the one device every server shares. */
             double devices = s->server.storage.shared ? 1 : ns;
             m->storage_util = storage->xfer_s(s, miss * D) / devices / m->epoch_s;
-            m->bottleneck = BN_GPU;
-            for (int r = 0; r < BN__COUNT; r++)
-                if (limits[r] > limits[m->bottleneck]) m->bottleneck = r;
+            m->slot_util =
+                miss * N * storage->service_s(s, mean) / (storage->slots(s) * ns * m->epoch_s);
+            m->network_util = remote * D / (nic * ns * m->epoch_s);
+            metrics_derive(m, N);
             m->approximate = !exact || !exact_share;
 
             /* Each stream's reads spread evenly over its servers. */
