@@ -82,37 +82,19 @@ static int on_server(const instance_t *in, int k) {
     return k >= in->first_server && k < in->first_server + in->nservers;
 }
 
-/* The fetch+prep streams of a scenario: one per instance, or under
- * coordinated prep one per group of instances on the same servers. */
-typedef struct {
-    int lead[TOPO_MAX_INSTANCES]; /* per instance: the first instance of its stream */
-    int nstreams;
-} streams_t;
-
-static void find_streams(const scenario_t *s, const topology_t *t, streams_t *g) {
-    g->nstreams = 0;
-    for (int i = 0; i < t->ninst; i++) {
-        g->lead[i] = i;
-        if (s->loader.prep == PREP_COORDINATED)
-            for (int o = 0; o < i && g->lead[i] == i; o++)
-                if (t->inst[o].first_server == t->inst[i].first_server) g->lead[i] = g->lead[o];
-        g->nstreams += g->lead[i] == i;
-    }
-}
-
 /* How the cache that instance i reads through is shared: k streams in step,
  * each touching an item with probability p per epoch; exact when identical. */
-static void cache_sharing(const scenario_t *s, const topology_t *t, const streams_t *g, int i,
-                          int servers_used, int *k, double *p, int *exact) {
+static void cache_sharing(const scenario_t *s, const topology_t *t, int i, int servers_used, int *k,
+                          double *p, int *exact) {
     const instance_t *in = &t->inst[i];
     int dist = s->loader.dist_cache == DIST_PARTITIONED;
     *k = 0;
     *exact = 1;
     for (int o = 0; o < t->ninst; o++) {
         const instance_t *q = &t->inst[o];
-        if (g->lead[o] != o || !(dist || on_server(q, in->first_server))) continue;
+        if (t->inst[o].lead != o || !(dist || on_server(q, in->first_server))) continue;
         ++*k;
-        *exact &= same_stream(s, &t->inst[g->lead[i]], q);
+        *exact &= same_stream(s, &t->inst[t->inst[i].lead], q);
         if (dist) *exact &= q->first_server == 0 && q->nservers == servers_used;
     }
     /* The partitioned caches act as one cache that sees every access. */
@@ -132,12 +114,10 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         int last = t->inst[i].first_server + t->inst[i].nservers;
         if (last > servers_used) servers_used = last;
     }
-    streams_t g;
-    find_streams(s, t, &g);
     /* Streams reading each server's device, for its share of storage. */
     int per_server[SCN_MAX_SERVERS] = {0}, units = 0;
     for (int i = 0; i < t->ninst; i++)
-        if (g.lead[i] == i)
+        if (t->inst[i].lead == i)
             for (int k = 0; k < t->inst[i].nservers; k++)
                 per_server[t->inst[i].first_server + k]++, units++;
     if (out->srv)
@@ -158,7 +138,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         int nc = 0, me = 0;
         double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES];
         for (int o = 0; o < t->ninst; o++) {
-            if (g.lead[o] != g.lead[i]) continue;
+            if (t->inst[o].lead != t->inst[i].lead) continue;
             const job_t *qj = &s->jobs[t->inst[o].job];
             if (o == i) me = nc;
             tb[nc] = scenario_job_compute_s(s, qj, b);
@@ -175,7 +155,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         double nic = s->server.network.gbit_s * 1e9 / 8;
         int k, exact_share;
         double p;
-        cache_sharing(s, t, &g, i, servers_used, &k, &p, &exact_share);
+        cache_sharing(s, t, i, servers_used, &k, &p, &exact_share);
         double f = D > 0 ? C / D : 1;
         if (dist) f = f * servers_used < 1 ? f * servers_used : 1;
         int64_t ahead = scenario_staged_batches(s, jb);
@@ -235,7 +215,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->approximate = !exact || !exact_share;
 
             /* Each stream's reads spread evenly over its servers. */
-            if (g.lead[i] != i || !out->srv) continue;
+            if (t->inst[i].lead != i || !out->srv) continue;
             for (int v = in->first_server; v < in->first_server + ns; v++) {
                 server_metrics_t *sv = server_at(out, v, e);
                 sv->accesses += N / ns;

@@ -166,15 +166,11 @@ static int build(world_t *w, gsl_rng *master) {
     /* Streams: one per instance, or one per server group under coordinated prep. */
     w->st = xcalloc((size_t)t->ninst, sizeof *w->st, &fail);
     if (fail) return -1;
-    int coordinated = s->loader.prep == PREP_COORDINATED;
     for (int i = 0; i < t->ninst; i++) {
         const instance_t *in = &t->inst[i];
-        stream_t *st = NULL;
-        if (coordinated)
-            for (int k = 0; k < w->nstreams && !st; k++)
-                if (w->st[k].first_server == in->first_server) st = &w->st[k];
-        if (!st) {
-            st = &w->st[w->nstreams++];
+        stream_t *st = &w->st[in->stream];
+        if (in->lead == i) {
+            w->nstreams++;
             const job_t *jb = &s->jobs[in->job];
             st->first_server = in->first_server;
             st->ns = in->nservers;

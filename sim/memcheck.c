@@ -32,12 +32,7 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     /* Streams: one per instance, or one per group of servers under coordinated prep. */
     for (int i = 0; i < t->ninst; i++) {
         const instance_t *in = &t->inst[i];
-        if (s->loader.prep == PREP_COORDINATED) {
-            int seen = 0;
-            for (int k = 0; k < i && !seen; k++)
-                seen = t->inst[k].first_server == in->first_server;
-            if (seen) continue;
-        }
+        if (in->lead != i) continue;
         const job_t *jb = &s->jobs[in->job];
         double ns = in->nservers > 0 ? in->nservers : 1;
         b += 4 * n * (future ? 3 : 1); /* order (and next order, positions) */

@@ -91,6 +91,14 @@ int topology_build(const scenario_t *s, topology_t *t) {
         }
         for (int k = 0; k < S; k++)
             if (njobs[k] > t->jobs_on_server_max) t->jobs_on_server_max = njobs[k];
+        for (int i = 0; i < t->ninst; i++) {
+            instance_t *in = &t->inst[i];
+            in->lead = i;
+            if (s->loader.prep == PREP_COORDINATED)
+                for (int o = 0; o < i && in->lead == i; o++)
+                    if (t->inst[o].first_server == in->first_server) in->lead = t->inst[o].lead;
+            in->stream = in->lead == i ? t->nstreams++ : t->inst[in->lead].stream;
+        }
     }
     free(free_gpus), free(njobs), free(pinned);
     return rc;

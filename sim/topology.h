@@ -19,12 +19,17 @@ typedef struct {
     int nservers;
     int gpus_per_server; /* this instance's GPUs on each of its servers */
     double cpus;         /* prep cores of this instance (all its servers together) */
+    /* Its fetch+prep stream: one per instance, or under coordinated prep one
+     * per group of instances on the same servers. lead is the group's first
+     * instance, stream the group's index in order of leads. */
+    int lead, stream;
 } instance_t;
 
 typedef struct {
     int ninst;
     instance_t inst[TOPO_MAX_INSTANCES];
     int jobs_on_server_max; /* most instances sharing one server */
+    int nstreams;
 } topology_t;
 
 /* Returns 0, or EXIT_INPUT after an error when the jobs do not fit. */
