@@ -2,7 +2,7 @@
  *
  * With CUDA (gpu_cuda.cu) these run real work on device 0: the batched
  * augment kernel, host-to-device copies, cuBLAS SGEMM. Built without CUDA
- * (gpu_none.c) every entry point fails with the reason "built without CUDA".
+ * every entry point (gpu_loader.c) fails with the reason "built without CUDA".
  *
  * Every function returns 0 on success, or -1 with a human-readable reason in
  * err (errlen bytes). Call gpu_probe first: the others assume a usable GPU.

@@ -87,7 +87,7 @@ static int on_server(const instance_t *in, int k) {
 static void cache_sharing(const scenario_t *s, const topology_t *t, int i, int servers_used, int *k,
                           double *p, int *exact) {
     const instance_t *in = &t->inst[i];
-    int dist = s->loader.dist_cache == DIST_PARTITIONED;
+    int dist = s->loader.dist_cache == DIST_SHARDED;
     *k = 0;
     *exact = 1;
     for (int o = 0; o < t->ninst; o++) {
@@ -107,7 +107,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
     const double D = scenario_dataset_bytes(s);
     const double C = scenario_cache_bytes(s);
     const double tprep = scenario_prep_s(s, mean);
-    const int dist = s->loader.dist_cache == DIST_PARTITIONED;
+    const int dist = s->loader.dist_cache == DIST_SHARDED;
     const storage_ops_t *storage = scenario_storage(s);
     int servers_used = 0;
     for (int i = 0; i < t->ninst; i++) {

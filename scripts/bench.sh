@@ -5,6 +5,10 @@
 # item-accesses per second (items x epochs / wall time), peak RSS, and
 # simulator memory per item (peak RSS less the same run with --model-only,
 # over N). usage: scripts/bench.sh [BUILD_DIR] [REPS]
+# BASELINE=OTHER_STALLSIM scripts/bench.sh ...: each repetition also times
+# the other binary on the same case, alternating, and a last column gives the
+# ratio of medians (this build over the baseline): a speed comparison that
+# one noisy machine can make fairly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build}/sim/stallsim
@@ -17,25 +21,36 @@ median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[
 measure() {
   local name=$1 items=$2 epochs=$3
   shift 3
-  local times=() rss=() base=()
+  local times=() rss=() base=() old=()
   for _ in $(seq "$reps"); do
     local out
+    if [ -n "${BASELINE:-}" ]; then
+      out=$( { /usr/bin/time -f "%e" "$BASELINE" run "$@" --format csv >/dev/null; } 2>&1 | tail -n 1)
+      old+=("$out")
+    fi
     out=$( { /usr/bin/time -f "%e %M" "$bin" run "$@" --format csv >/dev/null; } 2>&1 | tail -n 1)
     times+=("${out% *}")
     rss+=("${out#* }")
     out=$( { /usr/bin/time -f "%M" "$bin" run "$@" --model-only --format csv >/dev/null; } 2>&1 | tail -n 1)
     base+=("$out")
   done
-  local t m b
+  local t m b o=""
   t=$(printf '%s\n' "${times[@]}" | median)
+  [ -n "${BASELINE:-}" ] && o=$(printf '%s\n' "${old[@]}" | median | awk -v t="$t" '{printf " %.3f | %.2f |", $1, t/$1}')
   m=$(printf '%s\n' "${rss[@]}" | median)
   b=$(printf '%s\n' "${base[@]}" | median)
   awk -v n="$name" -v t="$t" -v items="$items" -v e="$epochs" -v m="$m" -v b="$b" -v r="$reps" 'BEGIN{
-    printf "| %s | %d | %.3f | %.1f M/s | %.0f MB | %.1f B |\n", n, r, t, items*e/t/1e6, m/1024, (m-b)*1024/items }'
+    printf "| %s | %d | %.3f | %.1f M/s | %.0f MB | %.1f B |", n, r, t, items*e/t/1e6, m/1024, (m-b)*1024/items }'
+  echo "$o"
 }
 
-echo "| case | runs | median wall s | item-accesses/s | peak RSS | sim state per item |"
-echo "| --- | --- | --- | --- | --- | --- |"
+if [ -n "${BASELINE:-}" ]; then
+  echo "| case | runs | median wall s | item-accesses/s | peak RSS | sim state per item | baseline wall s | this / baseline |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+else
+  echo "| case | runs | median wall s | item-accesses/s | peak RSS | sim state per item |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+fi
 measure "ImageNet-1k, 8 GPUs, LRU at 50%, 3 epochs" 1281167 3 \
   scenarios/imagenet1k.yaml --variant dali --set server.cache_gb=73
 measure "ImageNet-22k, 8 GPUs, LRU at 50%, 3 epochs" 14197122 3 \

@@ -44,23 +44,27 @@ typedef struct {
     double in_free, out_free;
 } nic_t;
 
+/* A stream: one order of the items per epoch, fetched and prepared by one
+ * loader, consumed by one or more job instances. Each time has a twin
+ * suffixed _mem on the T_prep timeline (every item already in memory). */
 typedef struct {
     int ninst;
     int *inst;
     int first_server, ns, gps;
-    int64_t G, M, pf, nbatches;
+    int64_t G, M, ahead, nbatches;
     uint32_t *perm, *perm_next, *pos_next;
     gsl_rng *rng;
-    prep_t prep;                     /* the loader's prep stage (both timelines) */
-    double *win, *win_p;             /* [pf]: start of batch k - pf, for the loader's window */
-    double *end, *end_p;             /* [ninst]: each consumer's last iteration end */
+    prep_t prep;                   /* the loader's prep stage (both timelines) */
+    double *started, *started_mem; /* [ahead]: when the last consumer started batch k, by k % ahead:
+                                    * batch k + ahead may be issued then (its buffer is free) */
+    double *end, *end_mem;         /* [ninst]: each consumer's last iteration end */
     double *t_full, *t_last, *t_gpu; /* [ninst] */
     double *consumed;                /* [ninst]: items each consumer trained on this epoch */
     uint16_t *rank_server;           /* [G]: which of the stream's servers GPU rank r is on */
     int staged_peak;                 /* most batches prepared ahead at once this epoch */
     int epoch, done;
     int64_t batch;
-    double ep_start, ep_start_p;
+    double ep_start, ep_start_mem;
     /* this epoch's counters */
     double hits, remote_hits, read_bytes, net_bytes, prep_busy, net_busy;
     io_acct_t io;
@@ -83,7 +87,7 @@ typedef struct {
     stream_t *st;
     const loader_ops_t *loader;
     double decode_per_byte, prep_fixed, nic_bw, nic_lat;
-    int future;
+    int clairvoyant; /* the cache policy needs each access's next use */
 } world_t;
 
 static void *xcalloc(size_t n, size_t sz, int *fail) {
@@ -102,7 +106,7 @@ static void draw_sizes(world_t *w, gsl_rng *r) {
 }
 
 static void start_epoch(world_t *w, stream_t *st) {
-    if (w->future) {
+    if (w->clairvoyant) {
         /* Belady needs the next epoch's order: generate one ahead. */
         if (st->epoch == 0) perm_generate(&w->pg, st->rng, st->perm_next);
         uint32_t *t = st->perm;
@@ -139,10 +143,10 @@ static int build(world_t *w, gsl_rng *master) {
     w->prep_fixed = scenario_prep_s(s, 0);
     w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
     w->nic_lat = s->server.network.latency_us / 1e6;
-    w->future = scenario_cache(s)->needs_future;
+    w->clairvoyant = scenario_cache(s)->needs_future;
     w->loader = scenario_loader(s);
 
-    int partitioned_dist = s->loader.dist_cache == DIST_PARTITIONED;
+    int partitioned_dist = s->loader.dist_cache == DIST_SHARDED;
     w->cache = xcalloc((size_t)w->nservers, sizeof *w->cache, &fail);
     w->nic = xcalloc((size_t)w->nservers, sizeof *w->nic, &fail);
     int nstor = s->server.storage.shared ? 1 : w->nservers;
@@ -179,8 +183,8 @@ static int build(world_t *w, gsl_rng *master) {
             st->M = jb->gpus * jb->batch_per_gpu;
             st->nbatches = ((int64_t)w->n + st->M - 1) / st->M;
             /* A fresh iterator each epoch: no loader runs further ahead than one epoch. */
-            st->pf = scenario_staged_batches(s, jb);
-            if (st->pf > st->nbatches) st->pf = st->nbatches;
+            st->ahead = scenario_staged_batches(s, jb);
+            if (st->ahead > st->nbatches) st->ahead = st->nbatches;
             st->inst = xcalloc((size_t)t->ninst, sizeof *st->inst, &fail);
         }
         if (fail) return -1;
@@ -194,17 +198,17 @@ static int build(world_t *w, gsl_rng *master) {
         if (!st->rng) return -1;
         gsl_rng_set(st->rng, gsl_rng_get(master));
         st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
-        if (w->future) {
+        if (w->clairvoyant) {
             st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
             st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
         }
         st->prep.ns = st->ns;
         st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
         if (w->loader->init(&st->prep)) return -1;
-        st->win = xcalloc((size_t)st->pf, sizeof *st->win, &fail);
-        st->win_p = xcalloc((size_t)st->pf, sizeof *st->win_p, &fail);
+        st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
+        st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
         st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
-        st->end_p = xcalloc((size_t)st->ninst, sizeof *st->end_p, &fail);
+        st->end_mem = xcalloc((size_t)st->ninst, sizeof *st->end_mem, &fail);
         st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
         st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
         st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
@@ -231,8 +235,8 @@ static void destroy(world_t *w) {
         if (st->rng) gsl_rng_free(st->rng);
         w->loader->destroy(&st->prep);
         free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
-        free(st->win), free(st->win_p);
-        free(st->end), free(st->end_p), free(st->t_full), free(st->t_last), free(st->t_gpu);
+        free(st->started), free(st->started_mem);
+        free(st->end), free(st->end_mem), free(st->t_full), free(st->t_last), free(st->t_gpu);
         free(st->consumed), free(st->rank_server);
     }
     for (int k = 0; w->cache && k < w->nservers; k++)
@@ -245,8 +249,8 @@ static void destroy(world_t *w) {
     perm_gen_free(&w->pg);
 }
 
-static inline double next_issue(const stream_t *st, const double *win, double ep_start) {
-    return st->batch < st->pf ? ep_start : win[st->batch % st->pf];
+static inline double next_issue(const stream_t *st, const double *started, double ep_start) {
+    return st->batch < st->ahead ? ep_start : started[st->batch % st->ahead];
 }
 
 /* CoorDL partitioned caching: returns when the item is local (after a hit,
@@ -289,11 +293,11 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
 static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     const scenario_t *s = w->s;
     double n = (double)w->n;
-    double next = st->ep_start, next_p = st->ep_start_p;
+    double next = st->ep_start, next_mem = st->ep_start_mem;
     for (int c = 0; c < st->ninst; c++) {
         epoch_metrics_t *m = metrics_at(out, st->inst[c], st->epoch);
         m->epoch_s = st->end[c] - st->ep_start;
-        m->t_prep_s = st->end_p[c] - st->ep_start_p;
+        m->t_prep_s = st->end_mem[c] - st->ep_start_mem;
         m->t_gpu_s = st->t_gpu[c];
         m->hit_rate = st->hits / n;
         m->remote_hit_rate = st->remote_hits / n;
@@ -309,13 +313,13 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->network_util = st->net_busy / (st->ns * m->epoch_s);
         metrics_derive(m, n);
         if (st->end[c] > next) next = st->end[c];
-        if (st->end_p[c] > next_p) next_p = st->end_p[c];
+        if (st->end_mem[c] > next_mem) next_mem = st->end_mem[c];
     }
     double staged = st->staged_peak * (double)st->M * scenario_out_item_bytes(s) / st->ns;
     for (int v = st->first_server; v < st->first_server + st->ns; v++)
         w->srv[v * s->epochs + st->epoch].staged_bytes += staged;
     st->ep_start = next;
-    st->ep_start_p = next_p;
+    st->ep_start_mem = next_mem;
     if (++st->epoch == s->epochs)
         st->done = 1;
     else
@@ -327,17 +331,17 @@ enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
 static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int64_t lo = st->batch * st->M;
     const int64_t hi = lo + st->M < (int64_t)w->n ? lo + st->M : (int64_t)w->n;
-    const double issue = next_issue(st, st->win, st->ep_start);
-    const double issue_p = next_issue(st, st->win_p, st->ep_start_p);
+    const double issue = next_issue(st, st->started, st->ep_start);
+    const double issue_mem = next_issue(st, st->started_mem, st->ep_start_mem);
     const int partitioned = w->owner != NULL;
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
     double (*const item)(prep_t *, int, int, double, double) = w->loader->item;
-    double ready = issue, ready_p = issue_p;
+    double ready = issue, ready_mem = issue_mem;
     /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
     int staged = 1;
-    for (int64_t j = 0; j < st->pf; j++)
-        staged += st->win[j] > issue;
+    for (int64_t j = 0; j < st->ahead; j++)
+        staged += st->started[j] > issue;
     if (staged > st->staged_peak) st->staged_peak = staged;
     /* Rank of each position in the batch (lo is a multiple of G), kept by
      * counting: a division per item costs more than the rest of the lookup. */
@@ -375,7 +379,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
             fetched = fetch_partitioned(w, st, sv + st->first_server, x, issue, d);
         } else {
             uint64_t next_use =
-                w->future && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
+                w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
             cache_t *c = &w->cache[server];
             server_metrics_t *here = &w->srv[server * w->s->epochs + st->epoch];
             if (c->ops->access(c, x, next_use)) {
@@ -391,30 +395,30 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         }
         double end = item(&st->prep, 0, sv, fetched, prep);
         if (end > ready) ready = end;
-        double end_p = item(&st->prep, 1, sv, issue_p, prep);
-        if (end_p > ready_p) ready_p = end_p;
+        double end_mem = item(&st->prep, 1, sv, issue_mem, prep);
+        if (end_mem > ready_mem) ready_mem = end_mem;
         st->prep_busy += prep;
         st->prepped++;
     }
     ready = w->loader->batch_ready(&st->prep, 0, ready);
-    ready_p = w->loader->batch_ready(&st->prep, 1, ready_p);
+    ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
     /* Every consumer starts the iteration when the batch is ready and its GPUs
      * are free; the buffer frees when the last consumer has started it. */
     int last = hi == (int64_t)w->n;
-    double wmax = 0, wmax_p = 0;
+    double wmax = 0, wmax_mem = 0;
     for (int c = 0; c < st->ninst; c++) {
         double tb = last ? st->t_last[c] : st->t_full[c];
         double start = st->end[c] > ready ? st->end[c] : ready;
-        double start_p = st->end_p[c] > ready_p ? st->end_p[c] : ready_p;
+        double start_mem = st->end_mem[c] > ready_mem ? st->end_mem[c] : ready_mem;
         st->end[c] = start + tb;
-        st->end_p[c] = start_p + tb;
+        st->end_mem[c] = start_mem + tb;
         st->t_gpu[c] += tb;
         st->consumed[c] += (double)(hi - lo);
         if (start > wmax) wmax = start;
-        if (start_p > wmax_p) wmax_p = start_p;
+        if (start_mem > wmax_mem) wmax_mem = start_mem;
     }
-    st->win[st->batch % st->pf] = wmax;
-    st->win_p[st->batch % st->pf] = wmax_p;
+    st->started[st->batch % st->ahead] = wmax;
+    st->started_mem[st->batch % st->ahead] = wmax_mem;
     st->batch++;
     if (last) finish_epoch(w, st, out);
 }
@@ -442,7 +446,7 @@ int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         for (int k = 0; k < w.nstreams; k++) {
             stream_t *st = &w.st[k];
             if (st->done) continue;
-            double when = next_issue(st, st->win, st->ep_start);
+            double when = next_issue(st, st->started, st->ep_start);
             if (when < best) best = when, pick = st;
         }
         if (!pick) break;

@@ -21,7 +21,7 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     double b = 4 * n; /* item sizes */
     double buckets = n / 4096 + 1 < 65535 ? n / 4096 + 1 : 65535;
     b += 2 * n + 4 * (buckets + 1); /* permutation generator */
-    if (s->loader.dist_cache == DIST_PARTITIONED)
+    if (s->loader.dist_cache == DIST_SHARDED)
         b += 2 * n + 8 * servers; /* owner per item, bytes per server */
     else
         b += servers * cache->state_bytes(n); /* one cache per server */

@@ -273,7 +273,7 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
                    (long long)s->server.gpus);
         errors++;
     }
-    if (s->loader.prep == PREP_PARTITIONED && s->njobs) {
+    if (s->loader.prep == PREP_PER_JOB && s->njobs) {
         if (pinned_cpus > s->server.cpus * s->server.count) {
             diag_error(job_pos(s, 0, "cpus"),
                        "the jobs pin %lld prep cores but the cluster has %lld",

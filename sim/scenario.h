@@ -21,9 +21,11 @@
 #define SCN_MAX_VARIANTS 32
 #define SCN_MAX_KEYS     64 /* upper bound on schema rows of one scope */
 
-/* Each enum has a names table in schema.c, indexed by value. */
-typedef enum { PREP_PARTITIONED, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
-typedef enum { DIST_LOCAL, DIST_PARTITIONED, DIST__COUNT } dist_mode_t;
+/* Each enum has a names table in schema.c, indexed by value. Both keys call
+ * their non-default value "partitioned" (CoorDL's word); inside the code the
+ * two ideas have their own names: prep per job, caches sharded by server. */
+typedef enum { PREP_PER_JOB, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
+typedef enum { DIST_LOCAL, DIST_SHARDED, DIST__COUNT } dist_mode_t;
 
 typedef struct {
     char name[SCN_STR];

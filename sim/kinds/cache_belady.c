@@ -117,7 +117,7 @@ static int belady_check(const scenario_t *s, const topology_t *t) {
     int spread = 0;
     for (int i = 0; i < t->ninst; i++)
         spread |= t->inst[i].nservers > 1;
-    int interleaved = s->loader.prep == PREP_PARTITIONED && t->jobs_on_server_max > 1;
+    int interleaved = s->loader.prep == PREP_PER_JOB && t->jobs_on_server_max > 1;
     if (!spread && !interleaved) return 0;
     diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.cache")],
                "loader.cache: belady needs one stream per cache, but %s",

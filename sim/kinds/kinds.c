@@ -109,7 +109,7 @@ static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, c
 int kinds_check(const scenario_t *s, const topology_t *t) {
     int rc = 0;
     const cache_ops_t *c = scenario_cache(s);
-    if (s->loader.dist_cache == DIST_PARTITIONED && !c->partitionable) {
+    if (s->loader.dist_cache == DIST_SHARDED && !c->partitionable) {
         char names[256] = "";
         size_t used = 0;
         for (int i = 0; i < NCACHES && used < sizeof names; i++)
