@@ -9,7 +9,7 @@
 
 #include "calibrate.h"
 #include "measure.h"
-#include "memcheck.h"
+#include "budget.h"
 #include "kinds.h"
 #include "model.h"
 #include "report.h"

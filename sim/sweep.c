@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memcheck.h"
+#include "budget.h"
 #include "kinds.h"
 #include "model.h"
 #include "report.h"

@@ -1,5 +1,5 @@
 /* test_memcheck: sim_memory_bytes against the simulator's real peak memory
- * (so it stays in step with engine.c and the caches), and the refusal of a
+ * (so it stays in step with sim.c and the kinds), and the refusal of a
  * scenario no machine can hold. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "memcheck.h"
+#include "budget.h"
 #include "sim.h"
 #include "testutil.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kinds.h"
-#include "memcheck.h"
+#include "budget.h"
 #include "model.h"
 #include "report.h"
 #include "sim.h"

@@ -1,6 +1,6 @@
-/* memcheck: see memcheck.h. Sizes are summed in doubles, so no product of
+/* budget: see budget.h. Sizes are summed in doubles, so no product of
  * user-given counts can overflow before the comparison. */
-#include "memcheck.h"
+#include "budget.h"
 
 #include <math.h>
 

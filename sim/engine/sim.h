@@ -1,6 +1,6 @@
 /* sim: the discrete-event simulator. Replays every epoch item by item for
  * each job instance of a scenario and fills the same metrics as the model.
- * See engine.c for what is simulated and what is not. */
+ * See sim.c for what is simulated and what is not. */
 #ifndef STALLSIM_SIM_H
 #define STALLSIM_SIM_H
 

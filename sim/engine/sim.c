@@ -1,4 +1,4 @@
-/* engine: the discrete-event simulator (see sim.h).
+/* sim: the discrete-event simulator (see sim.h).
  *
  * What is simulated, item by item and epoch by epoch:
  * - each stream (a job instance under partitioned prep; all instances on the

@@ -1,14 +1,15 @@
-/* memcheck: the memory a simulation will need, checked against what this
+/* budget: the memory a simulation will need, checked against what this
  * machine has before anything large is allocated.
  *
- * sim_memory_bytes mirrors the allocations of engine.c and the cache
- * policies (per-item arrays, per-server request rings, per-stream core pools,
- * the metrics); whoever changes those keeps it in step (tests/test_memcheck.c
+ * sim_memory_bytes mirrors the allocations of sim.c (per-item arrays,
+ * streams, the metrics) and asks each kind for its own state (state_bytes of
+ * the cache policy, storage and loader); whoever changes those keeps it in
+ * step (tests/test_memcheck.c
  * holds it against a real run's peak memory). `stallsim run` calls
  * sim_memory_check after topology_build and before sim_run; model-only runs
  * allocate nothing per item and skip it. */
-#ifndef STALLSIM_MEMCHECK_H
-#define STALLSIM_MEMCHECK_H
+#ifndef STALLSIM_BUDGET_H
+#define STALLSIM_BUDGET_H
 
 #include <stddef.h>
 
