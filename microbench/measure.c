@@ -339,10 +339,6 @@ static void fill_metrics(epoch_metrics_t *m, const pipe_epoch *t, const pipe_epo
     m->epoch_s = t->epoch_s;
     m->t_prep_s = tp->epoch_s;
     m->t_gpu_s = t->gpu_s;
-    m->throughput_items_s = n / t->epoch_s;
-    m->gpu_util = m->t_gpu_s / m->epoch_s;
-    m->prep_stall_s = m->t_prep_s - m->t_gpu_s;
-    m->fetch_stall_s = m->epoch_s - m->t_prep_s;
     m->hit_rate = (double)t->hits / n;
     /* Storage is what lies below the loader's own cache: for lru the page
      * cache is that cache (misses = pages not resident); otherwise every
@@ -353,9 +349,7 @@ static void fill_metrics(epoch_metrics_t *m, const pipe_epoch *t, const pipe_epo
     m->items_consumed = n;
     m->cpu_util = t->prep_busy_s / (workers * m->epoch_s);
     m->storage_util = t->read_busy_s / (fetchers * m->epoch_s);
-    m->bottleneck = m->gpu_util >= 0.97                   ? BN_GPU
-                    : m->prep_stall_s >= m->fetch_stall_s ? BN_PREP
-                                                          : BN_STORAGE_BW;
+    metrics_derive(m, n);
 }
 
 static double evict(const dataset *d) {
@@ -480,8 +474,8 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
            (long long)s->server.cpus, mv[0].fetchers);
     for (int k = 0; k < nv; k++)
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
-               mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name,
-               mv[k].minio_bytes / 1e9, 100 * mv[k].minio_bytes / d->bytes);
+               mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name, mv[k].minio_bytes / 1e9,
+               100 * mv[k].minio_bytes / d->bytes);
     printf("\n%-10s %-12s %5s  %-8s %9s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant", "job",
            "epoch", "source", "epoch_s", "items/s", "gpu", "prep_stall_s", "fetch_stall_s", "hit",
            "remote", "read_GB", "bottleneck");
@@ -541,21 +535,8 @@ static void csv_out(const measured_t *mv, int nv) {
 static int build_variants(scenario_doc_t *doc, const options *o, const dataset *d, measured_t *mv,
                           int *nv) {
     int idx[SCN_MAX_VARIANTS + 1], n = 0;
-    if (o->nonly == 0) {
-        if (doc->nvariants == 0) idx[n++] = -1;
-        for (int i = 0; i < doc->nvariants; i++)
-            idx[n++] = i;
-    }
-    for (int k = 0; k < o->nonly; k++) {
-        int found = -1;
-        for (int i = 0; i < doc->nvariants; i++)
-            if (!strcmp(doc->variants[i].name, o->only[k])) found = i;
-        if (found < 0) {
-            fprintf(stderr, "stallsim measure: %s: no variant named '%s'\n", doc->path, o->only[k]);
-            return EXIT_INPUT;
-        }
-        idx[n++] = found;
-    }
+    int rc = run_select(doc, "measure", o->only, o->nonly, idx, &n);
+    if (rc) return rc;
     /* The data set decides N and the sizes: they go in after the user's --set
      * (only a variant's own overrides come later). */
     assign_list_t sets = {0};
@@ -563,7 +544,6 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
     snprintf(v[0], sizeof v[0], "dataset.items=%d", d->n);
     snprintf(v[1], sizeof v[1], "dataset.item_kb=%.6g", d->mean / 1e3);
     snprintf(v[2], sizeof v[2], "dataset.item_kb_cv=%.6g", d->cv);
-    int rc = 0;
     for (size_t i = 0; i < o->sets.n && !rc; i++)
         rc = assign_push(&sets, o->sets.v[i].key, o->sets.v[i].value, o->sets.v[i].pos,
                          o->sets.v[i].keypos, 1);
@@ -571,9 +551,7 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
         rc = assign_parse_set(&sets, v[i]);
     for (int k = 0; k < n && !rc; k++) {
         scenario_t *s = &mv[k].run.scn;
-        rc = scenario_build(doc, &sets, idx[k], s);
-        if (!rc) rc = topology_build(s, &mv[k].run.topo);
-        if (!rc) rc = kinds_check(s, &mv[k].run.topo);
+        rc = run_build(doc, &sets, idx[k], 0, &mv[k].run);
         if (!rc) rc = check_measurable(s);
         if (rc) break;
         if (!strcmp(scenario_cache(s)->name, "minio")) {

@@ -9,15 +9,11 @@
 
 #include "calibrate.h"
 #include "measure.h"
-#include "budget.h"
-#include "kinds.h"
-#include "model.h"
 #include "report.h"
+#include "run.h"
 #include "scenario.h"
 #include "schema.h"
-#include "sim.h"
 #include "sweep.h"
-#include "topology.h"
 
 static const char usage[] =
     "usage: stallsim COMMAND [options]\n"
@@ -117,31 +113,6 @@ static int parse_run_opts(const char *cmd, int argc, char **argv, run_opts_t *o)
     return 0;
 }
 
-/* The variants to run, by index (-1 = a scenario without variants). */
-static int select_variants(const scenario_doc_t *doc, const run_opts_t *o, int *idx, int *n) {
-    *n = 0;
-    if (o->nonly == 0) {
-        if (doc->nvariants == 0) idx[(*n)++] = -1;
-        for (int i = 0; i < doc->nvariants; i++)
-            idx[(*n)++] = i;
-        return 0;
-    }
-    for (int k = 0; k < o->nonly; k++) {
-        int found = -1;
-        for (int i = 0; i < doc->nvariants; i++)
-            if (strcmp(doc->variants[i].name, o->only[k]) == 0) found = i;
-        if (found < 0) {
-            fprintf(stderr, "stallsim: %s: no variant named '%s'; it has:", doc->path, o->only[k]);
-            for (int i = 0; i < doc->nvariants; i++)
-                fprintf(stderr, " %s", doc->variants[i].name);
-            fprintf(stderr, "%s\n", doc->nvariants ? "" : " none");
-            return EXIT_INPUT;
-        }
-        idx[(*n)++] = found;
-    }
-    return 0;
-}
-
 static int cmd_run(int argc, char **argv, int check_only) {
     const char *cmd = check_only ? "check" : "run";
     run_opts_t o;
@@ -153,37 +124,17 @@ static int cmd_run(int argc, char **argv, int check_only) {
     scenario_doc_t doc;
     rc = scenario_doc_load(&doc, o.file);
     int idx[SCN_MAX_VARIANTS + 1], nv = 0;
-    if (!rc) rc = select_variants(&doc, &o, idx, &nv);
+    if (!rc) rc = run_select(&doc, cmd, o.only, o.nonly, idx, &nv);
     variant_run_t *runs = rc ? NULL : calloc((size_t)nv, sizeof *runs);
     if (!rc && !runs) rc = EXIT_RUNTIME;
     /* Validate every variant before running any: a typo in the last must not cost a long run. */
-    for (int k = 0; k < nv && !rc; k++) {
-        int r = scenario_build(&doc, &o.sets, idx[k], &runs[k].scn);
-        if (!r) r = topology_build(&runs[k].scn, &runs[k].topo);
-        if (!r) r = kinds_check(&runs[k].scn, &runs[k].topo);
-        /* Refuse a simulation this machine cannot hold before allocating any of it. */
-        if (!r && !o.model_only) r = sim_memory_check(&runs[k].scn, &runs[k].topo);
-        if (r) rc = r;
-    }
+    for (int k = 0; k < nv && !rc; k++)
+        rc = run_build(&doc, &o.sets, idx[k], !o.model_only, &runs[k]);
     if (!rc && check_only) {
         printf("%s: ok (%d variant%s)\n", o.file, nv, nv == 1 ? "" : "s");
     } else if (!rc) {
-        for (int k = 0; k < nv && !rc; k++) {
-            variant_run_t *v = &runs[k];
-            int ns = (int)v->scn.server.count;
-            if (metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs) ||
-                metrics_alloc_servers(&v->model, ns))
-                rc = EXIT_RUNTIME;
-            else
-                model_run(&v->scn, &v->topo, &v->model);
-            if (!rc && !o.model_only) {
-                if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs) ||
-                    metrics_alloc_servers(&v->sim, ns))
-                    rc = EXIT_RUNTIME;
-                else
-                    rc = sim_run(&v->scn, &v->topo, &v->sim);
-            }
-        }
+        for (int k = 0; k < nv && !rc; k++)
+            rc = run_execute(&runs[k], !o.model_only);
         if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim run: out of memory\n");
         if (!rc) report_write(stdout, o.format, o.file, runs, nv);
         /* A full disk or closed pipe must not pass for a complete result. */
@@ -193,10 +144,8 @@ static int cmd_run(int argc, char **argv, int check_only) {
             rc = EXIT_RUNTIME;
         }
     }
-    for (int k = 0; runs && k < nv; k++) {
-        metrics_free(&runs[k].model);
-        metrics_free(&runs[k].sim);
-    }
+    for (int k = 0; runs && k < nv; k++)
+        run_release(&runs[k]);
     free(runs);
     scenario_doc_free(&doc);
     assign_list_free(&o.sets);

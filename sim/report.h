@@ -8,16 +8,7 @@
 
 #include <stdio.h>
 
-#include "metrics.h"
-#include "scenario.h"
-#include "topology.h"
-
-typedef struct {
-    scenario_t scn;
-    topology_t topo;
-    run_metrics_t model;
-    run_metrics_t sim; /* sim.m == NULL when not simulated */
-} variant_run_t;
+#include "run.h"
 
 typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON } report_format_t;
 

@@ -8,12 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "budget.h"
-#include "kinds.h"
-#include "model.h"
 #include "report.h"
+#include "run.h"
 #include "scenario.h"
-#include "sim.h"
 #include "sweep_grid.h"
 #include "sweep_out.h"
 #include "topology.h"
@@ -234,22 +231,6 @@ static int config_variants(const plan_t *p, const int *idx, int *v) {
     return 1;
 }
 
-/* scenario_build records host-profile paths in the document it is given; a
- * private copy per build keeps the shared document read-only (workers build
- * at once) and its list of owned names from filling up over many builds. */
-static int build_variant(const plan_t *p, const assign_list_t *sets, int variant,
-                         variant_run_t *v) {
-    scenario_doc_t local = *p->doc;
-    local.nowned = 0;
-    int rc = scenario_build(&local, sets, variant, &v->scn);
-    if (!rc) rc = topology_build(&v->scn, &v->topo);
-    if (!rc) rc = kinds_check(&v->scn, &v->topo);
-    if (!rc && !p->o->model_only) rc = sim_memory_check(&v->scn, &v->topo);
-    for (int i = 0; i < local.nowned; i++)
-        free(local.owned[i]);
-    return rc;
-}
-
 /* Runs configuration c and returns its CSV rows in *buf (malloc'ed). */
 static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, size_t *len) {
     int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
@@ -262,15 +243,8 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     FILE *m = rc ? NULL : open_memstream(buf, len);
     if (!rc && !m) rc = EXIT_RUNTIME;
     for (int k = 0; k < nv && !rc; k++) {
-        rc = build_variant(p, &sets, vars[k], v);
-        if (!rc && metrics_alloc(&v->model, v->topo.ninst, (int)v->scn.epochs)) rc = EXIT_RUNTIME;
-        if (!rc) model_run(&v->scn, &v->topo, &v->model);
-        if (!rc && !p->o->model_only) {
-            if (metrics_alloc(&v->sim, v->topo.ninst, (int)v->scn.epochs))
-                rc = EXIT_RUNTIME;
-            else
-                rc = sim_run(&v->scn, &v->topo, &v->sim);
-        }
+        rc = run_build(p->doc, &sets, vars[k], !p->o->model_only, v);
+        if (!rc) rc = run_execute(v, !p->o->model_only);
         /* The rows of `stallsim run --format csv`, in its order. */
         for (int i = 0; !rc && i < v->topo.ninst; i++)
             for (int e = 0; e < v->scn.epochs; e++) {
@@ -281,8 +255,7 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
                     report_csv_row(m, prefix, v->scn.variant, job, e + 1, "sim",
                                    metrics_at(&v->sim, i, e));
             }
-        metrics_free(&v->model);
-        metrics_free(&v->sim);
+        run_release(v);
     }
     if (m && fclose(m)) rc = EXIT_RUNTIME;
     if (rc && m) {
@@ -317,7 +290,7 @@ static int validate(plan_t *p, int64_t *seed) {
         rc = config_sets(p, idx, &sets);
         int64_t rows = 0;
         for (int k = 0; k < nv && !rc; k++) {
-            rc = build_variant(p, &sets, vars[k], v);
+            rc = run_build(p->doc, &sets, vars[k], !p->o->model_only, v);
             if (rc == EXIT_INPUT) describe_config(p, c);
             if (rc) break;
             rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->model_only ? 1 : 2);
@@ -365,21 +338,7 @@ static int select_variants(plan_t *p) {
         return usage_error("--variant and --vary variant=... both pick variants; use one%s", "");
     p->nvsel = 0;
     if (p->variant_axis >= 0) return 0; /* each configuration runs its own */
-    if (o->nonly == 0) {
-        if (p->doc->nvariants == 0) p->vsel[p->nvsel++] = -1;
-        for (int i = 0; i < p->doc->nvariants; i++)
-            p->vsel[p->nvsel++] = i;
-        return 0;
-    }
-    for (int k = 0; k < o->nonly; k++) {
-        int found = -1;
-        for (int i = 0; i < p->doc->nvariants; i++)
-            if (strcmp(p->doc->variants[i].name, o->only[k]) == 0) found = i;
-        if (found < 0)
-            return usage_error("--variant: the scenario has no variant named '%s'", o->only[k]);
-        p->vsel[p->nvsel++] = found;
-    }
-    return 0;
+    return run_select(p->doc, "sweep", o->only, o->nonly, p->vsel, &p->nvsel);
 }
 
 /* ---- metadata ---- */

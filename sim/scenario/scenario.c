@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "intern.h"
 #include "schema.h"
 
 static int has_prefix_section(const char *key) {
@@ -135,7 +136,7 @@ static const assign_t *find_last(const assign_list_t *const *layers, int nl, con
     return found;
 }
 
-static int load_host(scenario_doc_t *doc, const assign_t *a, assign_list_t *out) {
+static int load_host(const scenario_doc_t *doc, const assign_t *a, assign_list_t *out) {
     /* Relative to the scenario's folder first: scenarios travel with their profiles. */
     char path[SCN_PATH * 2 + 2];
     const char *host = a->value;
@@ -155,14 +156,9 @@ static int load_host(scenario_doc_t *doc, const assign_t *a, assign_list_t *out)
                    host, host);
         return EXIT_INPUT;
     }
-    /* Builds of many configurations load the same profile: keep one name each. */
-    for (int i = 0; i < doc->nowned; i++)
-        if (strcmp(doc->owned[i], path) == 0)
-            return scenario_profile_load(path, doc->owned[i], out);
-    if (doc->nowned == (int)(sizeof doc->owned / sizeof doc->owned[0])) return EXIT_RUNTIME;
-    char *display = strdup(path);
+    /* Positions in the profile outlive this build: one lasting name per file. */
+    const char *display = intern(path);
     if (!display) return EXIT_RUNTIME;
-    doc->owned[doc->nowned++] = display;
     return scenario_profile_load(path, display, out);
 }
 
@@ -308,7 +304,8 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     return errors;
 }
 
-int scenario_build(scenario_doc_t *doc, const assign_list_t *sets, int variant, scenario_t *s) {
+int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
+                   scenario_t *s) {
     memset(s, 0, sizeof *s);
     int n;
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);

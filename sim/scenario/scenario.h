@@ -112,8 +112,6 @@ typedef struct {
 
 typedef struct {
     char *path; /* the file as the user named it; src_pos_t.file points here */
-    char *owned[SCN_MAX_VARIANTS + 8]; /* strings src_pos_t.file may point at (host profiles) */
-    int nowned;
     assign_list_t base;
     int nvariants;
     variant_t variants[SCN_MAX_VARIANTS];
@@ -141,7 +139,8 @@ void assign_list_free(assign_list_t *list);
 /* Builds the effective scenario of variant `variant` (-1 = the base alone)
  * with the extra overrides `sets`. Validates every key and cross-key rule.
  * Returns 0, or EXIT_INPUT after printing every error found. */
-int scenario_build(scenario_doc_t *doc, const assign_list_t *sets, int variant, scenario_t *out);
+int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
+                   scenario_t *out);
 
 /* Derived figures every consumer needs, computed in one place. */
 double scenario_item_bytes_mean(const scenario_t *s);

@@ -362,8 +362,6 @@ void scenario_doc_free(scenario_doc_t *d) {
     assign_list_free(&d->base);
     for (int i = 0; i < d->nvariants; i++)
         assign_list_free(&d->variants[i].set);
-    for (int i = 0; i < d->nowned; i++)
-        free(d->owned[i]);
     free(d->path);
     memset(d, 0, sizeof *d);
 }

@@ -1,0 +1,63 @@
+/* run: see run.h. */
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "kinds.h"
+#include "model.h"
+#include "sim.h"
+
+int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *only, int nonly,
+               int *idx, int *n) {
+    *n = 0;
+    if (nonly == 0) {
+        if (doc->nvariants == 0) idx[(*n)++] = -1;
+        for (int i = 0; i < doc->nvariants; i++)
+            idx[(*n)++] = i;
+        return 0;
+    }
+    for (int k = 0; k < nonly; k++) {
+        int found = -1;
+        for (int i = 0; i < doc->nvariants; i++)
+            if (strcmp(doc->variants[i].name, only[k]) == 0) found = i;
+        if (found < 0) {
+            fprintf(stderr, "stallsim %s: %s: no variant named '%s'; it has:", cmd, doc->path,
+                    only[k]);
+            for (int i = 0; i < doc->nvariants; i++)
+                fprintf(stderr, " %s", doc->variants[i].name);
+            fprintf(stderr, "%s\n", doc->nvariants ? "" : " none");
+            return EXIT_INPUT;
+        }
+        idx[(*n)++] = found;
+    }
+    return 0;
+}
+
+int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulate,
+              variant_run_t *v) {
+    int rc = scenario_build(doc, sets, variant, &v->scn);
+    if (!rc) rc = topology_build(&v->scn, &v->topo);
+    if (!rc) rc = kinds_check(&v->scn, &v->topo);
+    /* Refuse a simulation this machine cannot hold before allocating any of it. */
+    if (!rc && simulate) rc = sim_memory_check(&v->scn, &v->topo);
+    return rc;
+}
+
+int run_execute(variant_run_t *v, int simulate) {
+    int ns = (int)v->scn.server.count, epochs = (int)v->scn.epochs;
+    if (metrics_alloc(&v->model, v->topo.ninst, epochs) || metrics_alloc_servers(&v->model, ns))
+        return EXIT_RUNTIME;
+    model_run(&v->scn, &v->topo, &v->model);
+    if (!simulate) return 0;
+    if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
+        return EXIT_RUNTIME;
+    return sim_run(&v->scn, &v->topo, &v->sim);
+}
+
+void run_release(variant_run_t *v) {
+    metrics_free(&v->model);
+    metrics_free(&v->sim);
+}

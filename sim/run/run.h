@@ -1,0 +1,45 @@
+/* run: the one pipeline that `run`, `check`, `sweep` and `measure` take a
+ * scenario through, so they cannot drift apart:
+ *
+ *   run_select   the variants to run, by name (all, in file order, if none)
+ *   run_build    one variant: scenario layers, topology, every kind's checks,
+ *                and (when it will be simulated) the memory budget
+ *   run_execute  the model and the simulator into per-instance and
+ *                per-server metrics
+ *   run_release  frees what run_execute allocated
+ *
+ * `measure` builds with run_build and replaces run_execute with its real
+ * pipeline. Metrics are derived by one rule inside the producers
+ * (metrics_derive); nothing after this layer computes a stall. */
+#ifndef STALLSIM_RUN_H
+#define STALLSIM_RUN_H
+
+#include "metrics.h"
+#include "scenario.h"
+#include "topology.h"
+
+typedef struct {
+    scenario_t scn;
+    topology_t topo;
+    run_metrics_t model;
+    run_metrics_t sim; /* sim.m == NULL when not simulated */
+} variant_run_t;
+
+/* Variant indices into doc->variants (-1: a scenario without variants) of
+ * the names in only[0..nonly), or of every variant when nonly is 0. cmd names
+ * the command in the error. 0, or EXIT_INPUT after an error. */
+int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *only, int nonly,
+               int *idx, int *n);
+
+/* Builds variant `variant` of doc with the overrides `sets` into v->scn and
+ * v->topo and checks it; with `simulate`, also that this machine can hold
+ * its simulation. doc is not changed (threads may build from one doc). */
+int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulate,
+              variant_run_t *v);
+
+/* The model, and with `simulate` the simulator, of a built variant. 0, or
+ * EXIT_RUNTIME without memory. */
+int run_execute(variant_run_t *v, int simulate);
+void run_release(variant_run_t *v);
+
+#endif
