@@ -25,25 +25,152 @@ static const run_metrics_t *best_source(const variant_run_t *v) {
     return v->sim.m ? &v->sim : &v->model;
 }
 
+/* ---- the columns of an epoch's metrics ----
+ *
+ * One row per column drives the CSV header and rows, the JSON object and the
+ * text table, so the three cannot drift. A column with a NULL get is the
+ * text table's alone (vs_model compares with the model's row). */
+
+typedef enum { COL_NUM, COL_BOOL, COL_NAME } col_kind_t;
+
+typedef struct {
+    const char *name; /* CSV header and JSON key */
+    col_kind_t kind;
+    const char *fmt; /* printf format of the value in CSV and JSON */
+    double (*get)(const epoch_metrics_t *m);
+    /* The text table: heading, separator before it and field width
+     * (negative: left-aligned); text NULL: not in the text table. */
+    const char *head, *sep;
+    int width;
+    void (*text)(char *buf, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *model);
+} column_t;
+
+#define GETTER(field)                                                                              \
+    static double get_##field(const epoch_metrics_t *m) {                                          \
+        return m->field;                                                                           \
+    }
+GETTER(epoch_s)
+GETTER(throughput_items_s)
+GETTER(gpu_util)
+GETTER(prep_stall_s)
+GETTER(fetch_stall_s)
+GETTER(hit_rate)
+GETTER(remote_hit_rate)
+GETTER(storage_read_bytes)
+GETTER(network_bytes)
+GETTER(cpu_util)
+GETTER(storage_util)
+GETTER(t_gpu_s)
+GETTER(t_prep_s)
+GETTER(staged_bytes)
+static double get_bottleneck(const epoch_metrics_t *m) {
+    return m->bottleneck;
+}
+static double get_approximate(const epoch_metrics_t *m) {
+    return m->approximate;
+}
+
+static void text_epoch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    snprintf(b, n, "%.1f%s", m->epoch_s, m->approximate ? "~" : " ");
+}
+static void text_vs_model(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    if (ref)
+        snprintf(b, n, "%+.1f%%", 100 * (m->epoch_s - ref->epoch_s) / ref->epoch_s);
+    else
+        b[0] = 0;
+}
+static void text_items(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    snprintf(b, n, "%.0f", m->throughput_items_s);
+}
+static void text_gpu(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    snprintf(b, n, "%.1f%%", 100 * m->gpu_util);
+}
+static void stall(char *b, size_t n, double s, double epoch) {
+    snprintf(b, n, "%.1f (%4.1f%%)", s, epoch > 0 ? 100 * s / epoch : 0);
+}
+static void text_prep(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    stall(b, n, m->prep_stall_s, m->epoch_s);
+}
+static void text_fetch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    stall(b, n, m->fetch_stall_s, m->epoch_s);
+}
+static void text_hit(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    snprintf(b, n, "%.1f%%", 100 * m->hit_rate);
+}
+static void text_remote(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    snprintf(b, n, "%.1f%%", 100 * m->remote_hit_rate);
+}
+static void text_read(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    snprintf(b, n, "%.1f", m->storage_read_bytes / 1e9);
+}
+static void text_bottleneck(char *b, size_t n, const epoch_metrics_t *m,
+                            const epoch_metrics_t *ref) {
+    (void)ref;
+    snprintf(b, n, "%s", bottleneck_names[m->bottleneck]);
+}
+
+/* clang-format off */
+static const column_t columns[] = {
+    {"epoch_s", COL_NUM, "%.9g", get_epoch_s, "epoch_s", " ", 11, text_epoch},
+    {"vs_model", COL_NUM, NULL, NULL, "vs_model", " ", 7, text_vs_model},
+    {"throughput_items_s", COL_NUM, "%.9g", get_throughput_items_s, "items/s", " ", 9, text_items},
+    {"gpu_util", COL_NUM, "%.6f", get_gpu_util, "gpu", " ", 7, text_gpu},
+    {"prep_stall_s", COL_NUM, "%.9g", get_prep_stall_s, "prep_stall_s", " ", 16, text_prep},
+    {"fetch_stall_s", COL_NUM, "%.9g", get_fetch_stall_s, "fetch_stall_s", " ", 16, text_fetch},
+    {"hit_rate", COL_NUM, "%.6f", get_hit_rate, "hit", " ", 8, text_hit},
+    {"remote_hit_rate", COL_NUM, "%.6f", get_remote_hit_rate, "remote", " ", 8, text_remote},
+    {"storage_read_bytes", COL_NUM, "%.0f", get_storage_read_bytes, "read_GB", " ", 9, text_read},
+    {"network_bytes", COL_NUM, "%.0f", get_network_bytes, NULL, NULL, 0, NULL},
+    {"cpu_util", COL_NUM, "%.6f", get_cpu_util, NULL, NULL, 0, NULL},
+    {"storage_util", COL_NUM, "%.6f", get_storage_util, NULL, NULL, 0, NULL},
+    {"t_gpu_s", COL_NUM, "%.9g", get_t_gpu_s, NULL, NULL, 0, NULL},
+    {"t_prep_s", COL_NUM, "%.9g", get_t_prep_s, NULL, NULL, 0, NULL},
+    {"bottleneck", COL_NAME, "%s", get_bottleneck, "bottleneck", "  ", 0, text_bottleneck},
+    {"approximate", COL_BOOL, "%d", get_approximate, NULL, NULL, 0, NULL},
+    {"staged_bytes", COL_NUM, "%.0f", get_staged_bytes, NULL, NULL, 0, NULL},
+};
+/* clang-format on */
+#define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
+
+/* One value as CSV (json = 0) or JSON text. */
+static void put_value(FILE *out, const column_t *c, const epoch_metrics_t *m, int json) {
+    double v = c->get(m);
+    if (c->kind == COL_NAME)
+        fprintf(out, json ? "\"%s\"" : "%s", bottleneck_names[(int)v]);
+    else if (c->kind == COL_BOOL && json)
+        fputs(v ? "true" : "false", out);
+    else if (c->kind == COL_BOOL)
+        fprintf(out, c->fmt, (int)v);
+    else
+        fprintf(out, c->fmt, v);
+}
+
 /* ---- CSV ---- */
 
 void report_csv_header(FILE *out, const char *extra) {
-    fprintf(out,
-            "%svariant,job,epoch,source,epoch_s,throughput_items_s,gpu_util,prep_stall_s,"
-            "fetch_stall_s,hit_rate,remote_hit_rate,storage_read_bytes,network_bytes,cpu_util,"
-            "storage_util,t_gpu_s,t_prep_s,bottleneck,approximate,staged_bytes\n",
-            extra ? extra : "");
+    fprintf(out, "%svariant,job,epoch,source", extra ? extra : "");
+    for (int i = 0; i < NCOLUMNS; i++)
+        if (columns[i].get) fprintf(out, ",%s", columns[i].name);
+    fputc('\n', out);
 }
 
 void report_csv_row(FILE *out, const char *extra, const char *variant, const char *job, int epoch,
                     const char *source, const epoch_metrics_t *m) {
-    fprintf(out,
-            "%s%s,%s,%d,%s,%.9g,%.9g,%.6f,%.9g,%.9g,%.6f,%.6f,%.0f,%.0f,%.6f,%.6f,%.9g,%.9g,%s,%d,%"
-            ".0f\n",
-            extra ? extra : "", variant, job, epoch, source, m->epoch_s, m->throughput_items_s,
-            m->gpu_util, m->prep_stall_s, m->fetch_stall_s, m->hit_rate, m->remote_hit_rate,
-            m->storage_read_bytes, m->network_bytes, m->cpu_util, m->storage_util, m->t_gpu_s,
-            m->t_prep_s, bottleneck_names[m->bottleneck], m->approximate, m->staged_bytes);
+    fprintf(out, "%s%s,%s,%d,%s", extra ? extra : "", variant, job, epoch, source);
+    for (int i = 0; i < NCOLUMNS; i++)
+        if (columns[i].get) {
+            fputc(',', out);
+            put_value(out, &columns[i], m, 0);
+        }
+    fputc('\n', out);
 }
 
 static void write_csv(FILE *out, const variant_run_t *v, int nv) {
@@ -106,26 +233,58 @@ static void json_config(FILE *out, const scenario_t *s) {
 }
 
 void report_json_metrics(FILE *out, const epoch_metrics_t *m) {
-    fprintf(
-        out,
-        "{\"epoch_s\": %.9g, \"throughput_items_s\": %.9g, \"gpu_util\": %.6f, \"prep_stall_s\": "
-        "%.9g, \"fetch_stall_s\": %.9g, \"hit_rate\": %.6f, \"remote_hit_rate\": %.6f, "
-        "\"storage_read_bytes\": %.0f, \"network_bytes\": %.0f, \"cpu_util\": %.6f, "
-        "\"storage_util\": %.6f, \"t_gpu_s\": %.9g, \"t_prep_s\": %.9g, \"bottleneck\": \"%s\", "
-        "\"approximate\": %s, \"staged_bytes\": %.0f}",
-        m->epoch_s, m->throughput_items_s, m->gpu_util, m->prep_stall_s, m->fetch_stall_s,
-        m->hit_rate, m->remote_hit_rate, m->storage_read_bytes, m->network_bytes, m->cpu_util,
-        m->storage_util, m->t_gpu_s, m->t_prep_s, bottleneck_names[m->bottleneck],
-        m->approximate ? "true" : "false", m->staged_bytes);
+    int first = 1;
+    fputc('{', out);
+    for (int i = 0; i < NCOLUMNS; i++)
+        if (columns[i].get) {
+            fprintf(out, "%s\"%s\": ", first ? "" : ", ", columns[i].name);
+            put_value(out, &columns[i], m, 1);
+            first = 0;
+        }
+    fputc('}', out);
 }
 
+/* The per-server figures, one row per column as for an epoch's metrics: the
+ * JSON key and the text table's heading, width and value (shares of the
+ * accesses for the hit columns, GB or MB for bytes). */
+typedef struct {
+    const char *name, *head;
+    int width;
+    double (*json)(const server_metrics_t *m);
+    double scale; /* text: value / scale, or a percentage of accesses when 0 */
+} server_column_t;
+
+#define SGETTER(field)                                                                             \
+    static double sget_##field(const server_metrics_t *m) {                                        \
+        return m->field;                                                                           \
+    }
+SGETTER(accesses)
+SGETTER(local_hits)
+SGETTER(remote_hits)
+SGETTER(storage_reads)
+SGETTER(storage_read_bytes)
+SGETTER(net_in_bytes)
+SGETTER(net_out_bytes)
+SGETTER(staged_bytes)
+
+static const server_column_t server_columns[] = {
+    {"accesses", "accesses", 12, sget_accesses, 1},
+    {"local_hits", "local", 8, sget_local_hits, 0},
+    {"remote_hits", "remote", 8, sget_remote_hits, 0},
+    {"storage_reads", "storage", 8, sget_storage_reads, 0},
+    {"storage_read_bytes", "read_GB", 9, sget_storage_read_bytes, 1e9},
+    {"net_in_bytes", "net_in_GB", 9, sget_net_in_bytes, 1e9},
+    {"net_out_bytes", "net_out_GB", 9, sget_net_out_bytes, 1e9},
+    {"staged_bytes", "staged_MB", 10, sget_staged_bytes, 1e6},
+};
+#define NSERVER_COLUMNS ((int)(sizeof server_columns / sizeof server_columns[0]))
+
 static void json_server(FILE *out, const server_metrics_t *m) {
-    fprintf(out,
-            "{\"accesses\": %.0f, \"local_hits\": %.0f, \"remote_hits\": %.0f, "
-            "\"storage_reads\": %.0f, \"storage_read_bytes\": %.0f, \"net_in_bytes\": %.0f, "
-            "\"net_out_bytes\": %.0f, \"staged_bytes\": %.0f}",
-            m->accesses, m->local_hits, m->remote_hits, m->storage_reads, m->storage_read_bytes,
-            m->net_in_bytes, m->net_out_bytes, m->staged_bytes);
+    fputc('{', out);
+    for (int i = 0; i < NSERVER_COLUMNS; i++)
+        fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", server_columns[i].name,
+                server_columns[i].json(m));
+    fputc('}', out);
 }
 
 static void json_servers(FILE *out, const variant_run_t *v) {
@@ -189,23 +348,24 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
 
 /* ---- text ---- */
 
-static void fmt_stall(char *buf, size_t n, double s, double epoch) {
-    snprintf(buf, n, "%.1f (%4.1f%%)", s, epoch > 0 ? 100 * s / epoch : 0);
-}
-
 static void text_row(FILE *out, const char *variant, const char *job, int epoch, const char *src,
                      const epoch_metrics_t *m, const epoch_metrics_t *ref) {
-    char ps[48], fs[48], diff[24] = "";
-    fmt_stall(ps, sizeof ps, m->prep_stall_s, m->epoch_s);
-    fmt_stall(fs, sizeof fs, m->fetch_stall_s, m->epoch_s);
-    if (ref)
-        snprintf(diff, sizeof diff, "%+.1f%%", 100 * (m->epoch_s - ref->epoch_s) / ref->epoch_s);
-    fprintf(
-        out,
-        "%-10s %-12s %5d  %-6s %10.1f%1s %7s %9.0f %6.1f%% %16s %16s %7.1f%% %7.1f%% %9.1f  %s\n",
-        variant, job, epoch, src, m->epoch_s, m->approximate ? "~" : "", diff,
-        m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
-        100 * m->remote_hit_rate, m->storage_read_bytes / 1e9, bottleneck_names[m->bottleneck]);
+    fprintf(out, "%-10s %-12s %5d  %-6s", variant, job, epoch, src);
+    for (int i = 0; i < NCOLUMNS; i++)
+        if (columns[i].text) {
+            char buf[64];
+            columns[i].text(buf, sizeof buf, m, ref);
+            fprintf(out, "%s%*s", columns[i].sep, columns[i].width, buf);
+        }
+    fputc('\n', out);
+}
+
+static void text_header(FILE *out) {
+    fprintf(out, "\n%-10s %-12s %5s  %-6s", "variant", "job", "epoch", "source");
+    for (int i = 0; i < NCOLUMNS; i++)
+        if (columns[i].text)
+            fprintf(out, "%s%*s", columns[i].sep, columns[i].width, columns[i].head);
+    fputc('\n', out);
 }
 
 static void text_config_diff(FILE *out, const scenario_t *a, const scenario_t *b) {
@@ -232,10 +392,18 @@ static void text_config_diff(FILE *out, const scenario_t *a, const scenario_t *b
 static void text_server_row(FILE *out, const char *variant, int server, int epoch, const char *src,
                             const server_metrics_t *m) {
     double n = m->accesses > 0 ? m->accesses : 1;
-    fprintf(out, "%-10s %6d %5d  %-6s %12.0f %7.1f%% %7.1f%% %7.1f%% %9.1f %9.1f %9.1f %10.0f\n",
-            variant, server + 1, epoch, src, m->accesses, 100 * m->local_hits / n,
-            100 * m->remote_hits / n, 100 * m->storage_reads / n, m->storage_read_bytes / 1e9,
-            m->net_in_bytes / 1e9, m->net_out_bytes / 1e9, m->staged_bytes / 1e6);
+    fprintf(out, "%-10s %6d %5d  %-6s", variant, server + 1, epoch, src);
+    for (int i = 0; i < NSERVER_COLUMNS; i++) {
+        const server_column_t *c = &server_columns[i];
+        double v = c->json(m);
+        char buf[32];
+        if (c->scale > 0)
+            snprintf(buf, sizeof buf, c->scale >= 1e9 ? "%.1f" : "%.0f", v / c->scale);
+        else
+            snprintf(buf, sizeof buf, "%.1f%%", 100 * v / n);
+        fprintf(out, " %*s", c->width, buf);
+    }
+    fputc('\n', out);
 }
 
 /* Per-server figures, when there is more than one job or server to tell apart. */
@@ -244,9 +412,10 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
     for (int k = 0; k < nv; k++)
         wanted |= v[k].model.srv && (v[k].model.nservers > 1 || v[k].topo.ninst > 1);
     if (!wanted) return;
-    fprintf(out, "\n%-10s %6s %5s  %-6s %12s %8s %8s %8s %9s %9s %9s %10s\n", "variant", "server",
-            "epoch", "source", "accesses", "local", "remote", "storage", "read_GB", "net_in_GB",
-            "net_out_GB", "staged_MB");
+    fprintf(out, "\n%-10s %6s %5s  %-6s", "variant", "server", "epoch", "source");
+    for (int i = 0; i < NSERVER_COLUMNS; i++)
+        fprintf(out, " %*s", server_columns[i].width, server_columns[i].head);
+    fputc('\n', out);
     for (int k = 0; k < nv; k++) {
         if (!v[k].model.srv) continue;
         for (int sv = 0; sv < v[k].model.nservers; sv++)
@@ -278,9 +447,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         text_config_diff(out, s, &v[k].scn);
         fprintf(out, "\n");
     }
-    fprintf(out, "\n%-10s %-12s %5s  %-6s %11s %7s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant",
-            "job", "epoch", "source", "epoch_s", "vs_model", "items/s", "gpu", "prep_stall_s",
-            "fetch_stall_s", "hit", "remote", "read_GB", "bottleneck");
+    text_header(out);
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
