@@ -8,6 +8,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_version.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,100 +32,59 @@
 typedef struct {
     const char *data, *out;
     int quick, threads, files;
-    unsigned long seed;
+    int seed;
 } options;
 
-static void usage(FILE *f) {
-    fputs("usage: stallsim calibrate [--data DIR] [--out FILE] [--quick] [--threads N]\n"
-          "                          [--files N] [--seed N]\n"
-          "Measures this host and writes a host profile (YAML) for scenarios' `host:`.\n"
-          "  --data DIR    JPEGs to measure (ImageFolder tree, searched recursively);\n"
-          "                default: generate a photograph-like set in a temporary folder\n"
-          "                ($TMPDIR, else /var/tmp) and remove it afterwards\n"
-          "  --out FILE    write the profile to FILE (atomically); default: stdout\n"
-          "  --quick       fewer files and items (under 30 s); still 5 repetitions\n"
-          "  --threads N   most threads for the CPU augment scaling curve\n"
-          "                (default: the online cores)\n"
-          "  --files N     files to generate, or to sample from --data\n"
-          "                (default 1000, quick 200)\n"
-          "  --seed N      seed of the generated images, orders and crops (default 1)\n"
-          "Progress goes to stderr. Exit: 0 done, 1 runtime failure, 2 bad usage.\n",
-          f);
-}
+static const option_t calibrate_options[] = {
+    {.name = "--data",
+     .type = OPT_STR,
+     .arg = "DIR",
+     .offset = offsetof(options, data),
+     .help = "JPEGs to measure (ImageFolder tree, searched recursively);\n"
+             "default: generate a photograph-like set in a temporary folder\n"
+             "($TMPDIR, else /var/tmp) and remove it afterwards"},
+    {.name = "--out",
+     .type = OPT_STR,
+     .arg = "FILE",
+     .offset = offsetof(options, out),
+     .help = "write the profile to FILE (atomically); default: stdout"},
+    {.name = "--quick",
+     .type = OPT_FLAG,
+     .offset = offsetof(options, quick),
+     .help = "fewer files and items (under 30 s); still 5 repetitions"},
+    {.name = "--threads",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(options, threads),
+     .min = 1,
+     .max = 256,
+     .help = "most threads for the CPU augment scaling curve\n(default: the online cores)"},
+    {.name = "--files",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(options, files),
+     .min = 2,
+     .max = 1000000,
+     .help = "files to generate, or to sample from --data\n(default 1000, quick 200)"},
+    {.name = "--seed",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(options, seed),
+     .min = 0,
+     .max = 2147483647L,
+     .help = "seed of the generated images, orders and crops (default 1)"},
+    {0},
+};
 
-static int parse_long(const char *s, long lo, long hi, long *v) {
-    char *end;
-    errno = 0;
-    long x = strtol(s, &end, 10);
-    if (errno || end == s || *end || x < lo || x > hi) return -1;
-    *v = x;
-    return 0;
-}
+static const option_t *const calibrate_tables[] = {calibrate_options, NULL};
 
-/* Returns -1 to exit 0 (--help), 0 to go on, 2 on bad usage. */
-static int parse_args(int argc, char **argv, options *o) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        char name[64];
-        const char *eq = strchr(a, '=');
-        if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", a);
-        }
-        int takes = !strcmp(name, "--data") || !strcmp(name, "--out") ||
-                    !strcmp(name, "--threads") || !strcmp(name, "--files") ||
-                    !strcmp(name, "--seed");
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            usage(stdout);
-            return -1;
-        }
-        if (!strcmp(name, "--quick") && !val) {
-            o->quick = 1;
-            continue;
-        }
-        if (!takes) {
-            fprintf(stderr, "stallsim calibrate: unknown option '%s' (try --help)\n", a);
-            return 2;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stallsim calibrate: %s needs a value (try --help)\n", name);
-                return 2;
-            }
-            val = argv[++i];
-        }
-        long v;
-        if (!strcmp(name, "--data")) {
-            o->data = val;
-        } else if (!strcmp(name, "--out")) {
-            o->out = val;
-        } else if (!strcmp(name, "--threads")) {
-            if (parse_long(val, 1, 256, &v)) {
-                fprintf(stderr, "stallsim calibrate: --threads: expected 1..256, got '%s'\n", val);
-                return 2;
-            }
-            o->threads = (int)v;
-        } else if (!strcmp(name, "--files")) {
-            if (parse_long(val, 2, 1000000, &v)) {
-                fprintf(stderr, "stallsim calibrate: --files: expected 2..1000000, got '%s'\n",
-                        val);
-                return 2;
-            }
-            o->files = (int)v;
-        } else {
-            if (parse_long(val, 0, 2147483647L, &v)) {
-                fprintf(stderr, "stallsim calibrate: --seed: expected 0..2147483647, got '%s'\n",
-                        val);
-                return 2;
-            }
-            o->seed = (unsigned long)v;
-        }
-    }
-    return 0;
-}
+const command_t calibrate_command = {
+    .name = "calibrate",
+    .synopsis = "[--data DIR] [--out FILE] [--quick] [--threads N] [--files N] [--seed N]",
+    .about = "Measures this host and writes a host profile (YAML) for scenarios' `host:`.",
+    .tables = calibrate_tables,
+    .footer = "Progress goes to stderr. Exit: 0 done, 1 runtime failure, 2 bad usage.\n",
+};
 
 /* Tries the output location now, so a typo costs seconds, not a whole run. */
 static int check_out(const char *out) {
@@ -238,7 +198,7 @@ static int run(const options *o, calib_results *r) {
         if (fl.non_jpeg) progress("ignoring %d files not named *.jpg/*.jpeg", fl.non_jpeg);
         if (fl.unreadable) progress("could not list %d entries", fl.unreadable);
         if (fl.n > files) progress("sampling %d of %d files (--files)", files, fl.n);
-        sample_files(&fl, files, o->seed);
+        sample_files(&fl, files, (unsigned long)o->seed);
     } else {
         const char *base = getenv("TMPDIR");
         if (!base || !*base) base = "/var/tmp";
@@ -249,7 +209,7 @@ static int run(const options *o, calib_results *r) {
             tmpdir[0] = '\0';
             goto done;
         }
-        snprintf(r->data, sizeof r->data, "generated: %d photograph-like JPEGs (seed %lu) in %s",
+        snprintf(r->data, sizeof r->data, "generated: %d photograph-like JPEGs (seed %d) in %s",
                  files, o->seed, tmpdir);
         progress("generating %d JPEGs in %s", files, tmpdir);
         if (jpeg_gen_dataset(tmpdir, files, o->seed, r->online_cores, err, sizeof err) != 0 ||
@@ -369,9 +329,9 @@ done:
 
 int calibrate_main(int argc, char **argv) {
     options o = {.seed = 1};
-    int p = parse_args(argc, argv, &o);
-    if (p < 0) return 0;
-    if (p > 0) return 2;
+    int p = options_parse(&calibrate_command, argc, argv, &o);
+    if (p == 1) return 0;
+    if (p) return 2;
     struct stat st;
     if (o.data && (stat(o.data, &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "stallsim calibrate: --data %s: no such directory\n", o.data);

@@ -11,6 +11,10 @@
 #ifndef STALLSIM_CALIBRATE_H
 #define STALLSIM_CALIBRATE_H
 
+#include "options.h"
+
 int calibrate_main(int argc, char **argv);
+/* Its flags and usage text (`stallsim help calibrate`). */
+extern const command_t calibrate_command;
 
 #endif

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +32,9 @@ typedef enum { PAGE_WARM, PAGE_COLD, PAGE_COLD_EPOCH } page_mode_t;
 static const char *const page_mode_names[] = {"page-warm", "page-cold", "page-cold-epoch"};
 
 typedef struct {
-    const char *file, *data;
-    assign_list_t sets;
+    run_args_t a; /* first: the shared rows' offsets are into it */
+    const char *data;
     report_format_t format;
-    const char *only[SCN_MAX_VARIANTS];
-    int nonly;
     page_mode_t page;
     const char *minio_size; /* as given: bytes, or N% of the dataset */
     int io_threads;         /* 0: from the scenario's queue depth */
@@ -52,119 +51,81 @@ typedef struct {
     double bytes, mean, cv;
 } dataset;
 
-static const char usage_text[] =
-    "usage: stallsim measure SCENARIO --data DIR [options]\n"
-    "Runs the scenario's input pipeline for real on this host over the JPEGs in DIR\n"
-    "(read, libjpeg-turbo decode, CPU augment on server.cpus threads, the GPU emulated\n"
-    "by sleeping each batch's compute time) and reports what `stallsim run` predicts.\n"
-    "\n"
-    "  --data DIR          the JPEGs (searched recursively); dataset.items, item_kb and\n"
-    "                      item_kb_cv are taken from them\n"
-    "  --set key=value     override a scenario key (repeatable; variants override these)\n"
-    "  --epochs N          shorthand for --set epochs=N\n"
-    "  --variant NAME      measure only this variant (repeatable; default: all)\n"
-    "  --format FMT        text (default), csv or json\n"
-    "  --cache MODE        the OS page cache before the run: page-warm (default: every\n"
-    "                      file read once first), page-cold (evicted before the run) or\n"
-    "                      page-cold-epoch (evicted before every epoch)\n"
-    "  --minio-size SIZE   MinIO cache (loader.cache=minio) in bytes, or N% of the\n"
-    "                      dataset (default: server.cache_gb)\n"
-    "  --io-threads N      reads in flight at most (default: server.storage.queue_depth,\n"
-    "                      at most 16)\n"
-    "  --generate N        when DIR holds no JPEG, first write N generated photograph-like\n"
-    "                      JPEGs there (the set `calibrate` generates; created if missing)\n"
-    "\n"
-    "Results go to stdout, progress and notes to stderr. Exit: 0 done, 1 runtime\n"
-    "failure, 2 bad usage or input.\n";
-
 static int usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "stallsim measure: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(stallsim measure --help for usage)\n");
-    return EXIT_INPUT;
+    return options_error("measure", fmt, arg);
 }
 
-static int parse_int(const char *s, long hi, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > hi) return -1;
-    *out = (int)v;
-    return 0;
+static int page_fn(void *field, const char *cmd, const char *val) {
+    (void)cmd;
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(val, page_mode_names[k])) {
+            *(page_mode_t *)field = (page_mode_t)k;
+            return 0;
+        }
+    return usage_error("--cache: expected page-warm, page-cold or page-cold-epoch, got '%s'", val);
 }
+
+static const option_t measure_own_options[] = {
+    {.name = "--data",
+     .type = OPT_STR,
+     .arg = "DIR",
+     .offset = offsetof(options, data),
+     .help = "the JPEGs (searched recursively); dataset.items, item_kb and\n"
+             "item_kb_cv are taken from them"},
+    REPORT_FORMAT_OPTION(offsetof(options, format)),
+    {.name = "--cache",
+     .type = OPT_FN,
+     .arg = "MODE",
+     .offset = offsetof(options, page),
+     .fn = page_fn,
+     .help = "the OS page cache before the run: page-warm (default: every\n"
+             "file read once first), page-cold (evicted before the run) or\n"
+             "page-cold-epoch (evicted before every epoch)"},
+    {.name = "--minio-size",
+     .type = OPT_STR,
+     .arg = "SIZE",
+     .offset = offsetof(options, minio_size),
+     .help = "MinIO cache (loader.cache=minio) in bytes, or N% of the\n"
+             "dataset (default: server.cache_gb)"},
+    {.name = "--io-threads",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(options, io_threads),
+     .min = 1,
+     .max = 1024,
+     .help = "reads in flight at most (default: server.storage.queue_depth,\nat most 16)"},
+    {.name = "--generate",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(options, generate),
+     .min = 1,
+     .max = 10000000,
+     .help = "when DIR holds no JPEG, first write N generated photograph-like\n"
+             "JPEGs there (the set `calibrate` generates; created if missing)"},
+    {0},
+};
+
+static const option_t *const measure_tables[] = {measure_own_options, run_scenario_options, NULL};
+
+const command_t measure_command = {
+    .name = "measure",
+    .synopsis = "SCENARIO --data DIR [options]",
+    .about = "Runs the scenario's input pipeline for real on this host over the JPEGs in DIR\n"
+             "(read, libjpeg-turbo decode, CPU augment on server.cpus threads, the GPU emulated\n"
+             "by sleeping each batch's compute time) and reports what `stallsim run` predicts.",
+    .tables = measure_tables,
+    .positional = "SCENARIO",
+    .positional_offset = offsetof(options, a.file),
+    .footer = "Results go to stdout, progress and notes to stderr. Exit: 0 done, 1 runtime\n"
+              "failure, 2 bad usage or input.\n",
+};
 
 /* Returns -1 after --help, 0 to go on, EXIT_INPUT on bad usage. */
 static int parse_args(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        char name[32];
-        const char *eq = strchr(a, '=');
-        if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", a);
-        }
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            fputs(usage_text, stdout);
-            return -1;
-        }
-        static const char *const takes[] = {"--data",     "--set",   "--epochs",     "--variant",
-                                            "--format",   "--cache", "--minio-size", "--io-threads",
-                                            "--generate", NULL};
-        int needs = 0;
-        for (int k = 0; takes[k]; k++)
-            needs |= !strcmp(name, takes[k]);
-        if (needs && !val) {
-            if (i + 1 >= argc) return usage_error("option %s needs a value", a);
-            val = argv[++i];
-        }
-        if (!strcmp(name, "--data")) {
-            o->data = val;
-        } else if (!strcmp(name, "--set")) {
-            if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
-        } else if (!strcmp(name, "--epochs")) {
-            if (assign_parse_key(&o->sets, "epochs", val)) return EXIT_INPUT;
-        } else if (!strcmp(name, "--variant")) {
-            if (o->nonly == SCN_MAX_VARIANTS) return usage_error("too many --variant%s", "");
-            o->only[o->nonly++] = val;
-        } else if (!strcmp(name, "--format")) {
-            if (!strcmp(val, "text"))
-                o->format = FORMAT_TEXT;
-            else if (!strcmp(val, "csv"))
-                o->format = FORMAT_CSV;
-            else if (!strcmp(val, "json"))
-                o->format = FORMAT_JSON;
-            else
-                return usage_error("--format: expected text, csv or json, got '%s'", val);
-        } else if (!strcmp(name, "--cache")) {
-            int k = 0;
-            while (k < 3 && strcmp(val, page_mode_names[k]))
-                k++;
-            if (k == 3)
-                return usage_error(
-                    "--cache: expected page-warm, page-cold or page-cold-epoch, got '%s'", val);
-            o->page = (page_mode_t)k;
-        } else if (!strcmp(name, "--minio-size")) {
-            o->minio_size = val;
-        } else if (!strcmp(name, "--io-threads")) {
-            if (parse_int(val, 1024, &o->io_threads))
-                return usage_error("--io-threads: expected an integer in [1, 1024], got '%s'", val);
-        } else if (!strcmp(name, "--generate")) {
-            if (parse_int(val, 10000000, &o->generate))
-                return usage_error("--generate: expected an integer in [1, 10000000], got '%s'",
-                                   val);
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
-        } else if (!o->file) {
-            o->file = a;
-        } else {
-            return usage_error("unexpected argument '%s' (one scenario file per run)", a);
-        }
-    }
-    if (!o->file) return usage_error("missing the scenario file%s", "");
+    int rc = options_parse(&measure_command, argc, argv, o);
+    if (rc) return rc == 1 ? -1 : rc;
+    if (!o->a.file) return usage_error("missing the scenario file%s", "");
     if (!o->data) return usage_error("missing --data DIR (the JPEGs to read)%s", "");
     return 0;
 }
@@ -467,7 +428,7 @@ done:
 static void text_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
     const scenario_t *s = &mv[0].run.scn;
     printf("stallsim %s measure -- %s (%s), seed %lld, %lld epochs, cache %s\n", STALLSIM_VERSION,
-           s->name, o->file, (long long)s->seed, (long long)s->epochs, page_mode_names[o->page]);
+           s->name, o->a.file, (long long)s->seed, (long long)s->epochs, page_mode_names[o->page]);
     printf("dataset %d items from %s, %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, %lld "
            "prep threads, %d fetch threads\n",
            d->n, o->data, d->bytes / 1e9, d->mean / 1e3, d->cv, (long long)s->server.gpus,
@@ -535,7 +496,7 @@ static void csv_out(const measured_t *mv, int nv) {
 static int build_variants(scenario_doc_t *doc, const options *o, const dataset *d, measured_t *mv,
                           int *nv) {
     int idx[SCN_MAX_VARIANTS + 1], n = 0;
-    int rc = run_select(doc, "measure", o->only, o->nonly, idx, &n);
+    int rc = run_select(doc, "measure", o->a.only, o->a.nonly, idx, &n);
     if (rc) return rc;
     /* The data set decides N and the sizes: they go in after the user's --set
      * (only a variant's own overrides come later). */
@@ -544,9 +505,9 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
     snprintf(v[0], sizeof v[0], "dataset.items=%d", d->n);
     snprintf(v[1], sizeof v[1], "dataset.item_kb=%.6g", d->mean / 1e3);
     snprintf(v[2], sizeof v[2], "dataset.item_kb_cv=%.6g", d->cv);
-    for (size_t i = 0; i < o->sets.n && !rc; i++)
-        rc = assign_push(&sets, o->sets.v[i].key, o->sets.v[i].value, o->sets.v[i].pos,
-                         o->sets.v[i].keypos, 1);
+    for (size_t i = 0; i < o->a.sets.n && !rc; i++)
+        rc = assign_push(&sets, o->a.sets.v[i].key, o->a.sets.v[i].value, o->a.sets.v[i].pos,
+                         o->a.sets.v[i].keypos, 1);
     for (int i = 0; i < 3 && !rc; i++)
         rc = assign_parse_set(&sets, v[i]);
     for (int k = 0; k < n && !rc; k++) {
@@ -580,7 +541,7 @@ int measure_main(int argc, char **argv) {
     options o;
     int rc = parse_args(argc, argv, &o);
     if (rc) {
-        assign_list_free(&o.sets);
+        assign_list_free(&o.a.sets);
         return rc < 0 ? EXIT_OK : rc;
     }
     scenario_doc_t doc;
@@ -588,7 +549,7 @@ int measure_main(int argc, char **argv) {
     measured_t *mv = NULL;
     int nv = 0;
     memset(&d, 0, sizeof d);
-    rc = scenario_doc_load(&doc, o.file);
+    rc = scenario_doc_load(&doc, o.a.file);
     if (!rc && o.generate) rc = generate(o.data, o.generate, 1);
     if (!rc) rc = dataset_load(o.data, &d);
     if (!rc && !(mv = calloc(SCN_MAX_VARIANTS + 1, sizeof *mv))) rc = EXIT_RUNTIME;
@@ -622,6 +583,6 @@ int measure_main(int argc, char **argv) {
     free(mv);
     dataset_free(&d);
     scenario_doc_free(&doc);
-    assign_list_free(&o.sets);
+    assign_list_free(&o.a.sets);
     return rc;
 }

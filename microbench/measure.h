@@ -15,6 +15,10 @@
 #ifndef STALLSIM_MEASURE_H
 #define STALLSIM_MEASURE_H
 
+#include "options.h"
+
 int measure_main(int argc, char **argv);
+/* Its flags and usage text (`stallsim help measure`). */
+extern const command_t measure_command;
 
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times `stallsim sweep` and prints the table kept in BENCHMARKS.md:
 # a 100-configuration sweep of scenarios/openimages.yaml (both variants
-# simulated) with --jobs 1 and 2, and --model-only over 10^5 configurations.
+# simulated) with --threads 1 and 2, and --model-only over 10^5 configurations.
 #   scripts/bench_sweep.sh [BUILD_DIR] [RUNS]     (defaults: build, 3)
 # Each figure is the median wall time of RUNS runs (a fresh output each run).
 set -euo pipefail
@@ -23,7 +23,7 @@ time_case() {
     rm -f "$tmp"/out.csv*
     local t0 t1
     t0=$(date +%s.%N)
-    "$bin" sweep "$@" --jobs "$jobs" -o "$tmp/out.csv" 2>/dev/null
+    "$bin" sweep "$@" --threads "$jobs" -o "$tmp/out.csv" 2>/dev/null
     t1=$(date +%s.%N)
     awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}'
   done | median
@@ -32,7 +32,7 @@ time_case() {
 oi=(scenarios/openimages.yaml --vary server.cache_gb=10:1000:10)
 mo=(scenarios/openimages.yaml --model-only --vary server.cpus=1:100:1 --vary server.cache_gb=1:1000:1)
 
-echo "| sweep | configurations | --jobs | runs | median wall s | configurations/s |"
+echo "| sweep | configurations | --threads | runs | median wall s | configurations/s |"
 echo "| --- | --- | --- | --- | --- | --- |"
 declare -A wall
 for jobs in 1 2; do
@@ -47,5 +47,5 @@ for jobs in 1 2; do
   printf '| openimages.yaml `--model-only`, `--vary server.cpus=1:100:1 --vary server.cache_gb=1:1000:1` (2 variants) | 100000 | %d | %d | %.2f | %.0f |\n' \
     $jobs "$runs" "$w" "$(calc "100000 / $w")"
 done
-printf '\n--jobs 1 / --jobs 2 wall time: %.2fx (simulated), %.2fx (model only)\n' \
+printf '\n--threads 1 / --threads 2 wall time: %.2fx (simulated), %.2fx (model only)\n' \
   "$(calc "${wall[oi1]} / ${wall[oi2]}")" "$(calc "${wall[mo1]} / ${wall[mo2]}")"

@@ -10,6 +10,16 @@
 #define STALLSIM_VERSION "0.0.0"
 #endif
 
+int report_format_parse(void *format, const char *cmd, const char *value) {
+    static const char *const names[] = {"text", "csv", "json"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(value, names[i]) == 0) {
+            *(report_format_t *)format = (report_format_t)i;
+            return 0;
+        }
+    return options_error(cmd, "--format: expected text, csv or json, got '%s'", value);
+}
+
 double report_total_s(const run_metrics_t *r) {
     double total = 0;
     for (int e = 0; e < r->nepochs; e++) {

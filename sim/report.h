@@ -12,6 +12,14 @@
 
 typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON } report_format_t;
 
+/* The --format row (a report_format_t at `offset`) for a command's options table. */
+#define REPORT_FORMAT_OPTION(offset_)                                                              \
+    {                                                                                              \
+        .name = "--format", .type = OPT_FN, .arg = "FMT", .offset = (offset_),                     \
+        .fn = report_format_parse, .help = "text (default), csv or json"                           \
+    }
+int report_format_parse(void *format, const char *cmd, const char *value);
+
 void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v, int nv);
 
 /* Sum over epochs of the slowest instance's epoch time: what a user waits for. */

@@ -1,6 +1,8 @@
 /* sweep: see sweep.h. */
 #include "sweep.h"
 
+#include <stddef.h>
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,39 +21,12 @@
 #define STALLSIM_VERSION "0.0.0"
 #endif
 
-static const char sweep_usage[] =
-    "usage: stallsim sweep SCENARIO --vary key=v1,v2,... [--vary key=start:end:step]... -o "
-    "OUT.csv\n"
-    "                      [options]\n"
-    "\n"
-    "Runs every configuration of the grid (the cartesian product of the --vary keys) and\n"
-    "writes one CSV row per configuration x variant x job x epoch x source (model, sim).\n"
-    "\n"
-    "  --vary key=values   a grid axis: a comma list (server.cpus=8,16,24), a range with its\n"
-    "                      end included (server.cache_gb=0:400:50), or both mixed; any key\n"
-    "                      --set takes, and `variant` (--vary variant=dali,coordl). The first\n"
-    "                      --vary changes slowest. Repeatable.\n"
-    "  -o, --output FILE   the CSV; FILE.partial while running, FILE.meta.json beside it\n"
-    "  --jobs N            worker threads (default: the online CPUs); output is the same for any "
-    "N\n"
-    "  --model-only        the analytical model alone, no simulation\n"
-    "  --shard I/N         only the I-th of N contiguous blocks of configurations (1 <= I <= N)\n"
-    "  --set key=value     override a scenario key in every configuration (repeatable)\n"
-    "  --epochs N          shorthand for --set epochs=N\n"
-    "  --variant NAME      run only this variant (repeatable; default: all)\n"
-    "\n"
-    "Interrupted and rerun with the same arguments, a sweep resumes where it stopped.\n"
-    "Shards concatenate to the whole grid: cat OUT.1.csv; tail -n +2 OUT.2.csv; ...\n";
-
 typedef struct {
-    const char *file, *out;
-    const char *vary[SWEEP_MAX_AXES + 1];
+    run_args_t a; /* first: the shared rows' offsets are into it */
+    const char *out;
+    const char *vary[SWEEP_MAX_AXES];
     int nvary;
-    assign_list_t sets;
-    const char *only[SCN_MAX_VARIANTS];
-    int nonly;
-    int model_only;
-    int jobs;
+    int threads;
     int shard_i, shard_n;
 } sweep_opts_t;
 
@@ -68,10 +43,7 @@ typedef struct {
 } plan_t;
 
 static int usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "stallsim sweep: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(stallsim sweep --help for usage)\n");
-    return EXIT_INPUT;
+    return options_error("sweep", fmt, arg);
 }
 
 static int parse_count(const char *t, long lo, long hi, long *out) {
@@ -82,73 +54,90 @@ static int parse_count(const char *t, long lo, long hi, long *out) {
     return 0;
 }
 
+static int shard_fn(void *field, const char *cmd, const char *val) {
+    (void)cmd;
+    int *shard = field; /* shard_i, then shard_n */
+    long si, sn;
+    const char *slash = strchr(val, '/');
+    char num[32];
+    if (!slash || (size_t)(slash - val) >= sizeof num)
+        return usage_error("--shard: expected I/N (e.g. 2/8), got '%s'", val);
+    memcpy(num, val, (size_t)(slash - val));
+    num[slash - val] = 0;
+    if (parse_count(slash + 1, 1, 1000000, &sn) || parse_count(num, 1, sn, &si))
+        return usage_error("--shard: expected I/N with 1 <= I <= N <= 10^6, got '%s'", val);
+    shard[0] = (int)si, shard[1] = (int)sn;
+    return 0;
+}
+
+static const option_t sweep_own_options[] = {
+    {.name = "--vary",
+     .type = OPT_LIST,
+     .arg = "key=values",
+     .offset = offsetof(sweep_opts_t, vary),
+     .count_offset = offsetof(sweep_opts_t, nvary),
+     .max = SWEEP_MAX_AXES,
+     .help = "a grid axis: a comma list (server.cpus=8,16,24), a range with its\n"
+             "end included (server.cache_gb=0:400:50), or both mixed; any key\n"
+             "--set takes, and `variant` (--vary variant=dali,coordl). The first\n"
+             "--vary changes slowest. Repeatable."},
+    {.name = "--output",
+     .alias = "-o",
+     .type = OPT_STR,
+     .arg = "FILE",
+     .offset = offsetof(sweep_opts_t, out),
+     .help = "the CSV; FILE.partial while running, FILE.meta.json beside it;\n"
+             "- writes the CSV to stdout (no metadata, no resuming)"},
+    {.name = "--threads",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(sweep_opts_t, threads),
+     .min = 1,
+     .max = 1024,
+     .help = "worker threads (default: the online CPUs); output is the same for any N"},
+    {.name = "--jobs",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(sweep_opts_t, threads),
+     .min = 1,
+     .max = 1024,
+     .help = "",
+     .deprecated = "--jobs is deprecated (it is easily taken for the scenario's jobs); use "
+                   "--threads"},
+    {.name = "--shard",
+     .type = OPT_FN,
+     .arg = "I/N",
+     .offset = offsetof(sweep_opts_t, shard_i),
+     .fn = shard_fn,
+     .help = "only the I-th of N contiguous blocks of configurations (1 <= I <= N)"},
+    {0},
+};
+
+static const option_t *const sweep_tables[] = {sweep_own_options, run_model_only_option,
+                                               run_scenario_options, NULL};
+
+const command_t sweep_command = {
+    .name = "sweep",
+    .synopsis = "SCENARIO --vary key=v1,v2,... [--vary key=start:end:step]... -o OUT.csv\n"
+                "                      [options]",
+    .about = "Runs every configuration of the grid (the cartesian product of the --vary keys) and\n"
+             "writes one CSV row per configuration x variant x job x epoch x source (model, sim).\n"
+             "The grid's columns are named by the keys as given (server.cpus).",
+    .tables = sweep_tables,
+    .positional = "SCENARIO",
+    .positional_offset = offsetof(sweep_opts_t, a.file),
+    .footer = "Interrupted and rerun with the same arguments, a sweep resumes where it stopped.\n"
+              "Shards concatenate to the whole grid: cat OUT.1.csv; tail -n +2 OUT.2.csv; ...\n",
+};
+
 static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
     memset(o, 0, sizeof *o);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    o->jobs = n > 0 ? (int)n : 1;
+    o->threads = n > 0 ? (int)n : 1;
     o->shard_i = o->shard_n = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-#define OPT(name)                                                                                  \
-    (strcmp(a, name) == 0 || (strncmp(a, name "=", sizeof name) == 0 && (val = a + sizeof name)))
-#define NEED()                                                                                     \
-    do {                                                                                           \
-        if (!val) {                                                                                \
-            if (i + 1 >= argc) return usage_error("option %s needs a value", a);                   \
-            val = argv[++i];                                                                       \
-        }                                                                                          \
-    } while (0)
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(sweep_usage, stdout);
-            exit(EXIT_OK);
-        } else if (OPT("--vary")) {
-            NEED();
-            if (o->nvary == SWEEP_MAX_AXES) return usage_error("more than %s --vary", "16");
-            o->vary[o->nvary++] = val;
-        } else if (OPT("--output") || OPT("-o")) {
-            NEED();
-            o->out = val;
-        } else if (OPT("--jobs")) {
-            NEED();
-            long v;
-            if (parse_count(val, 1, 1024, &v))
-                return usage_error("--jobs: expected an integer in [1, 1024], got '%s'", val);
-            o->jobs = (int)v;
-        } else if (OPT("--shard")) {
-            NEED();
-            long si, sn;
-            const char *slash = strchr(val, '/');
-            char num[32];
-            if (!slash || (size_t)(slash - val) >= sizeof num)
-                return usage_error("--shard: expected I/N (e.g. 2/8), got '%s'", val);
-            memcpy(num, val, (size_t)(slash - val));
-            num[slash - val] = 0;
-            if (parse_count(slash + 1, 1, 1000000, &sn) || parse_count(num, 1, sn, &si))
-                return usage_error("--shard: expected I/N with 1 <= I <= N <= 10^6, got '%s'", val);
-            o->shard_i = (int)si, o->shard_n = (int)sn;
-        } else if (OPT("--set")) {
-            NEED();
-            if (assign_parse_set(&o->sets, val)) return EXIT_INPUT;
-        } else if (OPT("--epochs")) {
-            NEED();
-            if (assign_parse_key(&o->sets, "epochs", val)) return EXIT_INPUT;
-        } else if (OPT("--variant")) {
-            NEED();
-            if (o->nonly == SCN_MAX_VARIANTS) return usage_error("too many --variant%s", "");
-            o->only[o->nonly++] = val;
-        } else if (strcmp(a, "--model-only") == 0) {
-            o->model_only = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
-        } else if (!o->file) {
-            o->file = a;
-        } else {
-            return usage_error("unexpected argument '%s' (one scenario per sweep)", a);
-        }
-#undef OPT
-#undef NEED
-    }
-    if (!o->file) return usage_error("missing the scenario file%s", "");
+    int rc = options_parse(&sweep_command, argc, argv, o);
+    if (rc) return rc == 1 ? -1 : rc;
+    if (!o->a.file) return usage_error("missing the scenario file%s", "");
     if (!o->out) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
     if (o->nvary == 0)
         return usage_error("nothing to sweep: give at least one --vary key=values%s", "");
@@ -170,23 +159,23 @@ static void fnv_str(uint64_t *h, const char *s) {
 static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
     uint64_t h = 14695981039346656037ULL;
     fnv_str(&h, "stallsim sweep " STALLSIM_VERSION);
-    fnv_str(&h, o->file);
-    FILE *f = fopen(o->file, "rb");
+    fnv_str(&h, o->a.file);
+    FILE *f = fopen(o->a.file, "rb");
     if (!f) return -1;
     char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
         fnv(&h, buf, n);
     fclose(f);
-    for (size_t i = 0; i < o->sets.n; i++) {
-        fnv_str(&h, o->sets.v[i].key);
-        fnv_str(&h, o->sets.v[i].value);
+    for (size_t i = 0; i < o->a.sets.n; i++) {
+        fnv_str(&h, o->a.sets.v[i].key);
+        fnv_str(&h, o->a.sets.v[i].value);
     }
     for (int i = 0; i < o->nvary; i++)
         fnv_str(&h, o->vary[i]);
-    for (int i = 0; i < o->nonly; i++)
-        fnv_str(&h, o->only[i]);
-    int64_t v[4] = {o->model_only, o->shard_i, o->shard_n, p->grid.size};
+    for (int i = 0; i < o->a.nonly; i++)
+        fnv_str(&h, o->a.only[i]);
+    int64_t v[4] = {o->a.model_only, o->shard_i, o->shard_n, p->grid.size};
     fnv(&h, v, sizeof v);
     *out = h;
     return 0;
@@ -207,8 +196,8 @@ static void config_prefix(void *ctx, int64_t c, char *buf, size_t n) {
 /* --set, then this configuration's values (as if given by --set after them). */
 static int config_sets(const plan_t *p, const int *idx, assign_list_t *l) {
     static const src_pos_t vary_pos = {"--vary", 0, 0};
-    for (size_t i = 0; i < p->o->sets.n; i++) {
-        const assign_t *a = &p->o->sets.v[i];
+    for (size_t i = 0; i < p->o->a.sets.n; i++) {
+        const assign_t *a = &p->o->a.sets.v[i];
         if (assign_push(l, a->key, a->value, a->pos, a->keypos, 1)) return EXIT_RUNTIME;
     }
     for (int a = 0; a < p->grid.naxes; a++) {
@@ -243,8 +232,8 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     FILE *m = rc ? NULL : open_memstream(buf, len);
     if (!rc && !m) rc = EXIT_RUNTIME;
     for (int k = 0; k < nv && !rc; k++) {
-        rc = run_build(p->doc, &sets, vars[k], !p->o->model_only, v);
-        if (!rc) rc = run_execute(v, !p->o->model_only);
+        rc = run_build(p->doc, &sets, vars[k], !p->o->a.model_only, v);
+        if (!rc) rc = run_execute(v, !p->o->a.model_only);
         /* The rows of `stallsim run --format csv`, in its order. */
         for (int i = 0; !rc && i < v->topo.ninst; i++)
             for (int e = 0; e < v->scn.epochs; e++) {
@@ -290,10 +279,10 @@ static int validate(plan_t *p, int64_t *seed) {
         rc = config_sets(p, idx, &sets);
         int64_t rows = 0;
         for (int k = 0; k < nv && !rc; k++) {
-            rc = run_build(p->doc, &sets, vars[k], !p->o->model_only, v);
+            rc = run_build(p->doc, &sets, vars[k], !p->o->a.model_only, v);
             if (rc == EXIT_INPUT) describe_config(p, c);
             if (rc) break;
-            rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->model_only ? 1 : 2);
+            rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
             if (c == 0 && k == 0) *seed = v->scn.seed;
         }
         if (c >= p->first && c < p->end) p->rows[c - p->first] = rows;
@@ -334,11 +323,11 @@ static int select_variants(plan_t *p) {
     p->variant_axis = -1;
     for (int a = 0; a < p->grid.naxes; a++)
         if (p->grid.axes[a].is_variant) p->variant_axis = a;
-    if (p->variant_axis >= 0 && o->nonly)
+    if (p->variant_axis >= 0 && o->a.nonly)
         return usage_error("--variant and --vary variant=... both pick variants; use one%s", "");
     p->nvsel = 0;
     if (p->variant_axis >= 0) return 0; /* each configuration runs its own */
-    return run_select(p->doc, "sweep", o->only, o->nonly, p->vsel, &p->nvsel);
+    return run_select(p->doc, "sweep", o->a.only, o->a.nonly, p->vsel, &p->nvsel);
 }
 
 /* ---- metadata ---- */
@@ -349,7 +338,7 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     fprintf(f, "  \"stallsim_version\": \"%s\",\n  \"scenario\": ", STALLSIM_VERSION);
-    report_json_string(f, p->o->file);
+    report_json_string(f, p->o->a.file);
     fprintf(f, ",\n  \"seed\": %lld,\n  \"command_line\": [\"stallsim\"", (long long)seed);
     for (int i = 0; i < argc; i++) {
         fputs(", ", f);
@@ -358,7 +347,7 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
     fprintf(f,
             "],\n  \"model_only\": %s,\n  \"grid_size\": %lld,\n  \"shard\": \"%d/%d\",\n"
             "  \"configs\": [%lld, %lld],\n  \"rows\": %lld,\n  \"axes\": [",
-            p->o->model_only ? "true" : "false", (long long)p->grid.size, p->o->shard_i,
+            p->o->a.model_only ? "true" : "false", (long long)p->grid.size, p->o->shard_i,
             p->o->shard_n, (long long)p->first, (long long)p->end, (long long)rows);
     for (int a = 0; a < p->grid.naxes; a++) {
         const sweep_axis_t *ax = &p->grid.axes[a];
@@ -464,7 +453,7 @@ static int execute(const plan_t *p, sweep_out_t *out, int64_t from) {
     q.next = q.written = from;
     q.end = p->end;
     int64_t todo = p->end - from;
-    int nthreads = p->o->jobs < todo ? p->o->jobs : (int)todo;
+    int nthreads = p->o->threads < todo ? p->o->threads : (int)todo;
     q.window = 16 * (nthreads > 0 ? nthreads : 1);
     q.slots = calloc((size_t)q.window, sizeof *q.slots);
     pthread_t *th = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof *th);
@@ -567,7 +556,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
         rows += p.rows ? p.rows[c - p.first] : 0;
     uint64_t hash = 0;
     if (!rc && args_hash(o, &p, &hash)) {
-        perror(o->file);
+        perror(o->a.file);
         rc = EXIT_RUNTIME;
     }
     char *header = rc ? NULL : csv_header(&p);
@@ -606,11 +595,11 @@ int sweep_main(int argc, char **argv) {
     memset(&doc, 0, sizeof doc);
     int loaded = 0;
     if (!rc) {
-        rc = scenario_doc_load(&doc, o.file);
+        rc = scenario_doc_load(&doc, o.a.file);
         loaded = 1;
     }
     if (!rc) rc = sweep(&o, &doc, argc, argv);
     if (loaded) scenario_doc_free(&doc);
-    assign_list_free(&o.sets);
-    return rc;
+    assign_list_free(&o.a.sets);
+    return rc < 0 ? EXIT_OK : rc;
 }

@@ -11,6 +11,11 @@
 #ifndef STALLSIM_SWEEP_H
 #define STALLSIM_SWEEP_H
 
+#include "options.h"
+
+/* Its flags and usage text (`stallsim help sweep`). */
+extern const command_t sweep_command;
+
 /* argv[0] is "sweep". Returns an exit code (EXIT_OK, EXIT_RUNTIME, EXIT_INPUT). */
 int sweep_main(int argc, char **argv);
 

@@ -129,6 +129,16 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
     o->fd = -1;
     *complete = 0;
     *resume = spec->first;
+    if (strcmp(spec->path, "-") == 0) {
+        /* A stream: rows go out as they come; nothing to resume, no metadata. */
+        o->stream = 1;
+        o->fd = STDOUT_FILENO;
+        o->partial = strdup("stdout");
+        if (!o->partial) return EXIT_RUNTIME;
+        if (write_all(o->fd, spec->header, strlen(spec->header)))
+            return io_error("cannot write", o->partial);
+        return 0;
+    }
     /* The finished file replaces OUT by a rename, which would replace a
      * device or FIFO too (as root, -o /dev/full would swap the device out). */
     struct stat st;
@@ -186,6 +196,7 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
 
 int sweep_out_write(sweep_out_t *o, const char *rows, size_t len) {
     if (write_all(o->fd, rows, len)) return io_error("cannot write", o->partial);
+    if (o->stream) return 0;
     /* kill -9 keeps what was written; syncing bounds what a power loss can take back. */
     double t = now_s();
     if (t - o->last_sync >= 1.0) {
@@ -196,6 +207,10 @@ int sweep_out_write(sweep_out_t *o, const char *rows, size_t len) {
 }
 
 int sweep_out_finish(sweep_out_t *o) {
+    if (o->stream) {
+        o->fd = -1;
+        return 0;
+    }
     if (fsync(o->fd)) return io_error("cannot sync", o->partial);
     int rc = close(o->fd);
     o->fd = -1;
@@ -206,7 +221,7 @@ int sweep_out_finish(sweep_out_t *o) {
 }
 
 void sweep_out_close(sweep_out_t *o) {
-    if (o->fd >= 0) close(o->fd);
+    if (o->fd >= 0 && !o->stream) close(o->fd);
     o->fd = -1;
     free(o->partial);
     free(o->meta_path);

@@ -11,7 +11,10 @@
  * "index,values," prefix. Whatever follows the last complete configuration (a
  * torn row, a configuration cut short by kill -9 or power loss) is truncated
  * away and the sweep continues with the next configuration. An OUT.partial
- * from other arguments is never touched: the caller gets EXIT_INPUT. */
+ * from other arguments is never touched: the caller gets EXIT_INPUT.
+ *
+ * OUT "-" is standard output: the header and the rows as they come, with no
+ * partial file, no metadata and nothing to resume. */
 #ifndef STALLSIM_SWEEP_OUT_H
 #define STALLSIM_SWEEP_OUT_H
 
@@ -36,6 +39,7 @@ typedef struct {
     sweep_out_spec_t spec;
     char *partial, *meta_path;
     int fd;
+    int stream; /* OUT is "-" */
     double last_sync;
 } sweep_out_t;
 

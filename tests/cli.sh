@@ -53,6 +53,22 @@ expect 0 "" -- "$bin" help keys
 expect 0 "" -- "$bin" check $small
 for f in scenarios/*.yaml; do expect 0 "" -- "$bin" check "$f"; done
 
+# The commands agree: help COMMAND is COMMAND --help, each command its own usage.
+for c in run check sweep calibrate measure; do
+  if [ "$("$bin" help $c)" == "$("$bin" $c --help)" ] && "$bin" help $c | head -n 1 | grep -q "^usage: stallsim $c "; then
+    ok
+  else
+    bad "stallsim help $c differs from stallsim $c --help, or names another command"
+  fi
+done
+expect 2 "unknown topic 'nope'" -- "$bin" help nope
+v=$("$bin" -V)
+[ "$v" == "$("$bin" --version)" ] && grep -Eq '^stallsim [0-9.]+ \(commit [0-9a-f]+(-dirty)?|unknown\)' <<<"$v" \
+  && ok || bad "-V / --version: '$v'"
+for k in none lru minio fifo belady fixed pool server.storage.queue_depth; do
+  "$bin" help kinds | grep -qw -- "$k" && ok || bad "help kinds lacks $k"
+done
+
 # A full disk (/dev/full) is a runtime failure with the reason, never a silent success.
 for fmt in text csv; do
   err=$("$bin" run $small --model-only --format $fmt 2>&1 >/dev/full)

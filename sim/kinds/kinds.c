@@ -58,6 +58,19 @@ const char *kind_name(kind_family_t family, int i) {
     return NULL;
 }
 
+const char *kind_help(kind_family_t family, int i) {
+    if (!kind_name(family, i)) return NULL;
+    switch (family) {
+    case FAMILY_CACHE:
+        return caches[i]->help;
+    case FAMILY_STORAGE:
+        return storages[i]->help;
+    case FAMILY_LOADER:
+        return loaders[i]->help;
+    }
+    return NULL;
+}
+
 const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
     *n = 0;
     if (family == FAMILY_STORAGE && i >= 0 && i < NSTORAGES) {

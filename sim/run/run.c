@@ -1,6 +1,7 @@
 /* run: see run.h. */
 #include "run.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,48 @@
 #include "kinds.h"
 #include "model.h"
 #include "sim.h"
+
+static int set_fn(void *sets, const char *cmd, const char *value) {
+    (void)cmd;
+    return assign_parse_set(sets, value);
+}
+
+static int epochs_fn(void *sets, const char *cmd, const char *value) {
+    (void)cmd;
+    return assign_parse_key(sets, "epochs", value);
+}
+
+const option_t run_scenario_options[] = {
+    {.name = "--set",
+     .type = OPT_FN,
+     .arg = "key=value",
+     .offset = offsetof(run_args_t, sets),
+     .fn = set_fn,
+     .help = "override a scenario key (dotted path, e.g. server.cpus=12,\n"
+             "jobs.0.gpus=4; repeatable; variants still override these)"},
+    {.name = "--epochs",
+     .type = OPT_FN,
+     .arg = "N",
+     .offset = offsetof(run_args_t, sets),
+     .fn = epochs_fn,
+     .help = "shorthand for --set epochs=N"},
+    {.name = "--variant",
+     .type = OPT_LIST,
+     .arg = "NAME",
+     .offset = offsetof(run_args_t, only),
+     .count_offset = offsetof(run_args_t, nonly),
+     .max = SCN_MAX_VARIANTS,
+     .help = "run only this variant (repeatable; default: all, in file order)"},
+    {0},
+};
+
+const option_t run_model_only_option[] = {
+    {.name = "--model-only",
+     .type = OPT_FLAG,
+     .offset = offsetof(run_args_t, model_only),
+     .help = "the analytical model alone, no simulation"},
+    {0},
+};
 
 int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *only, int nonly,
                int *idx, int *n) {

@@ -15,8 +15,24 @@
 #define STALLSIM_RUN_H
 
 #include "metrics.h"
+#include "options.h"
 #include "scenario.h"
 #include "topology.h"
+
+/* What every command that runs a scenario takes from its command line. A
+ * command's options struct starts with one, so the shared rows below apply
+ * to it: --set, --epochs and --variant (run_scenario_options), and
+ * --model-only (run_model_only_option). */
+typedef struct {
+    const char *file; /* the scenario */
+    assign_list_t sets;
+    const char *only[SCN_MAX_VARIANTS];
+    int nonly;
+    int model_only;
+} run_args_t;
+
+extern const option_t run_scenario_options[];
+extern const option_t run_model_only_option[];
 
 typedef struct {
     scenario_t scn;

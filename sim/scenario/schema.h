@@ -45,6 +45,7 @@ typedef struct {
  * the scenario rows that kind owns (n = 0 when none). */
 typedef enum { FAMILY_CACHE, FAMILY_STORAGE, FAMILY_LOADER } kind_family_t;
 const char *kind_name(kind_family_t family, int i);
+const char *kind_help(kind_family_t family, int i);
 const key_def_t *kind_keys(kind_family_t family, int i, int *n);
 
 const char *prep_mode_name(int i);
