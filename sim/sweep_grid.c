@@ -34,40 +34,6 @@ void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx) {
     }
 }
 
-/* unit text as a name part: "MB/s" -> "mb_s" (per = 0) or "mb_per_s" (per = 1). */
-static void unit_token(const char *unit, int per, char *buf, size_t n) {
-    size_t used = 0;
-    for (const char *p = unit; *p && used + 6 < n; p++) {
-        if (*p == '/' && per) {
-            memcpy(buf + used, "_per_", 5);
-            used += 5;
-        } else {
-            buf[used++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
-        }
-    }
-    buf[used] = 0;
-}
-
-/* Whether `tok` is one of the underscore-separated parts of `name` (or a run of them). */
-static int has_part(const char *name, const char *tok) {
-    size_t tl = strlen(tok);
-    for (const char *p = strstr(name, tok); p; p = strstr(p + 1, tok))
-        if ((p == name || p[-1] == '_') && (p[tl] == 0 || p[tl] == '_')) return 1;
-    return 0;
-}
-
-void sweep_column_name(const char *key, const char *unit, char *buf, size_t n) {
-    const char *last = strrchr(key, '.');
-    last = last ? last + 1 : key;
-    char plain[64], per[64];
-    unit_token(unit, 0, plain, sizeof plain);
-    unit_token(unit, 1, per, sizeof per);
-    if (!plain[0] || has_part(last, plain) || has_part(last, per))
-        snprintf(buf, n, "%s", key);
-    else
-        snprintf(buf, n, "%s_%s", key, plain);
-}
-
 /* The schema row of a key as --set accepts it (jobs.N.key and jobs.key included), or NULL. */
 static const key_def_t *find_key(const char *key) {
     int n;
@@ -200,7 +166,10 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
         return near ? fail(arg, "unknown key '%s'; did you mean '%s'?", ax->key, near)
                     : fail(arg, "unknown key '%s' (stallsim help keys lists them all)", ax->key);
     } else {
-        sweep_column_name(ax->key, k->unit, ax->column, sizeof ax->column);
+        /* The column is the key as the user typed it; units live in the key reference. */
+        memcpy(ax->column, ax->key,
+               sizeof ax->column < sizeof ax->key ? sizeof ax->column : sizeof ax->key);
+        ax->column[sizeof ax->column - 1] = 0;
     }
 
     char *list = strdup(eq + 1);

@@ -22,7 +22,7 @@
 
 typedef struct {
     char key[SCN_STR];         /* as written: server.cpus, jobs.0.count, variant */
-    char column[SCN_STR + 32]; /* CSV column: the key, with _unit unless the name carries it */
+    char column[SCN_STR + 32]; /* CSV column: the key as written (units: stallsim help keys) */
     int is_variant;
     int nvalues;
     char **values; /* canonical text of each value */
@@ -45,9 +45,5 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
 
 /* The value index on each axis of configuration c (idx has g->naxes entries). */
 void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx);
-
-/* The CSV column name of a key: the key itself when its last part already
- * names the unit (server.cache_gb), else key_unit (server.cpus_cores). */
-void sweep_column_name(const char *key, const char *unit, char *buf, size_t n);
 
 #endif

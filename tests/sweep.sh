@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `stallsim sweep` tests: grid order and columns, rows equal to `stallsim run
-# --format csv`, --jobs 1 vs 2 byte-identical, resume after kill -9 at several
+# --format csv`, --threads 1 vs 2 byte-identical, resume after kill -9 at several
 # points and after a torn tail, refusal of a partial file from other arguments,
 # shards concatenating to the whole grid, bad --vary values (exit 2).
 # usage: sweep.sh STALLSIM SOURCE_DIR
@@ -19,7 +19,7 @@ check() { if eval "$2"; then ok; else bad "$1"; fi; }
 
 # A grid of 3 x 4 = 12 configurations, 2 variants, 2 epochs, model and sim.
 grid=(--vary server.cpus=2,3,4 --vary server.cache_gb=0:1.5:0.5)
-"$bin" sweep "$small" "${grid[@]}" -o full.csv --jobs 1 2>err.txt
+"$bin" sweep "$small" "${grid[@]}" -o full.csv --threads 1 2>err.txt
 check "sweep exits 0 ($(cat err.txt))" '[ $? = 0 ]'
 check "no partial file left" '[ ! -e full.csv.partial ]'
 check "metadata says complete" 'grep -q "\"status\": \"complete\"" full.csv.meta.json'
@@ -27,7 +27,7 @@ check "metadata has the grid size" 'grep -q "\"grid_size\": 12," full.csv.meta.j
 check "metadata has the seed" 'grep -q "\"seed\": 7," full.csv.meta.json'
 check "silent when stderr is not a terminal" '[ ! -s err.txt ]'
 check "header: config, varied keys with units, run's columns" \
-  '[ "$(head -n 1 full.csv | cut -d, -f1-5)" = "config,server.cpus_cores,server.cache_gb,variant,job" ]'
+  '[ "$(head -n 1 full.csv | cut -d, -f1-5)" = "config,server.cpus,server.cache_gb,variant,job" ]'
 # rows: 12 configs x 2 variants x 1 job x 2 epochs x 2 sources
 check "row count 96" '[ $(($(wc -l <full.csv) - 1)) = 96 ]'
 # grid order: first --vary slowest; each configuration's rows together.
@@ -44,11 +44,11 @@ for cpus in 2 3 4; do
 done
 check "rows equal stallsim run --format csv" '[ $same = 1 ]'
 
-# --jobs does not change a byte.
-"$bin" sweep "$small" "${grid[@]}" -o j2.csv --jobs 2 2>/dev/null
-check "--jobs 1 and --jobs 2 byte-identical" 'cmp -s full.csv j2.csv'
-"$bin" sweep "$small" "${grid[@]}" -o j5.csv --jobs 5 2>/dev/null
-check "--jobs 5 byte-identical" 'cmp -s full.csv j5.csv'
+# --threads does not change a byte.
+"$bin" sweep "$small" "${grid[@]}" -o j2.csv --threads 2 2>/dev/null
+check "--threads 1 and --threads 2 byte-identical" 'cmp -s full.csv j2.csv'
+"$bin" sweep "$small" "${grid[@]}" -o j5.csv --threads 5 2>/dev/null
+check "--threads 5 byte-identical" 'cmp -s full.csv j5.csv'
 
 # Rerun of a complete sweep: nothing to do, file unchanged.
 "$bin" sweep "$small" "${grid[@]}" -o full.csv 2>err.txt
@@ -70,7 +70,7 @@ for cut in 37 500 1000 2345 $boundary $((boundary - 1)) $((total / 2)) $((total 
   head -c $cut full.csv >cut.csv.partial
   cp full.csv.meta.json cut.csv.meta.json
   sed -i 's/"status": "complete"/"status": "running"/' cut.csv.meta.json
-  "$bin" sweep "$small" "${grid[@]}" -o cut.csv --jobs 2 2>err.txt
+  "$bin" sweep "$small" "${grid[@]}" -o cut.csv --threads 2 2>err.txt
   check "resume after a cut at byte $cut" 'cmp -s cut.csv full.csv && [ ! -e cut.csv.partial ]'
   # it kept every configuration whose 8 rows were whole (and no more)
   lines=$(head -c $cut full.csv | tr -cd '\n' | wc -c)
@@ -92,12 +92,12 @@ check "resume after a zero-filled tail" 'cmp -s z.csv full.csv'
 # reproduces), then one runs to the end. The grid takes ~4 s uninterrupted
 # on an idle 2-core machine, so most kills land mid-sweep.
 big=(--set dataset.items=1000000 --vary server.cpus=2,3,4,5 --vary server.cache_gb=0:5:0.5)
-"$bin" sweep "$small" "${big[@]}" -o ref.csv --jobs 2 2>/dev/null
+"$bin" sweep "$small" "${big[@]}" -o ref.csv --threads 2 2>/dev/null
 kills=0
 RANDOM=8
 for try in 1 2 3 4 5 6 7 8; do
   delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.15 + (r % 100) / 100 }')
-  timeout -s KILL "$delay" "$bin" sweep "$small" "${big[@]}" -o k.csv --jobs 2 2>/dev/null
+  timeout -s KILL "$delay" "$bin" sweep "$small" "${big[@]}" -o k.csv --threads 2 2>/dev/null
   [ -e k.csv ] && break
   [ -e k.csv.partial ] || continue
   kills=$((kills + 1))
@@ -105,7 +105,7 @@ for try in 1 2 3 4 5 6 7 8; do
   n=$(wc -c <k.csv.partial)
   check "partial after kill $kills is a prefix of the full output" 'cmp -s -n $n k.csv.partial ref.csv'
 done
-[ -e k.csv ] || "$bin" sweep "$small" "${big[@]}" -o k.csv --jobs 1 2>/dev/null
+[ -e k.csv ] || "$bin" sweep "$small" "${big[@]}" -o k.csv --threads 1 2>/dev/null
 echo "sweep: $kills runs killed mid-sweep before the last"
 check "resume after $kills kill -9s gives exactly the uninterrupted rows" 'cmp -s k.csv ref.csv'
 check "several kills landed mid-sweep ($kills)" '[ $kills -ge 3 ]'
@@ -129,7 +129,7 @@ check "-o a FIFO: still a FIFO, no partial" '[ -p fifo.csv ] && [ ! -e fifo.csv.
 "$bin" sweep "$small" --vary variant=minio,base --vary jobs.0.batch_per_gpu=32,64 --model-only --epochs 1 -o v.csv 2>/dev/null
 check "variant axis: exit 0" '[ $? = 0 ]'
 check "variant axis: header has no extra variant column" \
-  '[ "$(head -n 1 v.csv | cut -d, -f1-3)" = "config,jobs.0.batch_per_gpu_items,variant" ]'
+  '[ "$(head -n 1 v.csv | cut -d, -f1-3)" = "config,jobs.0.batch_per_gpu,variant" ]'
 check "variant axis: rows in grid order" \
   '[ "$(tail -n +2 v.csv | cut -d, -f1-3,6 | tr "\n" " ")" = "0,32,minio,model 1,64,minio,model 2,32,base,model 3,64,base,model " ]'
 
@@ -156,6 +156,17 @@ expect2 "is already varied" --vary server.cpus=2 --vary server.cpus=4
 # a value valid alone but not with the others: the last configuration
 expect2 "configuration 2 (jobs.0.count=4) of --vary is invalid" --vary jobs.0.count=1,1,4
 expect2 "stallsim sweep: --jobs" --vary server.cpus=2 --jobs 0
+expect2 "stallsim sweep: --threads: expected an integer in [1, 1024]" --vary server.cpus=2 --threads 0
+
+# --jobs still works, with a note; -o - streams the same CSV to stdout, and
+# leaves no file called '-' nor metadata.
+"$bin" sweep "$small" "${grid[@]}" -o old.csv --jobs 2 2>err.txt
+check "--jobs: same rows as --threads" 'cmp -s full.csv old.csv'
+check "--jobs: a deprecation note" 'grep -q "deprecated.*--threads" err.txt'
+"$bin" sweep "$small" "${grid[@]}" -o - --threads 2 >stream.csv 2>err.txt
+check "-o - exits 0 ($(cat err.txt))" '[ $? = 0 ]'
+check "-o - writes the CSV to stdout" 'cmp -s full.csv stream.csv'
+check "-o - makes no file named -" '[ ! -e ./- ] && [ ! -e ./-.meta.json ] && [ ! -e ./-.partial ]'
 expect2 "stallsim sweep: --shard" --vary server.cpus=2 --shard 3/2
 expect2 "nothing to sweep" --set server.cpus=2
 expect2 "--variant and --vary variant" --vary variant=base --variant base

@@ -63,32 +63,21 @@ static void test_order(void **state) {
     sweep_grid_free(&g);
 }
 
+/* A column is named by the key as typed, units and all left to the key reference. */
 static void test_columns(void **state) {
     (void)state;
-    char b[128];
-    sweep_column_name("server.cpus", "cores", b, sizeof b);
-    assert_string_equal(b, "server.cpus_cores");
-    sweep_column_name("server.cache_gb", "GB", b, sizeof b);
-    assert_string_equal(b, "server.cache_gb");
-    sweep_column_name("server.storage.read_mb_s", "MB/s", b, sizeof b);
-    assert_string_equal(b, "server.storage.read_mb_s");
-    sweep_column_name("jobs.0.gpu_items_per_s", "items/s", b, sizeof b);
-    assert_string_equal(b, "jobs.0.gpu_items_per_s");
-    sweep_column_name("prep.decode_ms_per_mb", "ms/MB", b, sizeof b);
-    assert_string_equal(b, "prep.decode_ms_per_mb");
-    sweep_column_name("jobs.0.batch_per_gpu", "items", b, sizeof b);
-    assert_string_equal(b, "jobs.0.batch_per_gpu_items");
-    sweep_column_name("dataset.items", "items", b, sizeof b);
-    assert_string_equal(b, "dataset.items");
-    sweep_column_name("dataset.item_kb_cv", "", b, sizeof b);
-    assert_string_equal(b, "dataset.item_kb_cv");
-    sweep_column_name("server.network.gbit_s", "Gbit/s", b, sizeof b);
-    assert_string_equal(b, "server.network.gbit_s");
-    /* "s" is a whole part of compute_s_per_batch, not just a letter in it. */
-    sweep_column_name("jobs.compute_s_per_batch", "s", b, sizeof b);
-    assert_string_equal(b, "jobs.compute_s_per_batch");
-    sweep_column_name("jobs.0.count", "jobs", b, sizeof b);
-    assert_string_equal(b, "jobs.0.count_jobs");
+    static const char *const names[] = {"variant"};
+    const char *const axes[] = {"server.cpus=8,16", "jobs.0.count=1,2", "jobs.gpu_items_per_s=5",
+                                "server.cache_gb=0:10:5"};
+    sweep_grid_t g;
+    sweep_grid_init(&g);
+    for (int a = 0; a < 4; a++)
+        assert_int_equal(sweep_grid_add(&g, axes[a], names, 1), 0);
+    assert_string_equal(g.axes[0].column, "server.cpus");
+    assert_string_equal(g.axes[1].column, "jobs.0.count");
+    assert_string_equal(g.axes[2].column, "jobs.gpu_items_per_s");
+    assert_string_equal(g.axes[3].column, "server.cache_gb");
+    sweep_grid_free(&g);
 }
 
 static void test_errors(void **state) {
