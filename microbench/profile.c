@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 #include <yaml.h>
 
 #include "atomic_file.h"
+#include "scenario.h"
+#include "schema.h"
 
 const char *profile_num(double v, char *buf, size_t len) {
     if (!isfinite(v)) {
@@ -94,6 +97,32 @@ static void storage_points(out_t *o, const char *k, const storage_point *p) {
     }
 }
 
+/* One measured scenario key, named by the schema row of its scenario_t
+ * field (so a renamed key cannot leave profiles behind), written as nested
+ * YAML under `scenario:`: the mapping headers that differ from the previous
+ * key's, then the leaf. prev holds the previous key. */
+static void scenario_key(out_t *o, char *prev, size_t offset, const char *value) {
+    const char *name = schema_key_at(offset);
+    if (!name) abort(); /* a field without a row: a programming error the tests catch */
+    int depth = 0;
+    const char *p = name, *q = prev;
+    /* Skip the leading components both keys share. */
+    for (;;) {
+        const char *dp = strchr(p, '.'), *dq = strchr(q, '.');
+        if (!dp || !dq || dp - p != dq - q || strncmp(p, q, (size_t)(dp - p)) != 0) break;
+        p = dp + 1, q = dq + 1, depth++;
+    }
+    for (const char *dot; (dot = strchr(p, '.')); p = dot + 1, depth++)
+        fprintf(o->f, "%*s%.*s:\n", 2 * (depth + 1), "", (int)(dot - p), p);
+    fprintf(o->f, "%*s%s: %s\n", 2 * (depth + 1), "", p, value);
+    snprintf(prev, SCN_STR, "%s", name);
+}
+
+static const char *I(out_t *o, long v) {
+    snprintf(o->nb, sizeof o->nb, "%ld", v);
+    return o->nb;
+}
+
 int profile_emit(FILE *f, const calib_results *r) {
     out_t o = {.f = f};
     const storage_result *s = &r->storage;
@@ -103,17 +132,18 @@ int profile_emit(FILE *f, const calib_results *r) {
     fprintf(f, "# stallsim host profile: written by `stallsim calibrate` on %s at %s\n",
             r->hostname, r->date);
     fprintf(f, "profile_version: 1\n");
-    fprintf(f, "scenario:\n  server:\n");
-    kv_int(&o, 4, "cpus", a->max_threads);
-    fprintf(f, "    storage:\n");
-    kv_num(&o, 6, "read_mb_s", s->read_mb_s);
-    kv_num(&o, 6, "latency_ms", s->latency_ms);
-    kv_int(&o, 6, "queue_depth", s->queue_depth);
-    fprintf(f, "  prep:\n");
-    kv_num(&o, 4, "decode_ms_per_mb", d->model_ms_per_mb);
-    kv_num(&o, 4, "decode_ms_per_item", d->model_ms_per_item);
-    kv_num(&o, 4, "augment_ms", a->ms_per_item.median);
-    if (g->available) kv_num(&o, 4, "gpu_augment_ms", g->augment_ms.median);
+    fprintf(f, "scenario:\n");
+    char prev[SCN_STR] = "";
+#define KEY(field, text) scenario_key(&o, prev, offsetof(scenario_t, field), text)
+    KEY(server.cpus, I(&o, a->max_threads));
+    KEY(server.storage.read_mb_s, N(&o, s->read_mb_s));
+    KEY(server.storage.latency_ms, N(&o, s->latency_ms));
+    KEY(server.storage.queue_depth, I(&o, s->queue_depth));
+    KEY(prep.decode_ms_per_mb, N(&o, d->model_ms_per_mb));
+    KEY(prep.decode_ms_per_item, N(&o, d->model_ms_per_item));
+    KEY(prep.augment_ms, N(&o, a->ms_per_item.median));
+    if (g->available) KEY(prep.gpu_augment_ms, N(&o, g->augment_ms.median));
+#undef KEY
 
     fprintf(f, "measured:\n  host:\n");
     kv_str(&o, 4, "hostname", r->hostname);

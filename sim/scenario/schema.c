@@ -126,6 +126,14 @@ int schema_find(key_scope_t scope, const char *name) {
     return -1;
 }
 
+const char *schema_key_at(size_t offset) {
+    int n;
+    const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &n);
+    for (int i = 0; i < n; i++)
+        if (rows[i].offset == offset) return rows[i].name;
+    return NULL;
+}
+
 const char *schema_suggest(const char *name, char *buf, size_t bufsize) {
     int best = 1 << 30, nrows;
     const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);

@@ -55,6 +55,8 @@ const char *dist_mode_name(int i);
 const key_def_t *schema_keys(key_scope_t scope, int *count);
 /* Row index of `name` in scope, or -1. */
 int schema_find(key_scope_t scope, const char *name);
+/* The name of the scenario-scope row stored at offset in scenario_t, or NULL. */
+const char *schema_key_at(size_t offset);
 /* The valid key nearest to `name` (any scope, job keys as "jobs.N.key"), or NULL. */
 const char *schema_suggest(const char *name, char *buf, size_t bufsize);
 
