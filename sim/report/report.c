@@ -221,7 +221,7 @@ static void json_value(FILE *out, const key_def_t *k, const void *base) {
         report_json_string(out, buf);
 }
 
-static void json_config(FILE *out, const scenario_t *s) {
+void report_json_config(FILE *out, const scenario_t *s) {
     int n;
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
     fprintf(out, "{");
@@ -330,7 +330,7 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         if (v[k].sim.m) fprintf(out, ", \"sim\": %.9g", report_total_s(&v[k].sim));
         fprintf(out, "}, \"speedup\": %.6f,\n   \"config\": ",
                 base / report_total_s(best_source(&v[k])));
-        json_config(out, &v[k].scn);
+        report_json_config(out, &v[k].scn);
         fprintf(out, ",\n   \"jobs\": [");
         for (int i = 0; i < v[k].topo.ninst; i++) {
             fprintf(out, "%s\n    {\"name\": ", i ? "," : "");

@@ -34,5 +34,8 @@ void report_csv_row(FILE *out, const char *extra_values, const char *variant, co
  * one epoch's metrics as an object. */
 void report_json_string(FILE *out, const char *s);
 void report_json_metrics(FILE *out, const epoch_metrics_t *m);
+/* The effective configuration as a JSON object: every scenario key by its
+ * dotted name, and "jobs": [ {job keys}, ... ]. */
+void report_json_config(FILE *out, const scenario_t *s);
 
 #endif

@@ -362,7 +362,30 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
         }
         fputs("]}", f);
     }
-    fputs("\n  ]\n", f);
+    /* The effective configuration of each variant the sweep runs (host
+     * profile, --set and defaults applied; each row's --vary values are in
+     * its columns), so readers need not re-read the scenario. */
+    fputs("\n  ],\n  \"effective\": {", f);
+    int vars[SCN_MAX_VARIANTS + 1], nv = p->nvsel;
+    if (p->variant_axis >= 0) {
+        const sweep_axis_t *ax = &p->grid.axes[p->variant_axis];
+        nv = 0;
+        for (int v = 0; v < ax->nvalues; v++)
+            for (int i = 0; i < p->doc->nvariants; i++)
+                if (strcmp(p->doc->variants[i].name, ax->values[v]) == 0) vars[nv++] = i;
+    } else {
+        memcpy(vars, p->vsel, (size_t)nv * sizeof *vars);
+    }
+    variant_run_t *v = malloc(sizeof *v);
+    for (int k = 0; k < nv && v; k++) {
+        if (run_build(p->doc, &p->o->a.sets, vars[k], 0, v)) break; /* validated already */
+        fputs(k ? ",\n    " : "\n    ", f);
+        report_json_string(f, v->scn.variant);
+        fputs(": ", f);
+        report_json_config(f, &v->scn);
+    }
+    free(v);
+    fputs("\n  }\n", f);
     if (fclose(f)) {
         free(buf);
         return NULL;
