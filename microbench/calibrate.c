@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <yaml.h>
-#include <jconfig.h>
 
 #include "atomic_file.h"
 #include "clock.h"
@@ -26,8 +25,6 @@
 #include "profile.h"
 #include "progress.h"
 
-#define STR2(x) #x
-#define STR(x)  STR2(x)
 
 typedef struct {
     const char *data, *out;
@@ -123,7 +120,7 @@ static void host_info(calib_results *r) {
     gmtime_r(&now, &tm);
     strftime(r->date, sizeof r->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     /* The header's version: Debian 12's TurboJPEG 2.1 has no runtime query. */
-    snprintf(r->jpeg_version, sizeof r->jpeg_version, "%s", STR(LIBJPEG_TURBO_VERSION));
+    snprintf(r->jpeg_version, sizeof r->jpeg_version, "%s", STALLSIM_TURBOJPEG_VERSION);
     snprintf(r->gsl_version, sizeof r->gsl_version, "%s", gsl_version);
     snprintf(r->yaml_version, sizeof r->yaml_version, "%s", yaml_get_version_string());
 }
