@@ -6,11 +6,16 @@
  * every `stallsim run` map them at start-up (~90 ms and ~175 MB of RSS here)
  * for a feature only `calibrate` uses. Without CUDA, or when the module or
  * its libraries cannot be loaded, every entry point fails and says why, so a
- * profile never carries an invented GPU figure. STALLSIM_GPU_MODULE in the
- * environment names another module path. */
+ * profile never carries an invented GPU figure. The module is looked for in
+ * STALLSIM_GPU_MODULE (the environment), then beside an installed program
+ * (BIN/../lib/stallsim/, as `cmake --install` puts it), then in the build
+ * tree it was built in. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "gpu.h"
 
@@ -31,6 +36,22 @@ static int fail(char *err, size_t errlen) {
     return -1;
 }
 
+#ifdef STALLSIM_GPU_MODULE
+/* BIN/../lib/stallsim/libstallsim_gpu.so next to the running program, when
+ * that file exists; NULL otherwise. */
+static const char *installed_module(char *buf, size_t n) {
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) return NULL;
+    exe[len] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    *slash = 0; /* the program's folder */
+    snprintf(buf, n, "%s/../lib/stallsim/libstallsim_gpu.so", exe);
+    return access(buf, R_OK) == 0 ? buf : NULL;
+}
+#endif
+
 static int load(char *err, size_t errlen) {
     if (state == 1) return 0;
     if (state == -1) return fail(err, errlen);
@@ -40,7 +61,9 @@ static int load(char *err, size_t errlen) {
     return fail(err, errlen);
 #else
     const char *path = getenv("STALLSIM_GPU_MODULE");
-    if (!path || !path[0]) path = STALLSIM_GPU_MODULE;
+    char installed[PATH_MAX + 64];
+    if (!path || !path[0]) path = installed_module(installed, sizeof installed);
+    if (!path) path = STALLSIM_GPU_MODULE;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(why, sizeof why, "cannot load the CUDA module: %s", dlerror());
@@ -52,7 +75,7 @@ static int load(char *err, size_t errlen) {
     *(void **)&api.h2d = dlsym(h, "gpu_h2d");
     *(void **)&api.sgemm = dlsym(h, "gpu_sgemm");
     if (!api.probe || !api.augment || !api.h2d || !api.sgemm) {
-        snprintf(why, sizeof why, "the CUDA module %s lacks the gpu.h entry points", path);
+        snprintf(why, sizeof why, "the CUDA module %.400s lacks the gpu.h entry points", path);
         return fail(err, errlen);
     }
     state = 1;
@@ -75,9 +98,9 @@ int gpu_probe(char *name, size_t namelen, char *err, size_t errlen) {
 
 int gpu_augment(const aug_image *imgs, const aug_params *params, int n, int out_w, int out_h,
                 float *out, int reps, double *launch_ms, char *err, size_t errlen) {
-    return load(err, errlen) ? -1
-                             : api.augment(imgs, params, n, out_w, out_h, out, reps, launch_ms, err,
-                                           errlen);
+    return load(err, errlen)
+               ? -1
+               : api.augment(imgs, params, n, out_w, out_h, out, reps, launch_ms, err, errlen);
 }
 
 int gpu_h2d(size_t bytes, int pinned, int reps, double *gb_s, char *err, size_t errlen) {

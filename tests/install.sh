@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `cmake --install` gives a stallsim that works from anywhere: the program,
+# the shipped scenarios under share/stallsim, a man page and bash completion
+# generated from the program's tables (they name real keys and flags).
+#   tests/install.sh BUILD_DIR
+set -u
+build=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+cmake --install "$build" --prefix "$tmp/p" >/dev/null || { echo "FAIL: cmake --install"; exit 1; }
+# DESTDIR too: everything under it, nothing outside.
+DESTDIR="$tmp/d" cmake --install "$build" --prefix /usr >/dev/null && [ -x "$tmp/d/usr/bin/stallsim" ] \
+  && ok || bad "DESTDIR install"
+p=$tmp/p
+cd / || exit 1
+out=$("$p/bin/stallsim" run "$p/share/stallsim/scenarios/openimages.yaml" --model-only --epochs 1 2>&1)
+[ $? = 0 ] && grep -q "openimages-resnet18" <<<"$out" && ok || bad "installed run: $out"
+[ -f "$p/share/stallsim/scenarios/hosts/README.md" ] && ok || bad "host-profile README not installed"
+man=$p/share/man/man1/stallsim.1
+for w in server.storage.read_mb_s loader.cache "stallsim sweep" --threads belady; do
+  grep -qF -- "$w" "$man" && ok || bad "man page lacks $w"
+done
+comp=$p/share/bash-completion/completions/stallsim
+for w in server.cpus= jobs.0.gpus= --threads --vary calibrate; do
+  grep -qF -- "$w" "$comp" && ok || bad "completion lacks $w"
+done
+# The completion offers --set keys as a shell would.
+got=$(bash -c "source '$comp'; COMP_WORDS=(stallsim run x.yaml --set server.cp); COMP_CWORD=4; _stallsim; echo \${COMPREPLY[*]}")
+[ "$got" = "server.cpus=" ] && ok || bad "completion of --set server.cp gave '$got'"
+echo "install: $pass passed, $fail failed"
+[ $fail = 0 ]
