@@ -25,7 +25,6 @@
 #include "profile.h"
 #include "progress.h"
 
-
 typedef struct {
     const char *data, *out;
     int quick, threads, files;
@@ -180,6 +179,7 @@ static int run(const options *o, calib_results *r) {
     aug_image *imgs = NULL;
     int nimg = 0, rc = 1;
     double t_start = clock_now();
+    stability_begin(&r->stability);
     int files = o->files ? o->files : o->quick ? 200 : 1000;
     r->reps = o->quick ? 5 : 7;
 
@@ -308,6 +308,19 @@ static int run(const options *o, calib_results *r) {
                 r->gpu.reason);
 
     r->wall_s = clock_now() - t_start;
+    /* Say which figures a busy host or a noisy measurement makes doubtful. */
+    stability_t *st = &r->stability;
+    for (int q = 0; q < STORAGE_NQD; q++)
+        if (r->storage.cold[q].qd == r->storage.queue_depth)
+            stability_figure(st, "storage MB/s (cold, best queue depth)", r->storage.cold[q].mb_s);
+    stability_figure(st, "decode ms/item", r->decode.ms_per_item);
+    stability_figure(st, "augment ms/item (one thread)", r->augment.ms_per_item);
+    if (r->gpu.available) {
+        stability_figure(st, "GPU augment ms/item", r->gpu.augment_ms);
+        stability_figure(st, "host-to-device GB/s (pinned)", r->gpu.h2d_pinned_gb_s);
+        stability_figure(st, "SGEMM TFLOP/s", r->gpu.sgemm_tflops);
+    }
+    stability_end(st);
     if (profile_write(o->out, r, err, sizeof err) != 0) {
         fprintf(stderr, "stallsim calibrate: %s\n", err);
         goto done;

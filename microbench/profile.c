@@ -154,6 +154,22 @@ int profile_emit(FILE *f, const calib_results *r) {
     kv_str(&o, 4, "gsl", r->gsl_version);
     kv_str(&o, 4, "libyaml", r->yaml_version);
 
+    const stability_t *st = &r->stability;
+    fprintf(f, "  stability:\n");
+    kv_num(&o, 4, "load_avg_1m_at_start", st->load1);
+    kv_int(&o, 4, "online_cores", st->cores);
+    if (st->host_known) {
+        kv_num(&o, 4, "other_processes_cpu_share", st->other_share);
+        kv_num(&o, 4, "steal_share", st->steal_share);
+    }
+    fprintf(f, "    max_spread: %s\n", N(&o, STABILITY_MAX_SPREAD));
+    fprintf(f, "    warnings: [");
+    for (int i = 0; i < st->nwarnings; i++) {
+        fputs(i ? ", " : "", f);
+        str(f, st->warnings[i]);
+    }
+    fprintf(f, "]\n");
+
     fprintf(f, "  method:\n");
     kv_str(&o, 4, "data", r->data);
     kv_int(&o, 4, "seed", (long)r->seed);

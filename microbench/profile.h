@@ -20,6 +20,7 @@
 #include "augment_bench.h"
 #include "decode_bench.h"
 #include "gpu_bench.h"
+#include "stability.h"
 #include "storage_bench.h"
 
 typedef struct {
@@ -36,6 +37,7 @@ typedef struct {
     decode_result decode;
     augment_result augment;
     gpu_result gpu;
+    stability_t stability; /* the host's load and each figure's spread */
 } calib_results;
 
 int profile_emit(FILE *f, const calib_results *r);

@@ -119,7 +119,7 @@ static int check_profile(const char *path, int expect_gpu) {
     static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", NULL};
     static const char *prep_opt[] = {"gpu_augment_ms", NULL};
     static const char *measured[] = {"host",        "method", "storage", "decode",
-                                     "augment_cpu", "gpu",    NULL};
+                                     "augment_cpu", "gpu",    "stability", NULL};
     yaml_node_t *sc = child(&d, root, "scenario");
     yaml_node_t *sv = child(&d, sc, "server");
     yaml_node_t *st = child(&d, sv, "storage");
