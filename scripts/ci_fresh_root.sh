@@ -89,7 +89,7 @@ say "fresh root ready ($(($(date +%s) - t0)) s)"
 
 # A clean clone of the committed HEAD (not the working tree).
 git bundle create -q "$a/tmp/stallsim.bundle" HEAD
-in_root "$a" "git clone -q /tmp/stallsim.bundle /root/stallsim"
+in_root "$a" "git -c advice.detachedHead=false clone -q /tmp/stallsim.bundle /root/stallsim"
 say "README command 1"
 in_root "$a" "cd /root/stallsim && scripts/readme-commands.sh 1" | tail -n 4
 say "README command 2 ($(($(date +%s) - t0)) s)"
