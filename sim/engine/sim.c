@@ -336,7 +336,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int partitioned = w->owner != NULL;
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
-    double (*const item)(prep_t *, int, int, double, double) = w->loader->item;
+    prep_end_t (*const item)(prep_t *, int, double, double, double) = w->loader->item;
     double ready = issue, ready_mem = issue_mem;
     /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
     int staged = 1;
@@ -349,57 +349,71 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     int64_t rank = 0, rank_far = PREFETCH % G, rank_near = PREFETCH_NEAR % G;
     const cache_t *caches = &w->cache[st->first_server];
     const int prefetch = !partitioned && caches->ops->prefetch;
+    /* The loop calls through the kinds' function pointers, so the compiler
+     * must assume they change memory: what it reads and adds to per item is
+     * kept in locals (same order of additions, same sums). */
+    const uint32_t *const perm = st->perm, *const size = w->size;
+    const uint16_t *const rank_server = st->rank_server;
+    const int ns = st->ns, first = st->first_server, epochs = (int)w->s->epochs;
+    const int shared = w->s->server.storage.shared;
+    const double decode_per_byte = w->decode_per_byte, prep_fixed = w->prep_fixed;
+    const double slowdown = st->prep.slowdown;
+    double hits = st->hits, read_bytes = st->read_bytes, prep_busy = st->prep_busy;
+    double prepped = st->prepped;
     for (int64_t idx = lo; idx < hi; idx++) {
         /* The item's size, cache entry or owner are random accesses into
          * arrays of N entries: start them early enough to hide the misses. */
         if (idx + PREFETCH < hi) {
-            uint32_t ahead = st->perm[idx + PREFETCH];
-            __builtin_prefetch(&w->size[ahead]);
+            uint32_t ahead = perm[idx + PREFETCH];
+            __builtin_prefetch(&size[ahead]);
             if (partitioned) __builtin_prefetch(&w->owner[ahead]);
             if (prefetch) {
-                const cache_t *c = &caches[st->ns > 1 ? st->rank_server[rank_far] : 0];
+                const cache_t *c = &caches[ns > 1 ? rank_server[rank_far] : 0];
                 c->ops->prefetch(c, ahead, 0);
             }
         }
         if (prefetch && idx + PREFETCH_NEAR < hi) {
-            const cache_t *c = &caches[st->ns > 1 ? st->rank_server[rank_near] : 0];
-            c->ops->prefetch(c, st->perm[idx + PREFETCH_NEAR], 1);
+            const cache_t *c = &caches[ns > 1 ? rank_server[rank_near] : 0];
+            c->ops->prefetch(c, perm[idx + PREFETCH_NEAR], 1);
         }
-        uint32_t x = st->perm[idx];
-        int sv = st->ns > 1 ? st->rank_server[rank] : 0;
+        uint32_t x = perm[idx];
+        int sv = ns > 1 ? rank_server[rank] : 0;
         if (++rank == G) rank = 0;
         if (++rank_far == G) rank_far = 0;
         if (++rank_near == G) rank_near = 0;
-        int server = st->first_server + sv;
-        storage_t *d = &w->storage[w->s->server.storage.shared ? 0 : server];
-        double bytes = w->size[x];
-        double prep = (w->decode_per_byte * bytes + w->prep_fixed) * st->prep.slowdown;
+        int server = first + sv;
+        storage_t *d = &w->storage[shared ? 0 : server];
+        double bytes = size[x];
+        double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
         if (partitioned) {
-            fetched = fetch_partitioned(w, st, sv + st->first_server, x, issue, d);
+            st->hits = hits, st->read_bytes = read_bytes;
+            fetched = fetch_partitioned(w, st, sv + first, x, issue, d);
+            hits = st->hits, read_bytes = st->read_bytes;
         } else {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
             cache_t *c = &w->cache[server];
-            server_metrics_t *here = &w->srv[server * w->s->epochs + st->epoch];
+            server_metrics_t *here = &w->srv[server * epochs + st->epoch];
             if (c->ops->access(c, x, next_use)) {
-                st->hits++;
+                hits++;
                 here->local_hits++;
                 fetched = issue;
             } else {
-                st->read_bytes += bytes;
+                read_bytes += bytes;
                 here->storage_reads++;
                 here->storage_read_bytes += bytes;
                 fetched = d->ops->read(d, issue, bytes, &st->io);
             }
         }
-        double end = item(&st->prep, 0, sv, fetched, prep);
-        if (end > ready) ready = end;
-        double end_mem = item(&st->prep, 1, sv, issue_mem, prep);
-        if (end_mem > ready_mem) ready_mem = end_mem;
-        st->prep_busy += prep;
-        st->prepped++;
+        prep_end_t end = item(&st->prep, sv, fetched, issue_mem, prep);
+        if (end.t > ready) ready = end.t;
+        if (end.mem > ready_mem) ready_mem = end.mem;
+        prep_busy += prep;
+        prepped++;
     }
+    st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
+    st->prepped = prepped;
     ready = w->loader->batch_ready(&st->prep, 0, ready);
     ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
     /* Every consumer starts the iteration when the batch is ready and its GPUs

@@ -33,6 +33,11 @@ typedef struct {
     void *state;
 } prep_t;
 
+/* When an item's prep ends on each timeline (returned in two registers). */
+typedef struct {
+    double t, mem;
+} prep_end_t;
+
 typedef struct {
     const char *name;
     const char *help;
@@ -40,13 +45,15 @@ typedef struct {
     int nkeys;
 
     /* Simulator: init fills slowdown, cpu_slots and the state (0, or -1
-     * without memory). item prepares one item, fetched by `ready`, that needs
-     * `dur` seconds of one core on the stream's server sv, and returns when
-     * it is done; items come in issue order, batch by batch, on timeline tl
-     * (each timeline keeps its own cores). batch_ready turns the time the
-     * batch's last item was prepared into the time the batch is ready. */
+     * without memory). item prepares one item that needs `dur` seconds of
+     * one core on the stream's server sv, on both timelines at once (one call
+     * per item: the hot loop's cost): fetched by `ready` on T, by `ready_mem`
+     * on T_prep; it returns when each is done. Items come in issue order,
+     * batch by batch; each timeline keeps its own cores. batch_ready turns
+     * the time the batch's last item was prepared into the time the batch is
+     * ready. */
     int (*init)(prep_t *p);
-    double (*item)(prep_t *p, int tl, int sv, double ready, double dur);
+    prep_end_t (*item)(prep_t *p, int sv, double ready, double ready_mem, double dur);
     double (*batch_ready)(prep_t *p, int tl, double last_item);
     void (*destroy)(prep_t *p);
 

@@ -69,8 +69,10 @@ static int pool_init(prep_t *p) {
     return 0;
 }
 
-static double pool_item(prep_t *p, int tl, int sv, double ready, double dur) {
-    return pool_run((pool_t *)p->state + tl * p->ns + sv, ready, dur);
+static prep_end_t pool_item(prep_t *p, int sv, double ready, double ready_mem, double dur) {
+    pool_t *pools = p->state;
+    prep_end_t e = {pool_run(&pools[sv], ready, dur), pool_run(&pools[p->ns + sv], ready_mem, dur)};
+    return e;
 }
 
 static double pool_batch_ready(prep_t *p, int tl, double last_item) {
