@@ -256,12 +256,12 @@ static inline double next_issue(const stream_t *st, const double *started, doubl
 /* CoorDL partitioned caching: returns when the item is local (after a hit,
  * a remote read or a storage read); counts where it came from. */
 static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_t x, double issue,
-                                       storage_t *d) {
+                                       storage_t *d, double *hits, double *read_bytes) {
     double bytes = w->size[x];
     uint16_t o = w->owner[x];
     server_metrics_t *here = &w->srv[sv * w->s->epochs + st->epoch];
     if (o == sv + 1) {
-        st->hits++;
+        ++*hits;
         here->local_hits++;
         return issue;
     }
@@ -272,7 +272,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
         if (start < out->out_free) start = out->out_free;
         double end = start + bytes / w->nic_bw;
         in->in_free = out->out_free = end;
-        st->hits++, st->remote_hits++;
+        ++*hits, st->remote_hits++;
         st->net_bytes += bytes;
         st->net_busy += bytes / w->nic_bw;
         here->remote_hits++;
@@ -284,7 +284,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
         w->owner[x] = (uint16_t)(sv + 1);
         w->owned[sv] += w->size[x];
     }
-    st->read_bytes += bytes;
+    *read_bytes += bytes;
     here->storage_reads++;
     here->storage_read_bytes += bytes;
     return d->ops->read(d, issue, bytes, &st->io);
@@ -387,9 +387,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
         if (partitioned) {
-            st->hits = hits, st->read_bytes = read_bytes;
-            fetched = fetch_partitioned(w, st, sv + first, x, issue, d);
-            hits = st->hits, read_bytes = st->read_bytes;
+            fetched = fetch_partitioned(w, st, sv + first, x, issue, d, &hits, &read_bytes);
         } else {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
