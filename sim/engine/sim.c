@@ -360,6 +360,10 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const double slowdown = st->prep.slowdown;
     double hits = st->hits, read_bytes = st->read_bytes, prep_busy = st->prep_busy;
     double prepped = st->prepped;
+    /* This epoch's per-server counters; a stream on one server adds the
+     * batch's counts once at the end (integers in doubles: exact sums). */
+    server_metrics_t *const srv_here = &w->srv[first * epochs + st->epoch];
+    const double hits0 = hits, read_bytes0 = read_bytes;
     for (int64_t idx = lo; idx < hi; idx++) {
         /* The item's size, cache entry or owner are random accesses into
          * arrays of N entries: start them early enough to hide the misses. */
@@ -392,15 +396,16 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
             cache_t *c = &w->cache[server];
-            server_metrics_t *here = &w->srv[server * epochs + st->epoch];
             if (c->ops->access(c, x, next_use)) {
                 hits++;
-                here->local_hits++;
+                if (ns > 1) srv_here[sv * epochs].local_hits++;
                 fetched = issue;
             } else {
                 read_bytes += bytes;
-                here->storage_reads++;
-                here->storage_read_bytes += bytes;
+                if (ns > 1) {
+                    srv_here[sv * epochs].storage_reads++;
+                    srv_here[sv * epochs].storage_read_bytes += bytes;
+                }
                 fetched = d->ops->read(d, issue, bytes, &st->io);
             }
         }
@@ -409,6 +414,12 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (end.mem > ready_mem) ready_mem = end.mem;
         prep_busy += prep;
         prepped++;
+    }
+    if (ns == 1 && !partitioned) {
+        double batch_hits = hits - hits0, batch_bytes = read_bytes - read_bytes0;
+        srv_here->local_hits += batch_hits;
+        srv_here->storage_reads += (double)(hi - lo) - batch_hits;
+        srv_here->storage_read_bytes += batch_bytes;
     }
     st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
     st->prepped = prepped;
