@@ -19,6 +19,10 @@ cd / || exit 1
 out=$("$p/bin/stallsim" run "$p/share/stallsim/scenarios/openimages.yaml" --model-only --epochs 1 2>&1)
 [ $? = 0 ] && grep -q "openimages-resnet18" <<<"$out" && ok || bad "installed run: $out"
 [ -f "$p/share/stallsim/scenarios/hosts/README.md" ] && ok || bad "host-profile README not installed"
+# A build with CUDA installs its module where the installed program looks first.
+if [ -f "$build/cuda/libstallsim_gpu.so" ]; then
+  [ -f "$p/lib/stallsim/libstallsim_gpu.so" ] && ok || bad "CUDA module not in lib/stallsim"
+fi
 man=$p/share/man/man1/stallsim.1
 for w in server.storage.read_mb_s loader.cache "stallsim sweep" --threads belady; do
   grep -qF -- "$w" "$man" && ok || bad "man page lacks $w"
