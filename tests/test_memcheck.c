@@ -112,12 +112,32 @@ static void test_small_fits(void **st) {
     assert_int_equal(sim_memory_check(&s, &t), 0);
 }
 
+/* A sweep holds one simulation per worker thread: sized to fit once but not
+ * twice in what this machine has, it is refused for two threads. */
+static void test_threads_multiply(void **st) {
+    (void)st;
+    static scenario_t s;
+    static topology_t t;
+    const char *probe[] = {"dataset.items=1e7", NULL};
+    assert_int_equal(tu_build(base, probe, &s, &t), 0);
+    double per_item = (double)sim_memory_bytes(&s, &t) / 1e7;
+    double items = 0.6 * (double)sim_memory_available() / per_item;
+    if (items > 4e9) skip(); /* more memory than the largest scenario needs */
+    char set[64];
+    snprintf(set, sizeof set, "dataset.items=%.0f", items);
+    const char *sets[] = {set, NULL};
+    assert_int_equal(tu_build(base, sets, &s, &t), 0);
+    assert_int_equal(sim_memory_check_n(&s, &t, 1), 0);
+    assert_int_equal(sim_memory_check_n(&s, &t, 2), EXIT_INPUT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru),
         cmocka_unit_test(test_belady),
         cmocka_unit_test(test_refuses_what_cannot_fit),
         cmocka_unit_test(test_small_fits),
+        cmocka_unit_test(test_threads_multiply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,14 +73,23 @@ size_t sim_memory_available(void) {
 }
 
 int sim_memory_check(const scenario_t *s, const topology_t *t) {
-    size_t need = sim_memory_bytes(s, t), have = sim_memory_available();
-    if (need <= have) return 0;
+    return sim_memory_check_n(s, t, 1);
+}
+
+int sim_memory_check_n(const scenario_t *s, const topology_t *t, int copies) {
+    double one = (double)sim_memory_bytes(s, t), need = one * (copies > 1 ? copies : 1);
+    size_t have = sim_memory_available();
+    if (need <= (double)have) return 0;
     src_pos_t at = s->origin[schema_find(SCOPE_SCENARIO, "dataset.items")];
     const double gib = 1024.0 * 1024 * 1024;
+    char times[96] = "";
+    if (copies > 1)
+        snprintf(times, sizeof times, " (%.1f GiB each, %d at once: fewer --threads help)",
+                 one / gib, copies);
     diag_error(at,
-               "simulating %lld items (cache %s, %lld server%s) needs %.1f GiB of memory, this "
+               "simulating %lld items (cache %s, %lld server%s) needs %.1f GiB of memory%s, this "
                "machine has %.1f GiB; use fewer items or servers, or --model-only",
                (long long)s->dataset.items, scenario_cache(s)->name, (long long)s->server.count,
-               s->server.count == 1 ? "" : "s", (double)need / gib, (double)have / gib);
+               s->server.count == 1 ? "" : "s", need / gib, times, (double)have / gib);
     return EXIT_INPUT;
 }

@@ -24,5 +24,7 @@ size_t sim_memory_available(void);
 /* 0 when the simulation fits; otherwise prints, at dataset.items,
  * "... needs X GiB of memory, this machine has Y GiB" and returns EXIT_INPUT. */
 int sim_memory_check(const scenario_t *s, const topology_t *t);
+/* The same for `copies` simulations held at once (a sweep's worker threads). */
+int sim_memory_check_n(const scenario_t *s, const topology_t *t, int copies);
 
 #endif

@@ -79,13 +79,13 @@ int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *on
     return 0;
 }
 
-int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulate,
+int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulations,
               variant_run_t *v) {
     int rc = scenario_build(doc, sets, variant, &v->scn);
     if (!rc) rc = topology_build(&v->scn, &v->topo);
     if (!rc) rc = kinds_check(&v->scn, &v->topo);
     /* Refuse a simulation this machine cannot hold before allocating any of it. */
-    if (!rc && simulate) rc = sim_memory_check(&v->scn, &v->topo);
+    if (!rc && simulations > 0) rc = sim_memory_check_n(&v->scn, &v->topo, simulations);
     return rc;
 }
 

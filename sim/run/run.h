@@ -48,9 +48,10 @@ int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *on
                int *idx, int *n);
 
 /* Builds variant `variant` of doc with the overrides `sets` into v->scn and
- * v->topo and checks it; with `simulate`, also that this machine can hold
- * its simulation. doc is not changed (threads may build from one doc). */
-int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulate,
+ * v->topo and checks it; when `simulations` > 0, also that this machine can
+ * hold that many of its simulations at once (a sweep runs one per thread).
+ * doc is not changed (threads may build from one doc). */
+int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulations,
               variant_run_t *v);
 
 /* The model, and with `simulate` the simulator, of a built variant. 0, or

@@ -39,6 +39,7 @@ typedef struct {
     int vsel[SCN_MAX_VARIANTS + 1]; /* the variants run per configuration otherwise (-1 = none) */
     int nvsel;
     int64_t first, end; /* this shard */
+    int at_once;        /* simulations held at once: one per worker thread (0: model only) */
     int64_t *rows;      /* per configuration of the shard */
 } plan_t;
 
@@ -232,7 +233,7 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     FILE *m = rc ? NULL : open_memstream(buf, len);
     if (!rc && !m) rc = EXIT_RUNTIME;
     for (int k = 0; k < nv && !rc; k++) {
-        rc = run_build(p->doc, &sets, vars[k], !p->o->a.model_only, v);
+        rc = run_build(p->doc, &sets, vars[k], p->o->a.model_only ? 0 : 1, v);
         if (!rc) rc = run_execute(v, !p->o->a.model_only);
         /* The rows of `stallsim run --format csv`, in its order. */
         for (int i = 0; !rc && i < v->topo.ninst; i++)
@@ -279,7 +280,7 @@ static int validate(plan_t *p, int64_t *seed) {
         rc = config_sets(p, idx, &sets);
         int64_t rows = 0;
         for (int k = 0; k < nv && !rc; k++) {
-            rc = run_build(p->doc, &sets, vars[k], !p->o->a.model_only, v);
+            rc = run_build(p->doc, &sets, vars[k], p->at_once, v);
             if (rc == EXIT_INPUT) describe_config(p, c);
             if (rc) break;
             rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
@@ -573,6 +574,9 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     p.end = p.grid.size * o->shard_i / o->shard_n;
     if (!rc && !(p.rows = calloc((size_t)(p.end - p.first) + 1, sizeof *p.rows))) rc = EXIT_RUNTIME;
     int64_t seed = 0, rows = 0;
+    /* Each worker thread holds one simulation: the memory budget counts them all. */
+    int64_t todo = p.end - p.first;
+    p.at_once = o->a.model_only ? 0 : (int)(o->threads < todo ? o->threads : todo > 0 ? todo : 1);
     if (!rc) rc = validate(&p, &seed);
     if (!rc) note_overrides(&p);
     for (int64_t c = p.first; c < p.end; c++)
