@@ -171,5 +171,19 @@ expect2 "stallsim sweep: --shard" --vary server.cpus=2 --shard 3/2
 expect2 "nothing to sweep" --set server.cpus=2
 expect2 "--variant and --vary variant" --vary variant=base --variant base
 
+# Two sweeps on one -o: the second is refused while the first holds the lock
+# (naming it), and the first's output is whole.
+"$bin" sweep "$small" "${big[@]}" -o lock.csv --threads 1 2>lock1.err &
+first=$!
+for _ in $(seq 50); do [ -s lock.csv.partial ] && break; sleep 0.1; done
+"$bin" sweep "$small" "${big[@]}" -o lock.csv --threads 1 2>lock2.err
+rc2=$?
+wait $first
+rc1=$?
+check "second sweep on one -o: exit 2 ($(cat lock2.err))" '[ $rc2 = 2 ]'
+check "second sweep names the first" 'grep -q "another process (pid $first) is writing lock.csv.partial" lock2.err'
+check "first sweep: exit 0 ($(cat lock1.err))" '[ $rc1 = 0 ]'
+check "first sweep's CSV whole" 'cmp -s ref.csv lock.csv'
+
 echo "sweep: $pass passed, $fail failed"
 [ $fail = 0 ]

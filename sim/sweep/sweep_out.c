@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -123,6 +124,30 @@ static long scan_partial(const sweep_out_t *o, int64_t *next) {
     return keep;
 }
 
+/* The pid holding a flock on fd's file, from /proc/locks; 0 when unknown. */
+static long lock_holder(int fd) {
+    struct stat st;
+    FILE *f = fopen("/proc/locks", "r");
+    if (!f || fstat(fd, &st)) {
+        if (f) fclose(f);
+        return 0;
+    }
+    char line[256];
+    long found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        long pid;
+        unsigned maj, min;
+        unsigned long long ino;
+        char kind[16];
+        if (sscanf(line, "%*s %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min, &ino) == 5 &&
+            strcmp(kind, "FLOCK") == 0 && ino == (unsigned long long)st.st_ino &&
+            pid != (long)getpid())
+            found = pid;
+    }
+    fclose(f);
+    return found;
+}
+
 int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume, int *complete) {
     memset(o, 0, sizeof *o);
     o->spec = *spec;
@@ -153,8 +178,32 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
     o->meta_path = concat(spec->path, ".meta.json");
     if (!o->partial || !o->meta_path) return EXIT_RUNTIME;
 
+    /* One writer per OUT: the partial file is opened (created if missing)
+     * and locked before anything is read, truncated or written. */
+    int existed = access(o->partial, F_OK) == 0;
+    o->fd = open(o->partial, O_RDWR | O_CREAT, 0666);
+    if (o->fd < 0) return io_error("cannot open", o->partial);
+    if (flock(o->fd, LOCK_EX | LOCK_NB) != 0) {
+        int busy = errno == EWOULDBLOCK;
+        long pid = busy ? lock_holder(o->fd) : 0;
+        close(o->fd);
+        o->fd = -1;
+        if (!busy) return io_error("cannot lock", o->partial);
+        char who[48] = "another process";
+        if (pid > 0) snprintf(who, sizeof who, "another process (pid %ld)", pid);
+        fprintf(stderr,
+                "stallsim sweep: %s is writing %s: two sweeps cannot share -o %s; wait for it "
+                "to finish, or choose another -o\n",
+                who, o->partial, spec->path);
+        return EXIT_INPUT;
+    }
+
+    /* An empty partial file holds no rows: a run cut short between creating
+     * it and writing its metadata, or one that found its sweep complete. */
+    struct stat ps;
+    if (existed && fstat(o->fd, &ps) == 0 && ps.st_size == 0) existed = 0;
     int meta_exists;
-    if (access(o->partial, F_OK) == 0) {
+    if (existed) {
         if (!meta_matches(o, 0, &meta_exists)) {
             fprintf(stderr,
                     "stallsim sweep: %s is an unfinished sweep with other arguments (%s); rerun "
@@ -165,8 +214,6 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
             return EXIT_INPUT;
         }
         long keep = scan_partial(o, resume);
-        o->fd = open(o->partial, O_WRONLY);
-        if (o->fd < 0) return io_error("cannot open", o->partial);
         if (ftruncate(o->fd, keep) || lseek(o->fd, keep, SEEK_SET) < 0)
             return io_error("cannot truncate", o->partial);
         if (keep == 0 && write_all(o->fd, spec->header, strlen(spec->header)))
@@ -180,14 +227,14 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
         return 0;
     }
     if (access(spec->path, F_OK) == 0 && meta_matches(o, 1, &meta_exists)) {
+        /* Done already: the partial file was only made to hold the lock. */
+        unlink(o->partial);
         *complete = 1;
         return 0;
     }
     /* The metadata first: a partial file is never without the hash that owns it. */
     int rc = write_meta(o, "running");
     if (rc) return rc;
-    o->fd = open(o->partial, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (o->fd < 0) return io_error("cannot create", o->partial);
     if (write_all(o->fd, spec->header, strlen(spec->header)) || fsync(o->fd))
         return io_error("cannot write", o->partial);
     o->last_sync = now_s();
