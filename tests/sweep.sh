@@ -185,5 +185,18 @@ check "second sweep names the first" 'grep -q "another process (pid $first) is w
 check "first sweep: exit 0 ($(cat lock1.err))" '[ $rc1 = 0 ]'
 check "first sweep's CSV whole" 'cmp -s ref.csv lock.csv'
 
+# -o naming an input (the scenario, a host profile) is refused; the input stays.
+cp "$small" own.yaml
+printf 'profile_version: 1\nscenario:\n  server: {cpus: 4}\n' > prof.yaml
+printf 'host: prof.yaml\n' >> own.yaml
+sum=$(cat own.yaml prof.yaml | cksum)
+"$bin" sweep own.yaml --vary server.cache_gb=0,1 -o own.yaml 2>in1.err
+rc=$?
+check "-o the scenario: exit 2 ($(cat in1.err))" '[ $rc = 2 ] && grep -q "would write over own.yaml, an input of this sweep (the scenario)" in1.err'
+"$bin" sweep own.yaml --vary server.cache_gb=0,1 -o prof.yaml 2>in2.err
+rc=$?
+check "-o the host profile: exit 2 ($(cat in2.err))" '[ $rc = 2 ] && grep -q "a host profile" in2.err'
+check "inputs untouched" '[ "$(cat own.yaml prof.yaml | cksum)" = "$sum" ] && [ ! -e own.yaml.partial ] && [ ! -e prof.yaml.meta.json ]'
+
 echo "sweep: $pass passed, $fail failed"
 [ $fail = 0 ]

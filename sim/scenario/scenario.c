@@ -136,19 +136,24 @@ static const assign_t *find_last(const assign_list_t *const *layers, int nl, con
     return found;
 }
 
-static int load_host(const scenario_doc_t *doc, const assign_t *a, assign_list_t *out) {
+int scenario_host_path(const scenario_doc_t *doc, const char *host, char *path, size_t n) {
     /* Relative to the scenario's folder first: scenarios travel with their profiles. */
-    char path[SCN_PATH * 2 + 2];
-    const char *host = a->value;
     if (host[0] != '/' && doc->path) {
         char *copy = strdup(doc->path);
         if (!copy) return EXIT_RUNTIME;
-        snprintf(path, sizeof path, "%s/%s", dirname(copy), host);
+        snprintf(path, n, "%s/%s", dirname(copy), host);
         free(copy);
-        if (access(path, R_OK) != 0) snprintf(path, sizeof path, "%s", host);
+        if (access(path, R_OK) != 0) snprintf(path, n, "%s", host);
     } else {
-        snprintf(path, sizeof path, "%s", host);
+        snprintf(path, n, "%s", host);
     }
+    return 0;
+}
+
+static int load_host(const scenario_doc_t *doc, const assign_t *a, assign_list_t *out) {
+    char path[SCN_PATH * 2 + 2];
+    const char *host = a->value;
+    if (scenario_host_path(doc, host, path, sizeof path)) return EXIT_RUNTIME;
     if (access(path, R_OK) != 0) {
         diag_error(a->pos,
                    "key 'host': cannot read host profile '%s' (looked beside the scenario and "

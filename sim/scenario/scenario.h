@@ -128,6 +128,10 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
 int scenario_profile_load_mem(const void *text, size_t len, const char *display,
                               assign_list_t *out);
 
+/* The file a `host:` value names: beside the scenario if there, else as
+ * given (relative to the working directory). 0, or EXIT_RUNTIME. */
+int scenario_host_path(const scenario_doc_t *doc, const char *host, char *path, size_t n);
+
 /* Adds a "--set key=value" argument to list. Returns 0, or EXIT_INPUT after an error. */
 int assign_parse_set(assign_list_t *list, const char *arg);
 /* The same for a shorthand option (--epochs N is key "epochs", value N). */

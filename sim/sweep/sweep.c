@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -331,6 +332,52 @@ static int select_variants(plan_t *p) {
     return run_select(p->doc, "sweep", o->a.only, o->a.nonly, p->vsel, &p->nvsel);
 }
 
+/* ---- outputs that would overwrite inputs ---- */
+
+static int same_file(const char *a, const struct stat *b) {
+    struct stat st;
+    return stat(a, &st) == 0 && st.st_dev == b->st_dev && st.st_ino == b->st_ino;
+}
+
+/* The CSV, its partial file and its metadata must not be the scenario or a
+ * host profile the sweep reads: the finished CSV would replace it. */
+static int refuse_inputs(const plan_t *p) {
+    const char *out = p->o->out;
+    if (strcmp(out, "-") == 0) return 0;
+    char inputs[SCN_MAX_VARIANTS + 2][SCN_PATH * 2 + 2];
+    int n = 0;
+    snprintf(inputs[n++], sizeof inputs[0], "%s", p->o->a.file);
+    variant_run_t *v = malloc(sizeof *v);
+    if (!v) return EXIT_RUNTIME;
+    int vars[SCN_MAX_VARIANTS + 1], nv = p->nvsel;
+    memcpy(vars, p->vsel, (size_t)nv * sizeof *vars);
+    if (p->variant_axis >= 0) nv = 0; /* each configuration's own: checked below by name */
+    for (int i = 0; p->variant_axis >= 0 && i < p->doc->nvariants; i++)
+        vars[nv++] = i;
+    for (int k = 0; k < nv && n < SCN_MAX_VARIANTS + 2; k++)
+        if (run_build(p->doc, &p->o->a.sets, vars[k], 0, v) == 0 && v->scn.host[0] &&
+            scenario_host_path(p->doc, v->scn.host, inputs[n], sizeof inputs[0]) == 0)
+            n++;
+    free(v);
+    const char *suffix[] = {"", ".partial", ".meta.json"};
+    for (int i = 0; i < n; i++) {
+        struct stat in;
+        if (stat(inputs[i], &in) != 0) continue;
+        for (int k = 0; k < 3; k++) {
+            char path[SCN_PATH * 2 + 16];
+            snprintf(path, sizeof path, "%s%s", out, suffix[k]);
+            if (same_file(path, &in)) {
+                fprintf(stderr,
+                        "stallsim sweep: -o %s would write over %s, an input of this sweep (%s); "
+                        "name another file\n",
+                        out, path, i == 0 ? "the scenario" : "a host profile");
+                return EXIT_INPUT;
+            }
+        }
+    }
+    return 0;
+}
+
 /* ---- metadata ---- */
 
 static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int64_t rows) {
@@ -578,6 +625,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     int64_t todo = p.end - p.first;
     p.at_once = o->a.model_only ? 0 : (int)(o->threads < todo ? o->threads : todo > 0 ? todo : 1);
     if (!rc) rc = validate(&p, &seed);
+    if (!rc) rc = refuse_inputs(&p);
     if (!rc) note_overrides(&p);
     for (int64_t c = p.first; c < p.end; c++)
         rows += p.rows ? p.rows[c - p.first] : 0;
