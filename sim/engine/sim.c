@@ -101,7 +101,8 @@ static void draw_sizes(world_t *w, gsl_rng *r) {
     double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
     for (uint32_t i = 0; i < w->n; i++) {
         double b = cv > 0 ? exp(zeta + gsl_ran_gaussian_ziggurat(r, sigma)) : mean;
-        w->size[i] = b < 1 ? 1 : b > 4e9 ? 4000000000u : (uint32_t)llround(b);
+        /* Validation refuses distributions that reach past this with any weight. */
+        w->size[i] = b < 1 ? 1 : b > SCN_ITEM_BYTES_MAX ? 4000000000u : (uint32_t)llround(b);
     }
 }
 

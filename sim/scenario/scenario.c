@@ -244,6 +244,22 @@ static double batch_out_bytes(const scenario_t *s, const job_t *j) {
 /* Rules that involve more than one key. */
 static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
+    /* The simulator holds item sizes below 4 GB: a size distribution whose
+     * tail reaches past that would be clamped there, and the simulator would
+     * read fewer bytes than the model. Refused when the expected number of
+     * such items reaches 1 in 100 (lognormal of the given mean and cv). */
+    double mean = scenario_item_bytes_mean(s), cv = s->dataset.item_kb_cv;
+    double sigma = sqrt(log1p(cv * cv)), mu = log(mean) - sigma * sigma / 2;
+    double over = cv > 0 ? 0.5 * erfc((log(SCN_ITEM_BYTES_MAX) - mu) / (sigma * sqrt(2)))
+                         : mean > SCN_ITEM_BYTES_MAX;
+    if ((double)s->dataset.items * over >= 0.01) {
+        diag_error(key_pos(s, doc, "dataset.item_kb_cv"),
+                   "dataset.item_kb = %g with item_kb_cv = %g puts %.3g of %lld items above 4 GB, "
+                   "the largest item stallsim simulates; lower the mean or the cv",
+                   s->dataset.item_kb, cv, (double)s->dataset.items * over,
+                   (long long)s->dataset.items);
+        errors++;
+    }
     int64_t gpus_used = 0, instances = 0, pinned_cpus = 0;
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];

@@ -14,12 +14,13 @@
 
 #include "diag.h"
 
-#define SCN_STR          128
-#define SCN_PATH         1024
-#define SCN_MAX_SERVERS  4096 /* server.count bound */
-#define SCN_MAX_JOBS     64
-#define SCN_MAX_VARIANTS 32
-#define SCN_MAX_KEYS     64 /* upper bound on schema rows of one scope */
+#define SCN_STR            128
+#define SCN_PATH           1024
+#define SCN_MAX_SERVERS    4096 /* server.count bound */
+#define SCN_MAX_JOBS       64
+#define SCN_MAX_VARIANTS   32
+#define SCN_MAX_KEYS       64  /* upper bound on schema rows of one scope */
+#define SCN_ITEM_BYTES_MAX 4e9 /* the largest item the simulator holds (uint32 sizes) */
 
 /* Each enum has a names table in schema.c, indexed by value. Both keys call
  * their non-default value "partitioned" (CoorDL's word); inside the code the
