@@ -53,6 +53,16 @@ expect 0 "" -- "$bin" help keys
 expect 0 "" -- "$bin" check $small
 for f in scenarios/*.yaml; do expect 0 "" -- "$bin" check "$f"; done
 
+# Every command's output must reach stdout: a full disk is exit 1 with the reason.
+for args in "help keys" "check $small" "--version" "help run"; do
+  err=$("$bin" $args 2>&1 >/dev/full)
+  rc=$?
+  [ $rc = 1 ] && grep -q "cannot write to stdout: No space left on device" <<<"$err" && ok \
+    || bad "stallsim $args >/dev/full: exit $rc, stderr: $err"
+done
+# A shorthand option is named in its error, not --set.
+expect 2 "--epochs: error: key 'epochs': out of bounds" -- "$bin" run $small --epochs 0
+
 # The commands agree: help COMMAND is COMMAND --help, each command its own usage.
 for c in run check sweep calibrate measure; do
   if [ "$("$bin" help $c)" == "$("$bin" $c --help)" ] && "$bin" help $c | head -n 1 | grep -q "^usage: stallsim $c "; then

@@ -187,6 +187,17 @@ static int cmd_help(int argc, char **argv) {
     return EXIT_OK;
 }
 
+/* Whatever a command printed must have reached stdout: a full disk or a
+ * closed pipe is a failure (exit 1), never a silent success. */
+static int finish(const char *cmd, int rc) {
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    if (rc == EXIT_OK) {
+        fprintf(stderr, "stallsim %s: cannot write to stdout: %s\n", cmd, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -195,14 +206,15 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
-        return EXIT_OK;
+        return finish(cmd, EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("stallsim %s (commit %s)\n", STALLSIM_VERSION, STALLSIM_COMMIT);
-        return EXIT_OK;
+        return finish(cmd, EXIT_OK);
     }
     for (int i = 0; i < NCOMMANDS; i++)
-        if (strcmp(cmd, commands[i].name) == 0) return commands[i].main(argc - 1, argv + 1);
+        if (strcmp(cmd, commands[i].name) == 0)
+            return finish(cmd, commands[i].main(argc - 1, argv + 1));
     fprintf(stderr, "stallsim: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return EXIT_INPUT;

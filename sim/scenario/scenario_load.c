@@ -9,6 +9,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "intern.h"
 #include "scenario.h"
 
 int assign_push(assign_list_t *l, const char *key, const char *value, src_pos_t pos,
@@ -43,9 +44,13 @@ void assign_list_free(assign_list_t *l) {
 }
 
 int assign_parse_key(assign_list_t *l, const char *key, const char *value) {
-    char buf[SCN_STR * 3];
-    snprintf(buf, sizeof buf, "%s=%s", key, value);
-    return assign_parse_set(l, buf);
+    /* Errors name the option the user typed (--epochs), not --set. */
+    char opt[SCN_STR + 2];
+    snprintf(opt, sizeof opt, "--%s", key);
+    const char *name = intern(opt);
+    if (!name) return EXIT_RUNTIME;
+    src_pos_t at = {name, 0, 0};
+    return assign_push(l, key, value, at, at, 1) ? EXIT_INPUT : 0;
 }
 
 int assign_parse_set(assign_list_t *l, const char *arg) {
