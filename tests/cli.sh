@@ -51,6 +51,7 @@ expect 0 "" -- "$bin" run --help
 expect 0 "" -- "$bin" --version
 expect 0 "" -- "$bin" help keys
 expect 0 "" -- "$bin" check $small
+expect 0 "" -- "$bin" check $small --format csv --epochs 1 --variant base
 for f in scenarios/*.yaml; do expect 0 "" -- "$bin" check "$f"; done
 
 # Every command's output must reach stdout: a full disk is exit 1 with the reason.

@@ -29,7 +29,9 @@ static const option_t run_own_options[] = {
 
 static const option_t *const run_tables[] = {run_scenario_options, run_own_options,
                                              run_model_only_option, NULL};
-static const option_t *const check_tables[] = {run_scenario_options, run_model_only_option, NULL};
+/* check takes run's flags (a run command line can be checked as it is). */
+static const option_t *const check_tables[] = {run_scenario_options, run_own_options,
+                                               run_model_only_option, NULL};
 
 static const command_t run_command = {
     .name = "run",
@@ -50,7 +52,9 @@ static const command_t check_command = {
     .tables = check_tables,
     .positional = "SCENARIO",
     .positional_offset = offsetof(run_opts_t, a.file),
-    .footer = "Prints 'FILE: ok (N variants)', or the errors on stderr and exits 2.\n",
+    .footer = "Prints 'FILE: ok (N variants)', or the errors on stderr and exits 2. It takes\n"
+              "run's flags so that a run command line can be checked as it is; --format\n"
+              "changes nothing here.\n",
 };
 
 static int cmd_run(int argc, char **argv, int check_only) {
