@@ -9,14 +9,15 @@
  * - the loader may start batch k once the GPUs have started batch
  *   k - prefetch_batches (its buffer is free); all of the batch's reads are
  *   issued then, in order;
- * - each read is looked up in its server's cache (policy registry, cache.h);
- *   a hit costs nothing; a miss occupies one of queue_depth storage slots for
- *   latency_ms and then a transfer of size/bandwidth on the device's single
- *   channel (FIFO); under CoorDL's partitioned caching an item another server
- *   holds comes over both servers' NICs instead;
- * - prep runs on the earliest-free core of the stream's pool on that server,
- *   in issue order, for decode_ms_per_mb x size + decode_ms_per_item
- *   (+ augment_ms unless augment runs on the GPU);
+ * - each read is looked up in its server's cache (the cache policy's kind,
+ *   sim/kinds/cache_*.c); a hit costs nothing; a miss is read from storage as
+ *   the storage kind says (storage_fixed.c: a queue_depth slot, latency_ms,
+ *   then size/bandwidth on one FIFO channel); under CoorDL's partitioned
+ *   caching an item another server holds comes over both servers' NICs;
+ * - the loader kind prepares each item once fetched (loader_pool.c: on the
+ *   earliest-free core of the stream's pool on that server, in issue order),
+ *   for decode_ms_per_mb x size + decode_ms_per_item (+ augment_ms unless
+ *   augment runs on the GPU);
  * - a batch is ready when its last item is prepped; each consuming job starts
  *   the iteration when the batch is ready and its previous iteration is done,
  *   and computes for the batch's compute time; an epoch ends with its last

@@ -332,7 +332,22 @@ static int select_variants(plan_t *p) {
     return run_select(p->doc, "sweep", o->a.only, o->a.nonly, p->vsel, &p->nvsel);
 }
 
-/* ---- outputs that would overwrite inputs ---- */
+/* ---- the sweep as a whole ---- */
+
+/* Every variant the sweep runs (indices into doc->variants, -1 = none): the
+ * `variant` axis's values, else those --variant selected. */
+static int swept_variants(const plan_t *p, int *vars) {
+    if (p->variant_axis < 0) {
+        memcpy(vars, p->vsel, (size_t)p->nvsel * sizeof *vars);
+        return p->nvsel;
+    }
+    const sweep_axis_t *ax = &p->grid.axes[p->variant_axis];
+    int n = 0;
+    for (int v = 0; v < ax->nvalues; v++)
+        for (int i = 0; i < p->doc->nvariants; i++)
+            if (strcmp(p->doc->variants[i].name, ax->values[v]) == 0) vars[n++] = i;
+    return n;
+}
 
 static int same_file(const char *a, const struct stat *b) {
     struct stat st;
@@ -349,11 +364,7 @@ static int refuse_inputs(const plan_t *p) {
     snprintf(inputs[n++], sizeof inputs[0], "%s", p->o->a.file);
     variant_run_t *v = malloc(sizeof *v);
     if (!v) return EXIT_RUNTIME;
-    int vars[SCN_MAX_VARIANTS + 1], nv = p->nvsel;
-    memcpy(vars, p->vsel, (size_t)nv * sizeof *vars);
-    if (p->variant_axis >= 0) nv = 0; /* each configuration's own: checked below by name */
-    for (int i = 0; p->variant_axis >= 0 && i < p->doc->nvariants; i++)
-        vars[nv++] = i;
+    int vars[SCN_MAX_VARIANTS + 1], nv = swept_variants(p, vars);
     for (int k = 0; k < nv && n < SCN_MAX_VARIANTS + 2; k++)
         if (run_build(p->doc, &p->o->a.sets, vars[k], 0, v) == 0 && v->scn.host[0] &&
             scenario_host_path(p->doc, v->scn.host, inputs[n], sizeof inputs[0]) == 0)
@@ -414,16 +425,7 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
      * profile, --set and defaults applied; each row's --vary values are in
      * its columns), so readers need not re-read the scenario. */
     fputs("\n  ],\n  \"effective\": {", f);
-    int vars[SCN_MAX_VARIANTS + 1], nv = p->nvsel;
-    if (p->variant_axis >= 0) {
-        const sweep_axis_t *ax = &p->grid.axes[p->variant_axis];
-        nv = 0;
-        for (int v = 0; v < ax->nvalues; v++)
-            for (int i = 0; i < p->doc->nvariants; i++)
-                if (strcmp(p->doc->variants[i].name, ax->values[v]) == 0) vars[nv++] = i;
-    } else {
-        memcpy(vars, p->vsel, (size_t)nv * sizeof *vars);
-    }
+    int vars[SCN_MAX_VARIANTS + 1], nv = swept_variants(p, vars);
     variant_run_t *v = malloc(sizeof *v);
     for (int k = 0; k < nv && v; k++) {
         if (run_build(p->doc, &p->o->a.sets, vars[k], 0, v)) break; /* validated already */
