@@ -46,10 +46,9 @@ static int store(const command_t *c, const option_t *o, void *opts, const char *
     case OPT_LIST: {
         int *n = (int *)(base + o->count_offset);
         if (*n >= o->max) {
-            char what[64];
-            snprintf(what, sizeof what, "%ld", o->max);
-            fprintf(stderr, "stallsim %s: %s given more than %s times\n", c->name, o->name, what);
-            return EXIT_INPUT;
+            char what[96];
+            snprintf(what, sizeof what, "%s given more than %ld times", o->name, o->max);
+            return options_error(c->name, "%s", what);
         }
         ((const char **)(base + o->offset))[(*n)++] = val;
         return 0;
@@ -59,10 +58,10 @@ static int store(const command_t *c, const option_t *o, void *opts, const char *
         errno = 0;
         long v = strtol(val, &end, 10);
         if (errno || end == val || *end || v < o->min || v > o->max) {
-            fprintf(stderr, "stallsim %s: %s: expected an integer in [%ld, %ld], got '%s'\n",
-                    c->name, o->name, o->min, o->max, val);
-            fprintf(stderr, "(stallsim %s --help for usage)\n", c->name);
-            return EXIT_INPUT;
+            char what[256];
+            snprintf(what, sizeof what, "%s: expected an integer in [%ld, %ld], got '%.100s'",
+                     o->name, o->min, o->max, val);
+            return options_error(c->name, "%s", what);
         }
         *(int *)(base + o->offset) = (int)v;
         return 0;
