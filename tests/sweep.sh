@@ -97,7 +97,7 @@ kills=0
 RANDOM=8
 for try in 1 2 3 4 5 6 7 8; do
   delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.15 + (r % 100) / 100 }')
-  timeout -s KILL "$delay" "$bin" sweep "$small" "${big[@]}" -o k.csv --threads 2 2>/dev/null
+  timeout --foreground -s KILL "$delay" "$bin" sweep "$small" "${big[@]}" -o k.csv --threads 2 2>/dev/null
   [ -e k.csv ] && break
   [ -e k.csv.partial ] || continue
   kills=$((kills + 1))
