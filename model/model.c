@@ -130,7 +130,11 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         const int ns = in->nservers;
         /* Data-parallel: every iteration waits for all GPUs; a partial last
          * batch is split evenly, so its GPUs compute ceil(rem / G) items. */
-        double nb_full = floor(N / M), rem = N - nb_full * M;
+        const loader_ops_t *loader = scenario_loader(s);
+        /* Under drop_last an epoch reads only whole batches. */
+        const double n_used =
+            loader->epoch_items ? (double)loader->epoch_items(s, (int64_t)N, (int64_t)M) : N;
+        double nb_full = floor(n_used / M), rem = n_used - nb_full * M;
         double t_batch = scenario_job_compute_s(s, jb, b);
         double t_last = rem > 0 ? scenario_job_compute_s(s, jb, ceil(rem / G)) : t_batch;
         double t_gpu = nb_full * t_batch + (rem > 0 ? t_last : 0);
@@ -145,7 +149,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             tl[nc] = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : tb[nc];
             nc++;
         }
-        double r_prep = scenario_loader(s)->items_s(in->cpus, tprep);
+        double r_prep = loader->items_s(in->cpus, tprep);
 
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */
@@ -158,7 +162,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         cache_sharing(s, t, i, servers_used, &k, &p, &exact_share);
         double f = D > 0 ? C / D : 1;
         if (dist) f = f * servers_used < 1 ? f * servers_used : 1;
-        int64_t ahead = scenario_staged_batches(s, jb);
+        int64_t ahead = loader_staged_batches(s, jb);
         if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
         double staged = (double)ahead * M * scenario_out_item_bytes(s);
 
@@ -189,8 +193,21 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             double cost_p[FLUID_STEPS];
             for (int j = 0; j < FLUID_STEPS; j++)
                 cost_p[j] = isfinite(r_prep) ? 1 / r_prep : 0;
-            batch_pipeline(N, M, cost, ahead, nc, tb, tl, ends);
-            batch_pipeline(N, M, cost_p, ahead, nc, tb, tl, ends_p);
+            if (loader->model_epoch) {
+                double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
+                double service = storage->service_s(s, mean);
+                for (int j = 0; j < FLUID_STEPS; j++) {
+                    double hu = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
+                    wait[j] = (1 - hu) * service;
+                    floor_s[j] = (1 - hu) / cap_inst;
+                }
+                loader_model_t lm = {s,     jb,   n_used,  in->cpus / ns, ns,      e,
+                                     tprep, wait, floor_s, FLUID_STEPS,   t_batch, t_last};
+                loader->model_epoch(&lm, &ends[me], &ends_p[me]);
+            } else {
+                batch_pipeline(N, M, cost, ahead, nc, tb, tl, ends);
+                batch_pipeline(N, M, cost_p, ahead, nc, tb, tl, ends_p);
+            }
             m->t_gpu_s = t_gpu;
             m->t_prep_s = ends_p[me];
             m->epoch_s = ends[me];
@@ -200,8 +217,8 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->storage_read_bytes = miss * D;
             m->network_bytes = remote * D;
             m->storage_reads = miss * N;
-            m->items_prepped = N;
-            m->items_consumed = N;
+            m->items_prepped = n_used;
+            m->items_consumed = n_used;
             m->staged_bytes = staged;
             m->cpu_util = in->cpus > 0 ? N * tprep / (in->cpus * m->epoch_s) : 0;
             /* A stream's transfers over the devices it reads: its servers' own,

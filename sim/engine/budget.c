@@ -36,8 +36,8 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
         const job_t *jb = &s->jobs[in->job];
         double ns = in->nservers > 0 ? in->nservers : 1;
         b += 4 * n * (future ? 3 : 1); /* order (and next order, positions) */
-        b += scenario_loader(s)->state_bytes(in->cpus / ns, (int)ns);
-        b += 2 * 8 * (double)jb->prefetch_batches; /* loader windows */
+        b += scenario_loader(s)->state_bytes(s, jb, in->cpus / ns, (int)ns);
+        b += 2 * 8 * (double)loader_staged_batches(s, jb); /* loader windows */
         b += 52 * (double)t->ninst + 256;          /* per-consumer times, stream struct */
         b += 2 * (double)jb->gpus;                 /* each GPU rank's server */
     }

@@ -53,6 +53,7 @@ typedef struct {
     int *inst;
     int first_server, ns, gps;
     int64_t G, M, ahead, nbatches;
+    uint32_t n_used; /* items each epoch reads: all, or whole batches under drop_last */
     uint32_t *perm, *perm_next, *pos_next;
     gsl_rng *rng;
     prep_t prep;                   /* the loader's prep stage (both timelines) */
@@ -184,8 +185,13 @@ static int build(world_t *w, gsl_rng *master) {
             st->G = jb->gpus;
             st->M = jb->gpus * jb->batch_per_gpu;
             st->nbatches = ((int64_t)w->n + st->M - 1) / st->M;
+            st->n_used = w->n;
+            if (w->loader->epoch_items) {
+                st->n_used = (uint32_t)w->loader->epoch_items(s, w->n, st->M);
+                st->nbatches = ((int64_t)st->n_used + st->M - 1) / st->M;
+            }
             /* A fresh iterator each epoch: no loader runs further ahead than one epoch. */
-            st->ahead = scenario_staged_batches(s, jb);
+            st->ahead = loader_staged_batches(s, jb);
             if (st->ahead > st->nbatches) st->ahead = st->nbatches;
             st->inst = xcalloc((size_t)t->ninst, sizeof *st->inst, &fail);
         }
@@ -204,8 +210,12 @@ static int build(world_t *w, gsl_rng *master) {
             st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
             st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
         }
+        st->prep.s = s;
+        st->prep.job = &s->jobs[t->inst[st->inst[0]].job];
         st->prep.ns = st->ns;
         st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
+        st->prep.ranks = (int)st->G;
+        st->prep.ranks_per_server = st->gps;
         if (w->loader->init(&st->prep)) return -1;
         st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
         st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
@@ -219,7 +229,7 @@ static int build(world_t *w, gsl_rng *master) {
         if (fail) return -1;
         for (int64_t r = 0; r < st->G; r++)
             st->rank_server[r] = (uint16_t)(r / st->gps);
-        int64_t rem = (int64_t)w->n % st->M;
+        int64_t rem = (int64_t)st->n_used % st->M;
         for (int c = 0; c < st->ninst; c++) {
             const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
             st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
@@ -294,7 +304,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
 
 static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     const scenario_t *s = w->s;
-    double n = (double)w->n;
+    double n = (double)st->n_used;
     double next = st->ep_start, next_mem = st->ep_start_mem;
     for (int c = 0; c < st->ninst; c++) {
         epoch_metrics_t *m = metrics_at(out, st->inst[c], st->epoch);
@@ -332,14 +342,26 @@ enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
 
 static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int64_t lo = st->batch * st->M;
-    const int64_t hi = lo + st->M < (int64_t)w->n ? lo + st->M : (int64_t)w->n;
+    const int64_t n_used = st->n_used;
+    const int64_t hi = lo + st->M < n_used ? lo + st->M : n_used;
     const double issue = next_issue(st, st->started, st->ep_start);
     const double issue_mem = next_issue(st, st->started_mem, st->ep_start_mem);
     const int partitioned = w->owner != NULL;
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
-    prep_end_t (*const item)(prep_t *, int, double, double, double) = w->loader->item;
+    prep_end_t (*const item)(prep_t *, int, int, double, double, double) = w->loader->item;
     double ready = issue, ready_mem = issue_mem;
+    if (w->loader->begin_batch) {
+        double at[2] = {issue, issue_mem}, idle[2] = {0, 0};
+        for (int c = 0; c < st->ninst; c++) {
+            if (st->end[c] > idle[0]) idle[0] = st->end[c];
+            if (st->end_mem[c] > idle[1]) idle[1] = st->end_mem[c];
+        }
+        w->loader->begin_batch(&st->prep, st->epoch, st->batch, at, idle);
+    }
+    /* A loader whose workers read synchronously issues each read when its
+     * previous item is done. */
+    const double *const clock = st->prep.clock;
     /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
     int staged = 1;
     for (int64_t j = 0; j < st->ahead; j++)
@@ -384,6 +406,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         }
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
+        const int r = (int)rank;
+        const double at = clock ? clock[r] : issue;
         if (++rank == G) rank = 0;
         if (++rank_far == G) rank_far = 0;
         if (++rank_near == G) rank_near = 0;
@@ -393,7 +417,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
         if (partitioned) {
-            fetched = fetch_partitioned(w, st, sv + first, x, issue, d, &hits, &read_bytes);
+            fetched = fetch_partitioned(w, st, sv + first, x, at, d, &hits, &read_bytes);
         } else {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
@@ -401,17 +425,17 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
             if (c->ops->access(c, x, next_use)) {
                 hits++;
                 if (ns > 1) srv_here[sv * epochs].local_hits++;
-                fetched = issue;
+                fetched = at;
             } else {
                 read_bytes += bytes;
                 if (ns > 1) {
                     srv_here[sv * epochs].storage_reads++;
                     srv_here[sv * epochs].storage_read_bytes += bytes;
                 }
-                fetched = d->ops->read(d, issue, bytes, &st->io);
+                fetched = d->ops->read(d, at, bytes, &st->io);
             }
         }
-        prep_end_t end = item(&st->prep, sv, fetched, issue_mem, prep);
+        prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > ready) ready = end.t;
         if (end.mem > ready_mem) ready_mem = end.mem;
         prep_busy += prep;
@@ -429,14 +453,14 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
     /* Every consumer starts the iteration when the batch is ready and its GPUs
      * are free; the buffer frees when the last consumer has started it. */
-    int last = hi == (int64_t)w->n;
+    int last = hi == n_used;
     double wmax = 0, wmax_mem = 0;
     for (int c = 0; c < st->ninst; c++) {
         double tb = last ? st->t_last[c] : st->t_full[c];
         double start = st->end[c] > ready ? st->end[c] : ready;
         double start_mem = st->end_mem[c] > ready_mem ? st->end_mem[c] : ready_mem;
-        st->end[c] = start + tb;
-        st->end_mem[c] = start_mem + tb;
+        st->end[c] = start + st->prep.iter_cpu_s + tb;
+        st->end_mem[c] = start_mem + st->prep.iter_cpu_s + tb;
         st->t_gpu[c] += tb;
         st->consumed[c] += (double)(hi - lo);
         if (start > wmax) wmax = start;

@@ -9,7 +9,7 @@
 
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady;
 extern const storage_ops_t storage_fixed;
-extern const loader_ops_t loader_pool;
+extern const loader_ops_t loader_pool, loader_pytorch;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
@@ -34,11 +34,16 @@ const cache_ops_t *scenario_cache(const scenario_t *s) {
     return cache_kind(s->loader.cache);
 }
 
-static const loader_ops_t *const loaders[] = {&loader_pool};
+static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch};
 #define NLOADERS ((int)(sizeof loaders / sizeof loaders[0]))
 
 const loader_ops_t *scenario_loader(const scenario_t *s) {
     return loaders[s->loader.kind];
+}
+
+int64_t loader_staged_batches(const scenario_t *s, const job_t *j) {
+    const loader_ops_t *l = scenario_loader(s);
+    return l->staged_batches ? l->staged_batches(s, j) : scenario_staged_batches(s, j);
 }
 
 const storage_ops_t *scenario_storage(const scenario_t *s) {
@@ -99,6 +104,21 @@ void cache_destroy(cache_t *c) {
     memset(c, 0, sizeof *c);
 }
 
+static int owned_by_other(kind_family_t family, int chosen, const char *name) {
+    for (int i = 0; kind_name(family, i); i++) {
+        int n;
+        const key_def_t *k = kind_keys(family, i, &n);
+        for (int j = 0; j < n && i != chosen; j++)
+            if (strcmp(k[j].name, name) == 0) return 1;
+    }
+    return 0;
+}
+
+int kinds_key_used(const scenario_t *s, const char *name) {
+    return !owned_by_other(FAMILY_STORAGE, s->server.storage.kind, name) &&
+           !owned_by_other(FAMILY_LOADER, s->loader.kind, name);
+}
+
 /* A key the user set that belongs to another kind than the one chosen would
  * be silently ignored: refuse it. */
 static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, const char *key) {
@@ -139,5 +159,7 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
     if (foreign_keys(s, FAMILY_STORAGE, s->server.storage.kind, "server.storage.kind"))
         rc = EXIT_INPUT;
     if (foreign_keys(s, FAMILY_LOADER, s->loader.kind, "loader.kind")) rc = EXIT_INPUT;
+    const loader_ops_t *l = scenario_loader(s);
+    if (l->check && l->check(s)) rc = EXIT_INPUT;
     return rc;
 }

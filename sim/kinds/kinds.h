@@ -21,8 +21,15 @@ const cache_ops_t *scenario_cache(const scenario_t *s);
  * after topology_build. */
 int kinds_check(const scenario_t *s, const topology_t *t);
 
+/* 0 when the scenario key `name` belongs to a storage or loader kind the
+ * scenario does not use (its value means nothing there), else 1. */
+int kinds_key_used(const scenario_t *s, const char *name);
+
 /* The loader kind of a built scenario. */
 const loader_ops_t *scenario_loader(const scenario_t *s);
+/* Batches job j's loader may have in flight: the loader kind's rule, else
+ * scenario_staged_batches. */
+int64_t loader_staged_batches(const scenario_t *s, const job_t *j);
 /* The storage kind of a built scenario. */
 const storage_ops_t *scenario_storage(const scenario_t *s);
 

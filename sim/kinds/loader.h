@@ -23,13 +23,23 @@ enum { PREP_TIMELINES = 2 }; /* 0: T, 1: T_prep */
 /* One stream's prep stage: ns servers with `cores` cores each as the
  * scenario gives them (may be fractional: a share of a server). */
 typedef struct {
+    const scenario_t *s;
+    const job_t *job; /* the stream's (first) job */
     int ns;
     double cores;
+    int ranks, ranks_per_server; /* the job's GPUs: one training process each */
     /* Set by init: each item's CPU time is multiplied by slowdown (a
      * fractional share runs as more, slower cores), and cpu_slots is the
      * number of simulated cores per server, the denominator of cpu_util. */
     double slowdown;
     double cpu_slots;
+    /* Set by init for a loader whose workers read synchronously (NULL when
+     * the reads of a batch are all issued at once): clock[rank] is when the
+     * worker preparing that rank's batch on T issues its next read. */
+    double *clock;
+    /* Set by init: seconds of training-process CPU per iteration, serial
+     * with the GPU's compute (receiving the batch, the Python step). */
+    double iter_cpu_s;
     void *state;
 } prep_t;
 
@@ -37,6 +47,22 @@ typedef struct {
 typedef struct {
     double t, mem;
 } prep_end_t;
+
+/* What the model knows of one stream's epoch: the pipeline's mean costs,
+ * along the epoch's order in `steps` slices of equal items. */
+typedef struct loader_model {
+    const scenario_t *s;
+    const job_t *job;
+    double items;          /* in the epoch */
+    double cores;          /* per server, for this stream */
+    int ns;                /* servers */
+    int epoch;             /* 0-based */
+    double prep_s;         /* CPU seconds to prepare one mean item */
+    const double *wait_s;  /* [steps]: a worker's mean wait per item for storage */
+    const double *floor_s; /* [steps]: the least seconds per item the stream's storage allows */
+    int steps;
+    double t_batch, t_last; /* GPU compute of a full and of the last batch */
+} loader_model_t;
 
 typedef struct {
     const char *name;
@@ -53,15 +79,32 @@ typedef struct {
      * the time the batch's last item was prepared into the time the batch is
      * ready. */
     int (*init)(prep_t *p);
-    prep_end_t (*item)(prep_t *p, int sv, double ready, double ready_mem, double dur);
+    /* Optional: called before a batch's first item with the batch's index in
+     * the epoch, the time its buffer is free (issue) and the time the
+     * training process finished the previous iteration (idle), per timeline. */
+    void (*begin_batch)(prep_t *p, int epoch, int64_t batch, const double issue[2],
+                        const double idle[2]);
+    prep_end_t (*item)(prep_t *p, int sv, int rank, double ready, double ready_mem, double dur);
     double (*batch_ready)(prep_t *p, int tl, double last_item);
     void (*destroy)(prep_t *p);
 
-    /* Model: items/s the stream's cores prepare at item_s core-seconds per item. */
+    /* Optional: the scenario rules this kind adds (0, or EXIT_INPUT after errors). */
+    int (*check)(const scenario_t *s);
+    /* Optional: batches the job's loader may have in flight (default: the
+     * job's prefetch_batches, or loader.staging_mb under coordinated prep). */
+    int64_t (*staged_batches)(const scenario_t *s, const job_t *j);
+    /* Optional: items an epoch reads of n in batches of m (default n). */
+    int64_t (*epoch_items)(const scenario_t *s, int64_t n, int64_t m);
+
+    /* Model: items/s the stream's cores prepare at item_s core-seconds per
+     * item (a pool's rate; the batch pipeline of model.c does the rest). */
     double (*items_s)(double cores, double item_s);
+    /* Optional: the kind's own model of one epoch, replacing the pool's
+     * (model.c: loader_model_t says what it is given). */
+    void (*model_epoch)(const struct loader_model *in, double *epoch_s, double *t_prep_s);
 
     /* Memory budget: bytes of one stream's prep state. */
-    double (*state_bytes)(double cores, int ns);
+    double (*state_bytes)(const scenario_t *s, const job_t *j, double cores, int ns);
 } loader_ops_t;
 
 #endif

@@ -69,7 +69,8 @@ static int pool_init(prep_t *p) {
     return 0;
 }
 
-static prep_end_t pool_item(prep_t *p, int sv, double ready, double ready_mem, double dur) {
+static prep_end_t pool_item(prep_t *p, int sv, int rank, double ready, double ready_mem, double dur) {
+    (void)rank;
     pool_t *pools = p->state;
     prep_end_t e = {pool_run(&pools[sv], ready, dur), pool_run(&pools[p->ns + sv], ready_mem, dur)};
     return e;
@@ -92,7 +93,8 @@ static double pool_items_s(double cores, double item_s) {
     return item_s > 0 ? cores / item_s : INFINITY;
 }
 
-static double pool_bytes(double cores, int ns) {
+static double pool_bytes(const scenario_t *s, const job_t *j, double cores, int ns) {
+    (void)s, (void)j;
     return PREP_TIMELINES * ns * (8 * (double)pool_cores(cores) + 16);
 }
 

@@ -4,14 +4,30 @@
  * It stands for a local SSD, a RAID array or an NFS share measured by
  * `stallsim calibrate`. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "storage.h"
+
+/* The channel's recent transfers, oldest first, sorted by start. A read
+ * issued in time order (every stream of the pool loader) goes after the last
+ * one, FIFO. A synchronous reader (loader_pytorch.c) issues its reads from
+ * several workers whose batches the engine walks one after another, so a
+ * read may arrive earlier in time than reads already placed: it takes the
+ * first gap after it in the recent transfers, as the device would have
+ * served it then. */
+enum { SPANS = 64 };
+
+typedef struct {
+    double s, e;
+} span_t;
 
 typedef struct {
     double lat_s, bw;
     int qd, head;
-    double chan_free;
-    double ring[]; /* completion times of the last qd requests */
+    double chan_free, last_issue;
+    int nspan;
+    span_t span[2 * SPANS]; /* span[0..nspan) */
+    double ring[];          /* completion times of the last qd requests */
 } fixed_t;
 
 static int fixed_init(storage_t *d, const scenario_t *s) {
@@ -25,15 +41,57 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     return 0;
 }
 
+static void span_insert(fixed_t *f, int at, double s, double e) {
+    if (f->nspan == 2 * SPANS) { /* keep the newest SPANS, amortised */
+        memmove(f->span, f->span + SPANS, SPANS * sizeof f->span[0]);
+        f->nspan = SPANS;
+        at -= SPANS;
+        if (at < 0) at = 0;
+    }
+    memmove(f->span + at + 1, f->span + at, (size_t)(f->nspan - at) * sizeof f->span[0]);
+    f->span[at] = (span_t){s, e};
+    f->nspan++;
+}
+
+/* The start of a transfer of xfer seconds ready at x that arrived out of
+ * order; *at is where its span goes. */
+static double backfill(const fixed_t *f, double x, double xfer, int *at) {
+    int i = f->nspan;
+    while (i > 0 && f->span[i - 1].e > x)
+        i--;
+    double c = x;
+    for (; i < f->nspan; i++) {
+        if (c + xfer <= f->span[i].s) break;
+        if (f->span[i].e > c) c = f->span[i].e;
+    }
+    *at = i;
+    return c;
+}
+
 static double fixed_read(storage_t *d, double issue, double bytes, io_acct_t *acct) {
     fixed_t *f = d->state;
-    double slot = f->ring[f->head];
-    double start = issue > slot ? issue : slot;
-    double xs = start + f->lat_s;
-    if (xs < f->chan_free) xs = f->chan_free;
     double xfer = bytes / f->bw;
+    double start, xs;
+    int at = f->nspan;
+    if (issue >= f->last_issue) {
+        double slot = f->ring[f->head];
+        start = issue > slot ? issue : slot;
+        xs = start + f->lat_s;
+        if (xs < f->chan_free) xs = f->chan_free;
+        f->last_issue = issue;
+    } else {
+        /* The ring's oldest entry may be a later read's: take the earliest
+         * completion instead. */
+        int k = 0;
+        for (int j = 1; j < f->qd; j++)
+            if (f->ring[j] < f->ring[k]) k = j;
+        f->head = k;
+        start = issue > f->ring[k] ? issue : f->ring[k];
+        xs = backfill(f, start + f->lat_s, xfer, &at);
+    }
     double end = xs + xfer;
-    f->chan_free = end;
+    if (end > f->chan_free) f->chan_free = end;
+    span_insert(f, at, xs, end);
     f->ring[f->head] = end;
     f->head = f->head + 1 == f->qd ? 0 : f->head + 1;
     acct->xfer_busy += xfer;
@@ -70,7 +128,7 @@ static double fixed_slots(const scenario_t *s) {
 }
 
 static double fixed_bytes(const scenario_t *s) {
-    return 8 * (double)s->server.storage.queue_depth; /* the request ring */
+    return 8 * (double)s->server.storage.queue_depth + 2 * SPANS * sizeof(span_t) + 64;
 }
 
 /* clang-format off */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "schema.h"
 
 #ifndef STALLSIM_VERSION
@@ -225,8 +226,9 @@ void report_json_config(FILE *out, const scenario_t *s) {
     int n;
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
     fprintf(out, "{");
-    for (int i = 0; i < n; i++) {
-        fprintf(out, "%s\"%s\": ", i ? ", " : "", k[i].name);
+    for (int i = 0, shown = 0; i < n; i++) {
+        if (!kinds_key_used(s, k[i].name)) continue;
+        fprintf(out, "%s\"%s\": ", shown++ ? ", " : "", k[i].name);
         json_value(out, &k[i], s);
     }
     const key_def_t *jk = schema_keys(SCOPE_JOB, &n);

@@ -83,6 +83,18 @@ typedef struct {
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
         double staging_mb;
+        struct { /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
+            int64_t num_workers;
+            int64_t prefetch_factor;
+            int persistent_workers;
+            int pin_memory;
+            int drop_last;
+            double collate_ms_per_item;
+            double transfer_ms_per_item;
+            double pin_ms_per_item;
+            double step_ms;
+            double worker_start_ms;
+        } torch;
     } loader;
     int njobs;
     job_t jobs[SCN_MAX_JOBS];
