@@ -4,16 +4,21 @@ host and writes a host profile for `loader.kind: pytorch` (see README.md,
 "Predicting a PyTorch DataLoader").
 
   /usr/bin/python3 microbench/torch/probe.py --data DIR --out host-torch.yaml
-      [--dataset imagefolder|module:factory] [--batch 32] [--items 240]
+      [--dataset imagefolder|module:factory] [--batch 32] [--items 640]
       [--max-workers N]
 
 What it measures, each the way the DataLoader spends it:
-- per item, dataset[i] (read, decode, transform) in one process with one
-  torch thread (as a worker runs), page cache warm, each item's best of two
-  passes; fitted as a + b x file size: prep.decode_ms_per_item (a) and
-  prep.decode_ms_per_mb (b), prep.augment_ms = 0 (it is inside a + b);
-- collate, inside a real worker (it allocates the batch in shared memory):
-  loader.collate_ms_per_item;
+- a real DataLoader with one worker and no GPU work, 3 times (the median
+  run): each item's dataset[i] inside the worker, fitted as a + b x file
+  size: prep.decode_ms_per_item (a) and prep.decode_ms_per_mb (b),
+  prep.augment_ms = 0 (it is inside a + b); the steady interval between
+  batches is the worker's whole cycle;
+- collate of one batch in this process: loader.collate_ms_per_item; the rest
+  of the worker's cycle (the batch in shared memory, the queue):
+  loader.share_ms_per_item;
+- the same with one worker per core: loader.core_efficiency, the speed
+  left to each when all cores are busy, beyond what the training process
+  takes (the contention model of sim/kinds/loader_pytorch.c);
 - the training process's time in next() for a batch a worker has ready
   (unpickling, rebuilding the shared-memory tensors): transfer_ms_per_item;
 - the loop's own time per iteration around a sleeping GPU: loader.step_ms;
@@ -56,73 +61,109 @@ def fit_line(xs, ys):
     return a, b
 
 
-def time_items(ds, idx):
-    import torch
+class Timed:
+    """The user's dataset, each item returned with its index and the seconds
+    dataset[i] took inside the worker."""
 
-    torch.set_num_threads(1)
-    best = {}
-    for _ in range(2):
-        for i in idx:
-            t0 = time.perf_counter()
-            ds[i]
-            dt = time.perf_counter() - t0
-            best[i] = min(best.get(i, dt), dt)
-    return [best[i] for i in idx]
+    def __init__(self, ds):
+        self.ds = ds
+
+    def __len__(self):
+        return len(self.ds)
+
+    def __getitem__(self, i):
+        t0 = time.perf_counter()
+        x = self.ds[i]
+        return x, i, time.perf_counter() - t0
 
 
-class TimedCollate:
-    """default_collate, reporting its own time inside the worker."""
+class StripCollate:
+    """default_collate of the items alone, with the items' times, indices and
+    the collate's own time beside."""
 
     def __call__(self, batch):
         from torch.utils.data import default_collate
 
         t0 = time.perf_counter()
-        out = default_collate(batch)
-        return out, time.perf_counter() - t0
+        out = default_collate([x for x, _, _ in batch])
+        c = time.perf_counter() - t0
+        return out, [i for _, i, _ in batch], [t for _, _, t in batch], c
 
 
-def loader_costs(item, batch, workers):
-    """collate (in a worker), transfer (next() on a ready batch) and the
-    loop's time per iteration, in seconds."""
+def loader_bound(ds, idx, batch, workers, seed):
+    """A real DataLoader over idx with no GPU work: each item's time in the
+    worker, the collates, and the steady interval between batches."""
     import torch
+    from torch.utils.data import DataLoader, Subset
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    dl = DataLoader(Subset(Timed(ds), idx), batch_size=batch, shuffle=True, generator=g,
+                    num_workers=workers, collate_fn=StripCollate())
+    items, collates, stamps = [], [], []
+    for _, ii, tt, c in dl:
+        stamps.append(time.perf_counter())
+        items += zip(ii, tt)
+        collates.append(c)
+    skip = 2 * workers  # the prefetch window fills at the start
+    k = len(stamps) - 1 - skip
+    if k < 2:
+        raise SystemExit(f"probe: too few batches ({len(stamps)}) for {workers} workers: raise --items")
+    # Only full batches between the stamps (the last may be partial).
+    interval = (stamps[-2] - stamps[skip]) / (len(stamps) - 2 - skip)
+    return items, collates, interval
+
+
+REPS = 3
+
+
+def median_run(ds, idx, batch, workers, seed):
+    """loader_bound REPS times: the run whose interval is the median (the
+    machine's noise only ever slows a run; one outlier does not move this)."""
+    runs = sorted((loader_bound(ds, idx, batch, workers, seed + r) for r in range(REPS)),
+                  key=lambda r: r[2])
+    return runs[len(runs) // 2]
+
+
+def main_collate(item, batch):
+    """default_collate of one batch in this process (no shared memory)."""
+    from torch.utils.data import default_collate
+
+    items = [(item[0].clone(), item[1]) for _ in range(batch)]
+    ts = []
+    for _ in range(15):
+        t0 = time.perf_counter()
+        default_collate(items)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main_costs(item, batch):
+    """The training process's time in next() for a batch a worker has ready
+    (transfer), and the loop's own time per iteration around a sleep (step)."""
     from torch.utils.data import DataLoader
 
-    n = batch * 40
-    ds = pipeline.ReadyItems(item, n)
-    dl = DataLoader(ds, batch_size=batch, num_workers=1, collate_fn=TimedCollate())
-    collate, nexts = [], []
-    it = iter(dl)
+    ds = pipeline.ReadyItems(item, batch * 40)
+    it = iter(DataLoader(ds, batch_size=batch, num_workers=1))
     time.sleep(0.5)  # the worker fills its prefetch window
-    k = 0
+    nexts = []
     while True:
         t0 = time.perf_counter()
         try:
-            _, c = next(it)
+            next(it)
         except StopIteration:
             break
-        dt = time.perf_counter() - t0
-        collate.append(c)
-        # A batch is ready when the loop sleeps long enough for the worker.
-        if k >= 2:
-            nexts.append(dt)
-        k += 1
-        time.sleep(max(0.02, 3 * c))
+        nexts.append(time.perf_counter() - t0)
+        time.sleep(0.03)  # long enough for the worker to have the next one ready
     del it
-    # The loop around a sleeping GPU with no loader work: num_workers = 0 over
-    # ready items, minus the batch's own cost inside next().
-    dl0 = DataLoader(ds, batch_size=batch, num_workers=0)
-    step = []
-    it0 = iter(dl0)
-    want = 0.005
+    it0 = iter(DataLoader(ds, batch_size=batch, num_workers=0))
+    step, want = [], 0.005
     for _ in range(30):
-        t0 = time.perf_counter()
         next(it0)
         t1 = time.perf_counter()
         time.sleep(want)
-        t2 = time.perf_counter()
-        step.append(t2 - t1 - want)
-    del torch
-    return statistics.median(collate), statistics.median(nexts), statistics.median(step)
+        step.append(time.perf_counter() - t1 - want)
+    return statistics.median(nexts[2:]), statistics.median(step)
 
 
 def worker_start(ds_item, batch, max_workers):
@@ -190,7 +231,7 @@ def main():
     ap.add_argument("--out", required=True, help="the host profile to write")
     ap.add_argument("--dataset", default="imagefolder", help="imagefolder or module:factory")
     ap.add_argument("--batch", type=int, default=32, help="batch size per GPU (default 32)")
-    ap.add_argument("--items", type=int, default=240, help="items to time (default 240)")
+    ap.add_argument("--items", type=int, default=640, help="items to time (default 640)")
     ap.add_argument("--max-workers", type=int, default=0, help="worker start-up fit up to N (default: cores)")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
@@ -213,18 +254,37 @@ def main():
     paths = pipeline.item_paths(ds)
     if paths:
         pipeline.warm([paths[i] for i in idx])
-    log(f"timing dataset[i] on {len(idx)} of {n} items (one thread, page cache warm)")
-    times = time_items(ds, idx)
+    log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), {REPS} times")
+    items, collates, cycle1 = median_run(ds, idx, a.batch, 1, a.seed)
+    times = [t for _, t in items]
     if paths:
-        sizes = [os.path.getsize(paths[i]) for i in idx]
+        sizes = [os.path.getsize(paths[i]) for i, _ in items]
         a0, b0 = fit_line([s / 1e6 for s in sizes], times)
         mean_kb = statistics.mean(sizes) / 1e3
     else:
         a0, b0, mean_kb = statistics.mean(times), 0.0, None
-    log(f"item: median {statistics.median(times) * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB")
+    mean_item = statistics.mean(times)
+    # What a worker spends per batch beyond its items: collate, then handing
+    # the batch to the queue (from the steady interval: one worker is the
+    # bottleneck, so the interval is its whole cycle).
     item = ds[idx[0]]
-    collate, nxt, step_s = loader_costs(item, a.batch, 1)
-    log(f"collate {collate * 1e3:.3f} ms, next() on a ready batch {nxt * 1e3:.3f} ms, loop {step_s * 1e3:.3f} ms (batch {a.batch})")
+    collate_main = main_collate(item, a.batch)
+    share = max(0.0, cycle1 - a.batch * mean_item - collate_main)
+    log(f"item: mean {mean_item * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB; "
+        f"worker cycle {cycle1 * 1e3:.1f} ms per batch: collate {collate_main * 1e3:.2f} ms "
+        f"(in a worker {statistics.mean(collates) * 1e3:.2f} ms), hand-over {share * 1e3:.2f} ms")
+    nxt, step_s = main_costs(item, a.batch)
+    log(f"next() on a ready batch {nxt * 1e3:.3f} ms, loop {step_s * 1e3:.3f} ms (batch {a.batch})")
+    eff = 1.0
+    if cores > 1:
+        _, _, cyc = median_run(ds, idx, a.batch, cores, a.seed)
+        # The model's contention (loader_pytorch.c) at cores workers with the
+        # training process's share, the rest put down to the cores' efficiency.
+        main_share = (nxt + step_s) / cyc
+        demand = cores + main_share
+        eff = min(1.0, max(0.2, cycle1 * max(demand, cores) / cores / (cores * cyc)))
+        log(f"{cores} workers: {cyc * 1e3:.1f} ms per batch (one worker: {cycle1 * 1e3:.1f}); "
+            f"core efficiency {eff:.3f}")
     maxw = a.max_workers or cores
     start, start0 = worker_start(item, a.batch, maxw)
     log(f"worker start-up {start * 1e3:.2f} ms per worker (+{start0 * 1e3:.2f} ms), fitted over 1..{maxw}")
@@ -256,7 +316,9 @@ def main():
         f"    out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
         "  loader:",
         "    kind: pytorch",
-        f"    collate_ms_per_item: {collate / a.batch * 1e3:.6g}",
+        f"    collate_ms_per_item: {collate_main / a.batch * 1e3:.6g}",
+        f"    share_ms_per_item: {share / a.batch * 1e3:.6g}",
+        f"    core_efficiency: {eff:.4g}",
         f"    transfer_ms_per_item: {max(nxt, 0) / a.batch * 1e3:.6g}",
         f"    step_ms: {max(step_s, 0) * 1e3:.6g}",
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
@@ -269,7 +331,9 @@ def main():
         f"    items_in_dataset: {n}",
         f"    batch: {a.batch}",
         f"    torch: \"{torch.__version__}\"",
-        f"    item_median_ms: {statistics.median(times) * 1e3:.6g}",
+        f"    item_mean_ms: {mean_item * 1e3:.6g}",
+        f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
+        f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",
     ]
     if mean_kb:

@@ -7,7 +7,9 @@
  *   works through its batches one after another, and through a batch's items
  *   one after another: each read is issued when the previous item is done
  *   (a synchronous read), then the item is decoded and transformed; the
- *   worker then collates the batch into shared memory;
+ *   worker then collates the batch into shared memory and queues it
+ *   (loader.collate_ms_per_item + loader.share_ms_per_item per item; the
+ *   training process collates without sharing under num_workers = 0);
  * - at most prefetch_factor x num_workers batches are outstanding: batch k is
  *   handed to its worker when the training loop takes batch k - that many;
  *   batches are taken in order, so a slow batch holds back the ones behind;
@@ -20,11 +22,15 @@
  * - workers are forked one after another when an epoch's iterator is
  *   created, unless persistent_workers keeps them from the first epoch.
  * CPU contention: every rank's workers and training process share the
- * stream's cores on a server. When more processes want CPU than there are
- * cores, each CPU second takes demand / cores seconds: demand counts each
- * worker as one and each training process by the share of its iteration it
- * spends on CPU (all of it under num_workers = 0). The simulator and the
- * model use the same factor. */
+ * stream's cores on a server. demand counts each worker as one and each
+ * training process by the share of an iteration it spends on CPU (all of it
+ * under num_workers = 0; an iteration lasts the longer of its own CPU and
+ * GPU time and a batch's prep spread over the workers). When demand exceeds
+ * the cores, each CPU second takes demand / cores seconds; and each busy core
+ * runs at a speed that falls linearly from 1 (one busy) to
+ * loader.core_efficiency (all busy): SMT siblings, memory bandwidth and the
+ * kernel's own work, which the probe measures with one worker per core. The
+ * simulator and the model use the same factor, fixed for the run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +52,12 @@ static double ms(double v) {
     return v / 1e3;
 }
 
+/* Seconds per item to collate a batch, and hand it over from a worker. */
+static double collate_item(const scenario_t *s) {
+    double c = ms(s->loader.torch.collate_ms_per_item);
+    return s->loader.torch.num_workers > 0 ? c + ms(s->loader.torch.share_ms_per_item) : c;
+}
+
 /* Seconds of training-process CPU per iteration before contention. */
 static double iter_cpu(const scenario_t *s, const job_t *j) {
     double t = ms(s->loader.torch.step_ms);
@@ -59,11 +71,18 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
 static double slowdown(const scenario_t *s, const job_t *j, double cores, int ranks_per_server) {
     double w = (double)s->loader.torch.num_workers, main = 1;
     if (w > 0) {
-        double cpu = iter_cpu(s, j), gpu = scenario_job_compute_s(s, j, (double)j->batch_per_gpu);
-        main = cpu + gpu > 0 ? cpu / (cpu + gpu) : 1;
+        double b = (double)j->batch_per_gpu;
+        double cpu = iter_cpu(s, j), gpu = scenario_job_compute_s(s, j, b);
+        double prep = b * (scenario_prep_s(s, scenario_item_bytes_mean(s)) + collate_item(s));
+        double period = cpu + gpu > prep / w ? cpu + gpu : prep / w;
+        main = period > 0 ? cpu / period : 1;
     }
     double demand = ranks_per_server * (w + main);
-    return demand > cores ? demand / cores : 1;
+    double busy = demand < cores ? demand : cores;
+    double eff = 1;
+    if (cores > 1 && busy > 1)
+        eff = 1 - (1 - s->loader.torch.core_efficiency) * (busy - 1) / (cores - 1);
+    return (demand > cores ? demand / cores : 1) / eff;
 }
 
 static int torch_init(prep_t *p) {
@@ -81,7 +100,7 @@ static int torch_init(prep_t *p) {
     p->cpu_slots = procs > p->cores ? procs : p->cores;
     p->iter_cpu_s = iter_cpu(s, p->job) * slow;
     t->start_s = ms(s->loader.torch.worker_start_ms);
-    t->collate_s = ms(s->loader.torch.collate_ms_per_item) * slow;
+    t->collate_s = collate_item(s) * slow;
     t->pin_s = s->loader.torch.pin_memory ? ms(s->loader.torch.pin_ms_per_item) * slow : 0;
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1;
     t->wfree = calloc(2 * G * W, sizeof *t->wfree);
@@ -209,7 +228,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const double slow = slowdown(s, j, m->cores, gps > 0 ? gps : 1);
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
     const double cpu = iter_cpu(s, j) * slow, start = ms(s->loader.torch.worker_start_ms);
-    const double collate = ms(s->loader.torch.collate_ms_per_item) * slow;
+    const double collate = collate_item(s) * slow;
     const double pin = s->loader.torch.pin_memory ? ms(s->loader.torch.pin_ms_per_item) * slow : 0;
     const int drop = s->loader.torch.drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
@@ -266,10 +285,12 @@ static const key_def_t keys[] = {
     {"loader.persistent_workers", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.persistent_workers), "pytorch: keep the workers across epochs (false: forked again at every epoch)"},
     {"loader.pin_memory", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.pin_memory), "pytorch: a thread copies each batch into pinned memory (PyTorch does nothing without a GPU)"},
     {"loader.drop_last", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.drop_last), "pytorch: skip the last partial batch (its items are not read)"},
-    {"loader.collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.collate_ms_per_item), "pytorch: CPU to collate one item into its batch (in the worker)"},
+    {"loader.collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.collate_ms_per_item), "pytorch: CPU to collate one item into its batch"},
+    {"loader.share_ms_per_item", KT_REAL, "ms", "0.1", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.share_ms_per_item), "pytorch: a worker's CPU per item to hand its batch over (shared memory, the queue)"},
     {"loader.transfer_ms_per_item", KT_REAL, "ms", "0.01", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.transfer_ms_per_item), "pytorch: training-process CPU to receive one item of a batch from a worker"},
     {"loader.pin_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.pin_ms_per_item), "pytorch: pin-memory thread CPU to copy one item (with pin_memory)"},
     {"loader.step_ms", KT_REAL, "ms", "0.2", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.step_ms), "pytorch: training-process CPU per iteration, serial with the GPU's compute"},
+    {"loader.core_efficiency", KT_REAL, "", "1", 0.05, 1, 0, NULL, SCN_FIELD(loader.torch.core_efficiency), "pytorch: each process's speed with every core busy, relative to one process alone (the probe measures it)"},
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made"},
 };
 /* clang-format on */

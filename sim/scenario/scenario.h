@@ -90,10 +90,12 @@ typedef struct {
             int pin_memory;
             int drop_last;
             double collate_ms_per_item;
+            double share_ms_per_item;
             double transfer_ms_per_item;
             double pin_ms_per_item;
             double step_ms;
             double worker_start_ms;
+            double core_efficiency;
         } torch;
     } loader;
     int njobs;

@@ -1,0 +1,171 @@
+/* loader.kind: pytorch against hand-derived epoch times in cases where the
+ * DataLoader's mechanics give them exactly: the synchronous single process,
+ * workers taking batches round-robin, the prefetch window, synchronous
+ * reads, worker start-up, contention, drop_last; the model beside; the
+ * rules the kind adds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kinds.h"
+#include "testutil.h"
+
+static scenario_t S;
+static topology_t T;
+
+/* 1 GPU, 3200 equal items of 100 KB in batches of 32 (100 batches); prep is
+ * 2 ms per item; the loader's other costs are zero unless a test sets them.
+ * The cache holds everything, so epoch 2 reads nothing. */
+static const char *base = "epochs: 2\ndataset: {items: 3200, item_kb: 100}\n"
+                          "server: {cpus: 4, gpus: 1, cache_gb: 1}\n"
+                          "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 2, augment_ms: 0}\n"
+                          "loader: {kind: pytorch, collate_ms_per_item: 0, share_ms_per_item: 0,"
+                          " transfer_ms_per_item: 0,"
+                          " step_ms: 0, worker_start_ms: 0}\n"
+                          "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 1e-9}]\n";
+
+static void run(const char *const *sets, run_metrics_t *model, run_metrics_t *sim) {
+    assert_int_equal(tu_run(base, sets, &S, &T, model, sim), 0);
+}
+
+static void near(const char *what, double got, double want, double tol) {
+    if (fabs(got - want) > tol * want) fail_msg("%s: %.9g, want %.9g", what, got, want);
+}
+
+/* num_workers = 0: read, prepare, collate, step and compute, one after another. */
+static void test_synchronous(void **state) {
+    (void)state;
+    /* The training process collates without sharing: share_ms_per_item is a worker's. */
+    const char *sets[] = {"jobs.0.compute_s_per_batch=0.05", "loader.collate_ms_per_item=0.5",
+                          "loader.step_ms=1", "loader.share_ms_per_item=7", NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    double want = 100 * (32 * (2e-3 + 0.5e-3) + 1e-3 + 0.05);
+    near("sim epoch 2", metrics_at(&s, 0, 1)->epoch_s, want, 1e-6);
+    near("model epoch 2", metrics_at(&m, 0, 1)->epoch_s, want, 1e-6);
+    near("t_gpu", metrics_at(&s, 0, 1)->t_gpu_s, 100 * 0.05, 1e-12);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* Two workers, no GPU work: each works through every other batch back to
+ * back, so the epoch is 50 batch-times; four workers on two cores take as
+ * long (each at half speed). */
+static void test_workers_and_contention(void **state) {
+    (void)state;
+    const double w = 32 * 2e-3;
+    const char *two[] = {"loader.num_workers=2", NULL};
+    run_metrics_t m, s;
+    run(two, &m, &s);
+    near("2 workers sim", metrics_at(&s, 0, 1)->epoch_s, 50 * w, 1e-6);
+    near("2 workers model", metrics_at(&m, 0, 1)->epoch_s, 50 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    const char *four[] = {"loader.num_workers=4", "server.cpus=2", NULL};
+    run(four, &m, &s);
+    near("4 workers on 2 cores sim", metrics_at(&s, 0, 1)->epoch_s, 50 * w, 1e-6);
+    near("4 workers on 2 cores model", metrics_at(&m, 0, 1)->epoch_s, 50 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    /* All cores busy at half the speed of one: twice as long. */
+    const char *slow[] = {"loader.num_workers=2", "server.cpus=2", "loader.core_efficiency=0.5",
+                          NULL};
+    run(slow, &m, &s);
+    near("efficiency 0.5 sim", metrics_at(&s, 0, 1)->epoch_s, 100 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* GPU-bound with the window full: the first batch's latency, then one
+ * iteration (receive + step + compute) after another. */
+static void test_gpu_bound(void **state) {
+    (void)state;
+    const char *sets[] = {
+        "loader.num_workers=2", "jobs.0.compute_s_per_batch=0.2", "loader.transfer_ms_per_item=0.1",
+        "loader.step_ms=0.5",   "loader.share_ms_per_item=0.25",  NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    double first = 32 * (2e-3 + 0.25e-3), iter = 32 * 0.1e-3 + 0.5e-3 + 0.2;
+    near("sim", metrics_at(&s, 0, 1)->epoch_s, first + 100 * iter, 1e-6);
+    near("model", metrics_at(&m, 0, 1)->epoch_s, first + 100 * iter, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* One worker reads synchronously: each miss waits its latency before the
+ * item's prep; the iterator forks the worker again at every epoch unless
+ * persistent. */
+static void test_sync_reads_and_start(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=1",          "server.storage.latency_ms=1",
+                          "server.storage.read_mb_s=1e12", "loader.worker_start_ms=30",
+                          "loader.prefetch_factor=1",      NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    double miss = 1e-3 + 100e3 / 1e18;
+    near("cold epoch sim", metrics_at(&s, 0, 0)->epoch_s, 0.03 + 100 * 32 * (2e-3 + miss), 1e-6);
+    near("cold epoch model", metrics_at(&m, 0, 0)->epoch_s, 0.03 + 100 * 32 * (2e-3 + miss), 1e-6);
+    near("warm epoch, forked again", metrics_at(&s, 0, 1)->epoch_s, 0.03 + 100 * 32 * 2e-3, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    const char *keep[] = {"loader.num_workers=1", "loader.worker_start_ms=30",
+                          "loader.persistent_workers=true", NULL};
+    run(keep, &m, &s);
+    /* The first epoch is cold: the default device's 0.1 ms + 100 KB at 525 MB/s per read. */
+    double dflt = 0.1e-3 + 100e3 / 525e6;
+    near("persistent: first epoch forks", metrics_at(&s, 0, 0)->epoch_s,
+         0.03 + 100 * 32 * (2e-3 + dflt), 1e-6);
+    near("persistent: second does not", metrics_at(&s, 0, 1)->epoch_s, 100 * 32 * 2e-3, 1e-6);
+    near("persistent: model", metrics_at(&m, 0, 1)->epoch_s, 100 * 32 * 2e-3, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* 3200 items in batches of 96 (two GPUs of 48): 33 whole batches, 32 left. */
+static void test_drop_last(void **state) {
+    (void)state;
+    /* Reads cost nothing: the items drop_last skipped in epoch 1 miss in epoch 2. */
+    const char *sets[] = {"jobs.0.gpus=2",
+                          "jobs.0.batch_per_gpu=48",
+                          "server.gpus=2",
+                          "loader.drop_last=true",
+                          "loader.num_workers=1",
+                          "loader.cache=none",
+                          "server.storage.latency_ms=0",
+                          "server.storage.read_mb_s=1e12",
+                          NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    assert_true(metrics_at(&s, 0, 1)->items_consumed == 33 * 96);
+    assert_true(metrics_at(&s, 0, 0)->items_prepped == 33 * 96);
+    assert_true(metrics_at(&m, 0, 1)->items_consumed == 33 * 96);
+    /* Two ranks, each with its own worker: 48 items per batch each, in parallel. */
+    near("sim", metrics_at(&s, 0, 1)->epoch_s, 33 * 48 * 2e-3, 1e-6);
+    near("model", metrics_at(&m, 0, 1)->epoch_s, 33 * 48 * 2e-3, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+}
+
+static void test_rules(void **state) {
+    (void)state;
+    const char *coord[] = {"loader.prep=coordinated", NULL};
+    assert_int_equal(tu_build(base, coord, &S, &T), EXIT_INPUT);
+    const char *dist[] = {"loader.dist_cache=partitioned", "loader.cache=minio", NULL};
+    assert_int_equal(tu_build(base, dist, &S, &T), EXIT_INPUT);
+    const char *tiny[] = {"loader.drop_last=true", "dataset.items=31", NULL};
+    assert_int_equal(tu_build(base, tiny, &S, &T), EXIT_INPUT);
+    /* The pool loader has no workers: the key is refused, not ignored. */
+    const char *pool[] = {"loader.kind=pool", NULL};
+    assert_int_equal(tu_build(base, pool, &S, &T), EXIT_INPUT);
+    const char *ok[] = {"loader.num_workers=3", NULL};
+    assert_int_equal(tu_build(base, ok, &S, &T), 0);
+    assert_string_equal(scenario_loader(&S)->name, "pytorch");
+    assert_int_equal(loader_staged_batches(&S, &S.jobs[0]), 6);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_synchronous), cmocka_unit_test(test_workers_and_contention),
+        cmocka_unit_test(test_gpu_bound),   cmocka_unit_test(test_sync_reads_and_start),
+        cmocka_unit_test(test_drop_last),   cmocka_unit_test(test_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
