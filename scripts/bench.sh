@@ -53,6 +53,13 @@ else
 fi
 measure "ImageNet-1k, 8 GPUs, LRU at 50%, 3 epochs" 1281167 3 \
   scenarios/imagenet1k.yaml --variant dali --set server.cache_gb=73
+# The PyTorch DataLoader kind (issue 14): 3 workers per GPU on 24 cores,
+# synchronous reads, batch by batch per rank.
+if "$bin" help kinds 2>/dev/null | grep -q pytorch; then
+  measure "ImageNet-1k, 8 GPUs, loader.kind=pytorch (3 workers per GPU), LRU at 50%, 3 epochs" 1281167 3 \
+    scenarios/imagenet1k.yaml --variant dali --set server.cache_gb=73 --set loader.kind=pytorch \
+    --set loader.num_workers=3
+fi
 measure "ImageNet-22k, 8 GPUs, LRU at 50%, 3 epochs" 14197122 3 \
   scenarios/imagenet22k.yaml --variant dali --set server.cache_gb=653
 measure "OpenImages, both variants (LRU, MinIO), 3 epochs" $((1743042 * 2)) 3 scenarios/openimages.yaml

@@ -166,6 +166,7 @@ static int build(world_t *w, gsl_rng *master) {
     }
     for (int k = 0; k < nstor && !fail; k++) {
         w->storage[k].ops = scenario_storage(s);
+        w->storage[k].unordered = w->loader->sync_reads;
         fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
     }
     if (fail) return -1;

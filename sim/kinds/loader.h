@@ -67,8 +67,9 @@ typedef struct loader_model {
 typedef struct {
     const char *name;
     const char *help;
-    const key_def_t *keys; /* its own scenario rows (none yet for any kind) */
+    const key_def_t *keys; /* its own scenario rows */
     int nkeys;
+    int sync_reads; /* workers read one item at a time: reads reach storage out of time order */
 
     /* Simulator: init fills slowdown, cpu_slots and the state (0, or -1
      * without memory). item prepares one item that needs `dur` seconds of

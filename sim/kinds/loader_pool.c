@@ -69,7 +69,8 @@ static int pool_init(prep_t *p) {
     return 0;
 }
 
-static prep_end_t pool_item(prep_t *p, int sv, int rank, double ready, double ready_mem, double dur) {
+static prep_end_t pool_item(prep_t *p, int sv, int rank, double ready, double ready_mem,
+                            double dur) {
     (void)rank;
     pool_t *pools = p->state;
     prep_end_t e = {pool_run(&pools[sv], ready, dur), pool_run(&pools[p->ns + sv], ready_mem, dur)};

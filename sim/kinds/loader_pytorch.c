@@ -300,6 +300,7 @@ const loader_ops_t loader_pytorch = {
     .help = "torch.utils.data.DataLoader: num_workers processes per GPU, a batch each, in order",
     .keys = keys,
     .nkeys = sizeof keys / sizeof keys[0],
+    .sync_reads = 1,
     .init = torch_init,
     .begin_batch = torch_begin_batch,
     .item = torch_item,

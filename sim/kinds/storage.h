@@ -29,8 +29,8 @@ typedef struct {
 
     /* Simulator: init builds the state from the scenario (0, or -1 without
      * memory); read serves `bytes` issued at `issue` and returns when the
-     * last byte arrives. Reads come in non-decreasing issue order per call
-     * site's stream merge. */
+     * last byte arrives. Reads come in non-decreasing issue order unless
+     * `unordered` is set. */
     int (*init)(storage_t *d, const scenario_t *s);
     double (*read)(storage_t *d, double issue, double bytes, io_acct_t *acct);
     void (*destroy)(storage_t *d);
@@ -51,6 +51,9 @@ typedef struct {
 
 struct storage {
     const storage_ops_t *ops;
+    /* Set before init: reads may arrive out of time order (a loader whose
+     * workers read synchronously); else in non-decreasing issue order. */
+    int unordered;
     void *state;
 };
 

@@ -4,96 +4,65 @@
  * It stands for a local SSD, a RAID array or an NFS share measured by
  * `stallsim calibrate`. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "calendar.h"
+#include "kinds.h"
 #include "storage.h"
 
-/* The channel's recent transfers, oldest first, sorted by start. A read
- * issued in time order (every stream of the pool loader) goes after the last
- * one, FIFO. A synchronous reader (loader_pytorch.c) issues its reads from
- * several workers whose batches the engine walks one after another, so a
- * read may arrive earlier in time than reads already placed: it takes the
- * first gap after it in the recent transfers, as the device would have
- * served it then. */
-enum { SPANS = 64 };
-
-typedef struct {
-    double s, e;
-} span_t;
+/* Reads that may arrive out of time order (storage_t.unordered) go through
+ * two calendars instead of the FIFO: request slots (queue_depth per second
+ * of slot time) and the channel (one second per second). A bucket is a mean
+ * transfer long, or a 16th of a request's service time if that is longer, so
+ * a read touches a few buckets; 2^13 of them reach back far enough for the
+ * batches of all workers in flight. */
+enum { CAL_LOG2 = 13 };
 
 typedef struct {
     double lat_s, bw;
     int qd, head;
-    double chan_free, last_issue;
-    int nspan;
-    span_t span[2 * SPANS]; /* span[0..nspan) */
-    double ring[];          /* completion times of the last qd requests */
+    double chan_free;
+    int unordered;
+    calendar_t slots, chan;
+    double ring[]; /* FIFO: completion times of the last qd requests */
 } fixed_t;
 
 static int fixed_init(storage_t *d, const scenario_t *s) {
     int qd = (int)s->server.storage.queue_depth;
     fixed_t *f = calloc(1, sizeof *f + (size_t)qd * sizeof f->ring[0]);
     if (!f) return -1;
+    d->state = f;
     f->lat_s = s->server.storage.latency_ms / 1e3;
     f->bw = s->server.storage.read_mb_s * 1e6;
     f->qd = qd;
-    d->state = f;
+    f->unordered = d->unordered;
+    if (f->unordered) {
+        double xfer = scenario_item_bytes_mean(s) / f->bw, dt = (f->lat_s + xfer) / 16;
+        if (dt < xfer) dt = xfer;
+        if (dt < 1e-9) dt = 1e-9;
+        if (calendar_init(&f->slots, dt, qd, CAL_LOG2) || calendar_init(&f->chan, dt, 1, CAL_LOG2))
+            return -1;
+    }
     return 0;
-}
-
-static void span_insert(fixed_t *f, int at, double s, double e) {
-    if (f->nspan == 2 * SPANS) { /* keep the newest SPANS, amortised */
-        memmove(f->span, f->span + SPANS, SPANS * sizeof f->span[0]);
-        f->nspan = SPANS;
-        at -= SPANS;
-        if (at < 0) at = 0;
-    }
-    memmove(f->span + at + 1, f->span + at, (size_t)(f->nspan - at) * sizeof f->span[0]);
-    f->span[at] = (span_t){s, e};
-    f->nspan++;
-}
-
-/* The start of a transfer of xfer seconds ready at x that arrived out of
- * order; *at is where its span goes. */
-static double backfill(const fixed_t *f, double x, double xfer, int *at) {
-    int i = f->nspan;
-    while (i > 0 && f->span[i - 1].e > x)
-        i--;
-    double c = x;
-    for (; i < f->nspan; i++) {
-        if (c + xfer <= f->span[i].s) break;
-        if (f->span[i].e > c) c = f->span[i].e;
-    }
-    *at = i;
-    return c;
 }
 
 static double fixed_read(storage_t *d, double issue, double bytes, io_acct_t *acct) {
     fixed_t *f = d->state;
     double xfer = bytes / f->bw;
-    double start, xs;
-    int at = f->nspan;
-    if (issue >= f->last_issue) {
+    double start, end;
+    if (f->unordered) {
+        double held;
+        start = calendar_take(&f->slots, issue, f->lat_s + xfer, &held);
+        calendar_take(&f->chan, start + f->lat_s, xfer, &end);
+    } else {
         double slot = f->ring[f->head];
         start = issue > slot ? issue : slot;
-        xs = start + f->lat_s;
+        double xs = start + f->lat_s;
         if (xs < f->chan_free) xs = f->chan_free;
-        f->last_issue = issue;
-    } else {
-        /* The ring's oldest entry may be a later read's: take the earliest
-         * completion instead. */
-        int k = 0;
-        for (int j = 1; j < f->qd; j++)
-            if (f->ring[j] < f->ring[k]) k = j;
-        f->head = k;
-        start = issue > f->ring[k] ? issue : f->ring[k];
-        xs = backfill(f, start + f->lat_s, xfer, &at);
+        end = xs + xfer;
+        f->chan_free = end;
+        f->ring[f->head] = end;
+        f->head = f->head + 1 == f->qd ? 0 : f->head + 1;
     }
-    double end = xs + xfer;
-    if (end > f->chan_free) f->chan_free = end;
-    span_insert(f, at, xs, end);
-    f->ring[f->head] = end;
-    f->head = f->head + 1 == f->qd ? 0 : f->head + 1;
     acct->xfer_busy += xfer;
     acct->reads++;
     acct->slot_busy += end - start;
@@ -101,6 +70,8 @@ static double fixed_read(storage_t *d, double issue, double bytes, io_acct_t *ac
 }
 
 static void fixed_destroy(storage_t *d) {
+    fixed_t *f = d->state;
+    if (f && f->unordered) calendar_destroy(&f->slots), calendar_destroy(&f->chan);
     free(d->state);
     d->state = NULL;
 }
@@ -128,7 +99,9 @@ static double fixed_slots(const scenario_t *s) {
 }
 
 static double fixed_bytes(const scenario_t *s) {
-    return 8 * (double)s->server.storage.queue_depth + 2 * SPANS * sizeof(span_t) + 64;
+    double b = 8 * (double)s->server.storage.queue_depth; /* the request ring */
+    if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CAL_LOG2);
+    return b;
 }
 
 /* clang-format off */

@@ -1,0 +1,71 @@
+/* calendar: see calendar.h. */
+#include "calendar.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int calendar_init(calendar_t *c, double dt, double rate, int log2_buckets) {
+    size_t n = (size_t)1 << log2_buckets;
+    c->dt = dt;
+    c->rate = rate;
+    c->cap = rate * dt;
+    c->top = 0;
+    c->mask = (uint32_t)(n - 1);
+    c->left = malloc(n * sizeof *c->left);
+    c->tag = malloc(n * sizeof *c->tag);
+    if (!c->left || !c->tag) return -1;
+    for (size_t i = 0; i < n; i++)
+        c->tag[i] = -1;
+    return 0;
+}
+
+/* Units left in bucket i (a slot holding another bucket is a fresh one). */
+static double *bucket(calendar_t *c, int64_t i) {
+    uint32_t at = (uint32_t)i & c->mask;
+    if (c->tag[at] != i) {
+        c->tag[at] = i;
+        c->left[at] = c->cap;
+    }
+    if (i > c->top) c->top = i;
+    return &c->left[at];
+}
+
+double calendar_take(calendar_t *c, double t, double need, double *end) {
+    int64_t i = (int64_t)floor(t / c->dt);
+    int64_t oldest = c->top - (int64_t)c->mask;
+    if (i < oldest) i = oldest;
+    if (i < 0) i = 0;
+    const double total = need;
+    double *left = bucket(c, i);
+    while (*left <= 0)
+        left = bucket(c, ++i);
+    /* Within a bucket the units go in time order: the first free one is at
+     * the bucket's start plus what is taken, at the rate. */
+    double start = (double)i * c->dt + (c->cap - *left) / c->rate;
+    if (start < t) start = t;
+    double stop = start;
+    for (;;) {
+        double take = need < *left ? need : *left;
+        *left -= take;
+        need -= take;
+        stop = (double)i * c->dt + (c->cap - *left) / c->rate;
+        if (need <= 0) break;
+        left = bucket(c, ++i);
+    }
+    /* A request that starts mid-bucket after units went unused before it
+     * still needs its own time. */
+    double least = start + total / c->rate;
+    *end = stop > least ? stop : least;
+    return start;
+}
+
+void calendar_destroy(calendar_t *c) {
+    free(c->left);
+    free(c->tag);
+    c->left = NULL;
+    c->tag = NULL;
+}
+
+double calendar_bytes(int log2_buckets) {
+    return 16 * (double)((size_t)1 << log2_buckets);
+}

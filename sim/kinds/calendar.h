@@ -1,0 +1,39 @@
+/* calendar: a resource's capacity over time, cut into buckets of dt seconds,
+ * for requests that arrive out of time order. A synchronous reader
+ * (loader_pytorch.c) issues reads from many workers whose batches the engine
+ * walks one after another, so a read may come earlier in time than reads
+ * already served; a FIFO device would make it wait behind them. A calendar
+ * instead serves it from the capacity still free at its time, as a fluid:
+ * each bucket holds rate x dt units, and a request takes units from the
+ * first bucket with any left, onward.
+ *
+ *   calendar_t c;
+ *   calendar_init(&c, dt, rate, log2_buckets);   // 0, or -1 without memory
+ *   double start = calendar_take(&c, t, need, &end);
+ *   calendar_destroy(&c);
+ *
+ * It remembers 2^log2_buckets buckets back from the latest one touched; a
+ * request older than that is served from the oldest one remembered. */
+#ifndef STALLSIM_CALENDAR_H
+#define STALLSIM_CALENDAR_H
+
+#include <stdint.h>
+
+typedef struct {
+    double dt, rate, cap; /* cap = rate x dt, the units of one bucket */
+    int64_t top;          /* the latest bucket touched */
+    uint32_t mask;
+    double *left; /* units left in each bucket, by bucket & mask */
+    int64_t *tag; /* which bucket each slot holds (another: all left) */
+} calendar_t;
+
+int calendar_init(calendar_t *c, double dt, double rate, int log2_buckets);
+/* Takes `need` units at `rate` per second from time t on. Returns when the
+ * first unit was taken (>= t); *end is when the last one was (>= the start
+ * + need / rate). */
+double calendar_take(calendar_t *c, double t, double need, double *end);
+void calendar_destroy(calendar_t *c);
+/* Bytes of a calendar of 2^log2_buckets buckets. */
+double calendar_bytes(int log2_buckets);
+
+#endif
