@@ -54,9 +54,10 @@ fi
 measure "ImageNet-1k, 8 GPUs, LRU at 50%, 3 epochs" 1281167 3 \
   scenarios/imagenet1k.yaml --variant dali --set server.cache_gb=73
 # The PyTorch DataLoader kind (issue 14): 3 workers per GPU on 24 cores,
-# synchronous reads, batch by batch per rank.
+# synchronous reads, batch by batch per rank (no baseline: older builds lack
+# the kind).
 if "$bin" help kinds 2>/dev/null | grep -q pytorch; then
-  measure "ImageNet-1k, 8 GPUs, loader.kind=pytorch (3 workers per GPU), LRU at 50%, 3 epochs" 1281167 3 \
+  BASELINE= measure "ImageNet-1k, 8 GPUs, loader.kind=pytorch (3 workers per GPU), LRU at 50%, 3 epochs" 1281167 3 \
     scenarios/imagenet1k.yaml --variant dali --set server.cache_gb=73 --set loader.kind=pytorch \
     --set loader.num_workers=3
 fi

@@ -5,6 +5,11 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
       libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev
       valgrind clang libclang-rt-14-dev)  # memcheck test; libFuzzer targets
+# --torch: Debian's PyTorch for the DataLoader probe and its validation
+# (microbench/torch/probe.py, scripts/validate_torch.py), run with /usr/bin/python3.
+if [ "${1:-}" = "--torch" ]; then
+  pkgs+=(python3-torch python3-torchvision python3-pil python3-numpy)
+fi
 if [ "${1:-}" = "--notebooks" ]; then
   pkgs+=(jupyter-nbconvert python3-nbformat python3-ipykernel python3-pandas python3-matplotlib
         python3-yaml)

@@ -157,7 +157,7 @@ def main():
     if not have:
         print(f"validate_torch: generating {a.items} JPEGs in {a.data}", file=sys.stderr)
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-            f.write("dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1}]\n")
+            f.write("dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n")
         subprocess.run([a.bin, "measure", f.name, "--data", a.data, "--generate", str(a.items),
                         "--epochs", "1"], check=True, stdout=subprocess.DEVNULL)
         os.unlink(f.name)

@@ -23,6 +23,13 @@ out=$("$p/bin/stallsim" run "$p/share/stallsim/scenarios/openimages.yaml" --mode
 if [ -f "$build/cuda/libstallsim_gpu.so" ]; then
   [ -f "$p/lib/stallsim/libstallsim_gpu.so" ] && ok || bad "CUDA module not in lib/stallsim"
 fi
+# The PyTorch probe is installed beside the scenarios and finds its own module.
+[ -x "$p/share/stallsim/torch/probe.py" ] && [ -f "$p/share/stallsim/torch/pipeline.py" ] && ok \
+  || bad "PyTorch probe not installed"
+if [ -x /usr/bin/python3 ]; then
+  /usr/bin/python3 "$p/share/stallsim/torch/probe.py" --help | grep -q -- "--data" && ok \
+    || bad "installed probe.py --help"
+fi
 man=$p/share/man/man1/stallsim.1
 for w in server.storage.read_mb_s loader.cache "stallsim sweep" --threads belady; do
   grep -qF -- "$w" "$man" && ok || bad "man page lacks $w"

@@ -39,13 +39,15 @@ def make_dataset(root, spec="imagefolder"):
 
         return datasets.ImageFolder(root, transform=standard_transform())
     if ":" not in spec:
-        raise SystemExit(f"--dataset {spec}: expected imagefolder or module:factory")
+        print(f"--dataset {spec}: expected imagefolder or module:factory", file=sys.stderr)
+        sys.exit(2)
     mod, fn = spec.split(":", 1)
     sys.path.insert(0, os.getcwd())
     try:
         factory = getattr(importlib.import_module(mod), fn)
     except (ImportError, AttributeError) as e:
-        raise SystemExit(f"--dataset {spec}: cannot load {fn} from {mod}: {e}")
+        print(f"--dataset {spec}: cannot load {fn} from {mod}: {e}", file=sys.stderr)
+        sys.exit(2)
     return factory(root)
 
 

@@ -245,10 +245,23 @@ def main():
         ap.error(f"--data {a.data}: not a directory")
     torch.manual_seed(a.seed)
     cores = len(os.sched_getaffinity(0))
-    ds = pipeline.make_dataset(a.data, a.dataset)
-    n = len(ds)
-    if n < 2:
-        sys.exit(f"probe: --data {a.data}: {n} items; need at least 2")
+    try:
+        ds = pipeline.make_dataset(a.data, a.dataset)
+        n = len(ds)
+    except (OSError, RuntimeError, ValueError, TypeError) as e:
+        print(f"probe: --data {a.data}: {e}", file=sys.stderr)
+        sys.exit(2)
+    if n < 2 * a.batch:
+        print(f"probe: --data {a.data}: {n} items; need at least two batches ({2 * a.batch})",
+              file=sys.stderr)
+        sys.exit(2)
+    maxw = a.max_workers or cores
+    # loader_bound skips the first 2 x workers batches and needs 3 after them.
+    need = a.batch * (2 * maxw + 4)
+    if min(n, a.items) < need:
+        print(f"probe: {min(n, a.items)} items to time ({n} in --data, --items {a.items}); "
+              f"batches of {a.batch} over {maxw} workers need {need}", file=sys.stderr)
+        sys.exit(2)
     step = max(1, n // a.items)
     idx = list(range(0, n, step))[: a.items]
     paths = pipeline.item_paths(ds)
@@ -285,7 +298,6 @@ def main():
         eff = min(1.0, max(0.2, cycle1 * max(demand, cores) / cores / (cores * cyc)))
         log(f"{cores} workers: {cyc * 1e3:.1f} ms per batch (one worker: {cycle1 * 1e3:.1f}); "
             f"core efficiency {eff:.3f}")
-    maxw = a.max_workers or cores
     start, start0 = worker_start(item, a.batch, maxw)
     log(f"worker start-up {start * 1e3:.2f} ms per worker (+{start0 * 1e3:.2f} ms), fitted over 1..{maxw}")
     pin, pin_how = pin_cost(item, a.batch)
