@@ -157,6 +157,24 @@ static void test_readers_bound(void **state) {
     }
 }
 
+/* Reads that cost nothing cost nothing however out of order they come: the
+ * same epoch as reads that all hit the cache (the calendar once clamped old
+ * reads forward, serialising four workers). */
+static void test_free_reads(void **state) {
+    (void)state;
+    const char *hits[] = {"loader.num_workers=4", NULL};
+    const char *free_reads[] = {"loader.num_workers=4", "loader.cache=none",
+                                "server.storage.latency_ms=0", "server.storage.read_mb_s=1e9",
+                                NULL};
+    run_metrics_t m, s, m2, s2;
+    run(hits, &m, &s);
+    run(free_reads, &m2, &s2);
+    near("free reads", metrics_at(&s2, 0, 1)->epoch_s, metrics_at(&s, 0, 1)->epoch_s, 1e-6);
+    near("free reads, cold epoch", metrics_at(&s2, 0, 0)->epoch_s, metrics_at(&s, 0, 1)->epoch_s,
+         1e-6);
+    metrics_free(&m), metrics_free(&s), metrics_free(&m2), metrics_free(&s2);
+}
+
 /* 3200 items in batches of 96 (two GPUs of 48): 33 whole batches, 32 left. */
 static void test_drop_last(void **state) {
     (void)state;
@@ -192,6 +210,9 @@ static void test_rules(void **state) {
     /* The pool loader has no workers: the key is refused, not ignored. */
     const char *pool[] = {"loader.kind=pool", NULL};
     assert_int_equal(tu_build(base, pool, &S, &T), EXIT_INPUT);
+    /* The pool's window is not the DataLoader's: refused, not ignored. */
+    const char *window[] = {"jobs.0.prefetch_batches=4", NULL};
+    assert_int_equal(tu_build(base, window, &S, &T), EXIT_INPUT);
     const char *ok[] = {"loader.num_workers=3", NULL};
     assert_int_equal(tu_build(base, ok, &S, &T), 0);
     assert_string_equal(scenario_loader(&S)->name, "pytorch");
@@ -202,8 +223,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synchronous),   cmocka_unit_test(test_workers_and_contention),
         cmocka_unit_test(test_gpu_bound),     cmocka_unit_test(test_sync_reads_and_start),
-        cmocka_unit_test(test_readers_bound), cmocka_unit_test(test_drop_last),
-        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_readers_bound), cmocka_unit_test(test_free_reads),
+        cmocka_unit_test(test_drop_last),     cmocka_unit_test(test_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,9 +32,12 @@ static double *bucket(calendar_t *c, int64_t i) {
 
 double calendar_take(calendar_t *c, double t, double need, double *end) {
     int64_t i = (int64_t)floor(t / c->dt);
-    int64_t oldest = c->top - (int64_t)c->mask;
-    if (i < oldest) i = oldest;
     if (i < 0) i = 0;
+    if (i < c->top - (int64_t)c->mask) {
+        /* Older than the buckets remembered: served as if alone. */
+        *end = t + need / c->rate;
+        return t;
+    }
     const double total = need;
     double *left = bucket(c, i);
     while (*left <= 0)

@@ -13,7 +13,8 @@
  *   calendar_destroy(&c);
  *
  * It remembers 2^log2_buckets buckets back from the latest one touched; a
- * request older than that is served from the oldest one remembered. */
+ * request older than that is served as if it were alone (the owner picks dt
+ * so that the buckets reach back further than requests come out of order). */
 #ifndef STALLSIM_CALENDAR_H
 #define STALLSIM_CALENDAR_H
 

@@ -188,6 +188,15 @@ static int torch_check(const scenario_t *s) {
                    "each server's own cache (use local)");
         bad = 1;
     }
+    int pf = schema_find(SCOPE_JOB, "prefetch_batches");
+    for (int i = 0; i < s->njobs; i++) {
+        if (!s->jobs[i].origin[pf].file) continue;
+        diag_error(s->jobs[i].origin[pf],
+                   "jobs.%d.prefetch_batches is the pool loader's window; loader.kind: pytorch "
+                   "keeps loader.prefetch_factor x loader.num_workers batches outstanding",
+                   i);
+        bad = 1;
+    }
     if (s->loader.torch.drop_last) {
         for (int i = 0; i < s->njobs; i++) {
             const job_t *j = &s->jobs[i];

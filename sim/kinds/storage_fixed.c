@@ -13,9 +13,11 @@
  * two calendars instead of the FIFO: request slots (queue_depth per second
  * of slot time) and the channel (one second per second). A bucket is a mean
  * transfer long, or a 16th of a request's service time if that is longer, so
- * a read touches a few buckets; 2^13 of them reach back far enough for the
- * batches of all workers in flight. */
-enum { CAL_LOG2 = 13 };
+ * a read touches a few buckets; and at least CAL_REACH_S / 2^CAL_LOG2, so
+ * the buckets reach back over the batches of every worker in flight (a
+ * batch of a slow pipeline can take seconds). */
+enum { CAL_LOG2 = 14 };
+#define CAL_REACH_S 20.0
 
 typedef struct {
     double lat_s, bw;
@@ -38,7 +40,8 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     if (f->unordered) {
         double xfer = scenario_item_bytes_mean(s) / f->bw, dt = (f->lat_s + xfer) / 16;
         if (dt < xfer) dt = xfer;
-        if (dt < 1e-9) dt = 1e-9;
+        double reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
+        if (dt < reach) dt = reach;
         if (calendar_init(&f->slots, dt, qd, CAL_LOG2) || calendar_init(&f->chan, dt, 1, CAL_LOG2))
             return -1;
     }
