@@ -4,6 +4,7 @@ this host (issue 14; VALIDATION.md, "PyTorch DataLoader").
 
   /usr/bin/python3 scripts/validate_torch.py [--bin build/sim/stallsim]
       [--data DIR] [--items 1200] [--epochs 2] [--quick] [--out FILE.md]
+      [--update VALIDATION.md]
 
 1. JPEGs: DIR if it holds some, else `stallsim measure --generate` writes
    photograph-like ones there (default /var/tmp/stallsim-torch/data).
@@ -22,7 +23,8 @@ cache warm); "evicted" drops the files' pages before the first epoch
 (POSIX_FADV_DONTNEED) and predicts with loader.cache lru over the probe's
 cold-read storage fit.
 Exit 0 when the targets hold (median |error| <= 10 % in epoch time and
-<= 5 pp in stall, every row within 25 %), 1 when they do not."""
+<= 5 pp in stall, every row within 25 %; --quick, CI's 6 rows: 15 %, 10 pp,
+50 %), 1 when they do not, 77 without PyTorch."""
 
 import argparse
 import json
@@ -136,6 +138,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", help="write the Markdown table here")
+    ap.add_argument("--update", metavar="VALIDATION.md",
+                    help="put the table between the file's validate_torch:begin/end markers")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--compute", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -212,9 +216,26 @@ jobs:
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
-    ok = med <= 0.10 and med_pp <= 5 and worst <= 0.25
-    print(f"validate_torch: targets (median <= 10 %, <= 5 pp, every row <= 25 %) "
-          f"{'met' if ok else 'NOT met'}", file=sys.stderr)
+    if a.update:
+        begin = "<!-- validate_torch:begin (written by scripts/validate_torch.py; do not edit by hand) -->"
+        end = "<!-- validate_torch:end -->"
+        with open(a.update) as f:
+            doc = f.read()
+        if begin not in doc or end not in doc:
+            print(f"validate_torch: {a.update} lacks the markers {begin} ... {end}", file=sys.stderr)
+            return 2
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        tmp = a.update + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(head + begin + "\n" + text + end + tail)
+        os.replace(tmp, a.update)
+    # --quick (CI) holds 6 rows on a shared machine to a looser bar that still
+    # catches a broken mechanism (a serialised loader is off by 40-170 %).
+    lim = (0.15, 10, 0.5) if a.quick else (0.10, 5, 0.25)
+    ok = med <= lim[0] and med_pp <= lim[1] and worst <= lim[2]
+    print(f"validate_torch: targets (median <= {lim[0]:.0%}, <= {lim[1]} pp, every row <= "
+          f"{lim[2]:.0%}) {'met' if ok else 'NOT met'}", file=sys.stderr)
     return 0 if ok else 1
 
 
