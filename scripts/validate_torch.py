@@ -23,7 +23,7 @@ cache warm); "evicted" drops the files' pages before the first epoch
 (POSIX_FADV_DONTNEED) and predicts with loader.cache lru over the probe's
 cold-read storage fit.
 Exit 0 when the targets hold (median |error| <= 10 % in epoch time and
-<= 5 pp in stall, every row within 25 %; --quick, CI's 6 rows: 15 %, 10 pp,
+<= 5 pp in stall, every row within 25 %; --quick, CI's 6 rows: 20 %, 10 pp,
 50 %), 1 when they do not, 77 without PyTorch."""
 
 import argparse
@@ -232,7 +232,7 @@ jobs:
         os.replace(tmp, a.update)
     # --quick (CI) holds 6 rows on a shared machine to a looser bar that still
     # catches a broken mechanism (a serialised loader is off by 40-170 %).
-    lim = (0.15, 10, 0.5) if a.quick else (0.10, 5, 0.25)
+    lim = (0.20, 10, 0.5) if a.quick else (0.10, 5, 0.25)
     ok = med <= lim[0] and med_pp <= lim[1] and worst <= lim[2]
     print(f"validate_torch: targets (median <= {lim[0]:.0%}, <= {lim[1]} pp, every row <= "
           f"{lim[2]:.0%}) {'met' if ok else 'NOT met'}", file=sys.stderr)
