@@ -106,6 +106,28 @@ static void test_bytes_not_items(void **state) {
     cache_destroy(&c);
 }
 
+static void test_linux_second_access(void **state) {
+    (void)state;
+    /* Room for 4 of 8 items. Item 0 read twice goes to the active list; a
+     * scan of 7 items read once each then cycles through the inactive list
+     * and leaves it: the kernel's scan resistance. LRU loses it. */
+    const uint32_t seq[] = {0, 0, 1, 2, 3, 4, 5, 6, 7, 0};
+    cache_t c;
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("linux")), 8, ones, 4), 0);
+    assert_int_equal(misses(&c, seq, 9, NULL), 8);
+    assert_int_equal(misses(&c, seq + 9, 1, NULL), 0);
+    assert_int_equal(c.used, 4);
+    cache_destroy(&c);
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("lru")), 8, ones, 4), 0);
+    assert_int_equal(misses(&c, seq, 10, NULL), 9);
+    cache_destroy(&c);
+    /* Read once, a file stays on the inactive list: the same scan evicts it. */
+    const uint32_t once[] = {0, 1, 2, 3, 4, 5, 6, 7, 0};
+    assert_int_equal(cache_init(&c, cache_kind(cache_kind_find("linux")), 8, ones, 4), 0);
+    assert_int_equal(misses(&c, once, 9, NULL), 9);
+    cache_destroy(&c);
+}
+
 static void test_registry_matches_schema(void **state) {
     (void)state;
     /* Every registered policy is complete (no NULL a caller would jump
@@ -191,6 +213,7 @@ int main(void) {
         cmocka_unit_test(test_fifo_differs_from_lru),
         cmocka_unit_test(test_belady_small),
         cmocka_unit_test(test_bytes_not_items),
+        cmocka_unit_test(test_linux_second_access),
         cmocka_unit_test(test_registry_matches_schema),
         cmocka_unit_test(test_perm_is_permutation),
         cmocka_unit_test(test_perm_uniform),

@@ -7,14 +7,14 @@
 #include "diag.h"
 #include "schema.h"
 
-extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady;
+extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady, cache_linux;
 extern const storage_ops_t storage_fixed;
 extern const loader_ops_t loader_pool, loader_pytorch;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
-static const cache_ops_t *const caches[] = {&cache_none, &cache_lru, &cache_minio, &cache_fifo,
-                                            &cache_belady};
+static const cache_ops_t *const caches[] = {&cache_none,  &cache_lru,    &cache_minio,
+                                            &cache_fifo,  &cache_belady, &cache_linux};
 #define NCACHES ((int)(sizeof caches / sizeof caches[0]))
 
 static const storage_ops_t *const storages[] = {&storage_fixed};

@@ -64,7 +64,7 @@ static const key_def_t core_keys[] = {
     {"prep.gpu_augment_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, S(prep.gpu_augment_ms), "GPU time per item when prep.on_gpu"},
     {"prep.out_kb", KT_REAL, "KB", "602.112", 0.001, 1e9, 0, NULL, S(prep.out_kb), "memory of one prepared item in a staged batch (224x224x3 float32 = 602.112 KB)"},
     {"loader.kind", KT_ENUM, "", "pool", 0, 0, 0, loader_choice, S(loader.kind), "data loader: pool (each item on the earliest-free core of a shared pool, as DALI and CoorDL)"},
-    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(loader.cache), "cache policy: none, lru (OS page cache), minio (CoorDL), fifo, belady (clairvoyant bound)"},
+    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(loader.cache), "cache policy: none, lru (the page cache as plain LRU), linux (the Linux page cache: two lists, refaults), minio (CoorDL), fifo, belady (clairvoyant bound)"},
     {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_name, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
     {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_name, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},

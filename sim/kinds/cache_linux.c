@@ -1,0 +1,227 @@
+/* cache_linux: the Linux page cache's two-list reclaim for file pages, as
+ * mm/vmscan.c, mm/swap.c and mm/workingset.c have it without the
+ * multi-generational LRU (CONFIG_LRU_GEN off; checked against the 6.18 kernel
+ * of the development VM, whose behaviour tests/pagecache.sh measures in a
+ * memory cgroup). An item stands for its file's pages, which a whole-file
+ * read(2) touches together:
+ * - a miss adds the file to the head of the inactive list, referenced (the
+ *   read marks what it copied accessed);
+ * - a hit on the inactive list with the referenced mark activates the file
+ *   (moves it to the head of the active list): promotion on the second
+ *   access; a hit on the active list only marks it;
+ * - reclaim frees from the tail of the inactive list, whatever the mark
+ *   (unmapped clean file pages are reclaimed even when referenced), after
+ *   moving files from the active tail to the inactive head while the
+ *   inactive list is low: inactive x ratio < active, ratio = sqrt(10 x GB of
+ *   the lists) (1 below 1 GB); so a large cache is mostly active list;
+ * - workingset detection: each eviction leaves a shadow, the non-resident age
+ *   at that moment (the age counts bytes evicted and activated); a file that
+ *   refaults within the active list's size of that age goes straight to the
+ *   active list.
+ * Readahead is not modelled: whole files are read, so the window never
+ * fetches past what the read uses (it matters for ranged reads in large
+ * files, which stallsim does not issue). The model has no closed form for the
+ * two lists: it shows LRU's (Che), marked approximate. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cache.h"
+#include "che.h"
+
+#define NIL UINT32_MAX
+
+enum { OUT = 0, INACTIVE = 1, ACTIVE = 2 };
+
+typedef struct {
+    uint32_t pos; /* queue position of the latest entry in its list (mod 2^32) */
+    uint32_t size;
+    uint8_t where, ref, shadowed;
+    uint64_t shadow; /* non-resident age at eviction */
+} item_t;
+
+/* An access-order queue with lazy deletion (as cache_queue.h): an entry is
+ * live iff it is its item's latest and the item is on this list. */
+typedef struct {
+    uint32_t *q;
+    uint64_t mask, head, tail;
+    uint64_t bytes;
+} queue_t;
+
+typedef struct {
+    item_t *it;
+    queue_t list[3]; /* [INACTIVE], [ACTIVE] */
+    uint64_t age;
+    int refaulted; /* a refault went active since the last reclaim */
+    double credit; /* bytes of the active list due for deactivation */
+} linux_t;
+
+static int q_init(queue_t *q, uint32_t n) {
+    uint64_t cap = 1;
+    while (cap < 2 * (uint64_t)n + 2)
+        cap <<= 1;
+    q->mask = cap - 1;
+    q->q = malloc(cap * sizeof *q->q);
+    return q->q ? 0 : -1;
+}
+
+static void q_compact(queue_t *q, item_t *it, int which) {
+    uint64_t out = 0;
+    for (uint64_t p = q->head; p < q->tail; p++) {
+        uint32_t x = q->q[p & q->mask];
+        if (it[x].where == which && it[x].pos == (uint32_t)p) {
+            q->q[out & q->mask] = x;
+            it[x].pos = (uint32_t)out;
+            out++;
+        }
+    }
+    q->head = 0;
+    q->tail = out;
+}
+
+static void q_push(linux_t *l, int which, uint32_t x) {
+    queue_t *q = &l->list[which];
+    if (q->tail - q->head > q->mask) q_compact(q, l->it, which);
+    q->q[q->tail & q->mask] = x;
+    l->it[x].pos = (uint32_t)q->tail;
+    l->it[x].where = (uint8_t)which;
+    q->tail++;
+    q->bytes += l->it[x].size;
+}
+
+/* The least recent live entry of a list (NIL when empty), removed. */
+static uint32_t q_pop(linux_t *l, int which) {
+    queue_t *q = &l->list[which];
+    while (q->head < q->tail) {
+        uint64_t p = q->head++;
+        uint32_t x = q->q[p & q->mask];
+        if (l->it[x].where == which && l->it[x].pos == (uint32_t)p) {
+            q->bytes -= l->it[x].size;
+            l->it[x].where = OUT;
+            return x;
+        }
+    }
+    return NIL;
+}
+
+static int linux_init(cache_t *c) {
+    linux_t *l = calloc(1, sizeof *l);
+    c->state = l;
+    if (!l) return -1;
+    l->it = calloc(c->n ? c->n : 1, sizeof *l->it);
+    if (!l->it || q_init(&l->list[INACTIVE], c->n) || q_init(&l->list[ACTIVE], c->n)) return -1;
+    for (uint32_t i = 0; i < c->n; i++)
+        l->it[i].size = c->size[i];
+    return 0;
+}
+
+static int inactive_low(const linux_t *l) {
+    double in = (double)l->list[INACTIVE].bytes, act = (double)l->list[ACTIVE].bytes;
+    double gb = floor((in + act) / (1u << 30));
+    double ratio = gb > 0 ? floor(sqrt(10 * gb)) : 1;
+    return in * ratio < act;
+}
+
+static void activate(linux_t *l, uint32_t x) {
+    l->list[INACTIVE].bytes -= l->it[x].size; /* its entry there goes stale */
+    q_push(l, ACTIVE, x);
+    l->it[x].ref = 0;
+    l->age += l->it[x].size;
+}
+
+static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
+    (void)next_use;
+    linux_t *l = c->state;
+    item_t *t = &l->it[x];
+    if (t->where == ACTIVE) {
+        t->ref = 1;
+        return 1;
+    }
+    if (t->where == INACTIVE) {
+        if (t->ref)
+            activate(l, x);
+        else
+            t->ref = 1;
+        return 1;
+    }
+    /* A miss: a refault within the active list's size of its eviction is
+     * part of the workingset and goes active at once. */
+    int refault = t->shadowed && l->age - t->shadow <= l->list[ACTIVE].bytes;
+    if (refault) {
+        q_push(l, ACTIVE, x);
+        t->ref = 0;
+        l->age += t->size;
+        l->refaulted = 1;
+    } else {
+        q_push(l, INACTIVE, x);
+        t->ref = 1;
+    }
+    c->used += t->size;
+    if (c->used <= c->capacity) return 0;
+    /* One reclaim pass. The active list is aged (its tail moved to the
+     * inactive head) when the inactive list is low, or when a refault went
+     * active since the last pass (the workingset is changing); then it is
+     * scanned in proportion to the lists' sizes, as get_scan_count scans
+     * both by size >> priority, so it may stay larger than the inactive one
+     * for a while. */
+    int age_active = l->refaulted || inactive_low(l);
+    l->refaulted = 0;
+    while (c->used > c->capacity) {
+        uint32_t v = q_pop(l, INACTIVE);
+        if (v == NIL) v = q_pop(l, ACTIVE);
+        if (v == NIL) break;
+        if (age_active && l->list[INACTIVE].bytes + l->it[v].size > 0)
+            l->credit += (double)l->it[v].size * (double)l->list[ACTIVE].bytes /
+                         (double)(l->list[INACTIVE].bytes + l->it[v].size);
+        while (l->credit > 0) {
+            uint32_t y = q_pop(l, ACTIVE);
+            if (y == NIL) {
+                l->credit = 0;
+                break;
+            }
+            l->credit -= l->it[y].size;
+            q_push(l, INACTIVE, y);
+        }
+        l->it[v].shadow = l->age;
+        l->it[v].shadowed = 1;
+        l->age += l->it[v].size;
+        c->used -= l->it[v].size;
+    }
+    return 0;
+}
+
+static void linux_prefetch(const cache_t *c, uint32_t x, int stage) {
+    const linux_t *l = c->state;
+    if (stage == 0) __builtin_prefetch(&l->it[x], 1);
+}
+
+static void linux_destroy(cache_t *c) {
+    linux_t *l = c->state;
+    if (!l) return;
+    free(l->it), free(l->list[INACTIVE].q), free(l->list[ACTIVE].q), free(l);
+    c->state = NULL;
+}
+
+static double linux_epoch(double f, double p, int k, int e, int *exact) {
+    *exact = 0;
+    return che_lru_epoch(f, p, k, e);
+}
+
+static double linux_bytes(double n) {
+    double cap = 1;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    return (double)sizeof(item_t) * n + 2 * 4 * cap;
+}
+
+const cache_ops_t cache_linux = {
+    .name = "linux",
+    .help = "the Linux page cache: inactive and active lists, promotion on a second access, "
+            "refault activation",
+    .init = linux_init,
+    .access = linux_access,
+    .prefetch = linux_prefetch,
+    .destroy = linux_destroy,
+    .hit_epoch = linux_epoch,
+    .hit_at = NULL,
+    .state_bytes = linux_bytes,
+};
