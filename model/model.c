@@ -247,3 +247,33 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         }
     }
 }
+
+/* Converged when the hit rate moved less than this over the epochs after. */
+#define STEADY_TOL 1e-4
+
+static int steady_over(const scenario_t *s, const topology_t *t, int inst, int epochs,
+                       epoch_metrics_t *out, int *from) {
+    scenario_t c = *s;
+    c.epochs = epochs;
+    run_metrics_t r;
+    if (metrics_alloc(&r, t->ninst, epochs)) return -1;
+    model_run(&c, t, &r); /* r.srv is NULL: no per-server figures */
+    double last = metrics_at(&r, inst, epochs - 1)->hit_rate;
+    int e = epochs - 1;
+    while (e > 0 && fabs(metrics_at(&r, inst, e - 1)->hit_rate - last) < STEADY_TOL)
+        e--;
+    *from = e;
+    *out = *metrics_at(&r, inst, epochs - 1);
+    int converged = e < epochs - 1 || epochs == 1;
+    metrics_free(&r);
+    return converged ? 0 : 1;
+}
+
+int model_steady(const scenario_t *s, const topology_t *t, int inst, epoch_metrics_t *out,
+                 int *from) {
+    /* Most caches settle within a few epochs; a share 1/S of each epoch per
+     * server takes about S times as long. */
+    int rc = steady_over(s, t, inst, s->epochs > 32 ? (int)s->epochs : 32, out, from);
+    if (rc == 1) rc = steady_over(s, t, inst, 1000, out, from);
+    return rc < 0 ? -1 : 0;
+}

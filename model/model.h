@@ -16,6 +16,15 @@
 /* Fills out (allocated by the caller: t->ninst x s->epochs). */
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
 
+/* The steady state of instance `inst`: the model's epoch once its hit rate
+ * stops changing (within 1e-4 over the epochs after it, up to 1000 epochs).
+ * Writes that epoch's metrics to *out and its 0-based index to *from (which
+ * may lie past the scenario's epochs: with several servers each one sees
+ * part of every epoch, and its cache fills over many). 0, or -1 without
+ * memory. */
+int model_steady(const scenario_t *s, const topology_t *t, int inst, epoch_metrics_t *out,
+                 int *from);
+
 /* Hit rate in epoch e (0-based) of cache policy `kind` (registry index,
  * kinds.h) holding fraction f = C/D, shared by k streams in step, each
  * touching an item with probability p per epoch (1/S for one server of a job

@@ -330,8 +330,11 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         report_json_string(out, v[k].scn.variant);
         fprintf(out, ", \"total_s\": {\"model\": %.9g", report_total_s(&v[k].model));
         if (v[k].sim.m) fprintf(out, ", \"sim\": %.9g", report_total_s(&v[k].sim));
-        fprintf(out, "}, \"speedup\": %.6f,\n   \"config\": ",
-                base / report_total_s(best_source(&v[k])));
+        fprintf(out, "}, \"speedup\": %.6f,\n   \"steady\": {\"from_epoch\": %d, "
+                     "\"epoch_s\": %.9g, \"hit_rate\": %.6f, \"bottleneck\": \"%s\"},\n   \"config\": ",
+                base / report_total_s(best_source(&v[k])), v[k].steady_from + 1,
+                v[k].steady.epoch_s, v[k].steady.hit_rate,
+                bottleneck_names[v[k].steady.bottleneck]);
         report_json_config(out, &v[k].scn);
         fprintf(out, ",\n   \"jobs\": [");
         for (int i = 0; i < v[k].topo.ninst; i++) {
@@ -471,15 +474,22 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
             }
     write_text_servers(out, v, nv);
     fprintf(out, "\n%-10s %14s %14s %9s  %s\n", "variant", "total_s(model)", "total_s(sim)",
-            "speed-up", "steady-state bottleneck (model, last epoch)");
+            "speed-up", "steady-state bottleneck (model, where the hit rate stops changing)");
     double base = report_total_s(best_source(&v[0]));
     for (int k = 0; k < nv; k++) {
         char simt[32] = "-";
         if (v[k].sim.m) snprintf(simt, sizeof simt, "%.1f", report_total_s(&v[k].sim));
-        const epoch_metrics_t *last = metrics_at(&v[k].model, 0, v[k].scn.epochs - 1);
-        fprintf(out, "%-10s %14.1f %14s %8.2fx  %s\n", v[k].scn.variant,
+        /* A run that ends while the caches still fill says so: its last
+         * epoch is not the steady state. */
+        char when[96];
+        if (v[k].steady_from < v[k].scn.epochs)
+            snprintf(when, sizeof when, "from epoch %d", v[k].steady_from + 1);
+        else
+            snprintf(when, sizeof when, "from epoch %d; epoch %lld, the last run, is still warming",
+                     v[k].steady_from + 1, (long long)v[k].scn.epochs);
+        fprintf(out, "%-10s %14.1f %14s %8.2fx  %s (%s)\n", v[k].scn.variant,
                 report_total_s(&v[k].model), simt, base / report_total_s(best_source(&v[k])),
-                bottleneck_names[last->bottleneck]);
+                bottleneck_names[v[k].steady.bottleneck], when);
     }
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "

@@ -94,6 +94,7 @@ int run_execute(variant_run_t *v, int simulate) {
     if (metrics_alloc(&v->model, v->topo.ninst, epochs) || metrics_alloc_servers(&v->model, ns))
         return EXIT_RUNTIME;
     model_run(&v->scn, &v->topo, &v->model);
+    if (model_steady(&v->scn, &v->topo, 0, &v->steady, &v->steady_from)) return EXIT_RUNTIME;
     if (!simulate) return 0;
     if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
         return EXIT_RUNTIME;

@@ -39,6 +39,10 @@ typedef struct {
     topology_t topo;
     run_metrics_t model;
     run_metrics_t sim; /* sim.m == NULL when not simulated */
+    /* The model's steady state of the first instance, from epoch
+     * steady_from (0-based; past scn.epochs when the run ends warming). */
+    epoch_metrics_t steady;
+    int steady_from;
 } variant_run_t;
 
 /* Variant indices into doc->variants (-1: a scenario without variants) of
