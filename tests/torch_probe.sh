@@ -28,11 +28,11 @@ fi
 for k in decode_ms_per_item decode_ms_per_mb collate_ms_per_item share_ms_per_item \
   transfer_ms_per_item step_ms worker_start_ms core_efficiency latency_ms read_mb_s; do
   v=$(awk -v k="$k:" '$1 == k {print $2}' "$tmp/host.yaml")
-  awk -v v="$v" 'BEGIN{exit !(v != "" && v + 0 >= 0)}' && ok || bad "profile key $k: '$v'"
+  awk -v v="$v" 'BEGIN{exit !(v != "" && v + 0 >= 0)}' && ok || bad "profile key $k: '$v' (probe: $(cat "$tmp/err"))"
 done
 # An item costs something: a + b x mean size > 0.
 item=$(awk '$1=="decode_ms_per_item:"{a=$2} $1=="decode_ms_per_mb:"{b=$2} $1=="mean_kb:"{m=$2} END{print a + b*m/1000}' "$tmp/host.yaml")
-awk -v v="$item" 'BEGIN{exit !(v > 0.05 && v < 1000)}' && ok || bad "item cost $item ms"
+awk -v v="$item" 'BEGIN{exit !(v > 0.05 && v < 1000)}' && ok || bad "item cost $item ms (probe: $(cat "$tmp/err"))"
 cat >"$tmp/scen.yaml" <<Y
 host: host.yaml
 dataset: {items: 160, item_kb: 100}

@@ -305,8 +305,10 @@ def main():
     lat = bw = None
     if paths:
         la, lb = cold_reads([paths[i] for i in idx])
-        lat, bw = la, (1 / lb if lb > 0 else None)
-        log(f"cold reads: {la * 1e3:.3f} ms + size / {bw / 1e6 if bw else float('inf'):.1f} MB/s")
+        # A slope of zero (noise on a fast device): the reads' time did not
+        # grow with size, so the bandwidth is beyond what this could see.
+        lat, bw = la, (1 / lb if lb > 0 else 1e12)
+        log(f"cold reads: {la * 1e3:.3f} ms + size / {bw / 1e6:.1f} MB/s")
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     lines = [
         f"# stallsim host profile: written by microbench/torch/probe.py on {platform.node()} at {now}",
@@ -317,9 +319,8 @@ def main():
         f"    cpus: {cores}",
     ]
     if lat is not None:
-        lines += ["    storage:", f"      latency_ms: {lat * 1e3:.6g}"]
-        if bw:
-            lines.append(f"      read_mb_s: {bw / 1e6:.6g}")
+        lines += ["    storage:", f"      latency_ms: {lat * 1e3:.6g}",
+                  f"      read_mb_s: {bw / 1e6:.6g}"]
     lines += [
         "  prep:",
         f"    decode_ms_per_item: {a0 * 1e3:.6g}",
