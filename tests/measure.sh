@@ -88,12 +88,16 @@ r2=$(col "$W/minio50.csv" 2 storage_read_bytes)
 [ -n "$held" ] && [ "$held" -le $((total / 2)) ] && [ "$((r2 + held))" = "$total" ] && ok \
   || bad "minio 50%: holds '$held' (limit $((total / 2))), epoch 2 read '$r2', total $total"
 
-# lru = the OS page cache, counted with mincore: cold first epoch, warm second.
+# lru = the OS page cache, counted with mincore: cold first epoch, warm
+# second. The OS need not keep every page until epoch 2 (CI saw 70% and 80%
+# kept while other tests ran), so epoch 2 is held to what mincore found: most
+# files whole, and bytes read from storage exactly when some file was not.
 expect 0 "" -- "$bin" measure "$S" --data "$D" --format csv --set loader.cache=lru --cache page-cold
 cp "$W/out" "$W/lru.csv"
-[ "$(col "$W/lru.csv" 1 hit_rate)" = "0.000000" ] && [ "$(col "$W/lru.csv" 2 hit_rate)" = "1.000000" ] \
-  && [ "$(col "$W/lru.csv" 2 storage_read_bytes)" = "0" ] && ok \
-  || bad "lru page-cold: hit rates $(col "$W/lru.csv" 1 hit_rate) $(col "$W/lru.csv" 2 hit_rate)"
+h2=$(col "$W/lru.csv" 2 hit_rate) r2=$(col "$W/lru.csv" 2 storage_read_bytes)
+[ "$(col "$W/lru.csv" 1 hit_rate)" = "0.000000" ] && [ "$(col "$W/lru.csv" 1 storage_read_bytes)" = "$total" ] \
+  && awk -v h="$h2" -v r="$r2" -v t="$total" 'BEGIN{exit !(h >= 0.5 && (h == 1) == (r == 0) && r < t)}' \
+  && ok || bad "lru page-cold: hit rates $(col "$W/lru.csv" 1 hit_rate) $h2, epoch 2 read $r2 of $total"
 
 expect 0 "" -- "$bin" measure "$S" --data "$D" --format json --epochs 1
 grep -q '"measured": {"epoch_s": ' "$W/out" && ok || bad "json lacks the measured metrics"
