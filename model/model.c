@@ -153,7 +153,8 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
 
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */
-        double cap = storage->items_s(s, mean, NULL);
+        int latency_bound;
+        double cap = storage->items_s(s, mean, &latency_bound);
         double cap_inst =
             s->server.storage.shared ? cap * ns / units : cap * ns / per_server[in->first_server];
         double nic = s->server.network.gbit_s * 1e9 / 8;
@@ -227,6 +228,10 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->storage_util = storage->xfer_s(s, miss * D) / devices / m->epoch_s;
             m->slot_util =
                 miss * N * storage->service_s(s, mean) / (storage->slots(s) * ns * m->epoch_s);
+            /* A request-rate cap binds before the slots do: its share of the
+             * requests the device admits. */
+            double admitted = miss * N / (cap_inst * m->epoch_s);
+            if (latency_bound && admitted > m->slot_util) m->slot_util = admitted;
             m->network_util = remote * D / (nic * ns * m->epoch_s);
             metrics_derive(m, N);
             m->approximate = !exact || !exact_share;

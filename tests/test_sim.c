@@ -141,6 +141,35 @@ static void test_regimes(void **state) {
     check_agree("augment-on-gpu", single, ongpu, BN_GPU);
 }
 
+/* A request-rate cap (server.storage.read_iops) binds in the simulator and
+ * the model alike: 3200 items at 100 IOPS, everything else fast, is 32 s an
+ * epoch; 8 synchronous PyTorch workers see the same cap. */
+static void test_iops_cap(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
+                       "server: {cpus: 16, gpus: 1, cache_gb: 0}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+                       "loader: {cache: none}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
+    const char *pool[] = {"server.storage.read_iops=100", NULL};
+    const char *torch[] = {"server.storage.read_iops=100", "loader.kind=pytorch",
+                           "loader.num_workers=8", NULL};
+    const char *const *sets[] = {pool, torch};
+    for (int i = 0; i < 2; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        double sim = metrics_at(&s, 0, 0)->epoch_s, model = metrics_at(&m, 0, 0)->epoch_s;
+        if (fabs(sim - 32) > 0.01 * 32 || fabs(model - 32) > 0.01 * 32)
+            fail_msg("%s: sim %.3f s, model %.3f s, want 32 s", i ? "pytorch" : "pool", sim, model);
+        if (metrics_at(&s, 0, 0)->bottleneck != BN_STORAGE_LATENCY ||
+            metrics_at(&m, 0, 0)->bottleneck != BN_STORAGE_LATENCY)
+            fail_msg("%s: bottleneck sim %s, model %s", i ? "pytorch" : "pool",
+                     bottleneck_names[metrics_at(&s, 0, 0)->bottleneck],
+                     bottleneck_names[metrics_at(&m, 0, 0)->bottleneck]);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 static void test_determinism(void **state) {
     (void)state;
     const char *seed1[] = {"server.storage.read_mb_s=100", NULL};
@@ -167,6 +196,7 @@ int main(void) {
         cmocka_unit_test(test_lru_closed_form), cmocka_unit_test(test_minio_closed_form),
         cmocka_unit_test(test_belady_and_fifo), cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_iops_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

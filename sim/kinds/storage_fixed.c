@@ -21,10 +21,11 @@ enum { CAL_LOG2 = 14 };
 
 typedef struct {
     double lat_s, bw;
+    double iops_gap, iops_free; /* read_iops: one request admitted per gap */
     int qd, head;
     double chan_free;
     int unordered;
-    calendar_t slots, chan;
+    calendar_t slots, chan, iops;
     double ring[]; /* FIFO: completion times of the last qd requests */
 } fixed_t;
 
@@ -36,6 +37,7 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     f->lat_s = s->server.storage.latency_ms / 1e3;
     f->bw = s->server.storage.read_mb_s * 1e6;
     f->qd = qd;
+    f->iops_gap = s->server.storage.read_iops > 0 ? 1 / s->server.storage.read_iops : 0;
     f->unordered = d->unordered;
     if (f->unordered) {
         double xfer = scenario_item_bytes_mean(s) / f->bw, dt = (f->lat_s + xfer) / 16;
@@ -43,6 +45,8 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
         double reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
         if (dt < reach) dt = reach;
         if (calendar_init(&f->slots, dt, qd, CAL_LOG2) || calendar_init(&f->chan, dt, 1, CAL_LOG2))
+            return -1;
+        if (f->iops_gap > 0 && calendar_init(&f->iops, dt, s->server.storage.read_iops, CAL_LOG2))
             return -1;
     }
     return 0;
@@ -55,11 +59,19 @@ static double fixed_read(storage_t *d, double issue, double bytes, io_acct_t *ac
     if (f->unordered) {
         double held;
         start = calendar_take(&f->slots, issue, f->lat_s + xfer, &held);
-        calendar_take(&f->chan, start + f->lat_s, xfer, &end);
+        double go = f->iops_gap > 0 ? calendar_take(&f->iops, start, 1, &held) : start;
+        calendar_take(&f->chan, go + f->lat_s, xfer, &end);
     } else {
         double slot = f->ring[f->head];
         start = issue > slot ? issue : slot;
-        double xs = start + f->lat_s;
+        /* The device admits one request per 1 / read_iops seconds; one
+         * waiting for that holds its slot. */
+        double go = start;
+        if (f->iops_gap > 0) {
+            if (go < f->iops_free) go = f->iops_free;
+            f->iops_free = go + f->iops_gap;
+        }
+        double xs = go + f->lat_s;
         if (xs < f->chan_free) xs = f->chan_free;
         end = xs + xfer;
         f->chan_free = end;
@@ -68,23 +80,33 @@ static double fixed_read(storage_t *d, double issue, double bytes, io_acct_t *ac
     }
     acct->xfer_busy += xfer;
     acct->reads++;
-    acct->slot_busy += end - start;
+    /* Under a request-rate cap each request also uses queue_depth / read_iops
+     * of slot time: the share of the admission rate it takes, so a stream
+     * bound by the cap shows its slots full however few it keeps in flight. */
+    double held_s = end - start, admit_s = f->qd * f->iops_gap;
+    acct->slot_busy += held_s > admit_s ? held_s : admit_s;
     return end;
 }
 
 static void fixed_destroy(storage_t *d) {
     fixed_t *f = d->state;
-    if (f && f->unordered) calendar_destroy(&f->slots), calendar_destroy(&f->chan);
+    if (f && f->unordered) {
+        calendar_destroy(&f->slots), calendar_destroy(&f->chan);
+        if (f->iops_gap > 0) calendar_destroy(&f->iops);
+    }
     free(d->state);
     d->state = NULL;
 }
 
-/* The lesser of bandwidth and queue_depth / (latency + transfer). */
+/* The least of bandwidth, queue_depth / (latency + transfer) and read_iops
+ * (a request-rate limit counts as latency-bound: it is not bandwidth). */
 static double fixed_items_s(const scenario_t *s, double bytes, int *latency_bound) {
     double bw = s->server.storage.read_mb_s * 1e6;
     double by_bw = bw / bytes;
     double by_lat =
         (double)s->server.storage.queue_depth / (s->server.storage.latency_ms / 1e3 + bytes / bw);
+    double iops = s->server.storage.read_iops;
+    if (iops > 0 && iops < by_lat) by_lat = iops;
     if (latency_bound) *latency_bound = by_lat < by_bw;
     return by_lat < by_bw ? by_lat : by_bw;
 }
@@ -103,7 +125,7 @@ static double fixed_slots(const scenario_t *s) {
 
 static double fixed_bytes(const scenario_t *s) {
     double b = 8 * (double)s->server.storage.queue_depth; /* the request ring */
-    if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CAL_LOG2);
+    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CAL_LOG2);
     return b;
 }
 
@@ -111,6 +133,7 @@ static double fixed_bytes(const scenario_t *s) {
 static const key_def_t keys[] = {
     {"server.storage.read_mb_s", KT_REAL, "MB/s", "525", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.read_mb_s), "storage read bandwidth (per server, or for all when shared)"},
     {"server.storage.latency_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.latency_ms), "per-request storage latency before the transfer"},
+    {"server.storage.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.read_iops), "read requests per second the device admits at most (0 = no limit: a cloud volume's or a throttled disk's IOPS cap, one item read = one request)"},
     {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.queue_depth), "storage requests in flight at most"},
 };
 /* clang-format on */

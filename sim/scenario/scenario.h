@@ -61,6 +61,7 @@ typedef struct {
             int kind; /* index into the storage kinds (kinds.h) */
             double read_mb_s;
             double latency_ms;
+            double read_iops;
             int64_t queue_depth;
             int shared;
         } storage;

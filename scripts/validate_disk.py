@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""Validates the storage model against a real disk throttled by a block-I/O
+cgroup (issue 16; VALIDATION.md, "A throttled disk").
+
+  /usr/bin/python3 scripts/validate_disk.py [--bin build/sim/stallsim]
+      [--data DIR] [--items 600] [--quick] [--update VALIDATION.md]
+
+For each row a blkio cgroup (v1 blkio.throttle.read_bps_device or
+read_iops_device here; v2 io.max elsewhere) is created on the disk that
+holds DIR, `stallsim measure --cache page-cold-epoch` runs inside it (every
+read goes to the throttled device; --io-threads reads in flight), and the
+cgroup is removed. `stallsim run` predicts the same scenario with the
+throttle as the device's limit: server.storage.read_mb_s for a bandwidth
+cap, server.storage.read_iops for a request cap, converted from the block
+layer's requests to file reads by the bios per file the cgroup counted (a
+read of a 113 KB file is one or two bios). Prep costs come from
+`stallsim calibrate --quick --data DIR`. Target: median |error| <= 10 % in
+epoch time. Exit 0 met, 1 not met, 77 when this machine cannot (not root,
+no blkio controller)."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def skip(why):
+    print(f"validate_disk: skipped: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+def disk_of(path):
+    """major:minor of the whole disk holding path (throttles apply to disks)."""
+    st = os.stat(path)
+    mm = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    sysdev = f"/sys/dev/block/{mm}"
+    if not os.path.exists(sysdev):
+        return None
+    if os.path.exists(os.path.join(sysdev, "partition")):
+        with open(os.path.join(os.path.realpath(sysdev), "..", "dev")) as f:
+            mm = f.read().strip()
+    return mm
+
+
+def controller():
+    v1 = "/sys/fs/cgroup/blkio"
+    if os.path.isfile(os.path.join(v1, "blkio.throttle.read_bps_device")):
+        return "v1", v1
+    v2 = "/sys/fs/cgroup"
+    ctl = os.path.join(v2, "cgroup.controllers")
+    if os.path.isfile(ctl) and "io" in open(ctl).read().split():
+        return "v2", v2
+    return None
+
+
+def measured_run(a, scen, dev, ver, root, limit, value, threads):
+    cg = os.path.join(root, f"stallsim-disk-{os.getpid()}")
+    os.mkdir(cg)
+    try:
+        if ver == "v1":
+            name = "blkio.throttle.read_bps_device" if limit == "bps" else "blkio.throttle.read_iops_device"
+            with open(os.path.join(cg, name), "w") as f:
+                f.write(f"{dev} {int(value)}")
+        else:
+            with open(os.path.join(cg, "io.max"), "w") as f:
+                f.write(f"{dev} {'rbps' if limit == 'bps' else 'riops'}={int(value)}")
+        cmd = (f"echo $$ > {cg}/cgroup.procs && exec {a.bin} measure {scen} --data {a.data} "
+               f"--cache page-cold-epoch --format json --epochs 2 --io-threads {threads}")
+        p = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(f"validate_disk: measure failed: {p.stderr}")
+        bios = 0
+        if ver == "v1":
+            with open(os.path.join(cg, "blkio.throttle.io_serviced")) as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) == 3 and parts[0] == dev and parts[1] == "Read":
+                        bios = int(parts[2])
+        else:
+            with open(os.path.join(cg, "io.stat")) as f:
+                for line in f:
+                    if line.startswith(dev):
+                        bios = int(dict(kv.split("=") for kv in line.split()[1:]).get("rios", 0))
+        return json.loads(p.stdout), bios
+    finally:
+        for _ in range(50):
+            try:
+                os.rmdir(cg)
+                break
+            except OSError:
+                import time
+                time.sleep(0.1)
+
+
+def epochs(out, source):
+    return [e[source]["epoch_s"] for e in out["variants"][0]["jobs"][0]["epochs"]]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
+    ap.add_argument("--data", default="/var/tmp/stallsim-disk/data")
+    ap.add_argument("--items", type=int, default=600)
+    ap.add_argument("--quick", action="store_true", help="two rows")
+    ap.add_argument("--update", metavar="VALIDATION.md")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        skip("needs root to create a block-I/O cgroup")
+    ctl = controller()
+    if not ctl:
+        skip("no blkio (v1) or io (v2) cgroup controller")
+    ver, root = ctl
+    os.makedirs(a.data, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="stallsim-disk-")
+    scen = os.path.join(tmp, "disk.yaml")
+    if not any(f.endswith(".jpg") for _, _, fs in os.walk(a.data) for f in fs):
+        with open(scen, "w") as f:
+            f.write("dataset: {items: 1, item_kb: 100}\n"
+                    "jobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n")
+        subprocess.run([a.bin, "measure", scen, "--data", a.data, "--generate", str(a.items),
+                        "--epochs", "1"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    dev = disk_of(a.data)
+    if not dev:
+        skip(f"{a.data} is not on a block device")
+    host = os.path.join(tmp, "host.yaml")
+    subprocess.run([a.bin, "calibrate", "--quick", "--data", a.data, "--out", host], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sizes = [os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(a.data) for f in fs
+             if f.endswith(".jpg")]
+    mean = statistics.mean(sizes)
+    cv = statistics.pstdev(sizes) / mean
+    with open(scen, "w") as f:
+        f.write(f"""# written by scripts/validate_disk.py
+host: {host}
+epochs: 2
+dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {cv:.4g}}}
+server: {{gpus: 1, cpus: 2}}
+loader: {{cache: none}}
+jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
+""")
+    rows = [("bps", 10e6, 1), ("bps", 20e6, 4), ("bps", 40e6, 4), ("iops", 100, 1),
+            ("iops", 200, 4), ("iops", 400, 4)]
+    if a.quick:
+        rows = [("bps", 20e6, 4), ("iops", 200, 4)]
+    table = []
+    for limit, value, threads in rows:
+        out, bios = measured_run(a, scen, dev, ver, root, limit, value, threads)
+        meas = epochs(out, "measured")
+        per_file = bios / (len(sizes) * len(meas)) if bios else 1.0
+        sets = ["--set", f"server.storage.queue_depth={threads}"]
+        if limit == "bps":
+            sets += ["--set", f"server.storage.read_mb_s={value / 1e6:g}"]
+        else:
+            sets += ["--set", f"server.storage.read_iops={value / per_file:.6g}"]
+        pred = json.loads(subprocess.run([a.bin, "run", scen, "--format", "json"] + sets,
+                                         check=True, capture_output=True, text=True).stdout)
+        sim = epochs(pred, "sim")
+        m, p = statistics.mean(meas), statistics.mean(sim)
+        err = (p - m) / m
+        table.append((limit, value, threads, per_file, m, p, err))
+        print(f"{limit} {value:g}, {threads} threads ({per_file:.2f} bios per file): measured "
+              f"{m:.2f} s, predicted {p:.2f} s ({err:+.1%})", file=sys.stderr, flush=True)
+    med = statistics.median(abs(t[6]) for t in table)
+    lines = [f"{len(sizes)} files of {mean / 1e3:.1f} KB mean, device {dev}, cgroup {ver}; "
+             "measure --cache page-cold-epoch, 2 epochs (mean).", "",
+             "| throttle | reads in flight | bios per file | measured s/epoch | predicted | error |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for limit, value, threads, per_file, m, p, err in table:
+        what = f"{value / 1e6:g} MB/s" if limit == "bps" else f"{value:g} IOPS"
+        lines.append(f"| {what} | {threads} | {per_file:.2f} | {m:.2f} | {p:.2f} | {err:+.1%} |")
+    lines += ["", f"Median |error| {med:.1%}."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.update:
+        begin = "<!-- validate_disk:begin (written by scripts/validate_disk.py; do not edit by hand) -->"
+        end = "<!-- validate_disk:end -->"
+        doc = open(a.update).read()
+        if begin not in doc or end not in doc:
+            print(f"validate_disk: {a.update} lacks its markers", file=sys.stderr)
+            return 2
+        head, rest = doc.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        with open(a.update + ".tmp", "w") as f:
+            f.write(head + begin + "\n" + text + end + tail)
+        os.replace(a.update + ".tmp", a.update)
+    ok = med <= 0.10
+    print(f"validate_disk: target (median <= 10 %) {'met' if ok else 'NOT met'}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
