@@ -12,8 +12,10 @@ read goes to the throttled device; --io-threads reads in flight), and the
 cgroup is removed. `stallsim run` predicts the same scenario with the
 throttle as the device's limit: server.storage.read_mb_s for a bandwidth
 cap, server.storage.read_iops for a request cap, converted from the block
-layer's requests to file reads by the bios per file the cgroup counted (a
-read of a 113 KB file is one or two bios). Prep costs come from
+layer's requests to file reads by the bios per file read (a
+read of a 113 KB file is one or two bios; counted over one cold pass in an
+unthrottled cgroup: `measure` reads more than its epochs, for its
+in-memory pass). Prep costs come from
 `stallsim calibrate --quick --data DIR`. Target: median |error| <= 10 % in
 epoch time. Exit 0 met, 1 not met, 77 when this machine cannot (not root,
 no blkio controller)."""
@@ -59,6 +61,48 @@ def controller():
     return None
 
 
+def read_bios(cg, ver, dev):
+    """Read requests the block layer counted for the cgroup on dev."""
+    if ver == "v1":
+        with open(os.path.join(cg, "blkio.throttle.io_serviced")) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[0] == dev and parts[1] == "Read":
+                    return int(parts[2])
+        return 0
+    with open(os.path.join(cg, "io.stat")) as f:
+        for line in f:
+            if line.startswith(dev):
+                return int(dict(kv.split("=") for kv in line.split()[1:]).get("rios", 0))
+    return 0
+
+
+def bios_per_file(ver, root, dev, files):
+    """Block requests one whole-file read makes on this disk (readahead and
+    the device's request size decide it), counted in an unthrottled cgroup
+    over one cold pass."""
+    cg = os.path.join(root, f"stallsim-disk-count-{os.getpid()}")
+    os.mkdir(cg)
+    try:
+        os.sync()
+        for p in files:
+            fd = os.open(p, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+        pid = os.fork()
+        if pid == 0:
+            with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+            for p in files:
+                with open(p, "rb") as f:
+                    f.read()
+            os._exit(0)
+        os.waitpid(pid, 0)
+        return read_bios(cg, ver, dev) / len(files)
+    finally:
+        os.rmdir(cg)
+
+
 def measured_run(a, scen, dev, ver, root, limit, value, threads):
     cg = os.path.join(root, f"stallsim-disk-{os.getpid()}")
     os.mkdir(cg)
@@ -75,19 +119,7 @@ def measured_run(a, scen, dev, ver, root, limit, value, threads):
         p = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"validate_disk: measure failed: {p.stderr}")
-        bios = 0
-        if ver == "v1":
-            with open(os.path.join(cg, "blkio.throttle.io_serviced")) as f:
-                for line in f:
-                    parts = line.split()
-                    if len(parts) == 3 and parts[0] == dev and parts[1] == "Read":
-                        bios = int(parts[2])
-        else:
-            with open(os.path.join(cg, "io.stat")) as f:
-                for line in f:
-                    if line.startswith(dev):
-                        bios = int(dict(kv.split("=") for kv in line.split()[1:]).get("rios", 0))
-        return json.loads(p.stdout), bios
+        return json.loads(p.stdout)
     finally:
         for _ in range(50):
             try:
@@ -99,7 +131,11 @@ def measured_run(a, scen, dev, ver, root, limit, value, threads):
 
 
 def epochs(out, source):
-    return [e[source]["epoch_s"] for e in out["variants"][0]["jobs"][0]["epochs"]]
+    """Per-epoch seconds of the first variant's first job (`run`), or of the
+    variant itself (`measure`, which runs one job)."""
+    v = out["variants"][0]
+    eps = v["jobs"][0]["epochs"] if "jobs" in v else v["epochs"]
+    return [e[source]["epoch_s"] for e in eps]
 
 
 def main():
@@ -132,8 +168,11 @@ def main():
     host = os.path.join(tmp, "host.yaml")
     subprocess.run([a.bin, "calibrate", "--quick", "--data", a.data, "--out", host], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sizes = [os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(a.data) for f in fs
-             if f.endswith(".jpg")]
+    files = [os.path.join(d, f) for d, _, fs in os.walk(a.data) for f in fs if f.endswith(".jpg")]
+    sizes = [os.path.getsize(p) for p in files]
+    per_file = bios_per_file(ver, root, dev, files)
+    print(f"validate_disk: a whole-file read is {per_file:.3f} block requests on {dev}",
+          file=sys.stderr)
     mean = statistics.mean(sizes)
     cv = statistics.pstdev(sizes) / mean
     with open(scen, "w") as f:
@@ -151,9 +190,8 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
         rows = [("bps", 20e6, 4), ("iops", 200, 4)]
     table = []
     for limit, value, threads in rows:
-        out, bios = measured_run(a, scen, dev, ver, root, limit, value, threads)
+        out = measured_run(a, scen, dev, ver, root, limit, value, threads)
         meas = epochs(out, "measured")
-        per_file = bios / (len(sizes) * len(meas)) if bios else 1.0
         sets = ["--set", f"server.storage.queue_depth={threads}"]
         if limit == "bps":
             sets += ["--set", f"server.storage.read_mb_s={value / 1e6:g}"]
