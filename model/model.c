@@ -176,36 +176,37 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             double share_remote = dist ? (double)(servers_used - 1) / servers_used : 0;
             double remote = h * share_remote;
             double miss = 1 - h;
-            /* Per-item loader cost along the order: the slowest of prep,
-             * storage for the misses and the network for remote hits. */
-            double cost[FLUID_STEPS];
-            for (int j = 0; j < FLUID_STEPS; j++) {
-                double hu = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
-                double c = isfinite(r_prep) ? 1 / r_prep : 0;
-                double c_store = (1 - hu) / cap_inst;
-                double c_net = dist ? hu * share_remote * mean / (nic * ns) : 0;
-                if (c_store > c) c = c_store;
-                if (c_net > c) c = c_net;
-                cost[j] = c;
-            }
+            /* The hit probability along the epoch's order. */
+            double hu[FLUID_STEPS];
+            for (int j = 0; j < FLUID_STEPS; j++)
+                hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
 
             /* T: the loader at the cost profile; T_prep: every item in memory. */
             double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES];
-            double cost_p[FLUID_STEPS];
-            for (int j = 0; j < FLUID_STEPS; j++)
-                cost_p[j] = isfinite(r_prep) ? 1 / r_prep : 0;
             if (loader->model_epoch) {
+                /* The kind's own pipeline: a worker waits for each miss. */
                 double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
                 double service = storage->service_s(s, mean);
                 for (int j = 0; j < FLUID_STEPS; j++) {
-                    double hu = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
-                    wait[j] = (1 - hu) * service;
-                    floor_s[j] = (1 - hu) / cap_inst;
+                    wait[j] = (1 - hu[j]) * service;
+                    floor_s[j] = (1 - hu[j]) / cap_inst;
                 }
                 loader_model_t lm = {s,     jb,   n_used,  in->cpus / ns, ns,      e,
                                      tprep, wait, floor_s, FLUID_STEPS,   t_batch, t_last};
                 loader->model_epoch(&lm, &ends[me], &ends_p[me]);
             } else {
+                /* Per-item loader cost along the order: the slowest of prep,
+                 * storage for the misses and the network for remote hits. */
+                double cost[FLUID_STEPS], cost_p[FLUID_STEPS];
+                for (int j = 0; j < FLUID_STEPS; j++) {
+                    double c = isfinite(r_prep) ? 1 / r_prep : 0;
+                    cost_p[j] = c;
+                    double c_store = (1 - hu[j]) / cap_inst;
+                    double c_net = dist ? hu[j] * share_remote * mean / (nic * ns) : 0;
+                    if (c_store > c) c = c_store;
+                    if (c_net > c) c = c_net;
+                    cost[j] = c;
+                }
                 batch_pipeline(N, M, cost, ahead, nc, tb, tl, ends);
                 batch_pipeline(N, M, cost_p, ahead, nc, tb, tl, ends_p);
             }

@@ -13,8 +13,8 @@ extern const loader_ops_t loader_pool, loader_pytorch;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
-static const cache_ops_t *const caches[] = {&cache_none,  &cache_lru,    &cache_minio,
-                                            &cache_fifo,  &cache_belady, &cache_linux};
+static const cache_ops_t *const caches[] = {&cache_none, &cache_lru,    &cache_minio,
+                                            &cache_fifo, &cache_belady, &cache_linux};
 #define NCACHES ((int)(sizeof caches / sizeof caches[0]))
 
 static const storage_ops_t *const storages[] = {&storage_fixed};
@@ -104,14 +104,20 @@ void cache_destroy(cache_t *c) {
     memset(c, 0, sizeof *c);
 }
 
-static int owned_by_other(kind_family_t family, int chosen, const char *name) {
+/* The kind of `family` that owns key `name` (its own rows), or -1. */
+static int key_owner(kind_family_t family, const char *name) {
     for (int i = 0; kind_name(family, i); i++) {
         int n;
         const key_def_t *k = kind_keys(family, i, &n);
-        for (int j = 0; j < n && i != chosen; j++)
-            if (strcmp(k[j].name, name) == 0) return 1;
+        for (int j = 0; j < n; j++)
+            if (strcmp(k[j].name, name) == 0) return i;
     }
-    return 0;
+    return -1;
+}
+
+static int owned_by_other(kind_family_t family, int chosen, const char *name) {
+    int owner = key_owner(family, name);
+    return owner >= 0 && owner != chosen;
 }
 
 int kinds_key_used(const scenario_t *s, const char *name) {
@@ -122,19 +128,18 @@ int kinds_key_used(const scenario_t *s, const char *name) {
 /* A key the user set that belongs to another kind than the one chosen would
  * be silently ignored: refuse it. */
 static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, const char *key) {
-    int bad = 0;
+    int bad = 0, nrows;
     const char *uses = kind_name(family, chosen);
     if (!uses) return 0;
-    for (int i = 0; kind_name(family, i); i++) {
-        int n;
-        const key_def_t *k = kind_keys(family, i, &n);
-        for (int j = 0; j < n && i != chosen; j++) {
-            int row = schema_find(SCOPE_SCENARIO, k[j].name);
-            if (!s->explicit_key[row]) continue;
-            diag_error(s->origin[row], "key '%s' belongs to %s: %s, but this scenario uses %s",
-                       k[j].name, key, kind_name(family, i), uses);
-            bad = 1;
-        }
+    const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);
+    for (int row = 0; row < nrows; row++) {
+        if (!s->explicit_key[row]) continue;
+        int owner = key_owner(family, rows[row].name);
+        if (owner < 0 || owner == chosen) continue;
+        const char *by = kind_name(family, owner);
+        diag_error(s->origin[row], "key '%s' belongs to %s: %s, but this scenario uses %s",
+                   rows[row].name, key, by ? by : "?", uses);
+        bad = 1;
     }
     return bad;
 }
