@@ -23,10 +23,8 @@ import random
 import sys
 import time
 
-
-def fail_skip(why):
-    print(f"pagecache_measure: skipped: {why}", file=sys.stderr)
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 
 
 def cgroup_paths():
@@ -97,12 +95,12 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     if os.geteuid() != 0:
-        fail_skip("needs root to create a memory cgroup")
+        harness.skip("pagecache_measure", "needs root to create a memory cgroup")
     cgp = cgroup_paths()
     if not cgp:
-        fail_skip("no memory cgroup controller (v1 /sys/fs/cgroup/memory or v2 memory)")
+        harness.skip("pagecache_measure", "no memory cgroup controller (v1 /sys/fs/cgroup/memory or v2 memory)")
     root, limit_file, keys = cgp
-    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(a.data) for f in fs if f.endswith(".jpg"))
+    files = harness.jpegs(a.data)
     if a.files:
         files = files[: a.files]
     if len(files) < 10:
@@ -112,16 +110,11 @@ def main():
     try:
         os.mkdir(cg)
     except OSError as e:
-        fail_skip(f"cannot create {cg}: {e}")
+        harness.skip("pagecache_measure", f"cannot create {cg}: {e}")
     try:
         with open(os.path.join(cg, limit_file), "w") as f:
             f.write(str(int(a.limit_mb * 1e6)))
-        # Freshly written files are dirty, and DONTNEED keeps dirty pages.
-        os.sync()
-        for p in files:
-            fd = os.open(p, os.O_RDONLY)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.close(fd)
+        harness.evict(files)
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
@@ -154,12 +147,7 @@ def main():
     finally:
         # The child has exited; its pages stay charged, and a v1 group with
         # pages goes away once they are reparented on rmdir.
-        for _ in range(50):
-            try:
-                os.rmdir(cg)
-                break
-            except OSError:
-                time.sleep(0.1)
+        harness.remove_cgroup(cg)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,10 @@ epoch time. Exit 0 met, 1 not met, 77 when this machine cannot (not root,
 no blkio controller)."""
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,11 +32,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-
-
-def skip(why):
-    print(f"validate_disk: skipped: {why}", file=sys.stderr)
-    sys.exit(77)
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
 
 
 def disk_of(path):
@@ -84,11 +83,7 @@ def bios_per_file(ver, root, dev, files):
     cg = os.path.join(root, f"stallsim-disk-count-{os.getpid()}")
     os.mkdir(cg)
     try:
-        os.sync()
-        for p in files:
-            fd = os.open(p, os.O_RDONLY)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            os.close(fd)
+        harness.evict(files)
         pid = os.fork()
         if pid == 0:
             with open(os.path.join(cg, "cgroup.procs"), "w") as f:
@@ -100,7 +95,7 @@ def bios_per_file(ver, root, dev, files):
         os.waitpid(pid, 0)
         return read_bios(cg, ver, dev) / len(files)
     finally:
-        os.rmdir(cg)
+        harness.remove_cgroup(cg)
 
 
 def measured_run(a, scen, dev, ver, root, limit, value, threads):
@@ -121,13 +116,7 @@ def measured_run(a, scen, dev, ver, root, limit, value, threads):
             raise SystemExit(f"validate_disk: measure failed: {p.stderr}")
         return json.loads(p.stdout)
     finally:
-        for _ in range(50):
-            try:
-                os.rmdir(cg)
-                break
-            except OSError:
-                import time
-                time.sleep(0.1)
+        harness.remove_cgroup(cg)
 
 
 def epochs(out, source):
@@ -147,28 +136,22 @@ def main():
     ap.add_argument("--update", metavar="VALIDATION.md")
     a = ap.parse_args()
     if os.geteuid() != 0:
-        skip("needs root to create a block-I/O cgroup")
+        harness.skip("validate_disk", "needs root to create a block-I/O cgroup")
     ctl = controller()
     if not ctl:
-        skip("no blkio (v1) or io (v2) cgroup controller")
+        harness.skip("validate_disk", "no blkio (v1) or io (v2) cgroup controller")
     ver, root = ctl
-    os.makedirs(a.data, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="stallsim-disk-")
-    scen = os.path.join(tmp, "disk.yaml")
-    if not any(f.endswith(".jpg") for _, _, fs in os.walk(a.data) for f in fs):
-        with open(scen, "w") as f:
-            f.write("dataset: {items: 1, item_kb: 100}\n"
-                    "jobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n")
-        subprocess.run([a.bin, "measure", scen, "--data", a.data, "--generate", str(a.items),
-                        "--epochs", "1"], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+    harness.generate(a.bin, a.data, a.items)
     dev = disk_of(a.data)
     if not dev:
-        skip(f"{a.data} is not on a block device")
+        harness.skip("validate_disk", f"{a.data} is not on a block device")
+    tmp = tempfile.mkdtemp(prefix="stallsim-disk-")
+    atexit.register(shutil.rmtree, tmp, True)
+    scen = os.path.join(tmp, "disk.yaml")
     host = os.path.join(tmp, "host.yaml")
     subprocess.run([a.bin, "calibrate", "--quick", "--data", a.data, "--out", host], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    files = [os.path.join(d, f) for d, _, fs in os.walk(a.data) for f in fs if f.endswith(".jpg")]
+    files = harness.jpegs(a.data)
     sizes = [os.path.getsize(p) for p in files]
     per_file = bios_per_file(ver, root, dev, files)
     print(f"validate_disk: a whole-file read is {per_file:.3f} block requests on {dev}",
@@ -216,18 +199,8 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
     lines += ["", f"Median |error| {med:.1%}."]
     text = "\n".join(lines) + "\n"
     print(text)
-    if a.update:
-        begin = "<!-- validate_disk:begin (written by scripts/validate_disk.py; do not edit by hand) -->"
-        end = "<!-- validate_disk:end -->"
-        doc = open(a.update).read()
-        if begin not in doc or end not in doc:
-            print(f"validate_disk: {a.update} lacks its markers", file=sys.stderr)
-            return 2
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        with open(a.update + ".tmp", "w") as f:
-            f.write(head + begin + "\n" + text + end + tail)
-        os.replace(a.update + ".tmp", a.update)
+    if a.update and harness.update_markers(a.update, "validate_disk", text, "validate_disk"):
+        return 2
     ok = med <= 0.10
     print(f"validate_disk: target (median <= 10 %) {'met' if ok else 'NOT met'}", file=sys.stderr)
     return 0 if ok else 1

@@ -26,6 +26,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
 
 
 def simulate(a, d, cache_bytes, policy):
@@ -60,15 +62,7 @@ def main():
     limits = [float(x) for x in a.limits.split(",")]
     if a.quick:
         limits, a.epochs = [70.0], 4
-    os.makedirs(a.data, exist_ok=True)
-    if not any(f.endswith(".jpg") for _, _, fs in os.walk(a.data) for f in fs):
-        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-            f.write("dataset: {items: 1, item_kb: 100}\n"
-                    "jobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n")
-        subprocess.run([a.bin, "measure", f.name, "--data", a.data, "--generate", str(a.items),
-                        "--epochs", "1"], check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        os.unlink(f.name)
+    harness.generate(a.bin, a.data, a.items)
     rows, worst = [], 0.0
     for lim in limits:
         p = subprocess.run([sys.executable, os.path.join(HERE, "pagecache_measure.py"), "--data",
@@ -104,19 +98,8 @@ def main():
                      f"{err:+.1f} pp | {err_lru:+.1f} pp |")
     text = "\n".join(lines) + "\n"
     print(text)
-    if a.update:
-        begin = "<!-- validate_pagecache:begin (written by scripts/validate_pagecache.py; do not edit by hand) -->"
-        end = "<!-- validate_pagecache:end -->"
-        with open(a.update) as f:
-            doc = f.read()
-        if begin not in doc or end not in doc:
-            print(f"validate_pagecache: {a.update} lacks its markers", file=sys.stderr)
-            return 2
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        with open(a.update + ".tmp", "w") as f:
-            f.write(head + begin + "\n" + text + end + tail)
-        os.replace(a.update + ".tmp", a.update)
+    if a.update and harness.update_markers(a.update, "validate_pagecache", text, "validate_pagecache"):
+        return 2
     ok = worst <= 3.0
     print(f"validate_pagecache: target (epochs 2+ within 3 pp) {'met' if ok else 'NOT met'} "
           f"(worst {worst:.1f} pp)", file=sys.stderr)

@@ -32,12 +32,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "microbench", "torch"))
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
 import pipeline  # noqa: E402
 
 BATCH = 32
@@ -71,7 +72,7 @@ def run_one(a):
     ds = pipeline.make_dataset(a.data)
     paths = pipeline.item_paths(ds)
     if a.cache == "evicted":
-        pipeline.evict(paths)
+        harness.evict(paths)
     else:
         pipeline.warm(paths)
     kw = dict(batch_size=BATCH, shuffle=True, num_workers=a.workers, pin_memory=a.pin)
@@ -112,7 +113,7 @@ def dataset_stats(data):
 
 
 def predict(a, scen, r):
-    """`stallsim run` on the row: per epoch (simulator, model) of (epoch_s, t_gpu_s)."""
+    """`stallsim run` on the row: the simulator's (epoch_s, t_gpu_s) per epoch."""
     sets = ["loader.num_workers=%d" % r["workers"],
             "jobs.0.compute_s_per_batch=%g" % r["compute"],
             "loader.persistent_workers=%s" % ("true" if r["persistent"] else "false"),
@@ -125,8 +126,7 @@ def predict(a, scen, r):
         cmd += ["--set", s]
     out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     eps = out["variants"][0]["jobs"][0]["epochs"]
-    pick = lambda src: [(e[src]["epoch_s"], e[src]["t_gpu_s"]) for e in eps]
-    return pick("sim"), pick("model")
+    return [(e["sim"]["epoch_s"], e["sim"]["t_gpu_s"]) for e in eps]
 
 
 def main():
@@ -156,15 +156,9 @@ def main():
         print("validate_torch: skipped: PyTorch is missing (scripts/setup.sh --torch installs "
               "Debian's python3-torch and python3-torchvision)", file=sys.stderr)
         return 77
-    os.makedirs(a.data, exist_ok=True)
-    have = any(f.endswith(".jpg") for _, _, fs in os.walk(a.data) for f in fs)
-    if not have:
+    if not harness.has_jpegs(a.data):
         print(f"validate_torch: generating {a.items} JPEGs in {a.data}", file=sys.stderr)
-        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-            f.write("dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n")
-        subprocess.run([a.bin, "measure", f.name, "--data", a.data, "--generate", str(a.items),
-                        "--epochs", "1"], check=True, stdout=subprocess.DEVNULL)
-        os.unlink(f.name)
+    harness.generate(a.bin, a.data, a.items)
     profile = os.path.join(os.path.dirname(os.path.abspath(a.data)), "host-torch.yaml")
     subprocess.run([sys.executable, os.path.join(ROOT, "microbench", "torch", "probe.py"),
                     "--data", a.data, "--out", profile], check=True)
@@ -185,7 +179,7 @@ jobs:
     table = []
     for r in rows:
         m = measure_row(a, r)
-        sim, model = predict(a, scen, r)
+        sim = predict(a, scen, r)
         t_gpu = m["batches"] * r["compute"]
         meas_t = sum(m["epochs"]) / len(m["epochs"])
         meas_stall = 1 - t_gpu / meas_t
@@ -193,7 +187,6 @@ jobs:
         pred_stall = 1 - sum(g for _, g in sim) / len(sim) / pred_t
         err = (pred_t - meas_t) / meas_t
         table.append((r, meas_t, pred_t, err, meas_stall, pred_stall, m["epochs"], [e for e, _ in sim]))
-        model_t = sum(e for e, _ in model) / len(model)
         print(f"workers={r['workers']} compute={r['compute'] * 1e3:.0f}ms {r['cache']}"
               f"{' persistent' if r['persistent'] else ''}{' pin' if r['pin'] else ''}: "
               f"measured {meas_t:.3f} s ({meas_stall:.1%} stall), predicted {pred_t:.3f} s "
@@ -216,20 +209,8 @@ jobs:
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
-    if a.update:
-        begin = "<!-- validate_torch:begin (written by scripts/validate_torch.py; do not edit by hand) -->"
-        end = "<!-- validate_torch:end -->"
-        with open(a.update) as f:
-            doc = f.read()
-        if begin not in doc or end not in doc:
-            print(f"validate_torch: {a.update} lacks the markers {begin} ... {end}", file=sys.stderr)
-            return 2
-        head, rest = doc.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        tmp = a.update + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(head + begin + "\n" + text + end + tail)
-        os.replace(tmp, a.update)
+    if a.update and harness.update_markers(a.update, "validate_torch", text, "validate_torch"):
+        return 2
     # --quick (CI) holds 6 rows on a shared machine to a looser bar that still
     # catches a broken mechanism (a serialised loader is off by 40-170 %).
     lim = (0.20, 10, 0.5) if a.quick else (0.10, 5, 0.25)

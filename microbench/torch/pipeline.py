@@ -77,7 +77,9 @@ class ReadyItems:
 
 def evict(paths):
     """Drops the files' pages from the page cache (POSIX_FADV_DONTNEED on
-    each), as `stallsim calibrate` and `measure --cache page-cold` do."""
+    each), as `stallsim calibrate` and `measure --cache page-cold` do.
+    DONTNEED keeps dirty pages, so freshly written files are synced first."""
+    os.sync()
     for p in paths:
         fd = os.open(p, os.O_RDONLY)
         try:

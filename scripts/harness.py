@@ -1,0 +1,84 @@
+"""What the validation harnesses share (scripts/validate_torch.py,
+validate_pagecache.py, validate_disk.py, pagecache_measure.py): the JPEGs
+they run on, cold files, cgroups they make and remove, and the tables they
+write into VALIDATION.md between markers. Standard library only."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def skip(tool, why):
+    """Exit 77 (ctest's skip) with the reason."""
+    print(f"{tool}: skipped: {why}", file=sys.stderr)
+    sys.exit(77)
+
+
+def has_jpegs(data):
+    return any(f.endswith(".jpg") for _, _, fs in os.walk(data) for f in fs)
+
+
+def jpegs(data):
+    return sorted(os.path.join(d, f) for d, _, fs in os.walk(data) for f in fs if f.endswith(".jpg"))
+
+
+def generate(stallsim, data, n):
+    """Unless data holds JPEGs already, writes n photograph-like ones there
+    (`stallsim measure --generate`, the set `calibrate` generates)."""
+    os.makedirs(data, exist_ok=True)
+    if has_jpegs(data):
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write("dataset: {items: 1, item_kb: 100}\n"
+                "jobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n")
+    try:
+        subprocess.run([stallsim, "measure", f.name, "--data", data, "--generate", str(n),
+                        "--epochs", "1"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    finally:
+        os.unlink(f.name)
+
+
+def evict(paths):
+    """Drops the files' pages from the page cache. Freshly written files are
+    dirty, and POSIX_FADV_DONTNEED keeps dirty pages: sync first."""
+    os.sync()
+    for p in paths:
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def remove_cgroup(path):
+    """rmdir a cgroup whose processes have exited (the kernel may take a
+    moment to let go of it)."""
+    for _ in range(50):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+def update_markers(path, name, text, tool):
+    """Puts text between `<!-- NAME:begin ... -->` and `<!-- NAME:end -->` in
+    path, atomically. 0, or 2 when the markers are missing."""
+    begin = f"<!-- {name}:begin (written by scripts/{tool}.py; do not edit by hand) -->"
+    end = f"<!-- {name}:end -->"
+    with open(path) as f:
+        doc = f.read()
+    if begin not in doc or end not in doc:
+        print(f"{tool}: {path} lacks the markers {begin} ... {end}", file=sys.stderr)
+        return 2
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path + ".tmp", "w") as f:
+        f.write(head + begin + "\n" + text + end + tail)
+    os.replace(path + ".tmp", path)
+    return 0

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# A validation harness that needs root and a cgroup controller, in its quick
+# form, on data it generates in a folder it removes:
+#   pagecache: scripts/validate_pagecache.py (loader.cache: linux against the
+#     page cache in a memory cgroup; 70 MB, 4 epochs; epochs 2+ within 3 pp);
+#   disk: scripts/validate_disk.py (the storage model against the disk
+#     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS; median within 10%).
+# The harness creates and removes its cgroups, and skips (77) where the
+# machine cannot: not root, no such controller, no Debian python3.
+#   tests/root_harness.sh pagecache|disk STALLSIM SRCDIR
+set -u
+name=$1
+if ! [ -x /usr/bin/python3 ]; then
+  echo "$name: skipped: no /usr/bin/python3 (Debian's python3) on this machine"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 "$3/scripts/validate_$name.py" --bin "$2" --data "$tmp/data" --quick
