@@ -6,9 +6,11 @@
  *   each epoch; a data-parallel job's GPU r gets positions r, r+G, r+2G, ...
  *   (DistributedSampler without padding), so global batch k is the contiguous
  *   slice [kM, (k+1)M) of the permutation, M = GPUs x batch_per_gpu;
- * - the loader may start batch k once the GPUs have started batch
- *   k - prefetch_batches (its buffer is free); all of the batch's reads are
- *   issued then, in order;
+ * - the loader may start batch k once the GPUs have started batch k - its
+ *   window (prefetch_batches, or the loader kind's: loader_staged_batches);
+ *   the batch's reads are issued then, in order, or, for a loader whose
+ *   workers read synchronously (loader_pytorch.c), each when the worker's
+ *   previous item is done (its clock);
  * - each read is looked up in its server's cache (the cache policy's kind,
  *   sim/kinds/cache_*.c); a hit costs nothing; a miss is read from storage as
  *   the storage kind says (storage_fixed.c: a queue_depth slot, latency_ms,
@@ -18,17 +20,20 @@
  *   earliest-free core of the stream's pool on that server, in issue order),
  *   for decode_ms_per_mb x size + decode_ms_per_item (+ augment_ms unless
  *   augment runs on the GPU);
- * - a batch is ready when its last item is prepped; each consuming job starts
- *   the iteration when the batch is ready and its previous iteration is done,
- *   and computes for the batch's compute time; an epoch ends with its last
+ * - a batch is ready when the loader kind says (the pool: its last item
+ *   prepped); each consuming job starts the iteration when the batch is ready
+ *   and its previous iteration is done, and spends the loader's training-
+ *   process CPU (iter_cpu_s) and then the batch's compute time; an epoch ends with its last
  *   iteration and the next epoch's loader starts then (a fresh iterator).
  * Streams that share a cache, storage or NIC are merged in issue-time order,
  * one batch at a time (a batch's reads share one issue time, so this is the
- * order a FIFO device would serve them in).
+ * order a FIFO device would serve them in; synchronous readers' reads are not
+ * in time order, and the storage serves them by calendar: storage.h).
  * The differential runs of DS-Analyzer come from the same pass: a second
  * timeline per stream with every item in memory (T_prep), and the sum of
  * compute times (T_gpu, GPUs fed instantly).
- * Not simulated: CPU contention between prep and other work, memory copy
+ * Not simulated: CPU contention between prep and other work (but for the
+ * pytorch kind's own workers and training processes), memory copy
  * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
  * write traffic, and the partial-batch padding of DistributedSampler. */
 #include <gsl/gsl_randist.h>
