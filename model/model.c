@@ -228,14 +228,15 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             double devices = s->server.storage.shared ? 1 : ns;
             m->storage_util = storage->xfer_s(s, miss * D) / devices / m->epoch_s;
             m->slot_util =
-                miss * N * storage->service_s(s, mean) / (storage->slots(s) * ns * m->epoch_s);
+                miss * N * storage->service_s(s, mean) / (storage->slots(s) * devices * m->epoch_s);
             /* A request-rate cap binds before the slots do: its share of the
              * requests the device admits. */
             double admitted = miss * N / (cap_inst * m->epoch_s);
             if (latency_bound && admitted > m->slot_util) m->slot_util = admitted;
             m->network_util = remote * D / (nic * ns * m->epoch_s);
             metrics_derive(m, N);
-            m->approximate = !exact || !exact_share;
+            m->approximate =
+                !exact || !exact_share || (storage->model_exact && !storage->model_exact(s));
 
             /* Each stream's reads spread evenly over its servers. */
             if (t->inst[i].lead != i || !out->srv) continue;

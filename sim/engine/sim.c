@@ -326,8 +326,10 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->items_consumed = st->consumed[c];
         m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
         m->cpu_util = st->prep_busy / (st->prep.cpu_slots * st->ns * m->epoch_s);
-        m->storage_util = st->io.xfer_busy / ((s->server.storage.shared ? 1 : st->ns) * m->epoch_s);
-        m->slot_util = st->io.slot_busy / (w->storage->ops->slots(s) * st->ns * m->epoch_s);
+        /* The devices this stream reads: its servers' own, or the one they share. */
+        double devices = s->server.storage.shared ? 1 : st->ns;
+        m->storage_util = st->io.xfer_busy / (devices * m->epoch_s);
+        m->slot_util = st->io.slot_busy / (w->storage->ops->slots(s) * devices * m->epoch_s);
         m->network_util = st->net_busy / (st->ns * m->epoch_s);
         metrics_derive(m, n);
         if (st->end[c] > next) next = st->end[c];

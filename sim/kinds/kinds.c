@@ -8,7 +8,7 @@
 #include "schema.h"
 
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady, cache_linux;
-extern const storage_ops_t storage_fixed;
+extern const storage_ops_t storage_fixed, storage_object;
 extern const loader_ops_t loader_pool, loader_pytorch;
 
 /* The order is the choices' order in the key reference and the index each
@@ -17,7 +17,7 @@ static const cache_ops_t *const caches[] = {&cache_none, &cache_lru,    &cache_m
                                             &cache_fifo, &cache_belady, &cache_linux};
 #define NCACHES ((int)(sizeof caches / sizeof caches[0]))
 
-static const storage_ops_t *const storages[] = {&storage_fixed};
+static const storage_ops_t *const storages[] = {&storage_fixed, &storage_object};
 #define NSTORAGES ((int)(sizeof storages / sizeof storages[0]))
 
 const cache_ops_t *cache_kind(int i) {
@@ -166,5 +166,7 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
     if (foreign_keys(s, FAMILY_LOADER, s->loader.kind, "loader.kind")) rc = EXIT_INPUT;
     const loader_ops_t *l = scenario_loader(s);
     if (l->check && l->check(s)) rc = EXIT_INPUT;
+    const storage_ops_t *st = scenario_storage(s);
+    if (st->check && st->check(s)) rc = EXIT_INPUT;
     return rc;
 }

@@ -47,6 +47,12 @@ typedef struct {
 
     /* Memory budget: bytes of state of one device. */
     double (*state_bytes)(const scenario_t *s);
+    /* Optional: the kind's own rules across keys (diag_error each, then
+     * EXIT_INPUT), after the topology is built. */
+    int (*check)(const scenario_t *s);
+    /* Optional: 0 when the model's rate leaves out an effect the simulator
+     * has (the output marks the model's figures `~`); NULL: always exact. */
+    int (*model_exact)(const scenario_t *s);
 } storage_ops_t;
 
 struct storage {

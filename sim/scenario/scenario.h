@@ -64,6 +64,16 @@ typedef struct {
             double read_iops;
             int64_t queue_depth;
             int shared;
+            struct { /* server.storage.kind: object (storage_object.c owns these keys) */
+                double first_byte_ms;     /* median time to first byte of a GET */
+                double first_byte_p99_ms; /* its 99th percentile; 0 = the median (no spread) */
+                double conn_mb_s;         /* one connection's transfer rate */
+                double max_mb_s;          /* aggregate bandwidth cap; 0 = none */
+                double max_get_s;         /* GETs per second at most; 0 = none */
+                int64_t reader_threads;   /* pool loader: GETs in flight per server */
+                int64_t conns_per_process;
+                int64_t conns_per_server;
+            } object;
         } storage;
         struct {
             double gbit_s;

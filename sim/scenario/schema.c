@@ -52,7 +52,7 @@ static const key_def_t core_keys[] = {
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
     {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},
     {"server.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, S(server.cache_gb), "DRAM per server for caching dataset items (page cache or MinIO)"},
-    {"server.storage.kind", KT_ENUM, "", "fixed", 0, 0, 0, storage_choice, S(server.storage.kind), "storage kind (each has its own keys below): fixed (per-request latency, bandwidth, queue depth)"},
+    {"server.storage.kind", KT_ENUM, "", "fixed", 0, 0, 0, storage_choice, S(server.storage.kind), "storage kind (each has its own keys below): fixed (per-request latency, bandwidth, queue depth), object (an HTTP object store: time to first byte, connections, per-connection rate)"},
     {"server.storage.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_STORAGE, 0, "the storage kinds' own rows go here"},
     {"server.storage.shared", KT_BOOL, "", "false", 0, 0, 0, NULL, S(server.storage.shared), "true: one storage (NFS, object store) for all servers; false: a full copy on each"},
     {"server.network.gbit_s", KT_REAL, "Gbit/s", "40", 0, BIG, 1, NULL, S(server.network.gbit_s), "NIC bandwidth per server (remote cache hits)"},

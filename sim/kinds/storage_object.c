@@ -1,0 +1,290 @@
+/* storage_object: an HTTP object store (S3, GCS, IBM COS, MinIO, nginx) read
+ * one object per item with GETs. What sets its pace is the time to first
+ * byte and the number of GETs in flight, not a device's bandwidth:
+ *
+ * - a GET holds a connection for its first-byte latency (lognormal, from a
+ *   median and a 99th percentile; drawn per request from the seed) and then
+ *   moves the object at one connection's rate, conn_mb_s;
+ * - the connections in flight are the device's slots: under the pool loader
+ *   its reader_threads per server, capped by the client's connections per
+ *   process and per server; under PyTorch's DataLoader every worker reads
+ *   synchronously, one GET each, so the workers are the concurrency and
+ *   only the per-server cap can bind;
+ * - optional aggregate caps: max_mb_s over all connections (the store's or
+ *   the NIC's bandwidth, served as a fluid: a transfer ends no earlier than
+ *   its share of the channel allows) and max_get_s GETs a second (S3's
+ *   request rate per prefix).
+ *
+ * The model's closed form: items/s = slots / (E[first byte] + size /
+ * conn_mb_s), until max_mb_s / size or max_get_s binds; exact without a
+ * latency tail (object_model_exact). One item = one GET, so the output's
+ * storage_reads are the GETs of an epoch. */
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "calendar.h"
+#include "diag.h"
+#include "kinds.h"
+#include "storage.h"
+
+/* As storage_fixed.c: buckets reach back over every worker's batch in flight. */
+enum { CAL_LOG2 = 14 };
+#define CAL_REACH_S 20.0
+#define Z99         2.3263478740408408 /* the standard normal's 99th percentile */
+
+typedef struct {
+    double median_s, sigma, conn_bw, max_bw;
+    double get_gap, get_free; /* max_get_s: one GET admitted per gap */
+    uint64_t seed, nreq;
+    int slots, unordered;
+    double chan_free;
+    calendar_t cal_slots, cal_chan, cal_get;
+    /* In issue order: when each connection is next free, a min-heap. GETs
+     * of different latencies finish out of order, so a GET takes whichever
+     * connection frees first, not the next in turn. */
+    double heap[];
+} object_t;
+
+/* Replaces the heap's least element (heap[0]) by v. */
+static void heap_replace_top(double *h, int n, double v) {
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[c + 1] < h[c]) c++;
+        if (h[c] >= v) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+static double lat_sigma(const scenario_t *s) {
+    double m = s->server.storage.object.first_byte_ms,
+           q = s->server.storage.object.first_byte_p99_ms;
+    return q > m && m > 0 ? log(q / m) / Z99 : 0;
+}
+
+/* E[first byte] in seconds: a lognormal's mean is its median x e^(sigma^2 / 2). */
+static double lat_mean_s(const scenario_t *s) {
+    double sg = lat_sigma(s);
+    return s->server.storage.object.first_byte_ms / 1e3 * exp(sg * sg / 2);
+}
+
+/* GETs one reading process (or PyTorch worker) may keep in flight. */
+static int64_t cap_or(int64_t v, int64_t cap) {
+    return cap > 0 && cap < v ? cap : v;
+}
+
+/* Connections in flight on one device: a server's readers (all servers'
+ * when the store is shared). */
+static int object_slots_n(const scenario_t *s) {
+    const loader_ops_t *l = scenario_loader(s);
+    int64_t per;
+    if (l->sync_reads) {
+        /* One GET per worker (per training process when it loads itself). */
+        int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1, ranks = 0;
+        for (int i = 0; i < s->njobs; i++)
+            ranks += s->jobs[i].count * s->jobs[i].gpus;
+        if (ranks > s->server.gpus) ranks = s->server.gpus; /* a server holds at most its GPUs' */
+        per = ranks * w;
+    } else {
+        per = cap_or(s->server.storage.object.reader_threads,
+                     s->server.storage.object.conns_per_process);
+    }
+    per = cap_or(per, s->server.storage.object.conns_per_server);
+    if (s->server.storage.shared) per *= s->server.count;
+    if (per > 1000000) per = 1000000;
+    return (int)(per < 1 ? 1 : per);
+}
+
+/* A uniform in (0, 1) from the seed and the request's number (splitmix64):
+ * the draws depend on nothing but the order of the GETs, which is fixed. */
+static double unit(uint64_t seed, uint64_t i) {
+    uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double first_byte(object_t *o) {
+    if (o->sigma == 0) return o->median_s;
+    return o->median_s * exp(o->sigma * gsl_cdf_ugaussian_Pinv(unit(o->seed, o->nreq++)));
+}
+
+static int object_init(storage_t *d, const scenario_t *s) {
+    int slots = object_slots_n(s);
+    object_t *o = calloc(1, sizeof *o + (size_t)slots * sizeof o->heap[0]);
+    if (!o) return -1;
+    d->state = o;
+    o->median_s = s->server.storage.object.first_byte_ms / 1e3;
+    o->sigma = lat_sigma(s);
+    o->conn_bw = s->server.storage.object.conn_mb_s * 1e6;
+    o->max_bw = s->server.storage.object.max_mb_s * 1e6;
+    o->get_gap =
+        s->server.storage.object.max_get_s > 0 ? 1 / s->server.storage.object.max_get_s : 0;
+    o->seed = (uint64_t)s->seed;
+    o->slots = slots;
+    o->unordered = d->unordered;
+    if (o->unordered) {
+        double xfer = scenario_item_bytes_mean(s) / o->conn_bw;
+        double dt = (lat_mean_s(s) + xfer) / 16, reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
+        if (dt < reach) dt = reach;
+        if (calendar_init(&o->cal_slots, dt, slots, CAL_LOG2) ||
+            calendar_init(&o->cal_chan, dt, 1, CAL_LOG2))
+            return -1;
+        if (o->get_gap > 0 &&
+            calendar_init(&o->cal_get, dt, s->server.storage.object.max_get_s, CAL_LOG2))
+            return -1;
+    }
+    return 0;
+}
+
+static double object_read(storage_t *d, double issue, double bytes, io_acct_t *acct) {
+    object_t *o = d->state;
+    double lat = first_byte(o), xfer = bytes / o->conn_bw,
+           chan = o->max_bw > 0 ? bytes / o->max_bw : 0;
+    double start, end;
+    if (o->unordered) {
+        double held;
+        start = calendar_take(&o->cal_slots, issue, lat + xfer, &held);
+        double go = o->get_gap > 0 ? calendar_take(&o->cal_get, start, 1, &held) : start;
+        end = go + lat + xfer;
+        if (chan > 0) {
+            double chan_end;
+            calendar_take(&o->cal_chan, go + lat, chan, &chan_end);
+            if (chan_end > end) end = chan_end;
+        }
+    } else {
+        double slot = o->heap[0];
+        start = issue > slot ? issue : slot;
+        /* A GET waiting for the request rate holds its connection. */
+        double go = start;
+        if (o->get_gap > 0) {
+            if (go < o->get_free) go = o->get_free;
+            o->get_free = go + o->get_gap;
+        }
+        double fb = go + lat;
+        end = fb + xfer;
+        if (chan > 0) {
+            /* The aggregate cap as a fluid: this object's bytes take `chan`
+             * seconds of the shared channel after those before it. */
+            double cs = fb > o->chan_free ? fb : o->chan_free;
+            o->chan_free = cs + chan;
+            if (o->chan_free > end) end = o->chan_free;
+        }
+        heap_replace_top(o->heap, o->slots, end);
+    }
+    acct->xfer_busy += chan > 0 ? chan : xfer / o->slots;
+    acct->reads++;
+    double held_s = end - start, admit_s = o->slots * o->get_gap;
+    acct->slot_busy += held_s > admit_s ? held_s : admit_s;
+    return end;
+}
+
+static void object_destroy(storage_t *d) {
+    object_t *o = d->state;
+    if (o && o->unordered) {
+        calendar_destroy(&o->cal_slots), calendar_destroy(&o->cal_chan);
+        if (o->get_gap > 0) calendar_destroy(&o->cal_get);
+    }
+    free(d->state);
+    d->state = NULL;
+}
+
+static double object_service_s(const scenario_t *s, double bytes) {
+    return lat_mean_s(s) + bytes / (s->server.storage.object.conn_mb_s * 1e6);
+}
+
+/* concurrency / (E[first byte] + size / conn_mb_s), or the aggregate caps. */
+static double object_items_s(const scenario_t *s, double bytes, int *latency_bound) {
+    double by_conn = object_slots_n(s) / object_service_s(s, bytes);
+    double gets = s->server.storage.object.max_get_s;
+    if (gets > 0 && gets < by_conn) by_conn = gets;
+    double bw = s->server.storage.object.max_mb_s * 1e6;
+    double by_bw = bw > 0 ? bw / bytes : INFINITY;
+    if (latency_bound) *latency_bound = by_conn <= by_bw;
+    return by_conn < by_bw ? by_conn : by_bw;
+}
+
+/* The channel is the aggregate cap when there is one, else the connections
+ * together: a transfer uses 1 / slots of it. */
+static double object_xfer_s(const scenario_t *s, double bytes) {
+    double bw = s->server.storage.object.max_mb_s * 1e6;
+    if (bw > 0) return bytes / bw;
+    return bytes / (s->server.storage.object.conn_mb_s * 1e6 * object_slots_n(s));
+}
+
+static double object_slots(const scenario_t *s) {
+    return object_slots_n(s);
+}
+
+static double object_bytes(const scenario_t *s) {
+    double b = 8 * (double)object_slots_n(s);
+    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CAL_LOG2);
+    return b;
+}
+
+/* With a latency tail a batch waits for its slowest GET, and the loader's
+ * window (prefetch_batches, or PyTorch's outstanding batches) holds back the
+ * GETs behind it: the simulator has that, the model's mean rate does not
+ * (ImageNet-like batches of 32, a p99 of 5x the median, a window of 2
+ * batches: the simulator is 5% slower; 20x and 64 readers: 7x). */
+static int object_model_exact(const scenario_t *s) {
+    return lat_sigma(s) == 0;
+}
+
+static int object_check(const scenario_t *s) {
+    int bad = 0;
+    double m = s->server.storage.object.first_byte_ms,
+           q = s->server.storage.object.first_byte_p99_ms;
+    if (q > 0 && q < m) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.storage.first_byte_p99_ms")],
+                   "server.storage.first_byte_p99_ms: expected at least the median "
+                   "(server.storage.first_byte_ms = %g), got %g",
+                   m, q);
+        bad = 1;
+    }
+    int rt = schema_find(SCOPE_SCENARIO, "server.storage.reader_threads");
+    if (scenario_loader(s)->sync_reads && s->explicit_key[rt]) {
+        diag_error(s->origin[rt],
+                   "server.storage.reader_threads is the pool loader's reader pool; under "
+                   "loader.kind: pytorch each worker issues its own GETs, one at a time "
+                   "(set loader.num_workers)");
+        bad = 1;
+    }
+    return bad ? EXIT_INPUT : 0;
+}
+
+/* clang-format off */
+static const key_def_t keys[] = {
+    {"server.storage.first_byte_ms", KT_REAL, "ms", "15", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.object.first_byte_ms), "object: median time from a GET to its first byte"},
+    {"server.storage.first_byte_p99_ms", KT_REAL, "ms", "0", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.object.first_byte_p99_ms), "object: 99th percentile of the time to first byte (lognormal with the median; 0 = every GET takes the median)"},
+    {"server.storage.conn_mb_s", KT_REAL, "MB/s", "80", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.object.conn_mb_s), "object: transfer rate of one connection once the first byte has come"},
+    {"server.storage.max_mb_s", KT_REAL, "MB/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.max_mb_s), "object: bandwidth of all connections together (per server, or for all when shared; 0 = no cap)"},
+    {"server.storage.max_get_s", KT_REAL, "GET/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.max_get_s), "object: GET requests per second the store admits at most (0 = no cap)"},
+    {"server.storage.reader_threads", KT_INT, "requests", "16", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.object.reader_threads), "object, pool loader: GETs a server's reader keeps in flight (DALI's or CoorDL's reader threads)"},
+    {"server.storage.connections_per_process", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_process), "object: HTTP connections one process may open (boto3's max_pool_connections is 10; 0 = no cap)"},
+    {"server.storage.connections_per_server", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_server), "object: HTTP connections all processes of one server may open together (0 = no cap)"},
+};
+/* clang-format on */
+
+const storage_ops_t storage_object = {
+    .name = "object",
+    .help = "HTTP object store: time to first byte, connections in flight, per-connection rate",
+    .keys = keys,
+    .nkeys = sizeof keys / sizeof keys[0],
+    .init = object_init,
+    .read = object_read,
+    .destroy = object_destroy,
+    .items_s = object_items_s,
+    .xfer_s = object_xfer_s,
+    .service_s = object_service_s,
+    .slots = object_slots,
+    .state_bytes = object_bytes,
+    .check = object_check,
+    .model_exact = object_model_exact,
+};

@@ -1,0 +1,218 @@
+/* The object-store kind (server.storage.kind: object) against its closed
+ * forms: items/s = concurrency / (first byte + size / conn_mb_s) until the
+ * aggregate bandwidth or the GET rate binds; one GET per item read; the
+ * concurrency the pool loader's reader threads or PyTorch's workers give,
+ * capped per process and per server; a latency tail drawn from the seed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "diag.h"
+#include "kinds.h"
+#include "testutil.h"
+
+static scenario_t S;
+static topology_t T;
+
+/* 3200 items of 100 KB, read once, everything but the store fast. */
+static const char *base = "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
+                          "server: {cpus: 16, gpus: 1, cache_gb: 0, storage: {kind: object}}\n"
+                          "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+                          "loader: {cache: none}\n"
+                          "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
+
+/* PyTorch's per-batch costs set to nothing, so the workers only read. */
+static const char *torch_free[] = {
+    "loader.kind=pytorch",        "loader.collate_ms_per_item=0",
+    "loader.share_ms_per_item=0", "loader.transfer_ms_per_item=0",
+    "loader.step_ms=0",           "loader.worker_start_ms=0",
+    "loader.pin_ms_per_item=0",
+};
+
+typedef struct {
+    double sim, model;
+    int bn_sim, bn_model, approx;
+    double reads;
+} result_t;
+
+static result_t run(const char *yaml, const char *const *sets) {
+    run_metrics_t m, s;
+    assert_int_equal(tu_run(yaml, sets, &S, &T, &m, &s), 0);
+    result_t r = {metrics_at(&s, 0, 0)->epoch_s,     metrics_at(&m, 0, 0)->epoch_s,
+                  metrics_at(&s, 0, 0)->bottleneck,  metrics_at(&m, 0, 0)->bottleneck,
+                  metrics_at(&m, 0, 0)->approximate, metrics_at(&s, 0, 0)->storage_reads};
+    metrics_free(&m), metrics_free(&s);
+    return r;
+}
+
+static void expect(const char *what, result_t r, double want, double tol, int bn) {
+    if (fabs(r.sim - want) > tol * want || fabs(r.model - want) > tol * want)
+        fail_msg("%s: sim %.4f s, model %.4f s, want %.4f s", what, r.sim, r.model, want);
+    if (bn >= 0 && (r.bn_sim != bn || r.bn_model != bn))
+        fail_msg("%s: bottleneck sim %s, model %s, want %s", what, bottleneck_names[r.bn_sim],
+                 bottleneck_names[r.bn_model], bottleneck_names[bn]);
+}
+
+/* The pool loader's reader threads: 3200 x (first byte + 100 KB / rate) /
+ * threads, over a grid of latencies and concurrencies; one GET per item. */
+static void test_latency_bound_pool(void **state) {
+    (void)state;
+    const double lat[] = {1, 10, 50};
+    const int conc[] = {1, 4, 16};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            char a[64], b[64];
+            snprintf(a, sizeof a, "server.storage.first_byte_ms=%g", lat[i]);
+            snprintf(b, sizeof b, "server.storage.reader_threads=%d", conc[j]);
+            const char *sets[] = {a, b, "server.storage.conn_mb_s=20", NULL};
+            /* Batch k+2 starts when batch k has; with fewer readers than the
+             * window's 64 items the readers are the bound. */
+            double want = 3200 * (lat[i] / 1e3 + 0.1 / 20) / conc[j] + 0.001;
+            result_t r = run(base, sets);
+            char what[64];
+            snprintf(what, sizeof what, "%g ms x %d readers", lat[i], conc[j]);
+            expect(what, r, want, 0.005, BN_STORAGE_LATENCY);
+            assert_true(r.reads == 3200);
+            assert_int_equal(r.approx, 0);
+        }
+}
+
+/* The aggregate caps: 20 MB/s of 100 KB objects is 200/s (16 s), 100 GET/s
+ * is 32 s, whatever the connections could do. */
+static void test_aggregate_caps(void **state) {
+    (void)state;
+    const char *bw[] = {"server.storage.first_byte_ms=1", "server.storage.max_mb_s=20", NULL};
+    expect("max_mb_s", run(base, bw), 16, 0.01, BN_STORAGE_BW);
+    const char *get[] = {"server.storage.first_byte_ms=1", "server.storage.max_get_s=100", NULL};
+    expect("max_get_s", run(base, get), 32, 0.01, BN_STORAGE_LATENCY);
+}
+
+/* Connection caps bind the readers: 16 threads with 4 connections per
+ * process is 4 in flight; 2 per server is 2. */
+static void test_connection_caps(void **state) {
+    (void)state;
+    double one = 3200 * (0.010 + 0.1 / 80) + 0.001; /* one connection at a time */
+    const char *proc[] = {"server.storage.first_byte_ms=10",
+                          "server.storage.connections_per_process=4", NULL};
+    expect("per process", run(base, proc), one / 4, 0.005, BN_STORAGE_LATENCY);
+    const char *srv[] = {"server.storage.first_byte_ms=10",
+                         "server.storage.connections_per_server=2", NULL};
+    expect("per server", run(base, srv), one / 2, 0.005, BN_STORAGE_LATENCY);
+}
+
+/* PyTorch's workers read synchronously: W workers are W GETs in flight, in
+ * the simulator and the model; a per-server cap below W binds. */
+static void test_pytorch_workers(void **state) {
+    (void)state;
+    const int workers[] = {1, 4, 8};
+    for (int i = 0; i < 3; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "loader.num_workers=%d", workers[i]);
+        const char *sets[12];
+        int n = 0;
+        for (size_t k = 0; k < sizeof torch_free / sizeof torch_free[0]; k++)
+            sets[n++] = torch_free[k];
+        sets[n++] = w;
+        sets[n++] = "server.storage.first_byte_ms=10";
+        sets[n] = NULL;
+        /* Each worker's item is 10 ms + 1.25 ms of transfer + 0.01 ms of
+         * prep; batch k goes to worker k mod W, so the busiest worker
+         * reads ceil(100 / W) batches; the last batch's compute follows. */
+        double want = ceil(100.0 / workers[i]) * 32 * (0.010 + 0.1 / 80 + 0.00001) + 0.001;
+        char what[64];
+        snprintf(what, sizeof what, "pytorch %d workers", workers[i]);
+        expect(what, run(base, sets), want, 0.01, -1);
+    }
+    const char *capped[] = {torch_free[0],
+                            torch_free[1],
+                            torch_free[2],
+                            torch_free[3],
+                            torch_free[4],
+                            torch_free[5],
+                            torch_free[6],
+                            "loader.num_workers=8",
+                            "server.storage.first_byte_ms=10",
+                            "server.storage.connections_per_server=2",
+                            NULL};
+    double want = 3200 * (0.010 + 0.1 / 80) / 2;
+    expect("pytorch 8 workers, 2 connections", run(base, capped), want, 0.01, BN_STORAGE_LATENCY);
+}
+
+/* One store shared by 2 servers serves both servers' readers: 2 x 4
+ * connections, for one job on both servers' GPUs. */
+static void test_shared_store(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
+        "server: {count: 2, cpus: 16, gpus: 1, cache_gb: 0,\n"
+        "  storage: {kind: object, shared: true, first_byte_ms: 10, reader_threads: 4}}\n"
+        "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+        "loader: {cache: none}\n"
+        "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.001}]\n";
+    double want = 3200 * (0.010 + 0.1 / 80) / 8 + 0.001;
+    expect("shared", run(yaml, (const char *[]){NULL}), want, 0.01, BN_STORAGE_LATENCY);
+}
+
+/* A tail: p99 = 5 x the median is sigma = ln 5 / 2.326, a mean first byte
+ * of e^(sigma^2 / 2) = 1.27 medians. With a window far wider than the
+ * readers the simulator's mean over 3200 GETs is the model's, within noise;
+ * the model is marked approximate. Another seed draws other latencies. */
+static void test_latency_tail(void **state) {
+    (void)state;
+    const char *sets[] = {"server.storage.first_byte_ms=10", "server.storage.first_byte_p99_ms=50",
+                          "server.storage.conn_mb_s=1e6", "jobs.0.prefetch_batches=64", NULL};
+    double sigma = log(5) / 2.3263478740408408;
+    double want = 3200 * 0.010 * exp(sigma * sigma / 2) / 16;
+    result_t r = run(base, sets);
+    expect("tail", r, want, 0.03, -1);
+    assert_int_equal(r.approx, 1);
+    const char *other[] = {"server.storage.first_byte_ms=10",
+                           "server.storage.first_byte_p99_ms=50",
+                           "server.storage.conn_mb_s=1e6",
+                           "jobs.0.prefetch_batches=64",
+                           "seed=2",
+                           NULL};
+    result_t again = run(base, sets), o = run(base, other);
+    assert_true(again.sim == r.sim);
+    assert_true(o.sim != r.sim);
+    assert_true(fabs(o.sim - want) < 0.03 * want);
+    /* The window of 2 batches waits for each batch's slowest GET. */
+    const char *narrow[] = {"server.storage.first_byte_ms=10",
+                            "server.storage.first_byte_p99_ms=50", "server.storage.conn_mb_s=1e6",
+                            NULL};
+    result_t n = run(base, narrow);
+    assert_true(n.sim > r.sim * 1.02);
+}
+
+/* The kind's rules, and the fixed kind's keys refused under it. */
+static void test_rules(void **state) {
+    (void)state;
+    const char *p99[] = {"server.storage.first_byte_ms=10", "server.storage.first_byte_p99_ms=5",
+                         NULL};
+    assert_int_equal(tu_build(base, p99, &S, &T), EXIT_INPUT);
+    const char *threads[] = {"loader.kind=pytorch", "server.storage.reader_threads=4", NULL};
+    assert_int_equal(tu_build(base, threads, &S, &T), EXIT_INPUT);
+    const char *fixed[] = {"server.storage.read_mb_s=100", NULL};
+    assert_int_equal(tu_build(base, fixed, &S, &T), EXIT_INPUT);
+    const char *ok[] = {"server.storage.first_byte_p99_ms=15", NULL};
+    assert_int_equal(tu_build(base, ok, &S, &T), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_latency_bound_pool),
+        cmocka_unit_test(test_aggregate_caps),
+        cmocka_unit_test(test_connection_caps),
+        cmocka_unit_test(test_pytorch_workers),
+        cmocka_unit_test(test_shared_store),
+        cmocka_unit_test(test_latency_tail),
+        cmocka_unit_test(test_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
