@@ -39,7 +39,6 @@ typedef struct {
     double get_gap, get_free; /* max_get_s: one GET admitted per gap */
     uint64_t seed, nreq;
     int slots, unordered;
-    double chan_free;
     calendar_t cal_slots, cal_chan, cal_get;
     /* In issue order: when each connection is next free, a min-heap. GETs
      * of different latencies finish out of order, so a GET takes whichever
@@ -129,13 +128,14 @@ static int object_init(storage_t *d, const scenario_t *s) {
     o->seed = (uint64_t)s->seed;
     o->slots = slots;
     o->unordered = d->unordered;
+    double xfer = scenario_item_bytes_mean(s) / o->conn_bw;
+    double dt = (lat_mean_s(s) + xfer) / 16, reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
+    if (dt < reach) dt = reach;
+    /* First bytes come out of issue order whenever latencies differ, so the
+     * shared channel is a calendar in both modes. */
+    if (o->max_bw > 0 && calendar_init(&o->cal_chan, dt, 1, CAL_LOG2)) return -1;
     if (o->unordered) {
-        double xfer = scenario_item_bytes_mean(s) / o->conn_bw;
-        double dt = (lat_mean_s(s) + xfer) / 16, reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
-        if (dt < reach) dt = reach;
-        if (calendar_init(&o->cal_slots, dt, slots, CAL_LOG2) ||
-            calendar_init(&o->cal_chan, dt, 1, CAL_LOG2))
-            return -1;
+        if (calendar_init(&o->cal_slots, dt, slots, CAL_LOG2)) return -1;
         if (o->get_gap > 0 &&
             calendar_init(&o->cal_get, dt, s->server.storage.object.max_get_s, CAL_LOG2))
             return -1;
@@ -153,11 +153,6 @@ static double object_read(storage_t *d, double issue, double bytes, io_acct_t *a
         start = calendar_take(&o->cal_slots, issue, lat + xfer, &held);
         double go = o->get_gap > 0 ? calendar_take(&o->cal_get, start, 1, &held) : start;
         end = go + lat + xfer;
-        if (chan > 0) {
-            double chan_end;
-            calendar_take(&o->cal_chan, go + lat, chan, &chan_end);
-            if (chan_end > end) end = chan_end;
-        }
     } else {
         double slot = o->heap[0];
         start = issue > slot ? issue : slot;
@@ -167,17 +162,16 @@ static double object_read(storage_t *d, double issue, double bytes, io_acct_t *a
             if (go < o->get_free) go = o->get_free;
             o->get_free = go + o->get_gap;
         }
-        double fb = go + lat;
-        end = fb + xfer;
-        if (chan > 0) {
-            /* The aggregate cap as a fluid: this object's bytes take `chan`
-             * seconds of the shared channel after those before it. */
-            double cs = fb > o->chan_free ? fb : o->chan_free;
-            o->chan_free = cs + chan;
-            if (o->chan_free > end) end = o->chan_free;
-        }
-        heap_replace_top(o->heap, o->slots, end);
+        end = go + lat + xfer;
     }
+    if (chan > 0) {
+        /* The aggregate cap as a fluid: this object's bytes take `chan`
+         * seconds of the shared channel from its first byte on. */
+        double chan_end;
+        calendar_take(&o->cal_chan, end - xfer, chan, &chan_end);
+        if (chan_end > end) end = chan_end;
+    }
+    if (!o->unordered) heap_replace_top(o->heap, o->slots, end);
     acct->xfer_busy += chan > 0 ? chan : xfer / o->slots;
     acct->reads++;
     double held_s = end - start, admit_s = o->slots * o->get_gap;
@@ -187,10 +181,9 @@ static double object_read(storage_t *d, double issue, double bytes, io_acct_t *a
 
 static void object_destroy(storage_t *d) {
     object_t *o = d->state;
-    if (o && o->unordered) {
-        calendar_destroy(&o->cal_slots), calendar_destroy(&o->cal_chan);
-        if (o->get_gap > 0) calendar_destroy(&o->cal_get);
-    }
+    if (o) /* calendars never set up are zero: freeing them is a no-op */
+        calendar_destroy(&o->cal_slots), calendar_destroy(&o->cal_get),
+            calendar_destroy(&o->cal_chan);
     free(d->state);
     d->state = NULL;
 }
@@ -224,7 +217,8 @@ static double object_slots(const scenario_t *s) {
 
 static double object_bytes(const scenario_t *s) {
     double b = 8 * (double)object_slots_n(s);
-    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CAL_LOG2);
+    if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CAL_LOG2);
+    if (s->server.storage.object.max_mb_s > 0) b += calendar_bytes(CAL_LOG2);
     return b;
 }
 
