@@ -3,7 +3,7 @@
 # Idempotent: prints nothing and changes nothing when all are present.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
-      libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev
+      libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev libcurl4-openssl-dev
       valgrind clang libclang-rt-14-dev)  # memcheck test; libFuzzer targets
 # --torch: Debian's PyTorch for the DataLoader probe and its validation
 # (microbench/torch/probe.py, scripts/validate_torch.py), run with /usr/bin/python3.

@@ -15,6 +15,7 @@
 
 #include "decode_bench.h"
 #include "fileset.h"
+#include "http_get.h"
 #include "jpeg_gen.h"
 #include "metrics.h"
 #include "perm.h"
@@ -34,6 +35,7 @@ static const char *const page_mode_names[] = {"page-warm", "page-cold", "page-co
 typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     const char *data;
+    const char *url; /* --url BASE: GET each item from BASE + its path under data */
     report_format_t format;
     page_mode_t page;
     const char *minio_size; /* as given: bytes, or N% of the dataset */
@@ -45,6 +47,7 @@ typedef struct {
 typedef struct {
     file_list fl;
     char **paths;
+    char **urls; /* with --url: [n] BASE + path under DIR */
     long *sizes;
     unsigned char **mem;
     int n, non_jpeg, bad;
@@ -93,7 +96,18 @@ static const option_t measure_own_options[] = {
      .offset = offsetof(options, io_threads),
      .min = 1,
      .max = 1024,
-     .help = "reads in flight at most (default: server.storage.queue_depth,\nat most 16)"},
+     .help = "reads in flight at most (default: server.storage.queue_depth,\n"
+             "at most 16; with --url at most 64)"},
+    {.name = "--url",
+     .type = OPT_STR,
+     .arg = "BASE",
+     .offset = offsetof(options, url),
+     .help = "GET each item over HTTP from BASE + its path under DIR (one\n"
+             "kept-alive connection per fetch thread) instead of reading the\n"
+             "file; DIR still decides the items, their sizes and order, and\n"
+             "must be served at BASE. Paths may hold only [A-Za-z0-9._/-].\n"
+             "Takes --cache page-warm (every object GET once first) and\n"
+             "loader.cache none or minio"},
     {.name = "--generate",
      .type = OPT_INT,
      .arg = "N",
@@ -127,6 +141,13 @@ static int parse_args(int argc, char **argv, options *o) {
     if (rc) return rc == 1 ? -1 : rc;
     if (!o->a.file) return usage_error("missing the scenario file%s", "");
     if (!o->data) return usage_error("missing --data DIR (the JPEGs to read)%s", "");
+    if (o->url && strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8))
+        return usage_error("--url: expected http://HOST[:PORT]/PATH or https://..., got '%s'",
+                           o->url);
+    if (o->url && o->page != PAGE_WARM)
+        return usage_error("--cache %s: with --url the page cache that matters is the server's, "
+                           "which measure cannot evict: use page-warm (the default)",
+                           page_mode_names[o->page]);
     return 0;
 }
 
@@ -145,7 +166,9 @@ static double parse_size(const char *s, double dataset_bytes) {
 static void dataset_free(dataset *d) {
     for (int i = 0; d->mem && i < d->n; i++)
         free(d->mem[i]);
-    free(d->mem), free(d->paths), free(d->sizes);
+    for (int i = 0; d->urls && i < d->n; i++)
+        free(d->urls[i]);
+    free(d->mem), free(d->paths), free(d->urls), free(d->sizes);
     fileset_free(&d->fl);
     memset(d, 0, sizeof *d);
 }
@@ -245,6 +268,37 @@ static int dataset_load(const char *dir, dataset *d) {
     return 0;
 }
 
+/* --url: each item's URL, BASE + its path under DIR. Only characters a URL
+ * path takes as they are: anything else would need encoding. */
+static int dataset_urls(const char *dir, const char *base, dataset *d) {
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-";
+    size_t dl = strlen(dir), bl = strlen(base);
+    int slash = bl > 0 && base[bl - 1] == '/';
+    if (!(d->urls = calloc((size_t)d->n, sizeof *d->urls))) {
+        fprintf(stderr, "stallsim measure: out of memory for %d URLs\n", d->n);
+        return EXIT_RUNTIME;
+    }
+    for (int i = 0; i < d->n; i++) {
+        const char *rel = d->paths[i] + dl; /* fileset_scan: DIR "/" name ... */
+        while (*rel == '/')
+            rel++;
+        if (rel[strspn(rel, ok)]) {
+            fprintf(stderr,
+                    "stallsim measure: --url: %s: only the characters [A-Za-z0-9._/-] can go "
+                    "into a URL unencoded; rename the file or leave it out of --data\n",
+                    d->paths[i]);
+            return EXIT_INPUT;
+        }
+        size_t len = bl + 1 + strlen(rel) + 1;
+        if (!(d->urls[i] = malloc(len))) {
+            fprintf(stderr, "stallsim measure: out of memory for %d URLs\n", d->n);
+            return EXIT_RUNTIME;
+        }
+        snprintf(d->urls[i], len, "%s%s%s", base, slash ? "" : "/", rel);
+    }
+    return 0;
+}
+
 static src_pos_t key_pos(const scenario_t *s, const char *key) {
     int i = schema_find(SCOPE_SCENARIO, key);
     return i >= 0 ? s->origin[i] : (src_pos_t){0};
@@ -256,7 +310,7 @@ static src_pos_t job_pos(const job_t *j, const char *key) {
 }
 
 /* measure runs one job on this one server, with the prep on its CPUs. */
-static int check_measurable(const scenario_t *s) {
+static int check_measurable(const scenario_t *s, int url) {
     int bad = 0;
     if (s->server.count != 1) {
         diag_error(key_pos(s, "server.count"),
@@ -278,7 +332,14 @@ static int check_measurable(const scenario_t *s) {
         bad = 1;
     }
     const char *cache = scenario_cache(s)->name;
-    if (strcmp(cache, "none") && strcmp(cache, "lru") && strcmp(cache, "minio")) {
+    if (url && (!strcmp(cache, "lru") || !strcmp(cache, "linux"))) {
+        diag_error(key_pos(s, "loader.cache"),
+                   "key 'loader.cache': with --url measure runs none or minio: the client holds "
+                   "no page cache of HTTP objects (the server's is warmed by --cache page-warm), "
+                   "got '%s'",
+                   cache);
+        bad = 1;
+    } else if (strcmp(cache, "none") && strcmp(cache, "lru") && strcmp(cache, "minio")) {
         diag_error(key_pos(s, "loader.cache"),
                    "key 'loader.cache': measure runs none, lru (the OS page cache) or minio, got "
                    "'%s'",
@@ -337,6 +398,61 @@ static void warm(const dataset *d) {
             100 * storage_resident(d->paths, d->n));
 }
 
+/* --cache page-warm with --url: GETs every object once, on one connection,
+ * so the server's caches are warm as page-warm leaves the local page cache.
+ * Also the check that BASE answers: a transfer that fails (no server, a
+ * timeout) ends the run, and so does a server that has none of the objects;
+ * objects answered with another status than 200, or other sizes than the
+ * files', are counted and noted (the epochs count them as failed items). */
+static int warm_http(const dataset *d) {
+    char err[512], first[768] = "";
+    unsigned char *buf = NULL;
+    size_t cap = 0;
+    long len;
+    int missing = 0, differ = 0, rc = 0;
+    double bytes = 0;
+    http_client *c = http_open(err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "stallsim measure: --url: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    for (int i = 0; i < d->n; i++) {
+        int r = http_get(c, d->urls[i], &buf, &cap, &len, err, sizeof err);
+        if (r == -1) {
+            fprintf(stderr, "stallsim measure: --url: cannot GET %s: %s\n", d->urls[i], err);
+            rc = EXIT_RUNTIME;
+            break;
+        }
+        if (r != 0 && !missing++) snprintf(first, sizeof first, "%s: %s", d->urls[i], err);
+        if (r == 0) bytes += (double)len;
+        if (r == 0 && len != d->sizes[i]) differ++;
+    }
+    if (!rc && missing == d->n) {
+        fprintf(stderr,
+                "stallsim measure: --url: none of the %d objects is served there (first: %s): "
+                "is BASE right, and does it serve --data?\n",
+                d->n, first);
+        rc = EXIT_INPUT;
+    }
+    if (!rc)
+        fprintf(stderr,
+                "stallsim measure: warmed the server: GET %d objects (%.0f bytes) once each\n",
+                d->n - missing, bytes);
+    if (!rc && missing)
+        fprintf(stderr,
+                "stallsim measure: --url: %d of %d objects not served (first: %s); they count as "
+                "failed items\n",
+                missing, d->n, first);
+    if (!rc && differ)
+        fprintf(stderr,
+                "stallsim measure: --url: %d objects differ in size from their files under "
+                "--data: the server holds other data\n",
+                differ);
+    http_close(c);
+    free(buf);
+    return rc;
+}
+
 /* Runs every epoch of one variant twice, in the same order: with every item in
  * memory (T_prep), then as the scenario says (T). The T_prep pass touches
  * neither the page cache nor MinIO, so T sees the caches as they were. */
@@ -349,6 +465,7 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
     pipe_cfg cfg = {
         .n = n,
         .paths = d->paths,
+        .urls = o->url ? d->urls : NULL,
         .sizes = d->sizes,
         .workers = (int)s->server.cpus,
         .fetchers = mv->fetchers,
@@ -358,12 +475,13 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
         .compute_last_s =
             rem ? scenario_job_compute_s(s, j, (double)((rem + j->gpus - 1) / j->gpus)) : 0,
         .minio_bytes = mv->minio_bytes,
-        .page_hits = !strcmp(scenario_cache(s)->name, "lru"),
+        .page_hits = !o->url && !strcmp(scenario_cache(s)->name, "lru"),
         .seed = (unsigned long)s->seed,
     };
     if (!rem) cfg.compute_last_s = cfg.compute_s;
     pipe_cfg cfg_mem = cfg;
     cfg_mem.mem = d->mem;
+    cfg_mem.urls = NULL;
     cfg_mem.minio_bytes = 0;
     cfg_mem.page_hits = 0;
     pipeline *pt = NULL, *pp = NULL;
@@ -381,7 +499,9 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
         goto done;
     }
     gsl_rng_set(rng, (unsigned long)s->seed);
-    if (o->page == PAGE_WARM)
+    if (o->url) {
+        if ((rc = warm_http(d))) goto done;
+    } else if (o->page == PAGE_WARM)
         warm(d);
     else if (o->page == PAGE_COLD)
         evict(d);
@@ -429,10 +549,11 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
     const scenario_t *s = &mv[0].run.scn;
     printf("stallsim %s measure -- %s (%s), seed %lld, %lld epochs, cache %s\n", STALLSIM_VERSION,
            s->name, o->a.file, (long long)s->seed, (long long)s->epochs, page_mode_names[o->page]);
-    printf("dataset %d items from %s, %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, %lld "
-           "prep threads, %d fetch threads\n",
-           d->n, o->data, d->bytes / 1e9, d->mean / 1e3, d->cv, (long long)s->server.gpus,
-           (long long)s->server.cpus, mv[0].fetchers);
+    printf("dataset %d items from %s%s%s, %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, "
+           "%lld prep threads, %d fetch threads\n",
+           d->n, o->data, o->url ? " via GET from " : "", o->url ? o->url : "", d->bytes / 1e9,
+           d->mean / 1e3, d->cv, (long long)s->server.gpus, (long long)s->server.cpus,
+           mv[0].fetchers);
     for (int k = 0; k < nv; k++)
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
                mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name, mv[k].minio_bytes / 1e9,
@@ -513,7 +634,7 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
     for (int k = 0; k < n && !rc; k++) {
         scenario_t *s = &mv[k].run.scn;
         rc = run_build(doc, &sets, idx[k], 0, &mv[k].run);
-        if (!rc) rc = check_measurable(s);
+        if (!rc) rc = check_measurable(s, o->url != NULL);
         if (rc) break;
         if (!strcmp(scenario_cache(s)->name, "minio")) {
             double b =
@@ -527,9 +648,13 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
             s->server.cache_gb = b / 1e9;
         }
         mv[k].workers = (int)s->server.cpus;
-        mv[k].fetchers = o->io_threads                        ? o->io_threads
-                         : s->server.storage.queue_depth < 16 ? (int)s->server.storage.queue_depth
-                                                              : 16;
+        /* Threads: reads in flight; an object store takes more than a disk. */
+        int64_t qd = s->server.storage.queue_depth, cap = o->url ? 64 : 16;
+        /* An object store's connections are its reader threads, capped per
+         * process and per server: the simulator's request slots. */
+        const storage_ops_t *st = scenario_storage(s);
+        if (!strcmp(st->name, "object")) qd = (int64_t)st->slots(s), cap = 1024;
+        mv[k].fetchers = o->io_threads ? o->io_threads : (int)(qd < cap ? qd : cap);
         if (metrics_alloc(&mv[k].run.sim, 1, (int)s->epochs)) rc = EXIT_RUNTIME;
     }
     assign_list_free(&sets);
@@ -547,11 +672,16 @@ int measure_main(int argc, char **argv) {
     scenario_doc_t doc;
     dataset d;
     measured_t *mv = NULL;
-    int nv = 0;
+    int nv = 0, curl_up = 0;
     memset(&d, 0, sizeof d);
     rc = scenario_doc_load(&doc, o.a.file);
     if (!rc && o.generate) rc = generate(o.data, o.generate, 1);
     if (!rc) rc = dataset_load(o.data, &d);
+    if (!rc && o.url) rc = dataset_urls(o.data, o.url, &d);
+    if (!rc && o.url && !(curl_up = http_global_init() == 0)) {
+        fprintf(stderr, "stallsim measure: --url: cannot initialise libcurl\n");
+        rc = EXIT_RUNTIME;
+    }
     if (!rc && !(mv = calloc(SCN_MAX_VARIANTS + 1, sizeof *mv))) rc = EXIT_RUNTIME;
     if (!rc) rc = build_variants(&doc, &o, &d, mv, &nv);
     if (!rc) {
@@ -560,6 +690,11 @@ int measure_main(int argc, char **argv) {
                 "dataset.items, dataset.item_kb, dataset.item_kb_cv; --set can still override "
                 "the scenario's other keys)\n",
                 o.data, d.n, d.mean / 1e3, d.cv);
+        if (o.url)
+            fprintf(stderr,
+                    "stallsim measure: items come from %s (GET there by their paths under %s; "
+                    "%d fetch threads, one HTTP connection each)\n",
+                    o.url, o.data, mv[0].fetchers);
         if (o.minio_size && strcmp(scenario_cache(&mv[0].run.scn)->name, "minio"))
             fprintf(stderr, "stallsim measure: note: --minio-size is ignored where "
                             "loader.cache is not minio\n");
@@ -582,6 +717,7 @@ int measure_main(int argc, char **argv) {
         metrics_free(&mv[k].run.sim);
     free(mv);
     dataset_free(&d);
+    if (curl_up) http_global_cleanup();
     scenario_doc_free(&doc);
     assign_list_free(&o.a.sets);
     return rc;

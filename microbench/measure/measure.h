@@ -7,7 +7,7 @@
  *   stallsim measure SCENARIO --data DIR [--set key=value]... [--epochs N]
  *       [--variant NAME]... [--format text|csv|json]
  *       [--cache page-warm|page-cold|page-cold-epoch] [--minio-size SIZE]
- *       [--io-threads N]
+ *       [--io-threads N] [--url BASE]
  *
  * Use: return measure_main(argc, argv) with argv[0] = "measure". Returns the
  * process exit code: 0 done, 1 runtime failure, 2 bad usage or input.

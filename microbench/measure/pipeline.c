@@ -16,10 +16,12 @@
 #include "clock.h"
 #include "decode_bench.h"
 #include "fileset.h"
+#include "http_get.h"
 #include "storage_bench.h"
 
 #define MAX_BAD_LINES 10
 #define SPIN_BELOW_S  100e-6
+#define WHY_LEN       320 /* a read error's text: strerror, or libcurl's (CURL_ERROR_SIZE 256) */
 
 struct pipeline {
     pipe_cfg c;
@@ -65,7 +67,8 @@ static void fail_locked(pipeline *p, const char *msg) {
 
 static void report_bad(pipeline *p, int x, const char *why) {
     if (p->bad_lines < MAX_BAD_LINES)
-        fprintf(stderr, "stallsim measure: skipping %s: %s\n", p->c.paths[x], why);
+        fprintf(stderr, "stallsim measure: skipping %s: %s\n",
+                p->c.urls ? p->c.urls[x] : p->c.paths[x], why);
     else if (p->bad_lines == MAX_BAD_LINES)
         fprintf(stderr, "stallsim measure: ... (further unreadable items counted, not listed)\n");
     p->bad_lines++;
@@ -97,12 +100,24 @@ static void *fetcher(void *arg) {
     pipeline *p = ((thread_arg *)arg)->p;
     int admit;
     int64_t pos;
+    /* With urls: this thread's one HTTP connection, kept alive for the epoch. */
+    http_client *http = NULL;
+    if (p->c.urls && !p->c.mem) {
+        char e[256];
+        if (!(http = http_open(e, sizeof e))) {
+            pthread_mutex_lock(&p->mu);
+            fail_locked(p, e);
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+    }
     while ((pos = claim_fetch(p, &admit)) >= 0) {
         uint32_t x = p->perm[pos];
         int64_t s = pos % p->nslots;
         const unsigned char *ptr = NULL;
         long len = 0, res = 0, tot = 0;
         int hit = 0, read = 0, paged = 0, rd_err = 0;
+        char why[WHY_LEN] = "";
         double t0 = clock_now(), busy = 0;
         if (p->c.mem) {
             ptr = p->c.mem[x];
@@ -112,11 +127,18 @@ static void *fetcher(void *arg) {
             len = p->minio_len[x];
             hit = 1;
         } else {
-            paged = p->c.page_hits && storage_file_pages(p->c.paths[x], 0, &res, &tot) == 0;
             read = 1;
-            if (fileset_read_into(p->c.paths[x], &p->slot_buf[s], &p->slot_cap[s], &len) != 0) {
-                rd_err = errno;
+            if (http) {
+                rd_err = http_get(http, p->c.urls[x], &p->slot_buf[s], &p->slot_cap[s], &len, why,
+                                  sizeof why) != 0;
             } else {
+                paged = p->c.page_hits && storage_file_pages(p->c.paths[x], 0, &res, &tot) == 0;
+                if (fileset_read_into(p->c.paths[x], &p->slot_buf[s], &p->slot_cap[s], &len) != 0) {
+                    rd_err = 1;
+                    snprintf(why, sizeof why, "%s", strerror(errno));
+                }
+            }
+            if (!rd_err) {
                 ptr = p->slot_buf[s];
                 if (admit && (p->minio[x] = malloc((size_t)(len > 0 ? len : 1)))) {
                     memcpy(p->minio[x], ptr, (size_t)len);
@@ -127,7 +149,7 @@ static void *fetcher(void *arg) {
         }
         pthread_mutex_lock(&p->mu);
         if (admit && !p->minio[x]) p->minio_used -= (double)p->c.sizes[x];
-        if (rd_err) report_bad(p, (int)x, strerror(rd_err));
+        if (rd_err) report_bad(p, (int)x, why);
         p->slot_ptr[s] = ptr;
         p->slot_len[s] = len;
         p->slot_pos[s] = pos;
@@ -147,6 +169,7 @@ static void *fetcher(void *arg) {
         pthread_cond_broadcast(&p->cv_fetched);
         pthread_mutex_unlock(&p->mu);
     }
+    http_close(http);
     return NULL;
 }
 

@@ -4,8 +4,10 @@
  *
  * - items are taken in the order of one epoch's permutation; global batch k
  *   is positions [kM, (k+1)M) of it;
- * - `fetchers` threads read items (open, read(2) to EOF, close; or take them
- *   from the in-process MinIO cache, or from memory in the T_prep run), in
+ * - `fetchers` threads read items (open, read(2) to EOF, close; or, given
+ *   urls, GET them whole over one kept-alive HTTP connection per thread
+ *   (http_get.h); or take them from the in-process MinIO cache, or from
+ *   memory in the T_prep run), in
  *   order, at most `prefetch` batches ahead of the batch the GPU last
  *   started: the storage queue;
  * - `workers` threads decode each item with libjpeg-turbo and run the CPU
@@ -33,6 +35,7 @@
 typedef struct {
     int n;                     /* items */
     char *const *paths;        /* [n] files */
+    char *const *urls;         /* [n] URLs to GET instead of reading paths, or NULL */
     const long *sizes;         /* [n] file sizes (MinIO admission) */
     unsigned char *const *mem; /* [n] encoded items held in memory (the T_prep run), or NULL */
     int workers;               /* prep threads */
@@ -42,8 +45,9 @@ typedef struct {
     double compute_s;          /* emulated GPU time of a full batch */
     double compute_last_s;     /* ... and of the last, partial batch */
     double minio_bytes;        /* MinIO capacity in bytes; 0 = no MinIO cache */
-    int page_hits;             /* count items wholly in the page cache (mincore) before reading */
-    unsigned long seed;        /* augment crops and flips */
+    int page_hits; /* count items wholly in the page cache (mincore) before reading; not with urls
+                    */
+    unsigned long seed; /* augment crops and flips */
 } pipe_cfg;
 
 typedef struct {
@@ -52,13 +56,13 @@ typedef struct {
     double prep_busy_s; /* decode + augment seconds, summed over workers */
     double prep_cpu_s;  /* CPU time the workers got for that work (thread CPU clock): below
                            prep_busy_s when they waited for a CPU another process held */
-    double read_busy_s; /* seconds in open/read/close, summed over fetchers */
+    double read_busy_s; /* seconds in open/read/close (or GET), summed over fetchers */
     long fetched;       /* items fetched (any source) */
     long decoded;       /* items decoded and augmented */
     long failed;        /* items that could not be read or decoded (skipped) */
     long hits;          /* MinIO hits; with page_hits, also files wholly resident */
-    long reads;         /* files read with read(2) */
-    double read_bytes;  /* bytes read with read(2) */
+    long reads;         /* files read with read(2) (or objects fetched with GET) */
+    double read_bytes;  /* bytes read with read(2) (or received by GETs) */
     double miss_bytes;  /* with page_hits: bytes of pages not resident before the read */
     int once;           /* 1 when every item was fetched exactly once and prepped exactly once */
 } pipe_epoch;
