@@ -22,7 +22,10 @@
  * - workers are forked one after another when an epoch's iterator is
  *   created, unless persistent_workers keeps them from the first epoch.
  * CPU contention: every rank's workers and training process share the
- * stream's cores on a server. demand counts each worker as one and each
+ * stream's cores on a server. demand counts each worker by the share of an
+ * item's time it is not blocked in a read (prep over prep and the storage
+ * kind's service time for the misses; a worker waiting 50 ms for an object
+ * store's first byte holds no core), and each
  * training process by the share of an iteration it spends on CPU (all of it
  * under num_workers = 0; an iteration lasts the longer of its own CPU and
  * GPU time and a batch's prep spread over the workers). When demand exceeds
@@ -36,6 +39,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "kinds.h"
 #include "loader.h"
 
 typedef struct {
@@ -69,15 +73,23 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
 /* The contention factor (see the header) for ranks_per_server training
  * processes on `cores` cores. */
 static double slowdown(const scenario_t *s, const job_t *j, double cores, int ranks_per_server) {
-    double w = (double)s->loader.torch.num_workers, main = 1;
+    double w = (double)s->loader.torch.num_workers, main = 1, duty = 1;
     if (w > 0) {
-        double b = (double)j->batch_per_gpu;
+        double b = (double)j->batch_per_gpu, mean = scenario_item_bytes_mean(s);
         double cpu = iter_cpu(s, j), gpu = scenario_job_compute_s(s, j, b);
-        double prep = b * (scenario_prep_s(s, scenario_item_bytes_mean(s)) + collate_item(s));
+        double item = scenario_prep_s(s, mean) + collate_item(s);
+        double prep = b * item;
         double period = cpu + gpu > prep / w ? cpu + gpu : prep / w;
         main = period > 0 ? cpu / period : 1;
+        /* A worker blocked in a read holds no core: its share of an item's
+         * time is the prep over prep and the read's wait (the misses of a
+         * cache holding its capacity's share of the data). */
+        double f =
+            scenario_dataset_bytes(s) > 0 ? scenario_cache_bytes(s) / scenario_dataset_bytes(s) : 1;
+        double wait = (f < 1 ? 1 - f : 0) * scenario_storage(s)->service_s(s, mean);
+        duty = item + wait > 0 ? item / (item + wait) : 1;
     }
-    double demand = ranks_per_server * (w + main);
+    double demand = ranks_per_server * (w * duty + main);
     double busy = demand < cores ? demand : cores;
     double eff = 1;
     if (cores > 1 && busy > 1)
