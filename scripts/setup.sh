@@ -10,6 +10,11 @@ pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
 if [ "${1:-}" = "--torch" ]; then
   pkgs+=(python3-torch python3-torchvision python3-pil python3-numpy)
 fi
+# --object: nginx and its echo module (first-byte delays), curl and iproute2,
+# for the object store that scripts/validate_object.py serves on loopback.
+if [ "${1:-}" = "--object" ]; then
+  pkgs+=(nginx libnginx-mod-http-echo curl iproute2 python3)
+fi
 if [ "${1:-}" = "--notebooks" ]; then
   pkgs+=(jupyter-nbconvert python3-nbformat python3-ipykernel python3-pandas python3-matplotlib
         python3-yaml)

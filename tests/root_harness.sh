@@ -4,10 +4,13 @@
 #   pagecache: scripts/validate_pagecache.py (loader.cache: linux against the
 #     page cache in a memory cgroup; 70 MB, 4 epochs; epochs 2+ within 3 pp);
 #   disk: scripts/validate_disk.py (the storage model against the disk
-#     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS; median within 10%).
-# The harness creates and removes its cgroups, and skips (77) where the
-# machine cannot: not root, no such controller, no Debian python3.
-#   tests/root_harness.sh pagecache|disk STALLSIM SRCDIR
+#     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS; median within 10%);
+#   object: scripts/validate_object.py (the object-store kind against nginx in
+#     a network namespace, first bytes delayed, loopback shaped; 3 rows).
+# The harness creates and removes its cgroups and namespaces, and skips (77)
+# where the machine cannot: not root, no such controller, no nginx or its
+# echo module, no Debian python3.
+#   tests/root_harness.sh pagecache|disk|object STALLSIM SRCDIR
 set -u
 name=$1
 if ! [ -x /usr/bin/python3 ]; then
