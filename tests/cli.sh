@@ -125,6 +125,40 @@ if command -v python3 >/dev/null; then
   python3 -c 'import json,sys; json.load(sys.stdin)' <<<"$js" && ok || bad "json does not parse"
 fi
 
+# Cost: none without prices; with them, each charge is its closed form and
+# the run row sums the epochs (JSON, simulator figures).
+grep -q 'cost in USD' <<<"$("$bin" run $small)" && bad "an unpriced run printed a cost table" || ok
+grep -q 'cost_usd' <<<"$js" && bad "an unpriced run has cost_usd in JSON" || ok
+pj=$("$bin" run $small --format json --set prices.gpu_hour=3.6 --set prices.get_per_1000=0.5 \
+  --set prices.egress_per_gb=0.1 --set prices.core_hour=0.36 --set prices.list_per_1000=5)
+if command -v python3 >/dev/null; then
+  python3 - "$pj" <<'PY' && ok || bad "cost figures in JSON"
+import json, math, sys
+d = json.loads(sys.argv[1])
+for v in d["variants"]:
+    for j in v["jobs"]:
+        c = j["cost_usd"]
+        assert c["source"] == "sim", c
+        for e, ce in zip(j["epochs"], c["epochs"]):
+            m = e["sim"]
+            want = {"gpu": m["epoch_s"] / 3600 * 2 * 3.6,
+                    "gpu_stall": (m["epoch_s"] - m["t_gpu_s"]) / 3600 * 2 * 3.6,
+                    "egress": m["storage_read_bytes"] / 1e9 * 0.1,
+                    "cores": m["epoch_s"] / 3600 * j["cpus"] * 0.36,
+                    "lists": (20 / 1000 * 5 if e["epoch"] == 1 else 0)}
+            for k, w in want.items():
+                assert math.isclose(ce[k], w, rel_tol=1e-6, abs_tol=1e-12), (k, ce[k], w)
+            assert ce["requests"] > 0
+            assert math.isclose(ce["total"], ce["requests"] + ce["lists"] + ce["egress"]
+                                + ce["gpu"] + ce["cores"], rel_tol=1e-7)
+        for k in c["run"]:
+            assert math.isclose(c["run"][k], sum(x[k] for x in c["epochs"]), rel_tol=1e-7), k
+PY
+fi
+txt=$("$bin" run scenarios/imagenet-s3.yaml --set prices=prices/aws-example.yaml --set dataset.items=20000 --variant readers-64)
+grep -q 'prices: prices/aws-example.yaml' <<<"$txt" && grep -q 'readers-64 resnet50 *run ' <<<"$txt" && ok \
+  || bad "the example price file gives no cost table"
+
 # The README's key reference is the schema's own output.
 ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cost.h"
 #include "kinds.h"
 #include "schema.h"
 
@@ -319,6 +320,67 @@ static void json_servers(FILE *out, const variant_run_t *v) {
     fprintf(out, "]");
 }
 
+/* ---- cost ---- */
+
+static void json_cost_one(FILE *out, const cost_t *c) {
+    fprintf(out,
+            "{\"requests\": %.9g, \"lists\": %.9g, \"egress\": %.9g, \"gpu\": %.9g, "
+            "\"gpu_stall\": %.9g, \"cores\": %.9g, \"total\": %.9g}",
+            c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->total);
+}
+
+/* Instance i's dollars per epoch and for the run, from the simulator where
+ * it ran, else the model. */
+static void json_cost(FILE *out, const variant_run_t *v, int i) {
+    const run_metrics_t *r = best_source(v);
+    cost_t run = {0}, c;
+    fprintf(out, ", \"cost_usd\": {\"source\": \"%s\", \"epochs\": [", v->sim.m ? "sim" : "model");
+    for (int e = 0; e < v->scn.epochs; e++) {
+        cost_epoch(&v->scn, &v->topo, i, e, metrics_at(r, i, e), &c);
+        cost_add(&run, &c);
+        fprintf(out, "%s", e ? ", " : "");
+        json_cost_one(out, &c);
+    }
+    fprintf(out, "], \"run\": ");
+    json_cost_one(out, &run);
+    fprintf(out, "}");
+}
+
+static void text_cost_row(FILE *out, const char *variant, const char *job, const char *epoch,
+                          const cost_t *c) {
+    fprintf(out, "%-10s %-12s %5s %11.2f %9.2f %9.2f %11.2f %11.2f %9.2f %11.2f\n", variant, job,
+            epoch, c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->total);
+}
+
+/* Dollars per epoch and per run of every priced variant's jobs. */
+static void write_text_cost(FILE *out, const variant_run_t *v, int nv) {
+    int any = 0;
+    for (int k = 0; k < nv; k++)
+        any |= cost_priced(&v[k].scn);
+    if (!any) return;
+    fprintf(out, "\ncost in USD (simulator where run; prices: %s)\n",
+            v[0].scn.prices_file[0] ? v[0].scn.prices_file : "the scenario's prices.*");
+    fprintf(out, "%-10s %-12s %5s %11s %9s %9s %11s %11s %9s %11s\n", "variant", "job", "epoch",
+            "requests", "lists", "egress", "gpu", "gpu_stalled", "cores", "total");
+    for (int k = 0; k < nv; k++) {
+        if (!cost_priced(&v[k].scn)) continue;
+        const run_metrics_t *r = best_source(&v[k]);
+        for (int i = 0; i < v[k].topo.ninst; i++) {
+            cost_t run = {0}, c;
+            char ep[16];
+            for (int e = 0; e < v[k].scn.epochs; e++) {
+                cost_epoch(&v[k].scn, &v[k].topo, i, e, metrics_at(r, i, e), &c);
+                cost_add(&run, &c);
+                snprintf(ep, sizeof ep, "%d", e + 1);
+                text_cost_row(out, v[k].scn.variant, v[k].topo.inst[i].name, ep, &c);
+            }
+            text_cost_row(out, v[k].scn.variant, v[k].topo.inst[i].name, "run", &run);
+        }
+    }
+    fprintf(out, "gpu_stalled: the part of gpu paid while the GPUs waited for data (T - T_gpu); "
+                 "lists: the dataset listed once, 1000 keys a LIST.\n");
+}
+
 static void write_json(FILE *out, const char *path, const variant_run_t *v, int nv) {
     fprintf(out, "{\"format_version\": 1, \"stallsim_version\": \"%s\", \"scenario_file\": ",
             STALLSIM_VERSION);
@@ -330,8 +392,9 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         report_json_string(out, v[k].scn.variant);
         fprintf(out, ", \"total_s\": {\"model\": %.9g", report_total_s(&v[k].model));
         if (v[k].sim.m) fprintf(out, ", \"sim\": %.9g", report_total_s(&v[k].sim));
-        fprintf(out, "}, \"speedup\": %.6f,\n   \"steady\": {\"from_epoch\": %d, "
-                     "\"epoch_s\": %.9g, \"hit_rate\": %.6f, \"bottleneck\": \"%s\"},\n   \"config\": ",
+        fprintf(out,
+                "}, \"speedup\": %.6f,\n   \"steady\": {\"from_epoch\": %d, "
+                "\"epoch_s\": %.9g, \"hit_rate\": %.6f, \"bottleneck\": \"%s\"},\n   \"config\": ",
                 base / report_total_s(best_source(&v[k])), v[k].steady_from + 1,
                 v[k].steady.epoch_s, v[k].steady.hit_rate,
                 bottleneck_names[v[k].steady.bottleneck]);
@@ -352,7 +415,9 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
                 }
                 fprintf(out, "}");
             }
-            fprintf(out, "]}");
+            fprintf(out, "]");
+            if (cost_priced(&v[k].scn)) json_cost(out, &v[k], i);
+            fprintf(out, "}");
         }
         fprintf(out, "]");
         json_servers(out, &v[k]);
@@ -494,6 +559,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
             "~ marks a model figure with no exact closed form.\n");
+    write_text_cost(out, v, nv);
 }
 
 void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v,

@@ -150,21 +150,30 @@ int scenario_host_path(const scenario_doc_t *doc, const char *host, char *path, 
     return 0;
 }
 
-static int load_host(const scenario_doc_t *doc, const assign_t *a, assign_list_t *out) {
+/* The file a path key (host, prices) names, loaded as a layer of defaults. */
+static int load_layer(const scenario_doc_t *doc, const assign_t *a, assign_list_t *out) {
     char path[SCN_PATH * 2 + 2];
-    const char *host = a->value;
-    if (scenario_host_path(doc, host, path, sizeof path)) return EXIT_RUNTIME;
+    const char *file = a->value;
+    int host = strcmp(a->key, "host") == 0;
+    if (scenario_host_path(doc, file, path, sizeof path)) return EXIT_RUNTIME;
     if (access(path, R_OK) != 0) {
-        diag_error(a->pos,
-                   "key 'host': cannot read host profile '%s' (looked beside the scenario and "
-                   "in the working directory); write one with `stallsim calibrate --out %s`",
-                   host, host);
+        if (host)
+            diag_error(a->pos,
+                       "key 'host': cannot read host profile '%s' (looked beside the scenario and "
+                       "in the working directory); write one with `stallsim calibrate --out %s`",
+                       file, file);
+        else
+            diag_error(a->pos,
+                       "key 'prices': cannot read price file '%s' (looked beside the scenario and "
+                       "in the working directory)",
+                       file);
         return EXIT_INPUT;
     }
-    /* Positions in the profile outlive this build: one lasting name per file. */
+    /* Positions in the file outlive this build: one lasting name per file. */
     const char *display = intern(path);
     if (!display) return EXIT_RUNTIME;
-    return scenario_profile_load(path, display, out);
+    return host ? scenario_profile_load(path, display, out)
+                : scenario_prices_load(path, display, out);
 }
 
 static void default_names(scenario_t *s, const scenario_doc_t *doc) {
@@ -340,22 +349,25 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     const assign_list_t *layers[] = {&doc->base, sets, var};
     int errors = 0;
 
-    const assign_t *host = find_last(layers, 3, "host");
-    assign_list_t profile = {0};
-    if (host && host->value[0]) {
-        int rc = load_host(doc, host, &profile);
+    /* The host profile, then the price file: values that are defaults, not
+     * the user's explicit choices. */
+    const char *files[] = {"host", "prices"};
+    assign_list_t defaults[2] = {{0}};
+    for (int f = 0; f < 2; f++) {
+        const assign_t *a = find_last(layers, 3, files[f]);
+        if (!a || !a->value[0]) continue;
+        int rc = load_layer(doc, a, &defaults[f]);
         if (rc) {
-            assign_list_free(&profile);
+            assign_list_free(&defaults[0]), assign_list_free(&defaults[1]);
             return rc;
         }
-        errors += apply_list(s, &profile);
-        /* Profile values are defaults, not the user's explicit choices. */
+        errors += apply_list(s, &defaults[f]);
         memset(s->explicit_key, 0, sizeof s->explicit_key);
     }
     errors += apply_list(s, &doc->base);
     errors += apply_list(s, sets);
     errors += apply_list(s, var);
-    assign_list_free(&profile);
+    assign_list_free(&defaults[0]), assign_list_free(&defaults[1]);
     if (variant >= 0) snprintf(s->variant, sizeof s->variant, "%s", doc->variants[variant].name);
     default_names(s, doc);
     if (errors) return EXIT_INPUT;

@@ -19,7 +19,7 @@
 #define SCN_MAX_SERVERS    4096 /* server.count bound */
 #define SCN_MAX_JOBS       64
 #define SCN_MAX_VARIANTS   32
-#define SCN_MAX_KEYS       64  /* upper bound on schema rows of one scope */
+#define SCN_MAX_KEYS       96  /* upper bound on schema rows of one scope */
 #define SCN_ITEM_BYTES_MAX 4e9 /* the largest item the simulator holds (uint32 sizes) */
 
 /* Each enum has a names table in schema.c, indexed by value. Both keys call
@@ -45,6 +45,7 @@ typedef struct {
     char name[SCN_STR];
     char variant[SCN_STR];
     char host[SCN_PATH];
+    char prices_file[SCN_PATH];
     int64_t seed;
     int64_t epochs;
     struct {
@@ -109,6 +110,13 @@ typedef struct {
             double core_efficiency;
         } torch;
     } loader;
+    struct { /* USD; 0 = not charged (no built-in prices) */
+        double get_per_1000;
+        double list_per_1000;
+        double egress_per_gb;
+        double gpu_hour;
+        double core_hour;
+    } prices;
     int njobs;
     job_t jobs[SCN_MAX_JOBS];
     /* Where each scenario-scope key got its value (schema row order). */
@@ -151,6 +159,8 @@ int scenario_doc_load_mem(scenario_doc_t *doc, const char *name, const void *tex
 void scenario_doc_free(scenario_doc_t *doc);
 /* Reads the `scenario:` mapping of a host profile into out (display names it in errors). */
 int scenario_profile_load(const char *path, const char *display, assign_list_t *out);
+/* The prices.* assignments of a price file (the `prices` key). */
+int scenario_prices_load(const char *path, const char *display, assign_list_t *out);
 int scenario_profile_load_mem(const void *text, size_t len, const char *display,
                               assign_list_t *out);
 

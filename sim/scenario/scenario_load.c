@@ -352,6 +352,45 @@ static int profile_load(const yaml_src_t *src, const char *display, assign_list_
     return w.errors ? EXIT_INPUT : 0;
 }
 
+/* A price file: `prices_version: 1`, the `source` and `date` of its
+ * prices (a price without them cannot be checked), and a `prices:` mapping
+ * whose keys become prices.<key>. */
+int scenario_prices_load(const char *path, const char *display, assign_list_t *out) {
+    yaml_src_t src = {path, NULL, 0};
+    yaml_document_t doc;
+    int rc = load_yaml(&src, display, &doc);
+    if (rc) return rc;
+    walk_t w = {display, &doc, 0, 0};
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    int map = root->type == YAML_MAPPING_NODE;
+    yaml_node_t *ver = map ? mapping_get(&doc, root, "prices_version", NULL) : NULL;
+    yaml_node_t *prices = map ? mapping_get(&doc, root, "prices", NULL) : NULL;
+    const char *need[] = {"source", "date"};
+    if (!ver || ver->type != YAML_SCALAR_NODE ||
+        strcmp((const char *)ver->data.scalar.value, "1") != 0) {
+        diag_error(pos_of(&w, ver ? ver : root),
+                   "not a stallsim price file: expected 'prices_version: 1' "
+                   "(scenarios/prices/ has an example)");
+        w.errors++;
+    } else if (!prices || prices->type != YAML_MAPPING_NODE) {
+        diag_error(pos_of(&w, prices ? prices : root), "price file: expected a 'prices:' mapping");
+        w.errors++;
+    } else {
+        for (int i = 0; i < 2; i++) {
+            yaml_node_t *n = mapping_get(&doc, root, need[i], NULL);
+            if (!n || n->type != YAML_SCALAR_NODE || !n->data.scalar.length) {
+                diag_error(pos_of(&w, n ? n : root),
+                           "price file: expected '%s:' (where and when the prices were read)",
+                           need[i]);
+                w.errors++;
+            }
+        }
+        if (!w.errors) flatten_mapping(&w, prices, "prices", out);
+    }
+    yaml_document_delete(&doc);
+    return w.errors ? EXIT_INPUT : 0;
+}
+
 int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
     yaml_src_t src = {path, NULL, 0};
     return profile_load(&src, display, out);

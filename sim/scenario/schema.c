@@ -69,6 +69,12 @@ static const key_def_t core_keys[] = {
     {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_name, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
     {"loader.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_LOADER, 0, "the loader kinds' own rows go here"},
+    {"prices", KT_STRING, "path", "", 0, 0, 0, NULL, S(prices_file), "price file (prices_version: 1, its source and date, a prices: mapping); its prices are defaults the scenario's prices.* override (relative to the scenario's folder, else the working directory)"},
+    {"prices.get_per_1000", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.get_per_1000), "price of 1000 storage reads (GET requests; 0 = not charged)"},
+    {"prices.list_per_1000", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.list_per_1000), "price of 1000 LIST requests (a job lists the dataset once, 1000 keys a LIST)"},
+    {"prices.egress_per_gb", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.egress_per_gb), "price of one GB read from storage (egress; 0 within a cloud region)"},
+    {"prices.gpu_hour", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.gpu_hour), "price of one GPU for an hour"},
+    {"prices.core_hour", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.core_hour), "price of one CPU core for an hour (the job's prep cores)"},
 };
 
 static const key_def_t job_keys[] = {
