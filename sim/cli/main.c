@@ -3,12 +3,16 @@
  * model_run and sim_run, the results to report_write. Exit codes: 0 success,
  * 1 runtime failure, 2 bad usage or bad input. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "atomic_file.h"
 #include "calibrate.h"
+#include "import_dlio.h"
 #include "measure.h"
 #include "report.h"
 #include "run.h"
@@ -109,6 +113,113 @@ static int cmd_simulate(int argc, char **argv) {
 
 static int cmd_help(int argc, char **argv);
 
+/* ---- import ---- */
+
+typedef struct {
+    const char *workload, *out;
+    int accelerators, hosts, cpus;
+    double cache_gb;
+} import_opts_t;
+
+static int parse_gb(void *field, const char *cmd, const char *value) {
+    char *end = NULL;
+    double v = strtod(value, &end);
+    if (end == value || *end || !isfinite(v) || v < 0)
+        return options_error(cmd, "--cache-gb: expected a number of GB >= 0, got '%s'", value);
+    *(double *)field = v;
+    return 0;
+}
+
+static const option_t import_options[] = {
+    {.name = "--accelerators",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(import_opts_t, accelerators),
+     .min = 1,
+     .max = 4096,
+     .help = "accelerators (GPUs) per host: DLIO takes them from its MPI launch (default 1)"},
+    {.name = "--hosts",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(import_opts_t, hosts),
+     .min = 1,
+     .max = 4096,
+     .help = "hosts (default 1)"},
+    {.name = "--cpus",
+     .type = OPT_INT,
+     .arg = "N",
+     .offset = offsetof(import_opts_t, cpus),
+     .min = 1,
+     .max = 65536,
+     .help = "cores per host (default: accelerators x (read_threads + 1))"},
+    {.name = "--cache-gb",
+     .type = OPT_FN,
+     .arg = "GB",
+     .offset = offsetof(import_opts_t, cache_gb),
+     .fn = parse_gb,
+     .help = "page cache per host for the data set (default 0: none)"},
+    {.name = "--output",
+     .alias = "-o",
+     .type = OPT_STR,
+     .arg = "FILE",
+     .offset = offsetof(import_opts_t, out),
+     .help = "write the scenario here, atomically (default: stdout)"},
+    {0},
+};
+static const option_t *const import_tables[] = {import_options, NULL};
+
+static const command_t import_command = {
+    .name = "import",
+    .synopsis = "dlio WORKLOAD.yaml [options]",
+    .about = "Turns a DLIO benchmark / MLPerf Storage workload (its dataset, reader and train\n"
+             "sections) into a stallsim scenario; each line says which DLIO key it comes from.\n"
+             "DLIO describes no storage: set server.storage.* or host: in the scenario.",
+    .tables = import_tables,
+    .positional = "WORKLOAD",
+    .positional_offset = offsetof(import_opts_t, workload),
+};
+
+static int cmd_import(int argc, char **argv) {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        options_usage(stdout, &import_command);
+        return EXIT_OK;
+    }
+    if (argc < 2 || strcmp(argv[1], "dlio") != 0)
+        return options_error("import",
+                             "expected the format first: stallsim import dlio "
+                             "WORKLOAD.yaml (got '%s')",
+                             argc < 2 ? "" : argv[1]);
+    import_opts_t o = {.accelerators = 1, .hosts = 1};
+    int rc = options_parse(&import_command, argc - 1, argv + 1, &o);
+    if (rc) return rc == 1 ? EXIT_OK : rc;
+    if (!o.workload) return options_error("import", "missing the workload file%s", "");
+    import_dlio_opts_t io = {o.accelerators, o.hosts, o.cpus, o.cache_gb};
+    if (!o.out || !strcmp(o.out, "-")) return import_dlio(o.workload, &io, stdout);
+    struct stat in, st;
+    if (stat(o.workload, &in) == 0 && stat(o.out, &st) == 0 && in.st_dev == st.st_dev &&
+        in.st_ino == st.st_ino) {
+        fprintf(stderr, "stallsim import: -o %s is the workload itself; name another file\n",
+                o.out);
+        return EXIT_INPUT;
+    }
+    atomic_file_t af;
+    char err[512];
+    if (atomic_open(&af, o.out, err, sizeof err)) {
+        fprintf(stderr, "stallsim import: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    rc = import_dlio(o.workload, &io, af.f);
+    if (rc) {
+        atomic_abort(&af);
+        return rc;
+    }
+    if (atomic_commit(&af, err, sizeof err)) {
+        fprintf(stderr, "stallsim import: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    return EXIT_OK;
+}
+
 /* Every command: its name, what it does, its entry point and its flags. */
 static const struct {
     const char *name, *args, *summary;
@@ -125,6 +236,8 @@ static const struct {
      &calibrate_command},
     {"measure", "SCENARIO", "run the scenario's input pipeline for real on this host (--data DIR)",
      measure_main, &measure_command},
+    {"import", "dlio WORKLOAD", "a DLIO / MLPerf Storage workload as a stallsim scenario",
+     cmd_import, &import_command},
     {"help", "[TOPIC]", "keys: every scenario key; kinds: every kind; COMMAND: its options",
      cmd_help, NULL},
 };

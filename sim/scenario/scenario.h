@@ -159,6 +159,9 @@ int scenario_doc_load_mem(scenario_doc_t *doc, const char *name, const void *tex
 void scenario_doc_free(scenario_doc_t *doc);
 /* Reads the `scenario:` mapping of a host profile into out (display names it in errors). */
 int scenario_profile_load(const char *path, const char *display, assign_list_t *out);
+/* Any YAML mapping as dotted key = value assignments with their positions
+ * (a list or a mapping where a value stands: is_scalar 0), for importers. */
+int scenario_flat_load(const char *path, const char *display, assign_list_t *out);
 /* The prices.* assignments of a price file (the `prices` key). */
 int scenario_prices_load(const char *path, const char *display, assign_list_t *out);
 int scenario_profile_load_mem(const void *text, size_t len, const char *display,

@@ -391,6 +391,23 @@ int scenario_prices_load(const char *path, const char *display, assign_list_t *o
     return w.errors ? EXIT_INPUT : 0;
 }
 
+int scenario_flat_load(const char *path, const char *display, assign_list_t *out) {
+    yaml_src_t src = {path, NULL, 0};
+    yaml_document_t doc;
+    int rc = load_yaml(&src, display, &doc);
+    if (rc) return rc;
+    walk_t w = {display, &doc, 0, 0};
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root->type != YAML_MAPPING_NODE) {
+        diag_error(pos_of(&w, root), "expected a mapping at the top, got %s", node_kind(root));
+        w.errors++;
+    } else {
+        flatten_mapping(&w, root, "", out);
+    }
+    yaml_document_delete(&doc);
+    return w.errors ? EXIT_INPUT : 0;
+}
+
 int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
     yaml_src_t src = {path, NULL, 0};
     return profile_load(&src, display, out);
