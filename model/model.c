@@ -154,7 +154,26 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */
         int latency_bound;
-        double cap = storage->items_s(s, mean, &latency_bound);
+        /* Record shards: one request a shard, S items of it. */
+        const double S = scenario_items_per_read(s), req = S * mean;
+        double cap = storage->items_s(s, req, &latency_bound) * S;
+        int lanes_per_rank = 0, shard_guess = 0;
+        if (S > 1) {
+            double lanes = loader->shard_lanes(s, &lanes_per_rank);
+            if (!lanes_per_rank) {
+                /* The pool's lanes each read a shard; a lane's next shard is
+                 * asked for when the loader's window reaches its first item,
+                 * so the window adds about ahead x M / S requests in flight.
+                 * The simulator has the lanes' real timing: the model's
+                 * figure is marked approximate. */
+                int64_t w_ahead = loader_staged_batches(s, jb);
+                double inflight = lanes + (double)w_ahead * M / S - 1;
+                if (inflight < 1) inflight = 1;
+                double by_lanes = inflight * S / storage->service_s(s, req);
+                if (by_lanes < cap) cap = by_lanes, latency_bound = 1;
+                shard_guess = 1;
+            }
+        }
         double cap_inst =
             s->server.storage.shared ? cap * ns / units : cap * ns / per_server[in->first_server];
         double nic = s->server.network.gbit_s * 1e9 / 8;
@@ -186,7 +205,9 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             if (loader->model_epoch) {
                 /* The kind's own pipeline: a worker waits for each miss. */
                 double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
-                double service = storage->service_s(s, mean);
+                /* A worker waits for each of its shards' requests once, and
+                 * the shard's items then stream: per item, 1 / S of it. */
+                double service = storage->service_s(s, req) / S;
                 for (int j = 0; j < FLUID_STEPS; j++) {
                     wait[j] = (1 - hu[j]) * service;
                     floor_s[j] = (1 - hu[j]) / cap_inst;
@@ -218,7 +239,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->remote_hit_rate = remote;
             m->storage_read_bytes = miss * D;
             m->network_bytes = remote * D;
-            m->storage_reads = miss * N;
+            m->storage_reads = miss * N / S;
             m->items_prepped = n_used;
             m->items_consumed = n_used;
             m->staged_bytes = staged;
@@ -227,16 +248,16 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
              * or the one device every server shares. */
             double devices = s->server.storage.shared ? 1 : ns;
             m->storage_util = storage->xfer_s(s, miss * D) / devices / m->epoch_s;
-            m->slot_util =
-                miss * N * storage->service_s(s, mean) / (storage->slots(s) * devices * m->epoch_s);
+            m->slot_util = miss * N / S * storage->service_s(s, req) /
+                           (storage->slots(s) * devices * m->epoch_s);
             /* A request-rate cap binds before the slots do: its share of the
              * requests the device admits. */
             double admitted = miss * N / (cap_inst * m->epoch_s);
             if (latency_bound && admitted > m->slot_util) m->slot_util = admitted;
             m->network_util = remote * D / (nic * ns * m->epoch_s);
             metrics_derive(m, N);
-            m->approximate =
-                !exact || !exact_share || (storage->model_exact && !storage->model_exact(s));
+            m->approximate = !exact || !exact_share || shard_guess ||
+                             (storage->model_exact && !storage->model_exact(s));
 
             /* Each stream's reads spread evenly over its servers. */
             if (t->inst[i].lead != i || !out->srv) continue;
@@ -245,7 +266,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                 sv->accesses += N / ns;
                 sv->local_hits += (h - remote) * N / ns;
                 sv->remote_hits += remote * N / ns;
-                sv->storage_reads += miss * N / ns;
+                sv->storage_reads += miss * N / S / ns;
                 sv->storage_read_bytes += miss * D / ns;
                 sv->net_in_bytes += remote * D / ns;
                 sv->net_out_bytes += remote * D / ns;

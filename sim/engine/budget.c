@@ -12,6 +12,7 @@
 #include "kinds.h"
 #include "metrics.h"
 #include "schema.h"
+#include "shards.h"
 
 size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     const double n = (double)s->dataset.items;
@@ -24,7 +25,11 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     if (s->loader.dist_cache == DIST_SHARDED)
         b += 2 * n + 8 * servers; /* owner per item, bytes per server */
     else
-        b += servers * cache->state_bytes(n); /* one cache per server */
+        /* one cache per server, over the shards when the data are sharded */
+        b += servers * cache->state_bytes(s->dataset.shard_items > 1
+                                              ? ceil(n / (double)s->dataset.shard_items)
+                                              : n);
+    if (s->dataset.shard_items > 1) b += 4 * ceil(n / (double)s->dataset.shard_items);
     double stor = s->server.storage.shared ? 1 : servers;
     b += stor * scenario_storage(s)->state_bytes(s); /* storage state */
     b += servers * 64;                               /* cache, NIC, storage structs */
@@ -36,10 +41,17 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
         const job_t *jb = &s->jobs[in->job];
         double ns = in->nservers > 0 ? in->nservers : 1;
         b += 4 * n * (future ? 3 : 1); /* order (and next order, positions) */
+        if (s->dataset.shard_items > 1) {
+            /* each stream's shard order and read state (shards.c) */
+            int per_rank = 0;
+            double lanes = scenario_loader(s)->shard_lanes(s, &per_rank);
+            b += shards_bytes(n, (double)s->dataset.shard_items,
+                              per_rank ? lanes * (double)jb->gpus : lanes);
+        }
         b += scenario_loader(s)->state_bytes(s, jb, in->cpus / ns, (int)ns);
         b += 2 * 8 * (double)loader_staged_batches(s, jb); /* loader windows */
-        b += 52 * (double)t->ninst + 256;          /* per-consumer times, stream struct */
-        b += 2 * (double)jb->gpus;                 /* each GPU rank's server */
+        b += 52 * (double)t->ninst + 256;                  /* per-consumer times, stream struct */
+        b += 2 * (double)jb->gpus;                         /* each GPU rank's server */
     }
     /* Metrics of the model and the simulator, per instance and per server,
      * and the engine's own per-server accumulators. */

@@ -44,6 +44,7 @@
 
 #include "kinds.h"
 #include "perm.h"
+#include "shards.h"
 #include "sim.h"
 
 typedef struct {
@@ -76,6 +77,12 @@ typedef struct {
     double hits, remote_hits, read_bytes, net_bytes, prep_busy, net_busy;
     io_acct_t io;
     double prepped;
+    /* Record shards (dataset.shard_items > 1): the order and read state, and
+     * this epoch's sum of distinct shards per batch over its batches. */
+    shards_t shards;
+    uint32_t shard_lanes;
+    int shard_per_rank;
+    double mix, mixed;
 } stream_t;
 
 typedef struct {
@@ -95,6 +102,12 @@ typedef struct {
     const loader_ops_t *loader;
     double decode_per_byte, prep_fixed, nic_bw, nic_lat;
     int clairvoyant; /* the cache policy needs each access's next use */
+    /* Record shards: items a shard (0: loose items), each shard's bytes (the
+     * cache's entries then), and one request's seconds per byte once its
+     * first byte has come (a shard's items arrive in turn). */
+    uint32_t S;
+    uint32_t *shard_size;
+    double spb;
 } world_t;
 
 static void *xcalloc(size_t n, size_t sz, int *fail) {
@@ -125,9 +138,16 @@ static void start_epoch(world_t *w, stream_t *st) {
             for (uint32_t i = 0; i < w->n; i++)
                 st->pos_next[st->perm_next[i]] = i;
         }
+    } else if (w->S) {
+        if (st->shard_per_rank)
+            shards_order_workers(&st->shards, st->rng, (uint32_t)st->G, st->shard_lanes,
+                                 (uint64_t)st->M, st->n_used, st->perm);
+        else
+            shards_order_lanes(&st->shards, st->rng, st->shard_lanes, st->perm);
     } else {
         perm_generate(&w->pg, st->rng, st->perm);
     }
+    st->mix = st->mixed = 0;
     st->batch = 0;
     st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
     st->prep_busy = st->net_busy = 0;
@@ -165,8 +185,23 @@ static int build(world_t *w, gsl_rng *master) {
         w->owner = xcalloc(w->n, sizeof *w->owner, &fail);
         w->owned = xcalloc((size_t)w->nservers, sizeof *w->owned, &fail);
     } else {
+        /* Record shards are cached whole: the cache's entries are the shards. */
+        uint32_t entries = w->n;
+        const uint32_t *sizes = w->size;
+        if (s->dataset.shard_items > 1) {
+            w->S = (uint32_t)s->dataset.shard_items;
+            entries = (uint32_t)(((uint64_t)w->n + w->S - 1) / w->S);
+            w->shard_size = xcalloc(entries, sizeof *w->shard_size, &fail);
+            for (uint32_t i = 0; !fail && i < w->n; i++) {
+                uint64_t b = (uint64_t)w->shard_size[i / w->S] + w->size[i];
+                w->shard_size[i / w->S] = b > 4000000000u ? 4000000000u : (uint32_t)b;
+            }
+            const storage_ops_t *so = scenario_storage(s);
+            w->spb = (so->service_s(s, 1e6) - so->service_s(s, 0)) / 1e6;
+            sizes = w->shard_size;
+        }
         for (int k = 0; k < w->nservers && !fail; k++)
-            fail = cache_init(&w->cache[k], scenario_cache(s), w->n, w->size,
+            fail = cache_init(&w->cache[k], scenario_cache(s), entries, sizes,
                               (uint64_t)scenario_cache_bytes(s)) != 0;
     }
     for (int k = 0; k < nstor && !fail; k++) {
@@ -216,6 +251,12 @@ static int build(world_t *w, gsl_rng *master) {
             st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
             st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
         }
+        if (w->S) {
+            st->shard_lanes = w->loader->shard_lanes(s, &st->shard_per_rank);
+            uint32_t streams =
+                st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
+            if (shards_init(&st->shards, w->n, w->S, streams)) return -1;
+        }
         st->prep.s = s;
         st->prep.job = &s->jobs[t->inst[st->inst[0]].job];
         st->prep.ns = st->ns;
@@ -256,6 +297,7 @@ static void destroy(world_t *w) {
         free(st->started), free(st->started_mem);
         free(st->end), free(st->end_mem), free(st->t_full), free(st->t_last), free(st->t_gpu);
         free(st->consumed), free(st->rank_server);
+        if (w->S) shards_free(&st->shards);
     }
     for (int k = 0; w->cache && k < w->nservers; k++)
         cache_destroy(&w->cache[k]);
@@ -263,7 +305,7 @@ static void destroy(world_t *w) {
     for (int k = 0; w->storage && k < nstor; k++)
         if (w->storage[k].ops) w->storage[k].ops->destroy(&w->storage[k]);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
-    free(w->size), free(w->srv);
+    free(w->size), free(w->srv), free(w->shard_size);
     perm_gen_free(&w->pg);
 }
 
@@ -323,6 +365,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->network_bytes = st->net_bytes;
         m->items_prepped = st->prepped;
         m->storage_reads = st->io.reads;
+        m->shards_per_batch = st->mixed > 0 ? st->mix / st->mixed : 0;
         m->items_consumed = st->consumed[c];
         m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
         m->cpu_util = st->prep_busy / (st->prep.cpu_slots * st->ns * m->epoch_s);
@@ -380,7 +423,9 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int64_t G = st->G;
     int64_t rank = 0, rank_far = PREFETCH % G, rank_near = PREFETCH_NEAR % G;
     const cache_t *caches = &w->cache[st->first_server];
-    const int prefetch = !partitioned && caches->ops->prefetch;
+    const int prefetch = !partitioned && !w->S && caches->ops->prefetch;
+    const uint32_t S = w->S;
+    double reqs = 0; /* record shards: storage requests this batch */
     /* The loop calls through the kinds' function pointers, so the compiler
      * must assume they change memory: what it reads and adds to per item is
      * kept in locals (same order of additions, same sums). */
@@ -426,6 +471,37 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         double fetched;
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + first, x, at, d, &hits, &read_bytes);
+        } else if (S) {
+            /* A shard is looked up and read whole when its first item comes;
+             * its items then arrive in turn from that one request. */
+            shards_t *sh = &st->shards;
+            uint32_t h = x / S;
+            if (x == h * S) {
+                cache_t *c = &w->cache[server];
+                sh->hit[h] = (unsigned char)c->ops->access(c, h, CACHE_NEVER);
+                sh->cum[h] = 0;
+                if (sh->hit[h]) {
+                    sh->first[h] = at;
+                } else {
+                    double sb = w->shard_size[h];
+                    sh->first[h] = d->ops->read(d, at, sb, &st->io) - sb * w->spb;
+                    read_bytes += sb;
+                    reqs++;
+                    if (ns > 1) {
+                        srv_here[sv * epochs].storage_reads++;
+                        srv_here[sv * epochs].storage_read_bytes += sb;
+                    }
+                }
+            }
+            if (sh->hit[h]) {
+                hits++;
+                if (ns > 1) srv_here[sv * epochs].local_hits++;
+                fetched = at;
+            } else {
+                sh->cum[h] += bytes;
+                fetched = sh->first[h] + sh->cum[h] * w->spb;
+                if (fetched < at) fetched = at;
+            }
         } else {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
@@ -452,10 +528,11 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     if (ns == 1 && !partitioned) {
         double batch_hits = hits - hits0, batch_bytes = read_bytes - read_bytes0;
         srv_here->local_hits += batch_hits;
-        srv_here->storage_reads += (double)(hi - lo) - batch_hits;
+        srv_here->storage_reads += S ? reqs : (double)(hi - lo) - batch_hits;
         srv_here->storage_read_bytes += batch_bytes;
     }
     st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
+    if (S) st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
     ready = w->loader->batch_ready(&st->prep, 0, ready);
     ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);

@@ -62,6 +62,36 @@ double calendar_take(calendar_t *c, double t, double need, double *end) {
     return start;
 }
 
+double calendar_hold(calendar_t *c, double t, double dur, double *end) {
+    int64_t i = (int64_t)floor(t / c->dt);
+    if (i < 0) i = 0;
+    if (i < c->top - (int64_t)c->mask) {
+        *end = t + dur;
+        return t;
+    }
+    double *left = bucket(c, i);
+    while (*left <= 0)
+        left = bucket(c, ++i);
+    double start = (double)i * c->dt;
+    if (start < t) start = t;
+    /* One slot: at most the bucket's own time from each bucket; where the
+     * other slots left less, the rest carries on into the next. */
+    double need = dur, at = start, stop = start;
+    for (;;) {
+        double span = (double)(i + 1) * c->dt - at;
+        if (span > need) span = need;
+        double take = span < *left ? span : *left;
+        *left -= take;
+        need -= take;
+        stop = at + take;
+        if (need <= 0) break;
+        at = (double)(i + 1) * c->dt;
+        left = bucket(c, ++i);
+    }
+    *end = stop > start + dur ? stop : start + dur;
+    return start;
+}
+
 void calendar_destroy(calendar_t *c) {
     free(c->left);
     free(c->tag);

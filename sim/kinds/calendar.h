@@ -33,6 +33,11 @@ int calendar_init(calendar_t *c, double dt, double rate, int log2_buckets);
  * first unit was taken (>= t); *end is when the last one was (>= the start
  * + need / rate). */
 double calendar_take(calendar_t *c, double t, double need, double *end);
+/* The calendar as `rate` slots: a request holds one of them for dur
+ * seconds from t on, taking at most its own time from each bucket (a long
+ * request is one slot busy, not all of them). Returns when it starts; *end
+ * when it lets go. */
+double calendar_hold(calendar_t *c, double t, double dur, double *end);
 void calendar_destroy(calendar_t *c);
 /* Bytes of a calendar of 2^log2_buckets buckets. */
 double calendar_bytes(int log2_buckets);

@@ -161,6 +161,14 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
         rc = EXIT_INPUT;
     }
     if (c->check && c->check(s, t)) rc = EXIT_INPUT;
+    if (s->dataset.shard_items > 1 && (c->needs_future || s->loader.dist_cache == DIST_SHARDED)) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "dataset.shard_items")],
+                   "dataset.shard_items: record shards are cached whole by the servers' own "
+                   "caches; %s is not modelled with them (use lru, linux, minio, fifo or none, "
+                   "and loader.dist_cache: local)",
+                   c->needs_future ? "loader.cache: belady" : "loader.dist_cache: partitioned");
+        rc = EXIT_INPUT;
+    }
     if (foreign_keys(s, FAMILY_STORAGE, s->server.storage.kind, "server.storage.kind"))
         rc = EXIT_INPUT;
     if (foreign_keys(s, FAMILY_LOADER, s->loader.kind, "loader.kind")) rc = EXIT_INPUT;

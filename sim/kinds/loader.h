@@ -104,6 +104,11 @@ typedef struct {
      * (model.c: loader_model_t says what it is given). */
     void (*model_epoch)(const struct loader_model *in, double *epoch_s, double *t_prep_s);
 
+    /* Record shards (shards.h): how many shard streams read at once, and
+     * whether per rank (PyTorch's workers: each reads its own shards, as
+     * WebDataset splits them) or for the whole stream (the pool's lanes). */
+    uint32_t (*shard_lanes)(const scenario_t *s, int *per_rank);
+
     /* Memory budget: bytes of one stream's prep state. */
     double (*state_bytes)(const scenario_t *s, const job_t *j, double cores, int ns);
 } loader_ops_t;

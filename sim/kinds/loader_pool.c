@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "diag.h"
 #include "loader.h"
 
 typedef struct {
@@ -99,9 +100,34 @@ static double pool_bytes(const scenario_t *s, const job_t *j, double cores, int 
     return PREP_TIMELINES * ns * (8 * (double)pool_cores(cores) + 16);
 }
 
+static uint32_t pool_shard_lanes(const scenario_t *s, int *per_rank) {
+    *per_rank = 0;
+    return (uint32_t)s->loader.open_shards;
+}
+
+static int pool_check(const scenario_t *s) {
+    int row = schema_find(SCOPE_SCENARIO, "loader.open_shards");
+    if (s->explicit_key[row] && s->dataset.shard_items <= 1) {
+        diag_error(s->origin[row], "loader.open_shards reads record shards at once: set "
+                                   "dataset.shard_items (> 1) too, or leave it out");
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* clang-format off */
+static const key_def_t keys[] = {
+    {"loader.open_shards", KT_INT, "shards", "1", 1, 65536, 0, NULL, SCN_FIELD(loader.open_shards), "pool, record shards: shards read at once, their items taken in turn (tf.data's interleave cycle_length; DALI's readers)"},
+};
+/* clang-format on */
+
 const loader_ops_t loader_pool = {
     .name = "pool",
     .help = "each item on the earliest-free core of a shared pool (DALI, CoorDL)",
+    .keys = keys,
+    .nkeys = sizeof keys / sizeof keys[0],
+    .check = pool_check,
+    .shard_lanes = pool_shard_lanes,
     .init = pool_init,
     .item = pool_item,
     .batch_ready = pool_batch_ready,

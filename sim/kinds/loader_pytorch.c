@@ -316,6 +316,11 @@ static const key_def_t keys[] = {
 };
 /* clang-format on */
 
+static uint32_t torch_shard_lanes(const scenario_t *s, int *per_rank) {
+    *per_rank = 1;
+    return s->loader.torch.num_workers > 0 ? (uint32_t)s->loader.torch.num_workers : 1;
+}
+
 const loader_ops_t loader_pytorch = {
     .name = "pytorch",
     .help = "torch.utils.data.DataLoader: num_workers processes per GPU, a batch each, in order",
@@ -328,6 +333,7 @@ const loader_ops_t loader_pytorch = {
     .batch_ready = torch_batch_ready,
     .destroy = torch_destroy,
     .check = torch_check,
+    .shard_lanes = torch_shard_lanes,
     .staged_batches = torch_staged,
     .epoch_items = torch_epoch_items,
     .items_s = torch_items_s,

@@ -58,7 +58,7 @@ static double fixed_read(storage_t *d, double issue, double bytes, io_acct_t *ac
     double start, end;
     if (f->unordered) {
         double held;
-        start = calendar_take(&f->slots, issue, f->lat_s + xfer, &held);
+        start = calendar_hold(&f->slots, issue, f->lat_s + xfer, &held);
         double go = f->iops_gap > 0 ? calendar_take(&f->iops, start, 1, &held) : start;
         calendar_take(&f->chan, go + f->lat_s, xfer, &end);
     } else {

@@ -150,7 +150,7 @@ static double object_read(storage_t *d, double issue, double bytes, io_acct_t *a
     double start, end;
     if (o->unordered) {
         double held;
-        start = calendar_take(&o->cal_slots, issue, lat + xfer, &held);
+        start = calendar_hold(&o->cal_slots, issue, lat + xfer, &held);
         double go = o->get_gap > 0 ? calendar_take(&o->cal_get, start, 1, &held) : start;
         end = go + lat + xfer;
     } else {

@@ -75,6 +75,8 @@ GETTER(storage_util)
 GETTER(t_gpu_s)
 GETTER(t_prep_s)
 GETTER(staged_bytes)
+GETTER(storage_reads)
+GETTER(shards_per_batch)
 static double get_bottleneck(const epoch_metrics_t *m) {
     return m->bottleneck;
 }
@@ -148,6 +150,8 @@ static const column_t columns[] = {
     {"bottleneck", COL_NAME, "%s", get_bottleneck, "bottleneck", "  ", 0, text_bottleneck},
     {"approximate", COL_BOOL, "%d", get_approximate, NULL, NULL, 0, NULL},
     {"staged_bytes", COL_NUM, "%.0f", get_staged_bytes, NULL, NULL, 0, NULL},
+    {"storage_requests", COL_NUM, "%.9g", get_storage_reads, NULL, NULL, 0, NULL},
+    {"shards_per_batch", COL_NUM, "%.6g", get_shards_per_batch, NULL, NULL, 0, NULL},
 };
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
@@ -318,6 +322,33 @@ static void json_servers(FILE *out, const variant_run_t *v) {
         fprintf(out, "]}");
     }
     fprintf(out, "]");
+}
+
+/* Requests to storage of each variant that reads an object store or record
+ * shards (where a request is not simply a file read), and how mixed the
+ * shards' batches are: the speed and the shuffle quality side by side. */
+static void write_text_requests(FILE *out, const variant_run_t *v, int nv) {
+    int head = 0;
+    for (int k = 0; k < nv; k++) {
+        const scenario_t *s = &v[k].scn;
+        int shards = s->dataset.shard_items > 1;
+        if (!shards && strcmp(scenario_storage(s)->name, "object") != 0) continue;
+        if (!head++)
+            fprintf(out, "\n%-10s %-12s %16s %18s\n", "variant", "job", "requests/epoch",
+                    "shards_per_batch");
+        const run_metrics_t *r = best_source(&v[k]);
+        for (int i = 0; i < v[k].topo.ninst; i++) {
+            const epoch_metrics_t *m = metrics_at(r, i, v[k].scn.epochs - 1);
+            char mix[32] = "-";
+            if (shards && v[k].sim.m) snprintf(mix, sizeof mix, "%.2f", m->shards_per_batch);
+            fprintf(out, "%-10s %-12s %16.0f %18s\n", s->variant, v[k].topo.inst[i].name,
+                    m->storage_reads, mix);
+        }
+    }
+    if (head)
+        fprintf(out, "requests/epoch: storage requests of the last epoch (simulator where run): "
+                     "GETs, or whole record shards; shards_per_batch: distinct shards a batch "
+                     "drew from (loose files: every item its own).\n");
 }
 
 /* ---- cost ---- */
@@ -559,6 +590,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
             "~ marks a model figure with no exact closed form.\n");
+    write_text_requests(out, v, nv);
     write_text_cost(out, v, nv);
 }
 

@@ -25,18 +25,19 @@ typedef struct {
     double remote_hit_rate;
     double storage_read_bytes;
     double network_bytes;
-    double cpu_util;       /* busy core-seconds over cores x T */
-    double storage_util;   /* transfer-busy seconds over T */
-    double slot_util;      /* storage request slots busy over queue_depth x T */
-    double network_util;   /* NIC-busy seconds over T */
-    double t_gpu_s;        /* differential run: GPUs fed instantly */
-    double t_prep_s;       /* differential run: every item in memory */
-    double items_prepped;  /* conservation checks: items through prep this epoch */
-    double storage_reads;  /* reads that went to storage */
-    double items_consumed; /* items this job's GPUs trained on this epoch */
-    double staged_bytes;   /* peak memory of batches prepared ahead for this job's stream */
-    int bottleneck;        /* bottleneck_t */
-    int approximate;       /* model: no exact closed form for this case */
+    double cpu_util;         /* busy core-seconds over cores x T */
+    double storage_util;     /* transfer-busy seconds over T */
+    double slot_util;        /* storage request slots busy over queue_depth x T */
+    double network_util;     /* NIC-busy seconds over T */
+    double t_gpu_s;          /* differential run: GPUs fed instantly */
+    double t_prep_s;         /* differential run: every item in memory */
+    double items_prepped;    /* conservation checks: items through prep this epoch */
+    double storage_reads;    /* reads that went to storage */
+    double items_consumed;   /* items this job's GPUs trained on this epoch */
+    double staged_bytes;     /* peak memory of batches prepared ahead for this job's stream */
+    double shards_per_batch; /* record shards: distinct shards in a batch, mean (0: loose items) */
+    int bottleneck;          /* bottleneck_t */
+    int approximate;         /* model: no exact closed form for this case */
 } epoch_metrics_t;
 
 /* What one server saw in one epoch of the streams that read through it (a

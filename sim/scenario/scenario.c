@@ -269,6 +269,16 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
                    (long long)s->dataset.items);
         errors++;
     }
+    /* A shard is one read of the sum of its items: the simulator holds it
+     * below 4 GB too (2 GB of mean, for the spread of its items). */
+    double shard_mean = mean * (double)s->dataset.shard_items;
+    if (s->dataset.shard_items > 1 && shard_mean > SCN_ITEM_BYTES_MAX / 2) {
+        diag_error(key_pos(s, doc, "dataset.shard_items"),
+                   "dataset.shard_items = %lld of %g KB makes shards of %.3g GB; stallsim reads a "
+                   "shard whole and holds it below 2 GB on average: use fewer items a shard",
+                   (long long)s->dataset.shard_items, s->dataset.item_kb, shard_mean / 1e9);
+        errors++;
+    }
     int64_t gpus_used = 0, instances = 0, pinned_cpus = 0;
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];
@@ -379,6 +389,10 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
 
 double scenario_item_bytes_mean(const scenario_t *s) {
     return s->dataset.item_kb * 1e3;
+}
+
+double scenario_items_per_read(const scenario_t *s) {
+    return s->dataset.shard_items > 1 ? (double)s->dataset.shard_items : 1;
 }
 
 double scenario_cache_bytes(const scenario_t *s) {

@@ -52,6 +52,7 @@ typedef struct {
         int64_t items;
         double item_kb;
         double item_kb_cv;
+        int64_t shard_items; /* record shards of this many items; 0 or 1 = one object per item */
     } dataset;
     struct {
         int64_t count;
@@ -95,7 +96,8 @@ typedef struct {
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
         double staging_mb;
-        struct { /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
+        int64_t open_shards; /* loader.kind: pool (loader_pool.c owns it): shards read at once */
+        struct {             /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
             int64_t num_workers;
             int64_t prefetch_factor;
             int persistent_workers;
@@ -187,6 +189,8 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
 
 /* Derived figures every consumer needs, computed in one place. */
 double scenario_item_bytes_mean(const scenario_t *s);
+/* Items in one read request: dataset.shard_items for record shards, else 1. */
+double scenario_items_per_read(const scenario_t *s);
 double scenario_cache_bytes(const scenario_t *s);   /* per server */
 double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
 /* Per-item CPU prep time in seconds for an item of `bytes`, augment included

@@ -48,6 +48,7 @@ static const key_def_t core_keys[] = {
     {"dataset.items", KT_INT, "items", NULL, 1, 4000000000.0, 0, NULL, S(dataset.items), "N: encoded files in the dataset"},
     {"dataset.item_kb", KT_REAL, "KB", NULL, 0, 4e6, 1, NULL, S(dataset.item_kb), "mean encoded item size (1 KB = 1000 bytes)"},
     {"dataset.item_kb_cv", KT_REAL, "", "0", 0, 10, 0, NULL, S(dataset.item_kb_cv), "coefficient of variation of item sizes (lognormal; 0 = all equal)"},
+    {"dataset.shard_items", KT_INT, "items", "0", 0, 4000000000.0, 0, NULL, S(dataset.shard_items), "record shards (TFRecord, tar): consecutive items packed S to a shard, read whole with one request, in a random shard order each epoch (0 or 1 = one object per item)"},
     {"server.count", KT_INT, "servers", "1", 1, SCN_MAX_SERVERS, 0, NULL, S(server.count), "identical servers in the cluster"},
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
     {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},

@@ -1,0 +1,139 @@
+/* Record shards (dataset.shard_items) against closed forms: one request a
+ * shard, whole; PyTorch's workers each streaming their own shards; the
+ * pool's open shards as requests in flight; the cache holding whole shards
+ * (LRU's and MinIO's hit rates over shards); how many shards a batch mixes;
+ * and the rules. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "diag.h"
+#include "kinds.h"
+#include "testutil.h"
+
+static scenario_t S;
+static topology_t T;
+
+/* 3200 items of 100 KB in shards of 32 (3.2 MB), an object store with a
+ * 10 ms first byte and 10 MB/s a connection: a shard takes 0.33 s. */
+static const char *base = "epochs: 1\ndataset: {items: 3200, item_kb: 100, shard_items: 32}\n"
+                          "server: {cpus: 16, gpus: 1, cache_gb: 0,\n"
+                          "  storage: {kind: object, first_byte_ms: 10, conn_mb_s: 10}}\n"
+                          "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+                          "loader: {cache: none}\n"
+                          "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
+
+typedef struct {
+    double sim, model, reqs_sim, reqs_model, bytes, mix, hit_sim, hit_model;
+    int approx;
+} result_t;
+
+static result_t run(const char *yaml, const char *const *sets, int epoch) {
+    run_metrics_t m, s;
+    assert_int_equal(tu_run(yaml, sets, &S, &T, &m, &s), 0);
+    const epoch_metrics_t *a = metrics_at(&s, 0, epoch), *b = metrics_at(&m, 0, epoch);
+    result_t r = {
+        a->epoch_s,          b->epoch_s,  a->storage_reads, b->storage_reads, a->storage_read_bytes,
+        a->shards_per_batch, a->hit_rate, b->hit_rate,      b->approximate};
+    metrics_free(&m), metrics_free(&s);
+    return r;
+}
+
+/* One whole-shard request per shard: 100 requests of 3.2 MB. */
+static void test_requests(void **state) {
+    (void)state;
+    result_t r = run(base, (const char *[]){NULL}, 0);
+    assert_true(r.reqs_sim == 100);
+    assert_true(fabs(r.reqs_model - 100) < 1e-9);
+    assert_true(r.bytes == 320e6);
+    /* 3210 items: the last shard holds 10. */
+    const char *odd[] = {"dataset.items=3210", NULL};
+    assert_true(run(base, odd, 0).reqs_sim == 101);
+}
+
+/* PyTorch's W workers stream their own shards: worker w reads shards w,
+ * w + W, ...; each batch is one shard (32 = 32), so each worker's 25 shards
+ * take 25 x 0.33 s. Simulator and model within 1%. */
+static void test_pytorch_workers(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.kind=pytorch",           "loader.num_workers=4",
+                          "loader.collate_ms_per_item=0",  "loader.share_ms_per_item=0",
+                          "loader.transfer_ms_per_item=0", "loader.step_ms=0",
+                          "loader.worker_start_ms=0",      NULL};
+    result_t r = run(base, sets, 0);
+    double want = 25 * (0.010 + 3.2 / 10) + 0.001;
+    if (fabs(r.sim - want) > 0.01 * want || fabs(r.model - want) > 0.01 * want)
+        fail_msg("pytorch shards: sim %.4f, model %.4f, want %.4f", r.sim, r.model, want);
+    assert_true(fabs(r.mix - 1) < 1e-9); /* a worker's batch: its one shard */
+}
+
+/* The pool with 20 open shards, 20 connections and a window wide enough:
+ * 20 requests in flight, the 100 shards in 5 waves of 0.33 s. The model's
+ * figure for the pool's lanes is an estimate (marked approximate). */
+static void test_pool_lanes(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.open_shards=20", "server.storage.reader_threads=20",
+                          "jobs.0.prefetch_batches=64", NULL};
+    result_t r = run(base, sets, 0);
+    double want = 5 * (0.010 + 3.2 / 10);
+    if (fabs(r.sim - want) > 0.03 * want || fabs(r.model - want) > 0.03 * want)
+        fail_msg("pool lanes: sim %.4f, model %.4f, want %.4f", r.sim, r.model, want);
+    assert_int_equal(r.approx, 1);
+    assert_true(r.mix > 16 && r.mix <= 20); /* 32 items from 20 lanes in turn */
+    /* One lane and a window of 2 batches of one shard each: 2 in flight. */
+    const char *one[] = {NULL};
+    r = run(base, one, 0);
+    want = 100 * (0.010 + 3.2 / 10) / 2;
+    if (fabs(r.sim - want) > 0.02 * want) fail_msg("one lane: sim %.4f, want %.4f", r.sim, want);
+    assert_true(fabs(r.mix - 1) < 1e-9);
+}
+
+/* The cache holds whole shards: over 1000 shards, reshuffled each epoch,
+ * LRU at half the data hits f + (1 - f) ln(1 - f) = 15.3% of them from epoch
+ * 2 (the model's closed form), MinIO half. */
+static void test_cache_shards(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 32000, item_kb: 100, shard_items: 32}\n"
+                       "server: {cpus: 16, gpus: 1, cache_gb: 1.6}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.001, augment_ms: 0}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.0001}]\n";
+    const char *lru[] = {"loader.cache=lru", NULL};
+    result_t r = run(yaml, lru, 1);
+    double want = 0.5 + 0.5 * log(0.5);
+    if (fabs(r.hit_sim - want) > 0.03 || fabs(r.hit_model - want) > 1e-6)
+        fail_msg("lru over shards: sim %.4f, model %.4f, want %.4f", r.hit_sim, r.hit_model, want);
+    const char *minio[] = {"loader.cache=minio", NULL};
+    r = run(yaml, minio, 1);
+    if (fabs(r.hit_sim - 0.5) > 0.002) fail_msg("minio over shards: sim %.4f", r.hit_sim);
+    /* Hits are whole shards: the bytes read are the misses' shards. */
+    assert_true(fabs(r.bytes - (1 - r.hit_sim) * 3.2e9) < 1);
+}
+
+static void test_rules(void **state) {
+    (void)state;
+    const char *loose = "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
+                        "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
+    const char *lanes[] = {"loader.open_shards=4", NULL};
+    assert_int_equal(tu_build(loose, lanes, &S, &T), EXIT_INPUT);
+    const char *belady[] = {"dataset.shard_items=32", "loader.cache=belady", NULL};
+    assert_int_equal(tu_build(loose, belady, &S, &T), EXIT_INPUT);
+    const char *huge[] = {"dataset.shard_items=100000", NULL}; /* 10 GB shards */
+    assert_int_equal(tu_build(loose, huge, &S, &T), EXIT_INPUT);
+    const char *ok[] = {"dataset.shard_items=32", "loader.open_shards=4", NULL};
+    assert_int_equal(tu_build(loose, ok, &S, &T), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_requests),   cmocka_unit_test(test_pytorch_workers),
+        cmocka_unit_test(test_pool_lanes), cmocka_unit_test(test_cache_shards),
+        cmocka_unit_test(test_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
