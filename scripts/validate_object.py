@@ -89,6 +89,133 @@ def torch_one(a):
     return 0
 
 
+def shards_one(a):
+    """One record-shard row, in a fresh process inside the store's namespace:
+    a real DataLoader over HttpTarShards (WebDataset's split: each worker its
+    own shards, each shard one GET streamed through tarfile); prints a JSON
+    line with each epoch's wall time."""
+    import torch
+    from torch.utils.data import DataLoader
+
+    from http_shards import HttpTarShards
+
+    torch.manual_seed(1)
+    names = sorted(f for f in os.listdir(a.shards_dir) if f.endswith(".tar"))
+    ds = HttpTarShards(a.url, names, seed=1)
+    kw = dict(batch_size=BATCH, num_workers=a.workers)
+    if a.workers > 0:
+        kw.update(prefetch_factor=2)
+    eps, nb = [], 0
+    for e in range(2):
+        ds.set_epoch(e)
+        dl = DataLoader(ds, **kw)
+        t0 = time.perf_counter()
+        nb = 0
+        for _batch in dl:
+            time.sleep(a.compute)
+            nb += 1
+        eps.append(time.perf_counter() - t0)
+    print(json.dumps(dict(epochs=eps, batches=nb)))
+    return 0
+
+
+def shards_time(a):
+    """The shard Dataset's own cost in this process: one pass over every
+    shard against the store without a delay (its GETs, tar parsing, decode,
+    transforms); prints the seconds."""
+    from http_shards import HttpTarShards
+
+    names = sorted(f for f in os.listdir(a.shards_dir) if f.endswith(".tar"))
+    ds = HttpTarShards(a.url, names, seed=1)
+    t0 = time.perf_counter()
+    n = sum(1 for _ in ds)
+    print(json.dumps(dict(seconds=time.perf_counter() - t0, items=n)))
+    return 0
+
+
+def shard_rows(a, files, quick):
+    """The same DataLoader over tar shards of S JPEGs (microbench/torch/
+    http_shards.py), against `run` with dataset.shard_items = S: one request
+    a shard, each worker streaming its own. The loader's own costs from the
+    probe over the local files; an item's from one pass of the shard Dataset
+    in one process against the store without a delay."""
+    from http_shards import write_shards
+
+    tmp = tempfile.mkdtemp(prefix="stallsim-object-shards-")
+    atexit.register(shutil.rmtree, tmp, True)
+    profile = os.path.join(tmp, "host-torch.yaml")
+    subprocess.run([sys.executable, os.path.join(ROOT, "microbench", "torch", "probe.py"),
+                    "--data", a.data, "--out", profile, "--items", str(min(400, len(files)))],
+                   check=True, stdout=subprocess.DEVNULL)
+    sizes = [os.path.getsize(p) for p in files]
+    mean = statistics.mean(sizes)
+    scen = os.path.join(tmp, "shards.yaml")
+    with open(scen, "w") as f:
+        f.write(f"""# written by scripts/validate_object.py
+host: {profile}
+epochs: 2
+dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {statistics.pstdev(sizes) / mean:.4g}}}
+server: {{gpus: 1, storage: {{kind: object}}}}
+loader: {{kind: pytorch, cache: none}}
+jobs: [{{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01}}]
+""")
+    # (items a shard, first byte ms, workers, GPU seconds per batch)
+    rows = [(16, 10, 2, 0.01), (16, 50, 4, 0.01), (64, 10, 2, 0.05), (64, 50, 4, 0.01),
+            (64, 50, 2, 0.2)]
+    if quick:
+        rows = [(16, 50, 4, 0.01)]
+    dirs, item_ms, table = {}, {}, []
+    for S, lat, workers, gpu_s in rows:
+        if S not in dirs:
+            dirs[S] = os.path.join(tmp, f"s{S}")
+            write_shards(files, S, dirs[S])
+            # What an item costs through this Dataset (the probe times map-style
+            # datasets only): one pass in one process, the store without a delay.
+            with objstore.ObjectStore(dirs[S]) as st:
+                base = objstore.probe(st, sorted(os.listdir(dirs[S]))[:4]).ttfb_s
+                p = subprocess.run(st.exec_prefix + [sys.executable, os.path.abspath(__file__),
+                                                     "--shards-time", "--shards-dir", dirs[S],
+                                                     "--url", st.url],
+                                   check=True, capture_output=True, text=True)
+            t = json.loads(p.stdout.strip().splitlines()[-1])
+            nsh = len(os.listdir(dirs[S]))
+            item_ms[S] = (t["seconds"] - nsh * base) / t["items"] * 1e3
+            print(f"{TOOL}: through tar shards of {S}, an item costs {item_ms[S]:.3f} ms",
+                  file=sys.stderr)
+        names = sorted(f for f in os.listdir(dirs[S]) if f.endswith(".tar"))
+        with objstore.ObjectStore(dirs[S], latency_ms=lat) as st:
+            pr = objstore.probe(st, names[:4])
+            p = subprocess.run(st.exec_prefix + [sys.executable, os.path.abspath(__file__),
+                                                 "--shards-one", "--shards-dir", dirs[S],
+                                                 "--url", st.url, "--workers", str(workers),
+                                                 "--compute", str(gpu_s)],
+                               capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(f"{TOOL}: the shard run failed: {p.stderr}")
+        m = json.loads(p.stdout.strip().splitlines()[-1])
+        sets = [f"dataset.shard_items={S}", f"loader.num_workers={workers}",
+                f"prep.decode_ms_per_item={item_ms[S]:.6g}", "prep.decode_ms_per_mb=0",
+                "prep.augment_ms=0",
+                f"jobs.0.compute_s_per_batch={gpu_s}",
+                f"server.storage.first_byte_ms={pr.ttfb_s * 1e3:.6g}",
+                f"server.storage.conn_mb_s={pr.conn_mb_s:.6g}"]
+        cmd = [a.bin, "run", scen, "--format", "json"]
+        for x in sets:
+            cmd += ["--set", x]
+        pred = epochs(json.loads(subprocess.run(cmd, check=True, capture_output=True,
+                                                text=True).stdout), "sim")
+        mt = statistics.mean(m["epochs"])
+        ms = 1 - m["batches"] * gpu_s / mt
+        pt = statistics.mean(e["epoch_s"] for e in pred)
+        ps = statistics.mean(stall(e) for e in pred)
+        err = (pt - mt) / mt
+        table.append((S, lat, workers, gpu_s, pr.ttfb_s * 1e3, len(names), mt, pt, err, ms, ps))
+        print(f"shards of {S}, {lat} ms, {workers} workers, GPU {gpu_s} s a batch: measured "
+              f"{mt:.2f} s, predicted {pt:.2f} s ({err:+.1%}); stall {ms:.1%} vs {ps:.1%}",
+              file=sys.stderr, flush=True)
+    return table
+
+
 def torch_rows(a, files, rels, quick):
     """The PyTorch DataLoader over the store, against `run` with the probe's
     profile (microbench/torch/probe.py timing HttpImageFolder against the
@@ -173,12 +300,19 @@ def main():
     ap.add_argument("--quick", action="store_true", help="three rows")
     ap.add_argument("--update", metavar="VALIDATION.md")
     ap.add_argument("--torch-one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--shards-one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--shards-dir", help=argparse.SUPPRESS)
+    ap.add_argument("--shards-time", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--url", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--compute", type=float, default=0.0, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.torch_one:
         return torch_one(a)
+    if a.shards_one:
+        return shards_one(a)
+    if a.shards_time:
+        return shards_time(a)
     if os.geteuid() != 0:
         harness.skip(TOOL, "needs root to create a network namespace and shape its loopback")
     try:
@@ -255,8 +389,11 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
               f"{conn_mb_s:.0f} MB/s a connection): measured {m:.2f} s, predicted {s:.2f} s "
               f"({err:+.1%}); stall {ms:.1%} vs {ps:.1%}", file=sys.stderr, flush=True)
     ttable = torch_rows(a, files, rels, a.quick)
-    errs = [abs(t[8]) for t in table] + [abs(t[6]) for t in ttable or []]
-    pps = [abs(t[10] - t[9]) for t in table] + [abs(t[8] - t[7]) for t in ttable or []]
+    stable = shard_rows(a, files, a.quick) if ttable is not None else None
+    errs = ([abs(t[8]) for t in table] + [abs(t[6]) for t in ttable or []]
+            + [abs(t[8]) for t in stable or []])
+    pps = ([abs(t[10] - t[9]) for t in table] + [abs(t[8] - t[7]) for t in ttable or []]
+           + [abs(t[10] - t[9]) for t in stable or []])
     med = statistics.median(errs)
     med_pp = statistics.median(pps) * 100
     worst = max(errs)
@@ -288,6 +425,19 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
         for lat, w, gpu_s, ttfb, mt, pt, err, ms, ps in ttable:
             lines.append(f"| {lat} ms | {w} | {gpu_s:g} | {ttfb:.2f} ms | {mt:.2f} | {pt:.2f} "
                          f"| {err:+.1%} | {ms:.1%} | {ps:.1%} |")
+    if stable:
+        lines += ["", "The same DataLoader over tar shards of S JPEGs "
+                  "(microbench/torch/http_shards.py, as WebDataset: each worker its own shards "
+                  "of an order shuffled each epoch, each shard one GET streamed through tarfile); "
+                  "predicted with dataset.shard_items = S, the loader's costs from the probe of the "
+                  "local files and an item's from one pass of the shard Dataset, undelayed.", "",
+                  "| items a shard | shards | first byte (set) | workers | GPU s/batch "
+                  "| first byte (probed) | measured s/epoch | predicted | error | stall measured "
+                  "| predicted |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for S, lat, w, gpu_s, ttfb, nsh, mt, pt, err, ms, ps in stable:
+            lines.append(f"| {S} | {nsh} | {lat} ms | {w} | {gpu_s:g} | {ttfb:.2f} ms | {mt:.2f} "
+                         f"| {pt:.2f} | {err:+.1%} | {ms:.1%} | {ps:.1%} |")
     lines += ["", f"All {len(errs)} rows: median |error| {med:.1%} in epoch time (worst "
               f"{worst:.1%}), {med_pp:.1f} pp in stall."]
     text = "\n".join(lines) + "\n"
