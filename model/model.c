@@ -172,6 +172,11 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                 double by_lanes = inflight * S / storage->service_s(s, req);
                 if (by_lanes < cap) cap = by_lanes, latency_bound = 1;
                 shard_guess = 1;
+            } else {
+                /* Workers with a shard more than the others finish the epoch
+                 * alone (the simulator has it; the model's batches do not). */
+                double streams = lanes * G, nsh = ceil(N / S);
+                if (fmod(nsh, streams) != 0) shard_guess = 1;
             }
         }
         double cap_inst =

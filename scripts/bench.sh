@@ -61,6 +61,15 @@ if "$bin" help kinds 2>/dev/null | grep -q pytorch; then
     scenarios/imagenet1k.yaml --variant dali --set server.cache_gb=73 --set loader.kind=pytorch \
     --set loader.num_workers=3
 fi
+# The object-store kind and record shards (issue 15; no baseline: older
+# builds lack them): ImageNet-1k in S3 with 512 readers and a latency tail;
+# the same in ~1 GB tar shards, 64 open.
+if "$bin" help kinds 2>/dev/null | grep -q object; then
+  BASELINE= measure "ImageNet-1k in an object store (512 readers, first-byte tail), LRU at 35%, 3 epochs" \
+    1281167 3 scenarios/imagenet-s3.yaml --variant readers-512
+  BASELINE= measure "ImageNet-1k in ~1 GB tar shards in an object store (64 open), LRU at 35%, 3 epochs" \
+    1281167 3 scenarios/imagenet-s3.yaml --variant shards
+fi
 measure "ImageNet-22k, 8 GPUs, LRU at 50%, 3 epochs" 14197122 3 \
   scenarios/imagenet22k.yaml --variant dali --set server.cache_gb=653
 measure "OpenImages, both variants (LRU, MinIO), 3 epochs" $((1743042 * 2)) 3 scenarios/openimages.yaml

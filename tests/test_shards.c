@@ -73,6 +73,26 @@ static void test_pytorch_workers(void **state) {
     assert_true(fabs(r.mix - 1) < 1e-9); /* a worker's batch: its one shard */
 }
 
+/* 10 shards over 4 workers: two workers read 3, two read 2, and a
+ * DataLoader over an IterableDataset takes batches from the workers that
+ * still have data: the epoch is the busiest worker's 3 shards (the model,
+ * with the workers even, says less and is marked approximate). */
+static void test_uneven_workers(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 640, item_kb: 100, shard_items: 64}\n"
+                       "server: {cpus: 16, gpus: 1, cache_gb: 0,\n"
+                       "  storage: {kind: object, first_byte_ms: 50, conn_mb_s: 1e6}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 3.6, augment_ms: 0}\n"
+                       "loader: {cache: none, kind: pytorch, num_workers: 4,\n"
+                       "  collate_ms_per_item: 0, share_ms_per_item: 0, transfer_ms_per_item: 0,\n"
+                       "  step_ms: 0, worker_start_ms: 0}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
+    result_t r = run(yaml, (const char *[]){NULL}, 0);
+    double want = 3 * (0.050 + 64 * 0.0036) + 0.001;
+    if (fabs(r.sim - want) > 0.02 * want) fail_msg("uneven: sim %.4f, want %.4f", r.sim, want);
+    assert_int_equal(r.approx, 1);
+}
+
 /* The pool with 20 open shards, 20 connections and a window wide enough:
  * 20 requests in flight, the 100 shards in 5 waves of 0.33 s. The model's
  * figure for the pool's lanes is an estimate (marked approximate). */
@@ -133,7 +153,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_requests),   cmocka_unit_test(test_pytorch_workers),
         cmocka_unit_test(test_pool_lanes), cmocka_unit_test(test_cache_shards),
-        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_rules),      cmocka_unit_test(test_uneven_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams) {
+int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams, uint64_t M) {
     memset(sh, 0, sizeof *sh);
     sh->n = n;
     sh->S = S;
@@ -18,15 +18,17 @@ int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams) {
     sh->cum = calloc(k, sizeof *sh->cum);
     sh->hit = calloc(k, 1);
     sh->seen = calloc(k, sizeof *sh->seen);
-    if (!sh->order || !sh->cur || !sh->at || !sh->first || !sh->cum || !sh->hit || !sh->seen ||
-        perm_gen_init(&sh->pg, sh->nshards))
+    sh->nbatches = M ? ((uint64_t)n + M - 1) / M : 0;
+    sh->batch_worker = calloc(sh->nbatches ? sh->nbatches : 1, sizeof *sh->batch_worker);
+    if (!sh->batch_worker || !sh->order || !sh->cur || !sh->at || !sh->first || !sh->cum ||
+        !sh->hit || !sh->seen || perm_gen_init(&sh->pg, sh->nshards))
         return -1;
     return 0;
 }
 
 void shards_free(shards_t *sh) {
     free(sh->order), free(sh->cur), free(sh->at), free(sh->first), free(sh->cum), free(sh->hit);
-    free(sh->seen);
+    free(sh->seen), free(sh->batch_worker);
     if (sh->pg.n) perm_gen_free(&sh->pg);
     memset(sh, 0, sizeof *sh);
 }
@@ -88,14 +90,26 @@ void shards_order_workers(shards_t *sh, gsl_rng *r, uint32_t G, uint32_t W, uint
     for (uint32_t q = 0; q < Q; q++)
         sh->cur[q] = q < sh->nshards ? q : sh->nshards, sh->at[q] = 0;
     uint64_t pos = 0;
+    uint32_t w = Wn - 1;
     for (uint64_t k = 0; pos < sh->n; k++) {
         uint64_t lo = k * M, hi = lo + M < sh->n ? lo + M : sh->n;
-        uint32_t w = W ? (uint32_t)(k % W) : 0;
+        /* The next worker in turn that still has shards on some rank. */
+        for (uint32_t t = 0; t < Wn; t++) {
+            w = (w + 1) % Wn;
+            int alive = 0;
+            for (uint32_t r = 0; r < G && !alive; r++)
+                alive = r * Wn + w < Q && sh->cur[r * Wn + w] < sh->nshards;
+            if (alive) break;
+        }
+        if (k < sh->nbatches) sh->batch_worker[k] = w;
         for (pos = lo; pos < hi; pos++) {
             /* Past the epoch's used items (drop_last) the order no longer matters. */
-            uint32_t q = pos < n_used ? ((uint32_t)((pos - lo) % G) * Wn + w) % Q : 0;
+            uint32_t r = pos < n_used ? (uint32_t)((pos - lo) % G) : 0;
+            uint32_t q = (r * Wn + w) % Q;
             uint32_t x = next_item(sh, q, Q);
-            /* A worker out of shards: the next one that has items left. */
+            /* This rank's worker ran dry: its other workers' items, then any. */
+            for (uint32_t t = 1; x == UINT32_MAX && t < Wn; t++)
+                x = next_item(sh, (r * Wn + (w + t) % Wn) % Q, Q);
             for (uint32_t t = 1; x == UINT32_MAX && t < Q; t++)
                 x = next_item(sh, (q + t) % Q, Q);
             perm[pos] = x;

@@ -31,21 +31,26 @@ typedef struct {
     uint32_t *order;    /* [nshards]: this epoch's shard order */
     uint32_t *cur, *at; /* [streams]: each lane's or worker's shard (index into order) and item */
     uint32_t nstreams;
-    double *first;         /* [nshards]: when the shard's first byte arrived this epoch (T) */
-    double *cum;           /* [nshards]: its bytes delivered so far this epoch */
-    unsigned char *hit;    /* [nshards]: served from the cache this epoch */
-    uint32_t *seen, stamp; /* [nshards]: shards_in's marks */
+    double *first;          /* [nshards]: when the shard's first byte arrived this epoch (T) */
+    double *cum;            /* [nshards]: its bytes delivered so far this epoch */
+    unsigned char *hit;     /* [nshards]: served from the cache this epoch */
+    uint32_t *seen, stamp;  /* [nshards]: shards_in's marks */
+    uint32_t *batch_worker; /* [batches]: shards_order_workers' worker of each batch */
+    uint64_t nbatches;
 } shards_t;
 
-/* 0, or -1 without memory. streams: lanes (pool) or ranks x workers (pytorch). */
-int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams);
+/* 0, or -1 without memory. streams: lanes (pool) or ranks x workers
+ * (pytorch, whose batches of M items get their worker in batch_worker). */
+int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams, uint64_t M);
 void shards_free(shards_t *sh);
 /* Bytes of state for n items in shards of S, streams as above. */
 double shards_bytes(double n, double S, double streams);
 /* The pool loader's order: `lanes` shards open, one item of each in turn. */
 void shards_order_lanes(shards_t *sh, gsl_rng *r, uint32_t lanes, uint32_t *perm);
 /* PyTorch's: positions kM + r + iG of global batch k (DistributedSampler's
- * split) from rank r's worker k mod W (W = 0: the rank's own process). */
+ * split) from rank r's worker batch_worker[k]: the workers in turn, those
+ * out of shards on every rank dropping out (W = 0: the rank's own process);
+ * a rank whose own worker ran dry takes that rank's other workers' items. */
 void shards_order_workers(shards_t *sh, gsl_rng *r, uint32_t G, uint32_t W, uint64_t M,
                           uint32_t n_used, uint32_t *perm);
 /* Distinct shards among perm[lo, hi): the batch's mix. */

@@ -255,7 +255,8 @@ static int build(world_t *w, gsl_rng *master) {
             st->shard_lanes = w->loader->shard_lanes(s, &st->shard_per_rank);
             uint32_t streams =
                 st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
-            if (shards_init(&st->shards, w->n, w->S, streams)) return -1;
+            if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
+            if (st->shard_per_rank) st->prep.batch_worker = st->shards.batch_worker;
         }
         st->prep.s = s;
         st->prep.job = &s->jobs[t->inst[st->inst[0]].job];

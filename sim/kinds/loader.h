@@ -37,6 +37,10 @@ typedef struct {
      * the reads of a batch are all issued at once): clock[rank] is when the
      * worker preparing that rank's batch on T issues its next read. */
     double *clock;
+    /* Set by the engine for record shards read per worker: which worker
+     * prepares batch k (a worker out of shards drops out of the turn, as a
+     * DataLoader over an IterableDataset does); NULL: k mod workers. */
+    const uint32_t *batch_worker;
     /* Set by init: seconds of training-process CPU per iteration, serial
      * with the GPU's compute (receiving the batch, the Python step). */
     double iter_cpu_s;

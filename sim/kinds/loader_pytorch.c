@@ -86,7 +86,9 @@ static double slowdown(const scenario_t *s, const job_t *j, double cores, int ra
          * cache holding its capacity's share of the data). */
         double f =
             scenario_dataset_bytes(s) > 0 ? scenario_cache_bytes(s) / scenario_dataset_bytes(s) : 1;
-        double wait = (f < 1 ? 1 - f : 0) * scenario_storage(s)->service_s(s, mean);
+        /* Record shards: one request's wait for S items. */
+        double S = scenario_items_per_read(s);
+        double wait = (f < 1 ? 1 - f : 0) * scenario_storage(s)->service_s(s, S * mean) / S;
         duty = item + wait > 0 ? item / (item + wait) : 1;
     }
     double demand = ranks_per_server * (w * duty + main);
@@ -128,7 +130,7 @@ static void torch_begin_batch(prep_t *p, int epoch, int64_t batch, const double 
                               const double idle[2]) {
     torch_t *t = p->state;
     int G = t->G, W = t->W;
-    t->k = W > 0 ? batch % W : 0;
+    t->k = W > 0 ? (p->batch_worker ? (int64_t)p->batch_worker[batch] : batch % W) : 0;
     int spawn = W > 0 && batch < W && (epoch == 0 || !t->persistent);
     for (int tl = 0; tl < 2; tl++) {
         for (int r = 0; r < G; r++) {
