@@ -6,7 +6,8 @@
 #   disk: scripts/validate_disk.py (the storage model against the disk
 #     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS; median within 10%);
 #   object: scripts/validate_object.py (the object-store kind against nginx in
-#     a network namespace, first bytes delayed, loopback shaped; 3 rows).
+#     a network namespace, first bytes delayed, loopback shaped; 6 rows:
+#     measure, PyTorch loose and PyTorch over tar shards).
 # The harness creates and removes its cgroups and namespaces, and skips (77)
 # where the machine cannot: not root, no such controller, no nginx or its
 # echo module, no Debian python3.
