@@ -23,9 +23,9 @@ what measure's own pass over the items held in memory took (T_prep / N,
 once before the rows): this harness holds the store model to the store,
 scripts/validate.sh holds the prep costs to calibrate. Compared: epoch time and
 stall fraction, per row the mean of 2 epochs.
-Target: median |error| <= 10 % in epoch time and <= 5 pp in stall. Exit 0
-met, 1 not met, 77 when this machine cannot (not root, no nginx, its echo
-module, ip or tc)."""
+Target: median |error| <= 10 % in epoch time and <= 5 pp in stall (--quick,
+CI's 6 rows: 20 % and 10 pp). Exit 0 met, 1 not met, 77 when this machine
+cannot (not root, no nginx, its echo module, ip or tc)."""
 
 import argparse
 import atexit
@@ -444,8 +444,12 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
     print(text)
     if a.update and harness.update_markers(a.update, TOOL, text, TOOL):
         return 2
-    ok = med <= 0.10 and med_pp <= 5
-    print(f"{TOOL}: targets (median <= 10 %, <= 5 pp) {'met' if ok else 'NOT met'}",
+    # --quick (CI's 6 rows on a shared machine) is held to a looser bar that
+    # still catches a broken mechanism (a serialised store or a lost latency
+    # is off by 2x and more).
+    lim = (0.20, 10) if a.quick else (0.10, 5)
+    ok = med <= lim[0] and med_pp <= lim[1]
+    print(f"{TOOL}: targets (median <= {lim[0]:.0%}, <= {lim[1]} pp) {'met' if ok else 'NOT met'}",
           file=sys.stderr)
     return 0 if ok else 1
 
