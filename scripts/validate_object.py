@@ -44,6 +44,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "microbench", "torch"))
 import harness  # noqa: E402
 import objstore  # noqa: E402
+import pipeline  # noqa: E402
 
 TOOL = "validate_object"
 BATCH = 32
@@ -59,6 +60,30 @@ def epochs(out, source):
 
 def stall(e):
     return (e["epoch_s"] - e["t_gpu_s"]) / e["epoch_s"]
+
+
+def in_store(st, args, what):
+    """This script's one-row mode in a fresh process inside the store's
+    namespace; its last stdout line, as JSON."""
+    p = subprocess.run(st.exec_prefix + [sys.executable, os.path.abspath(__file__)] + args,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{TOOL}: the {what} run failed: {p.stderr}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def against(a, scen, sets, m, gpu_s):
+    """`stallsim run` of scen with sets against a measured row m (epochs,
+    batches): measured and predicted epoch time, the error, and the stalls."""
+    cmd = [a.bin, "run", scen, "--format", "json"]
+    for x in sets:
+        cmd += ["--set", x]
+    pred = epochs(json.loads(subprocess.run(cmd, check=True, capture_output=True,
+                                            text=True).stdout), "sim")
+    mt = statistics.mean(m["epochs"])
+    pt = statistics.mean(e["epoch_s"] for e in pred)
+    return (mt, pt, (pt - mt) / mt, 1 - m["batches"] * gpu_s / mt,
+            statistics.mean(stall(e) for e in pred))
 
 
 def torch_one(a):
@@ -77,14 +102,7 @@ def torch_one(a):
     if a.workers > 0:
         kw.update(prefetch_factor=2)
     dl = DataLoader(ds, **kw)
-    eps, nb = [], 0
-    for _ in range(2):
-        t0 = time.perf_counter()
-        nb = 0
-        for _batch in dl:
-            time.sleep(a.compute)
-            nb += 1
-        eps.append(time.perf_counter() - t0)
+    eps, nb = pipeline.timed_epochs(lambda e: dl, 2, a.compute)
     print(json.dumps(dict(epochs=eps, batches=nb)))
     return 0
 
@@ -105,16 +123,11 @@ def shards_one(a):
     kw = dict(batch_size=BATCH, num_workers=a.workers)
     if a.workers > 0:
         kw.update(prefetch_factor=2)
-    eps, nb = [], 0
-    for e in range(2):
+    def loader_for(e):
         ds.set_epoch(e)
-        dl = DataLoader(ds, **kw)
-        t0 = time.perf_counter()
-        nb = 0
-        for _batch in dl:
-            time.sleep(a.compute)
-            nb += 1
-        eps.append(time.perf_counter() - t0)
+        return DataLoader(ds, **kw)
+
+    eps, nb = pipeline.timed_epochs(loader_for, 2, a.compute)
     print(json.dumps(dict(epochs=eps, batches=nb)))
     return 0
 
@@ -173,11 +186,8 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01
             # datasets only): one pass in one process, the store without a delay.
             with objstore.ObjectStore(dirs[S]) as st:
                 base = objstore.probe(st, sorted(os.listdir(dirs[S]))[:4]).ttfb_s
-                p = subprocess.run(st.exec_prefix + [sys.executable, os.path.abspath(__file__),
-                                                     "--shards-time", "--shards-dir", dirs[S],
-                                                     "--url", st.url],
-                                   check=True, capture_output=True, text=True)
-            t = json.loads(p.stdout.strip().splitlines()[-1])
+                t = in_store(st, ["--shards-time", "--shards-dir", dirs[S], "--url", st.url],
+                             "shard timing")
             nsh = len(os.listdir(dirs[S]))
             item_ms[S] = (t["seconds"] - nsh * base) / t["items"] * 1e3
             print(f"{TOOL}: through tar shards of {S}, an item costs {item_ms[S]:.3f} ms",
@@ -185,30 +195,15 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01
         names = sorted(f for f in os.listdir(dirs[S]) if f.endswith(".tar"))
         with objstore.ObjectStore(dirs[S], latency_ms=lat) as st:
             pr = objstore.probe(st, names[:4])
-            p = subprocess.run(st.exec_prefix + [sys.executable, os.path.abspath(__file__),
-                                                 "--shards-one", "--shards-dir", dirs[S],
-                                                 "--url", st.url, "--workers", str(workers),
-                                                 "--compute", str(gpu_s)],
-                               capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit(f"{TOOL}: the shard run failed: {p.stderr}")
-        m = json.loads(p.stdout.strip().splitlines()[-1])
+            m = in_store(st, ["--shards-one", "--shards-dir", dirs[S], "--url", st.url,
+                              "--workers", str(workers), "--compute", str(gpu_s)], "shard")
         sets = [f"dataset.shard_items={S}", f"loader.num_workers={workers}",
                 f"prep.decode_ms_per_item={item_ms[S]:.6g}", "prep.decode_ms_per_mb=0",
                 "prep.augment_ms=0",
                 f"jobs.0.compute_s_per_batch={gpu_s}",
                 f"server.storage.first_byte_ms={pr.ttfb_s * 1e3:.6g}",
                 f"server.storage.conn_mb_s={pr.conn_mb_s:.6g}"]
-        cmd = [a.bin, "run", scen, "--format", "json"]
-        for x in sets:
-            cmd += ["--set", x]
-        pred = epochs(json.loads(subprocess.run(cmd, check=True, capture_output=True,
-                                                text=True).stdout), "sim")
-        mt = statistics.mean(m["epochs"])
-        ms = 1 - m["batches"] * gpu_s / mt
-        pt = statistics.mean(e["epoch_s"] for e in pred)
-        ps = statistics.mean(stall(e) for e in pred)
-        err = (pt - mt) / mt
+        mt, pt, err, ms, ps = against(a, scen, sets, m, gpu_s)
         table.append((S, lat, workers, gpu_s, pr.ttfb_s * 1e3, len(names), mt, pt, err, ms, ps))
         print(f"shards of {S}, {lat} ms, {workers} workers, GPU {gpu_s} s a batch: measured "
               f"{mt:.2f} s, predicted {pt:.2f} s ({err:+.1%}); stall {ms:.1%} vs {ps:.1%}",
@@ -263,27 +258,12 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01
     for lat, workers, gpu_s in rows:
         with objstore.ObjectStore(a.data, latency_ms=lat) as st:
             pr = objstore.probe(st, rels[:40])
-            p = subprocess.run(st.exec_prefix + [sys.executable, os.path.abspath(__file__),
-                                                 "--torch-one", "--data", a.data, "--url", st.url,
-                                                 "--workers", str(workers),
-                                                 "--compute", str(gpu_s)],
-                               capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit(f"{TOOL}: the PyTorch run failed: {p.stderr}")
-        m = json.loads(p.stdout.strip().splitlines()[-1])
+            m = in_store(st, ["--torch-one", "--data", a.data, "--url", st.url,
+                              "--workers", str(workers), "--compute", str(gpu_s)], "PyTorch")
         sets = [f"loader.num_workers={workers}", f"jobs.0.compute_s_per_batch={gpu_s}",
                 f"server.storage.first_byte_ms={max(0.0, pr.ttfb_s - base_ttfb) * 1e3:.6g}",
                 f"server.storage.conn_mb_s={pr.conn_mb_s:.6g}"]
-        cmd = [a.bin, "run", scen, "--format", "json"]
-        for x in sets:
-            cmd += ["--set", x]
-        pred = epochs(json.loads(subprocess.run(cmd, check=True, capture_output=True,
-                                                text=True).stdout), "sim")
-        mt = statistics.mean(m["epochs"])
-        ms = 1 - m["batches"] * gpu_s / mt
-        pt = statistics.mean(e["epoch_s"] for e in pred)
-        ps = statistics.mean(stall(e) for e in pred)
-        err = (pt - mt) / mt
+        mt, pt, err, ms, ps = against(a, scen, sets, m, gpu_s)
         table.append((lat, workers, gpu_s, pr.ttfb_s * 1e3, mt, pt, err, ms, ps))
         print(f"PyTorch {lat} ms, {workers} workers, GPU {gpu_s} s a batch (first byte "
               f"{pr.ttfb_s * 1e3:.2f} ms): measured {mt:.2f} s, predicted {pt:.2f} s ({err:+.1%}); "

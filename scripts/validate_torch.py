@@ -79,15 +79,7 @@ def run_one(a):
     if a.workers > 0:
         kw.update(persistent_workers=a.persistent, prefetch_factor=2)
     dl = DataLoader(ds, **kw)
-    epochs, batches = [], 0
-    for _ in range(a.epochs):
-        t0 = time.perf_counter()
-        nb = 0
-        for _batch in dl:
-            time.sleep(a.compute)
-            nb += 1
-        epochs.append(time.perf_counter() - t0)
-        batches = nb
+    epochs, batches = pipeline.timed_epochs(lambda e: dl, a.epochs, a.compute)
     print(json.dumps(dict(epochs=epochs, batches=batches)))
 
 

@@ -93,3 +93,22 @@ def warm(paths):
         with open(p, "rb") as f:
             while f.read(1 << 20):
                 pass
+
+
+def timed_epochs(loader_for, epochs, compute_s):
+    """The harnesses' training loop: for each epoch the DataLoader
+    loader_for(epoch) gives, every batch taken and the GPU emulated by
+    sleeping compute_s; returns each epoch's wall time (from making its
+    iterator to the end of its last step) and the last epoch's batches."""
+    import time
+
+    eps, nb = [], 0
+    for e in range(epochs):
+        dl = loader_for(e)
+        t0 = time.perf_counter()
+        nb = 0
+        for _batch in dl:
+            time.sleep(compute_s)
+            nb += 1
+        eps.append(time.perf_counter() - t0)
+    return eps, nb

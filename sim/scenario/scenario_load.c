@@ -324,88 +324,82 @@ int scenario_doc_load_mem(scenario_doc_t *d, const char *name, const void *text,
     return doc_load(d, name, &src);
 }
 
-/* Host profiles: only their `scenario:` mapping is read; the rest (how it was
- * measured) is for people. Called by scenario_build. */
-static int profile_load(const yaml_src_t *src, const char *display, assign_list_t *out) {
+/* The files of ours that layer into a scenario: a version key that must say
+ * 1, the scalar keys they must name, and the mapping whose keys become
+ * assignments (under prefix); the rest is for people. version NULL: any
+ * mapping, read whole (importers). */
+typedef struct {
+    const char *version, *what, *hint;
+    const char *body, *prefix;
+    const char *required[3];
+    const char *required_why;
+} layer_file_t;
+
+static const layer_file_t host_profile = {"profile_version",
+                                          "host profile",
+                                          "(write one with `stallsim calibrate --out FILE`)",
+                                          "scenario",
+                                          "",
+                                          {NULL},
+                                          NULL};
+static const layer_file_t price_file = {"prices_version",
+                                        "price file",
+                                        "(scenarios/prices/ has an example)",
+                                        "prices",
+                                        "prices",
+                                        {"source", "date", NULL},
+                                        "where and when the prices were read"};
+static const layer_file_t any_mapping = {NULL, NULL, NULL, NULL, "", {NULL}, NULL};
+
+static int layer_load(const yaml_src_t *src, const char *display, const layer_file_t *k,
+                      assign_list_t *out) {
     yaml_document_t doc;
     int rc = load_yaml(src, display, &doc);
     if (rc) return rc;
     walk_t w = {display, &doc, 0, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
-    yaml_node_t *ver =
-        root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "profile_version", NULL) : NULL;
-    yaml_node_t *scn =
-        root->type == YAML_MAPPING_NODE ? mapping_get(&doc, root, "scenario", NULL) : NULL;
-    if (!ver || ver->type != YAML_SCALAR_NODE ||
-        strcmp((const char *)ver->data.scalar.value, "1") != 0) {
-        diag_error(pos_of(&w, ver ? ver : root),
-                   "not a stallsim host profile: expected 'profile_version: 1' (write one with "
-                   "`stallsim calibrate --out FILE`)");
+    int map = root->type == YAML_MAPPING_NODE;
+    yaml_node_t *ver = map && k->version ? mapping_get(&doc, root, k->version, NULL) : NULL;
+    yaml_node_t *body = !map ? NULL : k->body ? mapping_get(&doc, root, k->body, NULL) : root;
+    if (!k->version && !map) {
+        diag_error(pos_of(&w, root), "expected a mapping at the top, got %s", node_kind(root));
         w.errors++;
-    } else if (!scn || scn->type != YAML_MAPPING_NODE) {
-        diag_error(pos_of(&w, scn ? scn : root), "host profile: expected a 'scenario:' mapping");
+    } else if (k->version && (!ver || ver->type != YAML_SCALAR_NODE ||
+                              strcmp((const char *)ver->data.scalar.value, "1") != 0)) {
+        diag_error(pos_of(&w, ver ? ver : root), "not a stallsim %s: expected '%s: 1' %s", k->what,
+                   k->version, k->hint);
+        w.errors++;
+    } else if (!body || body->type != YAML_MAPPING_NODE) {
+        diag_error(pos_of(&w, body ? body : root), "%s: expected a '%s:' mapping", k->what,
+                   k->body);
         w.errors++;
     } else {
-        flatten_mapping(&w, scn, "", out);
+        for (int i = 0; k->required[i]; i++) {
+            yaml_node_t *n = mapping_get(&doc, root, k->required[i], NULL);
+            if (!n || n->type != YAML_SCALAR_NODE || !n->data.scalar.length) {
+                diag_error(pos_of(&w, n ? n : root), "%s: expected '%s:' (%s)", k->what,
+                           k->required[i], k->required_why);
+                w.errors++;
+            }
+        }
+        if (!w.errors) flatten_mapping(&w, body, k->prefix, out);
     }
     yaml_document_delete(&doc);
     return w.errors ? EXIT_INPUT : 0;
 }
 
-/* A price file: `prices_version: 1`, the `source` and `date` of its
- * prices (a price without them cannot be checked), and a `prices:` mapping
- * whose keys become prices.<key>. */
 int scenario_prices_load(const char *path, const char *display, assign_list_t *out) {
     yaml_src_t src = {path, NULL, 0};
-    yaml_document_t doc;
-    int rc = load_yaml(&src, display, &doc);
-    if (rc) return rc;
-    walk_t w = {display, &doc, 0, 0};
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    int map = root->type == YAML_MAPPING_NODE;
-    yaml_node_t *ver = map ? mapping_get(&doc, root, "prices_version", NULL) : NULL;
-    yaml_node_t *prices = map ? mapping_get(&doc, root, "prices", NULL) : NULL;
-    const char *need[] = {"source", "date"};
-    if (!ver || ver->type != YAML_SCALAR_NODE ||
-        strcmp((const char *)ver->data.scalar.value, "1") != 0) {
-        diag_error(pos_of(&w, ver ? ver : root),
-                   "not a stallsim price file: expected 'prices_version: 1' "
-                   "(scenarios/prices/ has an example)");
-        w.errors++;
-    } else if (!prices || prices->type != YAML_MAPPING_NODE) {
-        diag_error(pos_of(&w, prices ? prices : root), "price file: expected a 'prices:' mapping");
-        w.errors++;
-    } else {
-        for (int i = 0; i < 2; i++) {
-            yaml_node_t *n = mapping_get(&doc, root, need[i], NULL);
-            if (!n || n->type != YAML_SCALAR_NODE || !n->data.scalar.length) {
-                diag_error(pos_of(&w, n ? n : root),
-                           "price file: expected '%s:' (where and when the prices were read)",
-                           need[i]);
-                w.errors++;
-            }
-        }
-        if (!w.errors) flatten_mapping(&w, prices, "prices", out);
-    }
-    yaml_document_delete(&doc);
-    return w.errors ? EXIT_INPUT : 0;
+    return layer_load(&src, display, &price_file, out);
 }
 
 int scenario_flat_load(const char *path, const char *display, assign_list_t *out) {
     yaml_src_t src = {path, NULL, 0};
-    yaml_document_t doc;
-    int rc = load_yaml(&src, display, &doc);
-    if (rc) return rc;
-    walk_t w = {display, &doc, 0, 0};
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (root->type != YAML_MAPPING_NODE) {
-        diag_error(pos_of(&w, root), "expected a mapping at the top, got %s", node_kind(root));
-        w.errors++;
-    } else {
-        flatten_mapping(&w, root, "", out);
-    }
-    yaml_document_delete(&doc);
-    return w.errors ? EXIT_INPUT : 0;
+    return layer_load(&src, display, &any_mapping, out);
+}
+
+static int profile_load(const yaml_src_t *src, const char *display, assign_list_t *out) {
+    return layer_load(src, display, &host_profile, out);
 }
 
 int scenario_profile_load(const char *path, const char *display, assign_list_t *out) {
