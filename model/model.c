@@ -244,7 +244,9 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->remote_hit_rate = remote;
             m->storage_read_bytes = miss * D;
             m->network_bytes = remote * D;
-            m->storage_reads = miss * N / S;
+            /* Requests: one a shard, or an object's ranged parts. */
+            const double parts = storage->requests ? storage->requests(s, req) : 1;
+            m->storage_reads = miss * N / S * parts;
             m->items_prepped = n_used;
             m->items_consumed = n_used;
             m->staged_bytes = staged;
@@ -253,7 +255,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
              * or the one device every server shares. */
             double devices = s->server.storage.shared ? 1 : ns;
             m->storage_util = storage->xfer_s(s, miss * D) / devices / m->epoch_s;
-            m->slot_util = miss * N / S * storage->service_s(s, req) /
+            m->slot_util = miss * N / S * parts * storage->service_s(s, req) /
                            (storage->slots(s) * devices * m->epoch_s);
             /* A request-rate cap binds before the slots do: its share of the
              * requests the device admits. */
@@ -271,7 +273,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                 sv->accesses += N / ns;
                 sv->local_hits += (h - remote) * N / ns;
                 sv->remote_hits += remote * N / ns;
-                sv->storage_reads += miss * N / S / ns;
+                sv->storage_reads += miss * N / S / ns; /* reads, as the simulator counts them */
                 sv->storage_read_bytes += miss * D / ns;
                 sv->net_in_bytes += remote * D / ns;
                 sv->net_out_bytes += remote * D / ns;

@@ -199,6 +199,29 @@ static void test_latency_tail(void **state) {
     assert_true(n.sim > r.sim * 1.02);
 }
 
+/* Ranged GETs: 100 MB objects in parts of at most 8 MB are 13 GETs each,
+ * at once, on connections of their own: the pool's 64 connections move an
+ * object per 13 x (20 ms + 100/13 MB at 100 MB/s) / 64 s; a single PyTorch
+ * worker waits 20 ms + 100/13 MB for each (its parts in parallel). */
+static void test_ranged_gets(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 640, item_kb: 100000}\n"
+                       "server: {cpus: 16, gpus: 1, cache_gb: 0, storage: {kind: object,\n"
+                       "  first_byte_ms: 20, conn_mb_s: 100, range_mb: 8}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+                       "loader: {cache: none}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 8, compute_s_per_batch: 0.001}]\n";
+    double part = 0.020 + 100.0 / 13 / 100;
+    const char *pool[] = {"server.storage.reader_threads=64", "jobs.0.prefetch_batches=16", NULL};
+    result_t r = run(yaml, pool);
+    expect("ranged, pool", r, 640 * 13 * part / 64, 0.005, BN_STORAGE_LATENCY);
+    assert_true(r.reads == 640 * 13);
+    const char *one[] = {torch_free[0], torch_free[1],          torch_free[2],
+                         torch_free[3], torch_free[4],          torch_free[5],
+                         torch_free[6], "loader.num_workers=1", NULL};
+    expect("ranged, one worker", run(yaml, one), 640 * (part + 0.00001) + 0.001, 0.005, -1);
+}
+
 /* The kind's rules, and the fixed kind's keys refused under it. */
 static void test_rules(void **state) {
     (void)state;
@@ -222,6 +245,7 @@ int main(void) {
         cmocka_unit_test(test_shared_store),
         cmocka_unit_test(test_latency_tail),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_ranged_gets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,9 @@ typedef struct {
     /* Optional: the kind's own rules across keys (diag_error each, then
      * EXIT_INPUT), after the topology is built. */
     int (*check)(const scenario_t *s);
+    /* Optional: requests one read of `bytes` makes (ranged GETs; default
+     * 1). service_s is then the read's own time, its parts in parallel. */
+    double (*requests)(const scenario_t *s, double bytes);
     /* Optional: 0 when the model's rate leaves out an effect the simulator
      * has (the output marks the model's figures `~`); NULL: always exact. */
     int (*model_exact)(const scenario_t *s);

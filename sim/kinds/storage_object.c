@@ -35,7 +35,7 @@ enum { CAL_LOG2 = 14 };
 #define Z99         2.3263478740408408 /* the standard normal's 99th percentile */
 
 typedef struct {
-    double median_s, sigma, conn_bw, max_bw;
+    double median_s, sigma, conn_bw, max_bw, range_b;
     double get_gap, get_free; /* max_get_s: one GET admitted per gap */
     uint64_t seed, nreq;
     int slots, unordered;
@@ -77,6 +77,11 @@ static int64_t cap_or(int64_t v, int64_t cap) {
     return cap > 0 && cap < v ? cap : v;
 }
 
+/* Ranged GETs an object of `bytes` takes: ceil(bytes / range_mb), or 1. */
+static double parts_of(double range_b, double bytes) {
+    return range_b > 0 && bytes > range_b ? ceil(bytes / range_b) : 1;
+}
+
 /* Connections in flight on one device: a server's readers (all servers'
  * when the store is shared). */
 static int object_slots_n(const scenario_t *s) {
@@ -88,7 +93,16 @@ static int object_slots_n(const scenario_t *s) {
         for (int i = 0; i < s->njobs; i++)
             ranks += s->jobs[i].count * s->jobs[i].gpus;
         if (ranks > s->server.gpus) ranks = s->server.gpus; /* a server holds at most its GPUs' */
-        per = ranks * w;
+        /* With ranged GETs a worker's object is its parts at once, on up to
+         * connections_per_process connections (else as many as the parts of
+         * an object four times the mean: past that parts wait). */
+        int64_t parts = 1;
+        if (s->server.storage.object.range_mb > 0)
+            parts = cap_or(
+                (int64_t)parts_of(s->server.storage.object.range_mb * 1e6,
+                                  4 * scenario_item_bytes_mean(s) * scenario_items_per_read(s)),
+                s->server.storage.object.conns_per_process);
+        per = ranks * w * parts;
     } else {
         per = cap_or(s->server.storage.object.reader_threads,
                      s->server.storage.object.conns_per_process);
@@ -123,6 +137,7 @@ static int object_init(storage_t *d, const scenario_t *s) {
     o->sigma = lat_sigma(s);
     o->conn_bw = s->server.storage.object.conn_mb_s * 1e6;
     o->max_bw = s->server.storage.object.max_mb_s * 1e6;
+    o->range_b = s->server.storage.object.range_mb * 1e6;
     o->get_gap =
         s->server.storage.object.max_get_s > 0 ? 1 / s->server.storage.object.max_get_s : 0;
     o->seed = (uint64_t)s->seed;
@@ -143,8 +158,8 @@ static int object_init(storage_t *d, const scenario_t *s) {
     return 0;
 }
 
-static double object_read(storage_t *d, double issue, double bytes, io_acct_t *acct) {
-    object_t *o = d->state;
+/* One GET of `bytes`, issued at `issue`: when its last byte arrives. */
+static double object_get(object_t *o, double issue, double bytes, io_acct_t *acct) {
     double lat = first_byte(o), xfer = bytes / o->conn_bw,
            chan = o->max_bw > 0 ? bytes / o->max_bw : 0;
     double start, end;
@@ -179,6 +194,18 @@ static double object_read(storage_t *d, double issue, double bytes, io_acct_t *a
     return end;
 }
 
+/* An object is its ranged GETs, issued at once, each on a connection of its
+ * own (boto3's and s5cmd's parallel parts): done when its last part is. */
+static double object_read(storage_t *d, double issue, double bytes, io_acct_t *acct) {
+    object_t *o = d->state;
+    double n = parts_of(o->range_b, bytes), end = issue;
+    for (double k = 0; k < n; k++) {
+        double e = object_get(o, issue, bytes / n, acct);
+        if (e > end) end = e;
+    }
+    return end;
+}
+
 static void object_destroy(storage_t *d) {
     object_t *o = d->state;
     if (o) /* calendars never set up are zero: freeing them is a no-op */
@@ -188,14 +215,22 @@ static void object_destroy(storage_t *d) {
     d->state = NULL;
 }
 
-static double object_service_s(const scenario_t *s, double bytes) {
-    return lat_mean_s(s) + bytes / (s->server.storage.object.conn_mb_s * 1e6);
+static double object_requests(const scenario_t *s, double bytes) {
+    return parts_of(s->server.storage.object.range_mb * 1e6, bytes);
 }
 
-/* concurrency / (E[first byte] + size / conn_mb_s), or the aggregate caps. */
+/* An object's time: a first byte and its largest part, the parts in parallel. */
+static double object_service_s(const scenario_t *s, double bytes) {
+    return lat_mean_s(s) +
+           bytes / object_requests(s, bytes) / (s->server.storage.object.conn_mb_s * 1e6);
+}
+
+/* concurrency / (n x (E[first byte] + size / n / conn_mb_s)) for n ranged
+ * parts, or the aggregate caps. */
 static double object_items_s(const scenario_t *s, double bytes, int *latency_bound) {
-    double by_conn = object_slots_n(s) / object_service_s(s, bytes);
-    double gets = s->server.storage.object.max_get_s;
+    double n = object_requests(s, bytes);
+    double by_conn = object_slots_n(s) / (n * object_service_s(s, bytes));
+    double gets = s->server.storage.object.max_get_s / n;
     if (gets > 0 && gets < by_conn) by_conn = gets;
     double bw = s->server.storage.object.max_mb_s * 1e6;
     double by_bw = bw > 0 ? bw / bytes : INFINITY;
@@ -228,7 +263,9 @@ static double object_bytes(const scenario_t *s) {
  * (ImageNet-like batches of 32, a p99 of 5x the median, a window of 2
  * batches: the simulator is 5% slower; 20x and 64 readers: 7x). */
 static int object_model_exact(const scenario_t *s) {
-    return lat_sigma(s) == 0;
+    /* Ranged parts of items of spread sizes: the model counts the mean's. */
+    int parts_vary = s->server.storage.object.range_mb > 0 && s->dataset.item_kb_cv > 0;
+    return lat_sigma(s) == 0 && !parts_vary;
 }
 
 static int object_check(const scenario_t *s) {
@@ -262,6 +299,7 @@ static const key_def_t keys[] = {
     {"server.storage.max_get_s", KT_REAL, "GET/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.max_get_s), "object: GET requests per second the store admits at most (0 = no cap)"},
     {"server.storage.reader_threads", KT_INT, "requests", "16", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.object.reader_threads), "object, pool loader: GETs a server's reader keeps in flight (DALI's or CoorDL's reader threads)"},
     {"server.storage.connections_per_process", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_process), "object: HTTP connections one process may open (boto3's max_pool_connections is 10; 0 = no cap)"},
+    {"server.storage.range_mb", KT_REAL, "MB", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.range_mb), "object: an object larger than this is fetched as ranged GETs of at most this much, issued at once on connections of their own (boto3's multipart download; 0 = one GET)"},
     {"server.storage.connections_per_server", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_server), "object: HTTP connections all processes of one server may open together (0 = no cap)"},
 };
 /* clang-format on */
@@ -281,4 +319,5 @@ const storage_ops_t storage_object = {
     .state_bytes = object_bytes,
     .check = object_check,
     .model_exact = object_model_exact,
+    .requests = object_requests,
 };

@@ -75,6 +75,7 @@ typedef struct {
                 int64_t reader_threads;   /* pool loader: GETs in flight per server */
                 int64_t conns_per_process;
                 int64_t conns_per_server;
+                double range_mb; /* ranged GETs of at most this much, issued at once; 0 = whole */
             } object;
         } storage;
         struct {
