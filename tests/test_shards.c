@@ -135,6 +135,33 @@ static void test_cache_shards(void **state) {
     assert_true(fabs(r.bytes - (1 - r.hit_sim) * 3.2e9) < 1);
 }
 
+/* A shuffle buffer of B items: the GPUs first wait for it to fill (loose
+ * files at 800 a second, GPU-bound at 0.2 s a batch: B = 3200 adds 4 s to
+ * the 20 s of compute), and a batch then mixes more shards. */
+static void test_shuffle_buffer(void **state) {
+    (void)state;
+    const char *loose = "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
+                        "server: {cpus: 16, gpus: 1, cache_gb: 0,\n"
+                        "  storage: {kind: object, first_byte_ms: 10, conn_mb_s: 10}}\n"
+                        "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+                        "loader: {cache: none}\n"
+                        "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.2}]\n";
+    const char *fill[] = {"loader.shuffle_buffer=3200", NULL};
+    result_t r = run(loose, fill, 0);
+    if (fabs(r.sim - 24) > 0.01 * 24 || fabs(r.model - 24) > 0.01 * 24)
+        fail_msg("buffer fill: sim %.4f, model %.4f, want 24", r.sim, r.model);
+    assert_int_equal(r.approx, 1);
+    double mix[3];
+    const char *bs[] = {"loader.shuffle_buffer=0", "loader.shuffle_buffer=64",
+                        "loader.shuffle_buffer=640"};
+    for (int i = 0; i < 3; i++) {
+        const char *sets[] = {"loader.open_shards=4", bs[i], NULL};
+        mix[i] = run(base, sets, 0).mix;
+    }
+    if (!(fabs(mix[0] - 4) < 1e-9 && mix[1] > mix[0] && mix[2] > mix[1] && mix[2] <= 32))
+        fail_msg("shards a batch mixes: %.2f, %.2f, %.2f", mix[0], mix[1], mix[2]);
+}
+
 static void test_rules(void **state) {
     (void)state;
     const char *loose = "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
@@ -145,15 +172,18 @@ static void test_rules(void **state) {
     assert_int_equal(tu_build(loose, belady, &S, &T), EXIT_INPUT);
     const char *huge[] = {"dataset.shard_items=100000", NULL}; /* 10 GB shards */
     assert_int_equal(tu_build(loose, huge, &S, &T), EXIT_INPUT);
+    const char *torch_buf[] = {"loader.kind=pytorch", "loader.shuffle_buffer=100", NULL};
+    assert_int_equal(tu_build(loose, torch_buf, &S, &T), EXIT_INPUT);
     const char *ok[] = {"dataset.shard_items=32", "loader.open_shards=4", NULL};
     assert_int_equal(tu_build(loose, ok, &S, &T), 0);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests),   cmocka_unit_test(test_pytorch_workers),
-        cmocka_unit_test(test_pool_lanes), cmocka_unit_test(test_cache_shards),
-        cmocka_unit_test(test_rules),      cmocka_unit_test(test_uneven_workers),
+        cmocka_unit_test(test_requests),       cmocka_unit_test(test_pytorch_workers),
+        cmocka_unit_test(test_pool_lanes),     cmocka_unit_test(test_cache_shards),
+        cmocka_unit_test(test_rules),          cmocka_unit_test(test_uneven_workers),
+        cmocka_unit_test(test_shuffle_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,8 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
             double lanes = scenario_loader(s)->shard_lanes(s, &per_rank);
             b += shards_bytes(n, (double)s->dataset.shard_items,
                               per_rank ? lanes * (double)jb->gpus : lanes);
+            double B = (double)s->loader.shuffle_buffer;
+            if (B > 0) b += 4 * (n + (B < n ? B : n)); /* the output order and the buffer */
         }
         b += scenario_loader(s)->state_bytes(s, jb, in->cpus / ns, (int)ns);
         b += 2 * 8 * (double)loader_staged_batches(s, jb); /* loader windows */

@@ -83,6 +83,12 @@ typedef struct {
     uint32_t shard_lanes;
     int shard_per_rank;
     double mix, mixed;
+    /* Shuffle buffer (loader.shuffle_buffer): output batches lag the reads
+     * by lag slices; the latest read's readiness so far (both timelines);
+     * the output order, for the shard mix. */
+    int64_t lag;
+    double buf_ready, buf_ready_mem;
+    uint32_t *out_order;
 } stream_t;
 
 typedef struct {
@@ -126,6 +132,24 @@ static void draw_sizes(world_t *w, gsl_rng *r) {
     }
 }
 
+/* The order a shuffle buffer of B items gives the read order: each output a
+ * uniform draw from the buffer, its place taken by the next item read; and
+ * the shards each output batch then mixes. */
+static void shuffle_mix(world_t *w, stream_t *st) {
+    uint32_t n = st->n_used, B = (uint32_t)w->s->loader.shuffle_buffer, fill = 0, next = 0;
+    uint32_t *buf = st->out_order + n; /* scratch after the order */
+    for (uint32_t j = 0; j < n; j++) {
+        while (fill < B && next < n)
+            buf[fill++] = st->perm[next++];
+        uint32_t i = perm_uniform(st->rng, fill);
+        st->out_order[j] = buf[i];
+        buf[i] = next < n ? st->perm[next++] : buf[--fill];
+    }
+    for (int64_t lo = 0; lo < n; lo += st->M, st->mixed++)
+        st->mix += shards_in(&st->shards, st->out_order, (uint64_t)lo,
+                             (uint64_t)(lo + st->M < n ? lo + st->M : n));
+}
+
 static void start_epoch(world_t *w, stream_t *st) {
     if (w->clairvoyant) {
         /* Belady needs the next epoch's order: generate one ahead. */
@@ -148,6 +172,8 @@ static void start_epoch(world_t *w, stream_t *st) {
         perm_generate(&w->pg, st->rng, st->perm);
     }
     st->mix = st->mixed = 0;
+    st->buf_ready = st->buf_ready_mem = 0;
+    if (st->lag && w->S) shuffle_mix(w, st);
     st->batch = 0;
     st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
     st->prep_busy = st->net_busy = 0;
@@ -234,6 +260,13 @@ static int build(world_t *w, gsl_rng *master) {
             /* A fresh iterator each epoch: no loader runs further ahead than one epoch. */
             st->ahead = loader_staged_batches(s, jb);
             if (st->ahead > st->nbatches) st->ahead = st->nbatches;
+            /* A shuffle buffer reads B items further ahead: its slices join
+             * the window. */
+            if (s->loader.shuffle_buffer > 0) {
+                st->lag = (s->loader.shuffle_buffer + st->M - 1) / st->M;
+                if (st->lag > st->nbatches) st->lag = st->nbatches;
+                st->ahead += st->lag;
+            }
             st->inst = xcalloc((size_t)t->ninst, sizeof *st->inst, &fail);
         }
         if (fail) return -1;
@@ -256,6 +289,12 @@ static int build(world_t *w, gsl_rng *master) {
             uint32_t streams =
                 st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
             if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
+            if (st->lag) {
+                /* the output order and the buffer's scratch */
+                int64_t B = s->loader.shuffle_buffer < w->n ? s->loader.shuffle_buffer : w->n;
+                st->out_order = xcalloc((size_t)w->n + (size_t)B + 1, sizeof *st->out_order, &fail);
+                if (fail) return -1;
+            }
             if (st->shard_per_rank) st->prep.batch_worker = st->shards.batch_worker;
         }
         st->prep.s = s;
@@ -299,6 +338,7 @@ static void destroy(world_t *w) {
         free(st->end), free(st->end_mem), free(st->t_full), free(st->t_last), free(st->t_gpu);
         free(st->consumed), free(st->rank_server);
         if (w->S) shards_free(&st->shards);
+        free(st->out_order);
     }
     for (int k = 0; w->cache && k < w->nservers; k++)
         cache_destroy(&w->cache[k]);
@@ -391,6 +431,9 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
 }
 
 enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
+
+static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
+                    double ready_mem);
 
 static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int64_t lo = st->batch * st->M;
@@ -533,13 +576,35 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         srv_here->storage_read_bytes += batch_bytes;
     }
     st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
-    if (S) st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
+    if (S && !st->lag)
+        st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
     ready = w->loader->batch_ready(&st->prep, 0, ready);
     ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
-    /* Every consumer starts the iteration when the batch is ready and its GPUs
-     * are free; the buffer frees when the last consumer has started it. */
-    int last = hi == n_used;
+    int64_t slice = st->batch++;
+    if (!st->lag) {
+        consume(w, st, out, slice, ready, ready_mem);
+        return;
+    }
+    /* A shuffle buffer of B items: output batch k leaves it once the reads
+     * have gone lag = ceil(B / M) slices further (the buffer refilled). */
+    if (ready > st->buf_ready) st->buf_ready = ready;
+    if (ready_mem > st->buf_ready_mem) st->buf_ready_mem = ready_mem;
+    int64_t k0 = slice >= st->lag ? slice - st->lag : -1;
+    int64_t k1 = slice + 1 == st->nbatches ? st->nbatches - 1 : k0;
+    double r = st->buf_ready, rm = st->buf_ready_mem;
+    for (int64_t k = k0 < 0 ? 0 : k0; k <= k1 && k >= 0; k++)
+        consume(w, st, out, k, r, rm);
+}
+
+/* Output batch k of the stream's epoch: every consumer starts the iteration
+ * when the batch is ready and its GPUs are free; the buffer frees when the
+ * last consumer has started it. The epoch ends with its last batch. */
+static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
+                    double ready_mem) {
+    const int64_t lo = k * st->M;
+    const int64_t hi = lo + st->M < (int64_t)st->n_used ? lo + st->M : (int64_t)st->n_used;
+    int last = hi == (int64_t)st->n_used;
     double wmax = 0, wmax_mem = 0;
     for (int c = 0; c < st->ninst; c++) {
         double tb = last ? st->t_last[c] : st->t_full[c];
@@ -552,9 +617,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (start > wmax) wmax = start;
         if (start_mem > wmax_mem) wmax_mem = start_mem;
     }
-    st->started[st->batch % st->ahead] = wmax;
-    st->started_mem[st->batch % st->ahead] = wmax_mem;
-    st->batch++;
+    st->started[k % st->ahead] = wmax;
+    st->started_mem[k % st->ahead] = wmax_mem;
     if (last) finish_epoch(w, st, out);
 }
 

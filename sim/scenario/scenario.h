@@ -97,8 +97,9 @@ typedef struct {
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
         double staging_mb;
-        int64_t open_shards; /* loader.kind: pool (loader_pool.c owns it): shards read at once */
-        struct {             /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
+        int64_t open_shards;    /* loader.kind: pool (loader_pool.c owns it): shards read at once */
+        int64_t shuffle_buffer; /* loader.kind: pool: items shuffled in a buffer before batching */
+        struct {                /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
             int64_t num_workers;
             int64_t prefetch_factor;
             int persistent_workers;
