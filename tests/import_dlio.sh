@@ -36,7 +36,7 @@ has $W/resnet50.yaml '^  item_kb: 114.66007 '
 has $W/resnet50.yaml '^epochs: 5 +# train.epoch$'
 has $W/resnet50.yaml '^  count: 2 '
 has $W/resnet50.yaml '^    gpus: 16 '
-has $W/resnet50.yaml 'num_samples_per_file 1251: every sample is read as an item'
+has $W/resnet50.yaml '^  shard_items: 1251 '
 "$bin" check $W/resnet50.yaml --model-only >/dev/null && ok || bad "check resnet50"
 
 "$bin" import dlio $d/cosmoflow_h100.yaml --accelerators 4 >$W/cosmoflow.yaml && ok || bad "import cosmoflow"

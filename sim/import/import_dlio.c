@@ -140,9 +140,10 @@ int import_dlio(const char *path, const import_dlio_opts_t *o, FILE *out) {
         per_file, len / 1e3, k_len + 8, cv, k_sd ? k_sd + 8 : "(no stdev)", k_len + 8);
     if (per_file > 1)
         fprintf(out,
-                "# num_samples_per_file %.0f: every sample is read as an item of its own (one\n"
-                "# request each); DLIO reads a file's samples one after another, which costs\n"
-                "# fewer requests.\n",
+                "  shard_items: %.0f         # dataset.num_samples_per_file: a file's samples are "
+                "read\n"
+                "                            # one after another, one request a file (record "
+                "shards)\n",
                 per_file);
     fprintf(out,
             "server:\n"
