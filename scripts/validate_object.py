@@ -107,6 +107,23 @@ def torch_one(a):
     return 0
 
 
+def torch_scenario(path, profile, files):
+    """The PyTorch rows' scenario: the probe's profile, the files' count and
+    sizes, one GPU, the object kind; each row's --set does the rest."""
+    sizes = [os.path.getsize(p) for p in files]
+    mean = statistics.mean(sizes)
+    with open(path, "w") as f:
+        f.write(f"""# written by scripts/validate_object.py
+host: {profile}
+epochs: 2
+dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {statistics.pstdev(sizes) / mean:.4g}}}
+server: {{gpus: 1, storage: {{kind: object}}}}
+loader: {{kind: pytorch, cache: none}}
+jobs: [{{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01}}]
+""")
+    return path
+
+
 def shards_one(a):
     """One record-shard row, in a fresh process inside the store's namespace:
     a real DataLoader over HttpTarShards (WebDataset's split: each worker its
@@ -160,18 +177,7 @@ def shard_rows(a, files, quick):
     subprocess.run([sys.executable, os.path.join(ROOT, "microbench", "torch", "probe.py"),
                     "--data", a.data, "--out", profile, "--items", str(min(400, len(files)))],
                    check=True, stdout=subprocess.DEVNULL)
-    sizes = [os.path.getsize(p) for p in files]
-    mean = statistics.mean(sizes)
-    scen = os.path.join(tmp, "shards.yaml")
-    with open(scen, "w") as f:
-        f.write(f"""# written by scripts/validate_object.py
-host: {profile}
-epochs: 2
-dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {statistics.pstdev(sizes) / mean:.4g}}}
-server: {{gpus: 1, storage: {{kind: object}}}}
-loader: {{kind: pytorch, cache: none}}
-jobs: [{{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01}}]
-""")
+    scen = torch_scenario(os.path.join(tmp, "shards.yaml"), profile, files)
     # (items a shard, first byte ms, workers, GPU seconds per batch)
     rows = [(16, 10, 2, 0.01), (16, 50, 4, 0.01), (64, 10, 2, 0.05), (64, 50, 4, 0.01),
             (64, 50, 2, 0.2)]
@@ -237,18 +243,7 @@ def torch_rows(a, files, rels, quick):
             os.path.join(ROOT, "microbench", "torch", "probe.py"), "--data", a.data,
             "--dataset", "http_dataset:from_env", "--out", profile,
             "--items", str(min(400, len(files)))], check=True, stdout=subprocess.DEVNULL)
-    sizes = [os.path.getsize(p) for p in files]
-    mean = statistics.mean(sizes)
-    scen = os.path.join(tmp, "torch-object.yaml")
-    with open(scen, "w") as f:
-        f.write(f"""# written by scripts/validate_object.py
-host: {profile}
-epochs: 2
-dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {statistics.pstdev(sizes) / mean:.4g}}}
-server: {{gpus: 1, storage: {{kind: object}}}}
-loader: {{kind: pytorch, cache: none}}
-jobs: [{{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01}}]
-""")
+    scen = torch_scenario(os.path.join(tmp, "torch-object.yaml"), profile, files)
     # (first byte ms, workers, GPU seconds per batch)
     rows = [(10, 1, 0.01), (10, 4, 0.05), (10, 8, 0.01), (50, 4, 0.2), (50, 8, 0.01),
             (1, 2, 0.05)]
