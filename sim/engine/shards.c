@@ -15,19 +15,21 @@ int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams, uint64_t
     sh->cur = calloc(q, sizeof *sh->cur);
     sh->at = calloc(q, sizeof *sh->at);
     sh->first = calloc(k, sizeof *sh->first);
+    sh->span = calloc(k, sizeof *sh->span);
     sh->cum = calloc(k, sizeof *sh->cum);
     sh->hit = calloc(k, 1);
     sh->seen = calloc(k, sizeof *sh->seen);
     sh->nbatches = M ? ((uint64_t)n + M - 1) / M : 0;
     sh->batch_worker = calloc(sh->nbatches ? sh->nbatches : 1, sizeof *sh->batch_worker);
-    if (!sh->batch_worker || !sh->order || !sh->cur || !sh->at || !sh->first || !sh->cum ||
-        !sh->hit || !sh->seen || perm_gen_init(&sh->pg, sh->nshards))
+    if (!sh->batch_worker || !sh->order || !sh->cur || !sh->at || !sh->first || !sh->span ||
+        !sh->cum || !sh->hit || !sh->seen || perm_gen_init(&sh->pg, sh->nshards))
         return -1;
     return 0;
 }
 
 void shards_free(shards_t *sh) {
-    free(sh->order), free(sh->cur), free(sh->at), free(sh->first), free(sh->cum), free(sh->hit);
+    free(sh->order), free(sh->cur), free(sh->at), free(sh->first), free(sh->span), free(sh->cum);
+    free(sh->hit);
     free(sh->seen), free(sh->batch_worker);
     if (sh->pg.n) perm_gen_free(&sh->pg);
     memset(sh, 0, sizeof *sh);
@@ -35,8 +37,8 @@ void shards_free(shards_t *sh) {
 
 double shards_bytes(double n, double S, double streams) {
     double k = S > 0 ? (n + S - 1) / S : n;
-    /* order, first, cum, hit, seen and the permutation generator's scratch */
-    return k * (4 + 8 + 8 + 1 + 4 + 2 + 4) + streams * 8;
+    /* order, first, span, cum, hit, seen and the permutation generator's scratch */
+    return k * (4 + 8 + 8 + 8 + 1 + 4 + 2 + 4) + streams * 8;
 }
 
 static uint32_t shard_len(const shards_t *sh, uint32_t h) {

@@ -32,6 +32,7 @@ typedef struct {
     uint32_t *cur, *at; /* [streams]: each lane's or worker's shard (index into order) and item */
     uint32_t nstreams;
     double *first;          /* [nshards]: when the shard's first byte arrived this epoch (T) */
+    double *span;           /* [nshards]: how long its bytes then took to arrive */
     double *cum;            /* [nshards]: its bytes delivered so far this epoch */
     unsigned char *hit;     /* [nshards]: served from the cache this epoch */
     uint32_t *seen, stamp;  /* [nshards]: shards_in's marks */

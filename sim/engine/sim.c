@@ -108,12 +108,10 @@ typedef struct {
     const loader_ops_t *loader;
     double decode_per_byte, prep_fixed, nic_bw, nic_lat;
     int clairvoyant; /* the cache policy needs each access's next use */
-    /* Record shards: items a shard (0: loose items), each shard's bytes (the
-     * cache's entries then), and one request's seconds per byte once its
-     * first byte has come (a shard's items arrive in turn). */
+    /* Record shards: items a shard (0: loose items) and each shard's bytes
+     * (the cache's entries then). */
     uint32_t S;
     uint32_t *shard_size;
-    double spb;
 } world_t;
 
 static void *xcalloc(size_t n, size_t sz, int *fail) {
@@ -222,8 +220,6 @@ static int build(world_t *w, gsl_rng *master) {
                 uint64_t b = (uint64_t)w->shard_size[i / w->S] + w->size[i];
                 w->shard_size[i / w->S] = b > 4000000000u ? 4000000000u : (uint32_t)b;
             }
-            const storage_ops_t *so = scenario_storage(s);
-            w->spb = (so->service_s(s, 1e6) - so->service_s(s, 0)) / 1e6;
             sizes = w->shard_size;
         }
         for (int k = 0; k < w->nservers && !fail; k++)
@@ -527,8 +523,11 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                 if (sh->hit[h]) {
                     sh->first[h] = at;
                 } else {
+                    /* The read's own transfer, as the kind times it (ranged
+                     * parts in parallel): the shard's bytes arrive over it. */
                     double sb = w->shard_size[h];
-                    sh->first[h] = d->ops->read(d, at, sb, &st->io) - sb * w->spb;
+                    sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
+                    sh->first[h] = d->ops->read(d, at, sb, &st->io) - sh->span[h];
                     read_bytes += sb;
                     reqs++;
                     if (ns > 1) {
@@ -543,7 +542,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                 fetched = at;
             } else {
                 sh->cum[h] += bytes;
-                fetched = sh->first[h] + sh->cum[h] * w->spb;
+                fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
                 if (fetched < at) fetched = at;
             }
         } else {
