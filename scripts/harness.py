@@ -82,3 +82,12 @@ def update_markers(path, name, text, tool):
         f.write(head + begin + "\n" + text + end + tail)
     os.replace(path + ".tmp", path)
     return 0
+
+
+def epoch_metrics(out, source):
+    """The per-epoch metrics (dicts) of `source` ("sim", "model", "measured")
+    for the first variant's first job of a `run --format json` output, or of
+    the variant itself in `measure`'s (which runs one job)."""
+    v = out["variants"][0]
+    eps = v["jobs"][0]["epochs"] if "jobs" in v else v["epochs"]
+    return [e[source] for e in eps]

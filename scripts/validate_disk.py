@@ -120,11 +120,8 @@ def measured_run(a, scen, dev, ver, root, limit, value, threads):
 
 
 def epochs(out, source):
-    """Per-epoch seconds of the first variant's first job (`run`), or of the
-    variant itself (`measure`, which runs one job)."""
-    v = out["variants"][0]
-    eps = v["jobs"][0]["epochs"] if "jobs" in v else v["epochs"]
-    return [e[source]["epoch_s"] for e in eps]
+    """Per-epoch seconds (harness.epoch_metrics)."""
+    return [e["epoch_s"] for e in harness.epoch_metrics(out, source)]
 
 
 def main():

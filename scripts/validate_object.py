@@ -50,14 +50,6 @@ TOOL = "validate_object"
 BATCH = 32
 
 
-def epochs(out, source):
-    """Per-epoch figures of the first variant's first job (`run`), or of the
-    variant itself (`measure`, which runs one job)."""
-    v = out["variants"][0]
-    eps = v["jobs"][0]["epochs"] if "jobs" in v else v["epochs"]
-    return [e[source] for e in eps]
-
-
 def stall(e):
     return (e["epoch_s"] - e["t_gpu_s"]) / e["epoch_s"]
 
@@ -78,7 +70,7 @@ def against(a, scen, sets, m, gpu_s):
     cmd = [a.bin, "run", scen, "--format", "json"]
     for x in sets:
         cmd += ["--set", x]
-    pred = epochs(json.loads(subprocess.run(cmd, check=True, capture_output=True,
+    pred = harness.epoch_metrics(json.loads(subprocess.run(cmd, check=True, capture_output=True,
                                             text=True).stdout), "sim")
     mt = statistics.mean(m["epochs"])
     pt = statistics.mean(e["epoch_s"] for e in pred)
@@ -322,7 +314,8 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
     # the items held in memory (T_prep), local files, one prep thread.
     p = subprocess.run([a.bin, "measure", scen, "--data", a.data, "--format", "json"],
                        check=True, capture_output=True, text=True)
-    t_prep = statistics.mean(e["t_prep_s"] for e in epochs(json.loads(p.stdout), "measured"))
+    mem = harness.epoch_metrics(json.loads(p.stdout), "measured")
+    t_prep = statistics.mean(e["t_prep_s"] for e in mem)
     prep_ms = t_prep / len(files) * 1e3
     print(f"{TOOL}: prep takes {prep_ms:.3f} ms an item on one core", file=sys.stderr)
     rels = [os.path.relpath(p, a.data) for p in files]
@@ -341,7 +334,7 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
                                capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"{TOOL}: measure failed: {p.stderr}")
-        meas = epochs(json.loads(p.stdout), "measured")
+        meas = harness.epoch_metrics(json.loads(p.stdout), "measured")
         sets = ["--set", f"prep.decode_ms_per_item={prep_ms:.6g}",
                 "--set", "prep.decode_ms_per_mb=0", "--set", "prep.augment_ms=0",
                 "--set", f"server.storage.reader_threads={conns}",
@@ -350,9 +343,9 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
                 "--set", f"server.storage.conn_mb_s={conn_mb_s:.6g}"]
         if rate:
             sets += ["--set", f"server.storage.max_mb_s={rate / 8:g}"]
-        pred = epochs(json.loads(subprocess.run([a.bin, "run", scen, "--format", "json"] + sets,
-                                                check=True, capture_output=True,
-                                                text=True).stdout), "sim")
+        out = subprocess.run([a.bin, "run", scen, "--format", "json"] + sets, check=True,
+                             capture_output=True, text=True).stdout
+        pred = harness.epoch_metrics(json.loads(out), "sim")
         m = statistics.mean(e["epoch_s"] for e in meas)
         s = statistics.mean(e["epoch_s"] for e in pred)
         ms = statistics.mean(stall(e) for e in meas)
