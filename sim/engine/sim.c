@@ -107,7 +107,8 @@ typedef struct {
     stream_t *st;
     const loader_ops_t *loader;
     double decode_per_byte, prep_fixed, nic_bw, nic_lat;
-    int clairvoyant; /* the cache policy needs each access's next use */
+    double mean_bytes; /* item_offset's item size */
+    int clairvoyant;   /* the cache policy needs each access's next use */
     /* Record shards: items a shard (0: loose items) and each shard's bytes
      * (the cache's entries then). */
     uint32_t S;
@@ -122,6 +123,7 @@ static void *xcalloc(size_t n, size_t sz, int *fail) {
 
 static void draw_sizes(world_t *w, gsl_rng *r) {
     double mean = scenario_item_bytes_mean(w->s), cv = w->s->dataset.item_kb_cv;
+    w->mean_bytes = mean;
     double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
     for (uint32_t i = 0; i < w->n; i++) {
         double b = cv > 0 ? exp(zeta + gsl_ran_gaussian_ziggurat(r, sigma)) : mean;
@@ -346,6 +348,14 @@ static void destroy(world_t *w) {
     perm_gen_free(&w->pg);
 }
 
+/* Where item x starts on its device: the dataset laid out in item order
+ * (how a copy or an untar writes it), each item its mean size, so the
+ * distance between two reads (what a disk's seek depends on) needs no
+ * per-item array. A shard's first item is where the shard starts. */
+static inline double item_offset(const world_t *w, uint32_t x) {
+    return (double)x * w->mean_bytes;
+}
+
 static inline double next_issue(const stream_t *st, const double *started, double ep_start) {
     return st->batch < st->ahead ? ep_start : started[st->batch % st->ahead];
 }
@@ -384,7 +394,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     *read_bytes += bytes;
     here->storage_reads++;
     here->storage_read_bytes += bytes;
-    return d->ops->read(d, issue, bytes, &st->io);
+    return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
 }
 
 static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
@@ -527,7 +537,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                      * parts in parallel): the shard's bytes arrive over it. */
                     double sb = w->shard_size[h];
                     sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
-                    sh->first[h] = d->ops->read(d, at, sb, &st->io) - sh->span[h];
+                    sh->first[h] =
+                        d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
                     read_bytes += sb;
                     reqs++;
                     if (ns > 1) {
@@ -559,7 +570,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                     srv_here[sv * epochs].storage_reads++;
                     srv_here[sv * epochs].storage_read_bytes += bytes;
                 }
-                fetched = d->ops->read(d, at, bytes, &st->io);
+                fetched = d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
             }
         }
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);

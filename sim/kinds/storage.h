@@ -28,11 +28,12 @@ typedef struct {
     int nkeys;
 
     /* Simulator: init builds the state from the scenario (0, or -1 without
-     * memory); read serves `bytes` issued at `issue` and returns when the
-     * last byte arrives. Reads come in non-decreasing issue order unless
-     * `unordered` is set. */
+     * memory); read serves `bytes` at byte `offset` of the device (the
+     * engine's layout: item x at x times the mean item size) issued at
+     * `issue` and returns when the last byte arrives. Reads come in
+     * non-decreasing issue order unless `unordered` is set. */
     int (*init)(storage_t *d, const scenario_t *s);
-    double (*read)(storage_t *d, double issue, double bytes, io_acct_t *acct);
+    double (*read)(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct);
     void (*destroy)(storage_t *d);
 
     /* Model: items/s one device serves for items of mean size `bytes`, and

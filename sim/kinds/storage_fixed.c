@@ -52,7 +52,8 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     return 0;
 }
 
-static double fixed_read(storage_t *d, double issue, double bytes, io_acct_t *acct) {
+static double fixed_read(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct) {
+    (void)offset; /* its latency does not depend on where the bytes are */
     fixed_t *f = d->state;
     double xfer = bytes / f->bw;
     double start, end;
