@@ -156,9 +156,10 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         int latency_bound;
         /* Record shards: one request a shard, S items of it. */
         const double S = scenario_items_per_read(s), req = S * mean;
-        /* A shuffle buffer of B items: reads run ceil(B / M) batches further. */
+        /* A shuffle buffer of B items: reads run ceil(B / M) batches further
+         * (a worker's own: loader_buffer_slices). */
         const double B = (double)s->loader.shuffle_buffer;
-        const double buf_lag = B > 0 ? ceil((B < N ? B : N) / M) : 0;
+        const double buf_lag = (double)loader_buffer_slices(s, jb, (int64_t)N, (int64_t)M);
         double cap = storage->items_s(s, req, &latency_bound) * S;
         int lanes_per_rank = 0, shard_guess = 0;
         if (S > 1) {

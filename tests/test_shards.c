@@ -162,6 +162,47 @@ static void test_shuffle_buffer(void **state) {
         fail_msg("shards a batch mixes: %.2f, %.2f, %.2f", mix[0], mix[1], mix[2]);
 }
 
+/* PyTorch's workers each shuffle their own stream (WebDataset's shuffle(B)
+ * in the worker): a batch draws from the worker's buffer, so it mixes more
+ * of that worker's shards (an item stays a geometric number of draws, so
+ * a batch reaches back past the last B items: 6.8 for B = 64), while the worker's reads and preps,
+ * serial in one thread, take as long: the epoch time does not move. */
+static void test_worker_buffer(void **state) {
+    (void)state;
+    const char *bs[] = {"loader.shuffle_buffer=0", "loader.shuffle_buffer=64",
+                        "loader.shuffle_buffer=640"};
+    result_t r[3];
+    for (int i = 0; i < 3; i++) {
+        const char *sets[] = {"loader.kind=pytorch",
+                              "loader.num_workers=4",
+                              "loader.collate_ms_per_item=0",
+                              "loader.share_ms_per_item=0",
+                              "loader.transfer_ms_per_item=0",
+                              "loader.step_ms=0",
+                              "loader.worker_start_ms=0",
+                              bs[i],
+                              NULL};
+        r[i] = run(base, sets, 0);
+    }
+    if (!(fabs(r[0].mix - 1) < 1e-9 && r[1].mix > 1.5 && r[1].mix <= 16 && r[2].mix > r[1].mix))
+        fail_msg("worker buffers mix: %.2f, %.2f, %.2f", r[0].mix, r[1].mix, r[2].mix);
+    if (r[1].sim != r[0].sim || r[2].sim != r[0].sim || r[2].model != r[0].model)
+        fail_msg("worker buffers moved the epoch: %.6f, %.6f, %.6f", r[0].sim, r[1].sim, r[2].sim);
+    /* Two ranks: each rank's worker shuffles its own items. */
+    const char *two[] = {"loader.kind=pytorch",
+                         "loader.num_workers=2",
+                         "server.gpus=2",
+                         "jobs.gpus=2",
+                         "jobs.batch_per_gpu=16",
+                         "loader.shuffle_buffer=64",
+                         NULL};
+    result_t t = run(base, two, 0);
+    two[5] = "loader.shuffle_buffer=0";
+    result_t t0 = run(base, two, 0);
+    if (!(fabs(t0.mix - 2) < 1e-9 && t.mix > t0.mix && t.mix <= 32 && t.sim == t0.sim))
+        fail_msg("two ranks: mix %.2f -> %.2f, epoch %.6f -> %.6f", t0.mix, t.mix, t0.sim, t.sim);
+}
+
 static void test_rules(void **state) {
     (void)state;
     const char *loose = "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
@@ -172,8 +213,15 @@ static void test_rules(void **state) {
     assert_int_equal(tu_build(loose, belady, &S, &T), EXIT_INPUT);
     const char *huge[] = {"dataset.shard_items=100000", NULL}; /* 10 GB shards */
     assert_int_equal(tu_build(loose, huge, &S, &T), EXIT_INPUT);
-    const char *torch_buf[] = {"loader.kind=pytorch", "loader.shuffle_buffer=100", NULL};
-    assert_int_equal(tu_build(loose, torch_buf, &S, &T), EXIT_INPUT);
+    const char *both[] = {"dataset.shard_items=32", "dataset.shard_mb=1", NULL};
+    assert_int_equal(tu_build(loose, both, &S, &T), EXIT_INPUT);
+    /* By size: the items of mean size that fit, at least one. */
+    const char *by_mb[] = {"dataset.shard_mb=3.25", NULL};
+    assert_int_equal(tu_build(loose, by_mb, &S, &T), 0);
+    assert_int_equal(S.dataset.shard_items, 32);
+    const char *tiny[] = {"dataset.shard_mb=0.01", NULL};
+    assert_int_equal(tu_build(loose, tiny, &S, &T), 0);
+    assert_int_equal(S.dataset.shard_items, 1);
     const char *ok[] = {"dataset.shard_items=32", "loader.open_shards=4", NULL};
     assert_int_equal(tu_build(loose, ok, &S, &T), 0);
 }
@@ -183,7 +231,7 @@ int main(void) {
         cmocka_unit_test(test_requests),       cmocka_unit_test(test_pytorch_workers),
         cmocka_unit_test(test_pool_lanes),     cmocka_unit_test(test_cache_shards),
         cmocka_unit_test(test_rules),          cmocka_unit_test(test_uneven_workers),
-        cmocka_unit_test(test_shuffle_buffer),
+        cmocka_unit_test(test_shuffle_buffer), cmocka_unit_test(test_worker_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,6 +87,7 @@ typedef struct {
      * by lag slices; the latest read's readiness so far (both timelines);
      * the output order, for the shard mix. */
     int64_t lag;
+    int buffered; /* record shards through a shuffle buffer: the mix is out_order's */
     double buf_ready, buf_ready_mem;
     uint32_t *out_order;
 } stream_t;
@@ -135,19 +136,76 @@ static void draw_sizes(world_t *w, gsl_rng *r) {
 /* The order a shuffle buffer of B items gives the read order: each output a
  * uniform draw from the buffer, its place taken by the next item read; and
  * the shards each output batch then mixes. */
+static void shuffle_workers(world_t *w, stream_t *st, uint32_t B);
+
 static void shuffle_mix(world_t *w, stream_t *st) {
     uint32_t n = st->n_used, B = (uint32_t)w->s->loader.shuffle_buffer, fill = 0, next = 0;
     uint32_t *buf = st->out_order + n; /* scratch after the order */
-    for (uint32_t j = 0; j < n; j++) {
-        while (fill < B && next < n)
-            buf[fill++] = st->perm[next++];
-        uint32_t i = perm_uniform(st->rng, fill);
-        st->out_order[j] = buf[i];
-        buf[i] = next < n ? st->perm[next++] : buf[--fill];
+    if (B > n) B = n;
+    if (st->shard_per_rank) {
+        shuffle_workers(w, st, B);
+    } else {
+        for (uint32_t j = 0; j < n; j++) {
+            while (fill < B && next < n)
+                buf[fill++] = st->perm[next++];
+            uint32_t i = perm_uniform(st->rng, fill);
+            st->out_order[j] = buf[i];
+            buf[i] = next < n ? st->perm[next++] : buf[--fill];
+        }
     }
     for (int64_t lo = 0; lo < n; lo += st->M, st->mixed++)
         st->mix += shards_in(&st->shards, st->out_order, (uint64_t)lo,
                              (uint64_t)(lo + st->M < n ? lo + st->M : n));
+}
+
+/* One worker's items in a per-worker shard order (shards_order_workers):
+ * rank r's positions kM + r + iG of the batches k the worker prepares. */
+typedef struct {
+    const stream_t *st;
+    uint32_t r, wk;
+    int64_t k;
+    uint64_t pos, hi;
+} worker_items_t;
+
+static int worker_next(worker_items_t *it, uint32_t *pos) {
+    const stream_t *st = it->st;
+    const uint32_t *bw = st->shards.batch_worker;
+    uint64_t n = st->n_used, M = (uint64_t)st->M;
+    while (it->pos >= it->hi) {
+        do
+            it->k++;
+        while (it->k < st->nbatches && bw[it->k] != it->wk);
+        if (it->k >= st->nbatches) return 0;
+        it->pos = (uint64_t)it->k * M + it->r;
+        it->hi = (uint64_t)it->k * M + M < n ? (uint64_t)it->k * M + M : n;
+    }
+    *pos = (uint32_t)it->pos;
+    it->pos += (uint64_t)st->G;
+    return 1;
+}
+
+/* PyTorch's workers each shuffle their own stream in a buffer of B
+ * (WebDataset's shuffle(B) inside the worker): each output a draw from the
+ * worker's buffer, its place taken by the worker's next read. */
+static void shuffle_workers(world_t *w, stream_t *st, uint32_t B) {
+    uint32_t *buf = st->out_order + st->n_used;
+    for (uint32_t r = 0; r < (uint32_t)st->G; r++)
+        for (uint32_t wk = 0; wk < st->shard_lanes; wk++) {
+            worker_items_t rd = {st, r, wk, -1, 0, 0}, wr = rd;
+            uint32_t fill = 0, p, q;
+            int more = 1;
+            while (worker_next(&wr, &p)) {
+                while (fill < B && more && (more = worker_next(&rd, &q)))
+                    buf[fill++] = st->perm[q];
+                uint32_t i = perm_uniform(st->rng, fill);
+                st->out_order[p] = buf[i];
+                if (more && (more = worker_next(&rd, &q)))
+                    buf[i] = st->perm[q];
+                else
+                    buf[i] = buf[--fill];
+            }
+        }
+    (void)w;
 }
 
 static void start_epoch(world_t *w, stream_t *st) {
@@ -173,7 +231,7 @@ static void start_epoch(world_t *w, stream_t *st) {
     }
     st->mix = st->mixed = 0;
     st->buf_ready = st->buf_ready_mem = 0;
-    if (st->lag && w->S) shuffle_mix(w, st);
+    if (st->buffered) shuffle_mix(w, st);
     st->batch = 0;
     st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
     st->prep_busy = st->net_busy = 0;
@@ -261,7 +319,7 @@ static int build(world_t *w, gsl_rng *master) {
             /* A shuffle buffer reads B items further ahead: its slices join
              * the window. */
             if (s->loader.shuffle_buffer > 0) {
-                st->lag = (s->loader.shuffle_buffer + st->M - 1) / st->M;
+                st->lag = loader_buffer_slices(s, jb, (int64_t)st->n_used, st->M);
                 if (st->lag > st->nbatches) st->lag = st->nbatches;
                 st->ahead += st->lag;
             }
@@ -287,7 +345,8 @@ static int build(world_t *w, gsl_rng *master) {
             uint32_t streams =
                 st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
             if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
-            if (st->lag) {
+            st->buffered = s->loader.shuffle_buffer > 0;
+            if (st->buffered) {
                 /* the output order and the buffer's scratch */
                 int64_t B = s->loader.shuffle_buffer < w->n ? s->loader.shuffle_buffer : w->n;
                 st->out_order = xcalloc((size_t)w->n + (size_t)B + 1, sizeof *st->out_order, &fail);
@@ -586,7 +645,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         srv_here->storage_read_bytes += batch_bytes;
     }
     st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
-    if (S && !st->lag)
+    if (S && !st->buffered)
         st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
     ready = w->loader->batch_ready(&st->prep, 0, ready);

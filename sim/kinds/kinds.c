@@ -46,6 +46,21 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j) {
     return l->staged_batches ? l->staged_batches(s, j) : scenario_staged_batches(s, j);
 }
 
+int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m) {
+    (void)j;
+    int64_t B = s->loader.shuffle_buffer < n ? s->loader.shuffle_buffer : n;
+    if (B <= 0) return 0;
+    int per_rank = 0;
+    scenario_loader(s)->shard_lanes(s, &per_rank);
+    /* A worker's own buffer (WebDataset's shuffle inside the worker) yields
+     * from its first `initial` (100) items on, reading two items an output
+     * until it holds B; the worker reads and prepares in one thread, so its
+     * reads move earlier but its busy time does not: the buffer changes the
+     * mix, not the time. tf.data's and DALI's fill B before the first. */
+    if (per_rank) return 0;
+    return (B + m - 1) / m;
+}
+
 const storage_ops_t *scenario_storage(const scenario_t *s) {
     return storages[s->server.storage.kind];
 }

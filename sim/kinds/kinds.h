@@ -30,6 +30,11 @@ const loader_ops_t *scenario_loader(const scenario_t *s);
 /* Batches job j's loader may have in flight: the loader kind's rule, else
  * scenario_staged_batches. */
 int64_t loader_staged_batches(const scenario_t *s, const job_t *j);
+/* Batches of m items (of an epoch of n) a shuffle buffer (loader.shuffle_buffer)
+ * makes the output wait for: the pool's one buffer, ceil(B / m); a loader
+ * whose workers stream their own shards (shard_lanes per rank) has one in
+ * each worker, which moves no time (kinds.c says why): 0, as without one. */
+int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m);
 /* The storage kind of a built scenario. */
 const storage_ops_t *scenario_storage(const scenario_t *s);
 

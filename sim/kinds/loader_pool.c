@@ -117,7 +117,6 @@ static int pool_check(const scenario_t *s) {
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"loader.shuffle_buffer", KT_INT, "items", "0", 0, 4000000000.0, 0, NULL, SCN_FIELD(loader.shuffle_buffer), "pool: items a shuffle buffer holds (tf.data's and WebDataset's shuffle(B)): each batch item a random draw from it, refilled from the reads, which run B items further ahead (0 = none)"},
     {"loader.open_shards", KT_INT, "shards", "1", 1, 65536, 0, NULL, SCN_FIELD(loader.open_shards), "pool, record shards: shards read at once, their items taken in turn (tf.data's interleave cycle_length; DALI's readers)"},
 };
 /* clang-format on */

@@ -250,6 +250,21 @@ static double batch_out_bytes(const scenario_t *s, const job_t *j) {
     return (double)(j->gpus * j->batch_per_gpu) * scenario_out_item_bytes(s);
 }
 
+/* Shards given by size hold the items of mean size that fit, whole (a
+ * writer closes a shard when the next item would pass the size). */
+static int derive_shards(scenario_t *s, const scenario_doc_t *doc) {
+    if (s->dataset.shard_mb <= 0) return 0;
+    if (s->explicit_key[schema_find(SCOPE_SCENARIO, "dataset.shard_items")]) {
+        diag_error(key_pos(s, doc, "dataset.shard_mb"),
+                   "dataset.shard_mb: give shards by items (dataset.shard_items) or by size "
+                   "(dataset.shard_mb), not both");
+        return 1;
+    }
+    double k = floor(s->dataset.shard_mb * 1e6 / scenario_item_bytes_mean(s));
+    s->dataset.shard_items = k < 1 ? 1 : k > 4e9 ? 4000000000 : (int64_t)k;
+    return 0;
+}
+
 /* Rules that involve more than one key. */
 static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
@@ -382,6 +397,8 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     default_names(s, doc);
     if (errors) return EXIT_INPUT;
     errors += check_required(s, doc);
+    if (errors) return EXIT_INPUT;
+    errors += derive_shards(s, doc);
     if (errors) return EXIT_INPUT;
     errors += check_consistency(s, doc);
     return errors ? EXIT_INPUT : 0;

@@ -19,7 +19,7 @@
 #define SCN_MAX_SERVERS    4096 /* server.count bound */
 #define SCN_MAX_JOBS       64
 #define SCN_MAX_VARIANTS   32
-#define SCN_MAX_KEYS       96  /* upper bound on schema rows of one scope */
+#define SCN_MAX_KEYS       128 /* upper bound on schema rows of one scope */
 #define SCN_ITEM_BYTES_MAX 4e9 /* the largest item the simulator holds (uint32 sizes) */
 
 /* Each enum has a names table in schema.c, indexed by value. Both keys call
@@ -53,6 +53,7 @@ typedef struct {
         double item_kb;
         double item_kb_cv;
         int64_t shard_items; /* record shards of this many items; 0 or 1 = one object per item */
+        double shard_mb;     /* record shards of this size: sets shard_items (scenario_validate) */
     } dataset;
     struct {
         int64_t count;
@@ -98,7 +99,7 @@ typedef struct {
         int dist_cache; /* dist_mode_t */
         double staging_mb;
         int64_t open_shards;    /* loader.kind: pool (loader_pool.c owns it): shards read at once */
-        int64_t shuffle_buffer; /* loader.kind: pool: items shuffled in a buffer before batching */
+        int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c: loader_buffer_slices) */
         struct {                /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
             int64_t num_workers;
             int64_t prefetch_factor;
