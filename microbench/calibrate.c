@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "atomic_file.h"
+#include "cleanup.h"
 #include "clock.h"
 #include "decode_bench.h"
 #include "fileset.h"
@@ -172,8 +173,25 @@ static void sample_files(file_list *fl, int max, unsigned long seed) {
     if (rng) gsl_rng_free(rng);
 }
 
+/* --out must not be one of the --data files it measured: the profile would
+ * replace that image (compared as files: another name for it is caught). */
+static int out_is_data(const char *out, const file_list *fl) {
+    struct stat os, ds;
+    if (!out || stat(out, &os) != 0) return 0;
+    for (int i = 0; i < fl->n; i++)
+        if (stat(fl->v[i].path, &ds) == 0 && ds.st_dev == os.st_dev && ds.st_ino == os.st_ino) {
+            fprintf(stderr,
+                    "stallsim calibrate: --out %s would write over %s, one of the --data files; "
+                    "name another file\n",
+                    out, fl->v[i].path);
+            return 1;
+        }
+    return 0;
+}
+
 static int run(const options *o, calib_results *r) {
     char err[512], tmpdir[4096] = "";
+    int tmp_cleanup = -1;
     file_list fl = {0};
     jpeg_set set = {0};
     aug_image *imgs = NULL;
@@ -192,6 +210,10 @@ static int run(const options *o, calib_results *r) {
             goto done;
         }
         r->files_found = fl.n;
+        if (out_is_data(o->out, &fl)) {
+            rc = 2;
+            goto done;
+        }
         if (fl.non_jpeg) progress("ignoring %d files not named *.jpg/*.jpeg", fl.non_jpeg);
         if (fl.unreadable) progress("could not list %d entries", fl.unreadable);
         if (fl.n > files) progress("sampling %d of %d files (--files)", files, fl.n);
@@ -206,6 +228,8 @@ static int run(const options *o, calib_results *r) {
             tmpdir[0] = '\0';
             goto done;
         }
+        /* Ctrl-C or SIGTERM must not leave the generated set behind. */
+        tmp_cleanup = cleanup_add(tmpdir, 1);
         snprintf(r->data, sizeof r->data, "generated: %d photograph-like JPEGs (seed %d) in %s",
                  files, o->seed, tmpdir);
         progress("generating %d JPEGs in %s", files, tmpdir);
@@ -334,6 +358,7 @@ done:
     decode_set_free(&set);
     fileset_free(&fl);
     if (tmpdir[0]) remove_tree(tmpdir);
+    cleanup_drop(tmp_cleanup);
     return rc;
 }
 

@@ -139,6 +139,13 @@ int profile_emit(FILE *f, const calib_results *r) {
     KEY(server.storage.read_mb_s, N(&o, s->read_mb_s));
     KEY(server.storage.latency_ms, N(&o, s->latency_ms));
     KEY(server.storage.queue_depth, I(&o, s->queue_depth));
+    /* server.storage.kind: ssd's keys: the cold curve itself. */
+    _Static_assert(STORAGE_NQD == 4, "the ssd kind's curve is at calibrate's four depths");
+    KEY(server.storage.ssd.latency_qd1_ms, N(&o, s->curve_ms[0]));
+    KEY(server.storage.ssd.latency_qd4_ms, N(&o, s->curve_ms[1]));
+    KEY(server.storage.ssd.latency_qd16_ms, N(&o, s->curve_ms[2]));
+    KEY(server.storage.ssd.latency_qd32_ms, N(&o, s->curve_ms[3]));
+    KEY(server.storage.ssd.peak_mb_s, N(&o, s->peak_mb_s));
     KEY(prep.decode_ms_per_mb, N(&o, d->model_ms_per_mb));
     KEY(prep.decode_ms_per_item, N(&o, d->model_ms_per_item));
     KEY(prep.augment_ms, N(&o, a->ms_per_item.median));
@@ -196,6 +203,12 @@ int profile_emit(FILE *f, const calib_results *r) {
     kv_str(&o, 4, "model",
            "time per item at queue depth q = latency_ms/q + mean_size/read_mb_s (cold)");
     kv_str(&o, 4, "fit_method", s->fit_method ? s->fit_method : "none");
+    kv_str(&o, 4, "ssd_model",
+           "server.storage.kind: ssd: peak_mb_s = the mean cold MB/s of the plateau (the depths "
+           "around the best whose medians reach its slowest repetition); latency at queue depth "
+           "q = the one with which that device (latency, then the bytes on one FIFO channel), q "
+           "reads of these files in flight, moves the cold items/s measured at q (at most the "
+           "plateau's)");
     fprintf(f, "    qd_curve_fit: {latency_ms: %s, ", N(&o, s->qd_fit.slope * 1e3));
     fprintf(f, "size_over_bandwidth_ms: %s, ", N(&o, s->qd_fit.intercept * 1e3));
     fprintf(f, "r2: %s}\n", N(&o, s->qd_fit.r2));

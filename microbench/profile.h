@@ -1,7 +1,10 @@
 /* profile: the host profile that `stallsim calibrate` writes (YAML).
  *
  * `scenario:` holds exactly the keys the scenario loader reads (server.cpus,
- * server.storage.{read_mb_s,latency_ms,queue_depth}, prep.{decode_ms_per_mb,
+ * server.storage.{read_mb_s,latency_ms,queue_depth} for the fixed kind,
+ * server.storage.{latency_qd1_ms,latency_qd4_ms,latency_qd16_ms,
+ * latency_qd32_ms,peak_mb_s} for the ssd kind (a scenario uses its kind's:
+ * the others are defaults it ignores), prep.{decode_ms_per_mb,
  * decode_ms_per_item,augment_ms[,gpu_augment_ms]}); everything else, how it
  * was measured and every figure with its spread, goes under `measured:`.
  * Numbers are plain decimals (no exponent, no tags); 1 MB = 1e6 bytes.

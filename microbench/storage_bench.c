@@ -219,6 +219,62 @@ static void summarize_point(storage_point *pt, int qd, const double *el, int rep
     pt->p99_ms = stats_percentile(lat, m, 99) * 1e3;
 }
 
+/* Items/s of the ssd kind's device (storage_ssd.c, reads in issue order)
+ * over one pass of these files with q reads in flight, each read paying z
+ * seconds and then its bytes at bw on one FIFO channel: a pass as the
+ * benchmark makes one, its start and its drain included. */
+static double pass_rate(const long *sizes, int n, int q, double z, double bw) {
+    double ring[64] = {0}, chan = 0;
+    for (int i = 0, h = 0; i < n; i++, h = h + 1 == q ? 0 : h + 1) {
+        double xs = ring[h] + z;
+        if (xs < chan) xs = chan;
+        chan = ring[h] = xs + (double)sizes[i] / bw;
+    }
+    return n / chan;
+}
+
+/* The ssd kind's curve from the cold points. Its bandwidth is the rate of the
+ * plateau, the run of depths around the best one whose medians all reach that
+ * depth's slowest repetition (the device at its bandwidth, within the
+ * benchmark's own spread): their mean, so that one lucky repetition does not
+ * set it. Each depth's latency is then the one with which that device, q
+ * reads of these files in flight, moves the items/s measured there (at most
+ * the plateau's; 0 when even no latency is slower). Not q / items_s(q) -
+ * mean_size / bandwidth, Little's law: that counts the queueing for the
+ * bandwidth as latency, which the channel then adds again where the two bind
+ * together (reads of spread sizes leave the channel idle: 5-8% slow on a
+ * throttled disk's flat curve). */
+static void ssd_curve(storage_result *out, const long *sizes, int n) {
+    int b = 0;
+    for (int q = 1; q < STORAGE_NQD; q++)
+        if (out->cold[q].items_s.median > out->cold[b].items_s.median) b = q;
+    double floor = out->cold[b].items_s.min;
+    int first = b, last = b;
+    while (first > 0 && out->cold[first - 1].items_s.median >= floor)
+        first--;
+    while (last + 1 < STORAGE_NQD && out->cold[last + 1].items_s.median >= floor)
+        last++;
+    double rate = 0; /* items/s on the plateau */
+    for (int q = first; q <= last; q++)
+        rate += out->cold[q].items_s.median / (last - first + 1);
+    double mean_bytes = out->total_mb * 1e6 / out->files, bw = rate * mean_bytes;
+    out->peak_mb_s = bw / 1e6;
+    for (int q = 0; q < STORAGE_NQD; q++) {
+        int qd = storage_qds[q];
+        double want = out->cold[q].items_s.median, lo = 0, hi = qd / want;
+        if (want > rate) want = rate;
+        if (pass_rate(sizes, n, qd, 0, bw) <= want) hi = 0;
+        for (int i = 0; i < 60 && hi > 0; i++) {
+            double mid = (lo + hi) / 2;
+            if (pass_rate(sizes, n, qd, mid, bw) > want)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        out->curve_ms[q] = (lo + hi) / 2 * 1e3;
+    }
+}
+
 static void fit_model(storage_result *out, const double *req_bytes, const double *req_s, int m) {
     double x[STORAGE_NQD], y[STORAGE_NQD];
     double best = -1.0;
@@ -334,6 +390,7 @@ int storage_bench(char *const *paths, const long *sizes, int n, int reps, unsign
         }
     }
     fit_model(out, req_b, req_s, n * reps);
+    ssd_curve(out, sizes, n);
     rc = 0;
 done:
     if (rng) gsl_rng_free(rng);

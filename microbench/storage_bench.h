@@ -15,6 +15,11 @@
  * non-physical (negative) term, the per-request fit of time vs bytes at
  * queue depth 1 is used instead, and the profile records which.
  *
+ * The ssd kind takes the cold curve itself instead of a fit: the rate of the
+ * plateau around the best depth as its bandwidth, and per depth the latency
+ * with which its device reproduces the throughput measured there
+ * (storage_result.curve_ms; storage_bench.c's ssd_curve).
+ *
  * Use: storage_bench(paths, sizes, n, reps, seed, &res, err, errlen).
  */
 #ifndef STALLSIM_STORAGE_BENCH_H
@@ -45,6 +50,11 @@ typedef struct {
     const char *fit_method;  /* "qd_curve", "per_request" or "none" */
     double read_mb_s, latency_ms;
     int queue_depth; /* of the best cold throughput */
+    /* The ssd kind's curve (storage_ssd.c): the plateau's MB/s, and at each
+     * depth q the per-request latency with which its device, q reads of
+     * these files in flight, moves the items/s measured there (at most the
+     * plateau's; storage_bench.c's ssd_curve). */
+    double peak_mb_s, curve_ms[STORAGE_NQD];
 } storage_result;
 
 int storage_bench(char *const *paths, const long *sizes, int n, int reps, unsigned long seed,

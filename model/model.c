@@ -109,6 +109,16 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
     const double tprep = scenario_prep_s(s, mean);
     const int dist = s->loader.dist_cache == DIST_SHARDED;
     const storage_ops_t *storage = scenario_storage(s);
+    /* The tier (server.tier): a second cache over the DRAM cache's misses on
+     * each server's own device. Its items are those a cache of the tier's
+     * size would hold beyond the DRAM cache's: the two levels' hit rate as
+     * one cache of the larger size, marked approximate (the tier sees only
+     * the misses, so its recency differs). */
+    const int tier = s->server.tier.cache_gb > 0;
+    scenario_t ts;
+    if (tier) tier_scenario(&ts, s);
+    const storage_ops_t *tier_dev = tier ? scenario_storage(&ts) : NULL;
+    const double C2 = tier ? s->server.tier.cache_gb * 1e9 : 0;
     int servers_used = 0;
     for (int i = 0; i < t->ninst; i++) {
         int last = t->inst[i].first_server + t->inst[i].nservers;
@@ -184,6 +194,15 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                 double streams = lanes * G, nsh = ceil(N / S);
                 if (fmod(nsh, streams) != 0) shard_guess = 1;
             }
+        } else if (!loader->sync_reads) {
+            /* A loader that issues a batch's reads at once has at most its
+             * window's items in flight, however many slots the device has:
+             * with a deep object-store pool and a short window the window
+             * binds (the simulator's batches refill it in steps: marked
+             * approximate). */
+            double window = ((double)loader_staged_batches(s, jb) + buf_lag) * M;
+            double by_window = window / storage->service_s(s, req);
+            if (by_window < cap) cap = by_window, latency_bound = 1, shard_guess = 1;
         }
         double cap_inst =
             s->server.storage.shared ? cap * ns / units : cap * ns / per_server[in->first_server];
@@ -193,6 +212,11 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         cache_sharing(s, t, i, servers_used, &k, &p, &exact_share);
         double f = D > 0 ? C / D : 1;
         if (dist) f = f * servers_used < 1 ? f * servers_used : 1;
+        const double f2 = D > 0 ? C2 / D : 1;
+        int tier_lb;
+        const double tier_cap =
+            tier ? tier_dev->items_s(&ts, req, &tier_lb) * S * ns / per_server[in->first_server]
+                 : 1;
         int64_t ahead = loader_staged_batches(s, jb);
         if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
         double staged = (double)ahead * M * scenario_out_item_bytes(s);
@@ -207,9 +231,20 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             double remote = h * share_remote;
             double miss = 1 - h;
             /* The hit probability along the epoch's order. */
-            double hu[FLUID_STEPS];
-            for (int j = 0; j < FLUID_STEPS; j++)
+            double hu[FLUID_STEPS], tu[FLUID_STEPS];
+            for (int j = 0; j < FLUID_STEPS; j++) {
                 hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
+                double h2 = tier && f2 > f ? model_hit_at(s->server.tier.cache, f2, p, k, e,
+                                                          (j + 0.5) / FLUID_STEPS)
+                                           : 0;
+                tu[j] = h2 > hu[j] ? h2 - hu[j] : 0;
+            }
+            double th = 0;
+            if (tier && f2 > f) {
+                double h2 = model_hit_epoch(s->server.tier.cache, f2, p, k, e, NULL);
+                th = h2 > h ? h2 - h : 0;
+            }
+            miss -= th;
 
             /* T: the loader at the cost profile; T_prep: every item in memory. */
             double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES];
@@ -219,9 +254,12 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                 /* A worker waits for each of its shards' requests once, and
                  * the shard's items then stream: per item, 1 / S of it. */
                 double service = storage->service_s(s, req) / S;
+                double tier_service = tier ? tier_dev->service_s(&ts, req) / S : 0;
                 for (int j = 0; j < FLUID_STEPS; j++) {
-                    wait[j] = (1 - hu[j]) * service;
-                    floor_s[j] = (1 - hu[j]) / cap_inst;
+                    double from_store = 1 - hu[j] - tu[j];
+                    wait[j] = from_store * service + tu[j] * tier_service;
+                    floor_s[j] = from_store / cap_inst;
+                    if (tu[j] / tier_cap > floor_s[j]) floor_s[j] = tu[j] / tier_cap;
                 }
                 loader_model_t lm = {s,     jb,   n_used,  in->cpus / ns, ns,      e,
                                      tprep, wait, floor_s, FLUID_STEPS,   t_batch, t_last};
@@ -233,7 +271,8 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                 for (int j = 0; j < FLUID_STEPS; j++) {
                     double c = isfinite(r_prep) ? 1 / r_prep : 0;
                     cost_p[j] = c;
-                    double c_store = (1 - hu[j]) / cap_inst;
+                    double c_store = (1 - hu[j] - tu[j]) / cap_inst;
+                    if (tu[j] / tier_cap > c_store) c_store = tu[j] / tier_cap;
                     double c_net = dist ? hu[j] * share_remote * mean / (nic * ns) : 0;
                     if (c_store > c) c = c_store;
                     if (c_net > c) c = c_net;
@@ -256,6 +295,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->epoch_s = ends[me];
             if (m->epoch_s < m->t_prep_s) m->epoch_s = m->t_prep_s;
             m->hit_rate = h;
+            m->tier_hit_rate = th;
             m->remote_hit_rate = remote;
             m->storage_read_bytes = miss * D;
             m->network_bytes = remote * D;
@@ -278,7 +318,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             if (latency_bound && admitted > m->slot_util) m->slot_util = admitted;
             m->network_util = remote * D / (nic * ns * m->epoch_s);
             metrics_derive(m, N);
-            m->approximate = !exact || !exact_share || shard_guess || buf_lag > 0 ||
+            m->approximate = !exact || !exact_share || shard_guess || buf_lag > 0 || tier ||
                              (storage->model_exact && !storage->model_exact(s));
 
             /* Each stream's reads spread evenly over its servers. */
@@ -288,6 +328,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                 sv->accesses += N / ns;
                 sv->local_hits += (h - remote) * N / ns;
                 sv->remote_hits += remote * N / ns;
+                sv->tier_hits += th * N / ns;
                 sv->storage_reads += miss * N / S / ns; /* reads, as the simulator counts them */
                 sv->storage_read_bytes += miss * D / ns;
                 sv->net_in_bytes += remote * D / ns;

@@ -74,6 +74,7 @@ def against(a, scen, sets, m, gpu_s):
                                             text=True).stdout), "sim")
     mt = statistics.mean(m["epochs"])
     pt = statistics.mean(e["epoch_s"] for e in pred)
+    against.mix = statistics.mean(e["shards_per_batch"] for e in pred)
     return (mt, pt, (pt - mt) / mt, 1 - m["batches"] * gpu_s / mt,
             statistics.mean(stall(e) for e in pred))
 
@@ -128,7 +129,7 @@ def shards_one(a):
 
     torch.manual_seed(1)
     names = sorted(f for f in os.listdir(a.shards_dir) if f.endswith(".tar"))
-    ds = HttpTarShards(a.url, names, seed=1)
+    ds = HttpTarShards(a.url, names, seed=1, buffer=a.buffer)
     kw = dict(batch_size=BATCH, num_workers=a.workers)
     if a.workers > 0:
         kw.update(prefetch_factor=2)
@@ -136,8 +137,14 @@ def shards_one(a):
         ds.set_epoch(e)
         return DataLoader(ds, **kw)
 
-    eps, nb = pipeline.timed_epochs(loader_for, 2, a.compute)
-    print(json.dumps(dict(epochs=eps, batches=nb)))
+    # Distinct shards in each batch, from the items' indices (the labels).
+    mix = {}
+    def count(e, batch):
+        mix.setdefault(e, []).append(len({int(i) // a.shard_items for i in batch[1]}))
+
+    eps, nb = pipeline.timed_epochs(loader_for, 2, a.compute, count)
+    print(json.dumps(dict(epochs=eps, batches=nb,
+                          mix=statistics.mean(statistics.mean(v) for v in mix.values()))))
     return 0
 
 
@@ -169,17 +176,24 @@ def shard_rows(a, files, quick):
     subprocess.run([sys.executable, os.path.join(ROOT, "microbench", "torch", "probe.py"),
                     "--data", a.data, "--out", profile, "--items", str(min(400, len(files)))],
                    check=True, stdout=subprocess.DEVNULL)
-    scen = torch_scenario(os.path.join(tmp, "shards.yaml"), profile, files)
-    # (items a shard, first byte ms, workers, GPU seconds per batch)
-    rows = [(16, 10, 2, 0.01), (16, 50, 4, 0.01), (64, 10, 2, 0.05), (64, 50, 4, 0.01),
-            (64, 50, 2, 0.2)]
+    # Shards of 1024 need more items than the loose rows: the JPEGs again, in
+    # turn, to 4 shards (the same bytes; every item decoded and read anew).
+    big = [files[i % len(files)] for i in range(4 * 1024)]
+    scens = {False: torch_scenario(os.path.join(tmp, "shards.yaml"), profile, files),
+             True: torch_scenario(os.path.join(tmp, "shards-big.yaml"), profile, big)}
+    # (items a shard, first byte ms, workers, GPU seconds per batch, each
+    # worker's shuffle buffer)
+    rows = [(16, 10, 2, 0.01, 0), (16, 50, 4, 0.01, 0), (64, 10, 2, 0.05, 0),
+            (64, 50, 4, 0.01, 0), (64, 50, 2, 0.2, 0), (64, 10, 2, 0.01, 64),
+            (64, 50, 2, 0.01, 256), (1024, 10, 2, 0.01, 0), (1024, 50, 2, 0.05, 0),
+            (1024, 50, 2, 0.01, 1000)]
     if quick:
-        rows = [(16, 50, 4, 0.01)]
+        rows = [(16, 50, 4, 0.01, 0), (64, 10, 2, 0.01, 64)]
     dirs, item_ms, table = {}, {}, []
-    for S, lat, workers, gpu_s in rows:
+    for S, lat, workers, gpu_s, buf in rows:
         if S not in dirs:
             dirs[S] = os.path.join(tmp, f"s{S}")
-            write_shards(files, S, dirs[S])
+            write_shards(big if S >= 1024 else files, S, dirs[S])
             # What an item costs through this Dataset (the probe times map-style
             # datasets only): one pass in one process, the store without a delay.
             with objstore.ObjectStore(dirs[S]) as st:
@@ -194,17 +208,21 @@ def shard_rows(a, files, quick):
         with objstore.ObjectStore(dirs[S], latency_ms=lat) as st:
             pr = objstore.probe(st, names[:4])
             m = in_store(st, ["--shards-one", "--shards-dir", dirs[S], "--url", st.url,
-                              "--workers", str(workers), "--compute", str(gpu_s)], "shard")
+                              "--workers", str(workers), "--compute", str(gpu_s),
+                              "--buffer", str(buf), "--shard-items", str(S)], "shard")
         sets = [f"dataset.shard_items={S}", f"loader.num_workers={workers}",
+                f"loader.shuffle_buffer={buf}",
                 f"prep.decode_ms_per_item={item_ms[S]:.6g}", "prep.decode_ms_per_mb=0",
                 "prep.augment_ms=0",
                 f"jobs.0.compute_s_per_batch={gpu_s}",
                 f"server.storage.first_byte_ms={pr.ttfb_s * 1e3:.6g}",
                 f"server.storage.conn_mb_s={pr.conn_mb_s:.6g}"]
-        mt, pt, err, ms, ps = against(a, scen, sets, m, gpu_s)
-        table.append((S, lat, workers, gpu_s, pr.ttfb_s * 1e3, len(names), mt, pt, err, ms, ps))
-        print(f"shards of {S}, {lat} ms, {workers} workers, GPU {gpu_s} s a batch: measured "
-              f"{mt:.2f} s, predicted {pt:.2f} s ({err:+.1%}); stall {ms:.1%} vs {ps:.1%}",
+        mt, pt, err, ms, ps = against(a, scens[S >= 1024], sets, m, gpu_s)
+        table.append((S, lat, workers, gpu_s, pr.ttfb_s * 1e3, len(names), mt, pt, err, ms, ps,
+                      buf, m["mix"], against.mix))
+        print(f"shards of {S}, {lat} ms, {workers} workers, GPU {gpu_s} s a batch, buffer {buf}: "
+              f"measured {mt:.2f} s, predicted {pt:.2f} s ({err:+.1%}); stall {ms:.1%} vs "
+              f"{ps:.1%}; shards a batch {m['mix']:.2f} vs {against.mix:.2f}",
               file=sys.stderr, flush=True)
     return table
 
@@ -273,6 +291,8 @@ def main():
     ap.add_argument("--url", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--compute", type=float, default=0.0, help=argparse.SUPPRESS)
+    ap.add_argument("--buffer", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--shard-items", type=int, default=1, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.torch_one:
         return torch_one(a)
@@ -398,14 +418,20 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
                   "(microbench/torch/http_shards.py, as WebDataset: each worker its own shards "
                   "of an order shuffled each epoch, each shard one GET streamed through tarfile); "
                   "predicted with dataset.shard_items = S, the loader's costs from the probe of the "
-                  "local files and an item's from one pass of the shard Dataset, undelayed.", "",
-                  "| items a shard | shards | first byte (set) | workers | GPU s/batch "
+                  "local files and an item's from one pass of the shard Dataset, undelayed. "
+                  "Shards of 1024 hold the JPEGs in turn to 4096 items. A buffer is each "
+                  "worker's WebDataset-style shuffle(B) (loader.shuffle_buffer = B); shards a "
+                  "batch: the distinct shards of a batch's items, mean over both epochs, counted "
+                  "from the items' indices against the simulator's shards_per_batch "
+                  "(a shuffle-quality figure, not in the error medians).", "",
+                  "| items a shard | shards | first byte (set) | workers | GPU s/batch | buffer "
                   "| first byte (probed) | measured s/epoch | predicted | error | stall measured "
-                  "| predicted |",
-                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for S, lat, w, gpu_s, ttfb, nsh, mt, pt, err, ms, ps in stable:
-            lines.append(f"| {S} | {nsh} | {lat} ms | {w} | {gpu_s:g} | {ttfb:.2f} ms | {mt:.2f} "
-                         f"| {pt:.2f} | {err:+.1%} | {ms:.1%} | {ps:.1%} |")
+                  "| predicted | shards a batch measured | predicted |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for S, lat, w, gpu_s, ttfb, nsh, mt, pt, err, ms, ps, buf, mm, pm in stable:
+            lines.append(f"| {S} | {nsh} | {lat} ms | {w} | {gpu_s:g} | {buf or '-'} "
+                         f"| {ttfb:.2f} ms | {mt:.2f} | {pt:.2f} | {err:+.1%} | {ms:.1%} "
+                         f"| {ps:.1%} | {mm:.2f} | {pm:.2f} |")
     lines += ["", f"All {len(errs)} rows: median |error| {med:.1%} in epoch time (worst "
               f"{worst:.1%}), {med_pp:.1f} pp in stall."]
     text = "\n".join(lines) + "\n"

@@ -159,6 +159,52 @@ txt=$("$bin" run scenarios/imagenet-s3.yaml --set prices=prices/aws-example.yaml
 grep -q 'prices: prices/aws-example.yaml' <<<"$txt" && grep -q 'readers-64 resnet50 *run ' <<<"$txt" && ok \
   || bad "the example price file gives no cost table"
 
+# Names reach terminals, CSV and JSON (issue 21). A name holding a comma or
+# a quote is one quoted CSV field (RFC 4180); control characters and bytes
+# that are not UTF-8 are refused at input with the place (tests/bad has the
+# YAML cases); what is echoed from the command line is escaped as \xHH; a
+# scenario path that is not UTF-8 still gives valid JSON.
+q=$(mktemp -d)
+sed -e 's/name: net/name: "net, v2"/' -e 's/^  minio:/  "mi,\\"nio":/' $small >"$q/q.yaml"
+csv=$("$bin" run "$q/q.yaml" --format csv --model-only --epochs 1)
+grep -q '^base,"net, v2",1,model,' <<<"$csv" && grep -q '^"mi,""nio","net, v2",1,model,' <<<"$csv" \
+  && ok || bad "names with a comma or quote not quoted in CSV: $csv"
+if command -v python3 >/dev/null; then
+  python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+assert len(rows) == 3 and {len(r) for r in rows} == {len(rows[0])}, rows
+assert rows[2][:2] == ["mi,\"nio", "net, v2"], rows[2]' <<<"$csv" && ok || bad "quoted CSV does not parse back"
+fi
+expect 2 "--set: error: key 'name': control characters are not allowed (U+001B at byte 2), got 'a\x1b[31m'" \
+  -- "$bin" run $small --set name=$'a\x1b[31m'
+expect 2 "--set: error: key 'jobs.0.name': not valid UTF-8 (byte 2 is 0xff), got 'n\xff'" \
+  -- "$bin" run $small --set jobs.0.name=$'n\xff'
+expect 2 "no variant named 'z\x1b[2J'" -- "$bin" run $small --variant $'z\x1b[2J'
+weird="$q/"$'s\xff\x1b.yaml'
+cp $small "$weird"
+txt=$("$bin" run "$weird" --model-only --epochs 1)
+head -n 1 <<<"$txt" | grep -qF '/s\xff\x1b.yaml)' && ! grep -q $'\x1b' <<<"$txt" && ok \
+  || bad "a path with control characters reached the text output raw: $(head -n 1 <<<"$txt" | od -c | head -3)"
+if command -v python3 >/dev/null; then
+  "$bin" run "$weird" --format json --model-only --epochs 1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["scenario_file"].endswith("s\ufffd\x1b.yaml"), repr(d["scenario_file"])' && ok \
+    || bad "a scenario path that is not UTF-8 made invalid JSON"
+fi
+rm -rf "$q"
+
+# import dlio -o may not name the workload it reads, by any name (a hard
+# link is the same file): exit 2, the workload unchanged.
+q=$(mktemp -d)
+cp tests/data/dlio/unet3d_h100.yaml "$q/w.yaml"
+ln "$q/w.yaml" "$q/w-link.yaml"
+sum=$(cksum <"$q/w.yaml")
+expect 2 "-o $q/w-link.yaml is the workload itself" -- "$bin" import dlio "$q/w.yaml" -o "$q/w-link.yaml"
+[ "$(cksum <"$q/w.yaml")" = "$sum" ] && ok || bad "import dlio -o the workload changed it"
+rm -rf "$q"
+
 # The README's key reference is the schema's own output.
 ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')

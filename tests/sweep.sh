@@ -195,8 +195,65 @@ rc=$?
 check "-o the scenario: exit 2 ($(cat in1.err))" '[ $rc = 2 ] && grep -q "would write over own.yaml, an input of this sweep (the scenario)" in1.err'
 "$bin" sweep own.yaml --vary server.cache_gb=0,1 -o prof.yaml 2>in2.err
 rc=$?
-check "-o the host profile: exit 2 ($(cat in2.err))" '[ $rc = 2 ] && grep -q "a host profile" in2.err'
+check "-o the host profile: exit 2 ($(cat in2.err))" '[ $rc = 2 ] && grep -q "an input of this sweep (the host profile ./prof.yaml)" in2.err'
 check "inputs untouched" '[ "$(cat own.yaml prof.yaml | cksum)" = "$sum" ] && [ ! -e own.yaml.partial ] && [ ! -e prof.yaml.meta.json ]'
+# The same for a price file, a host profile that only a --vary value names,
+# and the scenario under another name (a hard link): compared as files.
+printf 'prices_version: 1\nsource: test\ndate: today\nprices: {gpu_hour: 1}\n' >price.yaml
+printf 'profile_version: 1\nscenario:\n  server: {cpus: 3}\n' >prof2.yaml
+ln own.yaml own-link.yaml
+sum=$(cat own.yaml prof.yaml prof2.yaml price.yaml | cksum)
+"$bin" sweep own.yaml --set prices=price.yaml --vary server.cache_gb=0,1 --model-only -o price.yaml 2>in3.err
+rc=$?
+check "-o the price file: exit 2 ($(cat in3.err))" '[ $rc = 2 ] && grep -q "would write over price.yaml, an input of this sweep (the price file ./price.yaml)" in3.err'
+"$bin" sweep own.yaml --vary host=prof.yaml,prof2.yaml --model-only -o prof2.yaml 2>in4.err
+rc=$?
+check "-o a host profile named by --vary: exit 2 ($(cat in4.err))" '[ $rc = 2 ] && grep -q "(the host profile ./prof2.yaml)" in4.err'
+"$bin" sweep own.yaml --vary server.cache_gb=0,1 --model-only -o own-link.yaml 2>in5.err
+rc=$?
+check "-o a link to the scenario: exit 2 ($(cat in5.err))" '[ $rc = 2 ] && grep -q "(the scenario)" in5.err'
+check "inputs untouched (prices, --vary host, link)" '[ "$(cat own.yaml prof.yaml prof2.yaml price.yaml | cksum)" = "$sum" ] && [ ! -e price.yaml.partial ] && [ ! -e prof2.yaml.partial ]'
+
+# Memory: each worker thread holds a simulation, so --threads N needs N of
+# the largest. Under a memory limit that holds one but not two, --threads 2
+# is refused at once, saying which --threads fits (check, one simulation,
+# passes). Sized from check's own figures under the same limit.
+lim=1500000
+fig=$( (ulimit -v $lim; "$bin" check "$small" --variant base --set dataset.items=1e9 2>&1) |
+  sed -n 's/.*needs \([0-9.]*\) GiB of memory, this machine has \([0-9.]*\) GiB.*/\1 \2/p')
+items=$(awk -v f="$fig" 'BEGIN { split(f, a, " "); if (a[1] > 0) printf "%.0f", 0.7 * a[2] / (a[1] / 1e9) }')
+if [ -n "$items" ]; then
+  ( ulimit -v $lim; "$bin" check "$small" --variant base --set dataset.items=$items >/dev/null 2>mem0.err )
+  check "one simulation of $items items fits under ulimit -v $lim ($(cat mem0.err))" '[ $? = 0 ]'
+  start=$(date +%s)
+  ( ulimit -v $lim; "$bin" sweep "$small" --variant base --set dataset.items=$items \
+      --vary server.cpus=2,3 --threads 2 -o mem.csv 2>mem.err )
+  rc=$?
+  check "--threads 2 that cannot fit: exit 2 ($(cat mem.err))" '[ $rc = 2 ] && grep -q "runs 2 simulations at once.*--threads 1 fits" mem.err'
+  check "--threads 2 that cannot fit: said at once, nothing written" '[ $(( $(date +%s) - start )) -le 5 ] && [ ! -e mem.csv.partial ] && [ ! -e mem.csv.meta.json ]'
+else
+  bad "memory figures not found in check's message: '$fig'"
+fi
+
+# Names with a comma or a quote (a job, a variant) are quoted CSV fields
+# (RFC 4180) in the sweep too, and a resume reads them back: it keeps every
+# whole configuration instead of starting over.
+sed -e 's/name: net/name: "net, v2"/' -e 's/^  minio:/  "mi,\\"nio":/' "$small" >names.yaml
+"$bin" sweep names.yaml "${grid[@]}" --threads 2 -o names.csv 2>err.txt
+check "names: sweep exits 0 ($(cat err.txt))" '[ $? = 0 ]'
+check "names: quoted fields" 'grep -q "^0,2,0,base,\"net, v2\",1,model," names.csv && grep -q "^0,2,0,\"mi,\"\"nio\",\"net, v2\",1,model," names.csv'
+if command -v python3 >/dev/null; then
+  python3 -c '
+import csv
+rows = list(csv.reader(open("names.csv")))
+assert len(rows) == 97 and {len(r) for r in rows} == {len(rows[0])}, len(rows)' && ok || bad "names.csv does not parse back"
+fi
+head -n 25 names.csv >nres.csv.partial # the header and 3 whole configurations
+cp names.csv.meta.json nres.csv.meta.json
+sed -i 's/"status": "complete"/"status": "running"/' nres.csv.meta.json
+"$bin" sweep names.yaml "${grid[@]}" --threads 2 -o nres.csv 2>err.txt
+check "names: resume keeps the 3 whole configurations ($(cat err.txt))" 'grep -q "resuming nres.csv.partial at configuration 3 (" err.txt'
+check "names: resumed CSV byte-identical" 'cmp -s nres.csv names.csv'
 
 echo "sweep: $pass passed, $fail failed"
 [ $fail = 0 ]

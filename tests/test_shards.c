@@ -203,6 +203,23 @@ static void test_worker_buffer(void **state) {
         fail_msg("two ranks: mix %.2f -> %.2f, epoch %.6f -> %.6f", t0.mix, t.mix, t0.sim, t.sim);
 }
 
+/* 64 PyTorch workers each wait for a 100 MB shard of a 50 MB/s disk: the
+ * reads reach the device out of time order over 128 s, past a calendar of
+ * one item's transfer a bucket (it once gave 27 s for this epoch's 128 s of
+ * transfers). No epoch may beat its bytes over the bandwidth. */
+static void test_slow_device(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 64000, item_kb: 100, shard_items: 1000}\n"
+                       "server: {cpus: 64, gpus: 8, cache_gb: 0,\n"
+                       "  storage: {read_mb_s: 50, latency_ms: 0.1, queue_depth: 32}}\n"
+                       "prep: {decode_ms_per_mb: 1, augment_ms: 0.1}\n"
+                       "loader: {kind: pytorch, num_workers: 8, cache: none}\n"
+                       "jobs: [{gpus: 8, batch_per_gpu: 64, gpu_items_per_s: 5000}]\n";
+    result_t r = run(yaml, (const char *[]){NULL}, 0);
+    if (!(r.sim >= 128 && fabs(r.sim - r.model) < 0.05 * r.model))
+        fail_msg("slow device: sim %.2f, model %.2f, at least 128 s", r.sim, r.model);
+}
+
 static void test_rules(void **state) {
     (void)state;
     const char *loose = "epochs: 1\ndataset: {items: 3200, item_kb: 100}\n"
@@ -232,6 +249,7 @@ int main(void) {
         cmocka_unit_test(test_pool_lanes),     cmocka_unit_test(test_cache_shards),
         cmocka_unit_test(test_rules),          cmocka_unit_test(test_uneven_workers),
         cmocka_unit_test(test_shuffle_buffer), cmocka_unit_test(test_worker_buffer),
+        cmocka_unit_test(test_slow_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

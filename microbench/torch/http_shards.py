@@ -12,7 +12,10 @@ python3-torchvision, python3-pil.
         for batch in DataLoader(ds, batch_size=32, num_workers=4): ...
 
 write_shards(paths, S, folder) packs files into tar shards of S members in
-the given order (what `dataset.shard_items: S` means to stallsim)."""
+the given order (what `dataset.shard_items: S` means to stallsim). With
+buffer=B each worker shuffles its samples as WebDataset's shuffle(B) does
+(stallsim's loader.shuffle_buffer with loader.kind: pytorch); the label of
+each item is its index, so a batch's shards can be counted."""
 
 import http.client
 import io
@@ -41,7 +44,7 @@ def write_shards(paths, S, folder):
 
 
 class HttpTarShards(IterableDataset):
-    def __init__(self, base_url, shards, seed=1, transform=None):
+    def __init__(self, base_url, shards, seed=1, transform=None, buffer=0):
         url = urllib.parse.urlsplit(base_url)
         if url.scheme != "http" or not url.hostname:
             raise ValueError(f"HttpTarShards: expected an http:// base URL, got {base_url!r}")
@@ -49,6 +52,7 @@ class HttpTarShards(IterableDataset):
         self.prefix = url.path if url.path.endswith("/") else url.path + "/"
         self.shards, self.seed, self.epoch = list(shards), seed, 0
         self.transform = transform or standard_transform()
+        self.buffer = buffer
 
     def set_epoch(self, epoch):
         self.epoch = epoch
@@ -62,9 +66,9 @@ class HttpTarShards(IterableDataset):
             return order
         return order[info.id::info.num_workers]
 
-    def __iter__(self):
-        from PIL import Image
-
+    def _members(self):
+        """(index, JPEG bytes) of this worker's shards in stream order; the
+        index is the member's name, its position in write_shards' order."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         try:
             for name in self._mine():
@@ -78,9 +82,41 @@ class HttpTarShards(IterableDataset):
                     for m in t:
                         if not m.isfile():
                             continue
-                        data = t.extractfile(m).read()
-                        img = Image.open(io.BytesIO(data)).convert("RGB")
-                        yield self.transform(img), 0
+                        yield int(m.name.split(".")[0]), t.extractfile(m).read()
                 r.read()  # the tar's end padding: the connection is reused
         finally:
             conn.close()
+
+    def _shuffled(self, samples):
+        """WebDataset's shuffle(bufsize, initial=100), in the worker, before
+        decoding: each sample joins the buffer, with a second while it holds
+        fewer than bufsize; once it holds `initial` a uniform draw leaves."""
+        info = get_worker_info()
+        rng = random.Random((self.seed * 1000003 + self.epoch) * 4099 + (info.id if info else 0))
+        buf, initial = [], min(100, self.buffer)
+        for x in samples:
+            buf.append(x)
+            if len(buf) < self.buffer:
+                try:
+                    buf.append(next(samples))
+                except StopIteration:
+                    pass
+            if len(buf) >= initial:
+                k = rng.randrange(len(buf))
+                buf[k], buf[-1] = buf[-1], buf[k]
+                yield buf.pop()
+        while buf:
+            k = rng.randrange(len(buf))
+            buf[k], buf[-1] = buf[-1], buf[k]
+            yield buf.pop()
+
+    def __iter__(self):
+        """(image tensor, the item's index) in the worker's order."""
+        from PIL import Image
+
+        samples = self._members()
+        if self.buffer > 0:
+            samples = self._shuffled(samples)
+        for index, data in samples:
+            img = Image.open(io.BytesIO(data)).convert("RGB")
+            yield self.transform(img), index

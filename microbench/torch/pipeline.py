@@ -95,11 +95,12 @@ def warm(paths):
                 pass
 
 
-def timed_epochs(loader_for, epochs, compute_s):
+def timed_epochs(loader_for, epochs, compute_s, on_batch=None):
     """The harnesses' training loop: for each epoch the DataLoader
     loader_for(epoch) gives, every batch taken and the GPU emulated by
     sleeping compute_s; returns each epoch's wall time (from making its
-    iterator to the end of its last step) and the last epoch's batches."""
+    iterator to the end of its last step) and the last epoch's batches;
+    on_batch(epoch, batch), when given, sees each batch first."""
     import time
 
     eps, nb = [], 0
@@ -107,7 +108,9 @@ def timed_epochs(loader_for, epochs, compute_s):
         dl = loader_for(e)
         t0 = time.perf_counter()
         nb = 0
-        for _batch in dl:
+        for batch in dl:
+            if on_batch:
+                on_batch(e, batch)
             time.sleep(compute_s)
             nb += 1
         eps.append(time.perf_counter() - t0)

@@ -75,6 +75,8 @@ typedef struct {
     double ep_start, ep_start_mem;
     /* this epoch's counters */
     double hits, remote_hits, read_bytes, net_bytes, prep_busy, net_busy;
+    double tier_hits; /* items served by the tier */
+    io_acct_t tier_io;
     io_acct_t io;
     double prepped;
     /* Record shards (dataset.shard_items > 1): the order and read state, and
@@ -114,12 +116,42 @@ typedef struct {
      * (the cache's entries then). */
     uint32_t S;
     uint32_t *shard_size;
+    /* The tier (server.tier): per server a second cache over the DRAM
+     * cache's misses and its device, a fixed kind read from tier_s (the
+     * scenario with the tier's figures as its storage's). NULL: none. */
+    cache_t *tier_cache;
+    storage_t *tier_dev;
+    scenario_t *tier_s;
 } world_t;
 
 static void *xcalloc(size_t n, size_t sz, int *fail) {
     void *p = calloc(n ? n : 1, sz);
     if (!p) *fail = 1;
     return p;
+}
+
+/* The tier's caches (entries as the DRAM cache's: items or whole shards)
+ * and devices, one each per server: 0, or -1 without memory. */
+static int tier_init(world_t *w) {
+    const scenario_t *s = w->s;
+    int fail = 0;
+    w->tier_s = xcalloc(1, sizeof *w->tier_s, &fail);
+    w->tier_cache = xcalloc((size_t)w->nservers, sizeof *w->tier_cache, &fail);
+    w->tier_dev = xcalloc((size_t)w->nservers, sizeof *w->tier_dev, &fail);
+    if (fail) return -1;
+    tier_scenario(w->tier_s, s);
+    const scenario_t *t = w->tier_s;
+    uint32_t entries = w->S ? (uint32_t)(((uint64_t)w->n + w->S - 1) / w->S) : w->n;
+    const uint32_t *sizes = w->S ? w->shard_size : w->size;
+    for (int k = 0; k < w->nservers; k++) {
+        if (cache_init(&w->tier_cache[k], cache_kind(s->server.tier.cache), entries, sizes,
+                       (uint64_t)(s->server.tier.cache_gb * 1e9)) != 0)
+            return -1;
+        w->tier_dev[k].ops = scenario_storage(t);
+        w->tier_dev[k].unordered = w->loader->sync_reads;
+        if (w->tier_dev[k].ops->init(&w->tier_dev[k], t) != 0) return -1;
+    }
+    return 0;
 }
 
 static void draw_sizes(world_t *w, gsl_rng *r) {
@@ -184,25 +216,31 @@ static int worker_next(worker_items_t *it, uint32_t *pos) {
     return 1;
 }
 
-/* PyTorch's workers each shuffle their own stream in a buffer of B
- * (WebDataset's shuffle(B) inside the worker): each output a draw from the
- * worker's buffer, its place taken by the worker's next read. */
+/* PyTorch's workers each shuffle their own stream in a buffer of B, as
+ * WebDataset's shuffle(B, initial=100) does inside the worker: each read
+ * joins the buffer, with a second read while it holds fewer than B; once it
+ * holds `initial` it yields a uniform draw, the last item taking the
+ * drawn one's place; at the stream's end it drains. */
 static void shuffle_workers(world_t *w, stream_t *st, uint32_t B) {
-    uint32_t *buf = st->out_order + st->n_used;
+    uint32_t *buf = st->out_order + st->n_used, initial = B < 100 ? B : 100;
     for (uint32_t r = 0; r < (uint32_t)st->G; r++)
         for (uint32_t wk = 0; wk < st->shard_lanes; wk++) {
             worker_items_t rd = {st, r, wk, -1, 0, 0}, wr = rd;
             uint32_t fill = 0, p, q;
-            int more = 1;
-            while (worker_next(&wr, &p)) {
-                while (fill < B && more && (more = worker_next(&rd, &q)))
+            for (;;) {
+                int more = worker_next(&rd, &q);
+                if (more) {
                     buf[fill++] = st->perm[q];
+                    if (fill < B && worker_next(&rd, &q)) buf[fill++] = st->perm[q];
+                }
+                if (!fill || (more && fill < initial)) {
+                    if (!more) break;
+                    continue;
+                }
+                if (!worker_next(&wr, &p)) break;
                 uint32_t i = perm_uniform(st->rng, fill);
                 st->out_order[p] = buf[i];
-                if (more && (more = worker_next(&rd, &q)))
-                    buf[i] = st->perm[q];
-                else
-                    buf[i] = buf[--fill];
+                buf[i] = buf[--fill];
             }
         }
     (void)w;
@@ -233,7 +271,8 @@ static void start_epoch(world_t *w, stream_t *st) {
     st->buf_ready = st->buf_ready_mem = 0;
     if (st->buffered) shuffle_mix(w, st);
     st->batch = 0;
-    st->hits = st->remote_hits = st->read_bytes = st->net_bytes = 0;
+    st->hits = st->remote_hits = st->read_bytes = st->net_bytes = st->tier_hits = 0;
+    st->tier_io = (io_acct_t){0};
     st->prep_busy = st->net_busy = 0;
     st->io = (io_acct_t){0};
     st->prepped = 0;
@@ -291,6 +330,7 @@ static int build(world_t *w, gsl_rng *master) {
         w->storage[k].unordered = w->loader->sync_reads;
         fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
     }
+    if (!fail && s->server.tier.cache_gb > 0 && tier_init(w) != 0) fail = 1;
     if (fail) return -1;
 
     /* Streams: one per instance, or one per server group under coordinated prep. */
@@ -402,6 +442,11 @@ static void destroy(world_t *w) {
     int nstor = w->s->server.storage.shared ? 1 : w->nservers;
     for (int k = 0; w->storage && k < nstor; k++)
         if (w->storage[k].ops) w->storage[k].ops->destroy(&w->storage[k]);
+    for (int k = 0; w->tier_cache && k < w->nservers; k++)
+        cache_destroy(&w->tier_cache[k]);
+    for (int k = 0; w->tier_dev && k < w->nservers; k++)
+        if (w->tier_dev[k].ops) w->tier_dev[k].ops->destroy(&w->tier_dev[k]);
+    free(w->tier_cache), free(w->tier_dev), free(w->tier_s);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
     free(w->size), free(w->srv), free(w->shard_size);
     perm_gen_free(&w->pg);
@@ -466,6 +511,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->t_prep_s = st->end_mem[c] - st->ep_start_mem;
         m->t_gpu_s = st->t_gpu[c];
         m->hit_rate = st->hits / n;
+        m->tier_hit_rate = st->tier_hits / n;
         m->remote_hit_rate = st->remote_hits / n;
         m->storage_read_bytes = st->read_bytes;
         m->network_bytes = st->net_bytes;
@@ -496,6 +542,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
 }
 
 enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
+enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
 
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
                     double ready_mem);
@@ -545,11 +592,12 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const double decode_per_byte = w->decode_per_byte, prep_fixed = w->prep_fixed;
     const double slowdown = st->prep.slowdown;
     double hits = st->hits, read_bytes = st->read_bytes, prep_busy = st->prep_busy;
+    double tier_hits = st->tier_hits;
     double prepped = st->prepped;
     /* This epoch's per-server counters; a stream on one server adds the
      * batch's counts once at the end (integers in doubles: exact sums). */
     server_metrics_t *const srv_here = &w->srv[first * epochs + st->epoch];
-    const double hits0 = hits, read_bytes0 = read_bytes;
+    const double hits0 = hits, read_bytes0 = read_bytes, tier_hits0 = tier_hits;
     for (int64_t idx = lo; idx < hi; idx++) {
         /* The item's size, cache entry or owner are random accesses into
          * arrays of N entries: start them early enough to hide the misses. */
@@ -591,6 +639,16 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                 sh->cum[h] = 0;
                 if (sh->hit[h]) {
                     sh->first[h] = at;
+                } else if (w->tier_cache && w->tier_cache[server].ops->access(
+                                                &w->tier_cache[server], h, CACHE_NEVER)) {
+                    /* From the tier's device, streamed as from storage. */
+                    storage_t *td = &w->tier_dev[server];
+                    double sb = w->shard_size[h];
+                    sh->hit[h] = SHARD_FROM_TIER;
+                    sh->span[h] =
+                        td->ops->service_s(w->tier_s, sb) - td->ops->service_s(w->tier_s, 0);
+                    sh->first[h] =
+                        td->ops->read(td, at, sb, item_offset(w, x), &st->tier_io) - sh->span[h];
                 } else {
                     /* The read's own transfer, as the kind times it (ranged
                      * parts in parallel): the shard's bytes arrive over it. */
@@ -606,11 +664,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                     }
                 }
             }
-            if (sh->hit[h]) {
+            if (sh->hit[h] == 1) {
                 hits++;
                 if (ns > 1) srv_here[sv * epochs].local_hits++;
                 fetched = at;
             } else {
+                if (sh->hit[h] == SHARD_FROM_TIER) {
+                    tier_hits++;
+                    if (ns > 1) srv_here[sv * epochs].tier_hits++;
+                }
                 sh->cum[h] += bytes;
                 fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
                 if (fetched < at) fetched = at;
@@ -623,6 +685,12 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
                 hits++;
                 if (ns > 1) srv_here[sv * epochs].local_hits++;
                 fetched = at;
+            } else if (w->tier_cache &&
+                       w->tier_cache[server].ops->access(&w->tier_cache[server], x, CACHE_NEVER)) {
+                storage_t *td = &w->tier_dev[server];
+                tier_hits++;
+                if (ns > 1) srv_here[sv * epochs].tier_hits++;
+                fetched = td->ops->read(td, at, bytes, item_offset(w, x), &st->tier_io);
             } else {
                 read_bytes += bytes;
                 if (ns > 1) {
@@ -640,11 +708,14 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     }
     if (ns == 1 && !partitioned) {
         double batch_hits = hits - hits0, batch_bytes = read_bytes - read_bytes0;
+        double batch_tier = tier_hits - tier_hits0;
         srv_here->local_hits += batch_hits;
-        srv_here->storage_reads += S ? reqs : (double)(hi - lo) - batch_hits;
+        srv_here->tier_hits += batch_tier;
+        srv_here->storage_reads += S ? reqs : (double)(hi - lo) - batch_hits - batch_tier;
         srv_here->storage_read_bytes += batch_bytes;
     }
     st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
+    st->tier_hits = tier_hits;
     if (S && !st->buffered)
         st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
@@ -721,7 +792,8 @@ int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         run_batch(&w, pick, out);
     }
     for (int k = 0; k < w.nservers * s->epochs; k++)
-        w.srv[k].accesses = w.srv[k].local_hits + w.srv[k].remote_hits + w.srv[k].storage_reads;
+        w.srv[k].accesses = w.srv[k].local_hits + w.srv[k].remote_hits + w.srv[k].tier_hits +
+                            w.srv[k].storage_reads;
     if (out->srv) memcpy(out->srv, w.srv, sizeof *w.srv * (size_t)w.nservers * (size_t)s->epochs);
     destroy(&w);
     return 0;

@@ -8,7 +8,7 @@
 #include "schema.h"
 
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady, cache_linux;
-extern const storage_ops_t storage_fixed, storage_object;
+extern const storage_ops_t storage_fixed, storage_object, storage_hdd, storage_ssd;
 extern const loader_ops_t loader_pool, loader_pytorch;
 
 /* The order is the choices' order in the key reference and the index each
@@ -17,7 +17,8 @@ static const cache_ops_t *const caches[] = {&cache_none, &cache_lru,    &cache_m
                                             &cache_fifo, &cache_belady, &cache_linux};
 #define NCACHES ((int)(sizeof caches / sizeof caches[0]))
 
-static const storage_ops_t *const storages[] = {&storage_fixed, &storage_object};
+static const storage_ops_t *const storages[] = {&storage_fixed, &storage_object, &storage_hdd,
+                                                &storage_ssd};
 #define NSTORAGES ((int)(sizeof storages / sizeof storages[0]))
 
 const cache_ops_t *cache_kind(int i) {
@@ -63,6 +64,22 @@ int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int
 
 const storage_ops_t *scenario_storage(const scenario_t *s) {
     return storages[s->server.storage.kind];
+}
+
+void tier_scenario(scenario_t *t, const scenario_t *s) {
+    *t = *s;
+    t->server.storage.kind = storage_kind_find("fixed");
+    t->server.storage.read_mb_s = s->server.tier.read_mb_s;
+    t->server.storage.latency_ms = s->server.tier.latency_ms;
+    t->server.storage.read_iops = s->server.tier.read_iops;
+    t->server.storage.queue_depth = s->server.tier.queue_depth;
+    t->server.storage.shared = 0;
+}
+
+int storage_kind_find(const char *name) {
+    for (int i = 0; i < NSTORAGES; i++)
+        if (strcmp(storages[i]->name, name) == 0) return i;
+    return -1;
 }
 
 const char *kind_name(kind_family_t family, int i) {
@@ -119,23 +136,32 @@ void cache_destroy(cache_t *c) {
     memset(c, 0, sizeof *c);
 }
 
-/* The kind of `family` that owns key `name` (its own rows), or -1. */
+/* Whether kind i of `family` lists key `name` among its rows. A key more
+ * than one kind lists (storage.h's shared rows) is each one's. */
+static int kind_owns(kind_family_t family, int i, const char *name) {
+    int n;
+    const key_def_t *k = kind_keys(family, i, &n);
+    for (int j = 0; j < n; j++)
+        if (strcmp(k[j].name, name) == 0) return 1;
+    return 0;
+}
+
+/* The first kind of `family` that owns key `name`, or -1. */
 static int key_owner(kind_family_t family, const char *name) {
-    for (int i = 0; kind_name(family, i); i++) {
-        int n;
-        const key_def_t *k = kind_keys(family, i, &n);
-        for (int j = 0; j < n; j++)
-            if (strcmp(k[j].name, name) == 0) return i;
-    }
+    for (int i = 0; kind_name(family, i); i++)
+        if (kind_owns(family, i, name)) return i;
     return -1;
 }
 
 static int owned_by_other(kind_family_t family, int chosen, const char *name) {
-    int owner = key_owner(family, name);
-    return owner >= 0 && owner != chosen;
+    return key_owner(family, name) >= 0 && !kind_owns(family, chosen, name);
 }
 
 int kinds_key_used(const scenario_t *s, const char *name) {
+    /* The tier's device and policy mean nothing without the tier. */
+    if (s->server.tier.cache_gb <= 0 && !strncmp(name, "server.tier.", 12) &&
+        strcmp(name, "server.tier.cache_gb"))
+        return 0;
     return !owned_by_other(FAMILY_STORAGE, s->server.storage.kind, name) &&
            !owned_by_other(FAMILY_LOADER, s->loader.kind, name);
 }
@@ -149,12 +175,55 @@ static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, c
     const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);
     for (int row = 0; row < nrows; row++) {
         if (!s->explicit_key[row]) continue;
-        int owner = key_owner(family, rows[row].name);
-        if (owner < 0 || owner == chosen) continue;
-        const char *by = kind_name(family, owner);
-        diag_error(s->origin[row], "key '%s' belongs to %s: %s, but this scenario uses %s",
-                   rows[row].name, key, by ? by : "?", uses);
+        const char *name = rows[row].name;
+        if (key_owner(family, name) < 0 || kind_owns(family, chosen, name)) continue;
+        char by[160] = ""; /* the kinds that own it: "fixed" or "fixed or ssd" */
+        size_t used = 0;
+        for (int i = 0; kind_name(family, i) && used < sizeof by; i++)
+            if (kind_owns(family, i, name))
+                used += (size_t)snprintf(by + used, sizeof by - used, "%s%s", used ? " or " : "",
+                                         kind_name(family, i));
+        diag_error(s->origin[row], "key '%s' belongs to %s: %s, but this scenario uses %s", name,
+                   key, by, uses);
         bad = 1;
+    }
+    return bad;
+}
+
+/* The tier (sim.c): a second cache over the DRAM cache's misses, on its own
+ * device, local to each server. */
+static int tier_check(const scenario_t *s) {
+    int bad = 0;
+    if (s->server.tier.cache_gb > 0) {
+        const cache_ops_t *tc = cache_kind(s->server.tier.cache);
+        if (tc->needs_future) {
+            diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache")],
+                       "server.tier.cache: %s needs the future of the tier's own access stream, "
+                       "which stallsim does not build: use lru, linux, minio, fifo or none",
+                       tc->name);
+            bad = 1;
+        }
+        if (s->loader.dist_cache == DIST_SHARDED) {
+            diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache_gb")],
+                       "server.tier.cache_gb: a tier is a local cache of each server; "
+                       "loader.dist_cache: partitioned serves remote hits over the network "
+                       "instead, and the two are not modelled together (use local)");
+            bad = 1;
+        }
+    } else {
+        static const char *const tier_keys[] = {"server.tier.cache", "server.tier.read_mb_s",
+                                                "server.tier.latency_ms", "server.tier.read_iops",
+                                                "server.tier.queue_depth"};
+        for (size_t i = 0; i < sizeof tier_keys / sizeof tier_keys[0]; i++) {
+            int row = schema_find(SCOPE_SCENARIO, tier_keys[i]);
+            if (s->explicit_key[row]) {
+                diag_error(s->origin[row],
+                           "%s describes the tier: set server.tier.cache_gb (> 0) too, or "
+                           "leave it out",
+                           tier_keys[i]);
+                bad = 1;
+            }
+        }
     }
     return bad;
 }
@@ -187,6 +256,7 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
     if (foreign_keys(s, FAMILY_STORAGE, s->server.storage.kind, "server.storage.kind"))
         rc = EXIT_INPUT;
     if (foreign_keys(s, FAMILY_LOADER, s->loader.kind, "loader.kind")) rc = EXIT_INPUT;
+    if (tier_check(s)) rc = EXIT_INPUT;
     const loader_ops_t *l = scenario_loader(s);
     if (l->check && l->check(s)) rc = EXIT_INPUT;
     const storage_ops_t *st = scenario_storage(s);

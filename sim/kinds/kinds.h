@@ -37,5 +37,10 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j);
 int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m);
 /* The storage kind of a built scenario. */
 const storage_ops_t *scenario_storage(const scenario_t *s);
+/* The index of the storage kind called name, or -1. */
+int storage_kind_find(const char *name);
+/* The scenario the tier's device (server.tier) is read with: s with the
+ * tier's figures as a fixed kind's, local to each server. */
+void tier_scenario(scenario_t *t, const scenario_t *s);
 
 #endif

@@ -59,6 +59,14 @@ typedef struct {
     int (*model_exact)(const scenario_t *s);
 } storage_ops_t;
 
+/* Rows that more than one kind lists: one key, owned by each kind that
+ * lists it (schema.c splices it once, kinds.c refuses it only under a kind
+ * that lists none). A kind that shares one puts the macro in its `keys`. */
+/* clang-format off */
+#define STORAGE_KEY_READ_IOPS {"server.storage.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.read_iops), "read requests per second the device admits at most (0 = no limit: a cloud volume's or a throttled disk's IOPS cap, one item read = one request)"}
+#define STORAGE_KEY_QUEUE_DEPTH {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.queue_depth), "storage requests in flight at most"}
+/* clang-format on */
+
 struct storage {
     const storage_ops_t *ops;
     /* Set before init: reads may arrive out of time order (a loader whose

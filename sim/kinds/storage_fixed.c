@@ -12,7 +12,8 @@
 /* Reads that may arrive out of time order (storage_t.unordered) go through
  * two calendars instead of the FIFO: request slots (queue_depth per second
  * of slot time) and the channel (one second per second). A bucket is a mean
- * transfer long, or a 16th of a request's service time if that is longer, so
+ * read's transfer long (a whole shard's for record shards), or a 16th of a
+ * request's service time if that is longer, so
  * a read touches a few buckets; and at least CAL_REACH_S / 2^CAL_LOG2, so
  * the buckets reach back over the batches of every worker in flight (a
  * batch of a slow pipeline can take seconds). */
@@ -40,7 +41,9 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     f->iops_gap = s->server.storage.read_iops > 0 ? 1 / s->server.storage.read_iops : 0;
     f->unordered = d->unordered;
     if (f->unordered) {
-        double xfer = scenario_item_bytes_mean(s) / f->bw, dt = (f->lat_s + xfer) / 16;
+        /* A read is a whole record shard where the data are sharded. */
+        double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / f->bw;
+        double dt = (f->lat_s + xfer) / 16;
         if (dt < xfer) dt = xfer;
         double reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
         if (dt < reach) dt = reach;
@@ -134,8 +137,8 @@ static double fixed_bytes(const scenario_t *s) {
 static const key_def_t keys[] = {
     {"server.storage.read_mb_s", KT_REAL, "MB/s", "525", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.read_mb_s), "storage read bandwidth (per server, or for all when shared)"},
     {"server.storage.latency_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.latency_ms), "per-request storage latency before the transfer"},
-    {"server.storage.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.read_iops), "read requests per second the device admits at most (0 = no limit: a cloud volume's or a throttled disk's IOPS cap, one item read = one request)"},
-    {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.queue_depth), "storage requests in flight at most"},
+    STORAGE_KEY_READ_IOPS, /* shared with ssd */
+    STORAGE_KEY_QUEUE_DEPTH,
 };
 /* clang-format on */
 

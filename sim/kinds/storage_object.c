@@ -143,7 +143,7 @@ static int object_init(storage_t *d, const scenario_t *s) {
     o->seed = (uint64_t)s->seed;
     o->slots = slots;
     o->unordered = d->unordered;
-    double xfer = scenario_item_bytes_mean(s) / o->conn_bw;
+    double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / o->conn_bw;
     double dt = (lat_mean_s(s) + xfer) / 16, reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
     if (dt < reach) dt = reach;
     /* First bytes come out of issue order whenever latencies differ, so the

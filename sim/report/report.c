@@ -7,6 +7,7 @@
 #include "cost.h"
 #include "kinds.h"
 #include "schema.h"
+#include "text.h"
 
 #ifndef STALLSIM_VERSION
 #define STALLSIM_VERSION "0.0.0"
@@ -77,6 +78,7 @@ GETTER(t_prep_s)
 GETTER(staged_bytes)
 GETTER(storage_reads)
 GETTER(shards_per_batch)
+GETTER(tier_hit_rate)
 static double get_bottleneck(const epoch_metrics_t *m) {
     return m->bottleneck;
 }
@@ -152,6 +154,7 @@ static const column_t columns[] = {
     {"staged_bytes", COL_NUM, "%.0f", get_staged_bytes, NULL, NULL, 0, NULL},
     {"storage_requests", COL_NUM, "%.9g", get_storage_reads, NULL, NULL, 0, NULL},
     {"shards_per_batch", COL_NUM, "%.6g", get_shards_per_batch, NULL, NULL, 0, NULL},
+    {"tier_hit_rate", COL_NUM, "%.6f", get_tier_hit_rate, NULL, NULL, 0, NULL},
 };
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
@@ -171,6 +174,44 @@ static void put_value(FILE *out, const column_t *c, const epoch_metrics_t *m, in
 
 /* ---- CSV ---- */
 
+/* RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, its
+ * quotes doubled; any other is written as it is. */
+static int csv_needs_quotes(const char *s) {
+    return s[strcspn(s, ",\"\r\n")] != 0;
+}
+
+void report_csv_field(FILE *out, const char *s) {
+    if (!csv_needs_quotes(s)) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+size_t report_csv_quote(char *buf, size_t n, const char *s) {
+    size_t used = 0;
+    int q = csv_needs_quotes(s);
+#define PUT(c)                                                                                     \
+    do {                                                                                           \
+        if (used + 1 < n) buf[used] = (c);                                                         \
+        used++;                                                                                    \
+    } while (0)
+    if (q) PUT('"');
+    for (; *s; s++) {
+        if (q && *s == '"') PUT('"');
+        PUT(*s);
+    }
+    if (q) PUT('"');
+#undef PUT
+    if (n) buf[used < n ? used : n - 1] = 0;
+    return used;
+}
+
 void report_csv_header(FILE *out, const char *extra) {
     fprintf(out, "%svariant,job,epoch,source", extra ? extra : "");
     for (int i = 0; i < NCOLUMNS; i++)
@@ -180,7 +221,11 @@ void report_csv_header(FILE *out, const char *extra) {
 
 void report_csv_row(FILE *out, const char *extra, const char *variant, const char *job, int epoch,
                     const char *source, const epoch_metrics_t *m) {
-    fprintf(out, "%s%s,%s,%d,%s", extra ? extra : "", variant, job, epoch, source);
+    fputs(extra ? extra : "", out);
+    report_csv_field(out, variant);
+    fputc(',', out);
+    report_csv_field(out, job);
+    fprintf(out, ",%d,%s", epoch, source);
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].get) {
             fputc(',', out);
@@ -206,14 +251,18 @@ static void write_csv(FILE *out, const variant_run_t *v, int nv) {
 
 void report_json_string(FILE *out, const char *s) {
     fputc('"', out);
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
+        int len = text_utf8_len(s);
         if (c == '"' || c == '\\')
             fprintf(out, "\\%c", c);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == 0x7f)
             fprintf(out, "\\u%04x", c);
+        else if (len == 0) /* not UTF-8 (a path from the command line): JSON cannot hold it */
+            fputs("\\ufffd", out);
         else
-            fputc(c, out);
+            fwrite(s, 1, (size_t)len, out);
+        s += len ? len : 1;
     }
     fputc('"', out);
 }
@@ -283,6 +332,7 @@ SGETTER(storage_read_bytes)
 SGETTER(net_in_bytes)
 SGETTER(net_out_bytes)
 SGETTER(staged_bytes)
+SGETTER(tier_hits)
 
 static const server_column_t server_columns[] = {
     {"accesses", "accesses", 12, sget_accesses, 1},
@@ -293,6 +343,7 @@ static const server_column_t server_columns[] = {
     {"net_in_bytes", "net_in_GB", 9, sget_net_in_bytes, 1e9},
     {"net_out_bytes", "net_out_GB", 9, sget_net_out_bytes, 1e9},
     {"staged_bytes", "staged_MB", 10, sget_staged_bytes, 1e6},
+    {"tier_hits", "tier", 8, sget_tier_hits, 0},
 };
 #define NSERVER_COLUMNS ((int)(sizeof server_columns / sizeof server_columns[0]))
 
@@ -545,8 +596,10 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
     double D = scenario_dataset_bytes(s), C = scenario_cache_bytes(s);
-    fprintf(out, "stallsim %s -- %s (%s), seed %lld, %lld epochs\n", STALLSIM_VERSION, s->name,
-            path, (long long)s->seed, (long long)s->epochs);
+    /* The path is the command line's: shown with control characters escaped. */
+    fprintf(out, "stallsim %s -- %s (", STALLSIM_VERSION, s->name);
+    text_put_escaped(out, path);
+    fprintf(out, "), seed %lld, %lld epochs\n", (long long)s->seed, (long long)s->epochs);
     fprintf(out,
             "dataset %lld items, %.1f GB (mean %.1f KB, cv %.2f); %lld server(s) x %lld GPUs, "
             "%lld cores, cache %.1f GB each (%.1f%% of the dataset)\n",

@@ -25,7 +25,13 @@ void report_write(FILE *out, report_format_t fmt, const char *path, const varian
 /* Sum over epochs of the slowest instance's epoch time: what a user waits for. */
 double report_total_s(const run_metrics_t *r);
 
-/* CSV header and one row; shared with sweeps so both stay in step. */
+/* One CSV field as RFC 4180 has it: quoted (quotes doubled) when it holds a
+ * comma, a double quote, CR or LF; as it is otherwise. report_csv_quote
+ * writes the same into buf (snprintf's contract: the full length returned). */
+void report_csv_field(FILE *out, const char *s);
+size_t report_csv_quote(char *buf, size_t n, const char *s);
+/* CSV header and one row; shared with sweeps so both stay in step. The
+ * variant and job are quoted as fields; extra_values goes out as it is. */
 void report_csv_header(FILE *out, const char *extra_columns);
 void report_csv_row(FILE *out, const char *extra_values, const char *variant, const char *job,
                     int epoch, const char *source, const epoch_metrics_t *m);

@@ -10,6 +10,7 @@
 #include "kinds.h"
 #include "model.h"
 #include "sim.h"
+#include "text.h"
 
 static int set_fn(void *sets, const char *cmd, const char *value) {
     (void)cmd;
@@ -67,8 +68,11 @@ int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *on
         for (int i = 0; i < doc->nvariants; i++)
             if (strcmp(doc->variants[i].name, only[k]) == 0) found = i;
         if (found < 0) {
-            fprintf(stderr, "stallsim %s: %s: no variant named '%s'; it has:", cmd, doc->path,
-                    only[k]);
+            fprintf(stderr, "stallsim %s: ", cmd);
+            text_put_escaped(stderr, doc->path);
+            fputs(": no variant named '", stderr);
+            text_put_escaped(stderr, only[k]);
+            fputs("'; it has:", stderr);
             for (int i = 0; i < doc->nvariants; i++)
                 fprintf(stderr, " %s", doc->variants[i].name);
             fprintf(stderr, "%s\n", doc->nvariants ? "" : " none");

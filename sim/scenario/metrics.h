@@ -36,6 +36,7 @@ typedef struct {
     double items_consumed;   /* items this job's GPUs trained on this epoch */
     double staged_bytes;     /* peak memory of batches prepared ahead for this job's stream */
     double shards_per_batch; /* record shards: distinct shards in a batch, mean (0: loose items) */
+    double tier_hit_rate;    /* served by the tier (server.tier) over accesses */
     int bottleneck;          /* bottleneck_t */
     int approximate;         /* model: no exact closed form for this case */
 } epoch_metrics_t;
@@ -46,6 +47,7 @@ typedef struct {
     double accesses;      /* items its GPUs asked for, once per stream */
     double local_hits;    /* served from its own cache */
     double remote_hits;   /* from another server's cache (partitioned caching) */
+    double tier_hits;     /* from its tier (server.tier) */
     double storage_reads; /* from storage */
     double storage_read_bytes;
     double net_in_bytes, net_out_bytes;

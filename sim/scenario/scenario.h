@@ -78,11 +78,34 @@ typedef struct {
                 int64_t conns_per_server;
                 double range_mb; /* ranged GETs of at most this much, issued at once; 0 = whole */
             } object;
+            struct { /* server.storage.kind: ssd (storage_ssd.c owns these keys) */
+                double latency_qd1_ms; /* per-request latency, 1 request in flight */
+                double latency_qd4_ms; /* ... 4 in flight, and so on */
+                double latency_qd16_ms;
+                double latency_qd32_ms;
+                double peak_mb_s; /* the device's bandwidth, all transfers together */
+            } ssd;
+            struct { /* server.storage.kind: hdd (storage_hdd.c owns these keys) */
+                int64_t rpm;
+                double seek_full_ms;  /* full-stroke seek */
+                double seek_track_ms; /* track-to-track seek with settling */
+                double capacity_gb;   /* the bytes a full stroke crosses */
+                double seq_mb_s;      /* media transfer rate */
+                int64_t ncq;          /* requests the drive queues and reorders */
+            } hdd;
         } storage;
         struct {
             double gbit_s;
             double latency_us;
         } network;
+        struct { /* a local cache device in front of storage (sim.c's tier) */
+            double cache_gb; /* 0 = none */
+            int cache;       /* policy: index into the cache kinds */
+            double read_mb_s;
+            double latency_ms;
+            double read_iops;
+            int64_t queue_depth;
+        } tier;
     } server;
     struct {
         double decode_ms_per_mb;

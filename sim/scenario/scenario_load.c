@@ -11,6 +11,7 @@
 
 #include "intern.h"
 #include "scenario.h"
+#include "text.h"
 
 int assign_push(assign_list_t *l, const char *key, const char *value, src_pos_t pos,
                 src_pos_t keypos, int is_scalar) {
@@ -298,6 +299,12 @@ static int doc_load(scenario_doc_t *d, const char *name, const yaml_src_t *src) 
                 if (strlen(name) >= sizeof var->name || !name[0]) {
                     diag_error(pos_of(&w, vk), "variant name must be 1 to %zu characters",
                                sizeof var->name - 1);
+                    w.errors++;
+                    continue;
+                }
+                char why[128] = "a NUL character is not allowed";
+                if (strlen(name) != vk->data.scalar.length || text_check(name, why, sizeof why)) {
+                    diag_error(pos_of(&w, vk), "variant name '%s': %s", name, why);
                     w.errors++;
                     continue;
                 }

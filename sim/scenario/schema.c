@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "text.h"
 
 const char *prep_mode_name(int i) {
     static const char *const names[] = {"partitioned", "coordinated"};
@@ -54,11 +55,17 @@ static const key_def_t core_keys[] = {
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
     {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},
     {"server.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, S(server.cache_gb), "DRAM per server for caching dataset items (page cache or MinIO)"},
-    {"server.storage.kind", KT_ENUM, "", "fixed", 0, 0, 0, storage_choice, S(server.storage.kind), "storage kind (each has its own keys below): fixed (per-request latency, bandwidth, queue depth), object (an HTTP object store: time to first byte, connections, per-connection rate)"},
+    {"server.storage.kind", KT_ENUM, "", "fixed", 0, 0, 0, storage_choice, S(server.storage.kind), "storage kind (each has its own keys below): fixed (per-request latency, bandwidth, queue depth), object (an HTTP object store: time to first byte, connections, per-connection rate), hdd (a hard disk: seek by distance, rotation, media rate, NCQ reordering), ssd (per-request latency against the requests in flight, as calibrate measures it; bandwidth and IOPS caps)"},
     {"server.storage.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_STORAGE, 0, "the storage kinds' own rows go here"},
     {"server.storage.shared", KT_BOOL, "", "false", 0, 0, 0, NULL, S(server.storage.shared), "true: one storage (NFS, object store) for all servers; false: a full copy on each"},
     {"server.network.gbit_s", KT_REAL, "Gbit/s", "40", 0, BIG, 1, NULL, S(server.network.gbit_s), "NIC bandwidth per server (remote cache hits)"},
     {"server.network.latency_us", KT_REAL, "us", "20", 0, 1e9, 0, NULL, S(server.network.latency_us), "network latency per remote request"},
+    {"server.tier.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, S(server.tier.cache_gb), "a local cache device per server in front of storage (an NVMe cache before an object store): GB of items it holds; a DRAM miss looks here before storage (0 = no tier)"},
+    {"server.tier.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(server.tier.cache), "the tier's policy over the DRAM cache's misses: lru, fifo, linux, minio, none (belady is refused)"},
+    {"server.tier.read_mb_s", KT_REAL, "MB/s", "3000", 0, SCHEMA_BIG, 1, NULL, S(server.tier.read_mb_s), "the tier device's read bandwidth (as server.storage.kind: fixed)"},
+    {"server.tier.latency_ms", KT_REAL, "ms", "0.08", 0, 1e6, 0, NULL, S(server.tier.latency_ms), "the tier device's per-request latency"},
+    {"server.tier.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, S(server.tier.read_iops), "the tier device's read requests per second at most (0 = no limit)"},
+    {"server.tier.queue_depth", KT_INT, "requests", "64", 1, 1000000, 0, NULL, S(server.tier.queue_depth), "the tier device's requests in flight at most"},
     {"prep.decode_ms_per_mb", KT_REAL, "ms/MB", "20", 0, 1e9, 0, NULL, S(prep.decode_ms_per_mb), "CPU decode time per encoded MB (one core)"},
     {"prep.decode_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.decode_ms_per_item), "fixed CPU decode time per item (one core)"},
     {"prep.augment_ms", KT_REAL, "ms", "0.9", 0, 1e9, 0, NULL, S(prep.augment_ms), "CPU augment time per item (crop, flip, normalise; one core)"},
@@ -102,6 +109,17 @@ static key_def_t scen_rows[SCN_MAX_KEYS];
 static int nscen;
 static pthread_once_t built = PTHREAD_ONCE_INIT;
 
+/* Whether a row of the same name is already spliced (a row several kinds
+ * list is one key: the same field, or a programming error). */
+static int spliced(const key_def_t *k) {
+    for (int r = 0; r < nscen; r++)
+        if (strcmp(scen_rows[r].name, k->name) == 0) {
+            if (scen_rows[r].offset != k->offset || scen_rows[r].type != k->type) abort();
+            return 1;
+        }
+    return 0;
+}
+
 static void build_rows(void) {
     for (size_t r = 0; r < sizeof core_keys / sizeof core_keys[0]; r++) {
         if (core_keys[r].type != KT_SPLICE) {
@@ -113,6 +131,7 @@ static void build_rows(void) {
             int n;
             const key_def_t *k = kind_keys((kind_family_t)core_keys[r].offset, i, &n);
             for (int j = 0; j < n; j++) {
+                if (spliced(&k[j])) continue;
                 if (nscen == SCN_MAX_KEYS) abort();
                 scen_rows[nscen++] = k[j];
             }
@@ -271,6 +290,8 @@ int schema_store(const key_def_t *k, void *base, const char *text, char *why, si
             snprintf(why, whysize, "too long: at most %zu characters", k->size - 1);
             return -1;
         }
+        /* Names reach terminals, CSV and JSON: valid UTF-8, no control characters. */
+        if (text_check(text, why, whysize)) return -1;
         memcpy(p, text, strlen(text) + 1);
         return 0;
     case KT_SPLICE:

@@ -11,11 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
 #include "sweep_grid.h"
 #include "sweep_out.h"
+#include "text.h"
 #include "topology.h"
 
 #ifndef STALLSIM_VERSION
@@ -28,8 +30,15 @@ typedef struct {
     const char *vary[SWEEP_MAX_AXES];
     int nvary;
     int threads;
+    int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
 } sweep_opts_t;
+
+/* A file the sweep reads besides the scenario, as named and as found. */
+typedef struct {
+    char *named, *path;
+    const char *what; /* "the host profile", "the price file" */
+} input_t;
 
 /* Everything a worker needs to build and run configuration c; read-only once built. */
 typedef struct {
@@ -42,6 +51,10 @@ typedef struct {
     int64_t first, end; /* this shard */
     int at_once;        /* simulations held at once: one per worker thread (0: model only) */
     int64_t *rows;      /* per configuration of the shard */
+    /* The files the configurations load (host profiles, price files): -o
+     * must not be one of them. */
+    input_t *inputs;
+    int ninputs;
 } plan_t;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -134,11 +147,14 @@ const command_t sweep_command = {
 
 static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
     memset(o, 0, sizeof *o);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = n > 0 ? (int)n : 1;
     o->shard_i = o->shard_n = 1;
     int rc = options_parse(&sweep_command, argc, argv, o);
     if (rc) return rc == 1 ? -1 : rc;
+    if (o->threads == 0) { /* not given */
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        o->threads = n > 0 ? (int)n : 1;
+        o->threads_default = 1;
+    }
     if (!o->a.file) return usage_error("missing the scenario file%s", "");
     if (!o->out) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
     if (o->nvary == 0)
@@ -190,9 +206,12 @@ static void config_prefix(void *ctx, int64_t c, char *buf, size_t n) {
     int idx[SWEEP_MAX_AXES];
     sweep_grid_point(&p->grid, c, idx);
     size_t used = (size_t)snprintf(buf, n, "%lld,", (long long)c);
+    /* A string value (a name) is a CSV field like any other: quoted when it must be. */
     for (int a = 0; a < p->grid.naxes && used < n; a++)
-        if (!p->grid.axes[a].is_variant)
-            used += (size_t)snprintf(buf + used, n - used, "%s,", p->grid.axes[a].values[idx[a]]);
+        if (!p->grid.axes[a].is_variant) {
+            used += report_csv_quote(buf + used, n - used, p->grid.axes[a].values[idx[a]]);
+            if (used < n) used += (size_t)snprintf(buf + used, n - used, ",");
+        }
 }
 
 /* --set, then this configuration's values (as if given by --set after them). */
@@ -257,22 +276,88 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     return rc;
 }
 
-static void describe_config(const plan_t *p, int64_t c) {
+/* "key=value, key=value" of configuration c. */
+static void config_text(const plan_t *p, int64_t c, char *buf, size_t n) {
     int idx[SWEEP_MAX_AXES];
+    size_t used = 0;
     sweep_grid_point(&p->grid, c, idx);
+    buf[0] = 0;
+    for (int a = 0; a < p->grid.naxes && used < n; a++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? ", " : "",
+                                 p->grid.axes[a].key, p->grid.axes[a].values[idx[a]]);
+}
+
+static void describe_config(const plan_t *p, int64_t c) {
+    char what[4096];
+    config_text(p, c, what, sizeof what);
     fprintf(stderr, "stallsim sweep: configuration %lld (", (long long)c);
-    for (int a = 0; a < p->grid.naxes; a++)
-        fprintf(stderr, "%s%s=%s", a ? ", " : "", p->grid.axes[a].key,
-                p->grid.axes[a].values[idx[a]]);
+    text_put_escaped(stderr, what);
     fprintf(stderr, ") of --vary is invalid: see the error above\n");
 }
 
+/* Notes a file a configuration loads (`host:`, `prices:`), once. */
+static int note_input(plan_t *p, const char *named, const char *what) {
+    if (!named[0] || p->ninputs >= 1024) return 0; /* beyond 1024 distinct files: not checked */
+    for (int i = 0; i < p->ninputs; i++)
+        if (strcmp(p->inputs[i].named, named) == 0 && p->inputs[i].what == what) return 0;
+    char path[SCN_PATH * 2 + 2];
+    if (scenario_host_path(p->doc, named, path, sizeof path)) return EXIT_RUNTIME;
+    input_t *in = realloc(p->inputs, (size_t)(p->ninputs + 1) * sizeof *in);
+    if (!in) return EXIT_RUNTIME;
+    p->inputs = in;
+    in += p->ninputs;
+    in->named = strdup(named);
+    in->path = strdup(path);
+    in->what = what;
+    if (!in->named || !in->path) {
+        free(in->named), free(in->path);
+        return EXIT_RUNTIME;
+    }
+    p->ninputs++;
+    return 0;
+}
+
+static void free_inputs(plan_t *p) {
+    for (int i = 0; i < p->ninputs; i++)
+        free(p->inputs[i].named), free(p->inputs[i].path);
+    free(p->inputs);
+    p->inputs = NULL;
+    p->ninputs = 0;
+}
+
+/* Each worker thread holds one simulation: the largest of the shard, times
+ * the threads, must fit in this machine's memory. Said before anything
+ * runs, with the --threads that would fit. */
+static int check_threads_memory(const plan_t *p, double largest, int64_t where) {
+    double have = (double)sim_memory_available();
+    if (p->at_once <= 1 || largest * p->at_once <= have) return 0;
+    const double gib = 1024.0 * 1024 * 1024;
+    char what[4096];
+    config_text(p, where, what, sizeof what);
+    long fits = (long)(have / largest);
+    fprintf(stderr,
+            "stallsim sweep: --threads %d%s runs %d simulations at once, and the largest "
+            "(configuration %lld: ",
+            p->o->threads, p->o->threads_default ? " (the default: the online CPUs)" : "",
+            p->at_once, (long long)where);
+    text_put_escaped(stderr, what);
+    fprintf(stderr,
+            ") needs %.1f GiB: %.1f GiB in all, this machine has %.1f GiB; --threads %ld fits "
+            "(or --model-only)\n",
+            largest / gib, largest * p->at_once / gib, have / gib, fits);
+    return EXIT_INPUT;
+}
+
 /* Builds every configuration of the grid (all shards: a bad value anywhere
- * stops every shard alike) before any runs, and counts the shard's rows. */
+ * stops every shard alike) before any runs, and counts the shard's rows.
+ * Each of the shard's simulations must fit in memory alone, and the largest
+ * once per worker thread. */
 static int validate(plan_t *p, int64_t *seed) {
     variant_run_t *v = malloc(sizeof *v);
     if (!v) return EXIT_RUNTIME;
     int rc = 0;
+    double largest = 0;
+    int64_t where = p->first;
     for (int64_t c = 0; c < p->grid.size && !rc; c++) {
         int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
         assign_list_t sets = {0};
@@ -280,17 +365,26 @@ static int validate(plan_t *p, int64_t *seed) {
         int nv = config_variants(p, idx, vars);
         rc = config_sets(p, idx, &sets);
         int64_t rows = 0;
+        int mine = c >= p->first && c < p->end;
         for (int k = 0; k < nv && !rc; k++) {
-            rc = run_build(p->doc, &sets, vars[k], p->at_once, v);
+            rc = run_build(p->doc, &sets, vars[k], 0, v);
+            if (!rc) rc = note_input(p, v->scn.host, "the host profile");
+            if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
+            if (!rc && mine && p->at_once > 0) {
+                double one = (double)sim_memory_bytes(&v->scn, &v->topo);
+                if (one > largest) largest = one, where = c;
+                rc = sim_memory_check_n(&v->scn, &v->topo, 1);
+            }
             if (rc == EXIT_INPUT) describe_config(p, c);
             if (rc) break;
             rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
             if (c == 0 && k == 0) *seed = v->scn.seed;
         }
-        if (c >= p->first && c < p->end) p->rows[c - p->first] = rows;
+        if (mine) p->rows[c - p->first] = rows;
         assign_list_free(&sets);
     }
     free(v);
+    if (!rc) rc = check_threads_memory(p, largest, where);
     return rc;
 }
 
@@ -354,34 +448,28 @@ static int same_file(const char *a, const struct stat *b) {
     return stat(a, &st) == 0 && st.st_dev == b->st_dev && st.st_ino == b->st_ino;
 }
 
-/* The CSV, its partial file and its metadata must not be the scenario or a
- * host profile the sweep reads: the finished CSV would replace it. */
+/* The CSV, its partial file and its metadata must not be the scenario, a
+ * host profile or a price file the sweep reads: the finished CSV would
+ * replace it. Compared as files (device and inode), so another name for the
+ * same file (a link, ./x, an absolute path) is caught too. */
 static int refuse_inputs(const plan_t *p) {
     const char *out = p->o->out;
     if (strcmp(out, "-") == 0) return 0;
-    char inputs[SCN_MAX_VARIANTS + 2][SCN_PATH * 2 + 2];
-    int n = 0;
-    snprintf(inputs[n++], sizeof inputs[0], "%s", p->o->a.file);
-    variant_run_t *v = malloc(sizeof *v);
-    if (!v) return EXIT_RUNTIME;
-    int vars[SCN_MAX_VARIANTS + 1], nv = swept_variants(p, vars);
-    for (int k = 0; k < nv && n < SCN_MAX_VARIANTS + 2; k++)
-        if (run_build(p->doc, &p->o->a.sets, vars[k], 0, v) == 0 && v->scn.host[0] &&
-            scenario_host_path(p->doc, v->scn.host, inputs[n], sizeof inputs[0]) == 0)
-            n++;
-    free(v);
     const char *suffix[] = {"", ".partial", ".meta.json"};
-    for (int i = 0; i < n; i++) {
+    for (int i = -1; i < p->ninputs; i++) {
+        const char *in_path = i < 0 ? p->o->a.file : p->inputs[i].path;
         struct stat in;
-        if (stat(inputs[i], &in) != 0) continue;
+        if (stat(in_path, &in) != 0) continue;
         for (int k = 0; k < 3; k++) {
             char path[SCN_PATH * 2 + 16];
             snprintf(path, sizeof path, "%s%s", out, suffix[k]);
             if (same_file(path, &in)) {
-                fprintf(stderr,
-                        "stallsim sweep: -o %s would write over %s, an input of this sweep (%s); "
-                        "name another file\n",
-                        out, path, i == 0 ? "the scenario" : "a host profile");
+                fprintf(
+                    stderr,
+                    "stallsim sweep: -o %s would write over %s, an input of this sweep (%s%s%s); "
+                    "name another file\n",
+                    out, path, i < 0 ? "the scenario" : p->inputs[i].what, i < 0 ? "" : " ",
+                    i < 0 ? "" : p->inputs[i].path);
                 return EXIT_INPUT;
             }
         }
@@ -661,6 +749,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     free(header);
     free(meta);
     free(p.rows);
+    free_inputs(&p);
     sweep_grid_free(&p.grid);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "schema.h"
+#include "text.h"
 
 /* Per axis: a range may not expand past this (a typo like 0:1e9:1 must not eat the memory). */
 #define MAX_AXIS_VALUES 10000000
@@ -56,10 +57,14 @@ static int fail(const char *arg, const char *fmt, ...) __attribute__((format(pri
 static int fail(const char *arg, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "stallsim sweep: --vary %s: ", arg);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    char msg[2048]; /* the values quoted in it as typed, control characters as \xHH */
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fputs("stallsim sweep: --vary ", stderr);
+    text_put_escaped(stderr, arg);
+    fputs(": ", stderr);
+    text_put_escaped(stderr, msg);
+    fputc('\n', stderr);
     return EXIT_INPUT;
 }
 

@@ -78,50 +78,76 @@ static int meta_matches(const sweep_out_t *o, int want_complete, int *exists) {
     return hash && (complete || !want_complete);
 }
 
-static int commas(const char *s) {
-    int n = 0;
-    for (; *s; s++)
-        n += *s == ',';
+/* Fields in a CSV record: commas outside quotes, plus one (RFC 4180: a
+ * quoted field may hold commas, doubled quotes and newlines). */
+static int csv_fields(const char *s, size_t len) {
+    int n = 1, quoted = 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '"')
+            quoted = !quoted;
+        else if (s[i] == ',' && !quoted)
+            n++;
     return n;
 }
 
-/* A row of configuration c is whole: its prefix, a final newline, no NUL
- * bytes (a crash can leave zero-filled blocks) and as many columns as the header. */
-static int row_ok(const char *line, ssize_t len, const char *prefix, int ncommas) {
-    return len >= 2 && (size_t)len == strlen(line) && line[len - 1] == '\n' &&
-           strncmp(line, prefix, strlen(prefix)) == 0 && commas(line) == ncommas;
+/* Reads one CSV record into *rec (NUL-terminated, *len bytes): up to a
+ * newline outside quotes, so a quoted field's newline does not end it.
+ * Returns 1 when the record is whole (its newline read, no NUL byte: a crash
+ * can leave zero-filled blocks), 0 at the end of the file or on a torn or
+ * damaged record, -1 without memory. */
+static int read_record(FILE *f, char **rec, size_t *cap, size_t *len) {
+    int quoted = 0, c;
+    *len = 0;
+    while ((c = getc_unlocked(f)) != EOF) {
+        if (*len + 2 > *cap) {
+            size_t ncap = *cap ? *cap * 2 : 4096;
+            char *r = realloc(*rec, ncap);
+            if (!r) return -1;
+            *rec = r, *cap = ncap;
+        }
+        (*rec)[(*len)++] = (char)c;
+        (*rec)[*len] = 0;
+        if (c == 0) return 0;
+        if (c == '"') quoted = !quoted;
+        if (c == '\n' && !quoted) return 1;
+    }
+    return 0;
 }
 
 /* Byte offset just past the last complete configuration of the partial file
- * (0 when even the header is not right); *next is the configuration after it. */
+ * (0 when even the header is not right; -1 without memory: nothing may be cut
+ * then); *next is the configuration after it.
+ * A row of configuration c is whole (read_record), starts with c's prefix
+ * and has as many fields as the header. */
 static long scan_partial(const sweep_out_t *o, int64_t *next) {
     const sweep_out_spec_t *s = &o->spec;
     *next = s->first;
     FILE *f = fopen(o->partial, "r");
     if (!f) return 0;
-    char *line = NULL, prefix[8192];
-    size_t cap = 0;
+    char *rec = NULL, prefix[8192];
+    size_t cap = 0, len = 0;
     long keep = 0, pos = 0;
-    ssize_t len = getline(&line, &cap, f);
-    int ncommas = commas(s->header);
-    if (len > 0 && strcmp(line, s->header) == 0) {
-        keep = pos = len;
-        for (int64_t c = s->first; c < s->end; c++) {
+    int nfields = csv_fields(s->header, strlen(s->header)), got;
+    if ((got = read_record(f, &rec, &cap, &len)) == 1 && strcmp(rec, s->header) == 0) {
+        keep = pos = (long)len;
+        for (int64_t c = s->first; c < s->end && got >= 0; c++) {
             s->prefix(s->ctx, c, prefix, sizeof prefix);
+            size_t plen = strlen(prefix);
             int64_t r = 0;
             for (; r < s->rows[c - s->first]; r++) {
-                len = getline(&line, &cap, f);
-                if (len <= 0 || !row_ok(line, len, prefix, ncommas)) break;
-                pos += len;
+                if ((got = read_record(f, &rec, &cap, &len)) != 1 ||
+                    strncmp(rec, prefix, plen) != 0 || csv_fields(rec, len) != nfields)
+                    break;
+                pos += (long)len;
             }
             if (r < s->rows[c - s->first]) break;
             keep = pos;
             *next = c + 1;
         }
     }
-    free(line);
+    free(rec);
     fclose(f);
-    return keep;
+    return got < 0 ? -1 : keep;
 }
 
 /* The pid holding a flock on fd's file, from /proc/locks; 0 when unknown. */
@@ -180,22 +206,39 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
 
     /* One writer per OUT: the partial file is opened (created if missing)
      * and locked before anything is read, truncated or written. */
-    int existed = access(o->partial, F_OK) == 0;
-    o->fd = open(o->partial, O_RDWR | O_CREAT, 0666);
-    if (o->fd < 0) return io_error("cannot open", o->partial);
-    if (flock(o->fd, LOCK_EX | LOCK_NB) != 0) {
-        int busy = errno == EWOULDBLOCK;
-        long pid = busy ? lock_holder(o->fd) : 0;
+    int existed = 0;
+    for (int tries = 0;; tries++) {
+        existed = access(o->partial, F_OK) == 0;
+        o->fd = open(o->partial, O_RDWR | O_CREAT, 0666);
+        if (o->fd < 0) return io_error("cannot open", o->partial);
+        if (flock(o->fd, LOCK_EX | LOCK_NB) != 0) {
+            int busy = errno == EWOULDBLOCK;
+            long pid = busy ? lock_holder(o->fd) : 0;
+            close(o->fd);
+            o->fd = -1;
+            if (!busy) return io_error("cannot lock", o->partial);
+            char who[48] = "another process";
+            if (pid > 0) snprintf(who, sizeof who, "another process (pid %ld)", pid);
+            fprintf(stderr,
+                    "stallsim sweep: %s is writing %s: two sweeps cannot share -o %s; wait for "
+                    "it to finish, or choose another -o\n",
+                    who, o->partial, spec->path);
+            return EXIT_INPUT;
+        }
+        /* Locked; but a sweep that finished between our open and our lock
+         * has renamed that file to OUT (it renames before it unlocks):
+         * then the name is free again, or another's, and we start over. */
+        struct stat fs, ns;
+        if (fstat(o->fd, &fs) == 0 && stat(o->partial, &ns) == 0 && fs.st_dev == ns.st_dev &&
+            fs.st_ino == ns.st_ino)
+            break;
         close(o->fd);
         o->fd = -1;
-        if (!busy) return io_error("cannot lock", o->partial);
-        char who[48] = "another process";
-        if (pid > 0) snprintf(who, sizeof who, "another process (pid %ld)", pid);
-        fprintf(stderr,
-                "stallsim sweep: %s is writing %s: two sweeps cannot share -o %s; wait for it "
-                "to finish, or choose another -o\n",
-                who, o->partial, spec->path);
-        return EXIT_INPUT;
+        if (tries == 20) {
+            fprintf(stderr, "stallsim sweep: %s keeps being replaced (another sweep?); try again\n",
+                    o->partial);
+            return EXIT_RUNTIME;
+        }
     }
 
     /* An empty partial file holds no rows: a run cut short between creating
@@ -214,6 +257,11 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
             return EXIT_INPUT;
         }
         long keep = scan_partial(o, resume);
+        if (keep < 0) {
+            fprintf(stderr, "stallsim sweep: out of memory reading %s (left as it is)\n",
+                    o->partial);
+            return EXIT_RUNTIME;
+        }
         if (ftruncate(o->fd, keep) || lseek(o->fd, keep, SEEK_SET) < 0)
             return io_error("cannot truncate", o->partial);
         if (keep == 0 && write_all(o->fd, spec->header, strlen(spec->header)))
@@ -259,12 +307,15 @@ int sweep_out_finish(sweep_out_t *o) {
         return 0;
     }
     if (fsync(o->fd)) return io_error("cannot sync", o->partial);
-    int rc = close(o->fd);
-    o->fd = -1;
-    if (rc) return io_error("cannot close", o->partial);
+    /* Renamed and marked complete while still locked: a sweep that opens
+     * OUT.partial meanwhile finds it gone (or locked), never a finished file
+     * under the partial file's name. */
     if (rename(o->partial, o->spec.path)) return io_error("cannot rename to", o->spec.path);
     atomic_sync_dir(o->spec.path);
-    return write_meta(o, "complete");
+    int rc = write_meta(o, "complete");
+    if (close(o->fd) && !rc) rc = io_error("cannot close", o->spec.path);
+    o->fd = -1;
+    return rc;
 }
 
 void sweep_out_close(sweep_out_t *o) {

@@ -9,14 +9,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+
 static void release(atomic_file_t *af) {
+    cleanup_drop(af->cleanup); /* after the rename or unlink: a signal before it removes tmp */
     free(af->tmp);
     free(af->path);
     memset(af, 0, sizeof *af);
+    af->cleanup = -1;
 }
 
 int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen) {
     memset(af, 0, sizeof *af);
+    af->cleanup = -1;
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
@@ -43,6 +48,8 @@ int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen) {
         release(af);
         return -1;
     }
+    /* SIGINT or SIGTERM before the commit must not leave it behind. */
+    af->cleanup = cleanup_add(af->tmp, 0);
     /* mkstemp makes 0600; give the file the target's mode, or the usual one. */
     mode_t mode = exists ? st.st_mode & 07777 : 0;
     if (!exists) {

@@ -5,8 +5,9 @@
  * renamed over the target; the folder is then fsync'ed so the rename
  * survives a crash. On any failure the temporary file is removed, the target
  * is left as it was, and err says what failed (a full disk, a missing or
- * unwritable folder). A killed process leaves at most a stray
- * `TARGET.tmp.XXXXXX`, never a truncated TARGET.
+ * unwritable folder). SIGINT, SIGTERM or SIGHUP removes the temporary file
+ * (cleanup.h); a process killed otherwise (kill -9, a crash) leaves at most a
+ * stray `TARGET.tmp.XXXXXX`, never a truncated TARGET.
  *
  * Use:
  *   atomic_file_t af;
@@ -24,6 +25,7 @@ typedef struct {
     FILE *f;   /* write the content here */
     char *tmp; /* the temporary file's path (readable after fflush(f)) */
     char *path;
+    int cleanup; /* its cleanup.h slot: removed on SIGINT/SIGTERM/SIGHUP until committed */
 } atomic_file_t;
 
 /* Creates the temporary file. 0, or -1 with the reason in err. */

@@ -2,16 +2,33 @@
 #include "diag.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
+/* Messages quote what the user wrote; a control character or a stray byte
+ * in it is shown as \xHH, never sent to the terminal as it is. */
 static void vreport(src_pos_t pos, const char *kind, const char *fmt, va_list ap) {
-    if (pos.file && pos.line > 0)
-        fprintf(stderr, "%s:%d:%d: %s: ", pos.file, pos.line, pos.col > 0 ? pos.col : 1, kind);
-    else if (pos.file)
-        fprintf(stderr, "%s: %s: ", pos.file, kind);
-    else
+    if (pos.file && pos.line > 0) {
+        text_put_escaped(stderr, pos.file);
+        fprintf(stderr, ":%d:%d: %s: ", pos.line, pos.col > 0 ? pos.col : 1, kind);
+    } else if (pos.file) {
+        text_put_escaped(stderr, pos.file);
+        fprintf(stderr, ": %s: ", kind);
+    } else {
         fprintf(stderr, "stallsim: %s: ", kind);
-    vfprintf(stderr, fmt, ap);
+    }
+    char small[1024], *msg = small;
+    va_list again;
+    va_copy(again, ap);
+    int len = vsnprintf(small, sizeof small, fmt, ap);
+    if (len < 0) small[0] = 0;
+    if (len >= (int)sizeof small && (msg = malloc((size_t)len + 1)) != NULL)
+        vsnprintf(msg, (size_t)len + 1, fmt, again);
+    va_end(again);
+    text_put_escaped(stderr, msg ? msg : small);
+    if (msg != small) free(msg);
     fputc('\n', stderr);
 }
 

@@ -6,10 +6,13 @@
 #include <string.h>
 
 #include "diag.h"
+#include "text.h"
 
 int options_error(const char *cmd, const char *fmt, const char *arg) {
+    char shown[1024]; /* the argument as typed, control characters as \xHH */
+    text_escape(shown, sizeof shown, arg);
     fprintf(stderr, "stallsim %s: ", cmd);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, shown);
     fprintf(stderr, "\n(stallsim %s --help for usage)\n", cmd);
     return EXIT_INPUT;
 }

@@ -115,10 +115,12 @@ static int check_profile(const char *path, int expect_gpu) {
     static const char *top[] = {"profile_version", "scenario", "measured", NULL};
     static const char *scen[] = {"server", "prep", NULL};
     static const char *server[] = {"cpus", "storage", NULL};
-    static const char *storage[] = {"read_mb_s", "latency_ms", "queue_depth", NULL};
+    static const char *storage[] = {"read_mb_s",       "latency_ms",     "queue_depth",
+                                    "latency_qd1_ms",  "latency_qd4_ms", "latency_qd16_ms",
+                                    "latency_qd32_ms", "peak_mb_s",      NULL};
     static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", NULL};
     static const char *prep_opt[] = {"gpu_augment_ms", NULL};
-    static const char *measured[] = {"host",        "method", "storage", "decode",
+    static const char *measured[] = {"host",        "method", "storage",   "decode",
                                      "augment_cpu", "gpu",    "stability", NULL};
     yaml_node_t *sc = child(&d, root, "scenario");
     yaml_node_t *sv = child(&d, sc, "server");
@@ -135,9 +137,25 @@ static int check_profile(const char *path, int expect_gpu) {
         positive_number(&d, st, "storage", "read_mb_s", 0) ||
         positive_number(&d, st, "storage", "latency_ms", 0) ||
         positive_number(&d, st, "storage", "queue_depth", 1) ||
+        positive_number(&d, st, "storage", "peak_mb_s", 0) ||
         positive_number(&d, pr, "prep", "decode_ms_per_mb", 0) ||
         positive_number(&d, pr, "prep", "augment_ms", 0))
         goto out;
+    /* The ssd kind's curve: latencies left after the transfers, possibly 0
+     * (a depth at the best rate), never negative. */
+    static const char *curve[] = {"latency_qd1_ms", "latency_qd4_ms", "latency_qd16_ms",
+                                  "latency_qd32_ms"};
+    for (int i = 0; i < 4; i++) {
+        yaml_node_t *n = child(&d, st, curve[i]);
+        if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+            !isdigit(n->data.scalar.value[0]) ||
+            strspn((char *)n->data.scalar.value, "0123456789.") !=
+                strlen((char *)n->data.scalar.value)) {
+            snprintf(problem, sizeof problem, "storage.%s: not a non-negative plain decimal",
+                     curve[i]);
+            goto out;
+        }
+    }
     /* decode_ms_per_item is a fitted intercept: small, possibly 0, never negative. */
     yaml_node_t *fixed = child(&d, pr, "decode_ms_per_item");
     if (!fixed || fixed->type != YAML_SCALAR_NODE || fixed->data.scalar.value[0] == '-' ||
@@ -167,6 +185,10 @@ static void fill(calib_results *r, int gpu) {
     r->storage.read_mb_s = 1234.5678901;
     r->storage.latency_ms = 0.0001234;
     r->storage.queue_depth = 16;
+    r->storage.peak_mb_s = 1300.25;
+    const double curve[] = {0, 0.25, 1.125, 2.5}; /* qd 1 at the best rate: 0 */
+    for (int q = 0; q < STORAGE_NQD; q++)
+        r->storage.curve_ms[q] = curve[q];
     for (int q = 0; q < STORAGE_NQD; q++)
         r->storage.cold[q].qd = r->storage.warm[q].qd = storage_qds[q];
     r->decode.fit.slope = r->decode.model_ms_per_mb = 7.5;

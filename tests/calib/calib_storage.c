@@ -106,6 +106,17 @@ static void test_bench_figures_consistent(void **state) {
     assert_true(r.read_mb_s > 0 && r.latency_ms > 0);
     assert_true(r.queue_depth == 1 || r.queue_depth == 4 || r.queue_depth == 16 ||
                 r.queue_depth == 32);
+    /* The ssd kind's curve: its bandwidth the mean of some cold medians, each
+     * latency no more than Little's law gives the whole read at its depth. */
+    double lo = r.cold[0].mb_s.median, hi = lo;
+    for (int q = 1; q < STORAGE_NQD; q++) {
+        if (r.cold[q].mb_s.median < lo) lo = r.cold[q].mb_s.median;
+        if (r.cold[q].mb_s.median > hi) hi = r.cold[q].mb_s.median;
+    }
+    assert_true(r.peak_mb_s >= lo * (1 - 1e-9) && r.peak_mb_s <= hi * (1 + 1e-9));
+    for (int q = 0; q < STORAGE_NQD; q++)
+        assert_true(r.curve_ms[q] >= 0 &&
+                    r.curve_ms[q] <= storage_qds[q] / r.cold[q].items_s.median * 1e3);
     if (r.eviction_ok && strcmp(r.cold_method, "fadvise_dontneed") == 0)
         assert_true(r.resident_after <= 0.01);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # calib_cli: `calibrate` as a user runs it: usage errors exit 2, --help exits
 # 0, a --quick run writes a valid profile in under 30 s and removes its
-# temporary data, and --data with bad files skips them.
+# temporary data (also when SIGTERM or SIGINT ends it), --data with bad files
+# skips them, and --out may not name a --data file.
 # usage: cli_test.sh "CALIBRATE-COMMAND" CHECKER WORKDIR
 # (CHECKER is calib_profile: it validates profiles and makes test JPEGs)
 set -u
@@ -68,6 +69,36 @@ grep -q "files_used: 12" "$W/data.yaml" || fail "--data: files_used is not 12"
 grep -q "files_not_jpeg: 1" "$W/data.yaml" || fail "--data: files_not_jpeg is not 1"
 grep -q "cpus: 1" "$W/data.yaml" || fail "--threads 1 not honoured"
 "$CHECK" "$W/data.yaml" || fail "--data profile invalid"
+# --out naming one of the --data files is refused before anything is written.
+img="$W/data/class_00/img_000000.jpg"
+sum=$(cksum <"$img")
+expect_rc 2 "--out one of the --data files" $CAL --quick --data "$W/data" --out "$W/data/class_00/../class_00/img_000000.jpg" --threads 1
+grep -q "would write over .*img_000000.jpg, one of the --data files" "$W/err" || fail "--out a data file: unclear message: $(cat "$W/err")"
+[ "$(cksum <"$img")" = "$sum" ] || fail "--out a data file: the image was changed"
+
+# SIGTERM or SIGINT while the data set is generated, and while storage is
+# measured: the run ends by the signal and leaves no temporary folder or
+# profile. (A shell starts background jobs with SIGINT ignored; env
+# --default-signal undoes that, and the INT case is skipped without it.)
+mkdir -p "$W/sig"
+dflt=
+env --default-signal=INT true 2>/dev/null && dflt="env --default-signal=INT"
+for sig in 15 2; do
+    [ $sig = 2 ] && [ -z "$dflt" ] && { echo "SIGINT case skipped: env has no --default-signal"; continue; }
+    for phase in generating "storage:"; do
+        TMPDIR="$W/sig" $dflt $CAL --quick --files 40 --out "$W/sig.yaml" 2>"$W/sig.err" &
+        pid=$!
+        n=0
+        while [ $n -lt 200 ] && ! grep -q "$phase" "$W/sig.err" 2>/dev/null; do sleep 0.05; n=$((n + 1)); done
+        kill -$sig $pid
+        wait $pid
+        got=$?
+        [ "$got" = $((128 + sig)) ] || fail "signal $sig during '$phase': exit $got, want $((128 + sig)) ($(tail -n 1 "$W/sig.err"))"
+        [ -z "$(ls -A "$W/sig")" ] || fail "signal $sig during '$phase': left in \$TMPDIR: $(ls -A "$W/sig")"
+        ls "$W"/sig.yaml* >/dev/null 2>&1 && fail "signal $sig during '$phase': profile files left: $(ls "$W"/sig.yaml*)"
+        rm -rf "$W/sig" "$W"/sig.yaml* && mkdir -p "$W/sig"
+    done
+done
 
 # A full disk: a file-size limit (ulimit -f, 512-byte blocks) makes the profile's
 # writes fail part way. Exit 1 with the reason; the old profile stays whole.

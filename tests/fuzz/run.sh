@@ -25,6 +25,10 @@ dict=$work/keys.dict
     9223372036854775807 9223372036854775808 -9223372036854775809 4294967296 0x10 1e-400 \
     '---' '...' '{' '}' '[' ']' ': ' '- ' '&a ' '*a' '!!str ' '!!int ' '<<: ' '"' "'" '#'
 } | awk '{gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "k%d=\"%s\"\n", NR, $0}' >"$dict"
+# Bytes names must not hold (issue 21): ESC, C1 CSI, DEL, a stray byte, and
+# the CSV's own comma and quote.
+printf '%s\n' 'kesc="\x1b"' 'kcsi="\xc2\x9b"' 'kdel="\x7f"' 'kff="\xff"' 'kcomma=","' \
+  'kquote="\""' >>"$dict"
 
 # Seeds.
 for t in scenario profile set; do mkdir -p "$work/seeds-$t" "$work/corpus-$t"; done
@@ -33,6 +37,8 @@ cp "$src"/tests/fuzz/seeds/*.yaml "$work/seeds-profile/"
 "$stallsim" help keys | awk '/^[a-z]/{print $1, $5}' | sed 's/^jobs\[\]\./jobs.0./' |
   awk '{v=$2; if (v=="required") v="1"; if (v=="\"\"") v="x"; print $1 "=" v > ("'"$work"'/seeds-set/" NR)}'
 printf 'server.count=2\nserver.gpus=2\njobs.0.gpus=4\nloader.prep=coordinated\n' >"$work/seeds-set/multi"
+printf 'name=a\033[31m\njobs.0.name=n\377\n' >"$work/seeds-set/control"
+printf 'jobs.0.name=a,"b\nname=c\302\233d\n' >"$work/seeds-set/csv"
 
 status=0
 for t in scenario profile set; do

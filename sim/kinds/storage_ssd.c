@@ -1,0 +1,285 @@
+/* storage_ssd: a device whose per-request latency depends on the requests in
+ * flight at it (an SSD, an NVMe drive, a throttled volume): the latency at
+ * queue depths 1, 4, 16 and 32, as `stallsim calibrate` measures them, a
+ * bandwidth all transfers share and an optional IOPS cap.
+ *
+ * Simulator: a request waits for one of queue_depth slots and for the IOPS
+ * gate, as in storage_fixed.c. When the device takes it, k requests are in
+ * flight there, itself included (the earlier reads whose completion times,
+ * in the ring of the last queue_depth reads, lie after it); it pays lat(k)
+ * and then moves its bytes at peak_mb_s on one FIFO channel. lat(k) is
+ * piecewise linear in k between the four points and flat beyond them
+ * (lat(k) = lat(32) for k > 32).
+ *
+ * Reads out of time order (storage_t.unordered: PyTorch's synchronous
+ * workers) go through calendars, as in storage_fixed.c. A calendar cannot
+ * count the reads in flight that the engine walks later (another worker's
+ * batch, earlier in time), so there k is the device's synchronous readers
+ * (ranks x workers on a server, every server's when shared), at most
+ * queue_depth: the count in flight while the loader waits on storage. Each
+ * read then pays lat(k).
+ *
+ * Model: items/s = min(peak / size, read_iops, Q / (lat(K) + size / peak)),
+ * Q = queue_depth and K = Q (a storage-bound pool loader holds Q reads in
+ * flight), or K = min(Q, synchronous readers). A request's service time is
+ * lat(1) + size / peak uncontended, lat(K) + size / peak for synchronous
+ * readers. With a flat curve this is the fixed kind, read for read, and
+ * exact; with a curve that rises, the first reads of a burst see fewer in
+ * flight than the model's K and go faster, so the model is marked
+ * approximate (ssd_model_exact).
+ *
+ * `calibrate` writes peak as the cold rate where the throughput levels off
+ * and lat(q) for each measured depth q as the latency with which this
+ * device, q reads in flight, moves the cold items/s measured at q
+ * (microbench/storage_bench.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "calendar.h"
+#include "diag.h"
+#include "kinds.h"
+#include "storage.h"
+
+/* As storage_fixed.c: buckets reach back over every worker's batch in flight. */
+enum { CAL_LOG2 = 14, NPOINTS = 4 };
+#define CAL_REACH_S 20.0
+
+static const int depth[NPOINTS] = {1, 4, 16, 32};
+static const char *const point_key[NPOINTS] = {
+    "server.storage.latency_qd1_ms", "server.storage.latency_qd4_ms",
+    "server.storage.latency_qd16_ms", "server.storage.latency_qd32_ms"};
+
+typedef struct {
+    double lat[NPOINTS]; /* seconds, at depth[] */
+    double lat_sync;     /* unordered: lat at the synchronous readers */
+    double bw;
+    double iops_gap, iops_free; /* read_iops: one request admitted per gap */
+    int qd, head;
+    double chan_free;
+    int unordered;
+    calendar_t slots, chan, iops;
+    double ring[]; /* FIFO: completion times of the last qd requests */
+} ssd_t;
+
+static void curve_s(const scenario_t *s, double lat[NPOINTS]) {
+    lat[0] = s->server.storage.ssd.latency_qd1_ms / 1e3;
+    lat[1] = s->server.storage.ssd.latency_qd4_ms / 1e3;
+    lat[2] = s->server.storage.ssd.latency_qd16_ms / 1e3;
+    lat[3] = s->server.storage.ssd.latency_qd32_ms / 1e3;
+}
+
+/* lat(k): piecewise linear between the points, flat beyond them. */
+static double lat_at(const double lat[NPOINTS], int k) {
+    if (k <= depth[0]) return lat[0];
+    for (int i = 1; i < NPOINTS; i++) {
+        if (k == depth[i]) return lat[i];
+        if (k < depth[i])
+            return lat[i - 1] + (lat[i] - lat[i - 1]) * (double)(k - depth[i - 1]) /
+                                    (double)(depth[i] - depth[i - 1]);
+    }
+    return lat[NPOINTS - 1];
+}
+
+static double peak_bw(const scenario_t *s) {
+    return s->server.storage.ssd.peak_mb_s * 1e6;
+}
+
+/* Reads in flight at one device under a storage-bound loader: queue_depth,
+ * or the synchronous readers when fewer (PyTorch's workers each wait on one
+ * read; storage_object.c counts its connections the same way). */
+static int depth_bound(const scenario_t *s) {
+    int64_t q = s->server.storage.queue_depth;
+    if (scenario_loader(s)->sync_reads) {
+        int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1, ranks = 0;
+        for (int i = 0; i < s->njobs; i++)
+            ranks += s->jobs[i].count * s->jobs[i].gpus;
+        if (ranks > s->server.gpus) ranks = s->server.gpus; /* a server holds at most its GPUs' */
+        int64_t r = ranks * w;
+        if (s->server.storage.shared) r *= s->server.count;
+        if (r < q) q = r;
+    }
+    return (int)(q < 1 ? 1 : q);
+}
+
+/* The latency a request pays in the model: lat(1) uncontended, or the
+ * synchronous readers' lat(K). */
+static double service_lat_s(const scenario_t *s) {
+    double lat[NPOINTS];
+    curve_s(s, lat);
+    return lat_at(lat, scenario_loader(s)->sync_reads ? depth_bound(s) : 1);
+}
+
+static int ssd_init(storage_t *d, const scenario_t *s) {
+    int qd = (int)s->server.storage.queue_depth;
+    ssd_t *f = calloc(1, sizeof *f + (size_t)qd * sizeof f->ring[0]);
+    if (!f) return -1;
+    d->state = f;
+    curve_s(s, f->lat);
+    f->lat_sync = lat_at(f->lat, depth_bound(s));
+    f->bw = peak_bw(s);
+    f->qd = qd;
+    f->iops_gap = s->server.storage.read_iops > 0 ? 1 / s->server.storage.read_iops : 0;
+    f->unordered = d->unordered;
+    if (f->unordered) {
+        double xfer = scenario_item_bytes_mean(s) / f->bw, dt = (f->lat_sync + xfer) / 16;
+        if (dt < xfer) dt = xfer;
+        double reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
+        if (dt < reach) dt = reach;
+        if (calendar_init(&f->slots, dt, qd, CAL_LOG2) || calendar_init(&f->chan, dt, 1, CAL_LOG2))
+            return -1;
+        if (f->iops_gap > 0 && calendar_init(&f->iops, dt, s->server.storage.read_iops, CAL_LOG2))
+            return -1;
+    }
+    return 0;
+}
+
+/* Earlier requests still in flight at time t: the ring from head on is in
+ * completion order (one FIFO channel), and its head is done by t (a request
+ * takes the slot of the head), so a binary search over the other qd - 1. */
+static int in_flight(const ssd_t *f, double t) {
+    int lo = 1, hi = f->qd; /* the first position after head whose end is past t */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2, at = f->head + mid;
+        if (at >= f->qd) at -= f->qd;
+        if (f->ring[at] > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return f->qd - lo;
+}
+
+static double ssd_read(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct) {
+    (void)offset; /* its latency does not depend on where the bytes are */
+    ssd_t *f = d->state;
+    double xfer = bytes / f->bw;
+    double start, end;
+    if (f->unordered) {
+        double held;
+        start = calendar_hold(&f->slots, issue, f->lat_sync + xfer, &held);
+        double go = f->iops_gap > 0 ? calendar_take(&f->iops, start, 1, &held) : start;
+        calendar_take(&f->chan, go + f->lat_sync, xfer, &end);
+    } else {
+        double slot = f->ring[f->head];
+        start = issue > slot ? issue : slot;
+        /* One request admitted per 1 / read_iops seconds; one waiting for
+         * that holds its slot, and reaches the device when admitted. */
+        double go = start;
+        if (f->iops_gap > 0) {
+            if (go < f->iops_free) go = f->iops_free;
+            f->iops_free = go + f->iops_gap;
+        }
+        double xs = go + lat_at(f->lat, 1 + in_flight(f, go));
+        if (xs < f->chan_free) xs = f->chan_free;
+        end = xs + xfer;
+        f->chan_free = end;
+        f->ring[f->head] = end;
+        f->head = f->head + 1 == f->qd ? 0 : f->head + 1;
+    }
+    acct->xfer_busy += xfer;
+    acct->reads++;
+    /* As storage_fixed.c: under a request-rate cap each request also uses
+     * queue_depth / read_iops of slot time. */
+    double held_s = end - start, admit_s = f->qd * f->iops_gap;
+    acct->slot_busy += held_s > admit_s ? held_s : admit_s;
+    return end;
+}
+
+static void ssd_destroy(storage_t *d) {
+    ssd_t *f = d->state;
+    if (f) /* calendars never set up are zero: freeing them is a no-op */
+        calendar_destroy(&f->slots), calendar_destroy(&f->chan), calendar_destroy(&f->iops);
+    free(d->state);
+    d->state = NULL;
+}
+
+/* The least of the bandwidth, read_iops and Q / (lat(K) + transfer) (see the
+ * header; a request-rate limit counts as latency-bound). */
+static double ssd_items_s(const scenario_t *s, double bytes, int *latency_bound) {
+    double bw = peak_bw(s);
+    double by_bw = bw / bytes, lat[NPOINTS];
+    curve_s(s, lat);
+    double by_lat =
+        (double)s->server.storage.queue_depth / (lat_at(lat, depth_bound(s)) + bytes / bw);
+    double iops = s->server.storage.read_iops;
+    if (iops > 0 && iops < by_lat) by_lat = iops;
+    if (latency_bound) *latency_bound = by_lat < by_bw;
+    return by_lat < by_bw ? by_lat : by_bw;
+}
+
+static double ssd_xfer_s(const scenario_t *s, double bytes) {
+    return bytes / peak_bw(s);
+}
+
+static double ssd_service_s(const scenario_t *s, double bytes) {
+    return service_lat_s(s) + ssd_xfer_s(s, bytes);
+}
+
+static double ssd_slots(const scenario_t *s) {
+    return (double)s->server.storage.queue_depth;
+}
+
+static double ssd_bytes(const scenario_t *s) {
+    double b = 8 * (double)s->server.storage.queue_depth; /* the request ring */
+    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CAL_LOG2);
+    return b;
+}
+
+/* A flat curve is the fixed kind, which the model has exactly. */
+static int ssd_model_exact(const scenario_t *s) {
+    double lat[NPOINTS];
+    curve_s(s, lat);
+    for (int i = 1; i < NPOINTS; i++)
+        if (lat[i] != lat[0]) return 0;
+    return 1;
+}
+
+/* The curve is all four points or none: one left at its default among
+ * points given would put a kink of the default's making into it. */
+static int ssd_check(const scenario_t *s) {
+    int given[NPOINTS], n = 0;
+    for (int i = 0; i < NPOINTS; i++)
+        n += given[i] = s->origin[schema_find(SCOPE_SCENARIO, point_key[i])].file != NULL;
+    if (n == 0 || n == NPOINTS) return 0;
+    int set = 0;
+    while (!given[set])
+        set++;
+    const src_pos_t at = s->origin[schema_find(SCOPE_SCENARIO, point_key[set])];
+    for (int i = 0; i < NPOINTS; i++)
+        if (!given[i])
+            diag_error(at,
+                       "%s: not given, while %s is: an ssd's latency curve needs all four "
+                       "points (queue depths 1, 4, 16, 32; `stallsim calibrate` measures them), "
+                       "or none (0.1 ms at every depth)",
+                       point_key[i], point_key[set]);
+    return EXIT_INPUT;
+}
+
+/* clang-format off */
+static const key_def_t keys[] = {
+    {"server.storage.latency_qd1_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd1_ms), "ssd: per-request latency before the transfer with 1 request in flight at the device (the curve is piecewise linear in the requests in flight between the four depths and flat beyond 32; give all four or none)"},
+    {"server.storage.latency_qd4_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd4_ms), "ssd: per-request latency with 4 requests in flight"},
+    {"server.storage.latency_qd16_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd16_ms), "ssd: per-request latency with 16 requests in flight"},
+    {"server.storage.latency_qd32_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd32_ms), "ssd: per-request latency with 32 or more requests in flight"},
+    {"server.storage.peak_mb_s", KT_REAL, "MB/s", "525", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.ssd.peak_mb_s), "ssd: the device's read bandwidth, which transfers take in turn (per server, or for all when shared; `stallsim calibrate` writes the cold rate where its throughput levels off)"},
+    STORAGE_KEY_READ_IOPS, /* shared with fixed */
+    STORAGE_KEY_QUEUE_DEPTH,
+};
+/* clang-format on */
+
+const storage_ops_t storage_ssd = {
+    .name = "ssd",
+    .help = "latency against requests in flight (calibrate's curve), bandwidth and IOPS caps",
+    .keys = keys,
+    .nkeys = sizeof keys / sizeof keys[0],
+    .init = ssd_init,
+    .read = ssd_read,
+    .destroy = ssd_destroy,
+    .items_s = ssd_items_s,
+    .xfer_s = ssd_xfer_s,
+    .service_s = ssd_service_s,
+    .slots = ssd_slots,
+    .state_bytes = ssd_bytes,
+    .check = ssd_check,
+    .model_exact = ssd_model_exact,
+};
