@@ -271,7 +271,8 @@ static void ssd_curve(storage_result *out, const long *sizes, int n) {
             else
                 hi = mid;
         }
-        out->curve_ms[q] = (lo + hi) / 2 * 1e3;
+        double z = (lo + hi) / 2;
+        out->curve_ms[q] = z < 1e-9 ? 0 : z * 1e3; /* below a nanosecond: the bisection's rest */
     }
 }
 

@@ -75,6 +75,15 @@ if "$bin" help kinds 2>/dev/null | grep -q object; then
   BASELINE= measure "ImageNet-1k in ~1 GB tar shards in an object store (64 open), LRU at 35%, 3 epochs" \
     1281167 3 scenarios/imagenet-s3.yaml --variant shards
 fi
+# The hard-disk kind and the tier (issue 16; no baseline: older builds lack
+# them): ImageNet-1k on a 7200-rpm disk with NCQ (tests/data/hdd-imagenet.yaml,
+# 2 epochs), and in S3 behind a 200 GB NVMe tier that holds it all.
+if "$bin" help kinds 2>/dev/null | grep -q hdd; then
+  BASELINE= measure "ImageNet-1k on a hard disk (NCQ 32, SPTF), 2 epochs" 1281167 2 \
+    tests/data/hdd-imagenet.yaml --variant loose
+  BASELINE= measure "ImageNet-1k in an object store behind a 200 GB NVMe tier (64 readers), 3 epochs" \
+    1281167 3 scenarios/imagenet-s3.yaml --variant readers-64-nvme
+fi
 measure "ImageNet-22k, 8 GPUs, LRU at 50%, 3 epochs" 14197122 3 \
   scenarios/imagenet22k.yaml --variant dali --set server.cache_gb=653
 measure "OpenImages, both variants (LRU, MinIO), 3 epochs" $((1743042 * 2)) 3 scenarios/openimages.yaml

@@ -4,7 +4,9 @@
 #   pagecache: scripts/validate_pagecache.py (loader.cache: linux against the
 #     page cache in a memory cgroup; 70 MB, 4 epochs; epochs 2+ within 3 pp);
 #   disk: scripts/validate_disk.py (the storage model against the disk
-#     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS; median within 10%);
+#     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS, and the ssd kind
+#     from the curve calibrate measures inside the 200 IOPS throttle, 4 reads
+#     in flight; median within 10%);
 #   object: scripts/validate_object.py (the object-store kind against nginx in
 #     a network namespace, first bytes delayed, loopback shaped; 6 rows:
 #     measure, PyTorch loose and PyTorch over tar shards).

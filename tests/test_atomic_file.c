@@ -1,7 +1,9 @@
 /* test_atomic_file: the target is either the old file or the whole new one:
- * commit, abort, a missing folder, a folder as target, and a write that fails
- * part way (RLIMIT_FSIZE stands in for a full disk) leave no temporary file
- * and no truncated target. */
+ * commit, abort, a missing folder, a folder as target, a write that fails
+ * part way (RLIMIT_FSIZE stands in for a full disk) and SIGTERM before the
+ * commit leave no temporary file and no truncated target; SIGTERM also
+ * removes a registered folder tree (cleanup.h), and an ignored SIGINT stays
+ * ignored. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "cleanup.h"
 
 static char dir[] = "/tmp/atomic-test-XXXXXX";
 static char target[128];
@@ -136,12 +139,90 @@ static void test_failed_write_keeps_old(void **st) {
     assert_int_equal(entries(), 1);
 }
 
+/* SIGTERM between open and commit: the process ends by the signal, the
+ * temporary file and a registered tree (files three levels deep) are gone,
+ * the old target is whole. */
+static void test_signal_removes_temporary(void **st) {
+    (void)st;
+    char buf[64], tree[256], keep[256], kept[300];
+    put("kept\n");
+    snprintf(tree, sizeof tree, "%s/tree", dir);
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    snprintf(kept, sizeof kept, "%s/x", keep);
+    assert_int_equal(mkdir(keep, 0777), 0);
+    FILE *k = fopen(kept, "w");
+    assert_non_null(k);
+    fclose(k);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[256], p[512];
+        atomic_file_t af;
+        if (atomic_open(&af, target, err, sizeof err)) _exit(3);
+        fputs("half", af.f);
+        fflush(af.f);
+        snprintf(p, sizeof p, "%s/a", tree);
+        if (mkdir(tree, 0777) || mkdir(p, 0777)) _exit(4);
+        snprintf(p, sizeof p, "%s/a/b", tree);
+        if (mkdir(p, 0777)) _exit(4);
+        for (int i = 0; i < 50; i++) {
+            snprintf(p, sizeof p, "%s/%s/f%d", tree, i % 2 ? "a" : "a/b", i);
+            FILE *f = fopen(p, "w");
+            if (!f) _exit(5);
+            fclose(f);
+        }
+        /* A link to a folder outside: the link goes, what it points to stays. */
+        snprintf(p, sizeof p, "%s/link", tree);
+        if (symlink(keep, p)) _exit(6);
+        if (cleanup_add(tree, 1) < 0) _exit(7);
+        raise(SIGTERM);
+        _exit(8); /* not reached */
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGTERM);
+    slurp(buf, sizeof buf);
+    assert_string_equal(buf, "kept\n");
+    assert_int_equal(entries(), 2); /* out.csv and keep: no temporary, no tree */
+    assert_int_equal(access(kept, F_OK), 0);
+    assert_int_equal(unlink(kept), 0);
+    assert_int_equal(rmdir(keep), 0);
+}
+
+/* A signal the process ignores (a shell's background job and SIGINT) stays
+ * ignored: the run goes on and commits. */
+static void test_ignored_signal_stays_ignored(void **st) {
+    (void)st;
+    char buf[64];
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGINT, SIG_IGN);
+        char err[256];
+        atomic_file_t af;
+        if (atomic_open(&af, target, err, sizeof err)) _exit(3);
+        raise(SIGINT);
+        fputs("done\n", af.f);
+        _exit(atomic_commit(&af, err, sizeof err) ? 4 : 0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    slurp(buf, sizeof buf);
+    assert_string_equal(buf, "done\n");
+    assert_int_equal(entries(), 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commit_replaces_whole),
         cmocka_unit_test(test_abort_leaves_target),
         cmocka_unit_test(test_bad_paths),
         cmocka_unit_test(test_failed_write_keeps_old),
+        cmocka_unit_test(test_signal_removes_temporary),
+        cmocka_unit_test(test_ignored_signal_stays_ignored),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -140,6 +140,7 @@ static void test_flat_is_fixed(void **state) {
         {"server.count=2", "server.storage.shared=true", "jobs.0.gpus=2",
          "server.storage.queue_depth=6", NULL},
         {"dataset.shard_items=16", "server.storage.queue_depth=4", NULL},
+        {"loader.kind=pytorch", "loader.num_workers=2", "dataset.shard_items=8", NULL},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         const char *a[24], *b[24];
