@@ -205,6 +205,52 @@ expect 2 "-o $q/w-link.yaml is the workload itself" -- "$bin" import dlio "$q/w.
 [ "$(cksum <"$q/w.yaml")" = "$sum" ] && ok || bad "import dlio -o the workload changed it"
 rm -rf "$q"
 
+# Round 2 of issue 21: YAML limits, multi-document files, empty jobs, and
+# sweep keys that alias one another (tests/bad has the small files).
+q=$(mktemp -d)
+# 100,000 levels of `[` took 71 s in libyaml: refused at level 65, at once.
+{ printf 'a: '; head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; echo; } >"$q/deep.yaml"
+expect 2 "deep.yaml:1:67: error: nested more than 64 levels deep" -- timeout 20 "$bin" check "$q/deep.yaml"
+# 4,095 nested keys overflowed a 1.5 MB stack.
+{ for i in $(seq 4095); do printf '{a: '; done; printf 1; for i in $(seq 4095); do printf '}'; done; echo; } >"$q/keys.yaml"
+err=$( (ulimit -s 1500; "$bin" check "$q/keys.yaml") 2>&1 >/dev/null)
+rc=$?
+[ $rc = 2 ] && grep -q "nested more than 64 levels deep" <<<"$err" && ok \
+  || bad "4095 nested keys under ulimit -s 1500: exit $rc, stderr: $err"
+# Size: past 16 MiB, with the place; a pipe is read once, whole.
+{ echo '# big'; head -c 17000000 /dev/zero | tr '\0' '#'; echo; } >"$q/big.yaml"
+expect 2 "big.yaml:2:16777211: error: the file is larger than 16 MiB" -- "$bin" check "$q/big.yaml"
+rm -f "$q/big.yaml"
+expect 0 "" -- "$bin" check <(cat $small)
+# A folder is not malformed YAML.
+expect 2 "tests/data: error: is a directory; expected a YAML file" -- "$bin" check tests/data
+# 10,000 empty jobs: the first empty one, and the count, not "missing 'jobs'".
+{ printf 'dataset: {items: 100, item_kb: 10}\njobs: ['; for i in $(seq 9999); do printf '{}, '; done; echo '{}]'; } >"$q/empty.yaml"
+err=$("$bin" check "$q/empty.yaml" 2>&1 >/dev/null)
+rc=$?
+[ $rc = 2 ] && grep -q "empty.yaml:2:8: error: jobs\[0\] is empty: missing required key 'jobs.0.gpus'" <<<"$err" \
+  && grep -q "jobs\[64\]: more than 64 jobs" <<<"$err" && ! grep -q "missing required key 'jobs'" <<<"$err" && ok \
+  || bad "10000 empty jobs: exit $rc, stderr: $err"
+# Sweep keys: jobs.00.X is jobs.0.X (the column too); two axes, or an axis
+# and a --set (or --epochs), on one value are refused.
+sw() { "$bin" sweep $small --model-only --epochs 1 -o "$q/s.csv" "$@"; }
+expect 2 "key 'jobs.batch_per_gpu' overlaps --vary jobs.0.batch_per_gpu" -- \
+  sw --vary jobs.0.batch_per_gpu=16,32 --vary jobs.batch_per_gpu=64,128
+expect 2 "key 'jobs.0.batch_per_gpu' overlaps --vary jobs.batch_per_gpu" -- \
+  sw --vary jobs.batch_per_gpu=64,128 --vary jobs.0.batch_per_gpu=16,32
+expect 2 "key 'jobs.0.batch_per_gpu' is already varied" -- \
+  sw --vary jobs.0.batch_per_gpu=16,32 --vary jobs.00.batch_per_gpu=64,128
+expect 2 "--vary jobs.0.batch_per_gpu: key 'jobs.0.batch_per_gpu' is also set by --set jobs.batch_per_gpu=8" -- \
+  sw --set jobs.batch_per_gpu=8 --vary jobs.00.batch_per_gpu=16,32
+expect 2 "--vary server.cpus: key 'server.cpus' is also set by --set server.cpus=8" -- \
+  sw --set server.cpus=8 --vary server.cpus=2,4
+expect 2 "key 'epochs' is also set by --epochs 1" -- sw --vary epochs=1,2
+[ ! -e "$q/s.csv" ] && [ ! -e "$q/s.csv.partial" ] && ok || bad "a refused sweep left output"
+sw --vary jobs.00.batch_per_gpu=16,32 2>/dev/null
+[ $? = 0 ] && [ "$(head -n 1 "$q/s.csv" | cut -d, -f1-2)" = "config,jobs.0.batch_per_gpu" ] && ok \
+  || bad "--vary jobs.00.X: $(head -n 2 "$q/s.csv" 2>&1)"
+rm -rf "$q"
+
 # The README's key reference is the schema's own output.
 ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')

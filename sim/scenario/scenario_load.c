@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "intern.h"
 #include "scenario.h"
+#include "schema.h"
 #include "text.h"
 
 int assign_push(assign_list_t *l, const char *key, const char *value, src_pos_t pos,
@@ -76,11 +78,18 @@ int assign_parse_set(assign_list_t *l, const char *arg) {
  * few hundred. */
 enum { MAX_FILE_KEYS = 4096 };
 
+/* Size and nesting of one YAML file. libyaml's time grows with the square of
+ * the nesting depth (100,000 levels of `[` in 500 KB take over a minute) and
+ * its loader and our walk recurse on it; a real scenario nests 4 deep and is a
+ * few KB. Both are checked before the file is loaded (read_text, check_events). */
+enum { MAX_FILE_BYTES = 16 << 20, MAX_DEPTH = 64 };
+
 typedef struct {
     const char *file;
     yaml_document_t *doc;
     int errors;
-    int keys; /* pairs visited, aliases expanded */
+    int keys;      /* pairs visited, aliases expanded */
+    int empty_job; /* an empty job was reported (once per file) */
 } walk_t;
 
 static src_pos_t pos_of(const walk_t *w, const yaml_node_t *n) {
@@ -132,8 +141,8 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
     /* Duplicate keys are legal YAML to libyaml, but one of the two values would be lost. */
     for (size_t i = 0; i < out->n; i++)
         if (strcmp(out->v[i].key, path) == 0 && out->v[i].pos.file == w->file) {
-            diag_error(pos_of(w, k), "duplicate key '%s' (first set at line %d)", path,
-                       out->v[i].pos.line);
+            diag_error(pos_of(w, k), "duplicate key '%s' (first set at line %d, column %d)",
+                       path, out->v[i].keypos.line, out->v[i].keypos.col);
             w->errors++;
             break; /* once: a key aliased n times must not print n^2 lines */
         }
@@ -152,13 +161,56 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
     }
 }
 
+/* A key that appears twice in one mapping: reported with both positions, and
+ * the second pair skipped. Two `jobs:` lists or two `server:` sections would
+ * otherwise merge silently (or one value would be lost). Only the first
+ * MAX_FILE_KEYS pairs are compared, so a huge mapping costs no more than
+ * 4096^2/2 comparisons; past that the key count stops the file anyway. */
+static int duplicate_pair(walk_t *w, yaml_node_t *map, yaml_node_pair_t *p, const char *prefix) {
+    yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+    if (!k || k->type != YAML_SCALAR_NODE || p - map->data.mapping.pairs.start >= MAX_FILE_KEYS)
+        return 0;
+    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+        yaml_node_t *e = yaml_document_get_node(w->doc, q->key);
+        if (e && e->type == YAML_SCALAR_NODE && e->data.scalar.length == k->data.scalar.length &&
+            memcmp(e->data.scalar.value, k->data.scalar.value, k->data.scalar.length) == 0) {
+            char path[SCN_STR * 2];
+            join(path, sizeof path, prefix, (const char *)k->data.scalar.value);
+            diag_error(pos_of(w, k), "duplicate key '%.*s' (first set at line %d, column %d)",
+                       SCN_STR, path, (int)e->start_mark.line + 1, (int)e->start_mark.column + 1);
+            w->errors++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out) {
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
+        if (w->keys < MAX_FILE_KEYS && duplicate_pair(w, node, p, prefix)) continue;
         if (k && v) flatten_pair(w, k, v, prefix, out);
     }
+}
+
+/* An empty job (`{}`) sets nothing, so it would vanish: the scenario would
+ * then say 'jobs' is missing, or quietly run the other jobs. Reported once,
+ * naming the first key a job must have. */
+static void empty_job(walk_t *w, yaml_node_t *e, int i) {
+    if (w->empty_job++) return;
+    int n;
+    const key_def_t *k = schema_keys(SCOPE_JOB, &n);
+    const key_def_t *req = NULL;
+    for (int r = 0; r < n && !req; r++)
+        if (!k[r].def) req = &k[r];
+    if (req)
+        diag_error(pos_of(w, e), "jobs[%d] is empty: missing required key 'jobs.%d.%s' (%s)", i,
+                   i, req->name, req->help);
+    else
+        diag_error(pos_of(w, e), "jobs[%d] is empty", i);
+    w->errors++;
 }
 
 static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out,
@@ -172,6 +224,16 @@ static void flatten(walk_t *w, yaml_node_t *node, const char *prefix, assign_lis
             yaml_node_t *e = yaml_document_get_node(w->doc, *it);
             char path[64];
             snprintf(path, sizeof path, "jobs.%d", i);
+            if (i == SCN_MAX_JOBS) {
+                diag_error(pos_of(w, e), "jobs[%d]: more than %d jobs", i, SCN_MAX_JOBS);
+                w->errors++;
+                break;
+            }
+            if (e->type == YAML_MAPPING_NODE &&
+                e->data.mapping.pairs.top == e->data.mapping.pairs.start) {
+                empty_job(w, e, i);
+                continue;
+            }
             if (e->type != YAML_MAPPING_NODE) {
                 diag_error(pos_of(w, e), "jobs[%d]: expected a mapping of job keys, got %s", i,
                            node_kind(e));
@@ -194,32 +256,141 @@ typedef struct {
     size_t len;
 } yaml_src_t;
 
+static void malformed(const yaml_parser_t *parser, const char *display) {
+    src_pos_t p = {display, (int)parser->problem_mark.line + 1,
+                   (int)parser->problem_mark.column + 1};
+    diag_error(p, "malformed YAML: %s%s%s", parser->problem ? parser->problem : "syntax error",
+               parser->context ? " " : "", parser->context ? parser->context : "");
+}
+
+/* The line and column of byte `at` of text (1-based). */
+static src_pos_t pos_at(const char *display, const unsigned char *text, size_t at) {
+    int line = 1, col = 1;
+    for (size_t i = 0; i < at; i++)
+        if (text[i] == '\n')
+            line++, col = 1;
+        else
+            col++;
+    src_pos_t p = {display, line, col};
+    return p;
+}
+
+/* Reads a whole file (a pipe too: it is read once) into *text, refusing a
+ * folder and anything past MAX_FILE_BYTES. */
+static int read_text(const char *path, const char *display, unsigned char **text, size_t *len) {
+    src_pos_t top = {display, 0, 0};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        diag_error(top, "cannot read file: %s", strerror(errno));
+        return EXIT_INPUT;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        diag_error(top, "is a directory; expected a YAML file");
+        fclose(f);
+        return EXIT_INPUT;
+    }
+    size_t cap = 0, n = 0;
+    unsigned char *buf = NULL;
+    int rc = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 65536;
+            if (nc > (size_t)MAX_FILE_BYTES + 1) nc = (size_t)MAX_FILE_BYTES + 1;
+            unsigned char *b = realloc(buf, nc);
+            if (!b) {
+                rc = EXIT_RUNTIME;
+                break;
+            }
+            buf = b, cap = nc;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n > (size_t)MAX_FILE_BYTES) {
+            diag_error(pos_at(display, buf, MAX_FILE_BYTES),
+                       "the file is larger than %d MiB, the most a YAML file may hold", MAX_FILE_BYTES >> 20);
+            rc = EXIT_INPUT;
+            break;
+        }
+        if (got == 0) {
+            if (ferror(f)) {
+                diag_error(top, "cannot read file: %s", strerror(errno));
+                rc = EXIT_INPUT;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *text = buf, *len = n;
+    return 0;
+}
+
+/* Walks the events of the text before it is loaded: nesting past MAX_DEPTH
+ * stops at the collection that passes it (before libyaml's cost grows), and a
+ * second document (`---`, or text after `...`) is refused, since it would be
+ * ignored. libyaml's own syntax errors are reported as the loader would. */
+static int check_events(const unsigned char *text, size_t len, const char *display) {
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, text, len);
+    int depth = 0, docs = 0, rc = 0;
+    for (;;) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&parser, &e)) {
+            malformed(&parser, display);
+            rc = EXIT_INPUT;
+            break;
+        }
+        src_pos_t at = {display, (int)e.start_mark.line + 1, (int)e.start_mark.column + 1};
+        yaml_event_type_t t = e.type;
+        if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > MAX_DEPTH) {
+                diag_error(at, "nested more than %d levels deep (mappings and lists)", MAX_DEPTH);
+                rc = EXIT_INPUT;
+            }
+        } else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        } else if (t == YAML_DOCUMENT_START_EVENT && ++docs > 1) {
+            diag_error(at, "a second YAML document ('---', or text after '...'); a file holds one");
+            rc = EXIT_INPUT;
+        }
+        yaml_event_delete(&e);
+        if (rc || t == YAML_STREAM_END_EVENT) break;
+    }
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
 /* Loads YAML into a document; prints libyaml's own error with its position. */
 static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t *doc) {
-    FILE *f = NULL;
+    unsigned char *owned = NULL;
+    const unsigned char *text = src->text;
+    size_t len = src->len;
     if (src->path) {
-        f = fopen(src->path, "rb");
-        if (!f) {
-            src_pos_t p = {display, 0, 0};
-            diag_error(p, "cannot read file: %s", strerror(errno));
-            return EXIT_INPUT;
-        }
+        int rc = read_text(src->path, display, &owned, &len);
+        if (rc) return rc;
+        text = owned;
+    } else if (len > (size_t)MAX_FILE_BYTES) {
+        diag_error(pos_at(display, text, MAX_FILE_BYTES),
+                   "the file is larger than %d MiB, the most a YAML file may hold", MAX_FILE_BYTES >> 20);
+        return EXIT_INPUT;
+    }
+    int rc = check_events(text ? text : (const unsigned char *)"", text ? len : 0, display);
+    if (rc) {
+        free(owned);
+        return rc;
     }
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    if (f)
-        yaml_parser_set_input_file(&parser, f);
-    else
-        yaml_parser_set_input_string(&parser, src->text, src->len);
+    yaml_parser_set_input_string(&parser, text ? text : (const unsigned char *)"", text ? len : 0);
     int ok = yaml_parser_load(&parser, doc);
-    if (!ok) {
-        src_pos_t p = {display, (int)parser.problem_mark.line + 1,
-                       (int)parser.problem_mark.column + 1};
-        diag_error(p, "malformed YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
-                   parser.context ? " " : "", parser.context ? parser.context : "");
-    }
+    if (!ok) malformed(&parser, display);
     yaml_parser_delete(&parser);
-    if (f) fclose(f);
+    free(owned);
     if (!ok) return EXIT_INPUT;
     if (!yaml_document_get_root_node(doc)) {
         src_pos_t p = {display, 1, 1};
@@ -251,7 +422,7 @@ static int doc_load(scenario_doc_t *d, const char *name, const yaml_src_t *src) 
     yaml_document_t doc;
     int rc = load_yaml(src, d->path, &doc);
     if (rc) return rc;
-    walk_t w = {d->path, &doc, 0, 0};
+    walk_t w = {d->path, &doc, 0, 0, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root->type != YAML_MAPPING_NODE) {
         diag_error(pos_of(&w, root), "expected a mapping of scenario keys at the top, got %s",
@@ -264,6 +435,12 @@ static int doc_load(scenario_doc_t *d, const char *name, const yaml_src_t *src) 
         yaml_node_t *k = yaml_document_get_node(&doc, p->key);
         yaml_node_t *v = yaml_document_get_node(&doc, p->value);
         if (!k || !v) continue;
+        if (p - root->data.mapping.pairs.start == MAX_FILE_KEYS) {
+            diag_error(pos_of(&w, k), "more than %d keys in one file", MAX_FILE_KEYS);
+            w.errors++;
+            break;
+        }
+        if (w.keys < MAX_FILE_KEYS && duplicate_pair(&w, root, p, "")) continue;
         if (k->type == YAML_SCALAR_NODE &&
             strcmp((const char *)k->data.scalar.value, "variants") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
@@ -363,7 +540,7 @@ static int layer_load(const yaml_src_t *src, const char *display, const layer_fi
     yaml_document_t doc;
     int rc = load_yaml(src, display, &doc);
     if (rc) return rc;
-    walk_t w = {display, &doc, 0, 0};
+    walk_t w = {display, &doc, 0, 0, 0};
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     int map = root->type == YAML_MAPPING_NODE;
     yaml_node_t *ver = map && k->version ? mapping_get(&doc, root, k->version, NULL) : NULL;

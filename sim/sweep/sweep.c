@@ -705,6 +705,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     int rc = 0;
     for (int i = 0; i < o->nvary && !rc; i++)
         rc = sweep_grid_add(&p.grid, o->vary[i], names, doc->nvariants);
+    if (!rc) rc = sweep_grid_check_sets(&p.grid, &o->a.sets);
     if (!rc) rc = select_variants(&p);
     /* Contiguous blocks, so shards concatenated in order are the whole grid in order. */
     p.first = p.grid.size * (o->shard_i - 1) / o->shard_n;

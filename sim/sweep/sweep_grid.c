@@ -53,6 +53,39 @@ static const key_def_t *find_key(const char *key) {
     return row < 0 ? NULL : &schema_keys(SCOPE_JOB, &n)[row];
 }
 
+/* jobs.00.X and jobs.0.X are one key: the job index loses its leading zeros
+ * (in place; the key only gets shorter). Other keys are left as they are. */
+static void canonical_key(char *key) {
+    if (strncmp(key, "jobs.", 5) != 0 || !isdigit((unsigned char)key[5])) return;
+    char *end;
+    long idx = strtol(key + 5, &end, 10);
+    if (*end != '.' || idx < 0 || idx >= SCN_MAX_JOBS) return;
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%ld", idx);
+    if (n <= 0 || n > end - (key + 5)) return;
+    memmove(key + 5 + n, end, strlen(end) + 1);
+    memcpy(key + 5, digits, (size_t)n);
+}
+
+/* The job key X of jobs.N.X or jobs.X (*all = 1 for the latter); NULL for other keys. */
+static const char *job_part(const char *key, int *all) {
+    if (strncmp(key, "jobs.", 5) != 0) return NULL;
+    const char *rest = key + 5;
+    *all = !isdigit((unsigned char)*rest);
+    if (*all) return rest;
+    while (isdigit((unsigned char)*rest))
+        rest++;
+    return *rest == '.' ? rest + 1 : NULL;
+}
+
+/* Two canonical keys that set the same value: equal, or jobs.X and jobs.N.X. */
+static int keys_overlap(const char *a, const char *b) {
+    if (strcmp(a, b) == 0) return 1;
+    int alla = 0, allb = 0;
+    const char *ja = job_part(a, &alla), *jb = job_part(b, &allb);
+    return ja && jb && (alla || allb) && strcmp(ja, jb) == 0;
+}
+
 static int fail(const char *arg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(const char *arg, const char *fmt, ...) {
     va_list ap;
@@ -152,9 +185,17 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
     if ((size_t)(eq - arg) >= sizeof ax->key) return fail(arg, "key too long");
     memcpy(ax->key, arg, (size_t)(eq - arg));
     ax->key[eq - arg] = 0;
+    canonical_key(ax->key);
+    /* One value per key: with two axes on it, the later would win and the
+     * earlier's column would show values that never ran. */
     for (int a = 0; a < g->naxes; a++)
         if (strcmp(g->axes[a].key, ax->key) == 0)
             return fail(arg, "key '%s' is already varied", ax->key);
+        else if (keys_overlap(g->axes[a].key, ax->key))
+            return fail(arg,
+                        "key '%s' overlaps --vary %s (jobs.KEY sets every job, jobs.N.KEY one): "
+                        "the rows would show values that did not run; vary one of them",
+                        ax->key, g->axes[a].key);
 
     const key_def_t *k = NULL;
     ax->is_variant = strcmp(ax->key, "variant") == 0;
@@ -206,5 +247,29 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
     }
     g->size *= ax->nvalues;
     g->naxes++;
+    return 0;
+}
+
+int sweep_grid_check_sets(const sweep_grid_t *g, const assign_list_t *sets) {
+    for (size_t i = 0; sets && i < sets->n; i++) {
+        const assign_t *s = &sets->v[i];
+        char key[SCN_STR];
+        snprintf(key, sizeof key, "%s", s->key);
+        canonical_key(key);
+        for (int a = 0; a < g->naxes; a++) {
+            const sweep_axis_t *ax = &g->axes[a];
+            if (ax->is_variant || !keys_overlap(ax->key, key)) continue;
+            const char *opt = s->pos.file ? s->pos.file : "--set";
+            if (strcmp(opt, "--set") == 0)
+                return fail(ax->key,
+                            "key '%s' is also set by --set %s=%s: one of the two would not run "
+                            "as the rows say; drop one",
+                            ax->key, s->key, s->value);
+            return fail(ax->key,
+                        "key '%s' is also set by %s %s: one of the two would not run as the "
+                        "rows say; drop one",
+                        ax->key, opt, s->value);
+        }
+    }
     return 0;
 }

@@ -43,6 +43,11 @@ void sweep_grid_free(sweep_grid_t *g);
  * EXIT_RUNTIME when out of memory. */
 int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants, int nvariants);
 
+/* Refuses a --set (or a shorthand such as --epochs) that names a varied key,
+ * or overlaps it (jobs.KEY and jobs.N.KEY): EXIT_INPUT after printing
+ * `stallsim sweep: --vary KEY: ...`, else 0. */
+int sweep_grid_check_sets(const sweep_grid_t *g, const assign_list_t *sets);
+
 /* The value index on each axis of configuration c (idx has g->naxes entries). */
 void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx);
 
