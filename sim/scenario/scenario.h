@@ -98,7 +98,7 @@ typedef struct {
             double gbit_s;
             double latency_us;
         } network;
-        struct { /* a local cache device in front of storage (sim.c's tier) */
+        struct {             /* a local cache device in front of storage (sim.c's tier) */
             double cache_gb; /* 0 = none */
             int cache;       /* policy: index into the cache kinds */
             double read_mb_s;
@@ -122,7 +122,8 @@ typedef struct {
         int dist_cache; /* dist_mode_t */
         double staging_mb;
         int64_t open_shards;    /* loader.kind: pool (loader_pool.c owns it): shards read at once */
-        int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c: loader_buffer_slices) */
+        int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c:
+                                   loader_buffer_slices) */
         struct {                /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
             int64_t num_workers;
             int64_t prefetch_factor;

@@ -141,8 +141,8 @@ static void flatten_pair(walk_t *w, yaml_node_t *k, yaml_node_t *v, const char *
     /* Duplicate keys are legal YAML to libyaml, but one of the two values would be lost. */
     for (size_t i = 0; i < out->n; i++)
         if (strcmp(out->v[i].key, path) == 0 && out->v[i].pos.file == w->file) {
-            diag_error(pos_of(w, k), "duplicate key '%s' (first set at line %d, column %d)",
-                       path, out->v[i].keypos.line, out->v[i].keypos.col);
+            diag_error(pos_of(w, k), "duplicate key '%s' (first set at line %d, column %d)", path,
+                       out->v[i].keypos.line, out->v[i].keypos.col);
             w->errors++;
             break; /* once: a key aliased n times must not print n^2 lines */
         }
@@ -206,8 +206,8 @@ static void empty_job(walk_t *w, yaml_node_t *e, int i) {
     for (int r = 0; r < n && !req; r++)
         if (!k[r].def) req = &k[r];
     if (req)
-        diag_error(pos_of(w, e), "jobs[%d] is empty: missing required key 'jobs.%d.%s' (%s)", i,
-                   i, req->name, req->help);
+        diag_error(pos_of(w, e), "jobs[%d] is empty: missing required key 'jobs.%d.%s' (%s)", i, i,
+                   req->name, req->help);
     else
         diag_error(pos_of(w, e), "jobs[%d] is empty", i);
     w->errors++;
@@ -308,7 +308,8 @@ static int read_text(const char *path, const char *display, unsigned char **text
         n += got;
         if (n > (size_t)MAX_FILE_BYTES) {
             diag_error(pos_at(display, buf, MAX_FILE_BYTES),
-                       "the file is larger than %d MiB, the most a YAML file may hold", MAX_FILE_BYTES >> 20);
+                       "the file is larger than %d MiB, the most a YAML file may hold",
+                       MAX_FILE_BYTES >> 20);
             rc = EXIT_INPUT;
             break;
         }
@@ -334,14 +335,23 @@ static int read_text(const char *path, const char *display, unsigned char **text
  * second document (`---`, or text after `...`) is refused, since it would be
  * ignored. libyaml's own syntax errors are reported as the loader would. */
 static int check_events(const unsigned char *text, size_t len, const char *display) {
+    static const char second_doc[] =
+        "a second YAML document ('---', or text after '...'); a file holds one";
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, text, len);
-    int depth = 0, docs = 0, rc = 0;
+    int depth = 0, docs = 0, ended = 0, rc = 0;
     for (;;) {
         yaml_event_t e;
         if (!yaml_parser_parse(&parser, &e)) {
-            malformed(&parser, display);
+            /* libyaml wants `---` after `...`: text there is a second document too. */
+            if (ended) {
+                src_pos_t at = {display, (int)parser.problem_mark.line + 1,
+                                (int)parser.problem_mark.column + 1};
+                diag_error(at, "%s", second_doc);
+            } else {
+                malformed(&parser, display);
+            }
             rc = EXIT_INPUT;
             break;
         }
@@ -355,9 +365,10 @@ static int check_events(const unsigned char *text, size_t len, const char *displ
         } else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT) {
             depth--;
         } else if (t == YAML_DOCUMENT_START_EVENT && ++docs > 1) {
-            diag_error(at, "a second YAML document ('---', or text after '...'); a file holds one");
+            diag_error(at, "%s", second_doc);
             rc = EXIT_INPUT;
         }
+        if (t == YAML_DOCUMENT_END_EVENT) ended = 1;
         yaml_event_delete(&e);
         if (rc || t == YAML_STREAM_END_EVENT) break;
     }
@@ -376,7 +387,8 @@ static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t
         text = owned;
     } else if (len > (size_t)MAX_FILE_BYTES) {
         diag_error(pos_at(display, text, MAX_FILE_BYTES),
-                   "the file is larger than %d MiB, the most a YAML file may hold", MAX_FILE_BYTES >> 20);
+                   "the file is larger than %d MiB, the most a YAML file may hold",
+                   MAX_FILE_BYTES >> 20);
         return EXIT_INPUT;
     }
     int rc = check_events(text ? text : (const unsigned char *)"", text ? len : 0, display);
