@@ -102,3 +102,12 @@ void calendar_destroy(calendar_t *c) {
 double calendar_bytes(int log2_buckets) {
     return 16 * (double)((size_t)1 << log2_buckets);
 }
+
+double calendar_bucket_s(double service_s, double floor_s, double reach_s) {
+    double dt = service_s / 16;
+    if (dt < floor_s) dt = floor_s;
+    double reach =
+        (reach_s > CALENDAR_REACH_S ? reach_s : CALENDAR_REACH_S) / (double)(1 << CALENDAR_LOG2);
+    if (dt < reach) dt = reach;
+    return dt;
+}

@@ -42,4 +42,14 @@ void calendar_destroy(calendar_t *c);
 /* Bytes of a calendar of 2^log2_buckets buckets. */
 double calendar_bytes(int log2_buckets);
 
+/* What the storage kinds use for reads out of time order: calendars of
+ * 2^CALENDAR_LOG2 buckets, and a bucket of calendar_bucket_s seconds: a
+ * 16th of a request's service_s, at least floor_s (a read's transfer, so
+ * that it touches few buckets), and long enough that the buckets reach back
+ * reach_s, or CALENDAR_REACH_S if more (over the batches of every worker in
+ * flight: a batch of a slow pipeline can take seconds). */
+enum { CALENDAR_LOG2 = 14 };
+#define CALENDAR_REACH_S 20.0
+double calendar_bucket_s(double service_s, double floor_s, double reach_s);
+
 #endif

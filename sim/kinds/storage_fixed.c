@@ -11,14 +11,9 @@
 
 /* Reads that may arrive out of time order (storage_t.unordered) go through
  * two calendars instead of the FIFO: request slots (queue_depth per second
- * of slot time) and the channel (one second per second). A bucket is a mean
- * read's transfer long (a whole shard's for record shards), or a 16th of a
- * request's service time if that is longer, so
- * a read touches a few buckets; and at least CAL_REACH_S / 2^CAL_LOG2, so
- * the buckets reach back over the batches of every worker in flight (a
- * batch of a slow pipeline can take seconds). */
-enum { CAL_LOG2 = 14 };
-#define CAL_REACH_S 20.0
+ * of slot time) and the channel (one second per second), their buckets as
+ * calendar_bucket_s sizes them from a mean read (a whole shard for record
+ * shards). */
 
 typedef struct {
     double lat_s, bw;
@@ -43,13 +38,12 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     if (f->unordered) {
         /* A read is a whole record shard where the data are sharded. */
         double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / f->bw;
-        double dt = (f->lat_s + xfer) / 16;
-        if (dt < xfer) dt = xfer;
-        double reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
-        if (dt < reach) dt = reach;
-        if (calendar_init(&f->slots, dt, qd, CAL_LOG2) || calendar_init(&f->chan, dt, 1, CAL_LOG2))
+        double dt = calendar_bucket_s(f->lat_s + xfer, xfer, 0);
+        if (calendar_init(&f->slots, dt, qd, CALENDAR_LOG2) ||
+            calendar_init(&f->chan, dt, 1, CALENDAR_LOG2))
             return -1;
-        if (f->iops_gap > 0 && calendar_init(&f->iops, dt, s->server.storage.read_iops, CAL_LOG2))
+        if (f->iops_gap > 0 &&
+            calendar_init(&f->iops, dt, s->server.storage.read_iops, CALENDAR_LOG2))
             return -1;
     }
     return 0;
@@ -129,7 +123,7 @@ static double fixed_slots(const scenario_t *s) {
 
 static double fixed_bytes(const scenario_t *s) {
     double b = 8 * (double)s->server.storage.queue_depth; /* the request ring */
-    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CAL_LOG2);
+    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CALENDAR_LOG2);
     return b;
 }
 

@@ -98,10 +98,6 @@
 #include "kinds.h"
 #include "storage.h"
 
-/* As storage_fixed.c: buckets reach back over every worker's batch in flight. */
-enum { CAL_LOG2 = 14 };
-#define CAL_REACH_S 20.0
-
 /* The drive's mechanics in seconds and bytes. */
 typedef struct {
     double track, full, rev, rate, cap, span; /* span: the dataset's bytes, where reads land */
@@ -304,20 +300,17 @@ static int hdd_init(storage_t *d, const scenario_t *s) {
     h->unordered = d->unordered;
     if (h->unordered) {
         double xfer = xfer_req_s(s), svc = sptf_mean_s(&h->g, h->depth) + xfer;
-        double dt = svc / 16;
-        if (dt < xfer) dt = xfer;
         /* Reads come out of order by up to a worker's batch, and a disk is
          * slow: with R workers on the head a batch of b items takes about
          * R x b x svc (a shard's read at least), so the buckets reach back
-         * four times that, or CAL_REACH_S. */
+         * four times that, or CALENDAR_REACH_S. */
         double b = 1;
         for (int i = 0; i < s->njobs; i++)
             if ((double)s->jobs[i].batch_per_gpu > b) b = (double)s->jobs[i].batch_per_gpu;
         double per = b / scenario_items_per_read(s);
         double span = 4 * reads_in_flight(s) * (per > 1 ? per : 1) * svc;
-        double reach = (span > CAL_REACH_S ? span : CAL_REACH_S) / (double)(1 << CAL_LOG2);
-        if (dt < reach) dt = reach;
-        if (calendar_init(&h->cal, dt, 1, CAL_LOG2)) return -1;
+        double dt = calendar_bucket_s(svc, xfer, span);
+        if (calendar_init(&h->cal, dt, 1, CALENDAR_LOG2)) return -1;
     }
     return 0;
 }
@@ -415,7 +408,7 @@ static double hdd_slots(const scenario_t *s) {
 
 static double hdd_bytes(const scenario_t *s) {
     double b = sizeof(hdd_t) + 8 * (double)s->server.storage.hdd.ncq;
-    if (scenario_loader(s)->sync_reads) b += calendar_bytes(CAL_LOG2);
+    if (scenario_loader(s)->sync_reads) b += calendar_bytes(CALENDAR_LOG2);
     return b;
 }
 

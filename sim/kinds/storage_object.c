@@ -29,10 +29,7 @@
 #include "kinds.h"
 #include "storage.h"
 
-/* As storage_fixed.c: buckets reach back over every worker's batch in flight. */
-enum { CAL_LOG2 = 14 };
-#define CAL_REACH_S 20.0
-#define Z99         2.3263478740408408 /* the standard normal's 99th percentile */
+#define Z99 2.3263478740408408 /* the standard normal's 99th percentile */
 
 typedef struct {
     double median_s, sigma, conn_bw, max_bw, range_b;
@@ -144,15 +141,14 @@ static int object_init(storage_t *d, const scenario_t *s) {
     o->slots = slots;
     o->unordered = d->unordered;
     double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / o->conn_bw;
-    double dt = (lat_mean_s(s) + xfer) / 16, reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
-    if (dt < reach) dt = reach;
+    double dt = calendar_bucket_s(lat_mean_s(s) + xfer, 0, 0);
     /* First bytes come out of issue order whenever latencies differ, so the
      * shared channel is a calendar in both modes. */
-    if (o->max_bw > 0 && calendar_init(&o->cal_chan, dt, 1, CAL_LOG2)) return -1;
+    if (o->max_bw > 0 && calendar_init(&o->cal_chan, dt, 1, CALENDAR_LOG2)) return -1;
     if (o->unordered) {
-        if (calendar_init(&o->cal_slots, dt, slots, CAL_LOG2)) return -1;
+        if (calendar_init(&o->cal_slots, dt, slots, CALENDAR_LOG2)) return -1;
         if (o->get_gap > 0 &&
-            calendar_init(&o->cal_get, dt, s->server.storage.object.max_get_s, CAL_LOG2))
+            calendar_init(&o->cal_get, dt, s->server.storage.object.max_get_s, CALENDAR_LOG2))
             return -1;
     }
     return 0;
@@ -254,8 +250,8 @@ static double object_slots(const scenario_t *s) {
 
 static double object_bytes(const scenario_t *s) {
     double b = 8 * (double)object_slots_n(s);
-    if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CAL_LOG2);
-    if (s->server.storage.object.max_mb_s > 0) b += calendar_bytes(CAL_LOG2);
+    if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CALENDAR_LOG2);
+    if (s->server.storage.object.max_mb_s > 0) b += calendar_bytes(CALENDAR_LOG2);
     return b;
 }
 

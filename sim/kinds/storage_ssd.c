@@ -41,9 +41,7 @@
 #include "kinds.h"
 #include "storage.h"
 
-/* As storage_fixed.c: buckets reach back over every worker's batch in flight. */
-enum { CAL_LOG2 = 14, NPOINTS = 4 };
-#define CAL_REACH_S 20.0
+enum { NPOINTS = 4 };
 
 static const int depth[NPOINTS] = {1, 4, 16, 32};
 static const char *const point_key[NPOINTS] = {
@@ -125,13 +123,12 @@ static int ssd_init(storage_t *d, const scenario_t *s) {
         /* As storage_fixed.c: a read is a whole record shard where the data
          * are sharded. */
         double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / f->bw;
-        double dt = (f->lat_sync + xfer) / 16;
-        if (dt < xfer) dt = xfer;
-        double reach = CAL_REACH_S / (double)(1 << CAL_LOG2);
-        if (dt < reach) dt = reach;
-        if (calendar_init(&f->slots, dt, qd, CAL_LOG2) || calendar_init(&f->chan, dt, 1, CAL_LOG2))
+        double dt = calendar_bucket_s(f->lat_sync + xfer, xfer, 0);
+        if (calendar_init(&f->slots, dt, qd, CALENDAR_LOG2) ||
+            calendar_init(&f->chan, dt, 1, CALENDAR_LOG2))
             return -1;
-        if (f->iops_gap > 0 && calendar_init(&f->iops, dt, s->server.storage.read_iops, CAL_LOG2))
+        if (f->iops_gap > 0 &&
+            calendar_init(&f->iops, dt, s->server.storage.read_iops, CALENDAR_LOG2))
             return -1;
     }
     return 0;
@@ -225,7 +222,7 @@ static double ssd_slots(const scenario_t *s) {
 
 static double ssd_bytes(const scenario_t *s) {
     double b = 8 * (double)s->server.storage.queue_depth; /* the request ring */
-    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CAL_LOG2);
+    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CALENDAR_LOG2);
     return b;
 }
 
