@@ -251,6 +251,12 @@ sw --vary jobs.00.batch_per_gpu=16,32 2>/dev/null
   || bad "--vary jobs.00.X: $(head -n 2 "$q/s.csv" 2>&1)"
 rm -rf "$q"
 
+# A figure too large for its column prints in %g, not 300 digits of %f.
+out=$("$bin" run $small --set jobs.0.gpu_items_per_s=1e-300 --set dataset.item_kb=1e-300 2>&1)
+long=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$out")
+[ "$long" -lt 200 ] && grep -q " 1e+304 " <<<"$out" && grep -q "(5e+303% of the dataset)" <<<"$out" && ok \
+  || bad "a 1e-300 rate: longest line $long; $(head -n 8 <<<"$out")"
+
 # The README's key reference is the schema's own output.
 ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')

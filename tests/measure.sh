@@ -111,6 +111,19 @@ expect 2 "--cache: expected" -- "$bin" measure "$S" --data "$D" --cache lukewarm
 expect 2 "--io-threads" -- "$bin" measure "$S" --data "$D" --io-threads 0
 expect 2 "key 'server.cpus'" -- "$bin" measure "$S" --data "$D" --set server.cpus=none
 expect 0 "" -- "$bin" measure --help
+# The text header shows the paths it echoes with control characters escaped.
+ln -sfn "$D" "$W/esc"$'\e'"[31m"
+expect 0 "" -- "$bin" measure "$S" --data "$W/esc"$'\e'"[31m" --epochs 1
+grep -qF 'esc\x1b[31m' "$W/out" && ! grep -q $'\e' "$W/out" && ok || bad "measure's header prints a raw ESC: $(head -n 2 "$W/out" | od -c | head)"
+rm -f "$W/esc"$'\e'"[31m"
+# A figure the data gave that the scenario cannot take names the data, not
+# --set: one item of 400 MB (a sparse tail) among 119 small ones is cv 10.4,
+# above dataset.item_kb_cv's bound of 10.
+"$bin" measure "$S" --data "$W/skew" --generate 120 --epochs 1 --format csv >/dev/null 2>&1
+truncate -s 400M "$(find "$W/skew" -name '*.jpg' | sort | head -n 1)"
+expect 2 "--data $W/skew (measured): error: key 'dataset.item_kb_cv': out of bounds" -- \
+  "$bin" measure "$S" --data "$W/skew" --epochs 1
+rm -rf "$W/skew"
 
 echo "measure: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -17,6 +17,7 @@
 #include "decode_bench.h"
 #include "fileset.h"
 #include "http_get.h"
+#include "intern.h"
 #include "jpeg_gen.h"
 #include "metrics.h"
 #include "perm.h"
@@ -26,6 +27,7 @@
 #include "scenario.h"
 #include "schema.h"
 #include "storage_bench.h"
+#include "text.h"
 #include "topology.h"
 
 #define MAX_BAD_LINES 10
@@ -593,13 +595,22 @@ done:
 
 static void text_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
     const scenario_t *s = &mv[0].run.scn;
-    printf("stallsim %s measure -- %s (%s), seed %lld, %lld epochs, cache %s\n", STALLSIM_VERSION,
-           s->name, o->a.file, (long long)s->seed, (long long)s->epochs, page_mode_names[o->page]);
-    printf("dataset %d items from %s%s%s, %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, "
+    /* Paths and the URL are the command line's: shown with control characters
+     * escaped, as run shows its scenario path. */
+    printf("stallsim %s measure -- %s (", STALLSIM_VERSION, s->name);
+    text_put_escaped(stdout, o->a.file);
+    printf("), seed %lld, %lld epochs, cache %s\n", (long long)s->seed, (long long)s->epochs,
+           page_mode_names[o->page]);
+    printf("dataset %d items from ", d->n);
+    text_put_escaped(stdout, o->data);
+    if (o->url) {
+        printf(" via GET from ");
+        text_put_escaped(stdout, o->url);
+    }
+    printf(", %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, "
            "%lld prep threads, %d fetch threads\n",
-           d->n, o->data, o->url ? " via GET from " : "", o->url ? o->url : "", d->bytes / 1e9,
-           d->mean / 1e3, d->cv, (long long)s->server.gpus, (long long)s->server.cpus,
-           mv[0].fetchers);
+           d->bytes / 1e9, d->mean / 1e3, d->cv, (long long)s->server.gpus,
+           (long long)s->server.cpus, mv[0].fetchers);
     for (int k = 0; k < nv; k++)
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
                mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name, mv[k].minio_bytes / 1e9,
@@ -668,15 +679,20 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
     /* The data set decides N and the sizes: they go in after the user's --set
      * (only a variant's own overrides come later). */
     assign_list_t sets = {0};
-    char v[3][64];
-    snprintf(v[0], sizeof v[0], "dataset.items=%d", d->n);
-    snprintf(v[1], sizeof v[1], "dataset.item_kb=%.6g", d->mean / 1e3);
-    snprintf(v[2], sizeof v[2], "dataset.item_kb_cv=%.6g", d->cv);
+    static const char *const keys[3] = {"dataset.items", "dataset.item_kb", "dataset.item_kb_cv"};
+    char v[3][64], who[SCN_STR + 32];
+    snprintf(v[0], sizeof v[0], "%d", d->n);
+    snprintf(v[1], sizeof v[1], "%.6g", d->mean / 1e3);
+    snprintf(v[2], sizeof v[2], "%.6g", d->cv);
+    /* An error in a figure the data gave names the data, not --set. */
+    snprintf(who, sizeof who, "--data %s (measured)", o->data);
+    src_pos_t from_data = {intern(who), 0, 0};
+    if (!from_data.file) rc = EXIT_RUNTIME;
     for (size_t i = 0; i < o->a.sets.n && !rc; i++)
         rc = assign_push(&sets, o->a.sets.v[i].key, o->a.sets.v[i].value, o->a.sets.v[i].pos,
                          o->a.sets.v[i].keypos, 1);
     for (int i = 0; i < 3 && !rc; i++)
-        rc = assign_parse_set(&sets, v[i]);
+        rc = assign_push(&sets, keys[i], v[i], from_data, from_data, 1) ? EXIT_INPUT : 0;
     for (int k = 0; k < n && !rc; k++) {
         scenario_t *s = &mv[k].run.scn;
         rc = run_build(doc, &sets, idx[k], 0, &mv[k].run);
