@@ -651,8 +651,9 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
             snprintf(when, sizeof when, "from epoch %d; epoch %lld, the last run, is still warming",
                      v[k].steady_from + 1, (long long)v[k].scn.epochs);
         fprintf(out, "%-10s %14s %14s %8.2fx  %s (%s)\n", v[k].scn.variant,
-                fig(modt, sizeof modt, report_total_s(&v[k].model), 1), simt, base / report_total_s(best_source(&v[k])),
-                bottleneck_names[v[k].steady.bottleneck], when);
+                fig(modt, sizeof modt, report_total_s(&v[k].model), 1), simt,
+                base / report_total_s(best_source(&v[k])), bottleneck_names[v[k].steady.bottleneck],
+                when);
     }
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
