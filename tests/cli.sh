@@ -251,6 +251,17 @@ sw --vary jobs.00.batch_per_gpu=16,32 2>/dev/null
   || bad "--vary jobs.00.X: $(head -n 2 "$q/s.csv" 2>&1)"
 rm -rf "$q"
 
+# Every bad variant is reported, not just the first; an error they share once.
+q2=$(mktemp -d)
+printf '%s\n' 'dataset: {items: 1000, item_kb: 10}' 'jobs:' '  - {name: a, gpus: 1, gpu_items_per_s: 100}' \
+  'variants:' '  one: {server.cpus: 0}' '  two: {server.gpus: -1}' '  three: {loader.cache: nope}' >"$q2/bv.yaml"
+err=$("$bin" check "$q2/bv.yaml" --set server.cpus=abc 2>&1 >/dev/null)
+rc=$?
+[ $rc = 2 ] && grep -q "bv.yaml:5:22: error: key 'server.cpus'" <<<"$err" && grep -q "bv.yaml:6:22: error: key 'server.gpus'" <<<"$err" \
+  && grep -q "bv.yaml:7:25: error: key 'loader.cache'" <<<"$err" && [ "$(grep -c "^--set: error" <<<"$err")" = 1 ] && ok \
+  || bad "three bad variants: exit $rc, stderr: $err"
+rm -rf "$q2"
+
 # A figure too large for its column prints in %g, not 300 digits of %f.
 out=$("$bin" run $small --set jobs.0.gpu_items_per_s=1e-300 --set dataset.item_kb=1e-300 2>&1)
 long=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$out")

@@ -78,9 +78,13 @@ static int cmd_run(int argc, char **argv, int check_only) {
     if (!rc) rc = run_select(&doc, cmd, o.a.only, o.a.nonly, idx, &nv);
     variant_run_t *runs = rc ? NULL : calloc((size_t)nv, sizeof *runs);
     if (!rc && !runs) rc = EXIT_RUNTIME;
-    /* Validate every variant before running any: a typo in the last must not cost a long run. */
-    for (int k = 0; k < nv && !rc; k++)
-        rc = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
+    /* Validate every variant before running any: a typo in the last must not
+     * cost a long run. Every bad variant is reported, not just the first (an
+     * error they share prints once: diag drops repeats). */
+    for (int k = 0; k < nv && rc != EXIT_RUNTIME && runs; k++) {
+        int one = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
+        if (one && rc != EXIT_RUNTIME) rc = one;
+    }
     if (!rc && check_only) {
         printf("%s: ok (%d variant%s)\n", o.a.file, nv, nv == 1 ? "" : "s");
     } else if (!rc) {
