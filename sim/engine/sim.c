@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kinds.h"
 #include "perm.h"
@@ -762,7 +763,18 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
     if (last) finish_epoch(w, st, out);
 }
 
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
+    return sim_run_watched(s, t, out, NULL);
+}
+
+int sim_run_watched(const scenario_t *s, const topology_t *t, run_metrics_t *out,
+                    const sim_watch_t *watch) {
     world_t w;
     memset(&w, 0, sizeof w);
     w.s = s;
@@ -778,8 +790,22 @@ int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         destroy(&w);
         return rc;
     }
+    /* The watch counts batches: the clock is read every 256 of them, and
+     * the callback called when half a second has passed. */
+    uint64_t batches = 0;
+    double all = 0, next_call = watch ? wall_s() + 0.5 : 0;
+    for (int k = 0; k < w.nstreams; k++)
+        all += (double)w.st[k].nbatches * (double)s->epochs;
     /* Merge the streams by the issue time of their next batch (ties: stream order). */
     for (;;) {
+        if (watch && (++batches & 255) == 0 && wall_s() >= next_call) {
+            next_call = wall_s() + 0.5;
+            double done = all > 0 && (double)batches < all ? (double)batches / all : 1;
+            if (watch->progress(watch->ctx, done)) {
+                destroy(&w);
+                return SIM_STOPPED;
+            }
+        }
         stream_t *pick = NULL;
         double best = INFINITY;
         for (int k = 0; k < w.nstreams; k++) {
