@@ -216,6 +216,9 @@ static int run(const options *o, calib_results *r) {
         }
         if (fl.non_jpeg) progress("ignoring %d files not named *.jpg/*.jpeg", fl.non_jpeg);
         if (fl.unreadable) progress("could not list %d entries", fl.unreadable);
+        if (fl.too_deep)
+            progress("did not search %d folder(s) more than %d levels down", fl.too_deep,
+                     FILESET_MAX_DEPTH);
         if (fl.n > files) progress("sampling %d of %d files (--files)", files, fl.n);
         sample_files(&fl, files, (unsigned long)o->seed);
     } else {

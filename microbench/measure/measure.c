@@ -176,20 +176,78 @@ static void dataset_free(dataset *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* --generate: fills DIR (made if missing) when it has no JPEG yet. */
+/* --generate leaves DIR/.stallsim-generated ("count N seed S") once every
+ * file is written, so a later run tells a finished set from one that a full
+ * disk or a kill cut short. */
+#define GEN_MARK ".stallsim-generated"
+
+/* Whether every listed file has a name the generator writes (class_NN/img_NNNNNN.jpg). */
+static int all_generated_names(const char *dir, const file_list *fl) {
+    size_t n = strlen(dir);
+    for (int i = 0; i < fl->n; i++) {
+        int c, k, used = 0;
+        const char *rel = fl->v[i].path + n;
+        if (strncmp(fl->v[i].path, dir, n) != 0 ||
+            sscanf(rel, "/class_%2d/img_%6d.jpg%n", &c, &k, &used) != 2 || rel[used] != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* --generate: fills DIR (made if missing) when it has no JPEG yet, or
+ * completes a generated set an earlier run did not finish. */
 static int generate(const char *dir, int count, unsigned long seed) {
     file_list fl = {0};
-    char err[512];
-    int have = fileset_scan(dir, &fl, err, sizeof err) == 0 && fl.n > 0;
+    char err[512], mark[4096];
+    snprintf(mark, sizeof mark, "%s/" GEN_MARK, dir);
+    int have = fileset_scan(dir, &fl, err, sizeof err) == 0 ? fl.n : 0;
+    int generated = have > 0 && all_generated_names(dir, &fl);
     fileset_free(&fl);
-    if (have) return 0;
+    int mcount = -1;
+    unsigned long mseed = 0;
+    FILE *m = fopen(mark, "r");
+    if (m && fscanf(m, "count %d seed %lu", &mcount, &mseed) != 2) mcount = -1;
+    if (m) fclose(m);
+    if (have > 0 && mcount >= 0 && have == mcount) return 0; /* a finished set */
+    if (have > 0 && !generated) {
+        fprintf(stderr,
+                "stallsim measure: --generate: %s already holds %d JPEG(s) that --generate did "
+                "not write; measuring them as they are\n",
+                dir, have);
+        return 0;
+    }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "stallsim measure: --data %s: cannot create: %s\n", dir, strerror(errno));
         return EXIT_INPUT;
     }
+    if (have > 0 && mcount >= 0 && mcount != have) {
+        fprintf(stderr,
+                "stallsim measure: --generate: %s holds %d of the %d JPEGs a finished --generate "
+                "wrote (files removed since); writing the %d asked for again\n",
+                dir, have, mcount, count);
+    } else if (have > 0) {
+        fprintf(stderr,
+                "stallsim measure: --generate: %s holds %d generated JPEG(s) but no record that "
+                "the run writing them finished (a full disk, a kill); writing the %d asked for "
+                "again\n",
+                dir, have, count);
+    }
+    unlink(mark);
     fprintf(stderr, "stallsim measure: generating %d JPEGs in %s\n", count, dir);
     if (jpeg_gen_dataset(dir, count, seed, 2, err, sizeof err) != 0) {
         fprintf(stderr, "stallsim measure: --generate: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    /* Files from an earlier, larger request would stay: count what is there. */
+    file_list now = {0};
+    int n = fileset_scan(dir, &now, err, sizeof err) == 0 ? now.n : 0;
+    fileset_free(&now);
+    m = fopen(mark, "w");
+    int wrote = m && fprintf(m, "count %d seed %lu\n", n, seed) > 0;
+    if (m && fclose(m) != 0) wrote = 0;
+    if (!wrote) {
+        fprintf(stderr, "stallsim measure: --generate: cannot write %s: %s\n", mark,
+                strerror(errno));
         return EXIT_RUNTIME;
     }
     return 0;
@@ -259,6 +317,14 @@ static int dataset_load(const char *dir, dataset *d) {
     if (d->non_jpeg)
         fprintf(stderr, "stallsim measure: %s: %d file(s) not named *.jpg/*.jpeg skipped\n", dir,
                 d->non_jpeg);
+    if (d->fl.unreadable)
+        fprintf(stderr,
+                "stallsim measure: %s: %d entr%s could not be listed or stat'ed (skipped)\n", dir,
+                d->fl.unreadable, d->fl.unreadable == 1 ? "y" : "ies");
+    if (d->fl.too_deep)
+        fprintf(stderr,
+                "stallsim measure: %s: %d folder(s) more than %d levels down not searched\n", dir,
+                d->fl.too_deep, FILESET_MAX_DEPTH);
     if (d->n == 0) {
         fprintf(stderr, "stallsim measure: --data %s: no readable JPEG files (%d bad, %d other)\n",
                 dir, d->bad, d->non_jpeg);
