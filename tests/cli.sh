@@ -279,6 +279,11 @@ grep -q "stallsim run: warning: at this pace the simulation takes about .* h; --
   || bad "no warning on a run of hours: $(cat "$q3.err")"
 rm -f "$q3" "$q3.err"
 
+# A data set smaller than the prefetch window stages its own items, not
+# full batches: 100 items of 602112 B, not one batch of 128.
+staged=$("$bin" run $small --set dataset.items=100 --variant base --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "staged_bytes") c = i; next } { print $c }' | sort -u)
+[ "$staged" = 60211200 ] && ok || bad "staged_bytes of a 100-item data set: $staged, want 60211200"
+
 # A figure too large for its column prints in %g, not 300 digits of %f.
 out=$("$bin" run $small --set jobs.0.gpu_items_per_s=1e-300 --set dataset.item_kb=1e-300 2>&1)
 long=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$out")

@@ -502,6 +502,13 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
 }
 
+/* Items in the batches staged at the epoch's peak: at most the epoch's own
+ * (a data set smaller than the window is not a window of full batches). */
+static double staged_items(const stream_t *st) {
+    double items = (double)st->staged_peak * (double)st->M;
+    return items < (double)st->n_used ? items : (double)st->n_used;
+}
+
 static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     const scenario_t *s = w->s;
     double n = (double)st->n_used;
@@ -520,7 +527,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->storage_reads = st->io.reads;
         m->shards_per_batch = st->mixed > 0 ? st->mix / st->mixed : 0;
         m->items_consumed = st->consumed[c];
-        m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
+        m->staged_bytes = staged_items(st) * scenario_out_item_bytes(s);
         m->cpu_util = st->prep_busy / (st->prep.cpu_slots * st->ns * m->epoch_s);
         /* The devices this stream reads: its servers' own, or the one they share. */
         double devices = s->server.storage.shared ? 1 : st->ns;
@@ -531,7 +538,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (st->end[c] > next) next = st->end[c];
         if (st->end_mem[c] > next_mem) next_mem = st->end_mem[c];
     }
-    double staged = st->staged_peak * (double)st->M * scenario_out_item_bytes(s) / st->ns;
+    double staged = staged_items(st) * scenario_out_item_bytes(s) / st->ns;
     for (int v = st->first_server; v < st->first_server + st->ns; v++)
         w->srv[v * s->epochs + st->epoch].staged_bytes += staged;
     st->ep_start = next;
