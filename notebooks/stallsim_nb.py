@@ -11,6 +11,8 @@ below keep the notebooks' axes, ticks and titles alike.
 import glob
 import os
 
+import numpy as np
+
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
@@ -59,6 +61,16 @@ def log_axis(ax, which='y', base=10):
         axis.set_major_locator(LogLocator(base=base))
     axis.set_major_formatter(FuncFormatter(plain_number))
     axis.set_minor_formatter(NullFormatter())
+
+
+def from_zero(*axes):
+    """Y axes from 0 to a little above the highest line of any of AXES, so a
+    flat line is not drawn on the frame."""
+    ys = [np.nanmax(np.asarray(l.get_ydata(), float)) for ax in axes for l in ax.get_lines()
+          if len(l.get_ydata()) and l.get_transform() is ax.transData]  # not axvline
+    top = max(ys, default=0)
+    for ax in axes:
+        ax.set_ylim(0, top * 1.08 if top > 0 else 1)
 
 
 def source_styles():
@@ -116,8 +128,11 @@ def series(sw, df, exclude):
     out = []
     for vals, g in df.groupby(keys if len(keys) > 1 else keys[0], sort=True):
         vals = vals if isinstance(vals, tuple) else (vals,)
-        out.append((', '.join(describe(k, v) for k, v in zip(keys, vals)), g))
-    return out
+        out.append((vals, ', '.join(describe(k, v) for k, v in zip(keys, vals)), g))
+    if keys[0] == 'variant':  # the scenario's order (the baseline first), not the alphabet's
+        order = {v: i for i, v in enumerate(sw.variants)}
+        out.sort(key=lambda t: (order.get(t[0][0], len(order)),) + tuple(t[0][1:]))
+    return [(label, g) for _, label, g in out]
 
 
 def style_legend(ax, extra=(), **kw):
