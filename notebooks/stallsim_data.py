@@ -197,6 +197,9 @@ class Sweep:
         a = self.axis(key)
         if a is not None and len(a.values) > 1:
             return
+        if a is not None:
+            raise AxisMissing(f'{notebook} plots against {key}, but {self.path} varies it over one '
+                              f'value ({a.values[0]}): rerun the sweep with --vary {key}={example}')
         try:
             ran = f'; every row ran {key}={self.config().get(key)}'
         except KeyError:
@@ -306,7 +309,9 @@ def load_meta(path: str) -> SweepMeta:
     """PATH, a sweep's OUT.csv.meta.json."""
     if not os.path.isfile(path):
         raise _fail(path, 'no such file: a sweep written with -o OUT.csv leaves its metadata '
-                          'beside it (not with -o -, nor from a stallsim older than "effective")')
+                          'beside it (not with -o -, nor from a stallsim older than "effective"; '
+                          'for shards concatenated into OUT.csv, copy one shard\'s .meta.json '
+                          'to OUT.csv.meta.json)')
     with open(path, encoding='utf-8') as f:
         text = f.read()
     try:
@@ -356,7 +361,14 @@ def load_sweep(path: str) -> Sweep:
         if a.key != 'variant':
             leading[a.column] = _axis_dtype(a.values)
     df = _read_rows(path, leading)
-    if len(df) != meta.rows:
+    first, end = int(df['config'].min()) if len(df) else 0, int(df['config'].max()) + 1 if len(df) else 0
+    if meta.shard != '1/1' and (first, end) != meta.configs:
+        # Shards concatenated into one file, beside one shard's metadata (the
+        # README's recipe): every shard has the same axes and configuration.
+        if first < 0 or end > meta.grid_size:
+            raise _fail(path, f'configurations {first} to {end - 1} lie outside the grid of '
+                              f'{meta.grid_size} that {meta.path} describes')
+    elif len(df) != meta.rows:
         raise _fail(path, f'{len(df)} rows, but {meta.path} says the sweep wrote {meta.rows} '
                           '(a truncated or concatenated file? rerun the sweep)')
     unknown = sorted(set(df['variant'].unique()) - set(meta.effective))

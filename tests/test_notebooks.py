@@ -127,6 +127,28 @@ class Data(unittest.TestCase):
                      'server.cpus=24', '--vary server.cpus=8:192:8'):
             self.assertIn(part, msg)
 
+    def test_concatenated_shards(self):
+        t = tempfile.mkdtemp(dir=self.tmp)
+        for i in (1, 2):
+            sweep(f'{t}/part.{i}.csv', '--variant', 'dali', '--vary', 'server.cpus=8:64:16', '--shard', f'{i}/2')
+        with open(f'{t}/all.csv', 'w') as out:
+            for i in (1, 2):
+                with open(f'{t}/part.{i}.csv') as f:
+                    lines = f.readlines()
+                out.writelines(lines if i == 1 else lines[1:])
+        with self.assertRaisesRegex(sd.DataError, 'copy one shard'):
+            sd.load_sweep(f'{t}/all.csv')
+        shutil.copy(f'{t}/part.2.csv.meta.json', f'{t}/all.csv.meta.json')
+        sw = sd.load_sweep(f'{t}/all.csv')
+        self.assertEqual(sorted(sw.df.config.unique()), [0, 1, 2, 3])
+        self.assertEqual(len(sw.df), 16)
+        self.assertEqual(len(sd.load_sweep(f'{t}/part.1.csv').df), 8)
+
+    def test_one_value_is_no_axis(self):
+        sw = sd.load_sweep(sweep(f'{self.tmp}/one.csv', '--variant', 'dali', '--vary', 'server.cpus=8'))
+        with self.assertRaisesRegex(sd.AxisMissing, r'over one value \(8\): rerun the sweep with --vary server.cpus=1,2'):
+            sw.require('server.cpus', 'x', '1,2')
+
     def test_malformed_csv(self):
         def bad_value(lines):  # line 3: epoch_s is the 7th field after the one axis
             f = lines[2].split(',')
