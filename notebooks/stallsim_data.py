@@ -16,7 +16,6 @@ applied), never from re-reading the scenario's YAML. Needs pandas only.
 import json
 import math
 import os
-import shlex
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -435,7 +434,3 @@ def steady(df: pd.DataFrame, epoch: Optional[int] = None) -> pd.DataFrame:
         raise DataError(f'epoch {epoch}: the data hold epochs 1 to {last}')
     return df[df['epoch'] == epoch]
 
-
-def quote_command(meta: SweepMeta) -> str:
-    """The command that made a sweep, as a shell would take it."""
-    return ' '.join(shlex.quote(a) for a in meta.command_line)

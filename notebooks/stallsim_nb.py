@@ -16,8 +16,8 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from stallsim_data import (AxisMissing, DataError, Sweep, load_meta, load_run,  # noqa: F401
-                           load_sweep, quote_command, steady)
+# What the notebooks use of the data, under nb.: load_sweep, steady, the errors.
+from stallsim_data import AxisMissing, DataError, Sweep, load_run, load_sweep, steady  # noqa: F401
 
 
 def param(name, value, default, cast=str):
