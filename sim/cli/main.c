@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "atomic_file.h"
+#include "diag.h"
 #include "calibrate.h"
 #include "import_dlio.h"
 #include "measure.h"
@@ -147,11 +148,13 @@ static int cmd_run(int argc, char **argv, int check_only) {
     if (!rc && !runs) rc = EXIT_RUNTIME;
     /* Validate every variant before running any: a typo in the last must not
      * cost a long run. Every bad variant is reported, not just the first (an
-     * error they share prints once: diag drops repeats). */
+     * error they share prints once). */
+    diag_drop_repeats(1);
     for (int k = 0; k < nv && rc != EXIT_RUNTIME && runs; k++) {
         int one = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
         if (one && rc != EXIT_RUNTIME) rc = one;
     }
+    diag_drop_repeats(0);
     if (!rc && check_only) {
         printf("%s: ok (%d variant%s)\n", o.a.file, nv, nv == 1 ? "" : "s");
     } else if (!rc) {

@@ -9,13 +9,22 @@
 
 #include "text.h"
 
-/* Whether this exact message was printed before, remembering it if not.
- * Each variant is validated on its own, so an error in the shared part of a
- * scenario (or a --set) would otherwise be printed once per variant. */
+/* While diag_drop_repeats(1) is in force, whether this exact message was
+ * printed before, remembering it if not. Each variant is validated on its
+ * own, so an error in the shared part of a scenario (or a --set) would
+ * otherwise be printed once per variant. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t seen[256];
+static int dropping, nseen, next;
+
+void diag_drop_repeats(int on) {
+    pthread_mutex_lock(&lock);
+    dropping = on;
+    nseen = next = 0;
+    pthread_mutex_unlock(&lock);
+}
+
 static int seen_before(src_pos_t pos, const char *kind, const char *msg) {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static uint64_t seen[256];
-    static int nseen, next;
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     const char *parts[3] = {pos.file ? pos.file : "", kind, msg};
     for (int p = 0; p < 3; p++) {
@@ -26,9 +35,9 @@ static int seen_before(src_pos_t pos, const char *kind, const char *msg) {
     h ^= (uint64_t)(unsigned)pos.line << 32 ^ (uint64_t)(unsigned)pos.col;
     pthread_mutex_lock(&lock);
     int found = 0;
-    for (int i = 0; i < nseen && !found; i++)
+    for (int i = 0; dropping && i < nseen && !found; i++)
         found = seen[i] == h;
-    if (!found) {
+    if (dropping && !found) {
         seen[next] = h;
         next = (next + 1) % 256;
         nseen += nseen < 256;
