@@ -61,6 +61,9 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
 /* The model, and with `simulate` the simulator, of a built variant. 0, or
  * EXIT_RUNTIME without memory. */
 int run_execute(variant_run_t *v, int simulate);
+/* The same, with an observer of the simulation (sim.h; NULL: none). */
+struct sim_observer;
+int run_execute_observed(variant_run_t *v, int simulate, const struct sim_observer *obs);
 void run_release(variant_run_t *v);
 
 #endif
