@@ -117,8 +117,9 @@ static void hit_chart(FILE *out, const variant_run_t *v, int nv) {
     svg_chart_t c = {"Cache hit rate per epoch", "epoch", "hit rate (% of reads)", 0, 0, 1, 1};
     svg_lines(out, &c, E, NULL, xl, shown, series, y);
     if (shown < ns)
-        fprintf(out, "<p class=\"note\">The first %d of %d variant/job series are drawn; the table "
-                     "below has them all.</p>\n",
+        fprintf(out,
+                "<p class=\"note\">The first %d of %d variant/job series are drawn; the table "
+                "below has them all.</p>\n",
                 shown, ns);
     free(y), free(series), free(names), free(xt), free(xl);
 }
@@ -143,7 +144,8 @@ static void bottleneck_table(FILE *out, const variant_run_t *v, int nv) {
             fprintf(out, "<td>%.1f</td>", report_total_s(&v[k].sim));
         else
             fputs("<td>-</td>", out);
-        fprintf(out, "<td>%.2fx</td><td class=\"name\">%s (from epoch %d%s)</td><td class=\"name\">",
+        fprintf(out,
+                "<td>%.2fx</td><td class=\"name\">%s (from epoch %d%s)</td><td class=\"name\">",
                 base / report_total_s(source(&v[k])), bottleneck_names[v[k].steady.bottleneck],
                 v[k].steady_from + 1,
                 v[k].steady_from < v[k].scn.epochs ? "" : "; the run ends still warming");
@@ -226,8 +228,9 @@ void html_run_write(FILE *out, const char *path, const variant_run_t *v, int nv,
         }
     fputs("</div>\n", out);
     if (charts < names)
-        fprintf(out, "<p class=\"note\">The first %d of %d jobs are drawn; the table below has "
-                     "them all.</p>\n",
+        fprintf(out,
+                "<p class=\"note\">The first %d of %d jobs are drawn; the table below has "
+                "them all.</p>\n",
                 charts, names);
     fputs("<h2>Hit rate per epoch</h2>\n", out);
     hit_chart(out, v, nv);

@@ -16,7 +16,7 @@ typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_HTML } report_format
 #define REPORT_FORMAT_OPTION(offset_)                                                              \
     {                                                                                              \
         .name = "--format", .type = OPT_FN, .arg = "FMT", .offset = (offset_),                     \
-        .fn = report_format_parse, .help = "text (default), csv, json or html (one page)"                           \
+        .fn = report_format_parse, .help = "text (default), csv, json or html (one page)"          \
     }
 int report_format_parse(void *format, const char *cmd, const char *value);
 

@@ -17,12 +17,23 @@ const char *svg_color(int k) {
 void html_put_text(FILE *out, const char *s) {
     for (; *s; s++) {
         switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default: fputc(*s, out);
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&#39;", out);
+            break;
+        default:
+            fputc(*s, out);
         }
     }
 }
@@ -97,8 +108,7 @@ static void begin(FILE *out, const svg_chart_t *c, frame_t *f, int nseries, cons
             "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>\n",
             LEFT, TOP, LEFT, TOP + f->plot_h, LEFT, TOP + f->plot_h, LEFT + f->plot_w,
             TOP + f->plot_h);
-    fprintf(out,
-            "<text transform=\"translate(16,%d) rotate(-90)\" text-anchor=\"middle\">",
+    fprintf(out, "<text transform=\"translate(16,%d) rotate(-90)\" text-anchor=\"middle\">",
             TOP + f->plot_h / 2);
     html_put_text(out, c->y_label);
     fprintf(out, "</text>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LEFT + f->plot_w / 2,
@@ -157,8 +167,8 @@ void svg_stacked_bars(FILE *out, const svg_chart_t *c, int nbars, const char *co
             if (h <= 0) continue;
             y -= h;
             fprintf(out,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
-                    x, y, bw, h, seg[k].color);
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", x,
+                    y, bw, h, seg[k].color);
         }
         fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + bw / 2,
                 TOP + f.plot_h + 15);
@@ -218,8 +228,9 @@ void svg_lines(FILE *out, const svg_chart_t *c, int npoints, const double *x,
         for (int i = 0; i <= npoints; i++) {
             int have = i < npoints && isfinite(ys[i]);
             if (!have) {
-                if (open) fprintf(out, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"/>\n",
-                                  series[s].color);
+                if (open)
+                    fprintf(out, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"/>\n",
+                            series[s].color);
                 open = 0;
                 continue;
             }
