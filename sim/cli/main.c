@@ -211,7 +211,11 @@ static int run_traced(const char *cmd, const run_opts_t *o, variant_run_t *runs,
         if (!rc) rc = run_execute_observed(&runs[k], 1, obs);
         if (traced && trace_variant_end(t) && !rc) rc = EXIT_RUNTIME;
     }
-    if (t && trace_close(t) && !rc) rc = EXIT_RUNTIME;
+    if (rc) fprintf(stderr, "stallsim %s: out of memory\n", cmd);
+    if (t && trace_close(t) && !rc) {
+        fprintf(stderr, "stallsim %s: cannot write %s\n", cmd, af.tmp);
+        rc = EXIT_RUNTIME;
+    }
     if (rc) {
         atomic_abort(&af);
         return rc;
@@ -251,7 +255,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
         if (o.trace) rc = run_traced(cmd, &o, runs, nv);
         for (int k = 0; k < nv && !rc && !o.trace; k++)
             rc = run_execute(&runs[k], !o.a.model_only);
-        if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim run: out of memory\n");
+        if (rc == EXIT_RUNTIME && !o.trace) fprintf(stderr, "stallsim run: out of memory\n");
         if (!rc) report_write(stdout, o.format, o.a.file, runs, nv);
         /* A full disk or closed pipe must not pass for a complete result. */
         if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
