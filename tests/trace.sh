@@ -77,6 +77,18 @@ assert b == [(2, k) for k in range(5, 10)], b
 PY
 ) && ok || bad "window 2 / 5-9 / minio: $out"
 
+# Two servers, partitioned caching: each server's cache, and the NICs' remote reads.
+"$bin" run $small --set server.count=2 --set jobs.0.gpus=4 --set loader.dist_cache=partitioned \
+  --set loader.cache=minio --variant base --trace "$tmp/p.json" --trace-epochs 2 >/dev/null \
+  && out=$($py - "$tmp/p.json" <<'PY'
+import json, sys
+names = {e["name"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "C"}
+for want in ("cache of server 1: GB held", "cache of server 2: GB held",
+             "NIC of server 1: transfers in flight", "NIC of server 2: transfers in flight"):
+    assert want in names, (want, names)
+PY
+) && ok || bad "partitioned caching's counters: $out"
+
 # Same scenario and seed: the same bytes.
 "$bin" run $small --trace "$tmp/d2.json" >/dev/null && cmp -s "$tmp/d.json" "$tmp/d2.json" && ok \
   || bad "two runs gave different traces"

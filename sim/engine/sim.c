@@ -551,7 +551,6 @@ enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier *
 /* ---- the observer's view (sim.h); none of this runs without one ---- */
 
 static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
-    const cache_t *c = w->owner ? NULL : &w->cache[st->first_server];
     sim_batch_t b = {
         .stream = (int)(st - w->st),
         .epoch = st->epoch,
@@ -563,12 +562,15 @@ static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
         .servers = st->ns,
         .inst = st->inst,
         .ninst = st->ninst,
-        .cache_used = {c ? (double)c->used : (double)w->owned[st->first_server],
-                       c ? (double)c->capacity : scenario_cache_bytes(w->s)},
     };
     w->obs_seen[0] = st->hits, w->obs_seen[1] = st->tier_hits;
     w->obs_seen[2] = st->read_bytes, w->obs_seen[3] = st->remote_hits;
     w->obs->batch(w->obs->ctx, &b);
+    for (int v = st->first_server; v < st->first_server + st->ns; v++) {
+        const cache_t *c = w->owner ? NULL : &w->cache[v];
+        w->obs->cache(w->obs->ctx, v, issue, c ? (double)c->used : (double)w->owned[v],
+                      c ? (double)c->capacity : scenario_cache_bytes(w->s));
+    }
 }
 
 /* Where the item came from, told by which of the batch's counters it moved. */

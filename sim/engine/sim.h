@@ -37,7 +37,6 @@ typedef struct {
     int servers;
     const int *inst; /* the job instances it feeds: inst[0..ninst) */
     int ninst;
-    double cache_used[2]; /* its first server's cache: bytes held, capacity */
 } sim_batch_t;
 
 /* One item of that batch. */
@@ -74,6 +73,8 @@ typedef struct {
 typedef struct sim_observer {
     void *ctx;
     void (*batch)(void *ctx, const sim_batch_t *b);
+    /* After batch: each of the stream's servers' cache then, bytes held and capacity. */
+    void (*cache)(void *ctx, int server, double at, double used, double capacity);
     void (*item)(void *ctx, const sim_item_t *it);
     void (*iteration)(void *ctx, const sim_iter_t *it);
 } sim_observer_t;

@@ -276,8 +276,15 @@ static void on_batch(void *ctx, const sim_batch_t *b) {
     if (!t->cur_in_window) return;
     snprintf(name, sizeof name, "staged batches (%s)", job);
     counter(t, name, b->issue, "batches", b->staged);
-    snprintf(name, sizeof name, "cache of server %d: GB held", b->first_server + 1);
-    counter(t, name, b->issue, "GB", b->cache_used[0] / 1e9);
+}
+
+static void on_cache(void *ctx, int server, double at, double used, double capacity) {
+    trace_t *t = ctx;
+    (void)capacity;
+    if (!t->cur_in_window) return;
+    char name[64];
+    snprintf(name, sizeof name, "cache of server %d: GB held", server + 1);
+    counter(t, name, at, "GB", used / 1e9);
 }
 
 static void on_item(void *ctx, const sim_item_t *it) {
@@ -392,7 +399,7 @@ trace_t *trace_open(FILE *out, const trace_window_t *w, const char *scenario_pat
     if (!t) return NULL;
     t->f = out;
     t->w = *w;
-    t->obs = (sim_observer_t){t, on_batch, on_item, on_iteration};
+    t->obs = (sim_observer_t){t, on_batch, on_cache, on_item, on_iteration};
     fprintf(out,
             "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"stallsim %s\","
             "\"scenario\":",
