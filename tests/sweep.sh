@@ -62,6 +62,20 @@ for n in 3 5 13; do
   check "$n shards concatenate to the full grid" 'cmp -s cat.csv full.csv'
 done
 
+# Validation scales with the shard: a 1e7-point grid's shard of 10 builds its
+# own points and each axis value once (it built all 1e7 before, minutes), and
+# a value bad alone is still refused by every shard, also one without it.
+t0=$(date +%s)
+timeout 60 "$bin" sweep "$small" --vary server.cpus=1:1000:1 --vary jobs.0.batch_per_gpu=1:10000:1 \
+  --model-only --shard 1/1000000 -o big.csv 2>err.txt
+rc=$? dt=$(($(date +%s) - t0))
+check "1e7-point grid, shard 1/1000000: exit $rc in $dt s ($(cat err.txt))" \
+  '[ $rc = 0 ] && [ $dt -lt 20 ] && [ $(($(wc -l <big.csv) - 1)) = 40 ]'
+"$bin" sweep "$small" --vary dataset.shard_items=1,2,100000000 --shard 1/3 --model-only -o bad.csv 2>err.txt
+rc=$?
+check "a value bad alone stops a shard without it ($(cat err.txt))" \
+  '[ $rc = 2 ] && grep -q "configuration 2 (dataset.shard_items=100000000)" err.txt && [ ! -e bad.csv ]'
+
 # Resume after a torn tail: cut the file mid-row, mid-configuration, at a
 # configuration boundary and inside the header; rerun; same bytes.
 total=$(wc -c <full.csv)

@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "options.h"
 #include "scenario.h"
+#include "sim.h"
 #include "topology.h"
 
 /* What every command that runs a scenario takes from its command line. A
@@ -61,9 +62,12 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
 /* The model, and with `simulate` the simulator, of a built variant. 0, or
  * EXIT_RUNTIME without memory. */
 int run_execute(variant_run_t *v, int simulate);
-/* The same, with an observer of the simulation (sim.h; NULL: none). */
-struct sim_observer;
-int run_execute_observed(variant_run_t *v, int simulate, const struct sim_observer *obs);
+/* The same with the simulator watched (sim_run_watched): SIM_STOPPED when
+ * the watch stopped it. */
+int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch);
+/* The same with an observer of the simulation too (sim.h; NULL: none). */
+int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watch,
+                         const sim_observer_t *obs);
 void run_release(variant_run_t *v);
 
 #endif

@@ -362,40 +362,66 @@ static int check_threads_memory(const plan_t *p, double largest, int64_t where) 
     return EXIT_INPUT;
 }
 
-/* Builds every configuration of the grid (all shards: a bad value anywhere
- * stops every shard alike) before any runs, and counts the shard's rows.
- * Each of the shard's simulations must fit in memory alone, and the largest
- * once per worker thread. */
+/* Builds configuration c and checks it; a configuration of this shard also
+ * counts its rows and its simulations' memory. */
+static int validate_one(plan_t *p, int64_t c, variant_run_t *v, double *largest, int64_t *where,
+                        int64_t *seed) {
+    int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
+    assign_list_t sets = {0};
+    sweep_grid_point(&p->grid, c, idx);
+    int nv = config_variants(p, idx, vars);
+    int rc = config_sets(p, idx, &sets);
+    int64_t rows = 0;
+    int mine = c >= p->first && c < p->end;
+    for (int k = 0; k < nv && !rc; k++) {
+        rc = run_build(p->doc, &sets, vars[k], 0, v);
+        if (!rc) rc = note_input(p, v->scn.host, "the host profile");
+        if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
+        if (!rc && mine && p->at_once > 0) {
+            double one = (double)sim_memory_bytes(&v->scn, &v->topo);
+            if (one > *largest) *largest = one, *where = c;
+            rc = sim_memory_check_n(&v->scn, &v->topo, 1);
+        }
+        if (rc == EXIT_INPUT) describe_config(p, c);
+        if (rc) break;
+        rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
+        if (c == 0 && k == 0) *seed = v->scn.seed;
+    }
+    if (mine && !rc) p->rows[c - p->first] = rows;
+    assign_list_free(&sets);
+    return rc;
+}
+
+/* Builds every configuration of this shard before any runs, and counts its
+ * rows. Each of the shard's simulations must fit in memory alone, and the
+ * largest once per worker thread. The rest of the grid is checked value by
+ * value (each axis value once, the other axes at the shard's first point):
+ * a bad value anywhere stops every shard alike, while the work stays the
+ * shard's size plus the axes' lengths (a 1e8-point grid in 1000 shards no
+ * longer builds 1e8 configurations in each). A value bad only in
+ * combination with another is found by the shard that holds it. */
 static int validate(plan_t *p, int64_t *seed) {
     variant_run_t *v = malloc(sizeof *v);
     if (!v) return EXIT_RUNTIME;
     int rc = 0;
     double largest = 0;
     int64_t where = p->first;
-    for (int64_t c = 0; c < p->grid.size && !rc; c++) {
-        int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
-        assign_list_t sets = {0};
-        sweep_grid_point(&p->grid, c, idx);
-        int nv = config_variants(p, idx, vars);
-        rc = config_sets(p, idx, &sets);
-        int64_t rows = 0;
-        int mine = c >= p->first && c < p->end;
-        for (int k = 0; k < nv && !rc; k++) {
-            rc = run_build(p->doc, &sets, vars[k], 0, v);
-            if (!rc) rc = note_input(p, v->scn.host, "the host profile");
-            if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
-            if (!rc && mine && p->at_once > 0) {
-                double one = (double)sim_memory_bytes(&v->scn, &v->topo);
-                if (one > largest) largest = one, where = c;
-                rc = sim_memory_check_n(&v->scn, &v->topo, 1);
+    if (p->first > 0) rc = validate_one(p, 0, v, &largest, &where, seed); /* the seed */
+    for (int64_t c = p->first; c < p->end && !rc; c++)
+        rc = validate_one(p, c, v, &largest, &where, seed);
+    if (p->end - p->first < p->grid.size) {
+        int base[SWEEP_MAX_AXES];
+        int64_t stride[SWEEP_MAX_AXES];
+        sweep_grid_point(&p->grid, p->first < p->grid.size ? p->first : 0, base);
+        for (int a = p->grid.naxes - 1; a >= 0; a--)
+            stride[a] = a == p->grid.naxes - 1 ? 1 : stride[a + 1] * p->grid.axes[a + 1].nvalues;
+        for (int a = 0; a < p->grid.naxes && !rc; a++)
+            for (int i = 0; i < p->grid.axes[a].nvalues && !rc; i++) {
+                int64_t c = 0;
+                for (int b = 0; b < p->grid.naxes; b++)
+                    c += (b == a ? i : base[b]) * stride[b];
+                if (c < p->first || c >= p->end) rc = validate_one(p, c, v, &largest, &where, seed);
             }
-            if (rc == EXIT_INPUT) describe_config(p, c);
-            if (rc) break;
-            rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
-            if (c == 0 && k == 0) *seed = v->scn.seed;
-        }
-        if (mine) p->rows[c - p->first] = rows;
-        assign_list_free(&sets);
     }
     free(v);
     if (!rc) rc = check_threads_memory(p, largest, where);
