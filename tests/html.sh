@@ -60,6 +60,7 @@ expect 2 "the sweep's own output" "$bin" sweep $small --vary server.cpus=2,4 -o 
 expect 2 "the sweep's own output" "$bin" sweep $small --vary server.cpus=2,4 -o "$tmp/e.csv" --html "$tmp/e.csv.partial"
 expect 2 "not a regular file" "$bin" sweep $small --vary server.cpus=2,4 -o "$tmp/e.csv" --html /dev/null
 expect 2 "expected text, csv, json or html" "$bin" run $small --format htm
+expect 2 "--format html is run's page" "$bin" measure $small --data "$tmp" --format html
 [ ! -e "$tmp/e.csv" ] && ok || bad "a refused sweep wrote its CSV"
 
 # Headless Chromium.
