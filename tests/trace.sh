@@ -119,6 +119,10 @@ cp $small "$tmp/s.yaml"
 ln "$tmp/s.yaml" "$tmp/link.json"
 expect 2 "is the scenario itself" "$bin" run "$tmp/s.yaml" --trace "$tmp/link.json"
 expect 2 "not a variant this run runs" "$bin" run $small --variant base --trace "$tmp/e.json" --trace-variant minio
+expect 2 "the traced variants run 2 epochs; the trace would be empty" "$bin" run $small --trace "$tmp/e.json" --trace-epochs 3-4
+expect 2 "the trace would be empty" "$bin" run $small --trace "$tmp/e.json" --trace-iters 158-200
+"$bin" run $small --trace "$tmp/last.json" --trace-iters 157-200 --trace-epochs 2 >/dev/null \
+  && grep -q '"name":"compute batch 157"' "$tmp/last.json" && ok || bad "the last iteration's window"
 expect 2 "not a regular file" "$bin" run $small --trace /dev/null
 expect 1 "" "$bin" run $small --trace "$tmp/no/such/dir/t.json"
 expect 2 "add --trace FILE.json" "$bin" check $small --trace-iters 3

@@ -255,6 +255,27 @@ static int trace_target_check(const char *cmd, const run_opts_t *o, const scenar
             return EXIT_INPUT;
         }
     }
+    /* A window past the run would give an empty trace: said instead. */
+    int64_t epochs = 0, iters = 0;
+    for (int k = 0; k < nv; k++) {
+        if (!trace_wanted(o, runs[k].scn.variant)) continue;
+        if (runs[k].scn.epochs > epochs) epochs = runs[k].scn.epochs;
+        for (int j = 0; j < runs[k].scn.njobs; j++) {
+            const job_t *jb = &runs[k].scn.jobs[j];
+            int64_t m = jb->gpus * jb->batch_per_gpu, n = (runs[k].scn.dataset.items + m - 1) / m;
+            if (n > iters) iters = n;
+        }
+    }
+    if (o->trace_epochs[0] > epochs || o->trace_iters[0] > iters) {
+        fprintf(stderr,
+                "stallsim %s: --trace-%s %lld: the traced variants run %lld %s; the trace would "
+                "be empty\n",
+                cmd, o->trace_epochs[0] > epochs ? "epochs" : "iters",
+                (long long)(o->trace_epochs[0] > epochs ? o->trace_epochs[0] : o->trace_iters[0]),
+                (long long)(o->trace_epochs[0] > epochs ? epochs : iters),
+                o->trace_epochs[0] > epochs ? "epochs" : "iterations an epoch at most");
+        return EXIT_INPUT;
+    }
     return 0;
 }
 
