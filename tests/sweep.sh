@@ -76,6 +76,15 @@ rc=$?
 check "a value bad alone stops a shard without it ($(cat err.txt))" \
   '[ $rc = 2 ] && grep -q "configuration 2 (dataset.shard_items=100000000)" err.txt && [ ! -e bad.csv ]'
 
+# --dry-run validates and counts, runs and writes nothing, needs no -o.
+out=$("$bin" sweep "$small" "${grid[@]}" --shard 2/3 --dry-run 2>err.txt)
+rc=$?
+check "--dry-run: exit $rc, '$out' ($(cat err.txt))" \
+  '[ $rc = 0 ] && [ "$out" = "12 configurations in the grid; this shard: configurations 4 to 7, 32 rows; nothing run" ] && [ ! -s err.txt ]'
+"$bin" sweep "$small" --vary dataset.shard_items=1,100000000 --dry-run -o dry.csv >/dev/null 2>err.txt
+rc=$?
+check "--dry-run of a bad grid: exit $rc" '[ $rc = 2 ] && [ ! -e dry.csv ] && [ ! -e dry.csv.partial ]'
+
 # Resume after a torn tail: cut the file mid-row, mid-configuration, at a
 # configuration boundary and inside the header; rerun; same bytes.
 total=$(wc -c <full.csv)

@@ -35,6 +35,7 @@ typedef struct {
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
+    int dry_run;
 } sweep_opts_t;
 
 /* A file the sweep reads besides the scenario, as named and as found. */
@@ -139,6 +140,11 @@ static const option_t sweep_own_options[] = {
      .offset = offsetof(sweep_opts_t, shard_i),
      .fn = shard_fn,
      .help = "only the I-th of N contiguous blocks of configurations (1 <= I <= N)"},
+    {.name = "--dry-run",
+     .type = OPT_FLAG,
+     .offset = offsetof(sweep_opts_t, dry_run),
+     .help = "validate the grid (the shard's configurations, each value once) and print\n"
+             "its size and rows on stdout; run nothing, write nothing (-o not needed)"},
     {0},
 };
 
@@ -170,7 +176,7 @@ static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
         o->threads_default = 1;
     }
     if (!o->a.file) return usage_error("missing the scenario file%s", "");
-    if (!o->out) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
+    if (!o->out && !o->dry_run) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
     if (o->nvary == 0)
         return usage_error("nothing to sweep: give at least one --vary key=values%s", "");
     return 0;
@@ -853,10 +859,22 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     int64_t todo = p.end - p.first;
     p.at_once = o->a.model_only ? 0 : (int)(o->threads < todo ? o->threads : todo > 0 ? todo : 1);
     if (!rc) rc = validate(&p, &seed);
-    if (!rc) rc = refuse_inputs(&p);
-    if (!rc) note_overrides(&p);
     for (int64_t c = p.first; c < p.end; c++)
         rows += p.rows ? p.rows[c - p.first] : 0;
+    if (!rc && o->dry_run) {
+        printf("%lld configurations in the grid; this shard: ", (long long)p.grid.size);
+        if (p.end > p.first)
+            printf("configurations %lld to %lld, %lld rows; nothing run\n", (long long)p.first,
+                   (long long)p.end - 1, (long long)rows);
+        else
+            printf("none; nothing run\n");
+        free(p.rows);
+        free_inputs(&p);
+        sweep_grid_free(&p.grid);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_RUNTIME;
+    }
+    if (!rc) rc = refuse_inputs(&p);
+    if (!rc) note_overrides(&p);
     uint64_t hash = 0;
     if (!rc && args_hash(o, &p, &hash)) {
         perror(o->a.file);
