@@ -24,8 +24,8 @@ keys=$("$bin" help keys | awk '/^[a-z]/ {print $1"="} /^jobs\[\]\./ {k = $1; sub
   echo "    compopt -o nospace 2>/dev/null"
   echo "    COMPREPLY=(\$(compgen -W \"$(echo $keys)\" -- \"\$cur\"))"
   echo "    return ;;"
-  echo "  --format) COMPREPLY=(\$(compgen -W \"text csv json\" -- \"\$cur\")); return ;;"
-  echo "  --data|--out|-o|--output) COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;"
+  echo "  --format) COMPREPLY=(\$(compgen -W \"text csv json html\" -- \"\$cur\")); return ;;"
+  echo "  --data|--out|-o|--output|--trace|--html) COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;"
   echo "  esac"
   echo "  case \$cmd in"
   for c in $commands; do

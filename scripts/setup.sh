@@ -15,6 +15,10 @@ fi
 if [ "${1:-}" = "--object" ]; then
   pkgs+=(nginx libnginx-mod-http-echo curl iproute2 python3)
 fi
+# --html: Debian's Chromium, to render the HTML pages headless in tests/html.sh.
+if [ "${1:-}" = "--html" ]; then
+  pkgs+=(chromium python3)
+fi
 if [ "${1:-}" = "--notebooks" ]; then
   pkgs+=(jupyter-nbconvert python3-nbformat python3-ipykernel python3-pandas python3-matplotlib
         python3-yaml)

@@ -41,7 +41,7 @@ expect 2 "--set: error: key 'server.cpus': expected an integer" -- "$bin" run $s
 expect 2 "expected key=value" -- "$bin" run $small --set server.cpus
 expect 2 "unknown key 'server.gpu'; did you mean 'server.gpus'?" -- "$bin" run $small --set server.gpu=2
 expect 2 "no variant named 'nope'" -- "$bin" run $small --variant nope
-expect 2 "--format: expected text, csv or json" -- "$bin" run $small --format xml
+expect 2 "--format: expected text, csv, json or html" -- "$bin" run $small --format xml
 expect 2 "unknown option '--bogus'" -- "$bin" run $small --bogus
 expect 2 "missing the scenario file" -- "$bin" run
 expect 2 "unknown command 'frobnicate'" -- "$bin" frobnicate

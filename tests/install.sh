@@ -35,7 +35,7 @@ for w in server.storage.read_mb_s loader.cache "stallsim sweep" --threads belady
   grep -qF -- "$w" "$man" && ok || bad "man page lacks $w"
 done
 comp=$p/share/bash-completion/completions/stallsim
-for w in server.cpus= jobs.0.gpus= --threads --vary calibrate; do
+for w in server.cpus= jobs.0.gpus= --threads --vary calibrate --trace-iters --html; do
   grep -qF -- "$w" "$comp" && ok || bad "completion lacks $w"
 done
 # The completion offers --set keys as a shell would.

@@ -144,6 +144,8 @@ static int parse_args(int argc, char **argv, options *o) {
     if (rc) return rc == 1 ? -1 : rc;
     if (!o->a.file) return usage_error("missing the scenario file%s", "");
     if (!o->data) return usage_error("missing --data DIR (the JPEGs to read)%s", "");
+    if (o->format == FORMAT_HTML)
+        return usage_error("--format html is run's page; measure writes text, csv or json%s", "");
     if (o->url && strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8))
         return usage_error("--url: expected http://HOST[:PORT]/PATH or https://..., got '%s'",
                            o->url);

@@ -22,10 +22,15 @@
 #include "kinds.h"
 #include "schema.h"
 #include "sweep.h"
+#include "trace.h"
 
 typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     report_format_t format;
+    const char *trace;
+    int64_t trace_epochs[2], trace_iters[2]; /* 0: not given */
+    const char *trace_only[SCN_MAX_VARIANTS];
+    int ntrace_only;
     double max_seconds; /* 0: no bound */
 } run_opts_t;
 
@@ -39,6 +44,19 @@ static int parse_seconds(void *field, const char *cmd, const char *value) {
     return 0;
 }
 
+/* The default trace window: small enough to open at once in a browser. */
+#define TRACE_DEFAULT_EPOCHS "1"
+#define TRACE_DEFAULT_ITERS  "1-20"
+
+static int trace_range_fn(void *field, const char *cmd, const char *value) {
+    int64_t *r = field;
+    if (trace_parse_range(value, &r[0], &r[1]) == 0) return 0;
+    return options_error(cmd,
+                         "--trace-epochs/--trace-iters: expected A-B (1 <= A <= B), A or all, "
+                         "got '%s'",
+                         value);
+}
+
 static const option_t run_own_options[] = {
     REPORT_FORMAT_OPTION(offsetof(run_opts_t, format)),
     {.name = "--max-seconds",
@@ -49,6 +67,38 @@ static const option_t run_own_options[] = {
      .help = "stop the simulation (exit 1, nothing written) once it has run S seconds, or\n"
              "earlier when its pace says it would take longer (default: no bound, and a\n"
              "warning when it would take more than an hour)"},
+    {.name = "--trace",
+     .type = OPT_STR,
+     .arg = "FILE.json",
+     .offset = offsetof(run_opts_t, trace),
+     .help = "also write the simulated timeline as a Chrome trace (ui.perfetto.dev,\n"
+             "chrome://tracing): GPUs computing or waiting (fetch or prep), prep cores\n"
+             "or workers, requests in flight, cache, staged batches and hit rate;\n"
+             "written atomically, only the window below"},
+    {.name = "--trace-epochs",
+     .type = OPT_FN,
+     .arg = "A-B",
+     .offset = offsetof(run_opts_t, trace_epochs),
+     .fn = trace_range_fn,
+     .help = "the epochs the trace holds, 1-based, inclusive (A-B, A or all;\n"
+             "default " TRACE_DEFAULT_EPOCHS ")"},
+    {.name = "--trace-iters",
+     .type = OPT_FN,
+     .arg = "A-B",
+     .offset = offsetof(run_opts_t, trace_iters),
+     .fn = trace_range_fn,
+     .help =
+         "the iterations of each traced epoch, 1-based, inclusive (default\n" TRACE_DEFAULT_ITERS
+         ": about one event per storage request, ~0.45 MB an iteration\n"
+         "of 2048 items read; all covers whole epochs, and may be GBs)"},
+    {.name = "--trace-variant",
+     .type = OPT_LIST,
+     .arg = "NAME",
+     .offset = offsetof(run_opts_t, trace_only),
+     .count_offset = offsetof(run_opts_t, ntrace_only),
+     .max = SCN_MAX_VARIANTS,
+     .help = "trace only this variant (repeatable; default: every variant run,\n"
+             "one trace process each)"},
     {0},
 };
 
@@ -129,6 +179,145 @@ static const command_t check_command = {
               "changes nothing here.\n",
 };
 
+/* The trace flags make sense together and with a simulation. */
+static int trace_flags_check(const char *cmd, run_opts_t *o) {
+    int window = o->trace_epochs[0] || o->trace_iters[0] || o->ntrace_only;
+    if (!o->trace && window)
+        return options_error(cmd,
+                             "--trace-epochs, --trace-iters and --trace-variant shape the trace: "
+                             "add --trace FILE.json%s",
+                             "");
+    if (o->trace && o->a.model_only)
+        return options_error(cmd, "--trace writes the simulator's timeline: drop --model-only%s",
+                             "");
+    if (o->trace && !o->trace[0]) return options_error(cmd, "--trace: expected a file name%s", "");
+    if (!o->trace_epochs[0])
+        trace_parse_range(TRACE_DEFAULT_EPOCHS, &o->trace_epochs[0], &o->trace_epochs[1]);
+    if (!o->trace_iters[0])
+        trace_parse_range(TRACE_DEFAULT_ITERS, &o->trace_iters[0], &o->trace_iters[1]);
+    return 0;
+}
+
+/* Whether variant k is traced: all run, or those --trace-variant names
+ * (each must be one the run runs). */
+static int trace_wanted(const run_opts_t *o, const char *name) {
+    if (!o->trace) return 0;
+    if (!o->ntrace_only) return 1;
+    for (int i = 0; i < o->ntrace_only; i++)
+        if (strcmp(o->trace_only[i], name) == 0) return 1;
+    return 0;
+}
+
+static int same_file(const char *a, const char *b) {
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* The trace may not replace the scenario, a host profile or a price file
+ * the run reads (compared as files), nor a device or FIFO (the finished file
+ * replaces the target by a rename). */
+static int trace_target_check(const char *cmd, const run_opts_t *o, const scenario_doc_t *doc,
+                              const variant_run_t *runs, int nv) {
+    struct stat st;
+    if (stat(o->trace, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr,
+                "stallsim %s: --trace %s: not a regular file (the trace replaces it by a "
+                "rename); name a file\n",
+                cmd, o->trace);
+        return EXIT_INPUT;
+    }
+    if (same_file(o->trace, o->a.file)) {
+        fprintf(stderr, "stallsim %s: --trace %s is the scenario itself; name another file\n", cmd,
+                o->trace);
+        return EXIT_INPUT;
+    }
+    for (int k = 0; k < nv; k++) {
+        const char *named[2] = {runs[k].scn.host, runs[k].scn.prices_file};
+        const char *what[2] = {"the host profile", "the price file"};
+        for (int i = 0; i < 2; i++) {
+            char path[SCN_PATH * 2 + 2];
+            if (!named[i][0] || scenario_host_path(doc, named[i], path, sizeof path)) continue;
+            if (same_file(o->trace, path)) {
+                fprintf(stderr,
+                        "stallsim %s: --trace %s would write over %s, %s this run reads; "
+                        "name another file\n",
+                        cmd, o->trace, path, what[i]);
+                return EXIT_INPUT;
+            }
+        }
+    }
+    for (int i = 0; i < o->ntrace_only; i++) {
+        int found = 0;
+        for (int k = 0; k < nv; k++)
+            found |= strcmp(runs[k].scn.variant, o->trace_only[i]) == 0;
+        if (!found) {
+            fprintf(stderr, "stallsim %s: --trace-variant %s: not a variant this run runs\n", cmd,
+                    o->trace_only[i]);
+            return EXIT_INPUT;
+        }
+    }
+    /* A window past the run would give an empty trace: said instead. */
+    int64_t epochs = 0, iters = 0;
+    for (int k = 0; k < nv; k++) {
+        if (!trace_wanted(o, runs[k].scn.variant)) continue;
+        if (runs[k].scn.epochs > epochs) epochs = runs[k].scn.epochs;
+        for (int j = 0; j < runs[k].scn.njobs; j++) {
+            const job_t *jb = &runs[k].scn.jobs[j];
+            int64_t m = jb->gpus * jb->batch_per_gpu, n = (runs[k].scn.dataset.items + m - 1) / m;
+            if (n > iters) iters = n;
+        }
+    }
+    if (o->trace_epochs[0] > epochs || o->trace_iters[0] > iters) {
+        fprintf(stderr,
+                "stallsim %s: --trace-%s %lld: the traced variants run %lld %s; the trace would "
+                "be empty\n",
+                cmd, o->trace_epochs[0] > epochs ? "epochs" : "iters",
+                (long long)(o->trace_epochs[0] > epochs ? o->trace_epochs[0] : o->trace_iters[0]),
+                (long long)(o->trace_epochs[0] > epochs ? epochs : iters),
+                o->trace_epochs[0] > epochs ? "epochs" : "iterations an epoch at most");
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Runs every variant, the traced ones with the trace's observer, and
+ * commits the trace file. */
+static int run_traced(const char *cmd, const run_opts_t *o, variant_run_t *runs, int nv,
+                      run_watch_t *w, const sim_watch_t *watch) {
+    atomic_file_t af;
+    char err[512];
+    if (atomic_open(&af, o->trace, err, sizeof err)) {
+        fprintf(stderr, "stallsim %s: %s\n", cmd, err);
+        return EXIT_RUNTIME;
+    }
+    trace_window_t win = {o->trace_epochs[0], o->trace_epochs[1], o->trace_iters[0],
+                          o->trace_iters[1]};
+    trace_t *t = trace_open(af.f, &win, o->a.file);
+    int rc = t ? 0 : EXIT_RUNTIME;
+    for (int k = 0; k < nv && !rc; k++) {
+        int traced = trace_wanted(o, runs[k].scn.variant);
+        const sim_observer_t *obs = traced ? trace_variant(t, &runs[k]) : NULL;
+        if (traced && !obs) rc = EXIT_RUNTIME;
+        w->k = k, w->variant = runs[k].scn.variant;
+        if (!rc) rc = run_execute_observed(&runs[k], 1, watch, obs);
+        if (traced && trace_variant_end(t) && !rc) rc = EXIT_RUNTIME;
+    }
+    if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim %s: out of memory\n", cmd);
+    if (t && trace_close(t) && !rc) {
+        fprintf(stderr, "stallsim %s: cannot write %s\n", cmd, af.tmp);
+        rc = EXIT_RUNTIME;
+    }
+    if (rc) {
+        atomic_abort(&af);
+        return rc;
+    }
+    if (atomic_commit(&af, err, sizeof err)) {
+        fprintf(stderr, "stallsim %s: %s\n", cmd, err);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv, int check_only) {
     const command_t *c = check_only ? &check_command : &run_command;
     const char *cmd = c->name;
@@ -136,6 +325,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     memset(&o, 0, sizeof o);
     int rc = options_parse(c, argc, argv, &o);
     if (!rc && !o.a.file) rc = options_error(cmd, "missing the scenario file%s", "");
+    if (!rc) rc = trace_flags_check(cmd, &o);
     if (rc) {
         assign_list_free(&o.a.sets);
         return rc == 1 ? EXIT_OK : rc;
@@ -155,18 +345,20 @@ static int cmd_run(int argc, char **argv, int check_only) {
         if (one && rc != EXIT_RUNTIME) rc = one;
     }
     diag_drop_repeats(0);
+    if (!rc && o.trace) rc = trace_target_check(cmd, &o, &doc, runs, nv);
     if (!rc && check_only) {
         printf("%s: ok (%d variant%s)\n", o.a.file, nv, nv == 1 ? "" : "s");
     } else if (!rc) {
         run_watch_t w = {.t0 = now_s(), .max_s = o.max_seconds, .nv = nv};
         sim_watch_t watch = {run_progress, &w};
-        for (int k = 0; k < nv && !rc; k++) {
+        if (o.trace) rc = run_traced(cmd, &o, runs, nv, &w, &watch);
+        for (int k = 0; k < nv && !rc && !o.trace; k++) {
             w.k = k, w.variant = runs[k].scn.variant;
             rc = run_execute_watched(&runs[k], !o.a.model_only, &watch);
         }
         if (rc == SIM_STOPPED)
             rc = EXIT_RUNTIME;
-        else if (rc == EXIT_RUNTIME)
+        else if (rc == EXIT_RUNTIME && !o.trace)
             fprintf(stderr, "stallsim run: out of memory\n");
         if (!rc) report_write(stdout, o.format, o.a.file, runs, nv);
         /* A full disk or closed pipe must not pass for a complete result. */

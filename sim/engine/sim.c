@@ -123,6 +123,10 @@ typedef struct {
     cache_t *tier_cache;
     storage_t *tier_dev;
     scenario_t *tier_s;
+    /* The observer (NULL: none), and the counters it last saw of the batch
+     * being run: hits, tier hits, bytes read, remote hits. */
+    const sim_observer_t *obs;
+    double obs_seen[4];
 } world_t;
 
 static void *xcalloc(size_t n, size_t sz, int *fail) {
@@ -552,6 +556,93 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
 enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
 enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
 
+/* ---- the observer's view (sim.h); none of this runs without one ---- */
+
+static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
+    sim_batch_t b = {
+        .stream = (int)(st - w->st),
+        .epoch = st->epoch,
+        .batch = st->batch,
+        .issue = issue,
+        .staged = staged,
+        .worker = st->prep.batch_worker ? (int)st->prep.batch_worker[st->batch] : -1,
+        .first_server = st->first_server,
+        .servers = st->ns,
+        .inst = st->inst,
+        .ninst = st->ninst,
+    };
+    w->obs_seen[0] = st->hits, w->obs_seen[1] = st->tier_hits;
+    w->obs_seen[2] = st->read_bytes, w->obs_seen[3] = st->remote_hits;
+    w->obs->batch(w->obs->ctx, &b);
+    for (int v = st->first_server; v < st->first_server + st->ns; v++) {
+        const cache_t *c = w->owner ? NULL : &w->cache[v];
+        w->obs->cache(w->obs->ctx, v, issue, c ? (double)c->used : (double)w->owned[v],
+                      c ? (double)c->capacity : scenario_cache_bytes(w->s));
+    }
+}
+
+/* Where the item came from, told by which of the batch's counters it moved. */
+static void observe_item(world_t *w, stream_t *st, uint32_t x, int sv, int rank, double at,
+                         double fetched, double prep_end, double prep, double hits,
+                         double tier_hits, double read_bytes) {
+    double *seen = w->obs_seen;
+    int server = st->first_server + sv;
+    int shard_head = w->S && x % w->S == 0;
+    sim_item_t it = {
+        .stream = (int)(st - w->st),
+        .epoch = st->epoch,
+        .batch = st->batch,
+        .server = server,
+        .rank = rank,
+        .bytes = w->size[x],
+        .issue = at,
+        .fetched = fetched,
+        .prep_s = prep,
+        .prep_end = prep_end,
+    };
+    if (st->remote_hits > seen[3]) {
+        it.source = SIM_FROM_REMOTE, it.req_end = fetched;
+    } else if (hits > seen[0]) {
+        it.source = SIM_FROM_CACHE;
+    } else if (tier_hits > seen[1]) {
+        it.source = SIM_FROM_TIER, it.device = server;
+        if (!w->S) it.req_end = fetched;
+    } else if (read_bytes > seen[2]) {
+        it.source = SIM_FROM_STORAGE, it.req_end = fetched;
+        it.device = w->s->server.storage.shared ? 0 : server;
+    } else {
+        it.source = SIM_FROM_SHARD;
+    }
+    if (shard_head && (it.source == SIM_FROM_TIER || it.source == SIM_FROM_STORAGE)) {
+        uint32_t h = x / w->S;
+        it.req_end = st->shards.first[h] + st->shards.span[h];
+        it.bytes = w->shard_size[h];
+    }
+    seen[0] = hits, seen[1] = tier_hits, seen[2] = read_bytes, seen[3] = st->remote_hits;
+    w->obs->item(w->obs->ctx, &it);
+}
+
+static void observe_iteration(world_t *w, stream_t *st, int c, int64_t k, double start,
+                              double start_mem, double tb, double items, int last) {
+    sim_iter_t it = {
+        .stream = (int)(st - w->st),
+        .inst = st->inst[c],
+        .epoch = st->epoch,
+        .batch = k,
+        .items = items,
+        .idle = st->end[c] > st->ep_start ? st->end[c] : st->ep_start,
+        .start = start,
+        .cpu_s = st->prep.iter_cpu_s,
+        .compute_s = tb,
+        .ep_start = st->ep_start,
+        .idle_mem = st->end_mem[c] > st->ep_start_mem ? st->end_mem[c] : st->ep_start_mem,
+        .start_mem = start_mem,
+        .ep_start_mem = st->ep_start_mem,
+        .last = last,
+    };
+    w->obs->iteration(w->obs->ctx, &it);
+}
+
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
                     double ready_mem);
 
@@ -582,6 +673,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     for (int64_t j = 0; j < st->ahead; j++)
         staged += st->started[j] > issue;
     if (staged > st->staged_peak) st->staged_peak = staged;
+    const sim_observer_t *const obs = w->obs;
+    if (obs) observe_batch(w, st, issue, staged);
     /* Rank of each position in the batch (lo is a multiple of G), kept by
      * counting: a division per item costs more than the rest of the lookup. */
     const int64_t G = st->G;
@@ -713,6 +806,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (end.mem > ready_mem) ready_mem = end.mem;
         prep_busy += prep;
         prepped++;
+        if (obs)
+            observe_item(w, st, x, sv, r, at, fetched, end.t, prep, hits, tier_hits, read_bytes);
     }
     if (ns == 1 && !partitioned) {
         double batch_hits = hits - hits0, batch_bytes = read_bytes - read_bytes0;
@@ -758,6 +853,7 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
         double tb = last ? st->t_last[c] : st->t_full[c];
         double start = st->end[c] > ready ? st->end[c] : ready;
         double start_mem = st->end_mem[c] > ready_mem ? st->end_mem[c] : ready_mem;
+        if (w->obs) observe_iteration(w, st, c, k, start, start_mem, tb, (double)(hi - lo), last);
         st->end[c] = start + st->prep.iter_cpu_s + tb;
         st->end_mem[c] = start_mem + st->prep.iter_cpu_s + tb;
         st->t_gpu[c] += tb;
@@ -782,10 +878,16 @@ int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
 
 int sim_run_watched(const scenario_t *s, const topology_t *t, run_metrics_t *out,
                     const sim_watch_t *watch) {
+    return sim_run_observed(s, t, out, watch, NULL);
+}
+
+int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *out,
+                     const sim_watch_t *watch, const sim_observer_t *obs) {
     world_t w;
     memset(&w, 0, sizeof w);
     w.s = s;
     w.t = t;
+    w.obs = obs;
     gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937);
     if (!master) return EXIT_RUNTIME;
     gsl_rng_set(master, (unsigned long)s->seed);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "html.h"
 #include "kinds.h"
 #include "schema.h"
 #include "text.h"
@@ -14,13 +15,13 @@
 #endif
 
 int report_format_parse(void *format, const char *cmd, const char *value) {
-    static const char *const names[] = {"text", "csv", "json"};
-    for (int i = 0; i < 3; i++)
+    static const char *const names[] = {"text", "csv", "json", "html"};
+    for (int i = 0; i < 4; i++)
         if (strcmp(value, names[i]) == 0) {
             *(report_format_t *)format = (report_format_t)i;
             return 0;
         }
-    return options_error(cmd, "--format: expected text, csv or json, got '%s'", value);
+    return options_error(cmd, "--format: expected text, csv, json or html, got '%s'", value);
 }
 
 double report_total_s(const run_metrics_t *r) {
@@ -668,6 +669,8 @@ void report_write(FILE *out, report_format_t fmt, const char *path, const varian
         write_csv(out, v, nv);
     else if (fmt == FORMAT_JSON)
         write_json(out, path, v, nv);
+    else if (fmt == FORMAT_HTML)
+        html_run_write(out, path, v, nv, NULL);
     else
         write_text(out, path, v, nv);
 }

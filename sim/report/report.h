@@ -10,13 +10,13 @@
 
 #include "run.h"
 
-typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON } report_format_t;
+typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_HTML } report_format_t;
 
 /* The --format row (a report_format_t at `offset`) for a command's options table. */
 #define REPORT_FORMAT_OPTION(offset_)                                                              \
     {                                                                                              \
         .name = "--format", .type = OPT_FN, .arg = "FMT", .offset = (offset_),                     \
-        .fn = report_format_parse, .help = "text (default), csv or json"                           \
+        .fn = report_format_parse, .help = "text (default), csv, json or html (one page)"          \
     }
 int report_format_parse(void *format, const char *cmd, const char *value);
 

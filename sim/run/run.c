@@ -98,6 +98,11 @@ int run_execute(variant_run_t *v, int simulate) {
 }
 
 int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch) {
+    return run_execute_observed(v, simulate, watch, NULL);
+}
+
+int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watch,
+                         const sim_observer_t *obs) {
     int ns = (int)v->scn.server.count, epochs = (int)v->scn.epochs;
     if (metrics_alloc(&v->model, v->topo.ninst, epochs) || metrics_alloc_servers(&v->model, ns))
         return EXIT_RUNTIME;
@@ -106,7 +111,7 @@ int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch
     if (!simulate) return 0;
     if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
         return EXIT_RUNTIME;
-    return sim_run_watched(&v->scn, &v->topo, &v->sim, watch);
+    return sim_run_observed(&v->scn, &v->topo, &v->sim, watch, obs);
 }
 
 void run_release(variant_run_t *v) {

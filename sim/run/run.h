@@ -65,6 +65,9 @@ int run_execute(variant_run_t *v, int simulate);
 /* The same with the simulator watched (sim_run_watched): SIM_STOPPED when
  * the watch stopped it. */
 int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch);
+/* The same with an observer of the simulation too (sim.h; NULL: none). */
+int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watch,
+                         const sim_observer_t *obs);
 void run_release(variant_run_t *v);
 
 #endif

@@ -15,7 +15,9 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "atomic_file.h"
 #include "sweep_grid.h"
+#include "sweep_html.h"
 #include "sweep_out.h"
 #include "text.h"
 #include "topology.h"
@@ -27,6 +29,7 @@
 typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     const char *out;
+    const char *html; /* --html: the page of the curves, or NULL */
     const char *vary[SWEEP_MAX_AXES];
     int nvary;
     int threads;
@@ -56,6 +59,10 @@ typedef struct {
      * must not be one of them. */
     input_t *inputs;
     int ninputs;
+    /* -o - with --html: the header and rows as written, for the page. */
+    FILE *copy;
+    char *copy_buf;
+    size_t copy_len;
 } plan_t;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -104,6 +111,13 @@ static const option_t sweep_own_options[] = {
      .offset = offsetof(sweep_opts_t, out),
      .help = "the CSV; FILE.partial while running, FILE.meta.json beside it;\n"
              "- writes the CSV to stdout (no metadata, no resuming)"},
+    {.name = "--html",
+     .type = OPT_STR,
+     .arg = "FILE",
+     .offset = offsetof(sweep_opts_t, html),
+     .help = "also write one self-contained HTML page (inline SVG) of the curves:\n"
+             "the last epoch's time, GPU utilisation and hit rate vs each varied\n"
+             "axis, one line per combination of the others; atomically, at the end"},
     {.name = "--threads",
      .type = OPT_INT,
      .arg = "N",
@@ -484,8 +498,11 @@ static int same_file(const char *a, const struct stat *b) {
  * host profile or a price file the sweep reads: the finished CSV would
  * replace it. Compared as files (device and inode), so another name for the
  * same file (a link, ./x, an absolute path) is caught too. */
+static int refuse_html(const plan_t *p);
+
 static int refuse_inputs(const plan_t *p) {
     const char *out = p->o->out;
+    if (p->o->html && refuse_html(p)) return EXIT_INPUT;
     if (strcmp(out, "-") == 0) return 0;
     const char *suffix[] = {"", ".partial", ".meta.json"};
     for (int i = -1; i < p->ninputs; i++) {
@@ -507,6 +524,99 @@ static int refuse_inputs(const plan_t *p) {
         }
     }
     return 0;
+}
+
+/* --html may be neither an input nor one of the CSV's files, nor a device
+ * or FIFO (the page replaces it by a rename); and the page has a size. */
+static int refuse_html(const plan_t *p) {
+    const char *html = p->o->html, *out = p->o->out;
+    struct stat hs;
+    int exists = stat(html, &hs) == 0;
+    if (!html[0] || (exists && !S_ISREG(hs.st_mode))) {
+        fprintf(stderr,
+                "stallsim sweep: --html %s: not a regular file (the page replaces it by a "
+                "rename); name a file\n",
+                html);
+        return EXIT_INPUT;
+    }
+    const char *suffix[] = {"", ".partial", ".meta.json"};
+    for (int k = 0; k < 3 && strcmp(out, "-") != 0; k++) {
+        char path[SCN_PATH * 2 + 16];
+        snprintf(path, sizeof path, "%s%s", out, suffix[k]);
+        if (strcmp(path, html) == 0 || (exists && same_file(path, &hs))) {
+            fprintf(stderr,
+                    "stallsim sweep: --html %s is %s, the sweep's own output; name another "
+                    "file\n",
+                    html, path);
+            return EXIT_INPUT;
+        }
+    }
+    for (int i = -1; i < p->ninputs && exists; i++) {
+        const char *in_path = i < 0 ? p->o->a.file : p->inputs[i].path;
+        if (same_file(in_path, &hs)) {
+            fprintf(stderr,
+                    "stallsim sweep: --html %s would write over %s, an input of this sweep "
+                    "(%s); name another file\n",
+                    html, in_path, i < 0 ? "the scenario" : p->inputs[i].what);
+            return EXIT_INPUT;
+        }
+    }
+    int nvar = p->variant_axis >= 0 ? 1 : (p->nvsel > 0 ? p->nvsel : 1);
+    if ((double)(p->end - p->first) * nvar > SWEEP_HTML_CELLS) {
+        fprintf(stderr,
+                "stallsim sweep: --html draws at most %d configurations x variants, this sweep "
+                "has %lld x %d; draw a shard (--shard) or a smaller grid\n",
+                SWEEP_HTML_CELLS, (long long)(p->end - p->first), nvar);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* The page, from the finished CSV (or, for -o -, the rows as written). */
+static int write_html(const plan_t *p) {
+    char *csv = NULL;
+    size_t len = 0;
+    char err[512];
+    int rc = 0;
+    if (p->copy) {
+        if (fflush(p->copy)) return EXIT_RUNTIME;
+        /* open_memstream's buffer: header then rows */
+    } else {
+        FILE *f = fopen(p->o->out, "rb");
+        if (!f) {
+            fprintf(stderr, "stallsim sweep: --html: cannot read %s back\n", p->o->out);
+            return EXIT_RUNTIME;
+        }
+        FILE *m = open_memstream(&csv, &len);
+        char buf[65536];
+        size_t n;
+        while (m && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            fwrite(buf, 1, n, m);
+        int bad = ferror(f) || !m;
+        fclose(f);
+        if (m && fclose(m)) bad = 1;
+        if (bad) {
+            free(csv);
+            return EXIT_RUNTIME;
+        }
+    }
+    atomic_file_t af;
+    if (atomic_open(&af, p->o->html, err, sizeof err)) {
+        fprintf(stderr, "stallsim sweep: %s\n", err);
+        free(csv);
+        return EXIT_RUNTIME;
+    }
+    const char *text = p->copy ? p->copy_buf : csv;
+    size_t tlen = p->copy ? p->copy_len : len;
+    if (sweep_html_write(af.f, &p->grid, p->first, p->end, p->o->a.file, text, tlen)) {
+        atomic_abort(&af);
+        rc = EXIT_RUNTIME;
+    } else if (atomic_commit(&af, err, sizeof err)) {
+        fprintf(stderr, "stallsim sweep: %s\n", err);
+        rc = EXIT_RUNTIME;
+    }
+    free(csv);
+    return rc;
 }
 
 /* ---- metadata ---- */
@@ -681,6 +791,7 @@ static int execute(const plan_t *p, sweep_out_t *out, int64_t from) {
         if (q.space_waiters) pthread_cond_broadcast(&q.space_cv);
         pthread_mutex_unlock(&q.mu);
         rc = sweep_out_write(out, got.buf, got.len);
+        if (!rc && p->copy && fwrite(got.buf, 1, got.len, p->copy) != got.len) rc = EXIT_RUNTIME;
         free(got.buf);
         if (tty && (now_s() - shown >= 0.2 || c + 1 == p->end)) {
             progress(c + 1 - p->first, total, c + 1 - from, t0, c + 1 == p->end);
@@ -783,11 +894,18 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
                                  p.rows, config_prefix, &p,   meta};
         rc = sweep_out_open(&out, &spec, &from, &complete);
     }
+    if (!rc && o->html && out.stream) {
+        p.copy = open_memstream(&p.copy_buf, &p.copy_len);
+        if (!p.copy || fputs(header, p.copy) < 0) rc = EXIT_RUNTIME;
+    }
     if (!rc && complete)
         fprintf(stderr, "stallsim sweep: %s is complete already (same arguments); nothing to do\n",
                 o->out);
     else if (!rc && (rc = execute(&p, &out, from)) == 0)
         rc = sweep_out_finish(&out);
+    if (!rc && o->html) rc = write_html(&p);
+    if (p.copy) fclose(p.copy);
+    free(p.copy_buf);
     if (rc == EXIT_RUNTIME && from < p.end)
         fprintf(stderr, "stallsim sweep: stopped; rerun the same command to resume\n");
     sweep_out_close(&out);

@@ -1,0 +1,466 @@
+/* trace: see trace.h. */
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds.h"
+#include "report.h"
+
+#ifndef STALLSIM_VERSION
+#define STALLSIM_VERSION "0.0.0"
+#endif
+
+/* A counter's change: +1 when a request starts, -1 when it ends. */
+typedef struct {
+    double t;
+    int counter, delta;
+} tick_t;
+
+/* A prep core (pool) or worker (pytorch) and the run of one batch's items on it. */
+typedef struct {
+    int stream, server, rank, worker; /* worker: -1 for a pool core */
+    int tid;
+    double free;     /* pool replica: when its last item ends */
+    int open, epoch; /* a run is open */
+    int64_t batch;
+    double start, end, busy;
+    int items;
+} lane_t;
+
+/* One iteration of a job instance in the window, until its epoch ends. */
+typedef struct {
+    int64_t batch;
+    double idle, start, cpu, compute, lag, items;
+} iter_rec_t;
+
+typedef struct {
+    iter_rec_t *rec;
+    int n, cap;
+    int epoch;
+    double lag_before; /* the lag after the last iteration before the window */
+    double tail_min;   /* least lag after the window, to the epoch's end */
+} inst_t;
+
+/* Per stream: this epoch's items and hits so far (the hit rate counter). */
+typedef struct {
+    int epoch;
+    double items, hits;
+} stream_acct_t;
+
+struct trace {
+    FILE *f;
+    trace_window_t w;
+    int pid, events;
+    sim_observer_t obs;
+    const variant_run_t *v;
+    int pool; /* the loader's workers read asynchronously (a pool of cores) */
+    int workers;
+    int64_t cur_batch[2]; /* the batch being run: stream, batch */
+    int cur_worker, cur_in_window;
+    lane_t *lanes;
+    int nlanes, caplanes;
+    tick_t *ticks;
+    size_t nticks, capticks;
+    inst_t *inst;
+    stream_acct_t *acct;
+    int nstreams;
+    int failed;
+};
+
+static int in_epochs(const trace_t *t, int epoch) {
+    return epoch + 1 >= t->w.epoch_lo && epoch + 1 <= t->w.epoch_hi;
+}
+
+static int in_window(const trace_t *t, int epoch, int64_t batch) {
+    return in_epochs(t, epoch) && batch + 1 >= t->w.iter_lo && batch + 1 <= t->w.iter_hi;
+}
+
+int trace_parse_range(const char *s, int64_t *lo, int64_t *hi) {
+    if (strcmp(s, "all") == 0) {
+        *lo = 1, *hi = TRACE_ALL;
+        return 0;
+    }
+    char *end;
+    long long a = strtoll(s, &end, 10), b = a;
+    if (end == s || a < 1) return -1;
+    if (*end == '-') {
+        const char *p = end + 1;
+        b = strtoll(p, &end, 10);
+        if (end == p || b < a) return -1;
+    }
+    if (*end) return -1;
+    *lo = a, *hi = b;
+    return 0;
+}
+
+/* ---- writing events ---- */
+
+static void begin_event(trace_t *t) {
+    fputs(t->events++ ? ",\n" : "\n", t->f);
+}
+
+static void put_us(FILE *f, const char *key, double seconds) {
+    fprintf(f, ",\"%s\":%.3f", key, seconds * 1e6);
+}
+
+static void meta_name(trace_t *t, const char *what, int tid, const char *name) {
+    begin_event(t);
+    fprintf(t->f,
+            "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"name\":\"%s\",\"args\":{\"name\":",
+            t->pid, tid, what);
+    report_json_string(t->f, name);
+    fputs("}}", t->f);
+}
+
+static void meta_sort(trace_t *t, const char *what, int tid, int index) {
+    begin_event(t);
+    fprintf(t->f,
+            "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"name\":\"%s\",\"args\":{\"sort_"
+            "index\":%d}}",
+            t->pid, tid, what, index);
+}
+
+/* A complete event ("X"); args is the inside of an object, or "". */
+static void slice(trace_t *t, int tid, const char *name, const char *cat, double ts, double dur,
+                  const char *args) {
+    if (dur < 0) dur = 0;
+    begin_event(t);
+    fprintf(t->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"cat\":\"%s\"", t->pid, tid,
+            name, cat);
+    put_us(t->f, "ts", ts);
+    put_us(t->f, "dur", dur);
+    fprintf(t->f, ",\"args\":{%s}}", args);
+}
+
+static void counter(trace_t *t, const char *name, double ts, const char *key, double value) {
+    begin_event(t);
+    fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", t->pid);
+    report_json_string(t->f, name);
+    put_us(t->f, "ts", ts);
+    fprintf(t->f, ",\"args\":{\"%s\":%.9g}}", key, value);
+}
+
+/* ---- counters of requests in flight ---- */
+
+enum { CTR_STORAGE, CTR_TIER, CTR_NIC, CTR_KINDS };
+static const char *const ctr_name[] = {"storage %d: requests in flight",
+                                       "tier %d: requests in flight",
+                                       "NIC of server %d: transfers in flight"};
+
+static void tick(trace_t *t, int kind, int device, double at, int delta) {
+    if (t->nticks == t->capticks) {
+        size_t cap = t->capticks ? 2 * t->capticks : 4096;
+        tick_t *n = realloc(t->ticks, cap * sizeof *n);
+        if (!n) {
+            t->failed = 1;
+            return;
+        }
+        t->ticks = n, t->capticks = cap;
+    }
+    t->ticks[t->nticks++] = (tick_t){at, device * CTR_KINDS + kind, delta};
+}
+
+static int tick_cmp(const void *a, const void *b) {
+    const tick_t *x = a, *y = b;
+    if (x->counter != y->counter) return x->counter < y->counter ? -1 : 1;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->delta > y->delta) - (x->delta < y->delta); /* ends first at a tie */
+}
+
+static void flush_ticks(trace_t *t) {
+    qsort(t->ticks, t->nticks, sizeof *t->ticks, tick_cmp);
+    int level = 0;
+    for (size_t i = 0; i < t->nticks; i++) {
+        const tick_t *k = &t->ticks[i];
+        if (i == 0 || k->counter != t->ticks[i - 1].counter) level = 0;
+        level += k->delta;
+        /* One value per instant: the level after all its changes. */
+        if (i + 1 < t->nticks && t->ticks[i + 1].counter == k->counter && t->ticks[i + 1].t == k->t)
+            continue;
+        char name[96];
+        snprintf(name, sizeof name, ctr_name[k->counter % CTR_KINDS], k->counter / CTR_KINDS + 1);
+        counter(t, name, k->t, "requests", level);
+    }
+    t->nticks = 0;
+}
+
+/* ---- prep lanes ---- */
+
+static void close_run(trace_t *t, lane_t *l) {
+    if (!l->open) return;
+    char args[160];
+    snprintf(args, sizeof args, "\"epoch\":%d,\"batch\":%lld,\"items\":%d,\"busy_s\":%.9g",
+             l->epoch + 1, (long long)l->batch + 1, l->items, l->busy);
+    char name[48];
+    snprintf(name, sizeof name, "batch %lld", (long long)l->batch + 1);
+    slice(t, l->tid, name, "prep", l->start, l->end - l->start, args);
+    l->open = 0;
+}
+
+static lane_t *new_lane(trace_t *t, int stream, int server, int rank, int worker) {
+    if (t->nlanes == t->caplanes) {
+        int cap = t->caplanes ? 2 * t->caplanes : 64;
+        lane_t *n = realloc(t->lanes, (size_t)cap * sizeof *n);
+        if (!n) {
+            t->failed = 1;
+            return NULL;
+        }
+        t->lanes = n, t->caplanes = cap;
+    }
+    lane_t *l = &t->lanes[t->nlanes];
+    memset(l, 0, sizeof *l);
+    l->stream = stream, l->server = server, l->rank = rank, l->worker = worker;
+    l->tid = 1000 + t->nlanes++;
+    int k = 0; /* its number among its stream's lanes of that server or rank */
+    for (int i = 0; i < t->nlanes - 1; i++)
+        k += t->lanes[i].stream == stream && t->lanes[i].server == server &&
+             t->lanes[i].rank == rank;
+    char name[128];
+    const char *job = "";
+    for (int i = t->v->topo.ninst - 1; i >= 0; i--)
+        if (t->v->topo.inst[i].stream == stream) job = t->v->topo.inst[i].name;
+    if (worker < 0)
+        snprintf(name, sizeof name, "prep core %d, server %d (%s)", k + 1, server + 1, job);
+    else if (t->workers == 0)
+        snprintf(name, sizeof name, "rank %d training process (%s)", rank, job);
+    else
+        snprintf(name, sizeof name, "rank %d worker %d (%s)", rank, worker, job);
+    meta_name(t, "thread_name", l->tid, name);
+    meta_sort(t, "thread_sort_index", l->tid, l->tid);
+    return l;
+}
+
+/* The core the pool gave the item: its earliest-free core then (a replica
+ * of loader_pool's choice, grown as the window needs cores). */
+static lane_t *pool_lane(trace_t *t, const sim_item_t *it) {
+    double start = it->prep_end - it->prep_s;
+    double slack = 1e-9 * (fabs(start) > 1 ? fabs(start) : 1);
+    lane_t *best = NULL;
+    for (int i = 0; i < t->nlanes; i++) {
+        lane_t *l = &t->lanes[i];
+        if (l->stream == it->stream && l->server == it->server && (!best || l->free < best->free))
+            best = l;
+    }
+    if (!best || best->free > start + slack) best = new_lane(t, it->stream, it->server, -1, -1);
+    return best;
+}
+
+static lane_t *worker_lane(trace_t *t, const sim_item_t *it) {
+    int wk =
+        t->workers > 0 ? (t->cur_worker >= 0 ? t->cur_worker : (int)(it->batch % t->workers)) : 0;
+    for (int i = 0; i < t->nlanes; i++) {
+        lane_t *l = &t->lanes[i];
+        if (l->stream == it->stream && l->rank == it->rank && l->worker == wk) return l;
+    }
+    return new_lane(t, it->stream, -1, it->rank, wk);
+}
+
+/* ---- the observer ---- */
+
+static void on_batch(void *ctx, const sim_batch_t *b) {
+    trace_t *t = ctx;
+    stream_acct_t *a = &t->acct[b->stream];
+    if (a->epoch != b->epoch) a->epoch = b->epoch, a->items = a->hits = 0;
+    t->cur_worker = b->worker;
+    t->cur_in_window = in_window(t, b->epoch, b->batch);
+    /* The window's batches, and the one after it: the hit rate at its end. */
+    if (!t->cur_in_window && !in_window(t, b->epoch, b->batch - 1)) return;
+    char name[160];
+    const char *job = t->v->topo.inst[b->inst[0]].name;
+    if (a->items > 0) {
+        snprintf(name, sizeof name, "hit rate so far in the epoch (%s)", job);
+        counter(t, name, b->issue, "hit_rate", a->hits / a->items);
+    }
+    if (!t->cur_in_window) return;
+    snprintf(name, sizeof name, "staged batches (%s)", job);
+    counter(t, name, b->issue, "batches", b->staged);
+}
+
+static void on_cache(void *ctx, int server, double at, double used, double capacity) {
+    trace_t *t = ctx;
+    (void)capacity;
+    if (!t->cur_in_window) return;
+    char name[64];
+    snprintf(name, sizeof name, "cache of server %d: GB held", server + 1);
+    counter(t, name, at, "GB", used / 1e9);
+}
+
+static void on_item(void *ctx, const sim_item_t *it) {
+    trace_t *t = ctx;
+    stream_acct_t *a = &t->acct[it->stream];
+    a->items++;
+    a->hits += it->source == SIM_FROM_CACHE || it->source == SIM_FROM_REMOTE;
+    if (!t->cur_in_window) return;
+    if (it->req_end > 0) {
+        int kind = it->source == SIM_FROM_REMOTE ? CTR_NIC
+                   : it->source == SIM_FROM_TIER ? CTR_TIER
+                                                 : CTR_STORAGE;
+        int dev = kind == CTR_NIC ? it->server : it->device;
+        tick(t, kind, dev, it->issue, 1);
+        tick(t, kind, dev, it->req_end, -1);
+    }
+    lane_t *l = t->pool ? pool_lane(t, it) : worker_lane(t, it);
+    if (!l) return;
+    double start = it->prep_end - it->prep_s;
+    if (t->pool) l->free = it->prep_end;
+    if (l->open && (l->batch != it->batch || l->epoch != it->epoch)) close_run(t, l);
+    if (!l->open) {
+        l->open = 1, l->epoch = it->epoch, l->batch = it->batch;
+        /* A worker's batch starts with its first read; a core's with its first prep. */
+        l->start = t->pool ? start : it->issue;
+        l->busy = 0, l->items = 0;
+    }
+    l->end = it->prep_end;
+    l->busy += it->prep_s;
+    l->items++;
+}
+
+static int push_iter(inst_t *in, const iter_rec_t *r) {
+    if (in->n == in->cap) {
+        int cap = in->cap ? 2 * in->cap : 64;
+        iter_rec_t *n = realloc(in->rec, (size_t)cap * sizeof *n);
+        if (!n) return -1;
+        in->rec = n, in->cap = cap;
+    }
+    in->rec[in->n++] = *r;
+    return 0;
+}
+
+/* The epoch's iterations in the window on the GPU track, their waits split
+ * (trace.h): fetch stall F(i) = max(0, least lag from i to the epoch's end),
+ * never decreasing, each wait its increment; the rest of the wait prep. */
+static void flush_gpu(trace_t *t, int inst, inst_t *in) {
+    double run_min = in->tail_min;
+    for (int i = in->n - 1; i >= 0; i--) {
+        if (in->rec[i].lag < run_min) run_min = in->rec[i].lag;
+        in->rec[i].lag = run_min > 0 ? run_min : 0; /* now F(i) */
+    }
+    double before = in->lag_before;
+    if (in->n > 0 && in->rec[0].lag < before) before = in->rec[0].lag;
+    double F_prev = before > 0 ? before : 0;
+    int tid = 1 + inst;
+    for (int i = 0; i < in->n; i++) {
+        const iter_rec_t *r = &in->rec[i];
+        double wait = r->start - r->idle;
+        double fetch = r->lag - F_prev;
+        F_prev = r->lag;
+        if (fetch < 0) fetch = 0;
+        if (fetch > wait) fetch = wait;
+        char args[128];
+        snprintf(args, sizeof args, "\"epoch\":%d,\"batch\":%lld", in->epoch + 1,
+                 (long long)r->batch + 1);
+        if (fetch > 0) slice(t, tid, "wait: fetch", "stall.fetch", r->idle, fetch, args);
+        if (wait - fetch > 0)
+            slice(t, tid, "wait: prep", "stall.prep", r->idle + fetch, wait - fetch, args);
+        if (r->cpu > 0) slice(t, tid, "CPU step", "stall.prep", r->start, r->cpu, args);
+        char cargs[160], name[48];
+        snprintf(cargs, sizeof cargs, "%s,\"items\":%.0f", args, r->items);
+        snprintf(name, sizeof name, "compute batch %lld", (long long)r->batch + 1);
+        slice(t, tid, name, "gpu", r->start + r->cpu, r->compute, cargs);
+    }
+    in->n = 0;
+}
+
+static void on_iteration(void *ctx, const sim_iter_t *it) {
+    trace_t *t = ctx;
+    inst_t *in = &t->inst[it->inst];
+    if (!in_epochs(t, it->epoch)) return;
+    if (in->epoch != it->epoch) {
+        in->epoch = it->epoch, in->n = 0;
+        in->lag_before = 0, in->tail_min = INFINITY;
+    }
+    double end = it->start + it->cpu_s + it->compute_s;
+    double end_mem = it->start_mem + it->cpu_s + it->compute_s;
+    double lag = (end - it->ep_start) - (end_mem - it->ep_start_mem);
+    if (it->batch + 1 < t->w.iter_lo) {
+        in->lag_before = lag;
+    } else if (it->batch + 1 > t->w.iter_hi) {
+        if (lag < in->tail_min) in->tail_min = lag;
+    } else {
+        iter_rec_t r = {it->batch, it->idle, it->start, it->cpu_s, it->compute_s, lag, it->items};
+        if (push_iter(in, &r)) t->failed = 1;
+    }
+    if (it->last) flush_gpu(t, it->inst, in);
+}
+
+/* ---- the file ---- */
+
+static void put_range(FILE *f, int64_t lo, int64_t hi) {
+    if (hi == TRACE_ALL)
+        fprintf(f, "\"%lld-all\"", (long long)lo);
+    else
+        fprintf(f, "\"%lld-%lld\"", (long long)lo, (long long)hi);
+}
+
+trace_t *trace_open(FILE *out, const trace_window_t *w, const char *scenario_path) {
+    trace_t *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->f = out;
+    t->w = *w;
+    t->obs = (sim_observer_t){t, on_batch, on_cache, on_item, on_iteration};
+    fprintf(out,
+            "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"stallsim %s\","
+            "\"scenario\":",
+            STALLSIM_VERSION);
+    report_json_string(out, scenario_path);
+    fprintf(out, ",\"epochs\":");
+    put_range(out, w->epoch_lo, w->epoch_hi);
+    fprintf(out, ",\"iterations\":");
+    put_range(out, w->iter_lo, w->iter_hi);
+    fprintf(out, ",\"clock\":\"simulated, microseconds from the run's start\"},\n"
+                 "\"traceEvents\":[");
+    return t;
+}
+
+const sim_observer_t *trace_variant(trace_t *t, const variant_run_t *v) {
+    t->pid++;
+    t->v = v;
+    t->pool = !scenario_loader(&v->scn)->sync_reads;
+    t->workers = (int)v->scn.loader.torch.num_workers;
+    t->nlanes = 0;
+    t->nticks = 0;
+    t->nstreams = v->topo.ninst; /* streams are at most the instances */
+    t->inst = calloc((size_t)v->topo.ninst, sizeof *t->inst);
+    t->acct = calloc((size_t)v->topo.ninst, sizeof *t->acct);
+    if (!t->inst || !t->acct) {
+        t->failed = 1;
+        return NULL;
+    }
+    for (int i = 0; i < v->topo.ninst; i++)
+        t->inst[i].epoch = -1, t->acct[i].epoch = -1;
+    char name[160];
+    snprintf(name, sizeof name, "variant %s", v->scn.variant);
+    meta_name(t, "process_name", 0, name);
+    meta_sort(t, "process_sort_index", 0, t->pid);
+    for (int i = 0; i < v->topo.ninst; i++) {
+        const instance_t *in = &v->topo.inst[i];
+        const job_t *j = &v->scn.jobs[in->job];
+        snprintf(name, sizeof name, "GPUs of %s (%lld GPU%s, server%s %d%s)", in->name,
+                 (long long)j->gpus, j->gpus == 1 ? "" : "s", in->nservers > 1 ? "s" : "",
+                 in->first_server + 1, in->nservers > 1 ? "+" : "");
+        meta_name(t, "thread_name", 1 + i, name);
+        meta_sort(t, "thread_sort_index", 1 + i, 1 + i);
+    }
+    return &t->obs;
+}
+
+int trace_variant_end(trace_t *t) {
+    for (int i = 0; i < t->nlanes; i++)
+        close_run(t, &t->lanes[i]);
+    flush_ticks(t);
+    for (int i = 0; t->inst && i < t->v->topo.ninst; i++)
+        free(t->inst[i].rec);
+    free(t->inst), free(t->acct);
+    t->inst = NULL, t->acct = NULL;
+    return t->failed ? -1 : 0;
+}
+
+int trace_close(trace_t *t) {
+    fputs("\n]}\n", t->f);
+    int rc = t->failed || ferror(t->f) ? -1 : 0;
+    free(t->lanes), free(t->ticks);
+    free(t);
+    return rc;
+}
