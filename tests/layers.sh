@@ -12,7 +12,7 @@ declare -A rank=(
   [sim/scenario]=1
   [sim/kinds]=2 [microbench]=2
   [sim/engine]=3 [model]=3 [sim/import]=3
-  [sim/run]=4
+  [sim/run]=4 [sim/mrc]=4
   [sim/report]=5
   [sim/sweep]=6 [microbench/measure]=6
   [sim/cli]=7

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "sweep_curve.h"
 #include "sweep_grid.h"
 #include "sweep_out.h"
 #include "text.h"
@@ -32,6 +33,7 @@ typedef struct {
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
+    int no_curve;
 } sweep_opts_t;
 
 /* A file the sweep reads besides the scenario, as named and as found. */
@@ -55,6 +57,7 @@ typedef struct {
      * must not be one of them. */
     input_t *inputs;
     int ninputs;
+    sweep_curve_t *curve; /* a cache-size sweep answered from one curve, or NULL */
 } plan_t;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -119,6 +122,11 @@ static const option_t sweep_own_options[] = {
      .help = "",
      .deprecated = "--jobs is deprecated (it is easily taken for the scenario's jobs); use "
                    "--threads"},
+    {.name = "--no-curve",
+     .type = OPT_FLAG,
+     .offset = offsetof(sweep_opts_t, no_curve),
+     .help = "simulate every cache size of a --vary server.cache_gb sweep instead\n"
+             "of answering it from one cache-size curve"},
     {.name = "--shard",
      .type = OPT_FN,
      .arg = "I/N",
@@ -241,6 +249,19 @@ static int config_variants(const plan_t *p, const int *idx, int *v) {
     return 1;
 }
 
+/* Builds configuration c (its one variant) into v: the curve's builder. */
+static int build_config(void *ctx, int64_t c, variant_run_t *v) {
+    const plan_t *p = ctx;
+    int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
+    assign_list_t sets = {0};
+    sweep_grid_point(&p->grid, c, idx);
+    config_variants(p, idx, vars);
+    int rc = config_sets(p, idx, &sets);
+    if (!rc) rc = run_build(p->doc, &sets, vars[0], 0, v);
+    assign_list_free(&sets);
+    return rc;
+}
+
 /* Runs configuration c and returns its CSV rows in *buf (malloc'ed). */
 static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, size_t *len) {
     int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
@@ -252,7 +273,8 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     int rc = config_sets(p, idx, &sets);
     FILE *m = rc ? NULL : open_memstream(buf, len);
     if (!rc && !m) rc = EXIT_RUNTIME;
-    for (int k = 0; k < nv && !rc; k++) {
+    if (p->curve && !rc) rc = sweep_curve_config(p->curve, c, v, m, prefix);
+    for (int k = 0; k < nv && !rc && !p->curve; k++) {
         rc = run_build(p->doc, &sets, vars[k], p->o->a.model_only ? 0 : 1, v);
         if (!rc) rc = run_execute(v, !p->o->a.model_only);
         /* The rows of `stallsim run --format csv`, in its order. */
@@ -377,7 +399,8 @@ static int validate(plan_t *p, int64_t *seed) {
             }
             if (rc == EXIT_INPUT) describe_config(p, c);
             if (rc) break;
-            rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
+            rows += (int64_t)v->topo.ninst * v->scn.epochs *
+                    (p->o->a.model_only ? 1 : p->curve ? sweep_curve_rows(p->curve, c) : 2);
             if (c == 0 && k == 0) *seed = v->scn.seed;
         }
         if (mine) p->rows[c - p->first] = rows;
@@ -715,6 +738,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     /* Each worker thread holds one simulation: the memory budget counts them all. */
     int64_t todo = p.end - p.first;
     p.at_once = o->a.model_only ? 0 : (int)(o->threads < todo ? o->threads : todo > 0 ? todo : 1);
+    if (!rc && !o->a.model_only && !o->no_curve)
+        rc = sweep_curve_plan(&p.grid, p.nvsel, o->threads, build_config, &p, &p.curve);
     if (!rc) rc = validate(&p, &seed);
     if (!rc) rc = refuse_inputs(&p);
     if (!rc) note_overrides(&p);
@@ -742,7 +767,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     if (!rc && complete)
         fprintf(stderr, "stallsim sweep: %s is complete already (same arguments); nothing to do\n",
                 o->out);
-    else if (!rc && (rc = execute(&p, &out, from)) == 0)
+    else if (!rc && (!p.curve || (rc = sweep_curve_run(p.curve)) == 0) &&
+             (rc = execute(&p, &out, from)) == 0)
         rc = sweep_out_finish(&out);
     if (rc == EXIT_RUNTIME && from < p.end)
         fprintf(stderr, "stallsim sweep: stopped; rerun the same command to resume\n");
@@ -751,6 +777,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     free(meta);
     free(p.rows);
     free_inputs(&p);
+    sweep_curve_free(p.curve);
     sweep_grid_free(&p.grid);
     return rc;
 }

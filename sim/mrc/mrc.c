@@ -1,0 +1,334 @@
+/* mrc: see mrc.h. */
+#include "mrc.h"
+
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kinds.h"
+#include "perm.h"
+#include "sim.h"
+
+const char *mrc_inexact(const scenario_t *s, const topology_t *t) {
+    const char *policy = scenario_cache(s)->name;
+    if (strcmp(policy, "lru") != 0 && strcmp(policy, "minio") != 0)
+        return "only lru (a stack policy) and minio have exact curves";
+    if (s->loader.dist_cache == DIST_SHARDED)
+        return "partitioned caching: a server's admissions depend on the others'";
+    if (s->dataset.shard_items > 1) return "record shards: not replayed by the curve";
+    if (s->server.tier.cache_gb > 0) return "a tier: not replayed by the curve";
+    /* Streams that share a server's cache interleave by the simulator's
+     * timing, which the cache size changes. */
+    int streams_on[SCN_MAX_SERVERS] = {0};
+    for (int i = 0; i < t->ninst; i++) {
+        const instance_t *in = &t->inst[i];
+        if (in->lead != i) continue;
+        for (int v = in->first_server; v < in->first_server + in->nservers; v++)
+            if (++streams_on[v] > 1)
+                return "several streams share a server's cache (their order depends on timing)";
+    }
+    return NULL;
+}
+
+/* ---- LRU: byte stack distances on a Fenwick tree over last-use slots ---- */
+
+typedef struct {
+    uint32_t *last; /* [n]: slot + 1 of the item's last use, 0: never used */
+    uint32_t *who;  /* [T]: the item used at each slot */
+    uint64_t *fen;  /* [T + 1], 1-based: bytes of live slots */
+    uint32_t T, now;
+} stack_t;
+
+static int stack_init(stack_t *k, uint32_t n) {
+    memset(k, 0, sizeof *k);
+    /* Half again the items: a compaction (O(T)) every n/2 uses or more. */
+    k->T = n + n / 2 + 64;
+    k->last = calloc(n, sizeof *k->last);
+    k->who = malloc((size_t)k->T * sizeof *k->who);
+    k->fen = calloc((size_t)k->T + 1, sizeof *k->fen);
+    return k->last && k->who && k->fen ? 0 : -1;
+}
+
+static void stack_free(stack_t *k) {
+    free(k->last), free(k->who), free(k->fen);
+}
+
+static inline void fen_add(uint64_t *f, uint32_t T, uint32_t i, uint64_t v) {
+    for (; i <= T; i += i & -i)
+        f[i] += v;
+}
+
+static inline uint64_t fen_prefix(const uint64_t *f, uint32_t i) {
+    uint64_t s = 0;
+    for (; i; i &= i - 1)
+        s += f[i];
+    return s;
+}
+
+/* Live slots renumbered in order from 1; the tree rebuilt in O(T). */
+static void stack_compact(stack_t *k, const uint32_t *size) {
+    uint32_t out = 0;
+    for (uint32_t p = 0; p < k->now; p++) {
+        uint32_t x = k->who[p];
+        if (k->last[x] == p + 1) {
+            k->who[out] = x;
+            k->last[x] = ++out;
+        }
+    }
+    memset(k->fen, 0, ((size_t)k->T + 1) * sizeof *k->fen);
+    for (uint32_t i = 1; i <= out; i++)
+        k->fen[i] += size[k->who[i - 1]];
+    for (uint32_t i = 1; i <= k->T; i++) {
+        uint32_t j = i + (i & -i);
+        if (j <= k->T) k->fen[j] += k->fen[i];
+    }
+    k->now = out;
+}
+
+/* The byte stack distance of a use of x (UINT64_MAX on its first use), and
+ * x becomes the most recent. */
+static inline uint64_t stack_use(stack_t *k, uint32_t x, const uint32_t *size, uint64_t *total) {
+    if (k->now == k->T) stack_compact(k, size);
+    uint32_t p = k->last[x];
+    uint64_t d = UINT64_MAX, sz = size[x];
+    if (p) {
+        d = *total - fen_prefix(k->fen, p) + sz;
+        fen_add(k->fen, k->T, p, (uint64_t)0 - sz);
+    } else {
+        *total += sz;
+    }
+    k->who[k->now] = x;
+    k->last[x] = ++k->now;
+    fen_add(k->fen, k->T, k->now, sz);
+    return d;
+}
+
+static inline void stack_prefetch(const stack_t *k, uint32_t x) {
+    uint32_t p = k->last[x];
+    for (int l = 0; p && l < 24; p &= p - 1, l++)
+        __builtin_prefetch(&k->fen[p]);
+}
+
+/* ---- the replay ---- */
+
+typedef struct {
+    const scenario_t *s;
+    int lru;
+    const uint64_t *caps;
+    int ncap;
+    int *order;       /* capacity indices, smallest first */
+    uint64_t *sorted; /* caps in that order */
+    uint32_t n;
+    uint32_t *size;
+} replay_t;
+
+/* Index into sorted of the smallest capacity >= d (ncap: none). */
+static inline int first_fit(const replay_t *r, uint64_t d) {
+    int lo = 0, hi = r->ncap;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (r->sorted[mid] >= d)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+enum { AHEAD_FAR = 16, AHEAD_NEAR = 6 };
+
+/* Stream k's epochs through its servers' caches. cnt[(e * MRC_STEPS + j) *
+ * (ncap + 1) + q]: LRU uses whose distance first fits sorted capacity q;
+ * hit[(e * MRC_STEPS + j) * ncap + c]: MinIO hits at capacity c. */
+static int replay_stream(const replay_t *r, const topology_t *t, const instance_t *in, gsl_rng *rng,
+                         perm_gen_t *pg, uint32_t *perm, uint32_t n_used, double *cnt) {
+    const scenario_t *s = r->s;
+    const int ns = in->nservers, gps = in->gpus_per_server;
+    const int64_t G = s->jobs[in->job].gpus;
+    const int ncap = r->ncap;
+    int rc = 0;
+    stack_t *st = NULL;
+    uint64_t *total = calloc((size_t)ns, sizeof *total);
+    uint64_t **mask = NULL, *used = NULL;
+    (void)t;
+    if (!total) return -1;
+    if (r->lru) {
+        st = calloc((size_t)ns, sizeof *st);
+        for (int v = 0; st && v < ns && !rc; v++)
+            rc = stack_init(&st[v], r->n);
+        if (!st) rc = -1;
+    } else {
+        mask = calloc((size_t)ns, sizeof *mask);
+        used = calloc((size_t)ns * (size_t)ncap, sizeof *used);
+        for (int v = 0; mask && v < ns && !rc; v++)
+            if (!(mask[v] = calloc(r->n, sizeof **mask))) rc = -1;
+        if (!mask || !used) rc = -1;
+    }
+    uint16_t *server = calloc((size_t)G, sizeof *server);
+    if (!server) rc = -1;
+    for (int64_t g = 0; server && g < G; g++)
+        server[g] = (uint16_t)(g / gps);
+    for (int e = 0; e < s->epochs && !rc; e++) {
+        perm_generate(pg, rng, perm);
+        int64_t rank = 0;
+        for (uint32_t idx = 0; idx < n_used; idx++) {
+            uint32_t x = perm[idx];
+            int v = ns > 1 ? server[rank] : 0;
+            if (++rank == G) rank = 0;
+            size_t slice = (size_t)e * MRC_STEPS + (size_t)((uint64_t)idx * MRC_STEPS / n_used);
+            if (r->lru) {
+                if (idx + AHEAD_FAR < n_used) {
+                    uint32_t y = perm[idx + AHEAD_FAR];
+                    __builtin_prefetch(&r->size[y]);
+                    for (int w = 0; w < ns; w++)
+                        __builtin_prefetch(&st[w].last[y]);
+                }
+                if (idx + AHEAD_NEAR < n_used && ns == 1)
+                    stack_prefetch(&st[0], perm[idx + AHEAD_NEAR]);
+                uint64_t d = stack_use(&st[v], x, r->size, &total[v]);
+                if (d != UINT64_MAX) cnt[slice * (size_t)(ncap + 1) + (size_t)first_fit(r, d)]++;
+            } else {
+                uint64_t m = mask[v][x], sz = r->size[x];
+                double *h = &cnt[slice * (size_t)ncap];
+                for (uint64_t b = m; b; b &= b - 1)
+                    h[__builtin_ctzll(b)]++;
+                uint64_t *u = &used[(size_t)v * (size_t)ncap];
+                uint64_t miss = ~m & (ncap == 64 ? UINT64_MAX : (((uint64_t)1 << ncap) - 1));
+                for (uint64_t b = miss; b; b &= b - 1) {
+                    int c = __builtin_ctzll(b);
+                    if (u[c] + sz <= r->caps[c]) u[c] += sz, m |= (uint64_t)1 << c;
+                }
+                mask[v][x] = m;
+            }
+        }
+    }
+    for (int v = 0; st && v < ns; v++)
+        stack_free(&st[v]);
+    for (int v = 0; mask && v < ns; v++)
+        free(mask[v]);
+    free(st), free(mask), free(used), free(total), free(server);
+    return rc;
+}
+
+static int replay(replay_t *r, const topology_t *t, mrc_t *m, int c0) {
+    const scenario_t *s = r->s;
+    int rc = 0;
+    gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937);
+    uint32_t *perm = malloc((size_t)r->n * sizeof *perm);
+    perm_gen_t pg;
+    memset(&pg, 0, sizeof pg);
+    if (!master || !perm || perm_gen_init(&pg, r->n)) rc = -1;
+    if (!rc) {
+        gsl_rng_set(master, (unsigned long)s->seed);
+        sim_item_sizes(s, master, r->n, r->size);
+    }
+    /* Per stream, in the simulator's order: a generator seeded from the master. */
+    unsigned long seeds[TOPO_MAX_INSTANCES];
+    for (int k = 0; !rc && k < m->nstreams; k++)
+        seeds[k] = gsl_rng_get(master);
+    const size_t per_e = (size_t)MRC_STEPS * (size_t)(r->lru ? r->ncap + 1 : r->ncap);
+    double *cnt = rc ? NULL : malloc((size_t)s->epochs * per_e * sizeof *cnt);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!cnt || !rng) rc = -1;
+    const loader_ops_t *loader = scenario_loader(s);
+    for (int i = 0; i < t->ninst && !rc; i++) {
+        const instance_t *in = &t->inst[i];
+        if (in->lead != i) continue;
+        const job_t *jb = &s->jobs[in->job];
+        int k = in->stream;
+        uint32_t n_used = r->n;
+        if (loader->epoch_items)
+            n_used = (uint32_t)loader->epoch_items(s, r->n, jb->gpus * jb->batch_per_gpu);
+        m->n_used[k] = n_used;
+        for (uint32_t idx = 0; idx < n_used; idx++)
+            m->items[k * MRC_STEPS + (int)((uint64_t)idx * MRC_STEPS / n_used)]++;
+        gsl_rng_set(rng, seeds[k]);
+        memset(cnt, 0, (size_t)s->epochs * per_e * sizeof *cnt);
+        rc = replay_stream(r, t, in, rng, &pg, perm, n_used, cnt);
+        for (int e = 0; e < s->epochs && !rc; e++)
+            for (int j = 0; j < MRC_STEPS; j++) {
+                const double *row = &cnt[((size_t)e * MRC_STEPS + (size_t)j) * (per_e / MRC_STEPS)];
+                if (r->lru) {
+                    /* A use that fits sorted capacity q hits every larger one too. */
+                    double acc = 0;
+                    for (int q = 0; q < r->ncap; q++) {
+                        acc += row[q];
+                        int c = r->order[q];
+                        m->hits[(((size_t)(c0 + c) * (size_t)m->nstreams + (size_t)k) *
+                                     (size_t)m->epochs +
+                                 (size_t)e) *
+                                    MRC_STEPS +
+                                (size_t)j] = acc;
+                    }
+                } else {
+                    for (int c = 0; c < r->ncap; c++)
+                        m->hits[(((size_t)(c0 + c) * (size_t)m->nstreams + (size_t)k) *
+                                     (size_t)m->epochs +
+                                 (size_t)e) *
+                                    MRC_STEPS +
+                                (size_t)j] = row[c];
+                }
+            }
+    }
+    free(cnt), free(perm);
+    perm_gen_free(&pg);
+    if (rng) gsl_rng_free(rng);
+    if (master) gsl_rng_free(master);
+    return rc;
+}
+
+int mrc_run(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap, mrc_t *m) {
+    memset(m, 0, sizeof *m);
+    m->ncap = ncap;
+    m->epochs = (int)s->epochs;
+    m->nstreams = t->nstreams;
+    size_t cells = (size_t)ncap * (size_t)m->nstreams * (size_t)m->epochs * MRC_STEPS;
+    m->hits = calloc(cells ? cells : 1, sizeof *m->hits);
+    m->items = calloc((size_t)m->nstreams * MRC_STEPS, sizeof *m->items);
+    m->n_used = calloc((size_t)m->nstreams, sizeof *m->n_used);
+    replay_t r = {.s = s, .lru = strcmp(scenario_cache(s)->name, "lru") == 0};
+    r.n = (uint32_t)s->dataset.items;
+    r.size = malloc((size_t)r.n * sizeof *r.size);
+    r.order = malloc((size_t)(ncap ? ncap : 1) * sizeof *r.order);
+    r.sorted = malloc((size_t)(ncap ? ncap : 1) * sizeof *r.sorted);
+    int rc = m->hits && m->items && m->n_used && r.size && r.order && r.sorted ? 0 : -1;
+    /* LRU answers every capacity in one pass; MinIO 64 at a time. */
+    int chunk = r.lru ? ncap : 64;
+    for (int c0 = 0; c0 < ncap && !rc; c0 += chunk) {
+        r.caps = caps + c0;
+        r.ncap = ncap - c0 < chunk ? ncap - c0 : chunk;
+        /* Insertion sort: a few dozen capacities, and no global for qsort. */
+        for (int c = 0; c < r.ncap; c++) {
+            int q = c;
+            for (; q > 0 && r.caps[r.order[q - 1]] > r.caps[c]; q--)
+                r.order[q] = r.order[q - 1];
+            r.order[q] = c;
+        }
+        for (int q = 0; q < r.ncap; q++)
+            r.sorted[q] = r.caps[r.order[q]];
+        if (c0) memset(m->items, 0, (size_t)m->nstreams * MRC_STEPS * sizeof *m->items);
+        rc = replay(&r, t, m, c0);
+    }
+    free(r.size), free(r.order), free(r.sorted);
+    if (rc) mrc_free(m);
+    return rc;
+}
+
+void mrc_free(mrc_t *m) {
+    free(m->hits), free(m->items), free(m->n_used);
+    memset(m, 0, sizeof *m);
+}
+
+double mrc_profile(const mrc_t *m, const topology_t *t, int c, int i, int e, double *hu) {
+    int k = t->inst[i].stream;
+    const double *h =
+        &m->hits[(((size_t)c * (size_t)m->nstreams + (size_t)k) * (size_t)m->epochs + (size_t)e) *
+                 MRC_STEPS];
+    double sum = 0;
+    for (int j = 0; j < MRC_STEPS; j++) {
+        double items = m->items[k * MRC_STEPS + j];
+        hu[j] = items > 0 ? h[j] / items : 0;
+        sum += h[j];
+    }
+    return sum / m->n_used[k];
+}
