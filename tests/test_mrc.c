@@ -76,8 +76,8 @@ static void check(const char *yaml, const char *const *sets) {
                 partial += h > 0 && h < 0.99;
                 double mean = 0;
                 for (int j = 0; j < MRC_STEPS; j++)
-                    mean += hu[j] * m.items[t.inst[i].stream * MRC_STEPS + j];
-                assert_true(fabs(mean / m.n_used[t.inst[i].stream] - h) < 1e-12);
+                    mean += hu[j] * m.items[(t.inst[i].stream * s.epochs + e) * MRC_STEPS + j];
+                assert_true(fabs(mean / m.reads[t.inst[i].stream * s.epochs + e] - h) < 1e-12);
             }
         metrics_free(&model), metrics_free(&sim);
     }

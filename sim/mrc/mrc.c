@@ -2,6 +2,7 @@
 #include "mrc.h"
 
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,8 +119,12 @@ typedef struct {
     int ncap;
     int *order;       /* capacity indices, smallest first */
     uint64_t *sorted; /* caps in that order */
-    uint32_t n;
-    uint32_t *size;
+    uint32_t n;       /* items replayed: all, or the sample's */
+    uint32_t *size;   /* [n] */
+    uint64_t N;       /* items of the dataset (positions of an epoch's order) */
+    int sampled;
+    double *cum;  /* sampled: [n] scratch for the positions' spacings */
+    uint32_t *at; /* sampled: [n] each replayed access's position in the full order */
 } replay_t;
 
 /* Index into sorted of the smallest capacity >= d (ncap: none). */
@@ -140,8 +145,26 @@ enum { AHEAD_FAR = 16, AHEAD_NEAR = 6 };
 /* Stream k's epochs through its servers' caches. cnt[(e * MRC_STEPS + j) *
  * (ncap + 1) + q]: LRU uses whose distance first fits sorted capacity q;
  * hit[(e * MRC_STEPS + j) * ncap + c]: MinIO hits at capacity c. */
+/* Sampled: the sample's order in the full order is a uniform permutation of
+ * it, at positions that are a uniform random subset of [0, N): sorted
+ * uniform positions from normalised sums of exponential spacings (order
+ * statistics), paired with the permutation. */
+static void sample_positions(const replay_t *r, gsl_rng *rng) {
+    double acc = 0;
+    for (uint32_t k = 0; k < r->n; k++) {
+        acc -= log(gsl_rng_uniform_pos(rng));
+        r->cum[k] = acc;
+    }
+    double scale = (double)r->N / (acc - log(gsl_rng_uniform_pos(rng)));
+    for (uint32_t k = 0; k < r->n; k++) {
+        double p = floor(r->cum[k] * scale);
+        r->at[k] = p < (double)r->N ? (uint32_t)p : (uint32_t)(r->N - 1);
+    }
+}
+
 static int replay_stream(const replay_t *r, const topology_t *t, const instance_t *in, gsl_rng *rng,
-                         perm_gen_t *pg, uint32_t *perm, uint32_t n_used, double *cnt) {
+                         perm_gen_t *pg, uint32_t *perm, uint64_t n_used, double *cnt,
+                         double *items, double *reads) {
     const scenario_t *s = r->s;
     const int ns = in->nservers, gps = in->gpus_per_server;
     const int64_t G = s->jobs[in->job].gpus;
@@ -168,22 +191,32 @@ static int replay_stream(const replay_t *r, const topology_t *t, const instance_
     if (!server) rc = -1;
     for (int64_t g = 0; server && g < G; g++)
         server[g] = (uint16_t)(g / gps);
+    const uint32_t len = r->sampled ? r->n : (uint32_t)n_used;
     for (int e = 0; e < s->epochs && !rc; e++) {
         perm_generate(pg, rng, perm);
+        if (r->sampled) sample_positions(r, rng);
         int64_t rank = 0;
-        for (uint32_t idx = 0; idx < n_used; idx++) {
+        for (uint32_t idx = 0; idx < len; idx++) {
             uint32_t x = perm[idx];
+            uint64_t pos = idx;
+            if (r->sampled) {
+                pos = r->at[idx];
+                if (pos >= n_used) continue; /* beyond drop_last's whole batches */
+                rank = (int64_t)(pos % (uint64_t)G);
+            }
             int v = ns > 1 ? server[rank] : 0;
             if (++rank == G) rank = 0;
-            size_t slice = (size_t)e * MRC_STEPS + (size_t)((uint64_t)idx * MRC_STEPS / n_used);
+            size_t slice = (size_t)e * MRC_STEPS + (size_t)(pos * MRC_STEPS / n_used);
+            items[slice]++;
+            reads[e]++;
             if (r->lru) {
-                if (idx + AHEAD_FAR < n_used) {
+                if (idx + AHEAD_FAR < len) {
                     uint32_t y = perm[idx + AHEAD_FAR];
                     __builtin_prefetch(&r->size[y]);
                     for (int w = 0; w < ns; w++)
                         __builtin_prefetch(&st[w].last[y]);
                 }
-                if (idx + AHEAD_NEAR < n_used && ns == 1)
+                if (idx + AHEAD_NEAR < len && ns == 1)
                     stack_prefetch(&st[0], perm[idx + AHEAD_NEAR]);
                 uint64_t d = stack_use(&st[v], x, r->size, &total[v]);
                 if (d != UINT64_MAX) cnt[slice * (size_t)(ncap + 1) + (size_t)first_fit(r, d)]++;
@@ -220,7 +253,16 @@ static int replay(replay_t *r, const topology_t *t, mrc_t *m, int c0) {
     if (!master || !perm || perm_gen_init(&pg, r->n)) rc = -1;
     if (!rc) {
         gsl_rng_set(master, (unsigned long)s->seed);
-        sim_item_sizes(s, master, r->n, r->size);
+        /* The simulator's sizes, drawn first from the master; a sample's
+         * from a generator of its own (the same distribution). */
+        gsl_rng *g = r->sampled ? gsl_rng_alloc(gsl_rng_mt19937) : master;
+        if (g) {
+            if (r->sampled) gsl_rng_set(g, (unsigned long)s->seed ^ 0x5a4d504cUL);
+            sim_item_sizes(s, g, r->n, r->size);
+            if (r->sampled) gsl_rng_free(g);
+        } else {
+            rc = -1;
+        }
     }
     /* Per stream, in the simulator's order: a generator seeded from the master. */
     unsigned long seeds[TOPO_MAX_INSTANCES];
@@ -236,15 +278,16 @@ static int replay(replay_t *r, const topology_t *t, mrc_t *m, int c0) {
         if (in->lead != i) continue;
         const job_t *jb = &s->jobs[in->job];
         int k = in->stream;
-        uint32_t n_used = r->n;
+        uint64_t n_used = r->N;
         if (loader->epoch_items)
-            n_used = (uint32_t)loader->epoch_items(s, r->n, jb->gpus * jb->batch_per_gpu);
-        m->n_used[k] = n_used;
-        for (uint32_t idx = 0; idx < n_used; idx++)
-            m->items[k * MRC_STEPS + (int)((uint64_t)idx * MRC_STEPS / n_used)]++;
+            n_used = (uint64_t)loader->epoch_items(s, (int64_t)r->N, jb->gpus * jb->batch_per_gpu);
+        double *items = &m->items[(size_t)k * (size_t)m->epochs * MRC_STEPS];
+        double *reads = &m->reads[(size_t)k * (size_t)m->epochs];
+        memset(items, 0, (size_t)m->epochs * MRC_STEPS * sizeof *items);
+        memset(reads, 0, (size_t)m->epochs * sizeof *reads);
         gsl_rng_set(rng, seeds[k]);
         memset(cnt, 0, (size_t)s->epochs * per_e * sizeof *cnt);
-        rc = replay_stream(r, t, in, rng, &pg, perm, n_used, cnt);
+        rc = replay_stream(r, t, in, rng, &pg, perm, n_used, cnt, items, reads);
         for (int e = 0; e < s->epochs && !rc; e++)
             for (int j = 0; j < MRC_STEPS; j++) {
                 const double *row = &cnt[((size_t)e * MRC_STEPS + (size_t)j) * (per_e / MRC_STEPS)];
@@ -277,21 +320,55 @@ static int replay(replay_t *r, const topology_t *t, mrc_t *m, int c0) {
     return rc;
 }
 
-int mrc_run(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap, mrc_t *m) {
+/* SHARDS' spatial sampling: item x is replayed iff a hash of it falls
+ * below rate x 2^24 (items are labels and orders uniform, so any fixed
+ * share would do; the hash keeps it fixed across epochs and streams). */
+#define SAMPLE_BITS 24
+static inline int sampled_item(uint64_t x, uint64_t below) {
+    uint64_t z = x + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (z >> (64 - SAMPLE_BITS)) < below;
+}
+
+static int run_curve(const scenario_t *s, const topology_t *t, const uint64_t *caps_in, int ncap,
+                     double rate, mrc_t *m) {
     memset(m, 0, sizeof *m);
     m->ncap = ncap;
     m->epochs = (int)s->epochs;
     m->nstreams = t->nstreams;
+    m->rate = 1;
     size_t cells = (size_t)ncap * (size_t)m->nstreams * (size_t)m->epochs * MRC_STEPS;
     m->hits = calloc(cells ? cells : 1, sizeof *m->hits);
-    m->items = calloc((size_t)m->nstreams * MRC_STEPS, sizeof *m->items);
-    m->n_used = calloc((size_t)m->nstreams, sizeof *m->n_used);
+    m->items = calloc((size_t)m->nstreams * (size_t)m->epochs * MRC_STEPS, sizeof *m->items);
+    m->reads = calloc((size_t)m->nstreams * (size_t)m->epochs, sizeof *m->reads);
     replay_t r = {.s = s, .lru = strcmp(scenario_cache(s)->name, "lru") == 0};
-    r.n = (uint32_t)s->dataset.items;
-    r.size = malloc((size_t)r.n * sizeof *r.size);
+    r.N = (uint64_t)s->dataset.items;
+    r.n = (uint32_t)r.N;
+    uint64_t *caps = malloc((size_t)(ncap ? ncap : 1) * sizeof *caps);
+    if (caps) memcpy(caps, caps_in, (size_t)ncap * sizeof *caps);
+    if (rate < 1) {
+        /* The sample, and the caches scaled by its share of the items. */
+        uint64_t below = (uint64_t)llround(rate * (double)(1 << SAMPLE_BITS)), count = 0;
+        if (below < 1) below = 1;
+        for (uint64_t x = 0; x < r.N; x++)
+            count += (uint64_t)sampled_item(x, below);
+        r.n = (uint32_t)count;
+        r.sampled = 1;
+        m->rate = (double)count / (double)r.N;
+        for (int c = 0; caps && c < ncap; c++)
+            caps[c] = (uint64_t)llround((double)caps_in[c] * m->rate);
+        r.cum = malloc((size_t)(r.n ? r.n : 1) * sizeof *r.cum);
+        r.at = malloc((size_t)(r.n ? r.n : 1) * sizeof *r.at);
+    }
+    r.size = malloc((size_t)(r.n ? r.n : 1) * sizeof *r.size);
     r.order = malloc((size_t)(ncap ? ncap : 1) * sizeof *r.order);
     r.sorted = malloc((size_t)(ncap ? ncap : 1) * sizeof *r.sorted);
-    int rc = m->hits && m->items && m->n_used && r.size && r.order && r.sorted ? 0 : -1;
+    int rc = m->hits && m->items && m->reads && caps && r.size && r.order && r.sorted &&
+                     (!r.sampled || (r.cum && r.at))
+                 ? 0
+                 : -1;
     /* LRU answers every capacity in one pass; MinIO 64 at a time. */
     int chunk = r.lru ? ncap : 64;
     for (int c0 = 0; c0 < ncap && !rc; c0 += chunk) {
@@ -306,16 +383,24 @@ int mrc_run(const scenario_t *s, const topology_t *t, const uint64_t *caps, int 
         }
         for (int q = 0; q < r.ncap; q++)
             r.sorted[q] = r.caps[r.order[q]];
-        if (c0) memset(m->items, 0, (size_t)m->nstreams * MRC_STEPS * sizeof *m->items);
         rc = replay(&r, t, m, c0);
     }
-    free(r.size), free(r.order), free(r.sorted);
+    free(r.size), free(r.order), free(r.sorted), free(r.cum), free(r.at), free(caps);
     if (rc) mrc_free(m);
     return rc;
 }
 
+int mrc_run(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap, mrc_t *m) {
+    return run_curve(s, t, caps, ncap, 1, m);
+}
+
+int mrc_run_sampled(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap,
+                    double rate, mrc_t *m) {
+    return run_curve(s, t, caps, ncap, rate < 1 ? rate : 1, m);
+}
+
 void mrc_free(mrc_t *m) {
-    free(m->hits), free(m->items), free(m->n_used);
+    free(m->hits), free(m->items), free(m->reads);
     memset(m, 0, sizeof *m);
 }
 
@@ -324,11 +409,13 @@ double mrc_profile(const mrc_t *m, const topology_t *t, int c, int i, int e, dou
     const double *h =
         &m->hits[(((size_t)c * (size_t)m->nstreams + (size_t)k) * (size_t)m->epochs + (size_t)e) *
                  MRC_STEPS];
-    double sum = 0;
-    for (int j = 0; j < MRC_STEPS; j++) {
-        double items = m->items[k * MRC_STEPS + j];
-        hu[j] = items > 0 ? h[j] / items : 0;
+    const double *items = &m->items[((size_t)k * (size_t)m->epochs + (size_t)e) * MRC_STEPS];
+    double sum = 0, reads = m->reads[(size_t)k * (size_t)m->epochs + (size_t)e];
+    for (int j = 0; j < MRC_STEPS; j++)
         sum += h[j];
-    }
-    return sum / m->n_used[k];
+    double mean = reads > 0 ? sum / reads : 0;
+    /* A slice a sample left empty: the epoch's mean. */
+    for (int j = 0; j < MRC_STEPS; j++)
+        hu[j] = items[j] > 0 ? h[j] / items[j] : mean;
+    return mean;
 }

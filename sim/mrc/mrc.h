@@ -15,6 +15,9 @@
  * partitioned caches) or on shards, mrc_inexact says so and nothing here
  * applies.
  *
+ * Datasets too large to replay item by item take a hash-sampled share of
+ * the items (mrc_run_sampled).
+ *
  * Use: mrc_inexact(s, t) == NULL, then mrc_run(s, t, caps, ncap, &m), then
  * mrc_profile(&m, t, c, ...) for cache size c, and mrc_free(&m). */
 #ifndef STALLSIM_MRC_H
@@ -33,10 +36,11 @@ typedef struct {
     /* hits[((c * nstreams + k) * epochs + e) * MRC_STEPS + j]: stream k's hits
      * in epoch e at positions of slice j of its order, at capacity caps[c]. */
     double *hits;
-    /* items[k * MRC_STEPS + j]: positions of stream k's order in slice j;
-     * n_used[k]: positions in all. */
+    /* items[(k * epochs + e) * MRC_STEPS + j]: the replayed reads of stream
+     * k's epoch e in slice j of its order; reads[k * epochs + e]: in all. */
     double *items;
-    double *n_used;
+    double *reads;
+    double rate; /* share of the items replayed: 1, or the sample's */
 } mrc_t;
 
 /* NULL when a curve of s's cache policy over its cache size is exact for
@@ -47,6 +51,16 @@ const char *mrc_inexact(const scenario_t *s, const topology_t *t);
  * capacity caps[0..ncap) in bytes. 0, or -1 without memory. */
 int mrc_run(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap, mrc_t *m);
 void mrc_free(mrc_t *m);
+
+/* mrc_run on a sample (SHARDS, Waldspurger et al., FAST'15): only the items
+ * whose hash falls below `rate`, each epoch's order a uniform permutation of
+ * them at uniform random positions of the full order (the restriction of a
+ * uniform permutation, though not the simulator's own draws), through
+ * caches scaled by the sample's share (m->rate). Hit rates are estimates:
+ * their standard error is about sqrt(h (1 - h) / reads) over the sample's
+ * reads of an epoch. */
+int mrc_run_sampled(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap,
+                    double rate, mrc_t *m);
 
 /* Capacity c's figures for instance i in epoch e: its hit rate (hits over
  * the positions read, as the simulator counts it) and the hit probability

@@ -1,6 +1,7 @@
 /* run: see run.h. */
 #include "run.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "budget.h"
 #include "kinds.h"
 #include "model.h"
+#include "mrc.h"
 #include "sim.h"
 #include "text.h"
 
@@ -89,11 +91,49 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
     if (!rc) rc = topology_build(&v->scn, &v->topo);
     if (!rc) rc = kinds_check(&v->scn, &v->topo);
     /* Refuse a simulation this machine cannot hold before allocating any of it. */
-    if (!rc && simulations > 0) rc = sim_memory_check_n(&v->scn, &v->topo, simulations);
+    if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
+        rc = sim_memory_check_n(&v->scn, &v->topo, simulations);
     return rc;
 }
 
+int run_sampled(const scenario_t *s, const topology_t *t) {
+    return s->dataset.items > s->sampling.above_items && !mrc_inexact(s, t);
+}
+
+typedef struct {
+    const mrc_t *m;
+    const topology_t *t;
+    double err; /* the largest 3 standard errors so far */
+} sample_ctx_t;
+
+static double sample_hits(void *ctx, int i, int e, double *hu) {
+    sample_ctx_t *c = ctx;
+    double h = mrc_profile(c->m, c->t, 0, i, e, hu);
+    double reads = c->m->reads[(size_t)c->t->inst[i].stream * (size_t)c->m->epochs + (size_t)e];
+    double err = reads > 0 ? 3 * sqrt(h * (1 - h) / reads) : 1;
+    if (err > c->err) c->err = err;
+    return h;
+}
+
+/* The hits from a hash-sampled replay, the timings from the model given them. */
+static int execute_sampled(variant_run_t *v) {
+    mrc_t m;
+    uint64_t cap = (uint64_t)scenario_cache_bytes(&v->scn);
+    if (mrc_run_sampled(&v->scn, &v->topo, &cap, 1, v->scn.sampling.rate, &m)) {
+        fprintf(stderr, "stallsim: cannot allocate the sampled replay of %lld items\n",
+                (long long)v->scn.dataset.items);
+        return EXIT_RUNTIME;
+    }
+    sample_ctx_t c = {&m, &v->topo, 0};
+    model_run_hits(&v->scn, &v->topo, sample_hits, &c, &v->sim);
+    v->sampled = m.rate;
+    v->sample_err = c.err;
+    mrc_free(&m);
+    return 0;
+}
+
 int run_execute(variant_run_t *v, int simulate) {
+    v->sampled = v->sample_err = 0;
     int ns = (int)v->scn.server.count, epochs = (int)v->scn.epochs;
     if (metrics_alloc(&v->model, v->topo.ninst, epochs) || metrics_alloc_servers(&v->model, ns))
         return EXIT_RUNTIME;
@@ -102,6 +142,7 @@ int run_execute(variant_run_t *v, int simulate) {
     if (!simulate) return 0;
     if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
         return EXIT_RUNTIME;
+    if (run_sampled(&v->scn, &v->topo)) return execute_sampled(v);
     return sim_run(&v->scn, &v->topo, &v->sim);
 }
 

@@ -43,6 +43,10 @@ typedef struct {
      * steady_from (0-based; past scn.epochs when the run ends warming). */
     epoch_metrics_t steady;
     int steady_from;
+    /* A sampled simulation (run_sampled): the share of the items replayed
+     * for the hits (0: simulated item by item), and three standard errors
+     * of its hit rates, the largest over instances and epochs. */
+    double sampled, sample_err;
 } variant_run_t;
 
 /* Variant indices into doc->variants (-1: a scenario without variants) of
@@ -62,5 +66,12 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
  * EXIT_RUNTIME without memory. */
 int run_execute(variant_run_t *v, int simulate);
 void run_release(variant_run_t *v);
+
+/* Whether run_execute samples v's scenario instead of simulating it item by
+ * item: more items than sim.sample_above_items and a cache the sampled
+ * replay covers (sim/mrc: lru or minio, loose items, one stream a cache).
+ * Its `sim` metrics then have the sample's hit rates and the model's
+ * timings given them (model_run_hits). */
+int run_sampled(const scenario_t *s, const topology_t *t);
 
 #endif
