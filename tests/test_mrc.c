@@ -135,6 +135,44 @@ static void test_drop_last(void **state) {
     check(base, sets);
 }
 
+/* A 10% sample against the exact replay of 200,000 items, at sizes from a
+ * few percent of the data to all of it: each epoch's hit rate within four
+ * of the sample's standard errors plus 0.2 pp (the positions' and sizes'
+ * draws are the sample's own, not the simulator's). */
+static void test_sampled(void **state) {
+    (void)state;
+    const char *cache[] = {"lru", "minio"};
+    for (int p = 0; p < 2; p++) {
+        char set[64], items[] = "dataset.items=200000";
+        snprintf(set, sizeof set, "loader.cache=%s", cache[p]);
+        const char *sets[] = {set, items, NULL};
+        scenario_t s;
+        topology_t t;
+        assert_int_equal(tu_build(base, sets, &s, &t), 0);
+        const double D = scenario_dataset_bytes(&s);
+        uint64_t caps[] = {(uint64_t)(0.05 * D), (uint64_t)(0.3 * D), (uint64_t)(0.6 * D),
+                           (uint64_t)(0.9 * D), (uint64_t)(1.1 * D)};
+        mrc_t exact, sample;
+        assert_int_equal(mrc_run(&s, &t, caps, 5, &exact), 0);
+        assert_int_equal(mrc_run_sampled(&s, &t, caps, 5, 0.1, &sample), 0);
+        assert_true(fabs(sample.rate - 0.1) < 0.01);
+        double worst = 0;
+        for (int c = 0; c < 5; c++)
+            for (int e = 0; e < s.epochs; e++) {
+                double hu[MRC_STEPS];
+                double a = mrc_profile(&exact, &t, c, 0, e, hu);
+                double b = mrc_profile(&sample, &t, c, 0, e, hu);
+                double se = sqrt(a * (1 - a) / sample.reads[e]);
+                if (fabs(a - b) > 4 * se + 0.002)
+                    fail_msg("%s, size %d, epoch %d: exact %.5f, sampled %.5f (se %.5f)", cache[p],
+                             c, e + 1, a, b, se);
+                if (fabs(a - b) > worst) worst = fabs(a - b);
+            }
+        print_message("%s: largest sampled error %.3f pp\n", cache[p], 100 * worst);
+        mrc_free(&exact), mrc_free(&sample);
+    }
+}
+
 static void refused(const char *yaml, const char *const *sets) {
     scenario_t s;
     topology_t t;
@@ -171,6 +209,7 @@ int main(void) {
         cmocka_unit_test(test_coordinated_stream),
         cmocka_unit_test(test_drop_last),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_sampled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

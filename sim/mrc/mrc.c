@@ -253,16 +253,9 @@ static int replay(replay_t *r, const topology_t *t, mrc_t *m, int c0) {
     if (!master || !perm || perm_gen_init(&pg, r->n)) rc = -1;
     if (!rc) {
         gsl_rng_set(master, (unsigned long)s->seed);
-        /* The simulator's sizes, drawn first from the master; a sample's
-         * from a generator of its own (the same distribution). */
-        gsl_rng *g = r->sampled ? gsl_rng_alloc(gsl_rng_mt19937) : master;
-        if (g) {
-            if (r->sampled) gsl_rng_set(g, (unsigned long)s->seed ^ 0x5a4d504cUL);
-            sim_item_sizes(s, g, r->n, r->size);
-            if (r->sampled) gsl_rng_free(g);
-        } else {
-            rc = -1;
-        }
+        /* The simulator's sizes, drawn first from the master (a sample's
+         * were drawn with it: run_curve). */
+        if (!r->sampled) sim_item_sizes(s, master, r->n, r->size);
     }
     /* Per stream, in the simulator's order: a generator seeded from the master. */
     unsigned long seeds[TOPO_MAX_INSTANCES];
@@ -349,7 +342,6 @@ static int run_curve(const scenario_t *s, const topology_t *t, const uint64_t *c
     uint64_t *caps = malloc((size_t)(ncap ? ncap : 1) * sizeof *caps);
     if (caps) memcpy(caps, caps_in, (size_t)ncap * sizeof *caps);
     if (rate < 1) {
-        /* The sample, and the caches scaled by its share of the items. */
         uint64_t below = (uint64_t)llround(rate * (double)(1 << SAMPLE_BITS)), count = 0;
         if (below < 1) below = 1;
         for (uint64_t x = 0; x < r.N; x++)
@@ -357,16 +349,31 @@ static int run_curve(const scenario_t *s, const topology_t *t, const uint64_t *c
         r.n = (uint32_t)count;
         r.sampled = 1;
         m->rate = (double)count / (double)r.N;
-        for (int c = 0; caps && c < ncap; c++)
-            caps[c] = (uint64_t)llround((double)caps_in[c] * m->rate);
         r.cum = malloc((size_t)(r.n ? r.n : 1) * sizeof *r.cum);
         r.at = malloc((size_t)(r.n ? r.n : 1) * sizeof *r.at);
     }
     r.size = malloc((size_t)(r.n ? r.n : 1) * sizeof *r.size);
+    gsl_rng *g = r.sampled ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
+    if (g && r.size) {
+        /* The sample's sizes from a generator of its own (the simulator's
+         * distribution), and the caches scaled by the sample's share of the
+         * dataset's bytes: a share of the items alone would carry the
+         * sample's mean size's error into every cache. */
+        gsl_rng_set(g, (unsigned long)s->seed ^ 0x5a4d504cUL);
+        sim_item_sizes(s, g, r.n, r.size);
+        double bytes = 0;
+        for (uint32_t i = 0; i < r.n; i++)
+            bytes += r.size[i];
+        double share = bytes / scenario_dataset_bytes(s);
+        for (int c = 0; caps && c < ncap; c++)
+            caps[c] = (uint64_t)llround((double)caps_in[c] * share);
+    }
+    if (g) gsl_rng_free(g);
+    if (r.sampled && !g) r.sampled = -1; /* no generator: fails below */
     r.order = malloc((size_t)(ncap ? ncap : 1) * sizeof *r.order);
     r.sorted = malloc((size_t)(ncap ? ncap : 1) * sizeof *r.sorted);
     int rc = m->hits && m->items && m->reads && caps && r.size && r.order && r.sorted &&
-                     (!r.sampled || (r.cum && r.at))
+                     (!r.sampled || (r.sampled > 0 && r.cum && r.at))
                  ? 0
                  : -1;
     /* LRU answers every capacity in one pass; MinIO 64 at a time. */

@@ -203,6 +203,7 @@ static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
         fnv_str(&h, o->a.only[i]);
     int64_t v[4] = {o->a.model_only, o->shard_i, o->shard_n, p->grid.size};
     fnv(&h, v, sizeof v);
+    if (p->curve) fnv_str(&h, "curve"); /* its rows differ from --no-curve's */
     *out = h;
     return 0;
 }
