@@ -401,7 +401,9 @@ static int validate(plan_t *p, int64_t *seed) {
             if (rc == EXIT_INPUT) describe_config(p, c);
             if (rc) break;
             rows += (int64_t)v->topo.ninst * v->scn.epochs *
-                    (p->o->a.model_only ? 1 : p->curve ? sweep_curve_rows(p->curve, c) : 2);
+                    (p->o->a.model_only ? 1
+                     : p->curve         ? sweep_curve_rows(p->curve, c)
+                                        : 2);
             if (c == 0 && k == 0) *seed = v->scn.seed;
         }
         if (mine) p->rows[c - p->first] = rows;
