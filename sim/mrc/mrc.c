@@ -397,6 +397,22 @@ static int run_curve(const scenario_t *s, const topology_t *t, const uint64_t *c
     return rc;
 }
 
+double mrc_memory_bytes(const scenario_t *s, const topology_t *t, double rate, int ncap) {
+    double n = (double)s->dataset.items;
+    if (rate < 1) n = n * rate * 1.01 + 1000;
+    int ns = 1;
+    for (int i = 0; i < t->ninst; i++)
+        if (t->inst[i].nservers > ns) ns = t->inst[i].nservers;
+    /* Per server of a stream (one stream at a time): LRU's last use (4),
+     * and 1.5 slots an item of item id (4) and tree (8); MinIO's mask (8).
+     * Per item: size and order (4 each), the permutation's buckets (2), and
+     * for a sample its spacings (8) and positions (4). */
+    int lru = strcmp(scenario_cache(s)->name, "lru") == 0;
+    double per_server = lru ? 4 + 1.5 * 12 : 8;
+    double counts = (double)s->epochs * MRC_STEPS * (ncap + 1) * 8 * (lru ? 1 : 1 + ncap / 64);
+    return n * (ns * per_server + 10 + (rate < 1 ? 12 : 0)) + counts * 2 + 64e6;
+}
+
 int mrc_run(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap, mrc_t *m) {
     return run_curve(s, t, caps, ncap, 1, m);
 }

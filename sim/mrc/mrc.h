@@ -62,6 +62,10 @@ void mrc_free(mrc_t *m);
 int mrc_run_sampled(const scenario_t *s, const topology_t *t, const uint64_t *caps, int ncap,
                     double rate, mrc_t *m);
 
+/* Bytes mrc_run (rate 1) or mrc_run_sampled needs at most for ncap sizes
+ * (the sample's size taken 1% over its expectation). */
+double mrc_memory_bytes(const scenario_t *s, const topology_t *t, double rate, int ncap);
+
 /* Capacity c's figures for instance i in epoch e: its hit rate (hits over
  * the positions read, as the simulator counts it) and the hit probability
  * of each slice of the order (hu, MRC_STEPS entries). */

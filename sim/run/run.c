@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "budget.h"
+#include "diag.h"
 #include "kinds.h"
 #include "model.h"
 #include "mrc.h"
+#include "schema.h"
 #include "sim.h"
 #include "text.h"
 
@@ -93,6 +95,18 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
     /* Refuse a simulation this machine cannot hold before allocating any of it. */
     if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
         rc = sim_memory_check_n(&v->scn, &v->topo, simulations);
+    if (!rc && simulations > 0 && run_sampled(&v->scn, &v->topo)) {
+        double need = mrc_memory_bytes(&v->scn, &v->topo, v->scn.sampling.rate, 1) * simulations;
+        double have = (double)sim_memory_available(), gib = 1024.0 * 1024 * 1024;
+        if (need > have) {
+            diag_error(v->scn.origin[schema_find(SCOPE_SCENARIO, "dataset.items")],
+                       "a sampled simulation of %lld items (sim.sample_rate %g) needs %.1f GiB of "
+                       "memory, this machine has %.1f GiB; lower sim.sample_rate, or --model-only",
+                       (long long)v->scn.dataset.items, v->scn.sampling.rate, need / gib,
+                       have / gib);
+            rc = EXIT_INPUT;
+        }
+    }
     return rc;
 }
 
