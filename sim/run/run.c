@@ -87,6 +87,12 @@ int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *on
     return 0;
 }
 
+/* sim.sample_rate, lowered so the sample holds about sim.sample_items_max. */
+static double sample_rate(const scenario_t *s) {
+    double cap = (double)s->sampling.items_max / (double)s->dataset.items;
+    return s->sampling.rate < cap ? s->sampling.rate : cap;
+}
+
 int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulations,
               variant_run_t *v) {
     int rc = scenario_build(doc, sets, variant, &v->scn);
@@ -96,12 +102,13 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
     if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
         rc = sim_memory_check_n(&v->scn, &v->topo, simulations);
     if (!rc && simulations > 0 && run_sampled(&v->scn, &v->topo)) {
-        double need = mrc_memory_bytes(&v->scn, &v->topo, v->scn.sampling.rate, 1) * simulations;
+        double need = mrc_memory_bytes(&v->scn, &v->topo, sample_rate(&v->scn), 1) * simulations;
         double have = (double)sim_memory_available(), gib = 1024.0 * 1024 * 1024;
         if (need > have) {
             diag_error(v->scn.origin[schema_find(SCOPE_SCENARIO, "dataset.items")],
                        "a sampled simulation of %lld items (sim.sample_rate %g) needs %.1f GiB of "
-                       "memory, this machine has %.1f GiB; lower sim.sample_rate, or --model-only",
+                       "memory, this machine has %.1f GiB; lower sim.sample_rate or "
+                       "sim.sample_items_max, or --model-only",
                        (long long)v->scn.dataset.items, v->scn.sampling.rate, need / gib,
                        have / gib);
             rc = EXIT_INPUT;
@@ -113,6 +120,7 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
 int run_sampled(const scenario_t *s, const topology_t *t) {
     return s->dataset.items > s->sampling.above_items && !mrc_inexact(s, t);
 }
+
 
 typedef struct {
     const mrc_t *m;
@@ -133,7 +141,7 @@ static double sample_hits(void *ctx, int i, int e, double *hu) {
 static int execute_sampled(variant_run_t *v) {
     mrc_t m;
     uint64_t cap = (uint64_t)scenario_cache_bytes(&v->scn);
-    if (mrc_run_sampled(&v->scn, &v->topo, &cap, 1, v->scn.sampling.rate, &m)) {
+    if (mrc_run_sampled(&v->scn, &v->topo, &cap, 1, sample_rate(&v->scn), &m)) {
         fprintf(stderr, "stallsim: cannot allocate the sampled replay of %lld items\n",
                 (long long)v->scn.dataset.items);
         return EXIT_RUNTIME;

@@ -69,7 +69,8 @@ void run_release(variant_run_t *v);
 
 /* Whether run_execute samples v's scenario instead of simulating it item by
  * item: more items than sim.sample_above_items and a cache the sampled
- * replay covers (sim/mrc: lru or minio, loose items, one stream a cache).
+ * replay covers (sim/mrc: lru or minio, loose items, one stream a cache),
+ * at sim.sample_rate or the lower share sim.sample_items_max allows.
  * Its `sim` metrics then have the sample's hit rates and the model's
  * timings given them (model_run_hits). */
 int run_sampled(const scenario_t *s, const topology_t *t);

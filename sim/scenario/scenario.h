@@ -149,6 +149,7 @@ typedef struct {
     struct { /* sim.*: sampled simulation of very large datasets (sim/mrc) */
         int64_t above_items;
         double rate;
+        int64_t items_max;
     } sampling;
     int njobs;
     job_t jobs[SCN_MAX_JOBS];
