@@ -49,5 +49,9 @@ check "sampled JSON says so" 'grep -q "\"sim_sampled\": {\"items_share\"" s.json
 "$bin" run "$small" --variant base --format csv >e.csv
 check "below the threshold: item by item" 'grep -q ",sim," e.csv && ! grep -q ",sample," e.csv'
 
+"$bin" sweep "$small" --variant base --set sim.sample_above_items=1000 --vary server.cache_gb=0:2.2:0.2 -o samp.csv 2>samp.err
+check "sampled cache sweep: every size a sampled run, said why" \
+  '[ "$(grep -c ",sample," samp.csv)" = 24 ] && ! grep -q ",sim,\|,curve," samp.csv && grep -q "each size is a sampled run" samp.err'
+
 echo "mrc: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -285,8 +285,8 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
                 report_csv_row(m, prefix, v->scn.variant, job, e + 1, "model",
                                metrics_at(&v->model, i, e));
                 if (v->sim.m)
-                    report_csv_row(m, prefix, v->scn.variant, job, e + 1, "sim",
-                                   metrics_at(&v->sim, i, e));
+                    report_csv_row(m, prefix, v->scn.variant, job, e + 1,
+                                   v->sampled > 0 ? "sample" : "sim", metrics_at(&v->sim, i, e));
             }
         run_release(v);
     }
@@ -393,7 +393,7 @@ static int validate(plan_t *p, int64_t *seed) {
             rc = run_build(p->doc, &sets, vars[k], 0, v);
             if (!rc) rc = note_input(p, v->scn.host, "the host profile");
             if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
-            if (!rc && mine && p->at_once > 0) {
+            if (!rc && mine && p->at_once > 0 && !run_sampled(&v->scn, &v->topo)) {
                 double one = (double)sim_memory_bytes(&v->scn, &v->topo);
                 if (one > largest) largest = one, where = c;
                 rc = sim_memory_check_n(&v->scn, &v->topo, 1);

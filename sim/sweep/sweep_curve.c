@@ -70,6 +70,9 @@ int sweep_curve_plan(const sweep_grid_t *g, int variants, int threads, sweep_bui
     }
     if (!rc) rc = build(ctx, 0, &cv->base);
     const char *why = rc ? NULL : mrc_inexact(&cv->base.scn, &cv->base.topo);
+    /* Past sim.sample_above_items each size is a quick sampled run already. */
+    if (!rc && !why && run_sampled(&cv->base.scn, &cv->base.topo))
+        why = "more items than sim.sample_above_items: each size is a sampled run";
     if (rc || why) {
         if (why) fprintf(stderr, "stallsim sweep: note: every cache size simulated (%s)\n", why);
         free(cv->caps), free(cv);
