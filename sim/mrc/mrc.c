@@ -31,31 +31,42 @@ const char *mrc_inexact(const scenario_t *s, const topology_t *t) {
     return NULL;
 }
 
-/* ---- LRU: byte stack distances on a Fenwick tree over last-use slots ---- */
+/* ---- LRU: byte stack distances over last-use slots ---- */
+
+/* Each live item's bytes sit at the slot of its last use; a use's distance
+ * is the bytes at later slots. Slots come in blocks of 64: the bytes after a
+ * slot are the rest of its block (one contiguous scan, prefetched ahead)
+ * plus the blocks after it, from a Fenwick tree over the blocks (1/64 of the
+ * slots: it stays in cache where a tree over every slot would miss at each
+ * level). */
+enum { BLOCK_LOG2 = 6, BLOCK = 1 << BLOCK_LOG2 };
 
 typedef struct {
     uint32_t *last; /* [n]: slot + 1 of the item's last use, 0: never used */
     uint32_t *who;  /* [T]: the item used at each slot */
-    uint64_t *fen;  /* [T + 1], 1-based: bytes of live slots */
-    uint32_t T, now;
+    uint32_t *at;   /* [T]: bytes of the live item at each slot, 0: none */
+    uint64_t *fen;  /* [nb + 1], 1-based over blocks: their bytes */
+    uint32_t T, nb, now;
 } stack_t;
 
 static int stack_init(stack_t *k, uint32_t n) {
     memset(k, 0, sizeof *k);
     /* Half again the items: a compaction (O(T)) every n/2 uses or more. */
-    k->T = n + n / 2 + 64;
-    k->last = calloc(n, sizeof *k->last);
+    k->T = (n + n / 2 + 2 * BLOCK) & ~(uint32_t)(BLOCK - 1);
+    k->nb = k->T >> BLOCK_LOG2;
+    k->last = calloc(n ? n : 1, sizeof *k->last);
     k->who = malloc((size_t)k->T * sizeof *k->who);
-    k->fen = calloc((size_t)k->T + 1, sizeof *k->fen);
-    return k->last && k->who && k->fen ? 0 : -1;
+    k->at = calloc((size_t)k->T, sizeof *k->at);
+    k->fen = calloc((size_t)k->nb + 1, sizeof *k->fen);
+    return k->last && k->who && k->at && k->fen ? 0 : -1;
 }
 
 static void stack_free(stack_t *k) {
-    free(k->last), free(k->who), free(k->fen);
+    free(k->last), free(k->who), free(k->at), free(k->fen);
 }
 
-static inline void fen_add(uint64_t *f, uint32_t T, uint32_t i, uint64_t v) {
-    for (; i <= T; i += i & -i)
+static inline void fen_add(uint64_t *f, uint32_t n, uint32_t i, uint64_t v) {
+    for (; i <= n; i += i & -i)
         f[i] += v;
 }
 
@@ -66,22 +77,24 @@ static inline uint64_t fen_prefix(const uint64_t *f, uint32_t i) {
     return s;
 }
 
-/* Live slots renumbered in order from 1; the tree rebuilt in O(T). */
-static void stack_compact(stack_t *k, const uint32_t *size) {
+/* Live slots renumbered in order from 0; blocks and tree rebuilt in O(T). */
+static void stack_compact(stack_t *k) {
     uint32_t out = 0;
     for (uint32_t p = 0; p < k->now; p++) {
         uint32_t x = k->who[p];
         if (k->last[x] == p + 1) {
             k->who[out] = x;
+            k->at[out] = k->at[p];
             k->last[x] = ++out;
         }
     }
-    memset(k->fen, 0, ((size_t)k->T + 1) * sizeof *k->fen);
-    for (uint32_t i = 1; i <= out; i++)
-        k->fen[i] += size[k->who[i - 1]];
-    for (uint32_t i = 1; i <= k->T; i++) {
+    memset(k->at + out, 0, (size_t)(k->T - out) * sizeof *k->at);
+    memset(k->fen, 0, ((size_t)k->nb + 1) * sizeof *k->fen);
+    for (uint32_t p = 0; p < out; p++)
+        k->fen[(p >> BLOCK_LOG2) + 1] += k->at[p];
+    for (uint32_t i = 1; i <= k->nb; i++) {
         uint32_t j = i + (i & -i);
-        if (j <= k->T) k->fen[j] += k->fen[i];
+        if (j <= k->nb) k->fen[j] += k->fen[i];
     }
     k->now = out;
 }
@@ -89,25 +102,35 @@ static void stack_compact(stack_t *k, const uint32_t *size) {
 /* The byte stack distance of a use of x (UINT64_MAX on its first use), and
  * x becomes the most recent. */
 static inline uint64_t stack_use(stack_t *k, uint32_t x, const uint32_t *size, uint64_t *total) {
-    if (k->now == k->T) stack_compact(k, size);
+    if (k->now == k->T) stack_compact(k);
     uint32_t p = k->last[x];
     uint64_t d = UINT64_MAX, sz = size[x];
     if (p) {
-        d = *total - fen_prefix(k->fen, p) + sz;
-        fen_add(k->fen, k->T, p, (uint64_t)0 - sz);
+        uint32_t s0 = p - 1, b = s0 >> BLOCK_LOG2, end = (b + 1) << BLOCK_LOG2;
+        uint64_t within = 0;
+        for (uint32_t j = s0 + 1; j < end; j++)
+            within += k->at[j];
+        d = sz + within + (*total - fen_prefix(k->fen, b + 1));
+        k->at[s0] = 0;
+        fen_add(k->fen, k->nb, b + 1, (uint64_t)0 - sz);
     } else {
         *total += sz;
     }
-    k->who[k->now] = x;
-    k->last[x] = ++k->now;
-    fen_add(k->fen, k->T, k->now, sz);
+    uint32_t s1 = k->now++;
+    k->who[s1] = x;
+    k->at[s1] = (uint32_t)sz;
+    k->last[x] = s1 + 1;
+    fen_add(k->fen, k->nb, (s1 >> BLOCK_LOG2) + 1, sz);
     return d;
 }
 
+/* The block of x's last use, a few uses ahead. */
 static inline void stack_prefetch(const stack_t *k, uint32_t x) {
     uint32_t p = k->last[x];
-    for (int l = 0; p && l < 24; p &= p - 1, l++)
-        __builtin_prefetch(&k->fen[p]);
+    if (!p) return;
+    const uint32_t *blk = &k->at[(p - 1) & ~(uint32_t)(BLOCK - 1)];
+    for (int l = 0; l < BLOCK * 4 / 64; l++)
+        __builtin_prefetch(blk + l * 16, 1);
 }
 
 /* ---- the replay ---- */
