@@ -427,11 +427,11 @@ double mrc_memory_bytes(const scenario_t *s, const topology_t *t, double rate, i
     for (int i = 0; i < t->ninst; i++)
         if (t->inst[i].nservers > ns) ns = t->inst[i].nservers;
     /* Per server of a stream (one stream at a time): LRU's last use (4),
-     * and 1.5 slots an item of item id (4) and tree (8); MinIO's mask (8).
+     * and 1.5 slots an item of item id (4) and bytes (4); MinIO's mask (8).
      * Per item: size and order (4 each), the permutation's buckets (2), and
      * for a sample its spacings (8) and positions (4). */
     int lru = strcmp(scenario_cache(s)->name, "lru") == 0;
-    double per_server = lru ? 4 + 1.5 * 12 : 8;
+    double per_server = lru ? 4 + 1.5 * 8 : 8;
     double counts = (double)s->epochs * MRC_STEPS * (ncap + 1) * 8 * (lru ? 1 : 1 + ncap / 64);
     return n * (ns * per_server + 10 + (rate < 1 ? 12 : 0)) + counts * 2 + 64e6;
 }
