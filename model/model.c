@@ -33,7 +33,7 @@ double model_pipeline_s(double n, double p, double t_gpu, double m, double t_las
 /* The loader's cost per item varies along the epoch's order (the hit rate
  * does: a cold LRU misses early, a spread one late, belady hits first), so
  * the order is cut into FLUID_STEPS slices of constant cost. */
-enum { FLUID_STEPS = 256, STEPS_MAX = 4096 };
+enum { FLUID_STEPS = MODEL_STEPS, STEPS_MAX = 4096 };
 
 /* Batch-level pipeline of one stream and its consumers, a fluid version of
  * the simulator's: the loader works through batches in order, batch k may
@@ -101,7 +101,20 @@ static void cache_sharing(const scenario_t *s, const topology_t *t, int i, int s
     *p = dist ? 1 : 1.0 / in->nservers;
 }
 
+static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
+                     run_metrics_t *out);
+
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
+    run_with(s, t, NULL, NULL, out);
+}
+
+void model_run_hits(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
+                    run_metrics_t *out) {
+    run_with(s, t, hits, ctx, out);
+}
+
+static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
+                     run_metrics_t *out) {
     const double N = (double)s->dataset.items;
     const double mean = scenario_item_bytes_mean(s);
     const double D = scenario_dataset_bytes(s);
@@ -228,15 +241,18 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             epoch_metrics_t *m = metrics_at(out, i, e);
             memset(m, 0, sizeof *m);
             int exact;
-            double h = model_hit_epoch(s->loader.cache, f, p, k, e, &exact);
+            double hu[FLUID_STEPS], tu[FLUID_STEPS];
+            /* A given hit profile (a replayed curve) in place of the closed form. */
+            double h = hits ? (exact = 1, hits(ctx, i, e, hu))
+                            : model_hit_epoch(s->loader.cache, f, p, k, e, &exact);
             /* A partitioned item is local on one of the servers: 1/S of the hits. */
             double share_remote = dist ? (double)(servers_used - 1) / servers_used : 0;
             double remote = h * share_remote;
             double miss = 1 - h;
             /* The hit probability along the epoch's order. */
-            double hu[FLUID_STEPS], tu[FLUID_STEPS];
             for (int j = 0; j < FLUID_STEPS; j++) {
-                hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
+                if (!hits)
+                    hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
                 double h2 = tier && f2 > f ? model_hit_at(s->server.tier.cache, f2, p, k, e,
                                                           (j + 0.5) / FLUID_STEPS)
                                            : 0;

@@ -16,6 +16,20 @@
 /* Fills out (allocated by the caller: t->ninst x s->epochs). */
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
 
+/* Slices of each epoch's order the model's hit profile has. */
+#define MODEL_STEPS 256
+
+/* Instance i's hits in epoch e from elsewhere (a replayed cache-size curve):
+ * fills hu[0..MODEL_STEPS) with the hit probability of each slice of the
+ * order and returns the epoch's hit rate. */
+typedef double (*model_hits_fn)(void *ctx, int i, int e, double *hu);
+
+/* model_run with the cache's hits from hits() instead of the policy's
+ * closed form: the timings follow from them as they do from the closed
+ * form's. */
+void model_run_hits(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
+                    run_metrics_t *out);
+
 /* The steady state of instance `inst`: the model's epoch once its hit rate
  * stops changing (within 1e-4 over the epochs after it, up to 1000 epochs).
  * Writes that epoch's metrics to *out and its 0-based index to *from (which

@@ -12,10 +12,11 @@ declare -A rank=(
   [sim/scenario]=1
   [sim/kinds]=2 [microbench]=2
   [sim/engine]=3 [model]=3 [sim/import]=3
-  [sim/run]=4
-  [sim/report]=5
-  [sim/sweep]=6 [microbench/measure]=6
-  [sim/cli]=7
+  [sim/mrc]=4
+  [sim/run]=5
+  [sim/report]=6
+  [sim/sweep]=7 [microbench/measure]=7
+  [sim/cli]=8
 )
 # Every header of the project, by name (names are unique across folders).
 declare -A home=()

@@ -159,15 +159,19 @@ static int tier_init(world_t *w) {
     return 0;
 }
 
-static void draw_sizes(world_t *w, gsl_rng *r) {
-    double mean = scenario_item_bytes_mean(w->s), cv = w->s->dataset.item_kb_cv;
-    w->mean_bytes = mean;
+void sim_item_sizes(const scenario_t *s, gsl_rng *r, uint32_t n, uint32_t *size) {
+    double mean = scenario_item_bytes_mean(s), cv = s->dataset.item_kb_cv;
     double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
-    for (uint32_t i = 0; i < w->n; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         double b = cv > 0 ? exp(zeta + gsl_ran_gaussian_ziggurat(r, sigma)) : mean;
         /* Validation refuses distributions that reach past this with any weight. */
-        w->size[i] = b < 1 ? 1 : b > SCN_ITEM_BYTES_MAX ? 4000000000u : (uint32_t)llround(b);
+        size[i] = b < 1 ? 1 : b > SCN_ITEM_BYTES_MAX ? 4000000000u : (uint32_t)llround(b);
     }
+}
+
+static void draw_sizes(world_t *w, gsl_rng *r) {
+    w->mean_bytes = scenario_item_bytes_mean(w->s);
+    sim_item_sizes(w->s, r, w->n, w->size);
 }
 
 /* The order a shuffle buffer of B items gives the read order: each output a

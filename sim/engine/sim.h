@@ -10,6 +10,7 @@
 #ifndef STALLSIM_SIM_H
 #define STALLSIM_SIM_H
 
+#include <gsl/gsl_rng.h>
 #include <stdint.h>
 
 #include "metrics.h"
@@ -97,5 +98,9 @@ int sim_run_watched(const scenario_t *s, const topology_t *t, run_metrics_t *out
 /* The same, with an observer too (NULL: none). */
 int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *out,
                      const sim_watch_t *watch, const sim_observer_t *obs);
+/* The item sizes (bytes) the simulator draws from r for the first n items
+ * of s, in the order it draws them: for replays of its access sequence
+ * (sim/mrc) that must see the same sizes. */
+void sim_item_sizes(const scenario_t *s, gsl_rng *r, uint32_t n, uint32_t *size);
 
 #endif

@@ -158,6 +158,8 @@ static int owned_by_other(kind_family_t family, int chosen, const char *name) {
 }
 
 int kinds_key_used(const scenario_t *s, const char *name) {
+    /* Sampling means nothing to a dataset below its threshold. */
+    if (!strncmp(name, "sim.sample_", 11) && s->dataset.items <= s->sampling.above_items) return 0;
     /* The tier's device and policy mean nothing without the tier. */
     if (s->server.tier.cache_gb <= 0 && !strncmp(name, "server.tier.", 12) &&
         strcmp(name, "server.tier.cache_gb"))

@@ -1,14 +1,18 @@
 /* run: see run.h. */
 #include "run.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "budget.h"
+#include "diag.h"
 #include "kinds.h"
 #include "model.h"
+#include "mrc.h"
+#include "schema.h"
 #include "sim.h"
 #include "text.h"
 
@@ -83,14 +87,71 @@ int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *on
     return 0;
 }
 
+/* sim.sample_rate, lowered so the sample holds about sim.sample_items_max. */
+static double sample_rate(const scenario_t *s) {
+    double cap = (double)s->sampling.items_max / (double)s->dataset.items;
+    return s->sampling.rate < cap ? s->sampling.rate : cap;
+}
+
 int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulations,
               variant_run_t *v) {
     int rc = scenario_build(doc, sets, variant, &v->scn);
     if (!rc) rc = topology_build(&v->scn, &v->topo);
     if (!rc) rc = kinds_check(&v->scn, &v->topo);
     /* Refuse a simulation this machine cannot hold before allocating any of it. */
-    if (!rc && simulations > 0) rc = sim_memory_check_n(&v->scn, &v->topo, simulations);
+    if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
+        rc = sim_memory_check_n(&v->scn, &v->topo, simulations);
+    if (!rc && simulations > 0 && run_sampled(&v->scn, &v->topo)) {
+        double need = mrc_memory_bytes(&v->scn, &v->topo, sample_rate(&v->scn), 1) * simulations;
+        double have = (double)sim_memory_available(), gib = 1024.0 * 1024 * 1024;
+        if (need > have) {
+            diag_error(v->scn.origin[schema_find(SCOPE_SCENARIO, "dataset.items")],
+                       "a sampled simulation of %lld items (sim.sample_rate %g) needs %.1f GiB of "
+                       "memory, this machine has %.1f GiB; lower sim.sample_rate or "
+                       "sim.sample_items_max, or --model-only",
+                       (long long)v->scn.dataset.items, v->scn.sampling.rate, need / gib,
+                       have / gib);
+            rc = EXIT_INPUT;
+        }
+    }
     return rc;
+}
+
+int run_sampled(const scenario_t *s, const topology_t *t) {
+    return s->dataset.items > s->sampling.above_items && !mrc_inexact(s, t);
+}
+
+
+typedef struct {
+    const mrc_t *m;
+    const topology_t *t;
+    double err; /* the largest 3 standard errors so far */
+} sample_ctx_t;
+
+static double sample_hits(void *ctx, int i, int e, double *hu) {
+    sample_ctx_t *c = ctx;
+    double h = mrc_profile(c->m, c->t, 0, i, e, hu);
+    double reads = c->m->reads[(size_t)c->t->inst[i].stream * (size_t)c->m->epochs + (size_t)e];
+    double err = reads > 0 ? 3 * sqrt(h * (1 - h) / reads) : 1;
+    if (err > c->err) c->err = err;
+    return h;
+}
+
+/* The hits from a hash-sampled replay, the timings from the model given them. */
+static int execute_sampled(variant_run_t *v) {
+    mrc_t m;
+    uint64_t cap = (uint64_t)scenario_cache_bytes(&v->scn);
+    if (mrc_run_sampled(&v->scn, &v->topo, &cap, 1, sample_rate(&v->scn), &m)) {
+        fprintf(stderr, "stallsim: cannot allocate the sampled replay of %lld items\n",
+                (long long)v->scn.dataset.items);
+        return EXIT_RUNTIME;
+    }
+    sample_ctx_t c = {&m, &v->topo, 0};
+    model_run_hits(&v->scn, &v->topo, sample_hits, &c, &v->sim);
+    v->sampled = m.rate;
+    v->sample_err = c.err;
+    mrc_free(&m);
+    return 0;
 }
 
 int run_execute(variant_run_t *v, int simulate) {
@@ -103,6 +164,7 @@ int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch
 
 int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watch,
                          const sim_observer_t *obs) {
+    v->sampled = v->sample_err = 0;
     int ns = (int)v->scn.server.count, epochs = (int)v->scn.epochs;
     if (metrics_alloc(&v->model, v->topo.ninst, epochs) || metrics_alloc_servers(&v->model, ns))
         return EXIT_RUNTIME;
@@ -111,6 +173,7 @@ int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watc
     if (!simulate) return 0;
     if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
         return EXIT_RUNTIME;
+    if (run_sampled(&v->scn, &v->topo)) return execute_sampled(v);
     return sim_run_observed(&v->scn, &v->topo, &v->sim, watch, obs);
 }
 

@@ -44,6 +44,10 @@ typedef struct {
      * steady_from (0-based; past scn.epochs when the run ends warming). */
     epoch_metrics_t steady;
     int steady_from;
+    /* A sampled simulation (run_sampled): the share of the items replayed
+     * for the hits (0: simulated item by item), and three standard errors
+     * of its hit rates, the largest over instances and epochs. */
+    double sampled, sample_err;
 } variant_run_t;
 
 /* Variant indices into doc->variants (-1: a scenario without variants) of
@@ -69,5 +73,13 @@ int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch
 int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watch,
                          const sim_observer_t *obs);
 void run_release(variant_run_t *v);
+
+/* Whether run_execute samples v's scenario instead of simulating it item by
+ * item: more items than sim.sample_above_items and a cache the sampled
+ * replay covers (sim/mrc: lru or minio, loose items, one stream a cache),
+ * at sim.sample_rate or the lower share sim.sample_items_max allows.
+ * Its `sim` metrics then have the sample's hit rates and the model's
+ * timings given them (model_run_hits). */
+int run_sampled(const scenario_t *s, const topology_t *t);
 
 #endif

@@ -146,6 +146,11 @@ typedef struct {
         double gpu_hour;
         double core_hour;
     } prices;
+    struct { /* sim.*: sampled simulation of very large datasets (sim/mrc) */
+        int64_t above_items;
+        double rate;
+        int64_t items_max;
+    } sampling;
     int njobs;
     job_t jobs[SCN_MAX_JOBS];
     /* Where each scenario-scope key got its value (schema row order). */

@@ -16,6 +16,7 @@
 #include "run.h"
 #include "scenario.h"
 #include "atomic_file.h"
+#include "sweep_curve.h"
 #include "sweep_grid.h"
 #include "sweep_html.h"
 #include "sweep_out.h"
@@ -36,6 +37,7 @@ typedef struct {
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
     int dry_run;
+    int no_curve;
 } sweep_opts_t;
 
 /* A file the sweep reads besides the scenario, as named and as found. */
@@ -63,6 +65,7 @@ typedef struct {
     FILE *copy;
     char *copy_buf;
     size_t copy_len;
+    sweep_curve_t *curve; /* a cache-size sweep answered from one curve, or NULL */
 } plan_t;
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -134,6 +137,11 @@ static const option_t sweep_own_options[] = {
      .help = "",
      .deprecated = "--jobs is deprecated (it is easily taken for the scenario's jobs); use "
                    "--threads"},
+    {.name = "--no-curve",
+     .type = OPT_FLAG,
+     .offset = offsetof(sweep_opts_t, no_curve),
+     .help = "simulate every cache size of a --vary server.cache_gb sweep instead\n"
+             "of answering it from one cache-size curve"},
     {.name = "--shard",
      .type = OPT_FN,
      .arg = "I/N",
@@ -215,6 +223,7 @@ static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
         fnv_str(&h, o->a.only[i]);
     int64_t v[4] = {o->a.model_only, o->shard_i, o->shard_n, p->grid.size};
     fnv(&h, v, sizeof v);
+    if (p->curve) fnv_str(&h, "curve"); /* its rows differ from --no-curve's */
     *out = h;
     return 0;
 }
@@ -261,6 +270,19 @@ static int config_variants(const plan_t *p, const int *idx, int *v) {
     return 1;
 }
 
+/* Builds configuration c (its one variant) into v: the curve's builder. */
+static int build_config(void *ctx, int64_t c, variant_run_t *v) {
+    const plan_t *p = ctx;
+    int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
+    assign_list_t sets = {0};
+    sweep_grid_point(&p->grid, c, idx);
+    config_variants(p, idx, vars);
+    int rc = config_sets(p, idx, &sets);
+    if (!rc) rc = run_build(p->doc, &sets, vars[0], 0, v);
+    assign_list_free(&sets);
+    return rc;
+}
+
 /* Runs configuration c and returns its CSV rows in *buf (malloc'ed). */
 static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, size_t *len) {
     int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
@@ -272,7 +294,8 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     int rc = config_sets(p, idx, &sets);
     FILE *m = rc ? NULL : open_memstream(buf, len);
     if (!rc && !m) rc = EXIT_RUNTIME;
-    for (int k = 0; k < nv && !rc; k++) {
+    if (p->curve && !rc) rc = sweep_curve_config(p->curve, c, v, m, prefix);
+    for (int k = 0; k < nv && !rc && !p->curve; k++) {
         rc = run_build(p->doc, &sets, vars[k], p->o->a.model_only ? 0 : 1, v);
         if (!rc) rc = run_execute(v, !p->o->a.model_only);
         /* The rows of `stallsim run --format csv`, in its order. */
@@ -282,8 +305,8 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
                 report_csv_row(m, prefix, v->scn.variant, job, e + 1, "model",
                                metrics_at(&v->model, i, e));
                 if (v->sim.m)
-                    report_csv_row(m, prefix, v->scn.variant, job, e + 1, "sim",
-                                   metrics_at(&v->sim, i, e));
+                    report_csv_row(m, prefix, v->scn.variant, job, e + 1,
+                                   v->sampled > 0 ? "sample" : "sim", metrics_at(&v->sim, i, e));
             }
         run_release(v);
     }
@@ -383,14 +406,17 @@ static int validate_one(plan_t *p, int64_t c, variant_run_t *v, double *largest,
         rc = run_build(p->doc, &sets, vars[k], 0, v);
         if (!rc) rc = note_input(p, v->scn.host, "the host profile");
         if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
-        if (!rc && mine && p->at_once > 0) {
+        if (!rc && mine && p->at_once > 0 && !run_sampled(&v->scn, &v->topo)) {
             double one = (double)sim_memory_bytes(&v->scn, &v->topo);
             if (one > *largest) *largest = one, *where = c;
             rc = sim_memory_check_n(&v->scn, &v->topo, 1);
         }
         if (rc == EXIT_INPUT) describe_config(p, c);
         if (rc) break;
-        rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
+        rows += (int64_t)v->topo.ninst * v->scn.epochs *
+                (p->o->a.model_only ? 1
+                 : p->curve         ? sweep_curve_rows(p->curve, c)
+                                    : 2);
         if (c == 0 && k == 0) *seed = v->scn.seed;
     }
     if (mine && !rc) p->rows[c - p->first] = rows;
@@ -858,6 +884,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     /* Each worker thread holds one simulation: the memory budget counts them all. */
     int64_t todo = p.end - p.first;
     p.at_once = o->a.model_only ? 0 : (int)(o->threads < todo ? o->threads : todo > 0 ? todo : 1);
+    if (!rc && !o->a.model_only && !o->no_curve)
+        rc = sweep_curve_plan(&p.grid, p.nvsel, o->threads, build_config, &p, &p.curve);
     if (!rc) rc = validate(&p, &seed);
     for (int64_t c = p.first; c < p.end; c++)
         rows += p.rows ? p.rows[c - p.first] : 0;
@@ -870,6 +898,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
             printf("none; nothing run\n");
         free(p.rows);
         free_inputs(&p);
+        sweep_curve_free(p.curve);
         sweep_grid_free(&p.grid);
         return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_RUNTIME;
     }
@@ -901,7 +930,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     if (!rc && complete)
         fprintf(stderr, "stallsim sweep: %s is complete already (same arguments); nothing to do\n",
                 o->out);
-    else if (!rc && (rc = execute(&p, &out, from)) == 0)
+    else if (!rc && (!p.curve || (rc = sweep_curve_run(p.curve)) == 0) &&
+             (rc = execute(&p, &out, from)) == 0)
         rc = sweep_out_finish(&out);
     if (!rc && o->html) rc = write_html(&p);
     if (p.copy) fclose(p.copy);
@@ -913,6 +943,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     free(meta);
     free(p.rows);
     free_inputs(&p);
+    sweep_curve_free(p.curve);
     sweep_grid_free(&p.grid);
     return rc;
 }
