@@ -29,6 +29,8 @@ typedef struct {
     const char *out;
     const char *vary[SWEEP_MAX_AXES];
     int nvary;
+    const char *tie[SWEEP_MAX_AXES];
+    int ntie;
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
@@ -96,6 +98,15 @@ static const option_t sweep_own_options[] = {
              "end included (server.cache_gb=0:400:50), or both mixed; any key\n"
              "--set takes, and `variant` (--vary variant=dali,coordl). The first\n"
              "--vary changes slowest. Repeatable."},
+    {.name = "--tie",
+     .type = OPT_LIST,
+     .arg = "KEY=KEY2",
+     .offset = offsetof(sweep_opts_t, tie),
+     .count_offset = offsetof(sweep_opts_t, ntie),
+     .max = SWEEP_MAX_AXES,
+     .help = "KEY2's --vary axis moves with KEY's (value i with value i; both need\n"
+             "as many values): --tie loader.num_workers=server.storage.queue_depth.\n"
+             "Repeatable."},
     {.name = "--output",
      .alias = "-o",
      .type = OPT_STR,
@@ -191,6 +202,10 @@ static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
     }
     for (int i = 0; i < o->nvary; i++)
         fnv_str(&h, o->vary[i]);
+    for (int i = 0; i < o->ntie; i++) {
+        fnv_str(&h, "--tie");
+        fnv_str(&h, o->tie[i]);
+    }
     for (int i = 0; i < o->a.nonly; i++)
         fnv_str(&h, o->a.only[i]);
     int64_t v[4] = {o->a.model_only, o->shard_i, o->shard_n, p->grid.size};
@@ -502,6 +517,10 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
         report_json_string(f, ax->key);
         fputs(", \"column\": ", f);
         report_json_string(f, ax->column);
+        if (ax->tied_to >= 0) {
+            fputs(", \"tied_to\": ", f);
+            report_json_string(f, p->grid.axes[ax->tied_to].key);
+        }
         fprintf(f, ", \"count\": %d, \"values\": [", ax->nvalues);
         for (int v = 0; v < ax->nvalues && ax->nvalues <= 1000; v++) {
             if (v) fputs(", ", f);
@@ -705,6 +724,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     int rc = 0;
     for (int i = 0; i < o->nvary && !rc; i++)
         rc = sweep_grid_add(&p.grid, o->vary[i], names, doc->nvariants);
+    for (int i = 0; i < o->ntie && !rc; i++)
+        rc = sweep_grid_tie(&p.grid, o->tie[i]);
     if (!rc) rc = sweep_grid_check_sets(&p.grid, &o->a.sets);
     if (!rc) rc = select_variants(&p);
     /* Contiguous blocks, so shards concatenated in order are the whole grid in order. */
