@@ -102,6 +102,10 @@ static void cache_sharing(const scenario_t *s, const topology_t *t, int i, int s
 }
 
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
+    model_run_from(s, t, out, 0);
+}
+
+void model_run_from(const scenario_t *s, const topology_t *t, run_metrics_t *out, int first) {
     const double N = (double)s->dataset.items;
     const double mean = scenario_item_bytes_mean(s);
     const double D = scenario_dataset_bytes(s);
@@ -221,7 +225,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
         double staged = (double)ahead * M * scenario_out_item_bytes(s);
 
-        for (int e = 0; e < s->epochs; e++) {
+        for (int e = first; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);
             memset(m, 0, sizeof *m);
             int exact;

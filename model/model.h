@@ -15,6 +15,10 @@
 
 /* Fills out (allocated by the caller: t->ninst x s->epochs). */
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
+/* The same for epochs first.. only (each epoch's figures stand alone: the
+ * earlier ones are left as they are); a search that needs the last epoch
+ * alone saves the rest. */
+void model_run_from(const scenario_t *s, const topology_t *t, run_metrics_t *out, int first);
 
 /* The steady state of instance `inst`: the model's epoch once its hit rate
  * stops changing (within 1e-4 over the epochs after it, up to 1000 epochs).

@@ -15,7 +15,8 @@ declare -A rank=(
   [sim/run]=4
   [sim/report]=5
   [sim/sweep]=6 [microbench/measure]=6
-  [sim/cli]=7
+  [sim/advise]=7
+  [sim/cli]=8
 )
 # Every header of the project, by name (names are unique across folders).
 declare -A home=()

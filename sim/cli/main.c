@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "advise.h"
 #include "atomic_file.h"
 #include "calibrate.h"
 #include "import_dlio.h"
@@ -230,6 +231,8 @@ static const struct {
      cmd_simulate, &run_command},
     {"sweep", "SCENARIO", "run a grid of configurations (--vary key=values) into one CSV",
      sweep_main, &sweep_command},
+    {"advise", "SCENARIO", "the cheapest configuration of a grid that meets a target (--vary)",
+     advise_main, &advise_command},
     {"check", "SCENARIO", "validate a scenario (every variant) without running it", cmd_check,
      &check_command},
     {"calibrate", "", "measure this host's rates and write a host profile", calibrate_main,

@@ -262,7 +262,7 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
 }
 
 /* The axis of a key as typed (canonical), or -1. */
-static int axis_of(const sweep_grid_t *g, const char *typed) {
+int sweep_grid_axis(const sweep_grid_t *g, const char *typed) {
     char key[SCN_STR];
     snprintf(key, sizeof key, "%s", typed);
     canonical_key(key);
@@ -279,8 +279,8 @@ static int not_an_axis(const char *arg, const char *key) {
         return near ? fail(arg, "unknown key '%s'; did you mean '%s'?", key, near)
                     : fail(arg, "unknown key '%s' (stallsim help keys lists them all)", key);
     }
-    return fail(arg, "key '%s' is not varied: a tie pairs two --vary axes (add --vary %s=...)",
-                key, key);
+    return fail(arg, "key '%s' is not varied: a tie pairs two --vary axes (add --vary %s=...)", key,
+                key);
 }
 
 int sweep_grid_tie(sweep_grid_t *g, const char *arg) {
@@ -294,7 +294,7 @@ int sweep_grid_tie(sweep_grid_t *g, const char *arg) {
     memcpy(a_key, arg, (size_t)(eq - arg));
     a_key[eq - arg] = 0;
     snprintf(b_key, sizeof b_key, "%s", eq + 1);
-    int a = axis_of(g, a_key), b = axis_of(g, b_key);
+    int a = sweep_grid_axis(g, a_key), b = sweep_grid_axis(g, b_key);
     if (a < 0) return not_an_axis(arg, a_key);
     if (b < 0) return not_an_axis(arg, b_key);
     if (a == b) return fail(arg, "a key cannot be tied to itself");

@@ -37,7 +37,7 @@ typedef struct {
 typedef struct {
     int naxes;
     sweep_axis_t axes[SWEEP_MAX_AXES];
-    int64_t size; /* configurations: product of the free axes' value counts (1 with no axis) */
+    int64_t size;    /* configurations: product of the free axes' value counts (1 with no axis) */
     const char *cmd; /* the command its errors name: "sweep" (the default) or "advise" */
 } sweep_grid_t;
 
@@ -60,6 +60,9 @@ int sweep_grid_tie(sweep_grid_t *g, const char *arg);
  * or overlaps it (jobs.KEY and jobs.N.KEY): EXIT_INPUT after printing
  * `stallsim sweep: --vary KEY: ...`, else 0. */
 int sweep_grid_check_sets(const sweep_grid_t *g, const assign_list_t *sets);
+
+/* The axis of a key as typed (jobs.00.X is jobs.0.X), or -1 when not varied. */
+int sweep_grid_axis(const sweep_grid_t *g, const char *key);
 
 /* The value index on each axis of configuration c (idx has g->naxes entries). */
 void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx);
