@@ -4,7 +4,7 @@
 # alone, and model + simulator); the recommendation's simulated utilisation
 # meets the target, and a candidate the simulator finds missing it is passed
 # over; the answer does not depend on --threads; bad targets, axes and ties
-# exit 2 naming the flag.
+# exit 2 naming the flag; run's "what to change" line.
 # usage: advise.sh STALLSIM SOURCE_DIR
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -159,6 +159,24 @@ expect2 "advise searches one variant" "${v[@]}" --minimize server.cpus --variant
 expect2 "no such file\|cannot\|error" "${v[@]}" --prices nope.yaml
 # A configuration that fails a cross-key rule is named.
 expect2 "configuration 1 (jobs.0.gpus=4) of --vary is invalid" --vary jobs.0.gpus=2,4 --maximize jobs.0.gpus
+
+# 6. run's "what to change" line: both limits named when they bind within a
+#    few percent, and the cores it names are the fewest for which the
+#    model's T_prep reaches 90% (one core fewer does not).
+oi=$src/scenarios/openimages.yaml
+out=$("$bin" run "$oi" --model-only)
+grep -q "^coordl     GPU 15% busy. Storage limits you at 657 s an epoch, and prep would at 603 s: the two bind within 8% of each other" <<<"$out" \
+  && ok || bad "coordl's what-to-change line: $(grep '^coordl     GPU' <<<"$out")"
+cores=$(grep "^coordl     GPU" <<<"$out" | sed -n 's/.* \([0-9]*\) cores a server.*/\1/p')
+prep_ok() { # CORES: 1 when the model's steady T_prep of coordl reaches T_gpu / 0.9
+  "$bin" run "$oi" --model-only --variant coordl --set server.cpus=$1 --format csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $(col["epoch"]) == 3 { exit !($(col["t_prep_s"]) <= $(col["t_gpu_s"]) / 0.9) }'
+}
+[ -n "$cores" ] && prep_ok "$cores" && ! prep_ok $((cores - 1)) && ok || bad "what to change: $cores cores is not the fewest that reach 90%"
+"$bin" run "$src/scenarios/hpsearch.yaml" --model-only | grep -q "^coordl     GPU 100% busy: the GPUs bind" && ok \
+  || bad "a GPU-bound variant is not told so"
+"$bin" run "$oi" --model-only --format csv | grep -qi "what to change" && bad "CSV has the what-to-change line" || ok
 
 echo "advise: $pass passed, $fail failed"
 [ $fail = 0 ]
