@@ -216,6 +216,9 @@ static int run(const options *o, calib_results *r) {
         }
         if (fl.non_jpeg) progress("ignoring %d files not named *.jpg/*.jpeg", fl.non_jpeg);
         if (fl.unreadable) progress("could not list %d entries", fl.unreadable);
+        if (fl.too_deep)
+            progress("did not search %d folder(s) more than %d levels down", fl.too_deep,
+                     FILESET_MAX_DEPTH);
         if (fl.n > files) progress("sampling %d of %d files (--files)", files, fl.n);
         sample_files(&fl, files, (unsigned long)o->seed);
     } else {
@@ -242,6 +245,19 @@ static int run(const options *o, calib_results *r) {
     }
     r->files_non_jpeg = fl.non_jpeg;
 
+    /* Every sampled file is held in memory while it is measured: refuse a
+     * sample that would not fit (twice, as measure does), before reading it. */
+    double listed = 0, avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < fl.n; i++)
+        listed += fl.v[i].size > 0 ? (double)fl.v[i].size : 0;
+    if (avail > 0 && 2 * listed > avail) {
+        fprintf(stderr,
+                "stallsim calibrate: %s: the %d sampled files hold %.1f GB, but only %.1f GB of "
+                "memory is free; calibrate holds them in memory: use fewer --files\n",
+                o->data ? o->data : "generated set", fl.n, listed / 1e9, avail / 1e9);
+        rc = o->data ? 2 : 1;
+        goto done;
+    }
     progress("checking %d files (read + decode once)", fl.n);
     if (decode_load(&fl, &set, err, sizeof err) != 0) {
         fprintf(stderr, "stallsim calibrate: %s\n", err);

@@ -109,7 +109,18 @@ int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
             report_bad(&bad, it.path, errno == EINVAL ? "not a regular file" : strerror(errno));
             continue;
         }
-        if (decoder_run(&dec, it.jpeg, it.size, &it.w, &it.h, why, sizeof why) != 0) {
+        int ok = decoder_run(&dec, it.jpeg, it.size, &it.w, &it.h, why, sizeof why) == 0;
+        /* Bytes past what the pixels could need (a tail of padding or other
+         * data after the image) would count as decoded MB and put a rate
+         * per MB into the profile that no real JPEG has. A megabyte of
+         * slack keeps small images with large EXIF or ICC blocks. */
+        if (ok && (double)it.size > 3.0 * it.w * it.h + (1 << 20)) {
+            snprintf(why, sizeof why,
+                     "%ld bytes for %d x %d pixels, more than their raw RGB: data after the image",
+                     it.size, it.w, it.h);
+            ok = 0;
+        }
+        if (!ok) {
             report_bad(&bad, it.path, why);
             free(it.jpeg);
         } else {

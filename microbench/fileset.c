@@ -33,7 +33,10 @@ static int push(file_list *fl, const char *path, long size) {
 }
 
 static int scan(const char *dir, file_list *fl, int depth) {
-    if (depth > 64) return 0; /* deeper than any real data set; stop rather than recurse forever */
+    if (depth > FILESET_MAX_DEPTH) {
+        fl->too_deep++;
+        return 0;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         fl->unreadable++;

@@ -11,6 +11,9 @@
 
 #include <stddef.h>
 
+/* Deeper than any real data set; the scan stops there rather than recurse forever. */
+#define FILESET_MAX_DEPTH 64
+
 typedef struct {
     char *path;
     long size;
@@ -21,6 +24,7 @@ typedef struct {
     int n, cap;
     int non_jpeg;   /* regular files skipped for their name */
     int unreadable; /* entries that could not be stat'ed or listed */
+    int too_deep;   /* folders more than FILESET_MAX_DEPTH levels down, not searched */
 } file_list;
 
 int fileset_scan(const char *dir, file_list *out, char *err, size_t errlen);

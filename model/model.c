@@ -223,7 +223,10 @@ void model_run_from(const scenario_t *s, const topology_t *t, run_metrics_t *out
                  : 1;
         int64_t ahead = loader_staged_batches(s, jb);
         if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
-        double staged = (double)ahead * M * scenario_out_item_bytes(s);
+        /* At most the epoch's items are staged: a data set smaller than the
+         * window is not a window of full batches. */
+        const double staged =
+            fmin((double)loader_staged_batches(s, jb) * M, n_used) * scenario_out_item_bytes(s);
 
         for (int e = first; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);

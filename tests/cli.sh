@@ -251,6 +251,45 @@ sw --vary jobs.00.batch_per_gpu=16,32 2>/dev/null
   || bad "--vary jobs.00.X: $(head -n 2 "$q/s.csv" 2>&1)"
 rm -rf "$q"
 
+q3=$(mktemp)
+# Every bad variant is reported, not just the first; an error they share once.
+q2=$(mktemp -d)
+printf '%s\n' 'dataset: {items: 1000, item_kb: 10}' 'jobs:' '  - {name: a, gpus: 1, gpu_items_per_s: 100}' \
+  'variants:' '  one: {server.cpus: 0}' '  two: {server.gpus: -1}' '  three: {loader.cache: nope}' >"$q2/bv.yaml"
+err=$("$bin" check "$q2/bv.yaml" --set server.cpus=abc 2>&1 >/dev/null)
+rc=$?
+[ $rc = 2 ] && grep -q "bv.yaml:5:22: error: key 'server.cpus'" <<<"$err" && grep -q "bv.yaml:6:22: error: key 'server.gpus'" <<<"$err" \
+  && grep -q "bv.yaml:7:25: error: key 'loader.cache'" <<<"$err" && [ "$(grep -c "^--set: error" <<<"$err")" = 1 ] && ok \
+  || bad "three bad variants: exit $rc, stderr: $err"
+rm -rf "$q2"
+
+# Bounded work: --max-seconds stops a run that its pace says is too long
+# (exit 1, stdout empty), well before it would end; a bad bound is exit 2.
+t0=$(date +%s)
+"$bin" run $small --set dataset.items=5000000 --epochs 1000 --max-seconds 3 >"$q3" 2>"$q3.err"
+rc=$?
+t1=$(date +%s)
+[ $rc = 1 ] && [ ! -s "$q3" ] && grep -q "stallsim run: stopped after .* more than --max-seconds 3; nothing was written" "$q3.err" \
+  && [ $((t1 - t0)) -lt 30 ] && ok || bad "--max-seconds 3: exit $rc after $((t1 - t0)) s; $(cat "$q3.err")"
+expect 2 "--max-seconds: expected a number of seconds > 0, got '0'" -- "$bin" run $small --max-seconds 0
+expect 2 "--max-seconds: expected a number of seconds > 0, got 'soon'" -- "$bin" run $small --max-seconds soon
+# Without a bound, a run its pace puts past an hour says so on stderr.
+timeout 8 "$bin" run $small --variant base --set dataset.items=20000000 --epochs 1000 >/dev/null 2>"$q3.err"
+grep -q "stallsim run: warning: at this pace the simulation takes about .* h; --max-seconds bounds it" "$q3.err" && ok \
+  || bad "no warning on a run of hours: $(cat "$q3.err")"
+rm -f "$q3" "$q3.err"
+
+# A data set smaller than the prefetch window stages its own items, not
+# full batches: 100 items of 602112 B, not one batch of 128.
+staged=$("$bin" run $small --set dataset.items=100 --variant base --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "staged_bytes") c = i; next } { print $c }' | sort -u)
+[ "$staged" = 60211200 ] && ok || bad "staged_bytes of a 100-item data set: $staged, want 60211200"
+
+# A figure too large for its column prints in %g, not 300 digits of %f.
+out=$("$bin" run $small --set jobs.0.gpu_items_per_s=1e-300 --set dataset.item_kb=1e-300 2>&1)
+long=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$out")
+[ "$long" -lt 200 ] && grep -q " 1e+304 " <<<"$out" && grep -q "(5e+303% of the dataset)" <<<"$out" && ok \
+  || bad "a 1e-300 rate: longest line $long; $(head -n 8 <<<"$out")"
+
 # The README's key reference is the schema's own output.
 ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')

@@ -111,6 +111,43 @@ expect 2 "--cache: expected" -- "$bin" measure "$S" --data "$D" --cache lukewarm
 expect 2 "--io-threads" -- "$bin" measure "$S" --data "$D" --io-threads 0
 expect 2 "key 'server.cpus'" -- "$bin" measure "$S" --data "$D" --set server.cpus=none
 expect 0 "" -- "$bin" measure --help
+# The text header shows the paths it echoes with control characters escaped.
+ln -sfn "$D" "$W/esc"$'\e'"[31m"
+expect 0 "" -- "$bin" measure "$S" --data "$W/esc"$'\e'"[31m" --epochs 1
+grep -qF 'esc\x1b[31m' "$W/out" && ! grep -q $'\e' "$W/out" && ok || bad "measure's header prints a raw ESC: $(head -n 2 "$W/out" | od -c | head)"
+rm -f "$W/esc"$'\e'"[31m"
+# An incomplete generated set is completed and said so: a run that a full
+# disk or a kill cut short left no record (.stallsim-generated), one file
+# truncated and one missing; a finished set with a file removed since.
+G=$W/gen
+cp -r "$D" "$G"
+[ -f "$G/.stallsim-generated" ] && ok || bad "--generate left no record of a finished set"
+rm -f "$G/.stallsim-generated" "$G/class_01/img_000001.jpg"
+truncate -s 100 "$G/class_02/img_000002.jpg"
+expect 0 "holds 39 generated JPEG(s) but no record that the run writing them finished" -- \
+  "$bin" measure "$S" --data "$G" --generate $N --epochs 1 --format csv
+grep "epoch 1: " "$W/err" | grep -qF "$N items fetched once each, $N decoded, 0 failed" && ok \
+  || bad "the completed set is not whole: $(grep "epoch 1:" "$W/err")"
+rm -f "$G/class_03/img_000003.jpg"
+expect 0 "holds 39 of the 40 JPEGs a finished --generate wrote" -- \
+  "$bin" measure "$S" --data "$G" --generate $N --epochs 1 --format csv
+expect 0 "" -- "$bin" measure "$S" --data "$G" --generate $N --epochs 1 --format csv
+! grep -q "generating" "$W/err" && ok || bad "a finished set generated again: $(cat "$W/err")"
+# Data under folders more than 64 levels down is not searched, and said so.
+deep=$G
+for i in $(seq 70); do deep=$deep/d; done
+mkdir -p "$deep" && cp "$G/class_00/img_000000.jpg" "$deep/"
+expect 0 "1 folder(s) more than 64 levels down not searched" -- \
+  "$bin" measure "$S" --data "$G" --epochs 1 --format csv
+rm -rf "$G"
+# A figure the data gave that the scenario cannot take names the data, not
+# --set: one item of 400 MB (a sparse tail) among 119 small ones is cv 10.4,
+# above dataset.item_kb_cv's bound of 10.
+"$bin" measure "$S" --data "$W/skew" --generate 120 --epochs 1 --format csv >/dev/null 2>&1
+truncate -s 400M "$(find "$W/skew" -name '*.jpg' | sort | head -n 1)"
+expect 2 "--data $W/skew (measured): error: key 'dataset.item_kb_cv': out of bounds" -- \
+  "$bin" measure "$S" --data "$W/skew" --epochs 1
+rm -rf "$W/skew"
 
 echo "measure: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -62,6 +62,29 @@ for n in 3 5 13; do
   check "$n shards concatenate to the full grid" 'cmp -s cat.csv full.csv'
 done
 
+# Validation scales with the shard: a 1e7-point grid's shard of 10 builds its
+# own points and each axis value once (it built all 1e7 before, minutes), and
+# a value bad alone is still refused by every shard, also one without it.
+t0=$(date +%s)
+timeout 60 "$bin" sweep "$small" --vary server.cpus=1:1000:1 --vary jobs.0.batch_per_gpu=1:10000:1 \
+  --model-only --shard 1/1000000 -o big.csv 2>err.txt
+rc=$? dt=$(($(date +%s) - t0))
+check "1e7-point grid, shard 1/1000000: exit $rc in $dt s ($(cat err.txt))" \
+  '[ $rc = 0 ] && [ $dt -lt 20 ] && [ $(($(wc -l <big.csv) - 1)) = 40 ]'
+"$bin" sweep "$small" --vary dataset.shard_items=1,2,100000000 --shard 1/3 --model-only -o bad.csv 2>err.txt
+rc=$?
+check "a value bad alone stops a shard without it ($(cat err.txt))" \
+  '[ $rc = 2 ] && grep -q "configuration 2 (dataset.shard_items=100000000)" err.txt && [ ! -e bad.csv ]'
+
+# --dry-run validates and counts, runs and writes nothing, needs no -o.
+out=$("$bin" sweep "$small" "${grid[@]}" --shard 2/3 --dry-run 2>err.txt)
+rc=$?
+check "--dry-run: exit $rc, '$out' ($(cat err.txt))" \
+  '[ $rc = 0 ] && [ "$out" = "12 configurations in the grid; this shard: configurations 4 to 7, 32 rows; nothing run" ] && [ ! -s err.txt ]'
+"$bin" sweep "$small" --vary dataset.shard_items=1,100000000 --dry-run -o dry.csv >/dev/null 2>err.txt
+rc=$?
+check "--dry-run of a bad grid: exit $rc" '[ $rc = 2 ] && [ ! -e dry.csv ] && [ ! -e dry.csv.partial ]'
+
 # Resume after a torn tail: cut the file mid-row, mid-configuration, at a
 # configuration boundary and inside the header; rerun; same bytes.
 total=$(wc -c <full.csv)
@@ -271,6 +294,14 @@ order=$(tail -n +2 tie.csv | cut -d, -f1-4 | uniq | tr '\n' ' ')
 check "tie: paired values, got '$order'" '[ "$order" = "0,2,0,4 1,2,1,4 2,3,0,8 3,3,1,8 4,4,0,16 5,4,1,16 " ]'
 want=$("$bin" run "$small" --model-only --format csv --set server.cpus=3 --set server.cache_gb=1 --set server.storage.queue_depth=8 | tail -n +2)
 check "tie: configuration 3 is run's output" '[ "$(grep "^3," tie.csv | cut -d, -f5-)" = "$want" ]'
+# Shards of a tied grid validate each free value once and concatenate to the whole.
+for i in 1 2 3; do
+  "$bin" sweep "$small" --model-only --vary server.cpus=2,3,4 --vary server.cache_gb=0,1 \
+    --vary server.storage.queue_depth=4,8,16 --tie server.cpus=server.storage.queue_depth --shard $i/3 -o tie.$i.csv 2>err.txt \
+    || bad "tie shard $i: $(cat err.txt)"
+done
+{ cat tie.1.csv; tail -n +2 tie.2.csv; tail -n +2 tie.3.csv; } >tie.all.csv
+check "tie: shards concatenate to the whole" 'cmp -s tie.all.csv tie.csv'
 for t in server.cpus=server.cache_gb server.cpus=server.nope server.cpus=server.gpus server.cpus=server.cpus server.cpus; do
   "$bin" sweep "$small" --model-only --vary server.cpus=2,3,4 --vary server.cache_gb=0,1 --tie $t -o tbad.csv 2>err.txt
   rc=$?

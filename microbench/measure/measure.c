@@ -17,6 +17,7 @@
 #include "decode_bench.h"
 #include "fileset.h"
 #include "http_get.h"
+#include "intern.h"
 #include "jpeg_gen.h"
 #include "metrics.h"
 #include "perm.h"
@@ -26,6 +27,7 @@
 #include "scenario.h"
 #include "schema.h"
 #include "storage_bench.h"
+#include "text.h"
 #include "topology.h"
 
 #define MAX_BAD_LINES 10
@@ -174,20 +176,78 @@ static void dataset_free(dataset *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* --generate: fills DIR (made if missing) when it has no JPEG yet. */
+/* --generate leaves DIR/.stallsim-generated ("count N seed S") once every
+ * file is written, so a later run tells a finished set from one that a full
+ * disk or a kill cut short. */
+#define GEN_MARK ".stallsim-generated"
+
+/* Whether every listed file has a name the generator writes (class_NN/img_NNNNNN.jpg). */
+static int all_generated_names(const char *dir, const file_list *fl) {
+    size_t n = strlen(dir);
+    for (int i = 0; i < fl->n; i++) {
+        int c, k, used = 0;
+        const char *rel = fl->v[i].path + n;
+        if (strncmp(fl->v[i].path, dir, n) != 0 ||
+            sscanf(rel, "/class_%2d/img_%6d.jpg%n", &c, &k, &used) != 2 || rel[used] != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* --generate: fills DIR (made if missing) when it has no JPEG yet, or
+ * completes a generated set an earlier run did not finish. */
 static int generate(const char *dir, int count, unsigned long seed) {
     file_list fl = {0};
-    char err[512];
-    int have = fileset_scan(dir, &fl, err, sizeof err) == 0 && fl.n > 0;
+    char err[512], mark[4096];
+    snprintf(mark, sizeof mark, "%s/" GEN_MARK, dir);
+    int have = fileset_scan(dir, &fl, err, sizeof err) == 0 ? fl.n : 0;
+    int generated = have > 0 && all_generated_names(dir, &fl);
     fileset_free(&fl);
-    if (have) return 0;
+    int mcount = -1;
+    unsigned long mseed = 0;
+    FILE *m = fopen(mark, "r");
+    if (m && fscanf(m, "count %d seed %lu", &mcount, &mseed) != 2) mcount = -1;
+    if (m) fclose(m);
+    if (have > 0 && mcount >= 0 && have == mcount) return 0; /* a finished set */
+    if (have > 0 && !generated) {
+        fprintf(stderr,
+                "stallsim measure: --generate: %s already holds %d JPEG(s) that --generate did "
+                "not write; measuring them as they are\n",
+                dir, have);
+        return 0;
+    }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "stallsim measure: --data %s: cannot create: %s\n", dir, strerror(errno));
         return EXIT_INPUT;
     }
+    if (have > 0 && mcount >= 0 && mcount != have) {
+        fprintf(stderr,
+                "stallsim measure: --generate: %s holds %d of the %d JPEGs a finished --generate "
+                "wrote (files removed since); writing the %d asked for again\n",
+                dir, have, mcount, count);
+    } else if (have > 0) {
+        fprintf(stderr,
+                "stallsim measure: --generate: %s holds %d generated JPEG(s) but no record that "
+                "the run writing them finished (a full disk, a kill); writing the %d asked for "
+                "again\n",
+                dir, have, count);
+    }
+    unlink(mark);
     fprintf(stderr, "stallsim measure: generating %d JPEGs in %s\n", count, dir);
     if (jpeg_gen_dataset(dir, count, seed, 2, err, sizeof err) != 0) {
         fprintf(stderr, "stallsim measure: --generate: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    /* Files from an earlier, larger request would stay: count what is there. */
+    file_list now = {0};
+    int n = fileset_scan(dir, &now, err, sizeof err) == 0 ? now.n : 0;
+    fileset_free(&now);
+    m = fopen(mark, "w");
+    int wrote = m && fprintf(m, "count %d seed %lu\n", n, seed) > 0;
+    if (m && fclose(m) != 0) wrote = 0;
+    if (!wrote) {
+        fprintf(stderr, "stallsim measure: --generate: cannot write %s: %s\n", mark,
+                strerror(errno));
         return EXIT_RUNTIME;
     }
     return 0;
@@ -257,6 +317,14 @@ static int dataset_load(const char *dir, dataset *d) {
     if (d->non_jpeg)
         fprintf(stderr, "stallsim measure: %s: %d file(s) not named *.jpg/*.jpeg skipped\n", dir,
                 d->non_jpeg);
+    if (d->fl.unreadable)
+        fprintf(stderr,
+                "stallsim measure: %s: %d entr%s could not be listed or stat'ed (skipped)\n", dir,
+                d->fl.unreadable, d->fl.unreadable == 1 ? "y" : "ies");
+    if (d->fl.too_deep)
+        fprintf(stderr,
+                "stallsim measure: %s: %d folder(s) more than %d levels down not searched\n", dir,
+                d->fl.too_deep, FILESET_MAX_DEPTH);
     if (d->n == 0) {
         fprintf(stderr, "stallsim measure: --data %s: no readable JPEG files (%d bad, %d other)\n",
                 dir, d->bad, d->non_jpeg);
@@ -593,13 +661,22 @@ done:
 
 static void text_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
     const scenario_t *s = &mv[0].run.scn;
-    printf("stallsim %s measure -- %s (%s), seed %lld, %lld epochs, cache %s\n", STALLSIM_VERSION,
-           s->name, o->a.file, (long long)s->seed, (long long)s->epochs, page_mode_names[o->page]);
-    printf("dataset %d items from %s%s%s, %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, "
+    /* Paths and the URL are the command line's: shown with control characters
+     * escaped, as run shows its scenario path. */
+    printf("stallsim %s measure -- %s (", STALLSIM_VERSION, s->name);
+    text_put_escaped(stdout, o->a.file);
+    printf("), seed %lld, %lld epochs, cache %s\n", (long long)s->seed, (long long)s->epochs,
+           page_mode_names[o->page]);
+    printf("dataset %d items from ", d->n);
+    text_put_escaped(stdout, o->data);
+    if (o->url) {
+        printf(" via GET from ");
+        text_put_escaped(stdout, o->url);
+    }
+    printf(", %.3f GB (mean %.1f KB, cv %.2f); 1 server x %lld GPUs, "
            "%lld prep threads, %d fetch threads\n",
-           d->n, o->data, o->url ? " via GET from " : "", o->url ? o->url : "", d->bytes / 1e9,
-           d->mean / 1e3, d->cv, (long long)s->server.gpus, (long long)s->server.cpus,
-           mv[0].fetchers);
+           d->bytes / 1e9, d->mean / 1e3, d->cv, (long long)s->server.gpus,
+           (long long)s->server.cpus, mv[0].fetchers);
     for (int k = 0; k < nv; k++)
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
                mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name, mv[k].minio_bytes / 1e9,
@@ -668,15 +745,20 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
     /* The data set decides N and the sizes: they go in after the user's --set
      * (only a variant's own overrides come later). */
     assign_list_t sets = {0};
-    char v[3][64];
-    snprintf(v[0], sizeof v[0], "dataset.items=%d", d->n);
-    snprintf(v[1], sizeof v[1], "dataset.item_kb=%.6g", d->mean / 1e3);
-    snprintf(v[2], sizeof v[2], "dataset.item_kb_cv=%.6g", d->cv);
+    static const char *const keys[3] = {"dataset.items", "dataset.item_kb", "dataset.item_kb_cv"};
+    char v[3][64], who[SCN_STR + 32];
+    snprintf(v[0], sizeof v[0], "%d", d->n);
+    snprintf(v[1], sizeof v[1], "%.6g", d->mean / 1e3);
+    snprintf(v[2], sizeof v[2], "%.6g", d->cv);
+    /* An error in a figure the data gave names the data, not --set. */
+    snprintf(who, sizeof who, "--data %s (measured)", o->data);
+    src_pos_t from_data = {intern(who), 0, 0};
+    if (!from_data.file) rc = EXIT_RUNTIME;
     for (size_t i = 0; i < o->a.sets.n && !rc; i++)
         rc = assign_push(&sets, o->a.sets.v[i].key, o->a.sets.v[i].value, o->a.sets.v[i].pos,
                          o->a.sets.v[i].keypos, 1);
     for (int i = 0; i < 3 && !rc; i++)
-        rc = assign_parse_set(&sets, v[i]);
+        rc = assign_push(&sets, keys[i], v[i], from_data, from_data, 1) ? EXIT_INPUT : 0;
     for (int k = 0; k < n && !rc; k++) {
         scenario_t *s = &mv[k].run.scn;
         rc = run_build(doc, &sets, idx[k], 0, &mv[k].run);

@@ -9,9 +9,11 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "advise.h"
 #include "atomic_file.h"
+#include "diag.h"
 #include "calibrate.h"
 #include "import_dlio.h"
 #include "measure.h"
@@ -25,12 +27,78 @@
 typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     report_format_t format;
+    double max_seconds; /* 0: no bound */
 } run_opts_t;
+
+static int parse_seconds(void *field, const char *cmd, const char *value) {
+    char *end = NULL;
+    double v = strtod(value, &end);
+    if (end == value || *end || !isfinite(v) || v <= 0)
+        return options_error(cmd, "--max-seconds: expected a number of seconds > 0, got '%s'",
+                             value);
+    *(double *)field = v;
+    return 0;
+}
 
 static const option_t run_own_options[] = {
     REPORT_FORMAT_OPTION(offsetof(run_opts_t, format)),
+    {.name = "--max-seconds",
+     .type = OPT_FN,
+     .arg = "S",
+     .offset = offsetof(run_opts_t, max_seconds),
+     .fn = parse_seconds,
+     .help = "stop the simulation (exit 1, nothing written) once it has run S seconds, or\n"
+             "earlier when its pace says it would take longer (default: no bound, and a\n"
+             "warning when it would take more than an hour)"},
     {0},
 };
+
+/* ---- a long run's watch: pace, progress and the --max-seconds bound ---- */
+
+typedef struct {
+    double t0, max_s, last_line;
+    int k, nv, warned;
+    const char *variant;
+} run_watch_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The pace is the work done so far, variants counted as equal shares; after
+ * two seconds it is steady enough to project the whole run from. */
+static int run_progress(void *ctx, double done) {
+    run_watch_t *w = ctx;
+    double t = now_s() - w->t0, share = ((double)w->k + done) / w->nv;
+    double total = share > 0 ? t / share : INFINITY;
+    if (w->max_s > 0 && (t > w->max_s || (t >= 2 && total > w->max_s))) {
+        fprintf(stderr,
+                "stallsim run: stopped after %.0f s at %.0f%% of the simulation (variant %s, %d "
+                "of %d): at this pace it would take about %.0f s in all, more than --max-seconds "
+                "%g; nothing was written (fewer epochs or items, or --model-only, answer "
+                "sooner)\n",
+                t, 100 * share, w->variant, w->k + 1, w->nv, total, w->max_s);
+        return 1;
+    }
+    if (t < 2) return 0;
+    if (!w->warned && w->max_s <= 0 && total > 3600) {
+        w->warned = 1;
+        fprintf(stderr,
+                "stallsim run: warning: at this pace the simulation takes about %.1f h; "
+                "--max-seconds bounds it, --model-only answers in a second\n",
+                total / 3600);
+    }
+    /* A line every 10 s on a run of more than 30 s: it is alive, and how far. */
+    if (total > 30 && t - w->last_line >= 10) {
+        w->last_line = t;
+        fprintf(stderr,
+                "stallsim run: %.0f%% (variant %s, %d of %d), %.0f s elapsed, about %.0f s left\n",
+                100 * share, w->variant, w->k + 1, w->nv, t, total - t);
+    }
+    return 0;
+}
 
 static const option_t *const run_tables[] = {run_scenario_options, run_own_options,
                                              run_model_only_option, NULL};
@@ -79,15 +147,28 @@ static int cmd_run(int argc, char **argv, int check_only) {
     if (!rc) rc = run_select(&doc, cmd, o.a.only, o.a.nonly, idx, &nv);
     variant_run_t *runs = rc ? NULL : calloc((size_t)nv, sizeof *runs);
     if (!rc && !runs) rc = EXIT_RUNTIME;
-    /* Validate every variant before running any: a typo in the last must not cost a long run. */
-    for (int k = 0; k < nv && !rc; k++)
-        rc = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
+    /* Validate every variant before running any: a typo in the last must not
+     * cost a long run. Every bad variant is reported, not just the first (an
+     * error they share prints once). */
+    diag_drop_repeats(1);
+    for (int k = 0; k < nv && rc != EXIT_RUNTIME && runs; k++) {
+        int one = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
+        if (one && rc != EXIT_RUNTIME) rc = one;
+    }
+    diag_drop_repeats(0);
     if (!rc && check_only) {
         printf("%s: ok (%d variant%s)\n", o.a.file, nv, nv == 1 ? "" : "s");
     } else if (!rc) {
-        for (int k = 0; k < nv && !rc; k++)
-            rc = run_execute(&runs[k], !o.a.model_only);
-        if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim run: out of memory\n");
+        run_watch_t w = {.t0 = now_s(), .max_s = o.max_seconds, .nv = nv};
+        sim_watch_t watch = {run_progress, &w};
+        for (int k = 0; k < nv && !rc; k++) {
+            w.k = k, w.variant = runs[k].scn.variant;
+            rc = run_execute_watched(&runs[k], !o.a.model_only, &watch);
+        }
+        if (rc == SIM_STOPPED)
+            rc = EXIT_RUNTIME;
+        else if (rc == EXIT_RUNTIME)
+            fprintf(stderr, "stallsim run: out of memory\n");
         if (!rc) report_write(stdout, o.format, o.a.file, runs, nv);
         /* A full disk or closed pipe must not pass for a complete result. */
         if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {

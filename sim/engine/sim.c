@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kinds.h"
 #include "perm.h"
@@ -501,6 +502,13 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
 }
 
+/* Items in the batches staged at the epoch's peak: at most the epoch's own
+ * (a data set smaller than the window is not a window of full batches). */
+static double staged_items(const stream_t *st) {
+    double items = (double)st->staged_peak * (double)st->M;
+    return items < (double)st->n_used ? items : (double)st->n_used;
+}
+
 static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     const scenario_t *s = w->s;
     double n = (double)st->n_used;
@@ -519,7 +527,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->storage_reads = st->io.reads;
         m->shards_per_batch = st->mixed > 0 ? st->mix / st->mixed : 0;
         m->items_consumed = st->consumed[c];
-        m->staged_bytes = st->staged_peak * (double)st->M * scenario_out_item_bytes(s);
+        m->staged_bytes = staged_items(st) * scenario_out_item_bytes(s);
         m->cpu_util = st->prep_busy / (st->prep.cpu_slots * st->ns * m->epoch_s);
         /* The devices this stream reads: its servers' own, or the one they share. */
         double devices = s->server.storage.shared ? 1 : st->ns;
@@ -530,7 +538,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (st->end[c] > next) next = st->end[c];
         if (st->end_mem[c] > next_mem) next_mem = st->end_mem[c];
     }
-    double staged = st->staged_peak * (double)st->M * scenario_out_item_bytes(s) / st->ns;
+    double staged = staged_items(st) * scenario_out_item_bytes(s) / st->ns;
     for (int v = st->first_server; v < st->first_server + st->ns; v++)
         w->srv[v * s->epochs + st->epoch].staged_bytes += staged;
     st->ep_start = next;
@@ -762,7 +770,18 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
     if (last) finish_epoch(w, st, out);
 }
 
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
+    return sim_run_watched(s, t, out, NULL);
+}
+
+int sim_run_watched(const scenario_t *s, const topology_t *t, run_metrics_t *out,
+                    const sim_watch_t *watch) {
     world_t w;
     memset(&w, 0, sizeof w);
     w.s = s;
@@ -778,8 +797,22 @@ int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         destroy(&w);
         return rc;
     }
+    /* The watch counts batches: the clock is read every 256 of them, and
+     * the callback called when half a second has passed. */
+    uint64_t batches = 0;
+    double all = 0, next_call = watch ? wall_s() + 0.5 : 0;
+    for (int k = 0; k < w.nstreams; k++)
+        all += (double)w.st[k].nbatches * (double)s->epochs;
     /* Merge the streams by the issue time of their next batch (ties: stream order). */
     for (;;) {
+        if (watch && (++batches & 255) == 0 && wall_s() >= next_call) {
+            next_call = wall_s() + 0.5;
+            double done = all > 0 && (double)batches < all ? (double)batches / all : 1;
+            if (watch->progress(watch->ctx, done)) {
+                destroy(&w);
+                return SIM_STOPPED;
+            }
+        }
         stream_t *pick = NULL;
         double best = INFINITY;
         for (int k = 0; k < w.nstreams; k++) {

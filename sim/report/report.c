@@ -87,9 +87,20 @@ static double get_approximate(const epoch_metrics_t *m) {
     return m->approximate;
 }
 
+/* A table figure with `prec` decimals, or in %.3g past 1e10 (a 1e-300 rate
+ * gives a 1e+303 s epoch, which in %f is 300 digits across the table). */
+static const char *fig(char *b, size_t n, double v, int prec) {
+    if (fabs(v) < 1e10 || !isfinite(v))
+        snprintf(b, n, "%.*f", prec, v);
+    else
+        snprintf(b, n, "%.3g", v);
+    return b;
+}
+
 static void text_epoch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
-    snprintf(b, n, "%.1f%s", m->epoch_s, m->approximate ? "~" : " ");
+    char f[32];
+    snprintf(b, n, "%s%s", fig(f, sizeof f, m->epoch_s, 1), m->approximate ? "~" : " ");
 }
 static void text_vs_model(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     if (ref)
@@ -99,14 +110,15 @@ static void text_vs_model(char *b, size_t n, const epoch_metrics_t *m, const epo
 }
 static void text_items(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
-    snprintf(b, n, "%.0f", m->throughput_items_s);
+    fig(b, n, m->throughput_items_s, 0);
 }
 static void text_gpu(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
     snprintf(b, n, "%.1f%%", 100 * m->gpu_util);
 }
 static void stall(char *b, size_t n, double s, double epoch) {
-    snprintf(b, n, "%.1f (%4.1f%%)", s, epoch > 0 ? 100 * s / epoch : 0);
+    char f[32];
+    snprintf(b, n, "%s (%4.1f%%)", fig(f, sizeof f, s, 1), epoch > 0 ? 100 * s / epoch : 0);
 }
 static void text_prep(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
@@ -126,7 +138,7 @@ static void text_remote(char *b, size_t n, const epoch_metrics_t *m, const epoch
 }
 static void text_read(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
-    snprintf(b, n, "%.1f", m->storage_read_bytes / 1e9);
+    fig(b, n, m->storage_read_bytes / 1e9, 1);
 }
 static void text_bottleneck(char *b, size_t n, const epoch_metrics_t *m,
                             const epoch_metrics_t *ref) {
@@ -597,16 +609,17 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
     double D = scenario_dataset_bytes(s), C = scenario_cache_bytes(s);
+    char pct[32];
     /* The path is the command line's: shown with control characters escaped. */
     fprintf(out, "stallsim %s -- %s (", STALLSIM_VERSION, s->name);
     text_put_escaped(out, path);
     fprintf(out, "), seed %lld, %lld epochs\n", (long long)s->seed, (long long)s->epochs);
     fprintf(out,
             "dataset %lld items, %.1f GB (mean %.1f KB, cv %.2f); %lld server(s) x %lld GPUs, "
-            "%lld cores, cache %.1f GB each (%.1f%% of the dataset)\n",
+            "%lld cores, cache %.1f GB each (%s%% of the dataset)\n",
             (long long)s->dataset.items, D / 1e9, s->dataset.item_kb, s->dataset.item_kb_cv,
             (long long)s->server.count, (long long)s->server.gpus, (long long)s->server.cpus,
-            C / 1e9, D > 0 ? 100 * C / D : 0);
+            C / 1e9, fig(pct, sizeof pct, D > 0 ? 100 * C / D : 0, 1));
     for (int k = 0; k < nv; k++) {
         fprintf(out, "variant %-10s ", v[k].scn.variant);
         text_config_diff(out, s, &v[k].scn);
@@ -628,7 +641,8 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     double base = report_total_s(best_source(&v[0]));
     for (int k = 0; k < nv; k++) {
         char simt[32] = "-";
-        if (v[k].sim.m) snprintf(simt, sizeof simt, "%.1f", report_total_s(&v[k].sim));
+        char modt[32];
+        if (v[k].sim.m) fig(simt, sizeof simt, report_total_s(&v[k].sim), 1);
         /* A run that ends while the caches still fill says so: its last
          * epoch is not the steady state. */
         char when[96];
@@ -637,9 +651,10 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         else
             snprintf(when, sizeof when, "from epoch %d; epoch %lld, the last run, is still warming",
                      v[k].steady_from + 1, (long long)v[k].scn.epochs);
-        fprintf(out, "%-10s %14.1f %14s %8.2fx  %s (%s)\n", v[k].scn.variant,
-                report_total_s(&v[k].model), simt, base / report_total_s(best_source(&v[k])),
-                bottleneck_names[v[k].steady.bottleneck], when);
+        fprintf(out, "%-10s %14s %14s %8.2fx  %s (%s)\n", v[k].scn.variant,
+                fig(modt, sizeof modt, report_total_s(&v[k].model), 1), simt,
+                base / report_total_s(best_source(&v[k])), bottleneck_names[v[k].steady.bottleneck],
+                when);
     }
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "

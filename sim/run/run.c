@@ -94,6 +94,10 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
 }
 
 int run_execute(variant_run_t *v, int simulate) {
+    return run_execute_watched(v, simulate, NULL);
+}
+
+int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch) {
     int ns = (int)v->scn.server.count, epochs = (int)v->scn.epochs;
     if (metrics_alloc(&v->model, v->topo.ninst, epochs) || metrics_alloc_servers(&v->model, ns))
         return EXIT_RUNTIME;
@@ -102,7 +106,7 @@ int run_execute(variant_run_t *v, int simulate) {
     if (!simulate) return 0;
     if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
         return EXIT_RUNTIME;
-    return sim_run(&v->scn, &v->topo, &v->sim);
+    return sim_run_watched(&v->scn, &v->topo, &v->sim, watch);
 }
 
 void run_release(variant_run_t *v) {

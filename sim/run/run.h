@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "options.h"
 #include "scenario.h"
+#include "sim.h"
 #include "topology.h"
 
 /* What every command that runs a scenario takes from its command line. A
@@ -61,6 +62,9 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
 /* The model, and with `simulate` the simulator, of a built variant. 0, or
  * EXIT_RUNTIME without memory. */
 int run_execute(variant_run_t *v, int simulate);
+/* The same with the simulator watched (sim_run_watched): SIM_STOPPED when
+ * the watch stopped it. */
+int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch);
 void run_release(variant_run_t *v);
 
 #endif

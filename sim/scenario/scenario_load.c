@@ -256,13 +256,6 @@ typedef struct {
     size_t len;
 } yaml_src_t;
 
-static void malformed(const yaml_parser_t *parser, const char *display) {
-    src_pos_t p = {display, (int)parser->problem_mark.line + 1,
-                   (int)parser->problem_mark.column + 1};
-    diag_error(p, "malformed YAML: %s%s%s", parser->problem ? parser->problem : "syntax error",
-               parser->context ? " " : "", parser->context ? parser->context : "");
-}
-
 /* The line and column of byte `at` of text (1-based). */
 static src_pos_t pos_at(const char *display, const unsigned char *text, size_t at) {
     int line = 1, col = 1;
@@ -273,6 +266,18 @@ static src_pos_t pos_at(const char *display, const unsigned char *text, size_t a
             col++;
     src_pos_t p = {display, line, col};
     return p;
+}
+
+/* libyaml's reader (bytes that are not UTF-8) gives a byte offset, not a
+ * mark: the line and column are counted from the text. */
+static void malformed(const yaml_parser_t *parser, const char *display, const unsigned char *text,
+                      size_t len) {
+    src_pos_t p = {display, (int)parser->problem_mark.line + 1,
+                   (int)parser->problem_mark.column + 1};
+    if (parser->error == YAML_READER_ERROR && parser->problem_offset <= len)
+        p = pos_at(display, text, parser->problem_offset);
+    diag_error(p, "malformed YAML: %s%s%s", parser->problem ? parser->problem : "syntax error",
+               parser->context ? " " : "", parser->context ? parser->context : "");
 }
 
 /* Reads a whole file (a pipe too: it is read once) into *text, refusing a
@@ -350,7 +355,7 @@ static int check_events(const unsigned char *text, size_t len, const char *displ
                                 (int)parser.problem_mark.column + 1};
                 diag_error(at, "%s", second_doc);
             } else {
-                malformed(&parser, display);
+                malformed(&parser, display, text, len);
             }
             rc = EXIT_INPUT;
             break;
@@ -400,7 +405,7 @@ static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, text ? text : (const unsigned char *)"", text ? len : 0);
     int ok = yaml_parser_load(&parser, doc);
-    if (!ok) malformed(&parser, display);
+    if (!ok) malformed(&parser, display, text ? text : (const unsigned char *)"", text ? len : 0);
     yaml_parser_delete(&parser);
     free(owned);
     if (!ok) return EXIT_INPUT;

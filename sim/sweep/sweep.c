@@ -34,6 +34,7 @@ typedef struct {
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
+    int dry_run;
 } sweep_opts_t;
 
 /* A file the sweep reads besides the scenario, as named and as found. */
@@ -136,6 +137,11 @@ static const option_t sweep_own_options[] = {
      .offset = offsetof(sweep_opts_t, shard_i),
      .fn = shard_fn,
      .help = "only the I-th of N contiguous blocks of configurations (1 <= I <= N)"},
+    {.name = "--dry-run",
+     .type = OPT_FLAG,
+     .offset = offsetof(sweep_opts_t, dry_run),
+     .help = "validate the grid (the shard's configurations, each value once) and print\n"
+             "its size and rows on stdout; run nothing, write nothing (-o not needed)"},
     {0},
 };
 
@@ -167,7 +173,7 @@ static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
         o->threads_default = 1;
     }
     if (!o->a.file) return usage_error("missing the scenario file%s", "");
-    if (!o->out) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
+    if (!o->out && !o->dry_run) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
     if (o->nvary == 0)
         return usage_error("nothing to sweep: give at least one --vary key=values%s", "");
     return 0;
@@ -363,40 +369,71 @@ static int check_threads_memory(const plan_t *p, double largest, int64_t where) 
     return EXIT_INPUT;
 }
 
-/* Builds every configuration of the grid (all shards: a bad value anywhere
- * stops every shard alike) before any runs, and counts the shard's rows.
- * Each of the shard's simulations must fit in memory alone, and the largest
- * once per worker thread. */
+/* Builds configuration c and checks it; a configuration of this shard also
+ * counts its rows and its simulations' memory. */
+static int validate_one(plan_t *p, int64_t c, variant_run_t *v, double *largest, int64_t *where,
+                        int64_t *seed) {
+    int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
+    assign_list_t sets = {0};
+    sweep_grid_point(&p->grid, c, idx);
+    int nv = config_variants(p, idx, vars);
+    int rc = config_sets(p, idx, &sets);
+    int64_t rows = 0;
+    int mine = c >= p->first && c < p->end;
+    for (int k = 0; k < nv && !rc; k++) {
+        rc = run_build(p->doc, &sets, vars[k], 0, v);
+        if (!rc) rc = note_input(p, v->scn.host, "the host profile");
+        if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
+        if (!rc && mine && p->at_once > 0) {
+            double one = (double)sim_memory_bytes(&v->scn, &v->topo);
+            if (one > *largest) *largest = one, *where = c;
+            rc = sim_memory_check_n(&v->scn, &v->topo, 1);
+        }
+        if (rc == EXIT_INPUT) describe_config(p, c);
+        if (rc) break;
+        rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
+        if (c == 0 && k == 0) *seed = v->scn.seed;
+    }
+    if (mine && !rc) p->rows[c - p->first] = rows;
+    assign_list_free(&sets);
+    return rc;
+}
+
+/* Builds every configuration of this shard before any runs, and counts its
+ * rows. Each of the shard's simulations must fit in memory alone, and the
+ * largest once per worker thread. The rest of the grid is checked value by
+ * value (each axis value once, the other axes at the shard's first point):
+ * a bad value anywhere stops every shard alike, while the work stays the
+ * shard's size plus the axes' lengths (a 1e8-point grid in 1000 shards no
+ * longer builds 1e8 configurations in each). A value bad only in
+ * combination with another is found by the shard that holds it. */
 static int validate(plan_t *p, int64_t *seed) {
     variant_run_t *v = malloc(sizeof *v);
     if (!v) return EXIT_RUNTIME;
     int rc = 0;
     double largest = 0;
     int64_t where = p->first;
-    for (int64_t c = 0; c < p->grid.size && !rc; c++) {
-        int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
-        assign_list_t sets = {0};
-        sweep_grid_point(&p->grid, c, idx);
-        int nv = config_variants(p, idx, vars);
-        rc = config_sets(p, idx, &sets);
-        int64_t rows = 0;
-        int mine = c >= p->first && c < p->end;
-        for (int k = 0; k < nv && !rc; k++) {
-            rc = run_build(p->doc, &sets, vars[k], 0, v);
-            if (!rc) rc = note_input(p, v->scn.host, "the host profile");
-            if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
-            if (!rc && mine && p->at_once > 0) {
-                double one = (double)sim_memory_bytes(&v->scn, &v->topo);
-                if (one > largest) largest = one, where = c;
-                rc = sim_memory_check_n(&v->scn, &v->topo, 1);
-            }
-            if (rc == EXIT_INPUT) describe_config(p, c);
-            if (rc) break;
-            rows += (int64_t)v->topo.ninst * v->scn.epochs * (p->o->a.model_only ? 1 : 2);
-            if (c == 0 && k == 0) *seed = v->scn.seed;
+    if (p->first > 0) rc = validate_one(p, 0, v, &largest, &where, seed); /* the seed */
+    for (int64_t c = p->first; c < p->end && !rc; c++)
+        rc = validate_one(p, c, v, &largest, &where, seed);
+    if (p->end - p->first < p->grid.size) {
+        int base[SWEEP_MAX_AXES];
+        int64_t stride[SWEEP_MAX_AXES];
+        sweep_grid_point(&p->grid, p->first < p->grid.size ? p->first : 0, base);
+        /* A tied axis moves with its leader: it has no stride of its own. */
+        int64_t next = 1;
+        for (int a = p->grid.naxes - 1; a >= 0; a--) {
+            stride[a] = p->grid.axes[a].tied_to >= 0 ? 0 : next;
+            if (p->grid.axes[a].tied_to < 0) next *= p->grid.axes[a].nvalues;
         }
-        if (mine) p->rows[c - p->first] = rows;
-        assign_list_free(&sets);
+        for (int a = 0; a < p->grid.naxes && !rc; a++)
+            for (int i = 0; i < p->grid.axes[a].nvalues && !rc && p->grid.axes[a].tied_to < 0;
+                 i++) {
+                int64_t c = 0;
+                for (int b = 0; b < p->grid.naxes; b++)
+                    c += (b == a ? i : base[b]) * stride[b];
+                if (c < p->first || c >= p->end) rc = validate_one(p, c, v, &largest, &where, seed);
+            }
     }
     free(v);
     if (!rc) rc = check_threads_memory(p, largest, where);
@@ -737,10 +774,22 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     int64_t todo = p.end - p.first;
     p.at_once = o->a.model_only ? 0 : (int)(o->threads < todo ? o->threads : todo > 0 ? todo : 1);
     if (!rc) rc = validate(&p, &seed);
-    if (!rc) rc = refuse_inputs(&p);
-    if (!rc) note_overrides(&p);
     for (int64_t c = p.first; c < p.end; c++)
         rows += p.rows ? p.rows[c - p.first] : 0;
+    if (!rc && o->dry_run) {
+        printf("%lld configurations in the grid; this shard: ", (long long)p.grid.size);
+        if (p.end > p.first)
+            printf("configurations %lld to %lld, %lld rows; nothing run\n", (long long)p.first,
+                   (long long)p.end - 1, (long long)rows);
+        else
+            printf("none; nothing run\n");
+        free(p.rows);
+        free_inputs(&p);
+        sweep_grid_free(&p.grid);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_RUNTIME;
+    }
+    if (!rc) rc = refuse_inputs(&p);
+    if (!rc) note_overrides(&p);
     uint64_t hash = 0;
     if (!rc && args_hash(o, &p, &hash)) {
         perror(o->a.file);

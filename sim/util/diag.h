@@ -23,6 +23,11 @@ void diag_error(src_pos_t pos, const char *fmt, ...) __attribute__((format(print
 /* Prints "file:line:col: note: <fmt>" to stderr. */
 void diag_note(src_pos_t pos, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* With on = 1, a message identical in position and text to one printed
+ * since is dropped (a command validating several variants calls this around
+ * them, so an error they share prints once); 0 prints every message again. */
+void diag_drop_repeats(int on);
+
 /* Edit distance, used to suggest the nearest valid key or choice. */
 int diag_edit_distance(const char *a, const char *b);
 

@@ -60,11 +60,16 @@ printf 'not a jpeg' >"$W/data/junk/fake.jpg"
 head -c 3000 "$W/data/class_00/img_000000.jpg" >"$W/data/junk/cut.JPEG"
 printf 'x' >"$W/data/junk/notes.txt"
 mkfifo "$W/data/junk/pipe.jpg" # opening it for reading would block: must be skipped, not waited on
+# A JPEG with a sparse 256 MB tail decodes, but its bytes are not image data.
+cp "$W/data/class_00/img_000000.jpg" "$W/data/junk/padded.jpg" && truncate -s 256M "$W/data/junk/padded.jpg"
 expect_rc 0 "--data with bad files" $CAL --quick --data "$W/data" --out "$W/data.yaml" --threads 1
 grep -q "skipping .*fake.jpg" "$W/err" || fail "--data: fake.jpg not reported"
 grep -q "skipping .*cut.JPEG" "$W/err" || fail "--data: cut.JPEG not reported"
 grep -q "skipping .*pipe.jpg: not a regular file" "$W/err" || fail "--data: pipe.jpg not reported"
-grep -q "files_bad: 3" "$W/data.yaml" || fail "--data: files_bad is not 3"
+grep -q "skipping .*padded.jpg: 268435456 bytes for .* pixels, more than their raw RGB" "$W/err" || fail "--data: padded.jpg not reported"
+grep -q "files_bad: 4" "$W/data.yaml" || fail "--data: files_bad is not 4"
+awk '/max_kb:/ { found = 1; ok = $2 < 10000 } END { exit !(found && ok) }' "$W/data.yaml" || fail "--data: the padded file counted: $(grep max_kb "$W/data.yaml")"
+rm -f "$W/data/junk/padded.jpg"
 grep -q "files_used: 12" "$W/data.yaml" || fail "--data: files_used is not 12"
 grep -q "files_not_jpeg: 1" "$W/data.yaml" || fail "--data: files_not_jpeg is not 1"
 grep -q "cpus: 1" "$W/data.yaml" || fail "--threads 1 not honoured"
@@ -122,6 +127,12 @@ got=$?
 [ "$got" = 2 ] || [ "$got" = 1 ] || fail "--out /dev/full: exit $got, want 1 or 2"
 [ -c /dev/full ] || fail "--out /dev/full replaced the device"
 grep -q "not a regular file" "$W/err" || fail "--out /dev/full: unclear message"
+
+# A sample that could not be held in memory is refused before it is read.
+mkdir -p "$W/huge" && cp "$W/data/class_00/img_000000.jpg" "$W/huge/a.jpg" && truncate -s 10T "$W/huge/b.jpg"
+expect_rc 2 "--data larger than memory" $CAL --quick --data "$W/huge" --threads 1
+grep -q "the 2 sampled files hold .* GB, but only .* GB of memory is free" "$W/err" || fail "--data larger than memory: unclear message: $(cat "$W/err")"
+rm -rf "$W/huge"
 
 # A folder with nothing decodable is bad input.
 mkdir -p "$W/empty"

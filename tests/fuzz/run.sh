@@ -31,7 +31,7 @@ printf '%s\n' 'kesc="\x1b"' 'kcsi="\xc2\x9b"' 'kdel="\x7f"' 'kff="\xff"' 'kcomma
   'kquote="\""' >>"$dict"
 
 # Seeds.
-for t in scenario profile set; do mkdir -p "$work/seeds-$t" "$work/corpus-$t"; done
+for t in scenario profile set cli; do mkdir -p "$work/seeds-$t" "$work/corpus-$t"; done
 cp "$src"/scenarios/*.yaml "$src"/tests/bad/*.yaml "$src"/tests/data/*.yaml "$work/seeds-scenario/"
 cp "$src"/tests/fuzz/seeds/*.yaml "$work/seeds-profile/"
 "$stallsim" help keys | awk '/^[a-z]/{print $1, $5}' | sed 's/^jobs\[\]\./jobs.0./' |
@@ -39,9 +39,14 @@ cp "$src"/tests/fuzz/seeds/*.yaml "$work/seeds-profile/"
 printf 'server.count=2\nserver.gpus=2\njobs.0.gpus=4\nloader.prep=coordinated\n' >"$work/seeds-set/multi"
 printf 'name=a\033[31m\njobs.0.name=n\377\n' >"$work/seeds-set/control"
 printf 'jobs.0.name=a,"b\nname=c\302\233d\n' >"$work/seeds-set/csv"
+# The sweep command line (fuzz_cli): one argument a line.
+printf -- '--vary\nserver.cpus=2,4:8:2\n--vary\nserver.cache_gb=0:0.01:0.005\n--threads\n2\n' >"$work/seeds-cli/grid"
+printf -- '--vary\nvariant=base,minio\n--vary\njobs.0.batch_per_gpu=8,16\n--shard\n2/3\n--model-only\n' >"$work/seeds-cli/shard"
+printf -- '--set\njobs.batch_per_gpu=4\n--vary\njobs.00.count=1,2\n--epochs\n1\n--variant\nbase\n' >"$work/seeds-cli/sets"
+printf -- '--vary\nserver.cpus=1e0:3:1\n--jobs\n3\n-o\n-\n--vary=loader.cache=lru,none\n' >"$work/seeds-cli/aliases"
 
 status=0
-for t in scenario profile set; do
+for t in scenario profile set cli; do
   bin=$build/tests/fuzz/fuzz_$t
   log=$work/fuzz_$t.log
   "$bin" "$work/corpus-$t" "$work/seeds-$t" -dict="$dict" -max_total_time="$secs" \
