@@ -102,19 +102,23 @@ static void cache_sharing(const scenario_t *s, const topology_t *t, int i, int s
 }
 
 static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
-                     run_metrics_t *out);
+                     run_metrics_t *out, int first);
 
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
-    run_with(s, t, NULL, NULL, out);
+    run_with(s, t, NULL, NULL, out, 0);
+}
+
+void model_run_from(const scenario_t *s, const topology_t *t, run_metrics_t *out, int first) {
+    run_with(s, t, NULL, NULL, out, first);
 }
 
 void model_run_hits(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
                     run_metrics_t *out) {
-    run_with(s, t, hits, ctx, out);
+    run_with(s, t, hits, ctx, out, 0);
 }
 
 static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
-                     run_metrics_t *out) {
+                     run_metrics_t *out, int first) {
     const double N = (double)s->dataset.items;
     const double mean = scenario_item_bytes_mean(s);
     const double D = scenario_dataset_bytes(s);
@@ -237,7 +241,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
         const double staged =
             fmin((double)loader_staged_batches(s, jb) * M, n_used) * scenario_out_item_bytes(s);
 
-        for (int e = 0; e < s->epochs; e++) {
+        for (int e = first; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);
             memset(m, 0, sizeof *m);
             int exact;

@@ -15,6 +15,10 @@
 
 /* Fills out (allocated by the caller: t->ninst x s->epochs). */
 void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
+/* The same for epochs first.. only (each epoch's figures stand alone: the
+ * earlier ones are left as they are); a search that needs the last epoch
+ * alone saves the rest. */
+void model_run_from(const scenario_t *s, const topology_t *t, run_metrics_t *out, int first);
 
 /* Slices of each epoch's order the model's hit profile has. */
 #define MODEL_STEPS 256

@@ -27,7 +27,7 @@ esc() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
   "$bin" --help | esc
   echo ".fi"
   echo ".SH COMMANDS"
-  for c in run check sweep calibrate measure; do
+  for c in run check sweep advise calibrate measure; do
     echo ".SS $c"
     echo ".nf"
     "$bin" help "$c" | esc

@@ -2,7 +2,7 @@
 # `stallsim sweep` tests: grid order and columns, rows equal to `stallsim run
 # --format csv`, --threads 1 vs 2 byte-identical, resume after kill -9 at several
 # points and after a torn tail, refusal of a partial file from other arguments,
-# shards concatenating to the whole grid, bad --vary values (exit 2).
+# shards concatenating to the whole grid, bad --vary values (exit 2), --tie.
 # usage: sweep.sh STALLSIM SOURCE_DIR
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -284,6 +284,30 @@ sed -i 's/"status": "complete"/"status": "running"/' nres.csv.meta.json
 "$bin" sweep names.yaml "${grid[@]}" --threads 2 -o nres.csv 2>err.txt
 check "names: resume keeps the 3 whole configurations ($(cat err.txt))" 'grep -q "resuming nres.csv.partial at configuration 3 (" err.txt'
 check "names: resumed CSV byte-identical" 'cmp -s nres.csv names.csv'
+
+# --tie: two varied keys move as one (value i with value i); the tied axis
+# adds no configurations and its rows are those of run with both values set.
+"$bin" sweep "$small" --model-only --vary server.cpus=2,3,4 --vary server.cache_gb=0,1 \
+  --vary server.storage.queue_depth=4,8,16 --tie server.cpus=server.storage.queue_depth -o tie.csv 2>err.txt
+check "tie: sweep exits 0 ($(cat err.txt))" '[ $? = 0 ]'
+check "tie: 6 configurations" 'grep -q "\"grid_size\": 6," tie.csv.meta.json && grep -q "\"tied_to\": \"server.cpus\"" tie.csv.meta.json'
+order=$(tail -n +2 tie.csv | cut -d, -f1-4 | uniq | tr '\n' ' ')
+check "tie: paired values, got '$order'" '[ "$order" = "0,2,0,4 1,2,1,4 2,3,0,8 3,3,1,8 4,4,0,16 5,4,1,16 " ]'
+want=$("$bin" run "$small" --model-only --format csv --set server.cpus=3 --set server.cache_gb=1 --set server.storage.queue_depth=8 | tail -n +2)
+check "tie: configuration 3 is run's output" '[ "$(grep "^3," tie.csv | cut -d, -f5-)" = "$want" ]'
+# Shards of a tied grid validate each free value once and concatenate to the whole.
+for i in 1 2 3; do
+  "$bin" sweep "$small" --model-only --vary server.cpus=2,3,4 --vary server.cache_gb=0,1 \
+    --vary server.storage.queue_depth=4,8,16 --tie server.cpus=server.storage.queue_depth --shard $i/3 -o tie.$i.csv 2>err.txt \
+    || bad "tie shard $i: $(cat err.txt)"
+done
+{ cat tie.1.csv; tail -n +2 tie.2.csv; tail -n +2 tie.3.csv; } >tie.all.csv
+check "tie: shards concatenate to the whole" 'cmp -s tie.all.csv tie.csv'
+for t in server.cpus=server.cache_gb server.cpus=server.nope server.cpus=server.gpus server.cpus=server.cpus server.cpus; do
+  "$bin" sweep "$small" --model-only --vary server.cpus=2,3,4 --vary server.cache_gb=0,1 --tie $t -o tbad.csv 2>err.txt
+  rc=$?
+  check "--tie $t: exit 2 with the reason ($(cat err.txt))" '[ $rc = 2 ] && grep -q "^stallsim sweep: --tie $t: " err.txt && [ ! -e tbad.csv.partial ]'
+done
 
 echo "sweep: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -123,12 +123,51 @@ static void test_errors(void **state) {
     sweep_grid_free(&g);
 }
 
+/* --tie: a tied axis moves with its leader and adds nothing to the grid;
+ * unknown, unvaried, self and unequal-length ties are refused. */
+static void test_ties(void **state) {
+    (void)state;
+    sweep_grid_t g;
+    sweep_grid_init(&g);
+    assert_int_equal(sweep_grid_add(&g, "server.cpus=1,2,3", variants, 2), 0);
+    assert_int_equal(sweep_grid_add(&g, "server.cache_gb=10,20", variants, 2), 0);
+    assert_int_equal(sweep_grid_add(&g, "server.storage.queue_depth=4,8,16", variants, 2), 0);
+    assert_int_equal(sweep_grid_add(&g, "loader.num_workers=0,1,2", variants, 2), 0);
+    assert_int_equal(g.size, 54);
+    assert_int_equal(sweep_grid_tie(&g, "server.cpus=server.storage.queue_depth"), 0);
+    /* A chain ties to the leader. */
+    assert_int_equal(sweep_grid_tie(&g, "server.storage.queue_depth=loader.num_workers"), 0);
+    assert_int_equal(g.size, 6);
+    assert_int_equal(g.axes[3].tied_to, 0);
+    int idx[SWEEP_MAX_AXES];
+    for (int64_t c = 0; c < g.size; c++) {
+        sweep_grid_point(&g, c, idx);
+        assert_int_equal(idx[0], c / 2); /* the free axes keep their order */
+        assert_int_equal(idx[1], c % 2);
+        assert_int_equal(idx[2], idx[0]);
+        assert_int_equal(idx[3], idx[0]);
+    }
+    const char *bad[] = {"server.cpus=server.cache_gb", /* 3 values and 2 */
+                         "server.cpus=server.nope",     /* unknown */
+                         "server.cpus=server.gpus",     /* not varied */
+                         "server.cache_gb=server.cache_gb",
+                         "server.cache_gb=loader.num_workers", /* tied already */
+                         "server.cache_gb",
+                         "=server.cpus"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(sweep_grid_tie(&g, bad[i]), EXIT_INPUT);
+        assert_int_equal(g.size, 6); /* a refused tie leaves the grid as it was */
+    }
+    sweep_grid_free(&g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lists_and_ranges),
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_columns),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_ties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

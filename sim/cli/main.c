@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "advise.h"
 #include "atomic_file.h"
 #include "diag.h"
 #include "calibrate.h"
@@ -503,6 +504,8 @@ static const struct {
      cmd_simulate, &run_command},
     {"sweep", "SCENARIO", "run a grid of configurations (--vary key=values) into one CSV",
      sweep_main, &sweep_command},
+    {"advise", "SCENARIO", "the cheapest configuration of a grid that meets a target (--vary)",
+     advise_main, &advise_command},
     {"check", "SCENARIO", "validate a scenario (every variant) without running it", cmd_check,
      &check_command},
     {"calibrate", "", "measure this host's rates and write a host profile", calibrate_main,

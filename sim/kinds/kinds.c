@@ -1,7 +1,9 @@
 /* kinds: see kinds.h. */
 #include "kinds.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -168,17 +170,38 @@ int kinds_key_used(const scenario_t *s, const char *name) {
            !owned_by_other(FAMILY_LOADER, s->loader.kind, name);
 }
 
+/* For each scenario row, the kinds of each family that own it (bit i: kind
+ * i), worked out once: kinds_check runs for every configuration of a
+ * search, and comparing every set key with every kind's keys there cost
+ * more than the model. */
+#define NFAMILIES 3
+static unsigned long long row_owners[NFAMILIES][SCN_MAX_KEYS];
+static pthread_once_t owners_once = PTHREAD_ONCE_INIT;
+
+static void find_owners(void) {
+    int nrows;
+    const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);
+    for (int f = 0; f < NFAMILIES; f++)
+        for (int row = 0; row < nrows; row++)
+            for (int i = 0; kind_name((kind_family_t)f, i); i++) {
+                if (i >= 64) abort(); /* more kinds than the mask holds */
+                if (kind_owns((kind_family_t)f, i, rows[row].name)) row_owners[f][row] |= 1ULL << i;
+            }
+}
+
 /* A key the user set that belongs to another kind than the one chosen would
  * be silently ignored: refuse it. */
 static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, const char *key) {
     int bad = 0, nrows;
     const char *uses = kind_name(family, chosen);
     if (!uses) return 0;
+    pthread_once(&owners_once, find_owners);
     const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);
     for (int row = 0; row < nrows; row++) {
         if (!s->explicit_key[row]) continue;
         const char *name = rows[row].name;
-        if (key_owner(family, name) < 0 || kind_owns(family, chosen, name)) continue;
+        unsigned long long own = row_owners[family][row];
+        if (!own || (own >> chosen & 1)) continue;
         char by[160] = ""; /* the kinds that own it: "fixed" or "fixed or ssd" */
         size_t used = 0;
         for (int i = 0; kind_name(family, i) && used < sizeof by; i++)

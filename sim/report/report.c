@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "advice.h"
 #include "cost.h"
 #include "html.h"
 #include "kinds.h"
@@ -674,6 +675,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
             "~ marks a model figure with no exact closed form.\n");
+    advice_write_text(out, v, nv);
     write_text_requests(out, v, nv);
     write_text_cost(out, v, nv);
 }

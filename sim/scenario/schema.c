@@ -123,6 +123,29 @@ static int spliced(const key_def_t *k) {
     return 0;
 }
 
+/* schema_find's index of the scenario rows by name: open addressing, row + 1
+ * in each used slot (names are unique, so a lookup finds what a scan of the
+ * rows would; scenario_build looks up every assignment of every layer). */
+#define NSLOTS 1024
+_Static_assert(NSLOTS >= 2 * SCN_MAX_KEYS, "raise NSLOTS");
+static short slots[NSLOTS];
+
+static unsigned name_hash(const char *s) {
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void index_rows(void) {
+    for (int r = 0; r < nscen; r++) {
+        unsigned i = name_hash(scen_rows[r].name) % NSLOTS;
+        while (slots[i])
+            i = (i + 1) % NSLOTS;
+        slots[i] = (short)(r + 1);
+    }
+}
+
 static void build_rows(void) {
     for (size_t r = 0; r < sizeof core_keys / sizeof core_keys[0]; r++) {
         if (core_keys[r].type != KT_SPLICE) {
@@ -140,6 +163,7 @@ static void build_rows(void) {
             }
         }
     }
+    index_rows();
 }
 
 const key_def_t *schema_keys(key_scope_t scope, int *count) {
@@ -152,6 +176,11 @@ const key_def_t *schema_keys(key_scope_t scope, int *count) {
 int schema_find(key_scope_t scope, const char *name) {
     int n;
     const key_def_t *k = schema_keys(scope, &n);
+    if (scope == SCOPE_SCENARIO) {
+        for (unsigned i = name_hash(name) % NSLOTS; slots[i]; i = (i + 1) % NSLOTS)
+            if (strcmp(k[slots[i] - 1].name, name) == 0) return slots[i] - 1;
+        return -1;
+    }
     for (int i = 0; i < n; i++)
         if (strcmp(k[i].name, name) == 0) return i;
     return -1;

@@ -33,6 +33,8 @@ typedef struct {
     const char *html; /* --html: the page of the curves, or NULL */
     const char *vary[SWEEP_MAX_AXES];
     int nvary;
+    const char *tie[SWEEP_MAX_AXES];
+    int ntie;
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
@@ -107,6 +109,15 @@ static const option_t sweep_own_options[] = {
              "end included (server.cache_gb=0:400:50), or both mixed; any key\n"
              "--set takes, and `variant` (--vary variant=dali,coordl). The first\n"
              "--vary changes slowest. Repeatable."},
+    {.name = "--tie",
+     .type = OPT_LIST,
+     .arg = "KEY=KEY2",
+     .offset = offsetof(sweep_opts_t, tie),
+     .count_offset = offsetof(sweep_opts_t, ntie),
+     .max = SWEEP_MAX_AXES,
+     .help = "KEY2's --vary axis moves with KEY's (value i with value i; both need\n"
+             "as many values): --tie loader.num_workers=server.storage.queue_depth.\n"
+             "Repeatable."},
     {.name = "--output",
      .alias = "-o",
      .type = OPT_STR,
@@ -219,6 +230,10 @@ static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
     }
     for (int i = 0; i < o->nvary; i++)
         fnv_str(&h, o->vary[i]);
+    for (int i = 0; i < o->ntie; i++) {
+        fnv_str(&h, "--tie");
+        fnv_str(&h, o->tie[i]);
+    }
     for (int i = 0; i < o->a.nonly; i++)
         fnv_str(&h, o->a.only[i]);
     int64_t v[4] = {o->a.model_only, o->shard_i, o->shard_n, p->grid.size};
@@ -445,10 +460,15 @@ static int validate(plan_t *p, int64_t *seed) {
         int base[SWEEP_MAX_AXES];
         int64_t stride[SWEEP_MAX_AXES];
         sweep_grid_point(&p->grid, p->first < p->grid.size ? p->first : 0, base);
-        for (int a = p->grid.naxes - 1; a >= 0; a--)
-            stride[a] = a == p->grid.naxes - 1 ? 1 : stride[a + 1] * p->grid.axes[a + 1].nvalues;
+        /* A tied axis moves with its leader: it has no stride of its own. */
+        int64_t next = 1;
+        for (int a = p->grid.naxes - 1; a >= 0; a--) {
+            stride[a] = p->grid.axes[a].tied_to >= 0 ? 0 : next;
+            if (p->grid.axes[a].tied_to < 0) next *= p->grid.axes[a].nvalues;
+        }
         for (int a = 0; a < p->grid.naxes && !rc; a++)
-            for (int i = 0; i < p->grid.axes[a].nvalues && !rc; i++) {
+            for (int i = 0; i < p->grid.axes[a].nvalues && !rc && p->grid.axes[a].tied_to < 0;
+                 i++) {
                 int64_t c = 0;
                 for (int b = 0; b < p->grid.naxes; b++)
                     c += (b == a ? i : base[b]) * stride[b];
@@ -670,6 +690,10 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
         report_json_string(f, ax->key);
         fputs(", \"column\": ", f);
         report_json_string(f, ax->column);
+        if (ax->tied_to >= 0) {
+            fputs(", \"tied_to\": ", f);
+            report_json_string(f, p->grid.axes[ax->tied_to].key);
+        }
         fprintf(f, ", \"count\": %d, \"values\": [", ax->nvalues);
         for (int v = 0; v < ax->nvalues && ax->nvalues <= 1000; v++) {
             if (v) fputs(", ", f);
@@ -874,6 +898,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     int rc = 0;
     for (int i = 0; i < o->nvary && !rc; i++)
         rc = sweep_grid_add(&p.grid, o->vary[i], names, doc->nvariants);
+    for (int i = 0; i < o->ntie && !rc; i++)
+        rc = sweep_grid_tie(&p.grid, o->tie[i]);
     if (!rc) rc = sweep_grid_check_sets(&p.grid, &o->a.sets);
     if (!rc) rc = select_variants(&p);
     /* Contiguous blocks, so shards concatenated in order are the whole grid in order. */

@@ -14,25 +14,34 @@
 /* Per axis: a range may not expand past this (a typo like 0:1e9:1 must not eat the memory). */
 #define MAX_AXIS_VALUES 10000000
 
+/* The command and option an error names (set by each entry point; parsing is single-threaded). */
+static _Thread_local const char *fail_cmd = "sweep", *fail_opt = "--vary";
+
 void sweep_grid_init(sweep_grid_t *g) {
     memset(g, 0, sizeof *g);
     g->size = 1;
+    g->cmd = "sweep";
 }
 
 void sweep_grid_free(sweep_grid_t *g) {
+    const char *cmd = g->cmd;
     for (int a = 0; a < g->naxes; a++) {
         for (int v = 0; v < g->axes[a].nvalues; v++)
             free(g->axes[a].values[v]);
         free(g->axes[a].values);
     }
     sweep_grid_init(g);
+    g->cmd = cmd;
 }
 
 void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx) {
     for (int a = g->naxes - 1; a >= 0; a--) {
+        if (g->axes[a].tied_to >= 0) continue;
         idx[a] = (int)(c % g->axes[a].nvalues);
         c /= g->axes[a].nvalues;
     }
+    for (int a = 0; a < g->naxes; a++)
+        if (g->axes[a].tied_to >= 0) idx[a] = idx[g->axes[a].tied_to];
 }
 
 /* The schema row of a key as --set accepts it (jobs.N.key and jobs.key included), or NULL. */
@@ -93,7 +102,7 @@ static int fail(const char *arg, const char *fmt, ...) {
     char msg[2048]; /* the values quoted in it as typed, control characters as \xHH */
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputs("stallsim sweep: --vary ", stderr);
+    fprintf(stderr, "stallsim %s: %s ", fail_cmd, fail_opt);
     text_put_escaped(stderr, arg);
     fputs(": ", stderr);
     text_put_escaped(stderr, msg);
@@ -176,6 +185,7 @@ static int add_variant(sweep_axis_t *ax, const char *arg, const char *name,
 }
 
 int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants, int nvariants) {
+    fail_cmd = g->cmd, fail_opt = "--vary";
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || !eq[1])
         return fail(arg, "expected key=v1,v2,... or key=start:end:step");
@@ -186,6 +196,7 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
     memcpy(ax->key, arg, (size_t)(eq - arg));
     ax->key[eq - arg] = 0;
     canonical_key(ax->key);
+    ax->tied_to = -1;
     /* One value per key: with two axes on it, the later would win and the
      * earlier's column would show values that never ran. */
     for (int a = 0; a < g->naxes; a++)
@@ -250,7 +261,61 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
     return 0;
 }
 
+/* The axis of a key as typed (canonical), or -1. */
+int sweep_grid_axis(const sweep_grid_t *g, const char *typed) {
+    char key[SCN_STR];
+    snprintf(key, sizeof key, "%s", typed);
+    canonical_key(key);
+    for (int a = 0; a < g->naxes; a++)
+        if (strcmp(g->axes[a].key, key) == 0) return a;
+    return -1;
+}
+
+/* Why `key` of a --tie is no axis: an unknown key, or one not varied. */
+static int not_an_axis(const char *arg, const char *key) {
+    char buf[SCN_STR * 2];
+    if (strcmp(key, "variant") != 0 && !find_key(key)) {
+        const char *near = schema_suggest(key, buf, sizeof buf);
+        return near ? fail(arg, "unknown key '%s'; did you mean '%s'?", key, near)
+                    : fail(arg, "unknown key '%s' (stallsim help keys lists them all)", key);
+    }
+    return fail(arg, "key '%s' is not varied: a tie pairs two --vary axes (add --vary %s=...)", key,
+                key);
+}
+
+int sweep_grid_tie(sweep_grid_t *g, const char *arg) {
+    fail_cmd = g->cmd, fail_opt = "--tie";
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1] || strchr(eq + 1, '='))
+        return fail(arg, "expected KEY=KEY2 (two varied keys that move together)");
+    char a_key[SCN_STR], b_key[SCN_STR];
+    if ((size_t)(eq - arg) >= sizeof a_key || strlen(eq + 1) >= sizeof b_key)
+        return fail(arg, "key too long");
+    memcpy(a_key, arg, (size_t)(eq - arg));
+    a_key[eq - arg] = 0;
+    snprintf(b_key, sizeof b_key, "%s", eq + 1);
+    int a = sweep_grid_axis(g, a_key), b = sweep_grid_axis(g, b_key);
+    if (a < 0) return not_an_axis(arg, a_key);
+    if (b < 0) return not_an_axis(arg, b_key);
+    if (a == b) return fail(arg, "a key cannot be tied to itself");
+    if (g->axes[b].tied_to >= 0)
+        return fail(arg, "key '%s' is tied already (to '%s')", g->axes[b].key,
+                    g->axes[g->axes[b].tied_to].key);
+    for (int x = 0; x < g->naxes; x++)
+        if (g->axes[x].tied_to == b)
+            return fail(arg, "key '%s' leads a tie already (with '%s'); tie '%s' to it instead",
+                        g->axes[b].key, g->axes[x].key, g->axes[x].key);
+    if (g->axes[a].tied_to >= 0) a = g->axes[a].tied_to; /* a chain ties to its leader */
+    if (g->axes[a].nvalues != g->axes[b].nvalues)
+        return fail(arg, "'%s' has %d values and '%s' %d: tied keys need as many values each",
+                    g->axes[a].key, g->axes[a].nvalues, g->axes[b].key, g->axes[b].nvalues);
+    g->axes[b].tied_to = a;
+    g->size /= g->axes[b].nvalues;
+    return 0;
+}
+
 int sweep_grid_check_sets(const sweep_grid_t *g, const assign_list_t *sets) {
+    fail_cmd = g->cmd, fail_opt = "--vary";
     for (size_t i = 0; sets && i < sets->n; i++) {
         const assign_t *s = &sets->v[i];
         char key[SCN_STR];

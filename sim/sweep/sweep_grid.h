@@ -8,7 +8,12 @@
  * schema's canonical text (1e3 -> 1000), which is both what the scenario gets
  * and what the CSV column shows. Ranges include their end and compute value i
  * as a + i*step, so no rounding accumulates. The key `variant` is an axis of
- * variant names (checked against the scenario's). */
+ * variant names (checked against the scenario's).
+ *
+ * A tie (`--tie KEY=KEY2`, sweep_grid_tie) makes KEY2's axis move with KEY's:
+ * both keep their columns, value i of one goes with value i of the other, and
+ * the tied axis adds nothing to the grid's size or the configuration order
+ * (workers = reads in flight: --tie loader.num_workers=server.storage.queue_depth). */
 #ifndef STALLSIM_SWEEP_GRID_H
 #define STALLSIM_SWEEP_GRID_H
 
@@ -24,6 +29,7 @@ typedef struct {
     char key[SCN_STR];         /* as written: server.cpus, jobs.0.count, variant */
     char column[SCN_STR + 32]; /* CSV column: the key as written (units: stallsim help keys) */
     int is_variant;
+    int tied_to; /* the axis this one moves with (its leader, never itself tied), or -1 */
     int nvalues;
     char **values; /* canonical text of each value */
 } sweep_axis_t;
@@ -31,7 +37,8 @@ typedef struct {
 typedef struct {
     int naxes;
     sweep_axis_t axes[SWEEP_MAX_AXES];
-    int64_t size; /* configurations: product of the axes' value counts (1 with no axis) */
+    int64_t size;    /* configurations: product of the free axes' value counts (1 with no axis) */
+    const char *cmd; /* the command its errors name: "sweep" (the default) or "advise" */
 } sweep_grid_t;
 
 void sweep_grid_init(sweep_grid_t *g);
@@ -43,10 +50,19 @@ void sweep_grid_free(sweep_grid_t *g);
  * EXIT_RUNTIME when out of memory. */
 int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants, int nvariants);
 
+/* Ties two varied keys (one --tie argument, "KEY=KEY2"): KEY2's axis then
+ * moves with KEY's. Both must be varied with as many values each; a key tied
+ * already, or tied to itself, is refused. Returns 0, or EXIT_INPUT after
+ * printing `stallsim sweep: --tie ARG: ...`. */
+int sweep_grid_tie(sweep_grid_t *g, const char *arg);
+
 /* Refuses a --set (or a shorthand such as --epochs) that names a varied key,
  * or overlaps it (jobs.KEY and jobs.N.KEY): EXIT_INPUT after printing
  * `stallsim sweep: --vary KEY: ...`, else 0. */
 int sweep_grid_check_sets(const sweep_grid_t *g, const assign_list_t *sets);
+
+/* The axis of a key as typed (jobs.00.X is jobs.0.X), or -1 when not varied. */
+int sweep_grid_axis(const sweep_grid_t *g, const char *key);
 
 /* The value index on each axis of configuration c (idx has g->naxes entries). */
 void sweep_grid_point(const sweep_grid_t *g, int64_t c, int *idx);

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# `stallsim advise` tests: on grids small enough to sweep exhaustively, its
+# answer is the best point of the full `sweep` filtered by the target (model
+# alone, and model + simulator); the recommendation's simulated utilisation
+# meets the target, and a candidate the simulator finds missing it is passed
+# over; the answer does not depend on --threads; bad targets, axes and ties
+# exit 2 naming the flag; run's "what to change" line.
+# usage: advise.sh STALLSIM SOURCE_DIR
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+small=$src/tests/data/small.yaml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# best SWEEP_CSV NCOLS TARGET DIR [SIM]: the configuration a full sweep finds
+# best: the last epoch's rows (model; with SIM, the sim row must meet it too),
+# gpu_util >= TARGET, the first varied key minimised (DIR 1) or maximised
+# (DIR -1), then the higher utilisation, then the lower index.
+best() {
+  awk -F, -v nc="$2" -v target="$3" -v dir="$4" -v sim="${5:-}" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { e = $(col["epoch"]); if (e > last) last = e; row[NR] = $0 }
+    END {
+      for (r in row) {
+        split(row[r], f, ",")
+        if (f[col["epoch"]] != last) continue
+        c = f[1]; u = f[col["gpu_util"]] + 0
+        if (f[col["source"]] == "model") { mu[c] = u; key[c] = f[2] * dir }
+        else su[c] = u
+      }
+      bestc = -1
+      for (c in mu) {
+        if (mu[c] < target || (sim && !(c in su && su[c] >= target))) continue
+        if (bestc < 0 || key[c] < key[bestc] || (key[c] == key[bestc] && (mu[c] > mu[bestc] ||
+            (mu[c] == mu[bestc] && c + 0 < bestc + 0)))) bestc = c
+      }
+      print bestc
+    }' "$1"
+}
+# rec ADVISE_CSV: the recommendation's configuration index (-1 when none).
+rec() { awk -F, '$1 == "recommendation" { print $3; found = 1 } END { if (!found) print -1 }' "$1"; }
+
+# 1. Model alone: the same answer as sweep --model-only filtered, for several targets,
+#    minimising and maximising, with and without a tie.
+grid=(--vary server.cpus=1:8:1 --vary server.cache_gb=0:2:0.25 --vary server.storage.read_mb_s=100,200,400)
+"$bin" sweep "$small" --model-only --variant base "${grid[@]}" -o grid.csv 2>err.txt || bad "sweep: $(cat err.txt)"
+for t in 0.5 0.8 0.9 0.95 0.99 0.999; do
+  want=$(best grid.csv 3 $t 1)
+  "$bin" advise "$small" --model-only --variant base "${grid[@]}" --target gpu_util\>=$t \
+    --minimize server.cpus --format csv >adv.csv 2>err.txt || bad "advise gpu_util>=$t: $(cat err.txt)"
+  got=$(rec adv.csv)
+  [ "$got" = "$want" ] && ok || bad "minimize server.cpus, gpu_util>=$t: advise $got, sweep $want"
+done
+# Maximise: the fastest GPU (items/s) the pipeline still feeds at the target.
+mgrid=(--vary jobs.0.gpu_items_per_s=500:4000:250 --vary server.cpus=2,4,8)
+"$bin" sweep "$small" --model-only --variant minio "${mgrid[@]}" -o max.csv 2>err.txt || bad "sweep max: $(cat err.txt)"
+for t in 0.6 0.9; do
+  want=$(best max.csv 2 $t -1)
+  "$bin" advise "$small" --model-only --variant minio "${mgrid[@]}" --target gpu_util\>=$t \
+    --maximize jobs.0.gpu_items_per_s --format csv >adv.csv 2>err.txt || bad "advise max: $(cat err.txt)"
+  got=$(rec adv.csv)
+  [ "$got" = "$want" ] && ok || bad "maximize gpu_items_per_s, gpu_util>=$t: advise $got, sweep $want"
+done
+# A tie: cores and reads in flight move together.
+tgrid=(--vary server.cpus=1:8:1 --vary server.storage.queue_depth=1:8:1 --vary server.cache_gb=0,1,2)
+"$bin" sweep "$small" --model-only --variant base "${tgrid[@]}" --tie server.cpus=server.storage.queue_depth -o tie.csv 2>err.txt \
+  || bad "sweep tie: $(cat err.txt)"
+want=$(best tie.csv 3 0.9 1)
+"$bin" advise "$small" --model-only --variant base "${tgrid[@]}" --tie server.cpus=server.storage.queue_depth \
+  --minimize server.cpus --format csv >adv.csv 2>err.txt || bad "advise tie: $(cat err.txt)"
+got=$(rec adv.csv)
+[ "$got" = "$want" ] && [ "$got" != -1 ] && ok || bad "tie: advise $got, sweep $want"
+
+# 2. --threads does not change the answer (text, JSON, CSV).
+for fmt in text json csv; do
+  a=$("$bin" advise "$small" --model-only "${grid[@]}" --minimize server.cpus --format $fmt --threads 1)
+  b=$("$bin" advise "$small" --model-only "${grid[@]}" --minimize server.cpus --format $fmt --threads 2)
+  [ "$a" = "$b" ] && [ -n "$a" ] && ok || bad "--threads 1 and 2 differ ($fmt)"
+done
+"$bin" advise "$small" --model-only "${grid[@]}" --minimize server.cpus --format json >adv.json
+/usr/bin/python3 -c 'import json,sys; d=json.load(open("adv.json")); assert d["recommendation"]["model"]["gpu_util"] >= 0.9' 2>/dev/null \
+  && ok || bad "JSON does not parse or its recommendation misses the target"
+
+# 3. With the simulator: the recommendation's simulated utilisation meets the
+#    target, and it is the best point whose model and simulator rows both do.
+sgrid=(--vary server.cpus=2:6:1 --vary server.cache_gb=0:2:0.5)
+"$bin" sweep "$small" --variant base "${sgrid[@]}" -o sim.csv 2>err.txt || bad "sweep sim: $(cat err.txt)"
+for t in 0.85 0.9 0.95; do
+  want=$(best sim.csv 2 $t 1 sim)
+  "$bin" advise "$small" --variant base "${sgrid[@]}" --target gpu_util\>=$t --minimize server.cpus \
+    --confirm 20 --format csv >adv.csv 2>err.txt || bad "advise sim $t: $(cat err.txt)"
+  got=$(rec adv.csv)
+  [ "$got" = "$want" ] && ok || bad "simulated, gpu_util>=$t: advise $got, sweep $want"
+  awk -F, -v t=$t 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+    $1 == "recommendation" { found = 1; if ($(col["sim_gpu_util"]) < t || $(col["sim_meets_target"]) != 1) exit 1 }
+    END { exit !found }' adv.csv && ok || bad "recommendation's simulated utilisation misses gpu_util>=$t"
+done
+# A target between the model's and the simulator's figure of the model's
+# best point: the simulator rejects it and advise says so and moves on.
+pick=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  $(col["epoch"]) == 2 { u[$1, $(col["source"])] = $(col["gpu_util"]); cs[$1] = 1 }
+  END { for (c in cs) if (u[c, "model"] - u[c, "sim"] > 0.0001 && u[c, "model"] > 0.3) {
+          printf "%.6f\n", (u[c, "model"] + u[c, "sim"]) / 2; exit } }' sim.csv)
+if [ -n "$pick" ]; then
+  "$bin" advise "$small" --variant base "${sgrid[@]}" --target gpu_util\>=$pick --minimize server.cpus \
+    --confirm 20 --format csv >adv.csv 2>err.txt
+  if grep -q '^rejected,' adv.csv; then
+    ok
+    r=$(rec adv.csv)
+    want=$(best sim.csv 2 $pick 1 sim)
+    [ "$r" = "$want" ] && ok || bad "after a rejection: advise $r, sweep $want"
+    "$bin" advise "$small" --variant base "${sgrid[@]}" --target gpu_util\>=$pick --minimize server.cpus \
+      --confirm 20 | grep -q "not recommended: .* misses the target" && ok || bad "text does not say a candidate was rejected"
+  else
+    bad "target $pick between model and simulator: no rejected row"
+  fi
+else
+  echo "note: no point with model above simulator in this grid; rejection not exercised"
+fi
+
+# 4. Alternatives of another kind: the scenario's other variant is searched too.
+"$bin" advise "$small" --model-only --variant base "${grid[@]}" --minimize server.cache_gb \
+  --alternative loader.cache=belady >alt.txt 2>err.txt || bad "alternatives: $(cat err.txt)"
+grep -q "^  variant minio: " alt.txt && grep -q "^  --alternative loader.cache=belady: " alt.txt && ok \
+  || bad "alternatives missing: $(cat alt.txt)"
+grep -q "^Pareto front" alt.txt && grep -q "<- recommended" alt.txt && ok || bad "no Pareto front: $(cat alt.txt)"
+
+# 5. Bad input: exit 2 with the flag named, nothing on stdout.
+expect2() {
+  local want=$1
+  shift
+  out=$("$bin" advise "$small" "$@" 2>err.txt)
+  rc=$?
+  if [ $rc = 2 ] && grep -q -- "$want" err.txt && [ -z "$out" ]; then ok; else
+    bad "advise $*: exit $rc, stderr: $(cat err.txt) (wanted '$want')"
+  fi
+}
+v=(--vary server.cpus=1,2)
+expect2 "--target gpu_util>=90: this metric is a fraction" "${v[@]}" --minimize server.cpus --target 'gpu_util>=90'
+expect2 "--target foo>=1: unknown metric" "${v[@]}" --minimize server.cpus --target 'foo>=1'
+expect2 "--target gpu_util=0.9: expected METRIC>=X" "${v[@]}" --minimize server.cpus --target 'gpu_util=0.9'
+expect2 "--target gpu_util>=x: expected a number" "${v[@]}" --minimize server.cpus --target 'gpu_util>=x'
+expect2 "stallsim advise: --vary server.nope=1: unknown key" --vary server.nope=1 --minimize server.cpus
+expect2 "stallsim advise: --vary server.cpus=0: value '0'" --vary server.cpus=0 --minimize server.cpus
+expect2 "stallsim advise: --tie server.cpus=server.cache_gb: 'server.cpus' has 2 values" \
+  "${v[@]}" --vary server.cache_gb=1 --tie server.cpus=server.cache_gb --minimize server.cpus
+expect2 "--minimize/--maximize server.gpus: not a varied key" "${v[@]}" --minimize server.gpus
+expect2 "the scenario has no prices" "${v[@]}"
+expect2 "nothing to search" --minimize server.cpus
+expect2 "--minimize and --maximize" "${v[@]}" --minimize server.cpus --maximize server.cpus
+expect2 "sets a varied key" "${v[@]}" --minimize server.cpus --alternative server.cpus=4
+expect2 "advise searches one variant" "${v[@]}" --minimize server.cpus --variant base --variant minio
+expect2 "no such file\|cannot\|error" "${v[@]}" --prices nope.yaml
+# A configuration that fails a cross-key rule is named.
+expect2 "configuration 1 (jobs.0.gpus=4) of --vary is invalid" --vary jobs.0.gpus=2,4 --maximize jobs.0.gpus
+
+# 6. run's "what to change" line: both limits named when they bind within a
+#    few percent, and the cores it names are the fewest for which the
+#    model's T_prep reaches 90% (one core fewer does not).
+oi=$src/scenarios/openimages.yaml
+out=$("$bin" run "$oi" --model-only)
+grep -q "^coordl     GPU 15% busy. Storage limits you at 657 s an epoch, and prep would at 603 s: the two bind within 8% of each other" <<<"$out" \
+  && ok || bad "coordl's what-to-change line: $(grep '^coordl     GPU' <<<"$out")"
+cores=$(grep "^coordl     GPU" <<<"$out" | sed -n 's/.* \([0-9]*\) cores a server.*/\1/p')
+prep_ok() { # CORES: 1 when the model's steady T_prep of coordl reaches T_gpu / 0.9
+  "$bin" run "$oi" --model-only --variant coordl --set server.cpus=$1 --format csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $(col["epoch"]) == 3 { exit !($(col["t_prep_s"]) <= $(col["t_gpu_s"]) / 0.9) }'
+}
+[ -n "$cores" ] && prep_ok "$cores" && ! prep_ok $((cores - 1)) && ok || bad "what to change: $cores cores is not the fewest that reach 90%"
+"$bin" run "$src/scenarios/hpsearch.yaml" --model-only | grep -q "^coordl     GPU 100% busy: the GPUs bind" && ok \
+  || bad "a GPU-bound variant is not told so"
+"$bin" run "$oi" --model-only --format csv | grep -qi "what to change" && bad "CSV has the what-to-change line" || ok
+
+echo "advise: $pass passed, $fail failed"
+[ $fail = 0 ]
