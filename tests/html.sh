@@ -18,6 +18,9 @@ small=tests/data/small.yaml
 
 # The pages.
 "$bin" run $small --format html >"$tmp/run.html" && ok || bad "run --format html"
+# The run page carries run's "what to change" block, as text.
+grep -q "<h2>What to change</h2>" "$tmp/run.html" && grep -q "GPU [0-9]*% busy" "$tmp/run.html" && ok \
+  || bad "run --format html: no 'what to change' section"
 "$bin" run $small --format html >"$tmp/run2.html" && cmp -s "$tmp/run.html" "$tmp/run2.html" && ok \
   || bad "run --format html: two runs differ"
 "$bin" run $small --format html --model-only >"$tmp/model.html" && grep -q "analytical model" "$tmp/model.html" \

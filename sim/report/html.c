@@ -32,6 +32,7 @@ void html_begin(FILE *out, const char *title) {
           "th, td { padding: 3px 10px; border-bottom: 1px solid #dddddd; text-align: right; }\n"
           "th { background: #f4f4f4; } td.name, th.name { text-align: left; }\n"
           ".note { color: #555555; font-size: 13px; }\n"
+          "pre.advice { white-space: pre-wrap; font-size: 13px; }\n"
           "</style>\n</head>\n<body>\n",
           out);
 }

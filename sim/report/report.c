@@ -2,6 +2,8 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advice.h"
@@ -680,6 +682,32 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     write_text_cost(out, v, nv);
 }
 
+/* The page's "what to change" section: the text block as preformatted text. */
+static void advice_html(FILE *out, const variant_run_t *v, int nv) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return;
+    advice_write_text(m, v, nv);
+    if (fclose(m) != 0) {
+        free(buf);
+        return;
+    }
+    fputs("<pre class=\"advice\">", out);
+    for (size_t i = 0; i < len; i++) {
+        if (buf[i] == '&')
+            fputs("&amp;", out);
+        else if (buf[i] == '<')
+            fputs("&lt;", out);
+        else if (buf[i] == '>')
+            fputs("&gt;", out);
+        else
+            fputc(buf[i], out);
+    }
+    fputs("</pre>\n", out);
+    free(buf);
+}
+
 void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v,
                   int nv) {
     if (fmt == FORMAT_CSV)
@@ -687,7 +715,7 @@ void report_write(FILE *out, report_format_t fmt, const char *path, const varian
     else if (fmt == FORMAT_JSON)
         write_json(out, path, v, nv);
     else if (fmt == FORMAT_HTML)
-        html_run_write(out, path, v, nv, NULL);
+        html_run_write(out, path, v, nv, advice_html);
     else
         write_text(out, path, v, nv);
 }
