@@ -150,6 +150,22 @@ int profile_emit(FILE *f, const calib_results *r) {
     KEY(prep.decode_ms_per_item, N(&o, d->model_ms_per_item));
     KEY(prep.augment_ms, N(&o, a->ms_per_item.median));
     if (g->available) KEY(prep.gpu_augment_ms, N(&o, g->augment_ms.median));
+    /* The augment's measured speed-up over threads (the curve below, under
+     * measured:), for every prep core: a host's curve needs two points. */
+    char curve[SCN_STR * 2] = "\"";
+    size_t used = 1;
+    for (int k = 0; k < a->npoints && a->npoints >= 2; k++) {
+        char pt[48];
+        int len = snprintf(pt, sizeof pt, "%s%d:%s", k ? ", " : "", a->curve[k].threads,
+                           N(&o, a->curve[k].speedup));
+        if (len < 0 || used + (size_t)len + 2 > sizeof curve) break; /* 13 points fit */
+        memcpy(curve + used, pt, (size_t)len + 1);
+        used += (size_t)len;
+    }
+    if (used > 1) {
+        memcpy(curve + used, "\"", 2);
+        KEY(prep.scaling, curve);
+    }
 #undef KEY
 
     fprintf(f, "measured:\n  host:\n");

@@ -159,7 +159,9 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             tl[nc] = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : tb[nc];
             nc++;
         }
-        double r_prep = loader->items_s(in->cpus, tprep);
+        /* The cores prepare as the measured curve's effective cores (prep.scaling). */
+        const double eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);
+        double r_prep = loader->items_s(eff_cpus, tprep);
 
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */
@@ -305,7 +307,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
             m->items_prepped = n_used;
             m->items_consumed = n_used;
             m->staged_bytes = staged;
-            m->cpu_util = in->cpus > 0 ? N * tprep / (in->cpus * m->epoch_s) : 0;
+            m->cpu_util = eff_cpus > 0 ? N * tprep / (eff_cpus * m->epoch_s) : 0;
             /* A stream's transfers over the devices it reads: its servers' own,
              * or the one device every server shares. */
             double devices = s->server.storage.shared ? 1 : ns;

@@ -170,6 +170,45 @@ static void test_iops_cap(void **state) {
     }
 }
 
+/* A measured scaling curve (prep.scaling): prep-bound, an epoch takes
+ * items x prep / effective cores, in the simulator and the model alike.
+ * 20000 items of 2 ms on 8 cores: 5 s linear; a curve flat past 4 cores
+ * gives 4 effective cores (10 s); one measured to 4 threads at 3x is
+ * extrapolated at its last gain, 0.5 a core, to 5 (8 s); a pytorch loader
+ * with 8 workers on 8 cores takes twice its own linear time under the flat
+ * curve (its collate and hand-over cost the same in both). */
+static void test_scaling_curve(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+                       "server: {cpus: 8, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0, augment_ms: 2}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000}]\n";
+    const char *lin[] = {NULL};
+    const char *diag[] = {"prep.scaling=1:1, 8:8", NULL};
+    const char *flat[] = {"prep.scaling=1:1, 2:2, 4:4, 8:4", NULL};
+    const char *extra[] = {"prep.scaling=1:1, 2:2, 4:3", NULL};
+    const char *torch_lin[] = {"loader.kind=pytorch", "loader.num_workers=8", NULL};
+    const char *torch[] = {"prep.scaling=1:1, 2:2, 4:4, 8:4", "loader.kind=pytorch",
+                           "loader.num_workers=8", NULL};
+    const char *const *sets[] = {lin, diag, flat, extra, torch_lin, torch};
+    double want[] = {5, 5, 10, 8, 0, 0};
+    for (int i = 0; i < 6; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (i == 4) want[5] = 2 * (want[4] = es->epoch_s);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] || es->bottleneck != BN_PREP ||
+            em->bottleneck != BN_PREP)
+            fail_msg("case %d: sim %.3f s, model %.3f s, want %.3f s (prep-bound)", i, es->epoch_s,
+                     em->epoch_s, want[i]);
+        /* The cores are busy the whole epoch in both. */
+        if (i < 4 && (fabs(es->cpu_util - 1) > 0.02 || fabs(em->cpu_util - 1) > 0.02))
+            fail_msg("case %d: cpu_util sim %.3f, model %.3f", i, es->cpu_util, em->cpu_util);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 static void test_determinism(void **state) {
     (void)state;
     const char *seed1[] = {"server.storage.read_mb_s=100", NULL};
@@ -196,7 +235,7 @@ int main(void) {
         cmocka_unit_test(test_lru_closed_form), cmocka_unit_test(test_minio_closed_form),
         cmocka_unit_test(test_belady_and_fifo), cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_iops_cap),
+        cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,6 +162,8 @@ int kinds_key_used(const scenario_t *s, const char *name) {
     if (s->server.tier.cache_gb <= 0 && !strncmp(name, "server.tier.", 12) &&
         strcmp(name, "server.tier.cache_gb"))
         return 0;
+    /* No curve is linear scaling: the echo says nothing of it. */
+    if (!s->prep.scaling[0] && !strcmp(name, "prep.scaling")) return 0;
     return !owned_by_other(FAMILY_STORAGE, s->server.storage.kind, name) &&
            !owned_by_other(FAMILY_LOADER, s->loader.kind, name);
 }

@@ -592,6 +592,35 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
     }
 }
 
+/* Under a measured scaling curve (prep.scaling): each stream's effective
+ * cores, and which figures rest on the curve's extrapolation past its last
+ * measured point. Nothing without a curve (linear scaling). */
+static void write_text_scaling(FILE *out, const variant_run_t *v, int nv) {
+    int shown = 0;
+    for (int k = 0; k < nv; k++) {
+        const scenario_t *s = &v[k].scn;
+        const int n = s->prep.scaling_n;
+        if (n == 0) continue;
+        const double *t = s->prep.scaling_threads, *sp = s->prep.scaling_speedup;
+        double gain = (sp[n - 1] - sp[n - 2]) / (t[n - 1] - t[n - 2]);
+        for (int i = 0; i < v[k].topo.ninst; i++) {
+            const instance_t *in = &v[k].topo.inst[i];
+            if (in->lead != i) continue; /* coordinated prep: the stream's lead speaks for it */
+            int ex;
+            double per = in->cpus / in->nservers, eff = scenario_prep_cores(s, per, &ex);
+            fprintf(out, "%sprep cores (%s, %s): %.6g per server prepare as %.4g (prep.scaling)",
+                    shown++ ? "" : "\n", s->variant, in->name, per, eff);
+            if (ex)
+                fprintf(out,
+                        ": EXTRAPOLATED past the measured %g threads at the last marginal gain, "
+                        "%.3g cores per core%s\n",
+                        t[n - 1], gain > 0 ? gain : 0, gain > 0 ? "" : " (clamped at 0)");
+            else
+                fprintf(out, ", within the measured curve\n");
+        }
+    }
+}
+
 static void write_text(FILE *out, const char *path, const variant_run_t *v, int nv) {
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
@@ -643,6 +672,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
             "~ marks a model figure with no exact closed form.\n");
+    write_text_scaling(out, v, nv);
     write_text_requests(out, v, nv);
     write_text_cost(out, v, nv);
 }

@@ -265,6 +265,81 @@ static int derive_shards(scenario_t *s, const scenario_doc_t *doc) {
     return 0;
 }
 
+/* prep.scaling: "THREADS:SPEEDUP, ..." into the parsed curve. The points
+ * start at 1:1 (the speed-up is relative to one thread), thread counts rise
+ * strictly, speed-ups are finite and positive; at least two points, so the
+ * last marginal gain (the extrapolation's slope) is defined. */
+static int parse_scaling(scenario_t *s, const scenario_doc_t *doc) {
+    s->prep.scaling_n = 0;
+    const char *p = s->prep.scaling;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p) return 0;
+    src_pos_t at = key_pos(s, doc, "prep.scaling");
+    int n = 0;
+    for (;;) {
+        char elem[64];
+        size_t len = strcspn(p, ",");
+        snprintf(elem, sizeof elem, "%.*s", (int)(len < 63 ? len : 63), p);
+        char *end;
+        double t = strtod(p, &end), v = NAN;
+        int ok = end != p && *end == ':' && isfinite(t) && t == floor(t) && t >= 1 && t <= 65536;
+        if (ok) {
+            const char *q = end + 1;
+            v = strtod(q, &end);
+            while (*end == ' ' || *end == '\t')
+                end++;
+            ok = end != q && (*end == ',' || !*end);
+        }
+        if (!ok) {
+            diag_error(at,
+                       "key 'prep.scaling': point %d '%s': expected THREADS:SPEEDUP with THREADS "
+                       "an integer in [1, 65536] (e.g. \"1:1, 2:1.9, 4:3.4\")",
+                       n + 1, elem);
+            return 1;
+        }
+        if (!isfinite(v) || v <= 0) {
+            diag_error(at,
+                       "key 'prep.scaling': point %d '%s': the speed-up must be a finite "
+                       "number > 0",
+                       n + 1, elem);
+            return 1;
+        }
+        if (n == SCN_MAX_CURVE) {
+            diag_error(at, "key 'prep.scaling': more than %d points", SCN_MAX_CURVE);
+            return 1;
+        }
+        if (n == 0 && (t != 1 || v != 1)) {
+            diag_error(at,
+                       "key 'prep.scaling': point 1 '%s': the curve starts at 1:1 (speed-ups are "
+                       "relative to one thread)",
+                       elem);
+            return 1;
+        }
+        if (n > 0 && t <= s->prep.scaling_threads[n - 1]) {
+            diag_error(at,
+                       "key 'prep.scaling': point %d '%s': thread counts must rise (the point "
+                       "before has %g threads)",
+                       n + 1, elem, s->prep.scaling_threads[n - 1]);
+            return 1;
+        }
+        s->prep.scaling_threads[n] = t;
+        s->prep.scaling_speedup[n] = v;
+        n++;
+        if (!*end) break;
+        p = end + 1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+    }
+    if (n < 2) {
+        diag_error(at, "key 'prep.scaling': give at least two points (1:1 and one more): the "
+                       "curve's last marginal gain extends it past its last point");
+        return 1;
+    }
+    s->prep.scaling_n = n;
+    return 0;
+}
+
 /* Rules that involve more than one key. */
 static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
@@ -399,6 +474,7 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     errors += check_required(s, doc);
     if (errors) return EXIT_INPUT;
     errors += derive_shards(s, doc);
+    errors += parse_scaling(s, doc);
     if (errors) return EXIT_INPUT;
     errors += check_consistency(s, doc);
     return errors ? EXIT_INPUT : 0;
@@ -424,6 +500,23 @@ double scenario_prep_s(const scenario_t *s, double bytes) {
     double ms = s->prep.decode_ms_per_mb * bytes / 1e6 + s->prep.decode_ms_per_item;
     if (!s->prep.on_gpu) ms += s->prep.augment_ms;
     return ms / 1e3;
+}
+
+double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated) {
+    const int n = s->prep.scaling_n;
+    const double *t = s->prep.scaling_threads, *v = s->prep.scaling_speedup;
+    if (extrapolated) *extrapolated = n > 0 && cores > t[n - 1];
+    if (n == 0 || cores <= 1) return cores; /* a share of one core runs at its share */
+    for (int i = 1; i < n; i++)
+        if (cores <= t[i])
+            return v[i - 1] + (v[i] - v[i - 1]) * (cores - t[i - 1]) / (t[i] - t[i - 1]);
+    double gain = (v[n - 1] - v[n - 2]) / (t[n - 1] - t[n - 2]);
+    return v[n - 1] + (gain > 0 ? gain : 0) * (cores - t[n - 1]);
+}
+
+double scenario_prep_cores_total(const scenario_t *s, double total, int ns) {
+    if (s->prep.scaling_n == 0 || ns < 1) return total;
+    return ns * scenario_prep_cores(s, total / ns, NULL);
 }
 
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {

@@ -21,6 +21,7 @@
 #define SCN_MAX_VARIANTS   32
 #define SCN_MAX_KEYS       128 /* upper bound on schema rows of one scope */
 #define SCN_ITEM_BYTES_MAX 4e9 /* the largest item the simulator holds (uint32 sizes) */
+#define SCN_MAX_CURVE      32  /* points of prep.scaling */
 
 /* Each enum has a names table in schema.c, indexed by value. Both keys call
  * their non-default value "partitioned" (CoorDL's word); inside the code the
@@ -114,6 +115,10 @@ typedef struct {
         int on_gpu;
         double gpu_augment_ms;
         double out_kb;
+        char scaling[SCN_STR * 2]; /* "THREADS:SPEEDUP, ..." as written; "" = linear */
+        /* prep.scaling parsed by scenario_build: thread counts ascending from 1. */
+        int scaling_n;
+        double scaling_threads[SCN_MAX_CURVE], scaling_speedup[SCN_MAX_CURVE];
     } prep;
     struct {
         int kind;       /* index into the loader kinds (kinds.h) */
@@ -223,6 +228,15 @@ double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
 /* Per-item CPU prep time in seconds for an item of `bytes`, augment included
  * unless it runs on the GPU. */
 double scenario_prep_s(const scenario_t *s, double bytes);
+/* Effective cores of `cores` prep cores on one server: the measured curve
+ * prep.scaling (linear between its points, from the origin below 1 core, and
+ * past its last point at its last marginal gain per core, never negative);
+ * `cores` itself when the scenario has no curve. Sets *extrapolated (when not
+ * NULL) to 1 when cores lies past the curve's last point. */
+double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated);
+/* The same for `total` cores spread evenly over ns servers (total itself
+ * without a curve). */
+double scenario_prep_cores_total(const scenario_t *s, double total, int ns);
 /* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
 /* Memory of one prepared item, in bytes. */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "jpeg_gen.h"
 #include "profile.h"
+#include "scenario.h"
 
 static char problem[512];
 
@@ -119,7 +121,7 @@ static int check_profile(const char *path, int expect_gpu) {
                                     "latency_qd1_ms",  "latency_qd4_ms", "latency_qd16_ms",
                                     "latency_qd32_ms", "peak_mb_s",      NULL};
     static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", NULL};
-    static const char *prep_opt[] = {"gpu_augment_ms", NULL};
+    static const char *prep_opt[] = {"gpu_augment_ms", "scaling", NULL};
     static const char *measured[] = {"host",        "method", "storage",   "decode",
                                      "augment_cpu", "gpu",    "stability", NULL};
     yaml_node_t *sc = child(&d, root, "scenario");
@@ -196,6 +198,8 @@ static void fill(calib_results *r, int gpu) {
     r->augment.ms_per_item.median = 0.25;
     r->augment.max_threads = 2;
     r->augment.npoints = 2;
+    r->augment.curve[0].threads = 1, r->augment.curve[0].speedup = 1;
+    r->augment.curve[1].threads = 2, r->augment.curve[1].speedup = 1.75;
     r->gpu.available = gpu;
     r->gpu.augment_ms.median = 0.002;
     snprintf(r->gpu.reason, sizeof r->gpu.reason, "no GPU: test");
@@ -224,6 +228,46 @@ static void test_writer_output_checks(void **state) {
     fclose(f);
     assert_int_equal(check_profile(path, -1), -1);
     unlink(path);
+}
+
+/* The measured augment curve reaches a scenario that names the profile as
+ * its host: prep.scaling, parsed into the points the simulator uses. */
+static void test_curve_reaches_scenario(void **state) {
+    (void)state;
+    static calib_results r;
+    static scenario_t s;
+    char dir[] = "/tmp/calib-curve-XXXXXX", path[300], scn[300], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/host.yaml", dir);
+    snprintf(scn, sizeof scn, "%s/s.yaml", dir);
+    fill(&r, 0);
+    r.augment.npoints = 3, r.augment.max_threads = 4;
+    r.augment.curve[2].threads = 4, r.augment.curve[2].speedup = 2.5;
+    assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
+    FILE *f = fopen(scn, "w");
+    assert_non_null(f);
+    fputs("host: host.yaml\ndataset: {items: 100, item_kb: 10}\njobs: [{gpus: 1, "
+          "gpu_items_per_s: 100}]\n",
+          f);
+    fclose(f);
+    scenario_doc_t doc = {0};
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), 0);
+    assert_int_equal(s.prep.scaling_n, 3);
+    assert_true(s.prep.scaling_threads[2] == 4 && s.prep.scaling_speedup[1] == 1.75);
+    /* 6 cores: past the curve, at its last marginal gain (0.375 a core). */
+    int ex = 0;
+    assert_true(fabs(scenario_prep_cores(&s, 6, &ex) - 3.25) < 1e-12 && ex == 1);
+    assert_true(fabs(scenario_prep_cores(&s, 3, &ex) - 2.125) < 1e-12 && ex == 0);
+    scenario_doc_free(&doc);
+    /* One thread measured: no curve is written (linear). */
+    r.augment.npoints = 1;
+    assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), 0);
+    assert_int_equal(s.prep.scaling_n, 0);
+    scenario_doc_free(&doc);
+    unlink(path), unlink(scn), rmdir(dir);
 }
 
 static void test_numbers_are_plain_decimals(void **state) {
@@ -268,6 +312,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_output_checks),
+        cmocka_unit_test(test_curve_reaches_scenario),
         cmocka_unit_test(test_numbers_are_plain_decimals),
         cmocka_unit_test(test_unwritable_path_fails),
     };
