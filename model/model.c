@@ -75,7 +75,8 @@ static int same_stream(const scenario_t *s, const instance_t *a, const instance_
     const job_t *x = &s->jobs[a->job], *y = &s->jobs[b->job];
     return a->nservers == b->nservers && a->cpus == b->cpus && x->gpus == y->gpus &&
            x->batch_per_gpu == y->batch_per_gpu &&
-           scenario_job_compute_s(s, x, 1) == scenario_job_compute_s(s, y, 1);
+           scenario_job_compute_s(s, x, 1) == scenario_job_compute_s(s, y, 1) &&
+           scenario_job_prep_s(s, x, 1e5) == scenario_job_prep_s(s, y, 1e5);
 }
 
 static int on_server(const instance_t *in, int k) {
@@ -106,7 +107,6 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
     const double mean = scenario_item_bytes_mean(s);
     const double D = scenario_dataset_bytes(s);
     const double C = scenario_cache_bytes(s);
-    const double tprep = scenario_prep_s(s, mean);
     const int dist = s->loader.dist_cache == DIST_SHARDED;
     const storage_ops_t *storage = scenario_storage(s);
     /* The tier (server.tier): a second cache over the DRAM cache's misses on
@@ -138,6 +138,8 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
         const job_t *jb = &s->jobs[in->job];
         const double G = (double)jb->gpus, b = (double)jb->batch_per_gpu, M = G * b;
         const int ns = in->nservers;
+        /* The job's own pipeline (coordinated jobs share one). */
+        const double tprep = scenario_job_prep_s(s, jb, mean);
         /* Data-parallel: every iteration waits for all GPUs; a partial last
          * batch is split evenly, so its GPUs compute ceil(rem / G) items. */
         const loader_ops_t *loader = scenario_loader(s);
@@ -221,7 +223,7 @@ void model_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
                  : 1;
         int64_t ahead = loader_staged_batches(s, jb);
         if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
-        double staged = (double)ahead * M * scenario_out_item_bytes(s);
+        double staged = (double)ahead * M * scenario_job_out_item_bytes(s, jb);
 
         for (int e = 0; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);

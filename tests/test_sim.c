@@ -209,6 +209,44 @@ static void test_scaling_curve(void **state) {
     }
 }
 
+/* Per-job pipelines (jobs.N.prep.pipeline): two jobs on one dataset, each
+ * on 4 cores, prep-bound at items x its own pipeline's cost / 4 in the
+ * simulator and the model; each stages batches of its own prep.out_kb. */
+static void test_job_pipelines(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+        "server: {cpus: 12, gpus: 3, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+        "prep: {decode_ms_per_mb: 10, decode_ms_per_item: 0, augment_ms: 1, eval_ms: 0.5,\n"
+        "       audio_ms_per_mb: 4, audio_ms_per_item: 0.2, out_kb: 600}\n"
+        "jobs:\n"
+        "  - {name: train, gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000, cpus: 4}\n"
+        "  - {name: eval, gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000, cpus: 4,\n"
+        "     prep: {pipeline: image_eval, out_kb: 300}}\n"
+        "  - {name: audio, gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000, cpus: 4,\n"
+        "     prep: {pipeline: audio, out_kb: 100}}\n";
+    /* Per item: 1 + 1 ms; 1 + 0.5 ms; 0.4 + 0.2 ms. */
+    const double want[] = {20000 * 2e-3 / 4, 20000 * 1.5e-3 / 4, 20000 * 0.6e-3 / 4};
+    const double out_kb[] = {600, 300, 100};
+    run_metrics_t m, s;
+    const char *none[] = {NULL};
+    assert_int_equal(tu_run(yaml, none, &S, &T, &m, &s), 0);
+    for (int i = 0; i < 3; i++) {
+        const epoch_metrics_t *em = metrics_at(&m, i, 1), *es = metrics_at(&s, i, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i])
+            fail_msg("job %d: sim %.3f s, model %.3f s, want %.3f s", i, es->epoch_s, em->epoch_s,
+                     want[i]);
+        /* Staged: whole batches of 64 of the job's own item size. */
+        double per_batch = 64 * out_kb[i] * 1e3;
+        if (fmod(es->staged_bytes, per_batch) != 0 || es->staged_bytes <= 0 ||
+            fmod(em->staged_bytes, per_batch) != 0)
+            fail_msg("job %d: staged sim %.0f, model %.0f bytes: not batches of %.0f", i,
+                     es->staged_bytes, em->staged_bytes, per_batch);
+    }
+    metrics_free(&m), metrics_free(&s);
+}
+
 static void test_determinism(void **state) {
     (void)state;
     const char *seed1[] = {"server.storage.read_mb_s=100", NULL};
@@ -236,6 +274,7 @@ int main(void) {
         cmocka_unit_test(test_belady_and_fifo), cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
+        cmocka_unit_test(test_job_pipelines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

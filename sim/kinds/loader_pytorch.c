@@ -79,7 +79,7 @@ static double slowdown(const scenario_t *s, const job_t *j, double cores, int ra
     if (w > 0) {
         double b = (double)j->batch_per_gpu, mean = scenario_item_bytes_mean(s);
         double cpu = iter_cpu(s, j), gpu = scenario_job_compute_s(s, j, b);
-        double item = scenario_prep_s(s, mean) + collate_item(s);
+        double item = scenario_job_prep_s(s, j, mean) + collate_item(s);
         double prep = b * item;
         double period = cpu + gpu > prep / w ? cpu + gpu : prep / w;
         main = period > 0 ? cpu / period : 1;

@@ -247,7 +247,50 @@ static src_pos_t key_pos(const scenario_t *s, const scenario_doc_t *doc, const c
 }
 
 static double batch_out_bytes(const scenario_t *s, const job_t *j) {
-    return (double)(j->gpus * j->batch_per_gpu) * scenario_out_item_bytes(s);
+    return (double)(j->gpus * j->batch_per_gpu) * scenario_job_out_item_bytes(s, j);
+}
+
+/* Each job's pipeline has its costs given (no built-in rate for the
+ * pipelines calibrate measures beside the training augment), runs where it
+ * can, and jobs sharing one coordinated stream share its pipeline. */
+static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = 0;
+    (void)doc;
+    for (int j = 0; j < s->njobs; j++) {
+        const job_t *jb = &s->jobs[j];
+        const char *miss = NULL, *what = NULL;
+        if (jb->prep.pipeline == PIPE_IMAGE_EVAL && s->prep.eval_ms <= 0)
+            miss = "prep.eval_ms",
+            what = "CPU ms per item of resize 256, centre crop 224, normalise";
+        if (jb->prep.pipeline == PIPE_AUDIO && s->prep.audio_ms_per_mb <= 0)
+            miss = "prep.audio_ms_per_mb",
+            what = "CPU ms per MB of WAV: decode, resample, log-mel spectrogram";
+        if (miss) {
+            diag_error(job_pos(s, j, "prep.pipeline"),
+                       "job '%s': prep.pipeline %s needs %s (%s): calibrate measures it into the "
+                       "host profile, or set it; it has no built-in value",
+                       jb->name, pipeline_name(jb->prep.pipeline), miss, what);
+            errors++;
+        }
+        if (s->prep.on_gpu && jb->prep.pipeline != PIPE_IMAGE_TRAIN) {
+            diag_error(job_pos(s, j, "prep.pipeline"),
+                       "job '%s': prep.on_gpu moves the training augment to the GPU (its cost "
+                       "prep.gpu_augment_ms); prep.pipeline %s has no GPU cost: leave on_gpu "
+                       "false",
+                       jb->name, pipeline_name(jb->prep.pipeline));
+            errors++;
+        }
+        if (s->loader.prep == PREP_COORDINATED && j > 0 &&
+            (jb->prep.pipeline != s->jobs[0].prep.pipeline ||
+             scenario_job_out_item_bytes(s, jb) != scenario_job_out_item_bytes(s, &s->jobs[0]))) {
+            diag_error(job_pos(s, j, "prep.pipeline"),
+                       "coordinated prep hands the same prepared batches to every job: job '%s' "
+                       "must use the prep.pipeline and prep.out_kb of job '%s'",
+                       jb->name, s->jobs[0].name);
+            errors++;
+        }
+    }
+    return errors;
 }
 
 /* Shards given by size hold the items of mean size that fit, whole (a
@@ -477,6 +520,7 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     errors += parse_scaling(s, doc);
     if (errors) return EXIT_INPUT;
     errors += check_consistency(s, doc);
+    errors += check_pipelines(s, doc);
     return errors ? EXIT_INPUT : 0;
 }
 
@@ -519,11 +563,36 @@ double scenario_prep_cores_total(const scenario_t *s, double total, int ns) {
     return ns * scenario_prep_cores(s, total / ns, NULL);
 }
 
+const char *pipeline_name(int i) {
+    static const char *const names[] = {"image_train", "image_eval", "audio"};
+    return i >= 0 && i < PIPE__COUNT ? names[i] : NULL;
+}
+
+double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
+    if (j->prep.pipeline == PIPE_IMAGE_EVAL)
+        return (s->prep.decode_ms_per_mb * bytes / 1e6 + s->prep.decode_ms_per_item +
+                s->prep.eval_ms) /
+               1e3;
+    if (j->prep.pipeline == PIPE_AUDIO)
+        return (s->prep.audio_ms_per_mb * bytes / 1e6 + s->prep.audio_ms_per_item) / 1e3;
+    return scenario_prep_s(s, bytes);
+}
+
+double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
+    return (j->prep.pipeline == PIPE_AUDIO ? s->prep.audio_ms_per_mb : s->prep.decode_ms_per_mb) /
+           1e9;
+}
+
+double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j) {
+    return j->prep.out_kb > 0 ? j->prep.out_kb * 1e3 : scenario_out_item_bytes(s);
+}
+
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
     double t = j->compute_s_per_batch > 0
                    ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
                    : items / j->gpu_items_per_s;
-    if (s->prep.on_gpu) t += items * s->prep.gpu_augment_ms / 1e3;
+    if (s->prep.on_gpu && j->prep.pipeline == PIPE_IMAGE_TRAIN)
+        t += items * s->prep.gpu_augment_ms / 1e3;
     return t;
 }
 

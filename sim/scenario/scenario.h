@@ -28,6 +28,12 @@
  * two ideas have their own names: prep per job, caches sharded by server. */
 typedef enum { PREP_PER_JOB, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
 typedef enum { DIST_LOCAL, DIST_SHARDED, DIST__COUNT } dist_mode_t;
+/* A job's prep pipeline (jobs.N.prep.pipeline), each with its own costs:
+ * image_train decodes and augments (prep.decode_*, prep.augment_ms, as
+ * every job did before pipelines), image_eval decodes and resizes
+ * (prep.eval_ms), audio decodes WAV, resamples and takes a log-mel
+ * spectrogram (prep.audio_*). */
+typedef enum { PIPE_IMAGE_TRAIN, PIPE_IMAGE_EVAL, PIPE_AUDIO, PIPE__COUNT } pipeline_t;
 
 typedef struct {
     char name[SCN_STR];
@@ -39,6 +45,10 @@ typedef struct {
     double compute_s_per_batch; /* per iteration; 0 = use gpu_items_per_s */
     int64_t prefetch_batches;
     int64_t cpus; /* cores for this job's prep under partitioned prep; 0 = an equal share */
+    struct {
+        int pipeline;  /* pipeline_t */
+        double out_kb; /* one prepared item; 0 = the scenario's prep.out_kb */
+    } prep;
     src_pos_t origin[SCN_MAX_KEYS];
 } job_t;
 
@@ -115,6 +125,9 @@ typedef struct {
         int on_gpu;
         double gpu_augment_ms;
         double out_kb;
+        double eval_ms;            /* image_eval: resize, centre crop, normalise; 0 = not given */
+        double audio_ms_per_mb;    /* audio: per MB of WAV; 0 = not given */
+        double audio_ms_per_item;  /* audio: fixed per clip */
         char scaling[SCN_STR * 2]; /* "THREADS:SPEEDUP, ..." as written; "" = linear */
         /* prep.scaling parsed by scenario_build: thread counts ascending from 1. */
         int scaling_n;
@@ -237,6 +250,14 @@ double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated)
 /* The same for `total` cores spread evenly over ns servers (total itself
  * without a curve). */
 double scenario_prep_cores_total(const scenario_t *s, double total, int ns);
+/* The same for job j's own pipeline (jobs.N.prep.pipeline): per-item CPU
+ * seconds for an item of `bytes`, and its seconds per byte alone. */
+double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes);
+double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j);
+/* Memory of one item job j prepared, in bytes (its prep.out_kb, else the
+ * scenario's). */
+double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j);
+const char *pipeline_name(int i);
 /* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
 /* Memory of one prepared item, in bytes. */

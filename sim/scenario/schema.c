@@ -72,6 +72,9 @@ static const key_def_t core_keys[] = {
     {"prep.on_gpu", KT_BOOL, "", "false", 0, 0, 0, NULL, S(prep.on_gpu), "augment on the GPU (DALI mixed): costs gpu_augment_ms of GPU time per item instead of augment_ms of CPU"},
     {"prep.gpu_augment_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, S(prep.gpu_augment_ms), "GPU time per item when prep.on_gpu"},
     {"prep.out_kb", KT_REAL, "KB", "602.112", 0.001, 1e9, 0, NULL, S(prep.out_kb), "memory of one prepared item in a staged batch (224x224x3 float32 = 602.112 KB)"},
+    {"prep.eval_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.eval_ms), "CPU time per item of the image_eval pipeline after decode (resize the shorter side to 256, centre crop 224, normalise; one core); calibrate measures it (0 = not given: a job with prep.pipeline image_eval is refused)"},
+    {"prep.audio_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, S(prep.audio_ms_per_mb), "CPU time per MB of WAV of the audio pipeline (decode 16-bit PCM, resample 44.1 to 16 kHz, log-mel spectrogram; one core); calibrate measures it (0 = not given: a job with prep.pipeline audio is refused)"},
+    {"prep.audio_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.audio_ms_per_item), "fixed CPU time per clip of the audio pipeline (one core), the intercept of calibrate's fit"},
     {"prep.scaling", KT_STRING, "", "", 0, 0, 0, NULL, S(prep.scaling), "measured prep scaling on one server as THREADS:SPEEDUP pairs, threads ascending from 1:1 (e.g. \"1:1, 2:1.9, 4:3.4, 8:5.6\"; calibrate writes its augment curve): c cores prepare as the curve's effective cores, linear between points and past the last at its last marginal gain per core (run says when a figure is extrapolated); the simulator and the model use the same curve (\"\" = linear)"},
     {"loader.kind", KT_ENUM, "", "pool", 0, 0, 0, loader_choice, S(loader.kind), "data loader: pool (each item on the earliest-free core of a shared pool, as DALI and CoorDL)"},
     {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(loader.cache), "cache policy: none, lru (the page cache as plain LRU), linux (the Linux page cache: two lists, refaults), minio (CoorDL), fifo, belady (clairvoyant bound)"},
@@ -98,6 +101,8 @@ static const key_def_t job_keys[] = {
     {"compute_s_per_batch", KT_REAL, "s", "0", 0, 1e6, 0, NULL, J(compute_s_per_batch), "GPU compute time per iteration (set this or gpu_items_per_s)"},
     {"prefetch_batches", KT_INT, "batches", "2", 1, 1024, 0, NULL, J(prefetch_batches), "loader queue depth per GPU: batches prepared ahead of the GPU"},
     {"cpus", KT_INT, "cores", "0", 0, 65536, 0, NULL, J(cpus), "prep cores of one copy under partitioned prep (0 = an equal share of server.cpus)"},
+    {"prep.pipeline", KT_ENUM, "", "image_train", 0, 0, 0, pipeline_name, J(prep.pipeline), "this job's prep: image_train (decode + random-resized-crop 224, flip, normalise: prep.decode_*, prep.augment_ms), image_eval (decode + resize 256, centre crop 224, normalise: prep.eval_ms), audio (WAV decode, resample, log-mel: prep.audio_*), each costed from calibrate"},
+    {"prep.out_kb", KT_REAL, "KB", "0", 0, 1e9, 0, NULL, J(prep.out_kb), "memory of one item this job prepared (0 = the scenario's prep.out_kb)"},
 };
 /* clang-format on */
 
