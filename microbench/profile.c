@@ -150,6 +150,9 @@ int profile_emit(FILE *f, const calib_results *r) {
     KEY(prep.decode_ms_per_item, N(&o, d->model_ms_per_item));
     KEY(prep.augment_ms, N(&o, a->ms_per_item.median));
     if (g->available) KEY(prep.gpu_augment_ms, N(&o, g->augment_ms.median));
+    KEY(prep.eval_ms, N(&o, r->eval.ms_per_item.median));
+    KEY(prep.audio_ms_per_mb, N(&o, r->audio.model_ms_per_mb));
+    KEY(prep.audio_ms_per_item, N(&o, r->audio.model_ms_per_item));
     /* The augment's measured speed-up over threads (the curve below, under
      * measured:), for every prep core: a host's curve needs two points. */
     char curve[SCN_STR * 2] = "\"";
@@ -265,6 +268,36 @@ int profile_emit(FILE *f, const calib_results *r) {
         kv_stat(&o, 8, "items_s", a->curve[k].items_s);
         kv_num(&o, 8, "speedup", a->curve[k].speedup);
     }
+
+    const eval_result *ev = &r->eval;
+    fprintf(f, "  eval_cpu:\n");
+    kv_str(&o, 4, "operation",
+           "resize shorter side to 256 (bilinear, no antialias), centre crop 224, normalize, "
+           "HWC u8 to CHW f32");
+    kv_int(&o, 4, "items_per_pass", ev->items);
+    kv_int(&o, 4, "images", ev->images);
+    kv_int(&o, 4, "repetitions", ev->reps);
+    kv_stat(&o, 4, "ms_per_item", ev->ms_per_item);
+
+    const audio_result *au = &r->audio;
+    fprintf(f, "  audio_cpu:\n");
+    kv_str(&o, 4, "operation",
+           "WAV 16-bit PCM decode, windowed-sinc resample, log-mel (Hann, GSL real FFT, HTK mel)");
+    kv_int(&o, 4, "rate_in_hz", au->rate_in);
+    kv_int(&o, 4, "rate_out_hz", au->rate_out);
+    kv_int(&o, 4, "n_fft", au->n_fft);
+    kv_int(&o, 4, "hop", au->hop);
+    kv_int(&o, 4, "n_mels", au->n_mels);
+    kv_int(&o, 4, "clips", au->clips);
+    kv_str(&o, 4, "clip_seconds", "1 .. clips, generated (chirp with harmonics and noise)");
+    kv_int(&o, 4, "repetitions", au->reps);
+    kv_num(&o, 4, "mean_mb", au->mean_mb);
+    kv_stat(&o, 4, "ms_per_audio_second", au->ms_per_audio_s);
+    fprintf(f, "    fit: {ms_per_mb: %s, ", N(&o, au->fit.slope));
+    fprintf(f, "ms_per_item: %s, ", N(&o, au->fit.intercept));
+    fprintf(f, "r2: %s, n: %d}\n", N(&o, au->fit.r2), au->fit.n);
+    kv_str(&o, 4, "model",
+           au->through_origin ? "line through 0 (the fit's intercept was negative)" : "fit");
 
     fprintf(f, "  gpu:\n");
     kv_bool(&o, 4, "built_with_cuda", g->built);

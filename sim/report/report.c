@@ -608,8 +608,8 @@ static void write_text_scaling(FILE *out, const variant_run_t *v, int nv) {
             if (in->lead != i) continue; /* coordinated prep: the stream's lead speaks for it */
             int ex;
             double per = in->cpus / in->nservers, eff = scenario_prep_cores(s, per, &ex);
-            fprintf(out, "%sprep cores (%s, %s): %.6g per server prepare as %.4g (prep.scaling)",
-                    shown++ ? "" : "\n", s->variant, in->name, per, eff);
+            fprintf(out, "%sprep cores (%s%s%s): %.6g per server prepare as %.4g (prep.scaling)",
+                    shown++ ? "" : "\n", s->variant, s->variant[0] ? ", " : "", in->name, per, eff);
             if (ex)
                 fprintf(out,
                         ": EXTRAPOLATED past the measured %g threads at the last marginal gain, "

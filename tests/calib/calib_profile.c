@@ -120,10 +120,11 @@ static int check_profile(const char *path, int expect_gpu) {
     static const char *storage[] = {"read_mb_s",       "latency_ms",     "queue_depth",
                                     "latency_qd1_ms",  "latency_qd4_ms", "latency_qd16_ms",
                                     "latency_qd32_ms", "peak_mb_s",      NULL};
-    static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", NULL};
+    static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", "eval_ms",
+                                 "audio_ms_per_mb",  "audio_ms_per_item",  NULL};
     static const char *prep_opt[] = {"gpu_augment_ms", "scaling", NULL};
-    static const char *measured[] = {"host",        "method", "storage",   "decode",
-                                     "augment_cpu", "gpu",    "stability", NULL};
+    static const char *measured[] = {"host", "method",    "storage",  "decode",    "augment_cpu",
+                                     "gpu",  "stability", "eval_cpu", "audio_cpu", NULL};
     yaml_node_t *sc = child(&d, root, "scenario");
     yaml_node_t *sv = child(&d, sc, "server");
     yaml_node_t *st = child(&d, sv, "storage");
@@ -141,7 +142,9 @@ static int check_profile(const char *path, int expect_gpu) {
         positive_number(&d, st, "storage", "queue_depth", 1) ||
         positive_number(&d, st, "storage", "peak_mb_s", 0) ||
         positive_number(&d, pr, "prep", "decode_ms_per_mb", 0) ||
-        positive_number(&d, pr, "prep", "augment_ms", 0))
+        positive_number(&d, pr, "prep", "augment_ms", 0) ||
+        positive_number(&d, pr, "prep", "eval_ms", 0) ||
+        positive_number(&d, pr, "prep", "audio_ms_per_mb", 0))
         goto out;
     /* The ssd kind's curve: latencies left after the transfers, possibly 0
      * (a depth at the best rate), never negative. */
@@ -196,6 +199,8 @@ static void fill(calib_results *r, int gpu) {
     r->decode.fit.slope = r->decode.model_ms_per_mb = 7.5;
     r->decode.fit.intercept = r->decode.model_ms_per_item = 0.04;
     r->augment.ms_per_item.median = 0.25;
+    r->eval.ms_per_item.median = 0.5;
+    r->audio.model_ms_per_mb = 3.25, r->audio.model_ms_per_item = 0.125;
     r->augment.max_threads = 2;
     r->augment.npoints = 2;
     r->augment.curve[0].threads = 1, r->augment.curve[0].speedup = 1;
