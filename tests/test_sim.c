@@ -247,6 +247,62 @@ static void test_job_pipelines(void **state) {
     metrics_free(&m), metrics_free(&s);
 }
 
+/* Decode on the GPU (prep.decode gpu): the CPU keeps the Huffman stage
+ * (5 ms/MB: 0.5 ms an item of 100 KB, + 1 ms augment: 8 cores, 5333
+ * items/s), and the training GPU spends 0.4 ms/MP x 0.5 MP = 0.2 ms an item
+ * before its 0.1 ms step: 0.3 ms an item, 6 s an epoch of 20000, GPU-bound
+ * in the simulator and the model. Decoding on the CPU instead (20 ms/MB)
+ * is prep-bound at 3 ms an item over 8 cores: 7.5 s. */
+static void test_gpu_decode(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100, megapixels: 0.5}\n"
+                       "server: {cpus: 8, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 20, augment_ms: 1, huffman_ms_per_mb: 5,\n"
+                       "       gpu_decode_ms_per_mp: 0.4}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 10000}]\n";
+    const char *gpu[] = {"prep.decode=gpu", NULL};
+    const char *cpu[] = {"prep.decode=cpu", NULL};
+    const char *const *sets[] = {gpu, cpu};
+    const double want[] = {6, 7.5}, want_gpu[] = {6, 2};
+    const int bn[] = {BN_GPU, BN_PREP};
+    for (int i = 0; i < 2; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(es->t_gpu_s - want_gpu[i]) > 1e-6 * want_gpu[i] ||
+            fabs(em->t_gpu_s - want_gpu[i]) > 1e-6 * want_gpu[i] || es->bottleneck != bn[i] ||
+            em->bottleneck != bn[i])
+            fail_msg("decode %s: sim %.3f s (gpu %.3f), model %.3f s (gpu %.3f); want %.3f (%.3f)",
+                     i ? "cpu" : "gpu", es->epoch_s, es->t_gpu_s, em->epoch_s, em->t_gpu_s, want[i],
+                     want_gpu[i]);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
+/* GPU memory (server.gpu_mem_gb): 15 GB of training + the input. CPU
+ * decode holds the batch in use (256 x 602 KB = 0.154 GB); GPU decode
+ * holds the prefetch depth's batches and one batch of decoded images
+ * (256 x 0.5 MP x 3 B = 0.384 GB): 2 batches fit 16 GB, 6 do not. */
+static void test_gpu_memory(void **state) {
+    (void)state;
+    const char *yaml = "dataset: {items: 20000, item_kb: 100, megapixels: 0.5}\n"
+                       "server: {cpus: 8, gpus: 1, gpu_mem_gb: 16}\n"
+                       "prep: {huffman_ms_per_mb: 5, gpu_decode_ms_per_mp: 0.4}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 256, gpu_items_per_s: 3000, "
+                       "gpu_mem_gb: 15}]\n";
+    const char *cpu6[] = {"jobs.0.prefetch_batches=6", NULL};
+    const char *gpu2[] = {"prep.decode=gpu", NULL};
+    const char *gpu6[] = {"prep.decode=gpu", "jobs.0.prefetch_batches=6", NULL};
+    assert_int_equal(tu_build(yaml, cpu6, &S, &T), 0);
+    assert_true(fabs(scenario_job_gpu_input_bytes(&S, &S.jobs[0]) - 256 * 602112.0) < 1);
+    assert_int_equal(tu_build(yaml, gpu2, &S, &T), 0);
+    assert_true(fabs(scenario_job_gpu_input_bytes(&S, &S.jobs[0]) -
+                     (2 * 256 * 602112.0 + 256 * 1.5e6)) < 1);
+    assert_int_equal(tu_build(yaml, gpu6, &S, &T), EXIT_INPUT);
+}
+
 static void test_determinism(void **state) {
     (void)state;
     const char *seed1[] = {"server.storage.read_mb_s=100", NULL};
@@ -274,7 +330,8 @@ int main(void) {
         cmocka_unit_test(test_belady_and_fifo), cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
-        cmocka_unit_test(test_job_pipelines),
+        cmocka_unit_test(test_job_pipelines),   cmocka_unit_test(test_gpu_decode),
+        cmocka_unit_test(test_gpu_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,6 +171,10 @@ int kinds_key_used(const scenario_t *s, const char *name) {
             audio |= s->jobs[j].prep.pipeline == PIPE_AUDIO;
     if (!eval && !strcmp(name, "prep.eval_ms")) return 0;
     if (!audio && !strncmp(name, "prep.audio_", 11)) return 0;
+    /* The GPU decode's costs mean nothing when images decode on the CPU. */
+    if (s->prep.decode != DECODE_GPU &&
+        (!strncmp(name, "prep.huffman_", 13) || !strcmp(name, "prep.gpu_decode_ms_per_mp")))
+        return 0;
     return !owned_by_other(FAMILY_STORAGE, s->server.storage.kind, name) &&
            !owned_by_other(FAMILY_LOADER, s->loader.kind, name);
 }

@@ -255,7 +255,22 @@ static double batch_out_bytes(const scenario_t *s, const job_t *j) {
  * can, and jobs sharing one coordinated stream share its pipeline. */
 static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
-    (void)doc;
+    if (s->prep.decode == DECODE_GPU) {
+        /* No built-in rate: a GPU decode unmeasured here must be given. */
+        const char *need[] = {"prep.huffman_ms_per_mb", "prep.gpu_decode_ms_per_mp",
+                              "dataset.megapixels"};
+        const double have[] = {s->prep.huffman_ms_per_mb, s->prep.gpu_decode_ms_per_mp,
+                               s->dataset.megapixels};
+        for (int i = 0; i < 3; i++)
+            if (have[i] <= 0) {
+                diag_error(key_pos(s, doc, "prep.decode"),
+                           "prep.decode gpu needs %s (> 0): calibrate measures it where it can "
+                           "(the GPU rate only with a GPU and nvJPEG); otherwise give it "
+                           "explicitly: there is no built-in value",
+                           need[i]);
+                errors++;
+            }
+    }
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];
         const char *miss = NULL, *what = NULL;
@@ -271,6 +286,22 @@ static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
                        "host profile, or set it; it has no built-in value",
                        jb->name, pipeline_name(jb->prep.pipeline), miss, what);
             errors++;
+        }
+        if (s->server.gpu_mem_gb > 0) {
+            double input = scenario_job_gpu_input_bytes(s, jb), need = jb->gpu_mem_gb * 1e9 + input;
+            if (need > s->server.gpu_mem_gb * 1e9) {
+                const int gpu = s->prep.decode == DECODE_GPU && jb->prep.pipeline != PIPE_AUDIO;
+                diag_error(job_pos(s, j, "gpu_mem_gb"),
+                           "job '%s' does not fit its GPUs: %.3g GB each (training %.3g GB + "
+                           "%lld prepared batch(es) of %lld x %.6g KB%s = %.3g GB of input) but "
+                           "server.gpu_mem_gb = %g; lower batch_per_gpu or prefetch_batches%s",
+                           jb->name, need / 1e9, jb->gpu_mem_gb,
+                           (long long)(gpu ? scenario_staged_batches(s, jb) : 1),
+                           (long long)jb->batch_per_gpu, scenario_job_out_item_bytes(s, jb) / 1e3,
+                           gpu ? " + one batch of decoded full-size images" : "", input / 1e9,
+                           s->server.gpu_mem_gb, gpu ? ", or decode on the CPU" : "");
+                errors++;
+            }
         }
         if (s->prep.on_gpu && jb->prep.pipeline != PIPE_IMAGE_TRAIN) {
             diag_error(job_pos(s, j, "prep.pipeline"),
@@ -568,19 +599,39 @@ const char *pipeline_name(int i) {
     return i >= 0 && i < PIPE__COUNT ? names[i] : NULL;
 }
 
+const char *decode_place_name(int i) {
+    static const char *const names[] = {"cpu", "gpu"};
+    return i >= 0 && i < DECODE__COUNT ? names[i] : NULL;
+}
+
 double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
+    if (j->prep.pipeline == PIPE_AUDIO)
+        return (s->prep.audio_ms_per_mb * bytes / 1e6 + s->prep.audio_ms_per_item) / 1e3;
+    if (s->prep.decode == DECODE_GPU) { /* the CPU keeps the Huffman stage */
+        double ms = s->prep.huffman_ms_per_mb * bytes / 1e6 + s->prep.huffman_ms_per_item;
+        if (j->prep.pipeline == PIPE_IMAGE_EVAL) ms += s->prep.eval_ms;
+        if (j->prep.pipeline == PIPE_IMAGE_TRAIN && !s->prep.on_gpu) ms += s->prep.augment_ms;
+        return ms / 1e3;
+    }
     if (j->prep.pipeline == PIPE_IMAGE_EVAL)
         return (s->prep.decode_ms_per_mb * bytes / 1e6 + s->prep.decode_ms_per_item +
                 s->prep.eval_ms) /
                1e3;
-    if (j->prep.pipeline == PIPE_AUDIO)
-        return (s->prep.audio_ms_per_mb * bytes / 1e6 + s->prep.audio_ms_per_item) / 1e3;
     return scenario_prep_s(s, bytes);
 }
 
 double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
-    return (j->prep.pipeline == PIPE_AUDIO ? s->prep.audio_ms_per_mb : s->prep.decode_ms_per_mb) /
+    if (j->prep.pipeline == PIPE_AUDIO) return s->prep.audio_ms_per_mb / 1e9;
+    return (s->prep.decode == DECODE_GPU ? s->prep.huffman_ms_per_mb : s->prep.decode_ms_per_mb) /
            1e9;
+}
+
+double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j) {
+    const int gpu = s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO;
+    double b = (double)j->batch_per_gpu;
+    double batches = gpu ? (double)scenario_staged_batches(s, j) : 1;
+    double decoded = gpu ? b * s->dataset.megapixels * 1e6 * 3 : 0;
+    return batches * b * scenario_job_out_item_bytes(s, j) + decoded;
 }
 
 double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j) {
@@ -591,6 +642,9 @@ double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items)
     double t = j->compute_s_per_batch > 0
                    ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
                    : items / j->gpu_items_per_s;
+    /* nvJPEG's GPU stages run on the GPU that trains, before its step. */
+    if (s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO)
+        t += items * s->prep.gpu_decode_ms_per_mp * s->dataset.megapixels / 1e3;
     if (s->prep.on_gpu && j->prep.pipeline == PIPE_IMAGE_TRAIN)
         t += items * s->prep.gpu_augment_ms / 1e3;
     return t;

@@ -34,6 +34,9 @@ typedef enum { DIST_LOCAL, DIST_SHARDED, DIST__COUNT } dist_mode_t;
  * (prep.eval_ms), audio decodes WAV, resamples and takes a log-mel
  * spectrogram (prep.audio_*). */
 typedef enum { PIPE_IMAGE_TRAIN, PIPE_IMAGE_EVAL, PIPE_AUDIO, PIPE__COUNT } pipeline_t;
+/* Where images are decoded (prep.decode): on the CPU, or on the GPU that
+ * trains (nvJPEG as DALI's "mixed": the Huffman stage stays on the CPU). */
+typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
 
 typedef struct {
     char name[SCN_STR];
@@ -45,6 +48,7 @@ typedef struct {
     double compute_s_per_batch; /* per iteration; 0 = use gpu_items_per_s */
     int64_t prefetch_batches;
     int64_t cpus; /* cores for this job's prep under partitioned prep; 0 = an equal share */
+    double gpu_mem_gb; /* GPU memory the training itself takes on each GPU */
     struct {
         int pipeline;  /* pipeline_t */
         double out_kb; /* one prepared item; 0 = the scenario's prep.out_kb */
@@ -65,6 +69,7 @@ typedef struct {
         double item_kb_cv;
         int64_t shard_items; /* record shards of this many items; 0 or 1 = one object per item */
         double shard_mb;     /* record shards of this size: sets shard_items (scenario_validate) */
+        double megapixels;   /* mean decoded size of an image; 0 = not given */
     } dataset;
     struct {
         int64_t count;
@@ -109,6 +114,7 @@ typedef struct {
             double gbit_s;
             double latency_us;
         } network;
+        double gpu_mem_gb;   /* memory of each GPU; 0 = not checked */
         struct {             /* a local cache device in front of storage (sim.c's tier) */
             double cache_gb; /* 0 = none */
             int cache;       /* policy: index into the cache kinds */
@@ -125,6 +131,10 @@ typedef struct {
         int on_gpu;
         double gpu_augment_ms;
         double out_kb;
+        int decode;               /* decode_place_t */
+        double huffman_ms_per_mb; /* decode gpu: the CPU's Huffman stage; 0 = not given */
+        double huffman_ms_per_item;
+        double gpu_decode_ms_per_mp; /* decode gpu: GPU time per megapixel; 0 = not given */
         double eval_ms;            /* image_eval: resize, centre crop, normalise; 0 = not given */
         double audio_ms_per_mb;    /* audio: per MB of WAV; 0 = not given */
         double audio_ms_per_item;  /* audio: fixed per clip */
@@ -258,6 +268,13 @@ double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j);
  * scenario's). */
 double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j);
 const char *pipeline_name(int i);
+const char *decode_place_name(int i);
+/* Bytes job j holds on each of its GPUs for its input: the prepared batches
+ * there (the prefetch depth under GPU decode, whose outputs stay on the
+ * GPU; the batch in use otherwise) and, under GPU decode, one batch of
+ * decoded full-size images (RGB, dataset.megapixels); its own training
+ * memory apart. */
+double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j);
 /* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
 /* Memory of one prepared item, in bytes. */
