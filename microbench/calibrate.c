@@ -338,6 +338,12 @@ static int run(const options *o, calib_results *r) {
         fprintf(stderr, "calibrate: GPU measurement failed: %s; writing a CPU-only profile\n",
                 r->gpu.reason);
 
+    if (gpu_decode_bench(&set, o->quick ? 32 : 128, r->reps, &r->nvjpeg) != 0)
+        fprintf(stderr,
+                "calibrate: GPU decode not measured: %s; a scenario with prep.decode gpu must "
+                "give prep.gpu_decode_ms_per_mp and prep.huffman_ms_per_mb itself\n",
+                r->nvjpeg.reason);
+
     r->wall_s = clock_now() - t_start;
     /* Say which figures a busy host or a noisy measurement makes doubtful. */
     stability_t *st = &r->stability;

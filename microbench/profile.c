@@ -150,6 +150,10 @@ int profile_emit(FILE *f, const calib_results *r) {
     KEY(prep.decode_ms_per_item, N(&o, d->model_ms_per_item));
     KEY(prep.augment_ms, N(&o, a->ms_per_item.median));
     if (g->available) KEY(prep.gpu_augment_ms, N(&o, g->augment_ms.median));
+    if (r->nvjpeg.measured) {
+        KEY(prep.huffman_ms_per_mb, N(&o, r->nvjpeg.host_ms_per_mb));
+        KEY(prep.gpu_decode_ms_per_mp, N(&o, r->nvjpeg.gpu_ms_per_mp));
+    }
     KEY(prep.eval_ms, N(&o, r->eval.ms_per_item.median));
     KEY(prep.audio_ms_per_mb, N(&o, r->audio.model_ms_per_mb));
     KEY(prep.audio_ms_per_item, N(&o, r->audio.model_ms_per_item));
@@ -298,6 +302,24 @@ int profile_emit(FILE *f, const calib_results *r) {
     fprintf(f, "r2: %s, n: %d}\n", N(&o, au->fit.r2), au->fit.n);
     kv_str(&o, 4, "model",
            au->through_origin ? "line through 0 (the fit's intercept was negative)" : "fit");
+
+    const nvjpeg_result *nj = &r->nvjpeg;
+    fprintf(f, "  nvjpeg:\n");
+    kv_bool(&o, 4, "measured", nj->measured);
+    if (!nj->measured) {
+        kv_str(&o, 4, "reason", nj->reason);
+    } else {
+        kv_str(&o, 4, "method",
+               "hybrid backend, decoupled API: host phase (Huffman, CPU wall clock) and device "
+               "phase (transfer + decode to RGBI, CUDA events), per image");
+        kv_int(&o, 4, "items", nj->items);
+        kv_int(&o, 4, "repetitions", nj->reps);
+        kv_stat(&o, 4, "device_ms_per_image", nj->device_ms);
+        kv_stat(&o, 4, "host_ms_per_image", nj->host_ms);
+        kv_num(&o, 4, "gpu_ms_per_megapixel", nj->gpu_ms_per_mp);
+        kv_num(&o, 4, "host_ms_per_mb", nj->host_ms_per_mb);
+        kv_num(&o, 4, "rgb_mean_abs_diff_vs_turbojpeg", nj->mean_abs_diff);
+    }
 
     fprintf(f, "  gpu:\n");
     kv_bool(&o, 4, "built_with_cuda", g->built);

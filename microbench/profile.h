@@ -43,6 +43,7 @@ typedef struct {
     eval_result eval;   /* the image_eval pipeline's transform */
     audio_result audio; /* the audio pipeline */
     gpu_result gpu;
+    nvjpeg_result nvjpeg;  /* prep.decode gpu's rates, where nvJPEG ran */
     stability_t stability; /* the host's load and each figure's spread */
 } calib_results;
 

@@ -264,9 +264,9 @@ static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
         for (int i = 0; i < 3; i++)
             if (have[i] <= 0) {
                 diag_error(key_pos(s, doc, "prep.decode"),
-                           "prep.decode gpu needs %s (> 0): calibrate measures it where it can "
-                           "(the GPU rate only with a GPU and nvJPEG); otherwise give it "
-                           "explicitly: there is no built-in value",
+                           "prep.decode gpu needs %s (> 0): calibrate measures it only on a "
+                           "host with a GPU and nvJPEG; otherwise give it explicitly: there is "
+                           "no built-in value",
                            need[i]);
                 errors++;
             }

@@ -122,9 +122,11 @@ static int check_profile(const char *path, int expect_gpu) {
                                     "latency_qd32_ms", "peak_mb_s",      NULL};
     static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", "eval_ms",
                                  "audio_ms_per_mb",  "audio_ms_per_item",  NULL};
-    static const char *prep_opt[] = {"gpu_augment_ms", "scaling", NULL};
-    static const char *measured[] = {"host", "method",    "storage",  "decode",    "augment_cpu",
-                                     "gpu",  "stability", "eval_cpu", "audio_cpu", NULL};
+    static const char *prep_opt[] = {"gpu_augment_ms", "scaling", "huffman_ms_per_mb",
+                                     "gpu_decode_ms_per_mp", NULL};
+    static const char *measured[] = {"host",        "method", "storage",   "decode",
+                                     "augment_cpu", "gpu",    "stability", "eval_cpu",
+                                     "audio_cpu",   "nvjpeg", NULL};
     yaml_node_t *sc = child(&d, root, "scenario");
     yaml_node_t *sv = child(&d, sc, "server");
     yaml_node_t *st = child(&d, sv, "storage");
@@ -265,6 +267,28 @@ static void test_curve_reaches_scenario(void **state) {
     assert_true(fabs(scenario_prep_cores(&s, 6, &ex) - 3.25) < 1e-12 && ex == 1);
     assert_true(fabs(scenario_prep_cores(&s, 3, &ex) - 2.125) < 1e-12 && ex == 0);
     scenario_doc_free(&doc);
+    /* nvJPEG measured: its rates reach a scenario that decodes on the GPU;
+     * unmeasured (above), such a scenario is refused. */
+    f = fopen(scn, "w");
+    fputs("host: host.yaml\ndataset: {items: 100, item_kb: 10, megapixels: 0.25}\n"
+          "prep: {decode: gpu}\njobs: [{gpus: 1, gpu_items_per_s: 100}]\n",
+          f);
+    fclose(f);
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), EXIT_INPUT);
+    scenario_doc_free(&doc);
+    r.nvjpeg.measured = 1, r.nvjpeg.host_ms_per_mb = 4.5, r.nvjpeg.gpu_ms_per_mp = 0.125;
+    assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), 0);
+    assert_true(s.prep.huffman_ms_per_mb == 4.5 && s.prep.gpu_decode_ms_per_mp == 0.125);
+    scenario_doc_free(&doc);
+    r.nvjpeg.measured = 0;
+    f = fopen(scn, "w");
+    fputs("host: host.yaml\ndataset: {items: 100, item_kb: 10}\njobs: [{gpus: 1, "
+          "gpu_items_per_s: 100}]\n",
+          f);
+    fclose(f);
     /* One thread measured: no curve is written (linear). */
     r.augment.npoints = 1;
     assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
