@@ -131,6 +131,14 @@ int gpu_nvjpeg(const unsigned char *const *jpegs, const size_t *sizes, int n, in
     static nvjpeg_fn fn;
     if (!fn) {
         const char *path = getenv("STALLSIM_NVJPEG_MODULE");
+        char installed[PATH_MAX + 64];
+        if ((!path || !path[0]) && installed_module(installed, sizeof installed)) {
+            /* beside the installed CUDA module */
+            char *slash = strrchr(installed, '/');
+            snprintf(slash + 1, sizeof installed - (size_t)(slash + 1 - installed),
+                     "libstallsim_nvjpeg.so");
+            if (access(installed, R_OK) == 0) path = installed;
+        }
         if (!path || !path[0]) path = STALLSIM_NVJPEG_MODULE;
         void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!h) {
