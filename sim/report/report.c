@@ -485,9 +485,18 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         for (int i = 0; i < v[k].topo.ninst; i++) {
             fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
             report_json_string(out, v[k].topo.inst[i].name);
-            fprintf(out, ", \"cpus\": %.6g, \"first_server\": %d, \"servers\": %d, \"epochs\": [",
-                    v[k].topo.inst[i].cpus, v[k].topo.inst[i].first_server,
-                    v[k].topo.inst[i].nservers);
+            fprintf(out, ", \"cpus\": %.6g, ", v[k].topo.inst[i].cpus);
+            if (v[k].scn.prep.scaling_n) { /* only under a measured curve: as before without */
+                int ex;
+                double per = v[k].topo.inst[i].cpus / v[k].topo.inst[i].nservers;
+                double eff = scenario_prep_cores(&v[k].scn, per, &ex);
+                fprintf(out,
+                        "\"prep_cores\": {\"per_server\": %.6g, \"effective\": %.6g, "
+                        "\"extrapolated\": %s}, ",
+                        per, eff, ex ? "true" : "false");
+            }
+            fprintf(out, "\"first_server\": %d, \"servers\": %d, \"epochs\": [",
+                    v[k].topo.inst[i].first_server, v[k].topo.inst[i].nservers);
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 fprintf(out, "%s\n     {\"epoch\": %d, \"model\": ", e ? "," : "", e + 1);
                 report_json_metrics(out, metrics_at(&v[k].model, i, e));
