@@ -323,7 +323,7 @@ static int run(const options *o, calib_results *r) {
         goto done;
     }
 
-    if (eval_bench(imgs, nimg, o->quick ? 100 : 400, r->reps, &r->eval, err, sizeof err) != 0 ||
+    if (eval_bench(imgs, nimg, o->quick ? 40 : 400, r->reps, &r->eval, err, sizeof err) != 0 ||
         audio_bench(o->quick ? 4 : 8, r->reps, (unsigned long)o->seed, &r->audio, err,
                     sizeof err) != 0) {
         fprintf(stderr, "stallsim calibrate: %s\n", err);

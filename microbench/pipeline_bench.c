@@ -97,7 +97,9 @@ int audio_bench(int clips, int reps, unsigned long seed, audio_result *out, char
         out->mean_mb = total_mb / clips;
         out->ms_per_audio_s = stats_summarize(per_s, reps);
         out->model_ms_per_mb = out->fit.slope, out->model_ms_per_item = out->fit.intercept;
-        if (out->fit.intercept < 0) { /* a negative fixed cost is noise: fit through 0 */
+        /* A negative fixed cost or slope is noise on a busy host: fit
+         * through 0 (positive, as every time is). */
+        if (out->fit.intercept < 0 || out->fit.slope <= 0) {
             double sxy = 0, sxx = 0;
             for (int k = 0; k < clips; k++)
                 sxy += x[k] * y[k], sxx += x[k] * x[k];

@@ -8,7 +8,7 @@
  *     log-mel 400/160/80) on generated mono 16-bit clips of 1..`clips`
  *     seconds; the median time of each clip over the passes, fitted
  *     ms = ms_per_mb x WAV MB + ms_per_item (through 0 when the free fit's
- *     intercept is negative).
+ *     intercept or slope is negative).
  *
  * Use: eval_bench(imgs, nimg, 200, 5, &e, err, n); audio_bench(8, 5, seed, &a, err, n).
  */

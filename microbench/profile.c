@@ -301,7 +301,8 @@ int profile_emit(FILE *f, const calib_results *r) {
     fprintf(f, "ms_per_item: %s, ", N(&o, au->fit.intercept));
     fprintf(f, "r2: %s, n: %d}\n", N(&o, au->fit.r2), au->fit.n);
     kv_str(&o, 4, "model",
-           au->through_origin ? "line through 0 (the fit's intercept was negative)" : "fit");
+           au->through_origin ? "line through 0 (the fit's intercept or slope was negative)"
+                              : "fit");
 
     const nvjpeg_result *nj = &r->nvjpeg;
     fprintf(f, "  nvjpeg:\n");
