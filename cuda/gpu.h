@@ -34,6 +34,12 @@ int gpu_augment(const aug_image *imgs, const aug_params *params, int n, int out_
  * source, reps times; gb_s[i] in 1e9 bytes per second. */
 int gpu_h2d(size_t bytes, int pinned, int reps, double *gb_s, char *err, size_t errlen);
 
+/* nvJPEG's decode timed by stage (nvjpeg_bench.h); fails with the reason
+ * ("built without nvJPEG", no GPU) where it cannot run. */
+int gpu_nvjpeg(const unsigned char *const *jpegs, const size_t *sizes, int n, int reps,
+               const unsigned char *ref_rgb, double *host_ms, double *device_ms, double *mp,
+               double *mean_abs_diff, char *err, size_t errlen);
+
 /* cuBLAS SGEMM of n x n matrices, reps times; tflops[i] = 2n^3 / time / 1e12. */
 int gpu_sgemm(int n, int reps, double *tflops, char *err, size_t errlen);
 

@@ -110,3 +110,47 @@ int gpu_h2d(size_t bytes, int pinned, int reps, double *gb_s, char *err, size_t 
 int gpu_sgemm(int n, int reps, double *tflops, char *err, size_t errlen) {
     return load(err, errlen) ? -1 : api.sgemm(n, reps, tflops, err, errlen);
 }
+
+/* nvJPEG has its own module: a toolkit without nvJPEG still measures the
+ * rest of the GPU. */
+typedef int (*nvjpeg_fn)(const unsigned char *const *, const size_t *, int, int,
+                         const unsigned char *, double *, double *, double *, double *, char *,
+                         size_t);
+
+int gpu_nvjpeg(const unsigned char *const *jpegs, const size_t *sizes, int n, int reps,
+               const unsigned char *ref_rgb, double *host_ms, double *device_ms, double *mp,
+               double *mean_abs_diff, char *err, size_t errlen) {
+#ifndef STALLSIM_NVJPEG_MODULE
+    (void)jpegs, (void)sizes, (void)n, (void)reps, (void)ref_rgb, (void)host_ms, (void)device_ms,
+        (void)mp, (void)mean_abs_diff;
+    snprintf(err, errlen,
+             "built without nvJPEG (the CUDA toolkit at configure time had no nvjpeg.h and "
+             "libnvjpeg)");
+    return -1;
+#else
+    static nvjpeg_fn fn;
+    if (!fn) {
+        const char *path = getenv("STALLSIM_NVJPEG_MODULE");
+        char installed[PATH_MAX + 64];
+        if ((!path || !path[0]) && installed_module(installed, sizeof installed)) {
+            /* beside the installed CUDA module */
+            char *slash = strrchr(installed, '/');
+            snprintf(slash + 1, sizeof installed - (size_t)(slash + 1 - installed),
+                     "libstallsim_nvjpeg.so");
+            if (access(installed, R_OK) == 0) path = installed;
+        }
+        if (!path || !path[0]) path = STALLSIM_NVJPEG_MODULE;
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            snprintf(err, errlen, "cannot load the nvJPEG module: %s", dlerror());
+            return -1;
+        }
+        *(void **)&fn = dlsym(h, "gpu_nvjpeg");
+        if (!fn) {
+            snprintf(err, errlen, "the nvJPEG module %.400s lacks gpu_nvjpeg", path);
+            return -1;
+        }
+    }
+    return fn(jpegs, sizes, n, reps, ref_rgb, host_ms, device_ms, mp, mean_abs_diff, err, errlen);
+#endif
+}

@@ -339,6 +339,13 @@ static int run(const options *o, calib_results *r) {
         goto done;
     }
 
+    if (eval_bench(imgs, nimg, o->quick ? 40 : 400, r->reps, &r->eval, err, sizeof err) != 0 ||
+        audio_bench(o->quick ? 4 : 8, r->reps, (unsigned long)o->seed, &r->audio, err,
+                    sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: %s\n", err);
+        goto done;
+    }
+
     int g = gpu_bench(imgs, nimg, o->quick ? 64 : 256, r->reps, o->seed, o->quick, &r->gpu);
     if (g == 1)
         fprintf(stderr, "calibrate: no GPU measured: %s; writing a CPU-only profile\n",
@@ -346,6 +353,12 @@ static int run(const options *o, calib_results *r) {
     else if (g < 0)
         fprintf(stderr, "calibrate: GPU measurement failed: %s; writing a CPU-only profile\n",
                 r->gpu.reason);
+
+    if (gpu_decode_bench(&set, o->quick ? 32 : 128, r->reps, &r->nvjpeg) != 0)
+        fprintf(stderr,
+                "calibrate: GPU decode not measured: %s; a scenario with prep.decode gpu must "
+                "give prep.gpu_decode_ms_per_mp and prep.huffman_ms_per_mb itself\n",
+                r->nvjpeg.reason);
 
     r->wall_s = clock_now() - t_start;
     /* Say which figures a busy host or a noisy measurement makes doubtful. */
@@ -355,6 +368,8 @@ static int run(const options *o, calib_results *r) {
             stability_figure(st, "storage MB/s (cold, best queue depth)", r->storage.cold[q].mb_s);
     stability_figure(st, "decode ms/item", r->decode.ms_per_item);
     stability_figure(st, "augment ms/item (one thread)", r->augment.ms_per_item);
+    stability_figure(st, "eval transform ms/item", r->eval.ms_per_item);
+    stability_figure(st, "audio pipeline ms per audio second", r->audio.ms_per_audio_s);
     if (r->gpu.available) {
         stability_figure(st, "GPU augment ms/item", r->gpu.augment_ms);
         stability_figure(st, "host-to-device GB/s (pinned)", r->gpu.h2d_pinned_gb_s);

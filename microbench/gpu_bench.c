@@ -87,3 +87,55 @@ done:
     if (rng) gsl_rng_free(rng);
     return rc;
 }
+
+int gpu_decode_bench(const jpeg_set *set, int max_items, int reps, nvjpeg_result *out) {
+    memset(out, 0, sizeof *out);
+    char device[256];
+    if (gpu_probe(device, sizeof device, out->reason, sizeof out->reason) != 0) return 1;
+    int n = set->n < max_items ? set->n : max_items;
+    if (reps > 64) reps = 64;
+    const unsigned char **jp = malloc(sizeof *jp * (size_t)n);
+    size_t *sz = malloc(sizeof *sz * (size_t)n);
+    double *host = malloc(sizeof *host * (size_t)n * (size_t)reps);
+    double *dev = malloc(sizeof *dev * (size_t)n * (size_t)reps);
+    double *mp = malloc(sizeof *mp * (size_t)n), *hm = malloc(sizeof *hm * (size_t)n);
+    double *dm = malloc(sizeof *dm * (size_t)n);
+    unsigned char *ref = NULL;
+    int rc = 1;
+    if (!jp || !sz || !host || !dev || !mp || !hm || !dm) {
+        snprintf(out->reason, sizeof out->reason, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        jp[i] = set->v[i].jpeg, sz[i] = (size_t)set->v[i].size;
+    if (decode_rgb(&set->v[0], &ref, out->reason, sizeof out->reason) != 0) goto done;
+    if (gpu_nvjpeg(jp, sz, n, reps, ref, host, dev, mp, &out->mean_abs_diff, out->reason,
+                   sizeof out->reason) != 0)
+        goto done;
+    /* IDCTs and upsampling differ by a level or two; more is a wrong decode. */
+    if (!(out->mean_abs_diff <= 4)) {
+        snprintf(out->reason, sizeof out->reason,
+                 "nvJPEG's RGB differs from TurboJPEG's by %.2f levels on average: not reported",
+                 out->mean_abs_diff);
+        goto done;
+    }
+    double sum_mp = 0, sum_mb = 0, sum_d = 0, sum_h = 0;
+    for (int i = 0; i < n; i++) {
+        dm[i] = stats_summarize(&dev[(size_t)i * reps], reps).median;
+        hm[i] = stats_summarize(&host[(size_t)i * reps], reps).median;
+        sum_d += dm[i], sum_h += hm[i], sum_mp += mp[i], sum_mb += set->v[i].size / 1e6;
+    }
+    out->items = n, out->reps = reps;
+    out->gpu_ms_per_mp = sum_d / sum_mp;
+    out->host_ms_per_mb = sum_h / sum_mb;
+    out->device_ms = stats_summarize(dm, n);
+    out->host_ms = stats_summarize(hm, n);
+    out->measured = 1;
+    progress("gpu: nvJPEG decode %.4f ms per megapixel on the GPU, %.3f ms per MB on the CPU "
+             "(Huffman)",
+             out->gpu_ms_per_mp, out->host_ms_per_mb);
+    rc = 0;
+done:
+    free(jp), free(sz), free(host), free(dev), free(mp), free(hm), free(dm), free(ref);
+    return rc;
+}

@@ -150,6 +150,29 @@ int profile_emit(FILE *f, const calib_results *r) {
     KEY(prep.decode_ms_per_item, N(&o, d->model_ms_per_item));
     KEY(prep.augment_ms, N(&o, a->ms_per_item.median));
     if (g->available) KEY(prep.gpu_augment_ms, N(&o, g->augment_ms.median));
+    if (r->nvjpeg.measured) {
+        KEY(prep.huffman_ms_per_mb, N(&o, r->nvjpeg.host_ms_per_mb));
+        KEY(prep.gpu_decode_ms_per_mp, N(&o, r->nvjpeg.gpu_ms_per_mp));
+    }
+    KEY(prep.eval_ms, N(&o, r->eval.ms_per_item.median));
+    KEY(prep.audio_ms_per_mb, N(&o, r->audio.model_ms_per_mb));
+    KEY(prep.audio_ms_per_item, N(&o, r->audio.model_ms_per_item));
+    /* The augment's measured speed-up over threads (the curve below, under
+     * measured:), for every prep core: a host's curve needs two points. */
+    char curve[SCN_STR * 2] = "\"";
+    size_t used = 1;
+    for (int k = 0; k < a->npoints && a->npoints >= 2; k++) {
+        char pt[48];
+        int len = snprintf(pt, sizeof pt, "%s%d:%s", k ? ", " : "", a->curve[k].threads,
+                           N(&o, a->curve[k].speedup));
+        if (len < 0 || used + (size_t)len + 2 > sizeof curve) break; /* 13 points fit */
+        memcpy(curve + used, pt, (size_t)len + 1);
+        used += (size_t)len;
+    }
+    if (used > 1) {
+        memcpy(curve + used, "\"", 2);
+        KEY(prep.scaling, curve);
+    }
 #undef KEY
 
     fprintf(f, "measured:\n  host:\n");
@@ -248,6 +271,55 @@ int profile_emit(FILE *f, const calib_results *r) {
         fprintf(f, "      - threads: %d\n", a->curve[k].threads);
         kv_stat(&o, 8, "items_s", a->curve[k].items_s);
         kv_num(&o, 8, "speedup", a->curve[k].speedup);
+    }
+
+    const eval_result *ev = &r->eval;
+    fprintf(f, "  eval_cpu:\n");
+    kv_str(&o, 4, "operation",
+           "resize shorter side to 256 (bilinear, no antialias), centre crop 224, normalize, "
+           "HWC u8 to CHW f32");
+    kv_int(&o, 4, "items_per_pass", ev->items);
+    kv_int(&o, 4, "images", ev->images);
+    kv_int(&o, 4, "repetitions", ev->reps);
+    kv_stat(&o, 4, "ms_per_item", ev->ms_per_item);
+
+    const audio_result *au = &r->audio;
+    fprintf(f, "  audio_cpu:\n");
+    kv_str(&o, 4, "operation",
+           "WAV 16-bit PCM decode, windowed-sinc resample, log-mel (Hann, GSL real FFT, HTK mel)");
+    kv_int(&o, 4, "rate_in_hz", au->rate_in);
+    kv_int(&o, 4, "rate_out_hz", au->rate_out);
+    kv_int(&o, 4, "n_fft", au->n_fft);
+    kv_int(&o, 4, "hop", au->hop);
+    kv_int(&o, 4, "n_mels", au->n_mels);
+    kv_int(&o, 4, "clips", au->clips);
+    kv_str(&o, 4, "clip_seconds", "1 .. clips, generated (chirp with harmonics and noise)");
+    kv_int(&o, 4, "repetitions", au->reps);
+    kv_num(&o, 4, "mean_mb", au->mean_mb);
+    kv_stat(&o, 4, "ms_per_audio_second", au->ms_per_audio_s);
+    fprintf(f, "    fit: {ms_per_mb: %s, ", N(&o, au->fit.slope));
+    fprintf(f, "ms_per_item: %s, ", N(&o, au->fit.intercept));
+    fprintf(f, "r2: %s, n: %d}\n", N(&o, au->fit.r2), au->fit.n);
+    kv_str(&o, 4, "model",
+           au->through_origin ? "line through 0 (the fit's intercept or slope was negative)"
+                              : "fit");
+
+    const nvjpeg_result *nj = &r->nvjpeg;
+    fprintf(f, "  nvjpeg:\n");
+    kv_bool(&o, 4, "measured", nj->measured);
+    if (!nj->measured) {
+        kv_str(&o, 4, "reason", nj->reason);
+    } else {
+        kv_str(&o, 4, "method",
+               "hybrid backend, decoupled API: host phase (Huffman, CPU wall clock) and device "
+               "phase (transfer + decode to RGBI, CUDA events), per image");
+        kv_int(&o, 4, "items", nj->items);
+        kv_int(&o, 4, "repetitions", nj->reps);
+        kv_stat(&o, 4, "device_ms_per_image", nj->device_ms);
+        kv_stat(&o, 4, "host_ms_per_image", nj->host_ms);
+        kv_num(&o, 4, "gpu_ms_per_megapixel", nj->gpu_ms_per_mp);
+        kv_num(&o, 4, "host_ms_per_mb", nj->host_ms_per_mb);
+        kv_num(&o, 4, "rgb_mean_abs_diff_vs_turbojpeg", nj->mean_abs_diff);
     }
 
     fprintf(f, "  gpu:\n");

@@ -23,6 +23,7 @@
 #include "augment_bench.h"
 #include "decode_bench.h"
 #include "gpu_bench.h"
+#include "pipeline_bench.h"
 #include "stability.h"
 #include "storage_bench.h"
 
@@ -39,7 +40,10 @@ typedef struct {
     storage_result storage;
     decode_result decode;
     augment_result augment;
+    eval_result eval;   /* the image_eval pipeline's transform */
+    audio_result audio; /* the audio pipeline */
     gpu_result gpu;
+    nvjpeg_result nvjpeg;  /* prep.decode gpu's rates, where nvJPEG ran */
     stability_t stability; /* the host's load and each figure's spread */
 } calib_results;
 

@@ -75,7 +75,8 @@ static int same_stream(const scenario_t *s, const instance_t *a, const instance_
     const job_t *x = &s->jobs[a->job], *y = &s->jobs[b->job];
     return a->nservers == b->nservers && a->cpus == b->cpus && x->gpus == y->gpus &&
            x->batch_per_gpu == y->batch_per_gpu &&
-           scenario_job_compute_s(s, x, 1) == scenario_job_compute_s(s, y, 1);
+           scenario_job_compute_s(s, x, 1) == scenario_job_compute_s(s, y, 1) &&
+           scenario_job_prep_s(s, x, 1e5) == scenario_job_prep_s(s, y, 1e5);
 }
 
 static int on_server(const instance_t *in, int k) {
@@ -123,7 +124,6 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
     const double mean = scenario_item_bytes_mean(s);
     const double D = scenario_dataset_bytes(s);
     const double C = scenario_cache_bytes(s);
-    const double tprep = scenario_prep_s(s, mean);
     const int dist = s->loader.dist_cache == DIST_SHARDED;
     const storage_ops_t *storage = scenario_storage(s);
     /* The tier (server.tier): a second cache over the DRAM cache's misses on
@@ -155,6 +155,8 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
         const job_t *jb = &s->jobs[in->job];
         const double G = (double)jb->gpus, b = (double)jb->batch_per_gpu, M = G * b;
         const int ns = in->nservers;
+        /* The job's own pipeline (coordinated jobs share one). */
+        const double tprep = scenario_job_prep_s(s, jb, mean);
         /* Data-parallel: every iteration waits for all GPUs; a partial last
          * batch is split evenly, so its GPUs compute ceil(rem / G) items. */
         const loader_ops_t *loader = scenario_loader(s);
@@ -176,7 +178,9 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             tl[nc] = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : tb[nc];
             nc++;
         }
-        double r_prep = loader->items_s(in->cpus, tprep);
+        /* The cores prepare as the measured curve's effective cores (prep.scaling). */
+        const double eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);
+        double r_prep = loader->items_s(eff_cpus, tprep);
 
         /* Storage: a local device serves the streams of its server; a shared
          * one every stream of the cluster. */
@@ -238,8 +242,8 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
         if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
         /* At most the epoch's items are staged: a data set smaller than the
          * window is not a window of full batches. */
-        const double staged =
-            fmin((double)loader_staged_batches(s, jb) * M, n_used) * scenario_out_item_bytes(s);
+        const double staged = fmin((double)loader_staged_batches(s, jb) * M, n_used) *
+                              scenario_job_out_item_bytes(s, jb);
 
         for (int e = first; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);
@@ -328,7 +332,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             m->items_prepped = n_used;
             m->items_consumed = n_used;
             m->staged_bytes = staged;
-            m->cpu_util = in->cpus > 0 ? N * tprep / (in->cpus * m->epoch_s) : 0;
+            m->cpu_util = eff_cpus > 0 ? N * tprep / (eff_cpus * m->epoch_s) : 0;
             /* A stream's transfers over the devices it reads: its servers' own,
              * or the one device every server shares. */
             double devices = s->server.storage.shared ? 1 : ns;

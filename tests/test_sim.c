@@ -170,6 +170,139 @@ static void test_iops_cap(void **state) {
     }
 }
 
+/* A measured scaling curve (prep.scaling): prep-bound, an epoch takes
+ * items x prep / effective cores, in the simulator and the model alike.
+ * 20000 items of 2 ms on 8 cores: 5 s linear; a curve flat past 4 cores
+ * gives 4 effective cores (10 s); one measured to 4 threads at 3x is
+ * extrapolated at its last gain, 0.5 a core, to 5 (8 s); a pytorch loader
+ * with 8 workers on 8 cores takes twice its own linear time under the flat
+ * curve (its collate and hand-over cost the same in both). */
+static void test_scaling_curve(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+                       "server: {cpus: 8, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0, augment_ms: 2}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000}]\n";
+    const char *lin[] = {NULL};
+    const char *diag[] = {"prep.scaling=1:1, 8:8", NULL};
+    const char *flat[] = {"prep.scaling=1:1, 2:2, 4:4, 8:4", NULL};
+    const char *extra[] = {"prep.scaling=1:1, 2:2, 4:3", NULL};
+    const char *torch_lin[] = {"loader.kind=pytorch", "loader.num_workers=8", NULL};
+    const char *torch[] = {"prep.scaling=1:1, 2:2, 4:4, 8:4", "loader.kind=pytorch",
+                           "loader.num_workers=8", NULL};
+    const char *const *sets[] = {lin, diag, flat, extra, torch_lin, torch};
+    double want[] = {5, 5, 10, 8, 0, 0};
+    for (int i = 0; i < 6; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (i == 4) want[5] = 2 * (want[4] = es->epoch_s);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] || es->bottleneck != BN_PREP ||
+            em->bottleneck != BN_PREP)
+            fail_msg("case %d: sim %.3f s, model %.3f s, want %.3f s (prep-bound)", i, es->epoch_s,
+                     em->epoch_s, want[i]);
+        /* The cores are busy the whole epoch in both. */
+        if (i < 4 && (fabs(es->cpu_util - 1) > 0.02 || fabs(em->cpu_util - 1) > 0.02))
+            fail_msg("case %d: cpu_util sim %.3f, model %.3f", i, es->cpu_util, em->cpu_util);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
+/* Per-job pipelines (jobs.N.prep.pipeline): two jobs on one dataset, each
+ * on 4 cores, prep-bound at items x its own pipeline's cost / 4 in the
+ * simulator and the model; each stages batches of its own prep.out_kb. */
+static void test_job_pipelines(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+        "server: {cpus: 12, gpus: 3, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+        "prep: {decode_ms_per_mb: 10, decode_ms_per_item: 0, augment_ms: 1, eval_ms: 0.5,\n"
+        "       audio_ms_per_mb: 4, audio_ms_per_item: 0.2, out_kb: 600}\n"
+        "jobs:\n"
+        "  - {name: train, gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000, cpus: 4}\n"
+        "  - {name: eval, gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000, cpus: 4,\n"
+        "     prep: {pipeline: image_eval, out_kb: 300}}\n"
+        "  - {name: audio, gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000, cpus: 4,\n"
+        "     prep: {pipeline: audio, out_kb: 100}}\n";
+    /* Per item: 1 + 1 ms; 1 + 0.5 ms; 0.4 + 0.2 ms. */
+    const double want[] = {20000 * 2e-3 / 4, 20000 * 1.5e-3 / 4, 20000 * 0.6e-3 / 4};
+    const double out_kb[] = {600, 300, 100};
+    run_metrics_t m, s;
+    const char *none[] = {NULL};
+    assert_int_equal(tu_run(yaml, none, &S, &T, &m, &s), 0);
+    for (int i = 0; i < 3; i++) {
+        const epoch_metrics_t *em = metrics_at(&m, i, 1), *es = metrics_at(&s, i, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i])
+            fail_msg("job %d: sim %.3f s, model %.3f s, want %.3f s", i, es->epoch_s, em->epoch_s,
+                     want[i]);
+        /* Staged: whole batches of 64 of the job's own item size. */
+        double per_batch = 64 * out_kb[i] * 1e3;
+        if (fmod(es->staged_bytes, per_batch) != 0 || es->staged_bytes <= 0 ||
+            fmod(em->staged_bytes, per_batch) != 0)
+            fail_msg("job %d: staged sim %.0f, model %.0f bytes: not batches of %.0f", i,
+                     es->staged_bytes, em->staged_bytes, per_batch);
+    }
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* Decode on the GPU (prep.decode gpu): the CPU keeps the Huffman stage
+ * (5 ms/MB: 0.5 ms an item of 100 KB, + 1 ms augment: 8 cores, 5333
+ * items/s), and the training GPU spends 0.4 ms/MP x 0.5 MP = 0.2 ms an item
+ * before its 0.1 ms step: 0.3 ms an item, 6 s an epoch of 20000, GPU-bound
+ * in the simulator and the model. Decoding on the CPU instead (20 ms/MB)
+ * is prep-bound at 3 ms an item over 8 cores: 7.5 s. */
+static void test_gpu_decode(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100, megapixels: 0.5}\n"
+                       "server: {cpus: 8, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 20, augment_ms: 1, huffman_ms_per_mb: 5,\n"
+                       "       gpu_decode_ms_per_mp: 0.4}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 10000}]\n";
+    const char *gpu[] = {"prep.decode=gpu", NULL};
+    const char *cpu[] = {"prep.decode=cpu", NULL};
+    const char *const *sets[] = {gpu, cpu};
+    const double want[] = {6, 7.5}, want_gpu[] = {6, 2};
+    const int bn[] = {BN_GPU, BN_PREP};
+    for (int i = 0; i < 2; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(es->t_gpu_s - want_gpu[i]) > 1e-6 * want_gpu[i] ||
+            fabs(em->t_gpu_s - want_gpu[i]) > 1e-6 * want_gpu[i] || es->bottleneck != bn[i] ||
+            em->bottleneck != bn[i])
+            fail_msg("decode %s: sim %.3f s (gpu %.3f), model %.3f s (gpu %.3f); want %.3f (%.3f)",
+                     i ? "cpu" : "gpu", es->epoch_s, es->t_gpu_s, em->epoch_s, em->t_gpu_s, want[i],
+                     want_gpu[i]);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
+/* GPU memory (server.gpu_mem_gb): 15 GB of training + the input. CPU
+ * decode holds the batch in use (256 x 602 KB = 0.154 GB); GPU decode
+ * holds the prefetch depth's batches and one batch of decoded images
+ * (256 x 0.5 MP x 3 B = 0.384 GB): 2 batches fit 16 GB, 6 do not. */
+static void test_gpu_memory(void **state) {
+    (void)state;
+    const char *yaml = "dataset: {items: 20000, item_kb: 100, megapixels: 0.5}\n"
+                       "server: {cpus: 8, gpus: 1, gpu_mem_gb: 16}\n"
+                       "prep: {huffman_ms_per_mb: 5, gpu_decode_ms_per_mp: 0.4}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 256, gpu_items_per_s: 3000, "
+                       "gpu_mem_gb: 15}]\n";
+    const char *cpu6[] = {"jobs.0.prefetch_batches=6", NULL};
+    const char *gpu2[] = {"prep.decode=gpu", NULL};
+    const char *gpu6[] = {"prep.decode=gpu", "jobs.0.prefetch_batches=6", NULL};
+    assert_int_equal(tu_build(yaml, cpu6, &S, &T), 0);
+    assert_true(fabs(scenario_job_gpu_input_bytes(&S, &S.jobs[0]) - 256 * 602112.0) < 1);
+    assert_int_equal(tu_build(yaml, gpu2, &S, &T), 0);
+    assert_true(fabs(scenario_job_gpu_input_bytes(&S, &S.jobs[0]) -
+                     (2 * 256 * 602112.0 + 256 * 1.5e6)) < 1);
+    assert_int_equal(tu_build(yaml, gpu6, &S, &T), EXIT_INPUT);
+}
+
 static void test_determinism(void **state) {
     (void)state;
     const char *seed1[] = {"server.storage.read_mb_s=100", NULL};
@@ -196,7 +329,9 @@ int main(void) {
         cmocka_unit_test(test_lru_closed_form), cmocka_unit_test(test_minio_closed_form),
         cmocka_unit_test(test_belady_and_fifo), cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_iops_cap),
+        cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
+        cmocka_unit_test(test_job_pipelines),   cmocka_unit_test(test_gpu_decode),
+        cmocka_unit_test(test_gpu_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

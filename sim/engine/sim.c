@@ -64,6 +64,7 @@ typedef struct {
     uint32_t *perm, *perm_next, *pos_next;
     gsl_rng *rng;
     prep_t prep;                   /* the loader's prep stage (both timelines) */
+    double decode_per_byte, prep_fixed; /* the stream's pipeline: s per byte, s per item */
     double *started, *started_mem; /* [ahead]: when the last consumer started batch k, by k % ahead:
                                     * batch k + ahead may be issued then (its buffer is free) */
     double *end, *end_mem;         /* [ninst]: each consumer's last iteration end */
@@ -110,7 +111,7 @@ typedef struct {
     nic_t *nic;
     stream_t *st;
     const loader_ops_t *loader;
-    double decode_per_byte, prep_fixed, nic_bw, nic_lat;
+    double nic_bw, nic_lat;
     double mean_bytes; /* item_offset's item size */
     int clairvoyant;   /* the cache policy needs each access's next use */
     /* Record shards: items a shard (0: loose items) and each shard's bytes
@@ -299,8 +300,6 @@ static int build(world_t *w, gsl_rng *master) {
     w->size = xcalloc(w->n, sizeof *w->size, &fail);
     if (fail || perm_gen_init(&w->pg, w->n)) return -1;
     draw_sizes(w, master);
-    w->decode_per_byte = s->prep.decode_ms_per_mb / 1e9;
-    w->prep_fixed = scenario_prep_s(s, 0);
     w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
     w->nic_lat = s->server.network.latency_us / 1e6;
     w->clairvoyant = scenario_cache(s)->needs_future;
@@ -405,6 +404,9 @@ static int build(world_t *w, gsl_rng *master) {
         }
         st->prep.s = s;
         st->prep.job = &s->jobs[t->inst[st->inst[0]].job];
+        /* Coordinated jobs share one pipeline (scenario.c): the first's. */
+        st->decode_per_byte = scenario_job_prep_per_byte(s, st->prep.job);
+        st->prep_fixed = scenario_job_prep_s(s, st->prep.job, 0);
         st->prep.ns = st->ns;
         st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
         st->prep.ranks = (int)st->G;
@@ -535,7 +537,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->storage_reads = st->io.reads;
         m->shards_per_batch = st->mixed > 0 ? st->mix / st->mixed : 0;
         m->items_consumed = st->consumed[c];
-        m->staged_bytes = staged_items(st) * scenario_out_item_bytes(s);
+        m->staged_bytes = staged_items(st) * scenario_job_out_item_bytes(s, st->prep.job);
         m->cpu_util = st->prep_busy / (st->prep.cpu_slots * st->ns * m->epoch_s);
         /* The devices this stream reads: its servers' own, or the one they share. */
         double devices = s->server.storage.shared ? 1 : st->ns;
@@ -546,7 +548,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (st->end[c] > next) next = st->end[c];
         if (st->end_mem[c] > next_mem) next_mem = st->end_mem[c];
     }
-    double staged = staged_items(st) * scenario_out_item_bytes(s) / st->ns;
+    double staged = staged_items(st) * scenario_job_out_item_bytes(s, st->prep.job) / st->ns;
     for (int v = st->first_server; v < st->first_server + st->ns; v++)
         w->srv[v * s->epochs + st->epoch].staged_bytes += staged;
     st->ep_start = next;
@@ -694,7 +696,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const uint16_t *const rank_server = st->rank_server;
     const int ns = st->ns, first = st->first_server, epochs = (int)w->s->epochs;
     const int shared = w->s->server.storage.shared;
-    const double decode_per_byte = w->decode_per_byte, prep_fixed = w->prep_fixed;
+    const double decode_per_byte = st->decode_per_byte, prep_fixed = st->prep_fixed;
     const double slowdown = st->prep.slowdown;
     double hits = st->hits, read_bytes = st->read_bytes, prep_busy = st->prep_busy;
     double tier_hits = st->tier_hits;

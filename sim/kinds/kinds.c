@@ -166,6 +166,19 @@ int kinds_key_used(const scenario_t *s, const char *name) {
     if (s->server.tier.cache_gb <= 0 && !strncmp(name, "server.tier.", 12) &&
         strcmp(name, "server.tier.cache_gb"))
         return 0;
+    /* No curve is linear scaling: the echo says nothing of it. */
+    if (!s->prep.scaling[0] && !strcmp(name, "prep.scaling")) return 0;
+    /* A pipeline's costs mean nothing when no job runs it. */
+    int eval = 0, audio = 0;
+    for (int j = 0; j < s->njobs; j++)
+        eval |= s->jobs[j].prep.pipeline == PIPE_IMAGE_EVAL,
+            audio |= s->jobs[j].prep.pipeline == PIPE_AUDIO;
+    if (!eval && !strcmp(name, "prep.eval_ms")) return 0;
+    if (!audio && !strncmp(name, "prep.audio_", 11)) return 0;
+    /* The GPU decode's costs mean nothing when images decode on the CPU. */
+    if (s->prep.decode != DECODE_GPU &&
+        (!strncmp(name, "prep.huffman_", 13) || !strcmp(name, "prep.gpu_decode_ms_per_mp")))
+        return 0;
     return !owned_by_other(FAMILY_STORAGE, s->server.storage.kind, name) &&
            !owned_by_other(FAMILY_LOADER, s->loader.kind, name);
 }

@@ -6,7 +6,8 @@
  * moves, which beats a heap whose data-dependent branches mispredict; large
  * pools keep a min-heap. A fractional share of cores (24 over 5 jobs) becomes
  * ceil(cores) cores each cores/ceil(cores) as fast, keeping the aggregate
- * rate. */
+ * rate. A measured scaling curve (prep.scaling) slows every core alike to
+ * the curve's effective cores. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -59,7 +60,8 @@ static int pool_init(prep_t *p) {
     int n = pool_cores(p->cores), total = PREP_TIMELINES * p->ns;
     pool_t *pools = calloc((size_t)total, sizeof *pools);
     p->state = pools;
-    p->slowdown = n / p->cores;
+    /* The cores prepare as the measured curve's effective cores (prep.scaling). */
+    p->slowdown = n / scenario_prep_cores(p->s, p->cores, NULL);
     p->cpu_slots = n;
     if (!pools) return -1;
     for (int k = 0; k < total; k++) {

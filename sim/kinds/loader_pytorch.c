@@ -32,8 +32,10 @@
  * the cores, each CPU second takes demand / cores seconds; and each busy core
  * runs at a speed that falls linearly from 1 (one busy) to
  * loader.core_efficiency (all busy): SMT siblings, memory bandwidth and the
- * kernel's own work, which the probe measures with one worker per core. The
- * simulator and the model use the same factor, fixed for the run. */
+ * kernel's own work, which the probe measures with one worker per core; a
+ * measured curve (prep.scaling) multiplies it by the curve's effective cores
+ * over the busy ones. The simulator and the model use the same factor, fixed
+ * for the run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +79,7 @@ static double slowdown(const scenario_t *s, const job_t *j, double cores, int ra
     if (w > 0) {
         double b = (double)j->batch_per_gpu, mean = scenario_item_bytes_mean(s);
         double cpu = iter_cpu(s, j), gpu = scenario_job_compute_s(s, j, b);
-        double item = scenario_prep_s(s, mean) + collate_item(s);
+        double item = scenario_job_prep_s(s, j, mean) + collate_item(s);
         double prep = b * item;
         double period = cpu + gpu > prep / w ? cpu + gpu : prep / w;
         main = period > 0 ? cpu / period : 1;
@@ -96,6 +98,9 @@ static double slowdown(const scenario_t *s, const job_t *j, double cores, int ra
     double eff = 1;
     if (cores > 1 && busy > 1)
         eff = 1 - (1 - s->loader.torch.core_efficiency) * (busy - 1) / (cores - 1);
+    /* A measured curve (prep.scaling) slows each busy core to the curve's
+     * effective cores over the busy ones (1 without a curve). */
+    if (s->prep.scaling_n && busy > 1) eff *= scenario_prep_cores(s, busy, NULL) / busy;
     return (demand > cores ? demand / cores : 1) / eff;
 }
 

@@ -508,9 +508,18 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         for (int i = 0; i < v[k].topo.ninst; i++) {
             fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
             report_json_string(out, v[k].topo.inst[i].name);
-            fprintf(out, ", \"cpus\": %.6g, \"first_server\": %d, \"servers\": %d, \"epochs\": [",
-                    v[k].topo.inst[i].cpus, v[k].topo.inst[i].first_server,
-                    v[k].topo.inst[i].nservers);
+            fprintf(out, ", \"cpus\": %.6g, ", v[k].topo.inst[i].cpus);
+            if (v[k].scn.prep.scaling_n) { /* only under a measured curve: as before without */
+                int ex;
+                double per = v[k].topo.inst[i].cpus / v[k].topo.inst[i].nservers;
+                double eff = scenario_prep_cores(&v[k].scn, per, &ex);
+                fprintf(out,
+                        "\"prep_cores\": {\"per_server\": %.6g, \"effective\": %.6g, "
+                        "\"extrapolated\": %s}, ",
+                        per, eff, ex ? "true" : "false");
+            }
+            fprintf(out, "\"first_server\": %d, \"servers\": %d, \"epochs\": [",
+                    v[k].topo.inst[i].first_server, v[k].topo.inst[i].nservers);
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 fprintf(out, "%s\n     {\"epoch\": %d, \"model\": ", e ? "," : "", e + 1);
                 report_json_metrics(out, metrics_at(&v[k].model, i, e));
@@ -615,6 +624,35 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
     }
 }
 
+/* Under a measured scaling curve (prep.scaling): each stream's effective
+ * cores, and which figures rest on the curve's extrapolation past its last
+ * measured point. Nothing without a curve (linear scaling). */
+static void write_text_scaling(FILE *out, const variant_run_t *v, int nv) {
+    int shown = 0;
+    for (int k = 0; k < nv; k++) {
+        const scenario_t *s = &v[k].scn;
+        const int n = s->prep.scaling_n;
+        if (n == 0) continue;
+        const double *t = s->prep.scaling_threads, *sp = s->prep.scaling_speedup;
+        double gain = (sp[n - 1] - sp[n - 2]) / (t[n - 1] - t[n - 2]);
+        for (int i = 0; i < v[k].topo.ninst; i++) {
+            const instance_t *in = &v[k].topo.inst[i];
+            if (in->lead != i) continue; /* coordinated prep: the stream's lead speaks for it */
+            int ex;
+            double per = in->cpus / in->nservers, eff = scenario_prep_cores(s, per, &ex);
+            fprintf(out, "%sprep cores (%s%s%s): %.6g per server prepare as %.4g (prep.scaling)",
+                    shown++ ? "" : "\n", s->variant, s->variant[0] ? ", " : "", in->name, per, eff);
+            if (ex)
+                fprintf(out,
+                        ": EXTRAPOLATED past the measured %g threads at the last marginal gain, "
+                        "%.3g cores per core%s\n",
+                        t[n - 1], gain > 0 ? gain : 0, gain > 0 ? "" : " (clamped at 0)");
+            else
+                fprintf(out, ", within the measured curve\n");
+        }
+    }
+}
+
 static void write_text(FILE *out, const char *path, const variant_run_t *v, int nv) {
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
@@ -677,6 +715,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
             "~ marks a model figure with no exact closed form.\n");
+    write_text_scaling(out, v, nv);
     advice_write_text(out, v, nv);
     write_text_requests(out, v, nv);
     write_text_cost(out, v, nv);

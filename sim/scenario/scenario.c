@@ -247,7 +247,81 @@ static src_pos_t key_pos(const scenario_t *s, const scenario_doc_t *doc, const c
 }
 
 static double batch_out_bytes(const scenario_t *s, const job_t *j) {
-    return (double)(j->gpus * j->batch_per_gpu) * scenario_out_item_bytes(s);
+    return (double)(j->gpus * j->batch_per_gpu) * scenario_job_out_item_bytes(s, j);
+}
+
+/* Each job's pipeline has its costs given (no built-in rate for the
+ * pipelines calibrate measures beside the training augment), runs where it
+ * can, and jobs sharing one coordinated stream share its pipeline. */
+static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = 0;
+    if (s->prep.decode == DECODE_GPU) {
+        /* No built-in rate: a GPU decode unmeasured here must be given. */
+        const char *need[] = {"prep.huffman_ms_per_mb", "prep.gpu_decode_ms_per_mp",
+                              "dataset.megapixels"};
+        const double have[] = {s->prep.huffman_ms_per_mb, s->prep.gpu_decode_ms_per_mp,
+                               s->dataset.megapixels};
+        for (int i = 0; i < 3; i++)
+            if (have[i] <= 0) {
+                diag_error(key_pos(s, doc, "prep.decode"),
+                           "prep.decode gpu needs %s (> 0): calibrate measures it only on a "
+                           "host with a GPU and nvJPEG; otherwise give it explicitly: there is "
+                           "no built-in value",
+                           need[i]);
+                errors++;
+            }
+    }
+    for (int j = 0; j < s->njobs; j++) {
+        const job_t *jb = &s->jobs[j];
+        const char *miss = NULL, *what = NULL;
+        if (jb->prep.pipeline == PIPE_IMAGE_EVAL && s->prep.eval_ms <= 0)
+            miss = "prep.eval_ms",
+            what = "CPU ms per item of resize 256, centre crop 224, normalise";
+        if (jb->prep.pipeline == PIPE_AUDIO && s->prep.audio_ms_per_mb <= 0)
+            miss = "prep.audio_ms_per_mb",
+            what = "CPU ms per MB of WAV: decode, resample, log-mel spectrogram";
+        if (miss) {
+            diag_error(job_pos(s, j, "prep.pipeline"),
+                       "job '%s': prep.pipeline %s needs %s (%s): calibrate measures it into the "
+                       "host profile, or set it; it has no built-in value",
+                       jb->name, pipeline_name(jb->prep.pipeline), miss, what);
+            errors++;
+        }
+        if (s->server.gpu_mem_gb > 0) {
+            double input = scenario_job_gpu_input_bytes(s, jb), need = jb->gpu_mem_gb * 1e9 + input;
+            if (need > s->server.gpu_mem_gb * 1e9) {
+                const int gpu = s->prep.decode == DECODE_GPU && jb->prep.pipeline != PIPE_AUDIO;
+                diag_error(job_pos(s, j, "gpu_mem_gb"),
+                           "job '%s' does not fit its GPUs: %.3g GB each (training %.3g GB + "
+                           "%lld prepared batch(es) of %lld x %.6g KB%s = %.3g GB of input) but "
+                           "server.gpu_mem_gb = %g; lower batch_per_gpu or prefetch_batches%s",
+                           jb->name, need / 1e9, jb->gpu_mem_gb,
+                           (long long)(gpu ? scenario_staged_batches(s, jb) : 1),
+                           (long long)jb->batch_per_gpu, scenario_job_out_item_bytes(s, jb) / 1e3,
+                           gpu ? " + one batch of decoded full-size images" : "", input / 1e9,
+                           s->server.gpu_mem_gb, gpu ? ", or decode on the CPU" : "");
+                errors++;
+            }
+        }
+        if (s->prep.on_gpu && jb->prep.pipeline != PIPE_IMAGE_TRAIN) {
+            diag_error(job_pos(s, j, "prep.pipeline"),
+                       "job '%s': prep.on_gpu moves the training augment to the GPU (its cost "
+                       "prep.gpu_augment_ms); prep.pipeline %s has no GPU cost: leave on_gpu "
+                       "false",
+                       jb->name, pipeline_name(jb->prep.pipeline));
+            errors++;
+        }
+        if (s->loader.prep == PREP_COORDINATED && j > 0 &&
+            (jb->prep.pipeline != s->jobs[0].prep.pipeline ||
+             scenario_job_out_item_bytes(s, jb) != scenario_job_out_item_bytes(s, &s->jobs[0]))) {
+            diag_error(job_pos(s, j, "prep.pipeline"),
+                       "coordinated prep hands the same prepared batches to every job: job '%s' "
+                       "must use the prep.pipeline and prep.out_kb of job '%s'",
+                       jb->name, s->jobs[0].name);
+            errors++;
+        }
+    }
+    return errors;
 }
 
 /* Shards given by size hold the items of mean size that fit, whole (a
@@ -262,6 +336,81 @@ static int derive_shards(scenario_t *s, const scenario_doc_t *doc) {
     }
     double k = floor(s->dataset.shard_mb * 1e6 / scenario_item_bytes_mean(s));
     s->dataset.shard_items = k < 1 ? 1 : k > 4e9 ? 4000000000 : (int64_t)k;
+    return 0;
+}
+
+/* prep.scaling: "THREADS:SPEEDUP, ..." into the parsed curve. The points
+ * start at 1:1 (the speed-up is relative to one thread), thread counts rise
+ * strictly, speed-ups are finite and positive; at least two points, so the
+ * last marginal gain (the extrapolation's slope) is defined. */
+static int parse_scaling(scenario_t *s, const scenario_doc_t *doc) {
+    s->prep.scaling_n = 0;
+    const char *p = s->prep.scaling;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p) return 0;
+    src_pos_t at = key_pos(s, doc, "prep.scaling");
+    int n = 0;
+    for (;;) {
+        char elem[64];
+        size_t len = strcspn(p, ",");
+        snprintf(elem, sizeof elem, "%.*s", (int)(len < 63 ? len : 63), p);
+        char *end;
+        double t = strtod(p, &end), v = NAN;
+        int ok = end != p && *end == ':' && isfinite(t) && t == floor(t) && t >= 1 && t <= 65536;
+        if (ok) {
+            const char *q = end + 1;
+            v = strtod(q, &end);
+            while (*end == ' ' || *end == '\t')
+                end++;
+            ok = end != q && (*end == ',' || !*end);
+        }
+        if (!ok) {
+            diag_error(at,
+                       "key 'prep.scaling': point %d '%s': expected THREADS:SPEEDUP with THREADS "
+                       "an integer in [1, 65536] (e.g. \"1:1, 2:1.9, 4:3.4\")",
+                       n + 1, elem);
+            return 1;
+        }
+        if (!isfinite(v) || v <= 0) {
+            diag_error(at,
+                       "key 'prep.scaling': point %d '%s': the speed-up must be a finite "
+                       "number > 0",
+                       n + 1, elem);
+            return 1;
+        }
+        if (n == SCN_MAX_CURVE) {
+            diag_error(at, "key 'prep.scaling': more than %d points", SCN_MAX_CURVE);
+            return 1;
+        }
+        if (n == 0 && (t != 1 || v != 1)) {
+            diag_error(at,
+                       "key 'prep.scaling': point 1 '%s': the curve starts at 1:1 (speed-ups are "
+                       "relative to one thread)",
+                       elem);
+            return 1;
+        }
+        if (n > 0 && t <= s->prep.scaling_threads[n - 1]) {
+            diag_error(at,
+                       "key 'prep.scaling': point %d '%s': thread counts must rise (the point "
+                       "before has %g threads)",
+                       n + 1, elem, s->prep.scaling_threads[n - 1]);
+            return 1;
+        }
+        s->prep.scaling_threads[n] = t;
+        s->prep.scaling_speedup[n] = v;
+        n++;
+        if (!*end) break;
+        p = end + 1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+    }
+    if (n < 2) {
+        diag_error(at, "key 'prep.scaling': give at least two points (1:1 and one more): the "
+                       "curve's last marginal gain extends it past its last point");
+        return 1;
+    }
+    s->prep.scaling_n = n;
     return 0;
 }
 
@@ -399,8 +548,10 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     errors += check_required(s, doc);
     if (errors) return EXIT_INPUT;
     errors += derive_shards(s, doc);
+    errors += parse_scaling(s, doc);
     if (errors) return EXIT_INPUT;
     errors += check_consistency(s, doc);
+    errors += check_pipelines(s, doc);
     return errors ? EXIT_INPUT : 0;
 }
 
@@ -426,11 +577,76 @@ double scenario_prep_s(const scenario_t *s, double bytes) {
     return ms / 1e3;
 }
 
+double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated) {
+    const int n = s->prep.scaling_n;
+    const double *t = s->prep.scaling_threads, *v = s->prep.scaling_speedup;
+    if (extrapolated) *extrapolated = n > 0 && cores > t[n - 1];
+    if (n == 0 || cores <= 1) return cores; /* a share of one core runs at its share */
+    for (int i = 1; i < n; i++)
+        if (cores <= t[i])
+            return v[i - 1] + (v[i] - v[i - 1]) * (cores - t[i - 1]) / (t[i] - t[i - 1]);
+    double gain = (v[n - 1] - v[n - 2]) / (t[n - 1] - t[n - 2]);
+    return v[n - 1] + (gain > 0 ? gain : 0) * (cores - t[n - 1]);
+}
+
+double scenario_prep_cores_total(const scenario_t *s, double total, int ns) {
+    if (s->prep.scaling_n == 0 || ns < 1) return total;
+    return ns * scenario_prep_cores(s, total / ns, NULL);
+}
+
+const char *pipeline_name(int i) {
+    static const char *const names[] = {"image_train", "image_eval", "audio"};
+    return i >= 0 && i < PIPE__COUNT ? names[i] : NULL;
+}
+
+const char *decode_place_name(int i) {
+    static const char *const names[] = {"cpu", "gpu"};
+    return i >= 0 && i < DECODE__COUNT ? names[i] : NULL;
+}
+
+double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
+    if (j->prep.pipeline == PIPE_AUDIO)
+        return (s->prep.audio_ms_per_mb * bytes / 1e6 + s->prep.audio_ms_per_item) / 1e3;
+    if (s->prep.decode == DECODE_GPU) { /* the CPU keeps the Huffman stage */
+        double ms = s->prep.huffman_ms_per_mb * bytes / 1e6 + s->prep.huffman_ms_per_item;
+        if (j->prep.pipeline == PIPE_IMAGE_EVAL) ms += s->prep.eval_ms;
+        if (j->prep.pipeline == PIPE_IMAGE_TRAIN && !s->prep.on_gpu) ms += s->prep.augment_ms;
+        return ms / 1e3;
+    }
+    if (j->prep.pipeline == PIPE_IMAGE_EVAL)
+        return (s->prep.decode_ms_per_mb * bytes / 1e6 + s->prep.decode_ms_per_item +
+                s->prep.eval_ms) /
+               1e3;
+    return scenario_prep_s(s, bytes);
+}
+
+double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
+    if (j->prep.pipeline == PIPE_AUDIO) return s->prep.audio_ms_per_mb / 1e9;
+    return (s->prep.decode == DECODE_GPU ? s->prep.huffman_ms_per_mb : s->prep.decode_ms_per_mb) /
+           1e9;
+}
+
+double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j) {
+    const int gpu = s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO;
+    double b = (double)j->batch_per_gpu;
+    double batches = gpu ? (double)scenario_staged_batches(s, j) : 1;
+    double decoded = gpu ? b * s->dataset.megapixels * 1e6 * 3 : 0;
+    return batches * b * scenario_job_out_item_bytes(s, j) + decoded;
+}
+
+double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j) {
+    return j->prep.out_kb > 0 ? j->prep.out_kb * 1e3 : scenario_out_item_bytes(s);
+}
+
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
     double t = j->compute_s_per_batch > 0
                    ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
                    : items / j->gpu_items_per_s;
-    if (s->prep.on_gpu) t += items * s->prep.gpu_augment_ms / 1e3;
+    /* nvJPEG's GPU stages run on the GPU that trains, before its step. */
+    if (s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO)
+        t += items * s->prep.gpu_decode_ms_per_mp * s->dataset.megapixels / 1e3;
+    if (s->prep.on_gpu && j->prep.pipeline == PIPE_IMAGE_TRAIN)
+        t += items * s->prep.gpu_augment_ms / 1e3;
     return t;
 }
 

@@ -21,12 +21,22 @@
 #define SCN_MAX_VARIANTS   32
 #define SCN_MAX_KEYS       128 /* upper bound on schema rows of one scope */
 #define SCN_ITEM_BYTES_MAX 4e9 /* the largest item the simulator holds (uint32 sizes) */
+#define SCN_MAX_CURVE      32  /* points of prep.scaling */
 
 /* Each enum has a names table in schema.c, indexed by value. Both keys call
  * their non-default value "partitioned" (CoorDL's word); inside the code the
  * two ideas have their own names: prep per job, caches sharded by server. */
 typedef enum { PREP_PER_JOB, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
 typedef enum { DIST_LOCAL, DIST_SHARDED, DIST__COUNT } dist_mode_t;
+/* A job's prep pipeline (jobs.N.prep.pipeline), each with its own costs:
+ * image_train decodes and augments (prep.decode_*, prep.augment_ms, as
+ * every job did before pipelines), image_eval decodes and resizes
+ * (prep.eval_ms), audio decodes WAV, resamples and takes a log-mel
+ * spectrogram (prep.audio_*). */
+typedef enum { PIPE_IMAGE_TRAIN, PIPE_IMAGE_EVAL, PIPE_AUDIO, PIPE__COUNT } pipeline_t;
+/* Where images are decoded (prep.decode): on the CPU, or on the GPU that
+ * trains (nvJPEG as DALI's "mixed": the Huffman stage stays on the CPU). */
+typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
 
 typedef struct {
     char name[SCN_STR];
@@ -38,6 +48,11 @@ typedef struct {
     double compute_s_per_batch; /* per iteration; 0 = use gpu_items_per_s */
     int64_t prefetch_batches;
     int64_t cpus; /* cores for this job's prep under partitioned prep; 0 = an equal share */
+    double gpu_mem_gb; /* GPU memory the training itself takes on each GPU */
+    struct {
+        int pipeline;  /* pipeline_t */
+        double out_kb; /* one prepared item; 0 = the scenario's prep.out_kb */
+    } prep;
     src_pos_t origin[SCN_MAX_KEYS];
 } job_t;
 
@@ -54,6 +69,7 @@ typedef struct {
         double item_kb_cv;
         int64_t shard_items; /* record shards of this many items; 0 or 1 = one object per item */
         double shard_mb;     /* record shards of this size: sets shard_items (scenario_validate) */
+        double megapixels;   /* mean decoded size of an image; 0 = not given */
     } dataset;
     struct {
         int64_t count;
@@ -98,6 +114,7 @@ typedef struct {
             double gbit_s;
             double latency_us;
         } network;
+        double gpu_mem_gb;   /* memory of each GPU; 0 = not checked */
         struct {             /* a local cache device in front of storage (sim.c's tier) */
             double cache_gb; /* 0 = none */
             int cache;       /* policy: index into the cache kinds */
@@ -114,6 +131,17 @@ typedef struct {
         int on_gpu;
         double gpu_augment_ms;
         double out_kb;
+        int decode;               /* decode_place_t */
+        double huffman_ms_per_mb; /* decode gpu: the CPU's Huffman stage; 0 = not given */
+        double huffman_ms_per_item;
+        double gpu_decode_ms_per_mp; /* decode gpu: GPU time per megapixel; 0 = not given */
+        double eval_ms;            /* image_eval: resize, centre crop, normalise; 0 = not given */
+        double audio_ms_per_mb;    /* audio: per MB of WAV; 0 = not given */
+        double audio_ms_per_item;  /* audio: fixed per clip */
+        char scaling[SCN_STR * 2]; /* "THREADS:SPEEDUP, ..." as written; "" = linear */
+        /* prep.scaling parsed by scenario_build: thread counts ascending from 1. */
+        int scaling_n;
+        double scaling_threads[SCN_MAX_CURVE], scaling_speedup[SCN_MAX_CURVE];
     } prep;
     struct {
         int kind;       /* index into the loader kinds (kinds.h) */
@@ -228,6 +256,30 @@ double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
 /* Per-item CPU prep time in seconds for an item of `bytes`, augment included
  * unless it runs on the GPU. */
 double scenario_prep_s(const scenario_t *s, double bytes);
+/* Effective cores of `cores` prep cores on one server: the measured curve
+ * prep.scaling (linear between its points, from the origin below 1 core, and
+ * past its last point at its last marginal gain per core, never negative);
+ * `cores` itself when the scenario has no curve. Sets *extrapolated (when not
+ * NULL) to 1 when cores lies past the curve's last point. */
+double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated);
+/* The same for `total` cores spread evenly over ns servers (total itself
+ * without a curve). */
+double scenario_prep_cores_total(const scenario_t *s, double total, int ns);
+/* The same for job j's own pipeline (jobs.N.prep.pipeline): per-item CPU
+ * seconds for an item of `bytes`, and its seconds per byte alone. */
+double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes);
+double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j);
+/* Memory of one item job j prepared, in bytes (its prep.out_kb, else the
+ * scenario's). */
+double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j);
+const char *pipeline_name(int i);
+const char *decode_place_name(int i);
+/* Bytes job j holds on each of its GPUs for its input: the prepared batches
+ * there (the prefetch depth under GPU decode, whose outputs stay on the
+ * GPU; the batch in use otherwise) and, under GPU decode, one batch of
+ * decoded full-size images (RGB, dataset.megapixels); its own training
+ * memory apart. */
+double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j);
 /* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
 /* Memory of one prepared item, in bytes. */

@@ -14,6 +14,9 @@
 
 #include "augment.h"
 #include "gpu.h"
+#include "gpu_bench.h"
+#include "jpeg_gen.h"
+#include <turbojpeg.h>
 
 static int have_gpu(void) {
     char name[256], err[256];
@@ -114,6 +117,50 @@ static void test_no_gpu_says_why(void **state) {
         assert_non_null(strstr(err, "built without CUDA"));
         assert_int_equal(gpu_h2d(64, 1, 1, v, err, sizeof err), -1);
     }
+    /* nvJPEG says why too (built without CUDA, or without nvJPEG, or no GPU). */
+    const unsigned char *jp[1] = {(const unsigned char *)"x"};
+    size_t sz[1] = {1};
+    double h[1], d[1], mp[1], diff = -1;
+    err[0] = '\0';
+    assert_int_equal(gpu_nvjpeg(jp, sz, 1, 1, jp[0], h, d, mp, &diff, err, sizeof err), -1);
+    assert_true(strlen(err) > 5 && diff == -1);
+}
+
+/* nvJPEG's decode (prep.decode gpu's rates) where a GPU and nvJPEG are
+ * present: positive times, megapixels of the images, RGB close to
+ * TurboJPEG's. Elsewhere it refuses, saying why (no GPU, or built without
+ * nvJPEG), and calibrate's bench reports no figure. */
+static void test_nvjpeg_decode(void **state) {
+    (void)state;
+    enum { N = 6 };
+    jpeg_item items[N];
+    for (int i = 0; i < N; i++) {
+        unsigned long size;
+        char why[128];
+        assert_int_equal(
+            jpeg_gen_image(9, i, &items[i].jpeg, &size, &items[i].w, &items[i].h, why, sizeof why),
+            0);
+        items[i].size = (long)size;
+        items[i].path = "generated";
+    }
+    jpeg_set set = {items, N, 0};
+    nvjpeg_result r;
+    int rc = gpu_decode_bench(&set, N, 3, &r);
+    if (rc != 0) {
+        printf("nvJPEG decode not tested: %s\n", r.reason);
+        assert_int_equal(r.measured, 0);
+        assert_true(strlen(r.reason) > 5);
+        if (!gpu_built()) assert_non_null(strstr(r.reason, "built without CUDA"));
+        for (int i = 0; i < N; i++)
+            tjFree(items[i].jpeg);
+        skip();
+        return;
+    }
+    assert_int_equal(r.measured, 1);
+    assert_true(r.gpu_ms_per_mp > 0 && r.host_ms_per_mb > 0);
+    assert_true(r.mean_abs_diff <= 4);
+    for (int i = 0; i < N; i++)
+        tjFree(items[i].jpeg);
 }
 
 int main(void) {
@@ -121,6 +168,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_matches_reference),
         cmocka_unit_test(test_copy_and_sgemm_rates),
         cmocka_unit_test(test_no_gpu_says_why),
+        cmocka_unit_test(test_nvjpeg_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

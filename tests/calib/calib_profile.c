@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "jpeg_gen.h"
 #include "profile.h"
+#include "scenario.h"
 
 static char problem[512];
 
@@ -118,10 +120,13 @@ static int check_profile(const char *path, int expect_gpu) {
     static const char *storage[] = {"read_mb_s",       "latency_ms",     "queue_depth",
                                     "latency_qd1_ms",  "latency_qd4_ms", "latency_qd16_ms",
                                     "latency_qd32_ms", "peak_mb_s",      NULL};
-    static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", NULL};
-    static const char *prep_opt[] = {"gpu_augment_ms", NULL};
+    static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", "eval_ms",
+                                 "audio_ms_per_mb",  "audio_ms_per_item",  NULL};
+    static const char *prep_opt[] = {"gpu_augment_ms", "scaling", "huffman_ms_per_mb",
+                                     "gpu_decode_ms_per_mp", NULL};
     static const char *measured[] = {"host",        "method", "storage",   "decode",
-                                     "augment_cpu", "gpu",    "stability", NULL};
+                                     "augment_cpu", "gpu",    "stability", "eval_cpu",
+                                     "audio_cpu",   "nvjpeg", NULL};
     yaml_node_t *sc = child(&d, root, "scenario");
     yaml_node_t *sv = child(&d, sc, "server");
     yaml_node_t *st = child(&d, sv, "storage");
@@ -139,7 +144,9 @@ static int check_profile(const char *path, int expect_gpu) {
         positive_number(&d, st, "storage", "queue_depth", 1) ||
         positive_number(&d, st, "storage", "peak_mb_s", 0) ||
         positive_number(&d, pr, "prep", "decode_ms_per_mb", 0) ||
-        positive_number(&d, pr, "prep", "augment_ms", 0))
+        positive_number(&d, pr, "prep", "augment_ms", 0) ||
+        positive_number(&d, pr, "prep", "eval_ms", 0) ||
+        positive_number(&d, pr, "prep", "audio_ms_per_mb", 0))
         goto out;
     /* The ssd kind's curve: latencies left after the transfers, possibly 0
      * (a depth at the best rate), never negative. */
@@ -194,8 +201,12 @@ static void fill(calib_results *r, int gpu) {
     r->decode.fit.slope = r->decode.model_ms_per_mb = 7.5;
     r->decode.fit.intercept = r->decode.model_ms_per_item = 0.04;
     r->augment.ms_per_item.median = 0.25;
+    r->eval.ms_per_item.median = 0.5;
+    r->audio.model_ms_per_mb = 3.25, r->audio.model_ms_per_item = 0.125;
     r->augment.max_threads = 2;
     r->augment.npoints = 2;
+    r->augment.curve[0].threads = 1, r->augment.curve[0].speedup = 1;
+    r->augment.curve[1].threads = 2, r->augment.curve[1].speedup = 1.75;
     r->gpu.available = gpu;
     r->gpu.augment_ms.median = 0.002;
     snprintf(r->gpu.reason, sizeof r->gpu.reason, "no GPU: test");
@@ -224,6 +235,68 @@ static void test_writer_output_checks(void **state) {
     fclose(f);
     assert_int_equal(check_profile(path, -1), -1);
     unlink(path);
+}
+
+/* The measured augment curve reaches a scenario that names the profile as
+ * its host: prep.scaling, parsed into the points the simulator uses. */
+static void test_curve_reaches_scenario(void **state) {
+    (void)state;
+    static calib_results r;
+    static scenario_t s;
+    char dir[] = "/tmp/calib-curve-XXXXXX", path[300], scn[300], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/host.yaml", dir);
+    snprintf(scn, sizeof scn, "%s/s.yaml", dir);
+    fill(&r, 0);
+    r.augment.npoints = 3, r.augment.max_threads = 4;
+    r.augment.curve[2].threads = 4, r.augment.curve[2].speedup = 2.5;
+    assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
+    FILE *f = fopen(scn, "w");
+    assert_non_null(f);
+    fputs("host: host.yaml\ndataset: {items: 100, item_kb: 10}\njobs: [{gpus: 1, "
+          "gpu_items_per_s: 100}]\n",
+          f);
+    fclose(f);
+    scenario_doc_t doc = {0};
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), 0);
+    assert_int_equal(s.prep.scaling_n, 3);
+    assert_true(s.prep.scaling_threads[2] == 4 && s.prep.scaling_speedup[1] == 1.75);
+    /* 6 cores: past the curve, at its last marginal gain (0.375 a core). */
+    int ex = 0;
+    assert_true(fabs(scenario_prep_cores(&s, 6, &ex) - 3.25) < 1e-12 && ex == 1);
+    assert_true(fabs(scenario_prep_cores(&s, 3, &ex) - 2.125) < 1e-12 && ex == 0);
+    scenario_doc_free(&doc);
+    /* nvJPEG measured: its rates reach a scenario that decodes on the GPU;
+     * unmeasured (above), such a scenario is refused. */
+    f = fopen(scn, "w");
+    fputs("host: host.yaml\ndataset: {items: 100, item_kb: 10, megapixels: 0.25}\n"
+          "prep: {decode: gpu}\njobs: [{gpus: 1, gpu_items_per_s: 100}]\n",
+          f);
+    fclose(f);
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), EXIT_INPUT);
+    scenario_doc_free(&doc);
+    r.nvjpeg.measured = 1, r.nvjpeg.host_ms_per_mb = 4.5, r.nvjpeg.gpu_ms_per_mp = 0.125;
+    assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), 0);
+    assert_true(s.prep.huffman_ms_per_mb == 4.5 && s.prep.gpu_decode_ms_per_mp == 0.125);
+    scenario_doc_free(&doc);
+    r.nvjpeg.measured = 0;
+    f = fopen(scn, "w");
+    fputs("host: host.yaml\ndataset: {items: 100, item_kb: 10}\njobs: [{gpus: 1, "
+          "gpu_items_per_s: 100}]\n",
+          f);
+    fclose(f);
+    /* One thread measured: no curve is written (linear). */
+    r.augment.npoints = 1;
+    assert_int_equal(profile_write(path, &r, err, sizeof err), 0);
+    assert_int_equal(scenario_doc_load(&doc, scn), 0);
+    assert_int_equal(scenario_build(&doc, NULL, -1, &s), 0);
+    assert_int_equal(s.prep.scaling_n, 0);
+    scenario_doc_free(&doc);
+    unlink(path), unlink(scn), rmdir(dir);
 }
 
 static void test_numbers_are_plain_decimals(void **state) {
@@ -268,6 +341,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_output_checks),
+        cmocka_unit_test(test_curve_reaches_scenario),
         cmocka_unit_test(test_numbers_are_plain_decimals),
         cmocka_unit_test(test_unwritable_path_fails),
     };
