@@ -6,9 +6,16 @@
  * moves, which beats a heap whose data-dependent branches mispredict; large
  * pools keep a min-heap. A fractional share of cores (24 over 5 jobs) becomes
  * ceil(cores) cores each cores/ceil(cores) as fast, keeping the aggregate
- * rate. */
+ * rate.
+ *
+ * Which of several equally free cores takes an item changes nothing: the
+ * pool is a multiset of free times (a minimum out, the item's end in), so
+ * any scan that finds the minimum gives the same times. */
 #include <math.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "diag.h"
 #include "loader.h"
@@ -20,17 +27,60 @@ typedef struct {
 
 enum { POOL_SCAN_MAX = 48 };
 
+/* Scanned pools are padded with +inf to a multiple of POOL_LANE cores. */
+enum { POOL_LANE = 8 };
+
+#if defined(__SSE2__)
+/* The earliest-free core of a padded pool of ng groups of 8: the minimum by
+ * four independent chains of minpd (a serial scan is a 24-deep dependency
+ * chain per item, the simulator's hottest loop), then the first core equal
+ * to it from a bit mask. The times are finite, so minpd is the exact
+ * minimum. */
+static inline int pool_argmin(const double *h, int ng, double *best) {
+    __m128d a = _mm_loadu_pd(h), b = _mm_loadu_pd(h + 2), c = _mm_loadu_pd(h + 4),
+            d = _mm_loadu_pd(h + 6);
+    for (int g = 1; g < ng; g++) {
+        const double *q = h + POOL_LANE * g;
+        a = _mm_min_pd(a, _mm_loadu_pd(q));
+        b = _mm_min_pd(b, _mm_loadu_pd(q + 2));
+        c = _mm_min_pd(c, _mm_loadu_pd(q + 4));
+        d = _mm_min_pd(d, _mm_loadu_pd(q + 6));
+    }
+    __m128d v = _mm_min_pd(_mm_min_pd(a, b), _mm_min_pd(c, d));
+    v = _mm_min_pd(v, _mm_unpackhi_pd(v, v));
+    v = _mm_unpacklo_pd(v, v);
+    uint64_t mask = 0;
+    for (int g = 0; g < ng; g++) {
+        const double *q = h + POOL_LANE * g;
+        unsigned m = (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q), v)) |
+                     (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q + 2), v)) << 2 |
+                     (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q + 4), v)) << 4 |
+                     (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q + 6), v)) << 6;
+        mask |= (uint64_t)m << (POOL_LANE * g);
+    }
+    *best = _mm_cvtsd_f64(v);
+    return __builtin_ctzll(mask);
+}
+#else
+static inline int pool_argmin(const double *h, int ng, double *best) {
+    int at = 0;
+    double b = h[0];
+    for (int i = 1; i < POOL_LANE * ng; i++) {
+        int less = h[i] < b;
+        b = less ? h[i] : b;
+        at = less ? i : at;
+    }
+    *best = b;
+    return at;
+}
+#endif
+
 static inline double pool_run(pool_t *p, double ready, double dur) {
     double *h = p->t;
     int n = p->n;
     if (n <= POOL_SCAN_MAX) {
-        int at = 0;
-        double best = h[0];
-        for (int i = 1; i < n; i++) {
-            int less = h[i] < best;
-            best = less ? h[i] : best;
-            at = less ? i : at;
-        }
+        double best;
+        int at = pool_argmin(h, (n + POOL_LANE - 1) / POOL_LANE, &best);
         double end = (best > ready ? best : ready) + dur;
         h[at] = end;
         return end;
@@ -64,8 +114,11 @@ static int pool_init(prep_t *p) {
     if (!pools) return -1;
     for (int k = 0; k < total; k++) {
         pools[k].n = n;
-        pools[k].t = calloc((size_t)n, sizeof *pools[k].t);
+        int padded = (n + POOL_LANE - 1) / POOL_LANE * POOL_LANE;
+        pools[k].t = calloc((size_t)padded, sizeof *pools[k].t);
         if (!pools[k].t) return -1;
+        for (int i = n; i < padded; i++)
+            pools[k].t[i] = INFINITY; /* the pad: never the earliest */
     }
     return 0;
 }
