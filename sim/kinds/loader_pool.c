@@ -2,15 +2,15 @@
  * earliest-free core of a shared pool on its server, as DALI's CPU stage and
  * CoorDL's loaders do; the batch is ready when its last item is.
  *
- * Small pools (the common case: a few dozen cores) scan with conditional
- * moves, which beats a heap whose data-dependent branches mispredict; large
- * pools keep a min-heap. A fractional share of cores (24 over 5 jobs) becomes
- * ceil(cores) cores each cores/ceil(cores) as fast, keeping the aggregate
- * rate.
+ * Small pools (the common case: a few dozen cores) are a sorted array
+ * updated without branches, which beats a heap whose data-dependent
+ * branches mispredict; large pools keep a min-heap. A fractional share of
+ * cores (24 over 5 jobs) becomes ceil(cores) cores each cores/ceil(cores) as
+ * fast, keeping the aggregate rate.
  *
  * Which of several equally free cores takes an item changes nothing: the
  * pool is a multiset of free times (a minimum out, the item's end in), so
- * any scan that finds the minimum gives the same times. */
+ * any structure that yields the minimum gives the same times. */
 #include <math.h>
 #include <stdlib.h>
 #if defined(__SSE2__)
@@ -27,51 +27,37 @@ typedef struct {
 
 enum { POOL_SCAN_MAX = 48 };
 
-/* Scanned pools are padded with +inf to a multiple of POOL_LANE cores. */
-enum { POOL_LANE = 8 };
+/* Small pools are kept sorted, padded with +inf to an even count plus two:
+ * the earliest-free core is t[0], and the item's end replaces it by one
+ * branch-free pass (the cores freeing before the end move down one place,
+ * the end takes the gap). A scan for the minimum is a dependency chain as
+ * long as the pool per item, twice per item the simulator's hottest loop;
+ * the pass's steps are independent. (An insertion step from the back of a
+ * sorted ring was slower: prep times vary, so the new end lands anywhere.) */
+static inline int pool_padded(int n) {
+    return (n + 1) / 2 * 2 + 2;
+}
 
 #if defined(__SSE2__)
-/* The earliest-free core of a padded pool of ng groups of 8: the minimum by
- * four independent chains of minpd (a serial scan is a 24-deep dependency
- * chain per item, the simulator's hottest loop), then the first core equal
- * to it from a bit mask. The times are finite, so minpd is the exact
- * minimum. */
-static inline int pool_argmin(const double *h, int ng, double *best) {
-    __m128d a = _mm_loadu_pd(h), b = _mm_loadu_pd(h + 2), c = _mm_loadu_pd(h + 4),
-            d = _mm_loadu_pd(h + 6);
-    for (int g = 1; g < ng; g++) {
-        const double *q = h + POOL_LANE * g;
-        a = _mm_min_pd(a, _mm_loadu_pd(q));
-        b = _mm_min_pd(b, _mm_loadu_pd(q + 2));
-        c = _mm_min_pd(c, _mm_loadu_pd(q + 4));
-        d = _mm_min_pd(d, _mm_loadu_pd(q + 6));
+/* Pairs are loaded where the last pass stored them (the next item's pass
+ * reads them at once: a load across two stores would miss store
+ * forwarding); each core's successor is shuffled in from the next pair. */
+static inline void pool_insert(double *h, int n, double end) {
+    const __m128d e = _mm_set1_pd(end);
+    __m128d cur = _mm_loadu_pd(h);
+    for (int i = 0; i < n; i += 2) {
+        __m128d nxt = _mm_loadu_pd(h + i + 2);
+        __m128d up = _mm_shuffle_pd(cur, nxt, 1);
+        __m128d lt = _mm_cmplt_pd(up, e);
+        __m128d v = _mm_or_pd(_mm_and_pd(lt, up), _mm_andnot_pd(lt, _mm_max_pd(cur, e)));
+        _mm_storeu_pd(h + i, v);
+        cur = nxt;
     }
-    __m128d v = _mm_min_pd(_mm_min_pd(a, b), _mm_min_pd(c, d));
-    v = _mm_min_pd(v, _mm_unpackhi_pd(v, v));
-    v = _mm_unpacklo_pd(v, v);
-    uint64_t mask = 0;
-    for (int g = 0; g < ng; g++) {
-        const double *q = h + POOL_LANE * g;
-        unsigned m = (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q), v)) |
-                     (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q + 2), v)) << 2 |
-                     (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q + 4), v)) << 4 |
-                     (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(_mm_loadu_pd(q + 6), v)) << 6;
-        mask |= (uint64_t)m << (POOL_LANE * g);
-    }
-    *best = _mm_cvtsd_f64(v);
-    return __builtin_ctzll(mask);
 }
 #else
-static inline int pool_argmin(const double *h, int ng, double *best) {
-    int at = 0;
-    double b = h[0];
-    for (int i = 1; i < POOL_LANE * ng; i++) {
-        int less = h[i] < b;
-        b = less ? h[i] : b;
-        at = less ? i : at;
-    }
-    *best = b;
-    return at;
+static inline void pool_insert(double *h, int n, double end) {
+    for (int i = 0; i < n; i++)
+        h[i] = h[i + 1] < end ? h[i + 1] : h[i] > end ? h[i] : end;
 }
 #endif
 
@@ -79,10 +65,8 @@ static inline double pool_run(pool_t *p, double ready, double dur) {
     double *h = p->t;
     int n = p->n;
     if (n <= POOL_SCAN_MAX) {
-        double best;
-        int at = pool_argmin(h, (n + POOL_LANE - 1) / POOL_LANE, &best);
-        double end = (best > ready ? best : ready) + dur;
-        h[at] = end;
+        double end = (h[0] > ready ? h[0] : ready) + dur;
+        pool_insert(h, n, end);
         return end;
     }
     double start = h[0] > ready ? h[0] : ready;
@@ -114,11 +98,11 @@ static int pool_init(prep_t *p) {
     if (!pools) return -1;
     for (int k = 0; k < total; k++) {
         pools[k].n = n;
-        int padded = (n + POOL_LANE - 1) / POOL_LANE * POOL_LANE;
+        int padded = n <= POOL_SCAN_MAX ? pool_padded(n) : n;
         pools[k].t = calloc((size_t)padded, sizeof *pools[k].t);
         if (!pools[k].t) return -1;
         for (int i = n; i < padded; i++)
-            pools[k].t[i] = INFINITY; /* the pad: never the earliest */
+            pools[k].t[i] = INFINITY; /* the pad: after every core */
     }
     return 0;
 }
