@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
 #include "kinds.h"
 #include "perm.h"
 #include "shards.h"
@@ -124,8 +125,9 @@ typedef struct {
     scenario_t *tier_s;
 } world_t;
 
+/* Zeroed; the per-item arrays on huge pages (hugemem.h). */
 static void *xcalloc(size_t n, size_t sz, int *fail) {
-    void *p = calloc(n ? n : 1, sz);
+    void *p = hugemem_calloc(n, sz);
     if (!p) *fail = 1;
     return p;
 }
