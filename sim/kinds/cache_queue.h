@@ -22,7 +22,7 @@
 
 typedef struct {
     uint32_t pos;  /* queue position of the latest entry (mod 2^32), NIL: not cached */
-    uint32_t size; /* beside pos: eviction needs both, one cache line */
+    uint32_t size; /* beside pos: eviction and the simulator need both, one cache line */
 } meta_t;
 
 typedef struct {
@@ -47,6 +47,10 @@ static inline int list_init(cache_t *c) {
     for (uint32_t i = 0; i < c->n; i++) {
         l->meta[i].pos = NIL;
         l->meta[i].size = c->size[i];
+    }
+    if (c->n) {
+        c->size_view = &l->meta[0].size;
+        c->size_stride = sizeof *l->meta / sizeof l->meta[0].size;
     }
     return 0;
 }
