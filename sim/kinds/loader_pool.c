@@ -16,6 +16,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "diag.h"
 #include "loader.h"
@@ -23,11 +26,12 @@
 typedef struct {
     double *t; /* free time of each core */
     int n;
+    int wide; /* small pools: the AVX2 pass */
 } pool_t;
 
 enum { POOL_SCAN_MAX = 48 };
 
-/* Small pools are kept sorted, padded with +inf to an even count plus two:
+/* Small pools are kept sorted, padded with +inf to a multiple of 4 plus 4:
  * the earliest-free core is t[0], and the item's end replaces it by one
  * branch-free pass (the cores freeing before the end move down one place,
  * the end takes the gap). A scan for the minimum is a dependency chain as
@@ -35,7 +39,7 @@ enum { POOL_SCAN_MAX = 48 };
  * the pass's steps are independent. (An insertion step from the back of a
  * sorted ring was slower: prep times vary, so the new end lands anywhere.) */
 static inline int pool_padded(int n) {
-    return (n + 1) / 2 * 2 + 2;
+    return (n + 3) / 4 * 4 + 4;
 }
 
 #if defined(__SSE2__)
@@ -54,6 +58,22 @@ static inline void pool_insert(double *h, int n, double end) {
         cur = nxt;
     }
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define POOL_AVX2 1
+/* The same pass four cores a step, where the CPU has AVX2 (pool_init asks). */
+__attribute__((target("avx2"))) static void pool_insert4(double *h, int n, double end) {
+    const __m256d e = _mm256_set1_pd(end);
+    __m256d cur = _mm256_loadu_pd(h);
+    for (int i = 0; i < n; i += 4) {
+        __m256d nxt = _mm256_loadu_pd(h + i + 4);
+        __m256d up = _mm256_permute4x64_pd(_mm256_blend_pd(cur, nxt, 1), 0x39);
+        __m256d lt = _mm256_cmp_pd(up, e, _CMP_LT_OQ);
+        _mm256_storeu_pd(h + i, _mm256_blendv_pd(_mm256_max_pd(cur, e), up, lt));
+        cur = nxt;
+    }
+}
+#endif
 #else
 static inline void pool_insert(double *h, int n, double end) {
     for (int i = 0; i < n; i++)
@@ -66,6 +86,12 @@ static inline double pool_run(pool_t *p, double ready, double dur) {
     int n = p->n;
     if (n <= POOL_SCAN_MAX) {
         double end = (h[0] > ready ? h[0] : ready) + dur;
+#ifdef POOL_AVX2
+        if (p->wide) {
+            pool_insert4(h, n, end);
+            return end;
+        }
+#endif
         pool_insert(h, n, end);
         return end;
     }
@@ -98,6 +124,9 @@ static int pool_init(prep_t *p) {
     if (!pools) return -1;
     for (int k = 0; k < total; k++) {
         pools[k].n = n;
+#ifdef POOL_AVX2
+        pools[k].wide = __builtin_cpu_supports("avx2");
+#endif
         int padded = n <= POOL_SCAN_MAX ? pool_padded(n) : n;
         pools[k].t = calloc((size_t)padded, sizeof *pools[k].t);
         if (!pools[k].t) return -1;
