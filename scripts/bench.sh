@@ -9,13 +9,55 @@
 # the other binary on the same case, alternating, and a last column gives the
 # ratio of medians (this build over the baseline): a speed comparison that
 # one noisy machine can make fairly.
+# scripts/bench.sh BUILD_DIR REPS bare: only the last table, the exact
+# replay against a bare array LRU loop (scripts/bare_lru.c) run beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build}/sim/stallsim
 reps=${2:-5}
+only=${3:-}
 [ -x "$bin" ] || { echo "bench.sh: build first: $bin not found" >&2; exit 1; }
 
 median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+# The exact replay against a bare array LRU loop run beside it (issue 19):
+# per size N, REPS pairs alternating, each side timed in CPU seconds (user +
+# system: what other work on a shared machine disturbs least) over its whole
+# process. stallsim: `run` of ImageNet-1k's LRU variant (dali) over 3 epochs
+# with N items and the cache at 35% of the data; the loop: the same N, 3
+# epochs, 35% (bare_lru.c). Rates are N x 3 / CPU s; the ratio is the median
+# of the pairs' ratios (stallsim's rate over the loop's).
+bare_table() {
+  local tmp
+  tmp=$(mktemp -d)
+  "${CC:-cc}" -O2 -std=c11 -o "$tmp/bare_lru" scripts/bare_lru.c
+  echo "| items | pairs | stallsim item-accesses/s | bare LRU loop item-accesses/s | ratio (median of pairs) | stallsim peak RSS | loop peak RSS |"
+  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  for n in ${BARE_SIZES:-1281167 100000000}; do
+    local gb sim=() loop=() ratio=() rs=() rl=() out a b
+    gb=$(awk -v n="$n" 'BEGIN{printf "%.0f", 0.35 * n * 114e3 / 1e9}')
+    for _ in $(seq "$reps"); do
+      out=$( { /usr/bin/time -f "%U %S %M" "$bin" run scenarios/imagenet1k.yaml --variant dali \
+        --set dataset.items="$n" --set server.cache_gb="$gb" --format csv >/dev/null; } 2>&1 | tail -n 1)
+      a=$(awk -v n="$n" '{print n * 3 / ($1 + $2)}' <<<"$out")
+      rs+=("${out##* }")
+      out=$( { /usr/bin/time -f "%U %S %M" "$tmp/bare_lru" "$n" 3 0.35 >/dev/null; } 2>&1 | tail -n 1)
+      b=$(awk -v n="$n" '{print n * 3 / ($1 + $2)}' <<<"$out")
+      rl+=("${out##* }")
+      sim+=("$a") loop+=("$b") ratio+=("$(awk -v a="$a" -v b="$b" 'BEGIN{print a / b}')")
+    done
+    awk -v n="$n" -v r="$reps" -v a="$(printf '%s\n' "${sim[@]}" | median)" \
+      -v b="$(printf '%s\n' "${loop[@]}" | median)" -v q="$(printf '%s\n' "${ratio[@]}" | median)" \
+      -v ms="$(printf '%s\n' "${rs[@]}" | sort -g | tail -n 1)" \
+      -v ml="$(printf '%s\n' "${rl[@]}" | sort -g | tail -n 1)" 'BEGIN{
+      printf "| %d | %d | %.1f M/s | %.1f M/s | %.2f | %.0f MB | %.0f MB |\n", n, r, a / 1e6, b / 1e6, q, ms / 1024, ml / 1024 }'
+  done
+  rm -rf "$tmp"
+}
+if [ "$only" = bare ]; then
+  bare_table
+  exit 0
+fi
 
 # measure NAME ITEMS EPOCHS ARGS...
 measure() {
@@ -96,3 +138,5 @@ measure "2 servers x 8 GPUs x ImageNet-22k, local LRU at 32% each (multiserver d
   14197122 3 scenarios/multiserver.yaml --variant dali "${i22k[@]}"
 measure "2 servers x 8 GPUs x ImageNet-22k, partitioned MinIO (multiserver coordl), 3 epochs" \
   14197122 3 scenarios/multiserver.yaml --variant coordl "${i22k[@]}"
+echo
+bare_table

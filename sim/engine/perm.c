@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
+
 /* mt19937 yields 32 uniform bits a draw; gsl_rng_get is used raw so one draw
  * gives one bounded integer. */
 uint32_t perm_uniform(gsl_rng *r, uint32_t bound) {
@@ -27,7 +29,7 @@ int perm_gen_init(perm_gen_t *g, uint32_t n) {
     uint32_t b = n / 4096 + 1;
     if (b > 65535) b = 65535;
     g->nbuckets = b;
-    g->bucket = malloc((size_t)n * sizeof *g->bucket);
+    g->bucket = hugemem_alloc(n, sizeof *g->bucket);
     g->count = malloc((size_t)(b + 1) * sizeof *g->count);
     if (!g->bucket || !g->count) {
         perm_gen_free(g);

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hugemem.h"
 #include "kinds.h"
 #include "perm.h"
 #include "shards.h"
@@ -130,8 +131,9 @@ typedef struct {
     double obs_seen[4];
 } world_t;
 
+/* Zeroed; the per-item arrays on huge pages (hugemem.h). */
 static void *xcalloc(size_t n, size_t sz, int *fail) {
-    void *p = calloc(n ? n : 1, sz);
+    void *p = hugemem_calloc(n, sz);
     if (!p) *fail = 1;
     return p;
 }
@@ -687,6 +689,10 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     int64_t rank = 0, rank_far = PREFETCH % G, rank_near = PREFETCH_NEAR % G;
     const cache_t *caches = &w->cache[st->first_server];
     const int prefetch = !partitioned && !w->S && caches->ops->prefetch;
+    /* Loose items in a policy that keeps their sizes beside its state: each
+     * item's size and state are then one random cache line, not two. */
+    const int sized = prefetch && caches->size_view;
+    const size_t stride = sized ? caches->size_stride : 1;
     const uint32_t S = w->S;
     double reqs = 0; /* record shards: storage requests this batch */
     /* The loop calls through the kinds' function pointers, so the compiler
@@ -710,7 +716,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
          * arrays of N entries: start them early enough to hide the misses. */
         if (idx + PREFETCH < hi) {
             uint32_t ahead = perm[idx + PREFETCH];
-            __builtin_prefetch(&size[ahead]);
+            if (!sized) __builtin_prefetch(&size[ahead]);
             if (partitioned) __builtin_prefetch(&w->owner[ahead]);
             if (prefetch) {
                 const cache_t *c = &caches[ns > 1 ? rank_server[rank_far] : 0];
@@ -730,7 +736,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (++rank_near == G) rank_near = 0;
         int server = first + sv;
         storage_t *d = &w->storage[shared ? 0 : server];
-        double bytes = size[x];
+        double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
         if (partitioned) {

@@ -59,6 +59,11 @@ struct cache {
     uint32_t n;
     uint64_t capacity, used;
     void *state;
+    /* A policy that keeps each item's size beside its own state sets
+     * size_view[x * size_stride] to it, so the simulator reads an item's
+     * size and state from one cache line instead of two; NULL: none. */
+    const uint32_t *size_view;
+    uint32_t size_stride;
 };
 
 /* Returns 0, or -1 when memory cannot be had. */

@@ -16,12 +16,13 @@
 #include <stdlib.h>
 
 #include "cache.h"
+#include "hugemem.h"
 
 #define NIL UINT32_MAX
 
 typedef struct {
     uint32_t pos;  /* queue position of the latest entry (mod 2^32), NIL: not cached */
-    uint32_t size; /* beside pos: eviction needs both, one cache line */
+    uint32_t size; /* beside pos: eviction and the simulator need both, one cache line */
 } meta_t;
 
 typedef struct {
@@ -40,21 +41,29 @@ static inline int list_init(cache_t *c) {
     while (cap < 2 * (uint64_t)c->n + 2)
         cap <<= 1;
     l->mask = cap - 1;
-    l->meta = malloc((size_t)c->n * sizeof *l->meta);
-    l->queue = malloc(cap * sizeof *l->queue);
+    l->meta = hugemem_alloc(c->n, sizeof *l->meta);
+    l->queue = hugemem_alloc(cap, sizeof *l->queue);
     if (!l->meta || !l->queue) return -1;
     for (uint32_t i = 0; i < c->n; i++) {
         l->meta[i].pos = NIL;
         l->meta[i].size = c->size[i];
     }
+    if (c->n) {
+        c->size_view = &l->meta[0].size;
+        c->size_stride = sizeof *l->meta / sizeof l->meta[0].size;
+    }
     return 0;
 }
+
+enum { AHEAD = 8 }; /* queue entries whose item state is prefetched ahead */
 
 /* Keeps only live entries, in order; positions restart from 0. */
 static inline void compact(list_t *l) {
     uint64_t out = 0;
     for (uint64_t p = l->head; p < l->tail; p++) {
         uint32_t x = l->queue[p & l->mask];
+        /* every entry's check is a random read of its item's state */
+        if (p + AHEAD < l->tail) __builtin_prefetch(&l->meta[l->queue[(p + AHEAD) & l->mask]], 1);
         if (l->meta[x].pos == (uint32_t)p) {
             l->queue[out & l->mask] = x;
             l->meta[x].pos = (uint32_t)out;
@@ -71,8 +80,6 @@ static inline void push(list_t *l, uint32_t x) {
     l->meta[x].pos = (uint32_t)l->tail;
     l->tail++;
 }
-
-enum { AHEAD = 8 };
 
 static inline int list_access(cache_t *c, uint32_t x, int refresh) {
     list_t *l = c->state;
