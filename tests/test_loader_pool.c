@@ -38,8 +38,10 @@ static void test_against_scan(void **state) {
     static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 23, 24, 25, 31, 47, 48, 49, 64, 100};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         int n = sizes[k];
+        static scenario_t scn; /* no prep.scaling: linear cores */
         prep_t p;
         memset(&p, 0, sizeof p);
+        p.s = &scn;
         p.ns = 1;
         p.cores = n;
         assert_int_equal(loader_pool.init(&p), 0);
