@@ -5,7 +5,7 @@
 # `stallsim help keys`, and prints one line of figures per target.
 # Exit 1 when a target finds a crash, leak, UB, timeout or memory blow-up
 # (the input is left in WORK/artifacts/).
-# usage: run.sh BUILD_DIR STALLSIM SECONDS_PER_TARGET [WORK]
+# usage: [FUZZ_ONLY="cli set"] run.sh BUILD_DIR STALLSIM SECONDS_PER_TARGET [WORK]
 #   BUILD_DIR  a build with -DSTALLSIM_FUZZ=ON (CC=clang)
 #   STALLSIM   any stallsim binary (for the key list)
 set -u
@@ -46,7 +46,7 @@ printf -- '--set\njobs.batch_per_gpu=4\n--vary\njobs.00.count=1,2\n--epochs\n1\n
 printf -- '--vary\nserver.cpus=1e0:3:1\n--jobs\n3\n-o\n-\n--vary=loader.cache=lru,none\n' >"$work/seeds-cli/aliases"
 
 status=0
-for t in scenario profile set cli; do
+for t in ${FUZZ_ONLY:-scenario profile set cli}; do
   bin=$build/tests/fuzz/fuzz_$t
   log=$work/fuzz_$t.log
   "$bin" "$work/corpus-$t" "$work/seeds-$t" -dict="$dict" -max_total_time="$secs" \
