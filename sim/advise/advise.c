@@ -24,11 +24,8 @@
 #define MAX_SIMS         100
 
 typedef struct {
-    run_args_t a; /* first: the shared rows' offsets are into it */
-    const char *vary[SWEEP_MAX_AXES];
-    int nvary;
-    const char *tie[SWEEP_MAX_AXES];
-    int ntie;
+    run_args_t a;        /* first, then g: the shared rows' offsets are into them */
+    sweep_grid_args_t g; /* --vary, --tie, as sweep's */
     const char *target[MAX_TARGETS];
     int ntarget;
     const char *alt[MAX_ALTS];
@@ -38,6 +35,8 @@ typedef struct {
     int threads;
     report_format_t format;
 } advise_opts_t;
+_Static_assert(offsetof(advise_opts_t, g) == offsetof(sweep_grid_cmd_t, g),
+               "sweep_grid_options' offsets");
 
 /* The metrics a target may name; fractions must lie in [0, 1]. */
 static const struct {
@@ -131,21 +130,6 @@ static const option_t advise_own_options[] = {
              "job: METRIC>=X or METRIC<=X with METRIC one of gpu_util, epoch_s,\n"
              "throughput_items_s, prep_stall_s, fetch_stall_s, hit_rate, cpu_util,\n"
              "storage_util (default gpu_util>=0.9). Repeatable: all must hold."},
-    {.name = "--vary",
-     .type = OPT_LIST,
-     .arg = "key=values",
-     .offset = offsetof(advise_opts_t, vary),
-     .count_offset = offsetof(advise_opts_t, nvary),
-     .max = SWEEP_MAX_AXES,
-     .help = "an axis of the grid searched, as sweep's (a list, a range\n"
-             "start:end:step, or both). Repeatable."},
-    {.name = "--tie",
-     .type = OPT_LIST,
-     .arg = "KEY=KEY2",
-     .offset = offsetof(advise_opts_t, tie),
-     .count_offset = offsetof(advise_opts_t, ntie),
-     .max = SWEEP_MAX_AXES,
-     .help = "KEY2's axis moves with KEY's, as in sweep. Repeatable."},
     {.name = "--minimize",
      .type = OPT_STR,
      .arg = "cost|KEY",
@@ -191,8 +175,8 @@ static const option_t advise_own_options[] = {
     {0},
 };
 
-static const option_t *const advise_tables[] = {advise_own_options, run_model_only_option,
-                                                run_scenario_options, NULL};
+static const option_t *const advise_tables[] = {sweep_grid_options, advise_own_options,
+                                                run_model_only_option, run_scenario_options, NULL};
 
 const command_t advise_command = {
     .name = "advise",
@@ -906,17 +890,12 @@ static int advise(const advise_opts_t *o, scenario_doc_t *doc) {
     const char *names[SCN_MAX_VARIANTS];
     for (int i = 0; i < doc->nvariants; i++)
         names[i] = doc->variants[i].name;
-    int rc = 0;
-    for (int i = 0; i < o->nvary && !rc; i++)
-        rc = sweep_grid_add(&p->grid, o->vary[i], names, doc->nvariants);
+    int rc = sweep_grid_build(&p->grid, &o->g, names, doc->nvariants, &o->a.sets);
     for (int a = 0; a < p->grid.naxes && !rc; a++)
         if (p->grid.axes[a].is_variant)
             rc = usage_error("--vary variant=...: advise searches one variant (--variant NAME) "
                              "and the others are its alternatives%s",
                              "");
-    for (int i = 0; i < o->ntie && !rc; i++)
-        rc = sweep_grid_tie(&p->grid, o->tie[i]);
-    if (!rc) rc = sweep_grid_check_sets(&p->grid, &o->a.sets);
     if (!rc && p->grid.size > MAX_CONFIGS)
         rc = usage_error("the grid has more than 10^7 configurations%s", "");
     const char *deflt = "gpu_util>=0.9";
@@ -1025,7 +1004,7 @@ int advise_main(int argc, char **argv) {
         return rc == 1 ? EXIT_OK : rc;
     }
     if (!o.a.file) rc = usage_error("missing the scenario file%s", "");
-    if (!rc && o.nvary == 0)
+    if (!rc && o.g.nvary == 0)
         rc = usage_error("nothing to search: give at least one --vary key=values%s", "");
     if (!rc && o.threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);

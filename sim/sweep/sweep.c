@@ -28,19 +28,18 @@
 #endif
 
 typedef struct {
-    run_args_t a; /* first: the shared rows' offsets are into it */
+    run_args_t a;        /* first, then g: the shared rows' offsets are into them */
+    sweep_grid_args_t g; /* --vary, --tie */
     const char *out;
     const char *html; /* --html: the page of the curves, or NULL */
-    const char *vary[SWEEP_MAX_AXES];
-    int nvary;
-    const char *tie[SWEEP_MAX_AXES];
-    int ntie;
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
     int dry_run;
     int no_curve;
 } sweep_opts_t;
+_Static_assert(offsetof(sweep_opts_t, g) == offsetof(sweep_grid_cmd_t, g),
+               "sweep_grid_options' offsets");
 
 /* A file the sweep reads besides the scenario, as named and as found. */
 typedef struct {
@@ -99,25 +98,6 @@ static int shard_fn(void *field, const char *cmd, const char *val) {
 }
 
 static const option_t sweep_own_options[] = {
-    {.name = "--vary",
-     .type = OPT_LIST,
-     .arg = "key=values",
-     .offset = offsetof(sweep_opts_t, vary),
-     .count_offset = offsetof(sweep_opts_t, nvary),
-     .max = SWEEP_MAX_AXES,
-     .help = "a grid axis: a comma list (server.cpus=8,16,24), a range with its\n"
-             "end included (server.cache_gb=0:400:50), or both mixed; any key\n"
-             "--set takes, and `variant` (--vary variant=dali,coordl). The first\n"
-             "--vary changes slowest. Repeatable."},
-    {.name = "--tie",
-     .type = OPT_LIST,
-     .arg = "KEY=KEY2",
-     .offset = offsetof(sweep_opts_t, tie),
-     .count_offset = offsetof(sweep_opts_t, ntie),
-     .max = SWEEP_MAX_AXES,
-     .help = "KEY2's --vary axis moves with KEY's (value i with value i; both need\n"
-             "as many values): --tie loader.num_workers=server.storage.queue_depth.\n"
-             "Repeatable."},
     {.name = "--output",
      .alias = "-o",
      .type = OPT_STR,
@@ -167,8 +147,8 @@ static const option_t sweep_own_options[] = {
     {0},
 };
 
-static const option_t *const sweep_tables[] = {sweep_own_options, run_model_only_option,
-                                               run_scenario_options, NULL};
+static const option_t *const sweep_tables[] = {sweep_grid_options, sweep_own_options,
+                                               run_model_only_option, run_scenario_options, NULL};
 
 const command_t sweep_command = {
     .name = "sweep",
@@ -196,7 +176,7 @@ static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
     }
     if (!o->a.file) return usage_error("missing the scenario file%s", "");
     if (!o->out && !o->dry_run) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
-    if (o->nvary == 0)
+    if (o->g.nvary == 0)
         return usage_error("nothing to sweep: give at least one --vary key=values%s", "");
     return 0;
 }
@@ -228,11 +208,11 @@ static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
         fnv_str(&h, o->a.sets.v[i].key);
         fnv_str(&h, o->a.sets.v[i].value);
     }
-    for (int i = 0; i < o->nvary; i++)
-        fnv_str(&h, o->vary[i]);
-    for (int i = 0; i < o->ntie; i++) {
+    for (int i = 0; i < o->g.nvary; i++)
+        fnv_str(&h, o->g.vary[i]);
+    for (int i = 0; i < o->g.ntie; i++) {
         fnv_str(&h, "--tie");
-        fnv_str(&h, o->tie[i]);
+        fnv_str(&h, o->g.tie[i]);
     }
     for (int i = 0; i < o->a.nonly; i++)
         fnv_str(&h, o->a.only[i]);
@@ -895,12 +875,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     const char *names[SCN_MAX_VARIANTS];
     for (int i = 0; i < doc->nvariants; i++)
         names[i] = doc->variants[i].name;
-    int rc = 0;
-    for (int i = 0; i < o->nvary && !rc; i++)
-        rc = sweep_grid_add(&p.grid, o->vary[i], names, doc->nvariants);
-    for (int i = 0; i < o->ntie && !rc; i++)
-        rc = sweep_grid_tie(&p.grid, o->tie[i]);
-    if (!rc) rc = sweep_grid_check_sets(&p.grid, &o->a.sets);
+    int rc = sweep_grid_build(&p.grid, &o->g, names, doc->nvariants, &o->a.sets);
     if (!rc) rc = select_variants(&p);
     /* Contiguous blocks, so shards concatenated in order are the whole grid in order. */
     p.first = p.grid.size * (o->shard_i - 1) / o->shard_n;

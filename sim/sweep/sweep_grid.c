@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,4 +338,37 @@ int sweep_grid_check_sets(const sweep_grid_t *g, const assign_list_t *sets) {
         }
     }
     return 0;
+}
+
+const option_t sweep_grid_options[] = {
+    {.name = "--vary",
+     .type = OPT_LIST,
+     .arg = "key=values",
+     .offset = offsetof(sweep_grid_cmd_t, g.vary),
+     .count_offset = offsetof(sweep_grid_cmd_t, g.nvary),
+     .max = SWEEP_MAX_AXES,
+     .help = "a grid axis: a comma list (server.cpus=8,16,24), a range with its\n"
+             "end included (server.cache_gb=0:400:50), or both mixed; any key\n"
+             "--set takes, and `variant` (--vary variant=dali,coordl). The first\n"
+             "--vary changes slowest. Repeatable."},
+    {.name = "--tie",
+     .type = OPT_LIST,
+     .arg = "KEY=KEY2",
+     .offset = offsetof(sweep_grid_cmd_t, g.tie),
+     .count_offset = offsetof(sweep_grid_cmd_t, g.ntie),
+     .max = SWEEP_MAX_AXES,
+     .help = "KEY2's --vary axis moves with KEY's (value i with value i; both need\n"
+             "as many values): --tie loader.num_workers=server.storage.queue_depth.\n"
+             "Repeatable."},
+    {0},
+};
+
+int sweep_grid_build(sweep_grid_t *g, const sweep_grid_args_t *args, const char *const *variants,
+                     int nvariants, const assign_list_t *sets) {
+    int rc = 0;
+    for (int i = 0; i < args->nvary && !rc; i++)
+        rc = sweep_grid_add(g, args->vary[i], variants, nvariants);
+    for (int i = 0; i < args->ntie && !rc; i++)
+        rc = sweep_grid_tie(g, args->tie[i]);
+    return rc ? rc : sweep_grid_check_sets(g, sets);
 }

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "options.h"
+#include "run.h"
 #include "scenario.h"
 
 #define SWEEP_MAX_AXES    16
@@ -41,6 +43,21 @@ typedef struct {
     const char *cmd; /* the command its errors name: "sweep" (the default) or "advise" */
 } sweep_grid_t;
 
+/* The grid's command-line flags (--vary, --tie), shared by sweep and advise:
+ * a command's options struct starts with sweep_grid_cmd_t's two members, so
+ * the rows of sweep_grid_options apply to it as run_scenario_options do. */
+typedef struct {
+    const char *vary[SWEEP_MAX_AXES];
+    int nvary;
+    const char *tie[SWEEP_MAX_AXES];
+    int ntie;
+} sweep_grid_args_t;
+typedef struct {
+    run_args_t a;
+    sweep_grid_args_t g;
+} sweep_grid_cmd_t;
+extern const option_t sweep_grid_options[];
+
 void sweep_grid_init(sweep_grid_t *g);
 void sweep_grid_free(sweep_grid_t *g);
 
@@ -55,6 +72,11 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
  * already, or tied to itself, is refused. Returns 0, or EXIT_INPUT after
  * printing `stallsim sweep: --tie ARG: ...`. */
 int sweep_grid_tie(sweep_grid_t *g, const char *arg);
+
+/* Every --vary of args, then every --tie, then sweep_grid_check_sets
+ * against sets: 0, or the first error's exit code (after its message). */
+int sweep_grid_build(sweep_grid_t *g, const sweep_grid_args_t *args, const char *const *variants,
+                     int nvariants, const assign_list_t *sets);
 
 /* Refuses a --set (or a shorthand such as --epochs) that names a varied key,
  * or overlaps it (jobs.KEY and jobs.N.KEY): EXIT_INPUT after printing
