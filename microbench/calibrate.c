@@ -247,10 +247,8 @@ static int run(const options *o, calib_results *r) {
 
     /* Every sampled file is held in memory while it is measured: refuse a
      * sample that would not fit (twice, as measure does), before reading it. */
-    double listed = 0, avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    for (int i = 0; i < fl.n; i++)
-        listed += fl.v[i].size > 0 ? (double)fl.v[i].size : 0;
-    if (avail > 0 && 2 * listed > avail) {
+    double listed, avail;
+    if (!fileset_fits_twice(&fl, &listed, &avail)) {
         fprintf(stderr,
                 "stallsim calibrate: %s: the %d sampled files hold %.1f GB, but only %.1f GB of "
                 "memory is free; calibrate holds them in memory: use fewer --files\n",

@@ -136,3 +136,11 @@ int fileset_read(const char *path, unsigned char **buf, long *size) {
     *buf = NULL;
     return fileset_read_into(path, buf, &cap, size);
 }
+
+int fileset_fits_twice(const file_list *fl, double *listed, double *avail) {
+    *listed = 0;
+    *avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < fl->n; i++)
+        *listed += fl->v[i].size > 0 ? (double)fl->v[i].size : 0; /* -1: unreadable */
+    return !(*avail > 0 && 2 * *listed > *avail);
+}

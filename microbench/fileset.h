@@ -28,6 +28,11 @@ typedef struct {
 } file_list;
 
 int fileset_scan(const char *dir, file_list *out, char *err, size_t errlen);
+
+/* Whether the listed files could be held in memory twice (measure and
+ * calibrate hold each file, and may copy it once): 1, or 0 with their bytes
+ * and the memory free now in *listed and *avail (for the message). */
+int fileset_fits_twice(const file_list *fl, double *listed, double *avail);
 void fileset_free(file_list *fl);
 
 /* Reads a whole file into *buf, growing it (realloc) when it holds fewer than

@@ -268,10 +268,8 @@ static int dataset_load(const char *dir, dataset *d) {
     d->non_jpeg = d->fl.non_jpeg;
     /* The T_prep pass holds every file in memory, and MinIO may copy them
      * all again: refuse a data set that could not fit twice. */
-    double listed = 0, avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    for (int i = 0; i < n; i++)
-        listed += (double)d->fl.v[i].size;
-    if (avail > 0 && 2 * listed > avail) {
+    double listed, avail;
+    if (!fileset_fits_twice(&d->fl, &listed, &avail)) {
         fprintf(stderr,
                 "stallsim measure: --data %s: %.1f GB of JPEGs, but only %.1f GB of memory is "
                 "free; measure holds the data set in memory (up to twice): use a subset\n",
