@@ -355,7 +355,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
         if (o.trace) rc = run_traced(cmd, &o, runs, nv, &w, &watch);
         for (int k = 0; k < nv && !rc && !o.trace; k++) {
             w.k = k, w.variant = runs[k].scn.variant;
-            rc = run_execute_watched(&runs[k], !o.a.model_only, &watch);
+            rc = run_execute_observed(&runs[k], !o.a.model_only, &watch, NULL);
         }
         if (rc == SIM_STOPPED)
             rc = EXIT_RUNTIME;

@@ -64,7 +64,7 @@ typedef struct {
     uint32_t n_used; /* items each epoch reads: all, or whole batches under drop_last */
     uint32_t *perm, *perm_next, *pos_next;
     gsl_rng *rng;
-    prep_t prep;                   /* the loader's prep stage (both timelines) */
+    prep_t prep;                        /* the loader's prep stage (both timelines) */
     double decode_per_byte, prep_fixed; /* the stream's pipeline: s per byte, s per item */
     double *started, *started_mem; /* [ahead]: when the last consumer started batch k, by k % ahead:
                                     * batch k + ahead may be issued then (its buffer is free) */
@@ -885,12 +885,7 @@ static double wall_s(void) {
 }
 
 int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
-    return sim_run_watched(s, t, out, NULL);
-}
-
-int sim_run_watched(const scenario_t *s, const topology_t *t, run_metrics_t *out,
-                    const sim_watch_t *watch) {
-    return sim_run_observed(s, t, out, watch, NULL);
+    return sim_run_observed(s, t, out, NULL, NULL);
 }
 
 int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *out,

@@ -86,16 +86,14 @@ int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out);
 
 /* A long simulation, watched: about every half second of wall time the
  * simulator calls progress with the share of its batches done (0..1); a
- * nonzero return stops it, and sim_run_watched returns SIM_STOPPED with out
+ * nonzero return stops it, and sim_run_observed returns SIM_STOPPED with out
  * incomplete. The callback owns the clock, the limits and the messages. */
 typedef struct {
     int (*progress)(void *ctx, double done);
     void *ctx;
 } sim_watch_t;
 enum { SIM_STOPPED = 3 };
-int sim_run_watched(const scenario_t *s, const topology_t *t, run_metrics_t *out,
-                    const sim_watch_t *watch);
-/* The same, with an observer too (NULL: none). */
+/* sim_run with a watch and an observer (either NULL: none). */
 int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *out,
                      const sim_watch_t *watch, const sim_observer_t *obs);
 /* The item sizes (bytes) the simulator draws from r for the first n items

@@ -121,7 +121,6 @@ int run_sampled(const scenario_t *s, const topology_t *t) {
     return s->dataset.items > s->sampling.above_items && !mrc_inexact(s, t);
 }
 
-
 typedef struct {
     const mrc_t *m;
     const topology_t *t;
@@ -155,11 +154,7 @@ static int execute_sampled(variant_run_t *v) {
 }
 
 int run_execute(variant_run_t *v, int simulate) {
-    return run_execute_watched(v, simulate, NULL);
-}
-
-int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch) {
-    return run_execute_observed(v, simulate, watch, NULL);
+    return run_execute_observed(v, simulate, NULL, NULL);
 }
 
 int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watch,

@@ -66,10 +66,8 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
 /* The model, and with `simulate` the simulator, of a built variant. 0, or
  * EXIT_RUNTIME without memory. */
 int run_execute(variant_run_t *v, int simulate);
-/* The same with the simulator watched (sim_run_watched): SIM_STOPPED when
- * the watch stopped it. */
-int run_execute_watched(variant_run_t *v, int simulate, const sim_watch_t *watch);
-/* The same with an observer of the simulation too (sim.h; NULL: none). */
+/* The same with the simulator watched and observed (sim_run_observed; either
+ * NULL: none): SIM_STOPPED when the watch stopped it. */
 int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watch,
                          const sim_observer_t *obs);
 void run_release(variant_run_t *v);
