@@ -85,6 +85,14 @@ check "--dry-run: exit $rc, '$out' ($(cat err.txt))" \
 rc=$?
 check "--dry-run of a bad grid: exit $rc" '[ $rc = 2 ] && [ ! -e dry.csv ] && [ ! -e dry.csv.partial ]'
 
+# A value holding commas (prep.scaling's points) goes in a ';' list.
+"$bin" sweep "$small" --vary 'prep.scaling=1:1,2:1.5;1:1,2:2' --model-only -o sc.csv 2>err.txt
+rc=$?
+a=$(grep '^0,"1:1,2:1.5",' sc.csv | sed 's/^0,"[^"]*",//')
+b=$(grep '^1,"1:1,2:2",' sc.csv | sed 's/^1,"[^"]*",//')
+check "a ';' list of curves: exit $rc, 2 configurations, each curve's rows its own ($(cat err.txt))" \
+  '[ $rc = 0 ] && grep -q "\"grid_size\": 2," sc.csv.meta.json && [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ]'
+
 # Resume after a torn tail: cut the file mid-row, mid-configuration, at a
 # configuration boundary and inside the header; rerun; same bytes.
 total=$(wc -c <full.csv)

@@ -234,8 +234,11 @@ int sweep_grid_add(sweep_grid_t *g, const char *arg, const char *const *variants
     void *scratch =
         calloc(1, sizeof(scenario_t)); /* scenario_t holds job_t: big enough for either */
     int rc = list && scratch ? 0 : EXIT_RUNTIME, cap = 0;
+    /* A value that holds commas itself (prep.scaling's points) cannot go in
+     * a comma list: a list with a ';' in it is split at ';' alone. */
+    const char sep = list && strchr(list, ';') ? ';' : ',';
     for (char *item = list, *next; !rc && item; item = next) {
-        next = strchr(item, ',');
+        next = strchr(item, sep);
         if (next) *next++ = 0;
         if (!item[0])
             rc = fail(arg, "an empty value in the list");
@@ -349,8 +352,9 @@ const option_t sweep_grid_options[] = {
      .max = SWEEP_MAX_AXES,
      .help = "a grid axis: a comma list (server.cpus=8,16,24), a range with its\n"
              "end included (server.cache_gb=0:400:50), or both mixed; any key\n"
-             "--set takes, and `variant` (--vary variant=dali,coordl). The first\n"
-             "--vary changes slowest. Repeatable."},
+             "--set takes, and `variant` (--vary variant=dali,coordl). Values that\n"
+             "hold commas go in a ';' list: prep.scaling='1:1,2:1.9;1:1,2:2'.\n"
+             "The first --vary changes slowest. Repeatable."},
     {.name = "--tie",
      .type = OPT_LIST,
      .arg = "KEY=KEY2",
