@@ -207,6 +207,16 @@ static int torch_check(const scenario_t *s) {
                    "each server's own cache (use local)");
         bad = 1;
     }
+    /* The Huffman share on the CPU and the rest on the training GPU, with
+     * prefetch_batches decoded batches staged there, is DALI's mixed decoder:
+     * a DataLoader's forked workers cannot use CUDA, and a decode in the
+     * training process is not what this kind replays. */
+    if (s->prep.decode == DECODE_GPU) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "prep.decode")],
+                   "prep.decode: gpu is DALI's mixed decoder (loader.kind: pool); loader.kind: "
+                   "pytorch decodes in its workers on the CPU (use prep.decode: cpu)");
+        bad = 1;
+    }
     int pf = schema_find(SCOPE_JOB, "prefetch_batches");
     for (int i = 0; i < s->njobs; i++) {
         if (!s->jobs[i].origin[pf].file) continue;

@@ -294,12 +294,13 @@ static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
                 diag_error(job_pos(s, j, "gpu_mem_gb"),
                            "job '%s' does not fit its GPUs: %.3g GB each (training %.3g GB + "
                            "%lld prepared batch(es) of %lld x %.6g KB%s = %.3g GB of input) but "
-                           "server.gpu_mem_gb = %g; lower batch_per_gpu or prefetch_batches%s",
+                           "server.gpu_mem_gb = %g; lower batch_per_gpu%s",
                            jb->name, need / 1e9, jb->gpu_mem_gb,
                            (long long)(gpu ? scenario_staged_batches(s, jb) : 1),
                            (long long)jb->batch_per_gpu, scenario_job_out_item_bytes(s, jb) / 1e3,
                            gpu ? " + one batch of decoded full-size images" : "", input / 1e9,
-                           s->server.gpu_mem_gb, gpu ? ", or decode on the CPU" : "");
+                           s->server.gpu_mem_gb,
+                           gpu ? " or prefetch_batches, or decode on the CPU" : "");
                 errors++;
             }
         }
