@@ -34,6 +34,9 @@ int gpu_augment(const aug_image *imgs, const aug_params *params, int n, int out_
  * source, reps times; gb_s[i] in 1e9 bytes per second. */
 int gpu_h2d(size_t bytes, int pinned, int reps, double *gb_s, char *err, size_t errlen);
 
+/* 1 if this build has the nvJPEG module (cuda/nvjpeg_cuda.cu). */
+int gpu_nvjpeg_built(void);
+
 /* nvJPEG's decode timed by stage (nvjpeg_bench.h); fails with the reason
  * ("built without nvJPEG", no GPU) where it cannot run. */
 int gpu_nvjpeg(const unsigned char *const *jpegs, const size_t *sizes, int n, int reps,

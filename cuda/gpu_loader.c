@@ -111,6 +111,14 @@ int gpu_sgemm(int n, int reps, double *tflops, char *err, size_t errlen) {
     return load(err, errlen) ? -1 : api.sgemm(n, reps, tflops, err, errlen);
 }
 
+int gpu_nvjpeg_built(void) {
+#ifdef STALLSIM_NVJPEG_MODULE
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* nvJPEG has its own module: a toolkit without nvJPEG still measures the
  * rest of the GPU. */
 typedef int (*nvjpeg_fn)(const unsigned char *const *, const size_t *, int, int,

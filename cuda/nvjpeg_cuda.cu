@@ -43,7 +43,21 @@ struct decoder {
 
 int nv_fail(nvjpegStatus_t s, const char *what, char *err, size_t errlen) {
     if (s == NVJPEG_STATUS_SUCCESS) return 0;
-    snprintf(err, errlen, "nvJPEG: %s failed (status %d)", what, (int)s);
+    /* nvjpegStatus_t's values (nvjpeg.h); the library has no string for them. */
+    static const char *const names[] = {"success",
+                                        "not initialized",
+                                        "invalid parameter",
+                                        "bad JPEG",
+                                        "JPEG not supported",
+                                        "allocator failure",
+                                        "execution failed (no usable GPU or driver?)",
+                                        "arch mismatch",
+                                        "internal error",
+                                        "implementation not supported",
+                                        "incomplete bitstream"};
+    const int i = (int)s;
+    snprintf(err, errlen, "nvJPEG: %s failed: %s (status %d)", what,
+             i >= 0 && i < (int)(sizeof names / sizeof names[0]) ? names[i] : "unknown", i);
     return -1;
 }
 

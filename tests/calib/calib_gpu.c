@@ -124,6 +124,13 @@ static void test_no_gpu_says_why(void **state) {
     err[0] = '\0';
     assert_int_equal(gpu_nvjpeg(jp, sz, 1, 1, jp[0], h, d, mp, &diff, err, sizeof err), -1);
     assert_true(strlen(err) > 5 && diff == -1);
+    printf("nvJPEG without a GPU: %s\n", err);
+    /* A module that was built must load, its nvJPEG with it, and fail in
+     * the library or the driver, not in dlopen. */
+    if (gpu_nvjpeg_built())
+        assert_null(strstr(err, "load"));
+    else
+        assert_non_null(strstr(err, "built without"));
 }
 
 /* nvJPEG's decode (prep.decode gpu's rates) where a GPU and nvJPEG are
