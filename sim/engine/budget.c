@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -76,13 +77,62 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     return b >= (double)SIZE_MAX ? SIZE_MAX : (size_t)b;
 }
 
+/* The lowest memory limit at `dir` or above it (limits nest: an ancestor's
+ * binds a child's processes too); 0 for none. Unlimited reads as "max" (v2)
+ * or as a value near 2^63 (v1). */
+static double cgroup_walk(const char *root, const char *dir, const char *file) {
+    char rel[2048];
+    if (snprintf(rel, sizeof rel, "%s", dir[0] == '/' ? dir : "/") >= (int)sizeof rel) return 0;
+    double low = 0;
+    for (;;) {
+        char path[4096];
+        const int root_dir = !strcmp(rel, "/");
+        snprintf(path, sizeof path, "%s%s/%s", root, root_dir ? "" : rel, file);
+        FILE *fp = fopen(path, "r");
+        if (fp) {
+            unsigned long long v = 0;
+            if (fscanf(fp, "%llu", &v) == 1 && v > 0 && (double)v < 0x1p62 &&
+                (low == 0 || (double)v < low))
+                low = (double)v;
+            fclose(fp);
+        }
+        if (root_dir) break;
+        char *slash = strrchr(rel, '/');
+        slash[slash == rel ? 1 : 0] = 0; /* the parent: "/a/b" to "/a", "/a" to "/" */
+    }
+    return low;
+}
+
+/* This process's memory cgroup limit, v2 (memory.max) or v1
+ * (memory.limit_in_bytes), from the cgroup /proc/self/cgroup names, at the
+ * usual mount points; 0 for none. Without it a sweep or run inside a
+ * container or a job slot would be killed by the kernel, not refused. */
 static double cgroup_limit(void) {
-    FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+    FILE *f = fopen("/proc/self/cgroup", "r");
     if (!f) return 0;
-    unsigned long long v = 0;
-    int ok = fscanf(f, "%llu", &v) == 1; /* "max" (no limit) does not scan */
+    char line[4096];
+    double low = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c1 = *c2 = 0;
+        const char *ctrls = c1 + 1, *dir = c2 + 1;
+        double v = 0;
+        if (!strcmp(line, "0") && !ctrls[0]) {
+            v = cgroup_walk("/sys/fs/cgroup", dir, "memory.max");
+        } else {
+            char list[256];
+            snprintf(list, sizeof list, "%s", ctrls);
+            for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+                 tok = strtok_r(NULL, ",", &save))
+                if (!strcmp(tok, "memory"))
+                    v = cgroup_walk("/sys/fs/cgroup/memory", dir, "memory.limit_in_bytes");
+        }
+        if (v > 0 && (low == 0 || v < low)) low = v;
+    }
     fclose(f);
-    return ok ? (double)v : 0;
+    return low;
 }
 
 size_t sim_memory_available(void) {

@@ -18,8 +18,9 @@
 
 /* Bytes the simulator allocates for this scenario (saturates at SIZE_MAX). */
 size_t sim_memory_bytes(const scenario_t *s, const topology_t *t);
-/* Physical memory, lowered to RLIMIT_AS / RLIMIT_DATA and the cgroup v2
- * memory.max when those are set. */
+/* Physical memory, lowered to RLIMIT_AS / RLIMIT_DATA and to the memory
+ * limit of this process's cgroup or any ancestor (v2 memory.max, v1
+ * memory.limit_in_bytes) when those are set. */
 size_t sim_memory_available(void);
 /* 0 when the simulation fits; otherwise prints, at dataset.items,
  * "... needs X GiB of memory, this machine has Y GiB" and returns EXIT_INPUT. */
