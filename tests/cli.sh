@@ -130,7 +130,8 @@ fi
 grep -q 'cost in USD' <<<"$("$bin" run $small)" && bad "an unpriced run printed a cost table" || ok
 grep -q 'cost_usd' <<<"$js" && bad "an unpriced run has cost_usd in JSON" || ok
 pj=$("$bin" run $small --format json --set prices.gpu_hour=3.6 --set prices.get_per_1000=0.5 \
-  --set prices.egress_per_gb=0.1 --set prices.core_hour=0.36 --set prices.list_per_1000=5)
+  --set prices.egress_per_gb=0.1 --set prices.core_hour=0.36 --set prices.list_per_1000=5 \
+  --set prices.dram_gb_hour=0.01 --set prices.tier_gb_hour=0.002 --set server.tier.cache_gb=0.5)
 if command -v python3 >/dev/null; then
   python3 - "$pj" <<'PY' && ok || bad "cost figures in JSON"
 import json, math, sys
@@ -145,12 +146,13 @@ for v in d["variants"]:
                     "gpu_stall": (m["epoch_s"] - m["t_gpu_s"]) / 3600 * 2 * 3.6,
                     "egress": m["storage_read_bytes"] / 1e9 * 0.1,
                     "cores": m["epoch_s"] / 3600 * j["cpus"] * 0.36,
-                    "lists": (20 / 1000 * 5 if e["epoch"] == 1 else 0)}
+                    "lists": (20 / 1000 * 5 if e["epoch"] == 1 else 0),
+                    "cache": m["epoch_s"] / 3600 * (1 * 0.01 + 0.5 * 0.002)}
             for k, w in want.items():
                 assert math.isclose(ce[k], w, rel_tol=1e-6, abs_tol=1e-12), (k, ce[k], w)
             assert ce["requests"] > 0
             assert math.isclose(ce["total"], ce["requests"] + ce["lists"] + ce["egress"]
-                                + ce["gpu"] + ce["cores"], rel_tol=1e-7)
+                                + ce["gpu"] + ce["cores"] + ce["cache"], rel_tol=1e-7)
         for k in c["run"]:
             assert math.isclose(c["run"][k], sum(x[k] for x in c["epochs"]), rel_tol=1e-7), k
 PY

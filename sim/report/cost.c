@@ -6,7 +6,8 @@
 
 int cost_priced(const scenario_t *s) {
     return s->prices.get_per_1000 > 0 || s->prices.list_per_1000 > 0 ||
-           s->prices.egress_per_gb > 0 || s->prices.gpu_hour > 0 || s->prices.core_hour > 0;
+           s->prices.egress_per_gb > 0 || s->prices.gpu_hour > 0 || s->prices.core_hour > 0 ||
+           s->prices.dram_gb_hour > 0 || s->prices.tier_gb_hour > 0;
 }
 
 void cost_epoch(const scenario_t *s, const topology_t *t, int i, int e, const epoch_metrics_t *m,
@@ -25,10 +26,15 @@ void cost_epoch(const scenario_t *s, const topology_t *t, int i, int e, const ep
         if (e == 0)
             c->lists = ceil((double)s->dataset.items / 1000) / 1000 * s->prices.list_per_1000;
     }
-    c->total = c->requests + c->lists + c->egress + c->gpu + c->cores;
+    const double share = (double)in->nservers * in->gpus_per_server / (double)s->server.gpus;
+    c->cache = hours * share *
+               (s->server.cache_gb * s->prices.dram_gb_hour +
+                s->server.tier.cache_gb * s->prices.tier_gb_hour);
+    c->total = c->requests + c->lists + c->egress + c->gpu + c->cores + c->cache;
 }
 
 void cost_add(cost_t *c, const cost_t *d) {
     c->requests += d->requests, c->lists += d->lists, c->egress += d->egress;
-    c->gpu += d->gpu, c->gpu_stall += d->gpu_stall, c->cores += d->cores, c->total += d->total;
+    c->gpu += d->gpu, c->gpu_stall += d->gpu_stall, c->cores += d->cores, c->cache += d->cache;
+    c->total += d->total;
 }

@@ -7,7 +7,8 @@
  *
  * A stream's reads and cores are charged once, to its lead instance (the
  * instances sharing a coordinated stream report the same reads); GPUs to
- * every instance. */
+ * every instance, and a server's cache (DRAM and tier) to the instances on
+ * it by their share of its GPUs, so the jobs of a full server pay it once. */
 #ifndef STALLSIM_COST_H
 #define STALLSIM_COST_H
 
@@ -22,7 +23,8 @@ typedef struct {
     double gpu;       /* the instance's GPUs for the epoch */
     double gpu_stall; /* the part of gpu spent waiting for data: (T - T_gpu) */
     double cores;     /* the instance's prep cores for the epoch */
-    double total;     /* requests + lists + egress + gpu + cores */
+    double cache;     /* its share of its servers' cache and tier GB for the epoch */
+    double total;     /* requests + lists + egress + gpu + cores + cache */
 } cost_t;
 
 /* 1 when any price is set. */

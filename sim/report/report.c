@@ -424,8 +424,8 @@ static void write_text_requests(FILE *out, const variant_run_t *v, int nv) {
 static void json_cost_one(FILE *out, const cost_t *c) {
     fprintf(out,
             "{\"requests\": %.9g, \"lists\": %.9g, \"egress\": %.9g, \"gpu\": %.9g, "
-            "\"gpu_stall\": %.9g, \"cores\": %.9g, \"total\": %.9g}",
-            c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->total);
+            "\"gpu_stall\": %.9g, \"cores\": %.9g, \"cache\": %.9g, \"total\": %.9g}",
+            c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->cache, c->total);
 }
 
 /* Instance i's dollars per epoch and for the run, from the simulator where
@@ -447,8 +447,9 @@ static void json_cost(FILE *out, const variant_run_t *v, int i) {
 
 static void text_cost_row(FILE *out, const char *variant, const char *job, const char *epoch,
                           const cost_t *c) {
-    fprintf(out, "%-10s %-12s %5s %11.2f %9.2f %9.2f %11.2f %11.2f %9.2f %11.2f\n", variant, job,
-            epoch, c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->total);
+    fprintf(out, "%-10s %-12s %5s %11.2f %9.2f %9.2f %11.2f %11.2f %9.2f %9.2f %11.2f\n", variant,
+            job, epoch, c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->cache,
+            c->total);
 }
 
 /* Dollars per epoch and per run of every priced variant's jobs. */
@@ -459,8 +460,8 @@ static void write_text_cost(FILE *out, const variant_run_t *v, int nv) {
     if (!any) return;
     fprintf(out, "\ncost in USD (simulator where run; prices: %s)\n",
             v[0].scn.prices_file[0] ? v[0].scn.prices_file : "the scenario's prices.*");
-    fprintf(out, "%-10s %-12s %5s %11s %9s %9s %11s %11s %9s %11s\n", "variant", "job", "epoch",
-            "requests", "lists", "egress", "gpu", "gpu_stalled", "cores", "total");
+    fprintf(out, "%-10s %-12s %5s %11s %9s %9s %11s %11s %9s %9s %11s\n", "variant", "job", "epoch",
+            "requests", "lists", "egress", "gpu", "gpu_stalled", "cores", "cache", "total");
     for (int k = 0; k < nv; k++) {
         if (!cost_priced(&v[k].scn)) continue;
         const run_metrics_t *r = best_source(&v[k]);
@@ -477,7 +478,8 @@ static void write_text_cost(FILE *out, const variant_run_t *v, int nv) {
         }
     }
     fprintf(out, "gpu_stalled: the part of gpu paid while the GPUs waited for data (T - T_gpu); "
-                 "lists: the dataset listed once, 1000 keys a LIST.\n");
+                 "lists: the dataset listed once, 1000 keys a LIST; cache: the job's share of "
+                 "its servers' cache and tier GB (by GPUs).\n");
 }
 
 static void write_json(FILE *out, const char *path, const variant_run_t *v, int nv) {

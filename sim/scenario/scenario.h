@@ -173,6 +173,8 @@ typedef struct {
         double egress_per_gb;
         double gpu_hour;
         double core_hour;
+        double dram_gb_hour; /* server.cache_gb */
+        double tier_gb_hour; /* server.tier.cache_gb */
     } prices;
     struct { /* sim.*: sampled simulation of very large datasets (sim/mrc) */
         int64_t above_items;

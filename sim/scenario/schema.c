@@ -95,6 +95,8 @@ static const key_def_t core_keys[] = {
     {"prices.egress_per_gb", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.egress_per_gb), "price of one GB read from storage (egress; 0 within a cloud region)"},
     {"prices.gpu_hour", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.gpu_hour), "price of one GPU for an hour"},
     {"prices.core_hour", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.core_hour), "price of one CPU core for an hour (the job's prep cores)"},
+    {"prices.dram_gb_hour", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.dram_gb_hour), "price of one GB of the servers' cache (server.cache_gb, DRAM) for an hour; a job pays its servers' cache by its share of their GPUs"},
+    {"prices.tier_gb_hour", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.tier_gb_hour), "price of one GB of the servers' cache device (server.tier.cache_gb, e.g. NVMe) for an hour; a job pays by its share of the servers' GPUs"},
     {"sim.sample_above_items", KT_INT, "items", "100000000", 0, 4000000000.0, 0, NULL, S(sampling.above_items), "above this many items (lru or minio, loose items, one stream per cache) the simulator replays a hash-sampled share of the items (sim.sample_rate, SHARDS) for the hits and takes the timings from the model given them; the output says so"},
     {"sim.sample_rate", KT_REAL, "", "0.01", 0, 1, 1, NULL, S(sampling.rate), "share of the items a sampled run replays (items whose hash falls below it; the cache scaled alike)"},
     {"sim.sample_items_max", KT_INT, "items", "4000000", 1000, 4000000000.0, 0, NULL, S(sampling.items_max), "a sampled run replays at most about this many items: the share is lowered to fit (SHARDS' fixed-size form; time and memory stay bounded as the dataset grows)"},
