@@ -273,6 +273,16 @@ elif [ "$fig" != skip ]; then
   bad "memory figures not found in check's message: '$fig'"
 fi
 
+# A cache-size curve's replay is counted before anything runs: one too big
+# for the memory is refused (exit 2, nothing written), not failed midway.
+if ! grep -qa __asan_init "$bin"; then
+  (ulimit -v 400000; "$bin" sweep "$small" --variant base --vary server.cache_gb=0:2:0.002 \
+    --epochs 200 -o big.csv --threads 2 >/dev/null 2>err.txt)
+  rc=$?
+  check "a curve whose replay does not fit: exit $rc ($(cat err.txt))" \
+    '[ $rc = 2 ] && grep -q "the cache-size curve.s replay (0.8 GiB)" err.txt && [ ! -e big.csv.partial ]'
+fi
+
 # Names with a comma or a quote (a job, a variant) are quoted CSV fields
 # (RFC 4180) in the sweep too, and a resume reads them back: it keeps every
 # whole configuration instead of starting over.

@@ -93,6 +93,12 @@ static double sample_rate(const scenario_t *s) {
     return s->sampling.rate < cap ? s->sampling.rate : cap;
 }
 
+double run_memory_bytes(const variant_run_t *v) {
+    return run_sampled(&v->scn, &v->topo)
+               ? mrc_memory_bytes(&v->scn, &v->topo, sample_rate(&v->scn), 1)
+               : (double)sim_memory_bytes(&v->scn, &v->topo);
+}
+
 int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulations,
               variant_run_t *v) {
     int rc = scenario_build(doc, sets, variant, &v->scn);

@@ -56,6 +56,10 @@ typedef struct {
 int run_select(const scenario_doc_t *doc, const char *cmd, const char *const *only, int nonly,
                int *idx, int *n);
 
+/* Bytes one simulation of v allocates: item by item (sim_memory_bytes), or
+ * the replay of a sampled one (run_sampled). v built. */
+double run_memory_bytes(const variant_run_t *v);
+
 /* Builds variant `variant` of doc with the overrides `sets` into v->scn and
  * v->topo and checks it; when `simulations` > 0, also that this machine can
  * hold that many of its simulations at once (a sweep runs one per thread).

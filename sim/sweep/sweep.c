@@ -368,8 +368,18 @@ static void free_inputs(plan_t *p) {
  * runs, with the --threads that would fit. */
 static int check_threads_memory(const plan_t *p, double largest, int64_t where) {
     double have = (double)sim_memory_available();
-    if (p->at_once <= 1 || largest * p->at_once <= have) return 0;
     const double gib = 1024.0 * 1024 * 1024;
+    if (p->curve) { /* the replay and three simulations, not one per size */
+        double replay, need = sweep_curve_memory(p->curve, largest, &replay);
+        if (need <= have) return 0;
+        fprintf(stderr,
+                "stallsim sweep: the cache-size curve's replay (%.1f GiB) and the simulations "
+                "that confirm it (at most %.1f GiB each) on --threads %d need %.1f GiB, this "
+                "machine has %.1f GiB; fewer --threads, --no-curve, or --model-only\n",
+                replay / gib, largest / gib, p->o->threads, need / gib, have / gib);
+        return EXIT_INPUT;
+    }
+    if (p->at_once <= 1 || largest * p->at_once <= have) return 0;
     char what[4096];
     config_text(p, where, what, sizeof what);
     long fits = (long)(have / largest);
@@ -398,13 +408,15 @@ static int validate_one(plan_t *p, int64_t c, variant_run_t *v, double *largest,
     int64_t rows = 0;
     int mine = c >= p->first && c < p->end;
     for (int k = 0; k < nv && !rc; k++) {
-        rc = run_build(p->doc, &sets, vars[k], 0, v);
+        /* One simulation of each of the shard's must fit alone (run_build
+         * checks it, sampled or not); the largest, once a thread, below. */
+        const int sims = mine && p->at_once > 0;
+        rc = run_build(p->doc, &sets, vars[k], sims, v);
         if (!rc) rc = note_input(p, v->scn.host, "the host profile");
         if (!rc) rc = note_input(p, v->scn.prices_file, "the price file");
-        if (!rc && mine && p->at_once > 0 && !run_sampled(&v->scn, &v->topo)) {
-            double one = (double)sim_memory_bytes(&v->scn, &v->topo);
+        if (!rc && sims) {
+            double one = run_memory_bytes(v);
             if (one > *largest) *largest = one, *where = c;
-            rc = sim_memory_check_n(&v->scn, &v->topo, 1);
         }
         if (rc == EXIT_INPUT) describe_config(p, c);
         if (rc) break;

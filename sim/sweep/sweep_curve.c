@@ -83,6 +83,15 @@ int sweep_curve_plan(const sweep_grid_t *g, int variants, int threads, sweep_bui
     return 0;
 }
 
+double sweep_curve_memory(const sweep_curve_t *cv, double largest, double *replay) {
+    const double r = mrc_memory_bytes(&cv->base.scn, &cv->base.topo, 1, (int)cv->n);
+    if (replay) *replay = r;
+    const int nt = cv->threads < CHECKS + 1 ? cv->threads : CHECKS + 1;
+    if (nt <= 1) return r > largest ? r : largest; /* one task at a time */
+    const double with = r + (nt - 1) * largest, sims = (nt < CHECKS ? nt : CHECKS) * largest;
+    return with > sims ? with : sims;
+}
+
 int sweep_curve_rows(const sweep_curve_t *cv, int64_t c) {
     return checked(cv, c) >= 0 ? 3 : 2;
 }

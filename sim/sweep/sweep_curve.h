@@ -38,6 +38,11 @@ int sweep_curve_plan(const sweep_grid_t *g, int variants, int threads, sweep_bui
  * for a simulated one (model, sim, curve). */
 int sweep_curve_rows(const sweep_curve_t *cv, int64_t c);
 
+/* Bytes held at once by sweep_curve_run: the replay beside as many of the
+ * three simulations as the threads run with it, each at most `largest`
+ * bytes; *replay gets the replay's own. */
+double sweep_curve_memory(const sweep_curve_t *cv, double largest, double *replay);
+
 /* The replay and the full simulations, on up to `threads` threads; prints
  * the curve's error against the simulations. 0, or an exit code. */
 int sweep_curve_run(sweep_curve_t *cv);
