@@ -7,16 +7,8 @@
 # exit 2 naming the flag; run's "what to change" line.
 # usage: advise.sh STALLSIM SOURCE_DIR
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
-small=$src/tests/data/small.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+in_tmp "$1" "$2"
 
 # best SWEEP_CSV NCOLS TARGET DIR [SIM]: the configuration a full sweep finds
 # best: the last epoch's rows (model; with SIM, the sim row must meet it too),
@@ -182,5 +174,4 @@ prep_ok() { # CORES: 1 when the model's steady T_prep of coordl reaches T_gpu / 
   || bad "a GPU-bound variant is not told so"
 "$bin" run "$oi" --model-only --format csv | grep -qi "what to change" && bad "CSV has the what-to-change line" || ok
 
-echo "advise: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish advise

@@ -6,25 +6,7 @@
 set -u
 bin=$1
 src=$(cd "$2" && pwd)
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_exit CODE STDERR_SUBSTRING -- command...
-expect() {
-  local code=$1 want=$2
-  shift 3
-  local err rc
-  err=$("$@" 2>&1 >/dev/null)
-  rc=$?
-  if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code; stderr: $err"; return; fi
-  if [ -n "$want" ] && ! grep -qF -- "$want" <<<"$err"; then
-    bad "$* -> stderr lacks '$want'; got: $err"
-    return
-  fi
-  ok
-}
+. "$(dirname "$0")/lib.sh"
 
 cd "$src/tests/bad" || exit 1
 for f in *.yaml; do
@@ -299,5 +281,4 @@ ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')
 [ "$ref" == "$readme" ] && ok || { bad "README key reference is stale (stallsim help keys --markdown)"; diff <(echo "$ref") <(echo "$readme") | head; }
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish cli

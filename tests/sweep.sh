@@ -5,17 +5,8 @@
 # shards concatenating to the whole grid, bad --vary values (exit 2), --tie.
 # usage: sweep.sh STALLSIM SOURCE_DIR
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
-small=$src/tests/data/small.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
+. "$(dirname "$0")/lib.sh"
+in_tmp "$1" "$2"
 
 # A grid of 3 x 4 = 12 configurations, 2 variants, 2 epochs, model and sim.
 grid=(--vary server.cpus=2,3,4 --vary server.cache_gb=0:1.5:0.5)
@@ -309,5 +300,4 @@ for t in server.cpus=server.cache_gb server.cpus=server.nope server.cpus=server.
   check "--tie $t: exit 2 with the reason ($(cat err.txt))" '[ $rc = 2 ] && grep -q "^stallsim sweep: --tie $t: " err.txt && [ ! -e tbad.csv.partial ]'
 done
 
-echo "sweep: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish sweep
