@@ -255,6 +255,9 @@ t1=$(date +%s)
   && [ $((t1 - t0)) -lt 30 ] && ok || bad "--max-seconds 3: exit $rc after $((t1 - t0)) s; $(cat "$q3.err")"
 expect 2 "--max-seconds: expected a number of seconds > 0, got '0'" -- "$bin" run $small --max-seconds 0
 expect 2 "--max-seconds: expected a number of seconds > 0, got 'soon'" -- "$bin" run $small --max-seconds soon
+expect 2 "--max-seconds: expected a number of seconds > 0, got 'inf'" -- "$bin" run $small --max-seconds=inf
+expect 2 "--cache-gb: expected a number of GB >= 0, got '-1'" -- "$bin" import dlio tests/data/dlio/unet3d_h100.yaml --cache-gb -1
+expect 2 "--cache-gb: expected a number of GB >= 0, got '2x'" -- "$bin" import dlio tests/data/dlio/unet3d_h100.yaml --cache-gb 2x
 # Without a bound, a run its pace puts past an hour says so on stderr.
 "$bin" run $small --set dataset.items=40000000 --epochs 1000 >/dev/null 2>"$q3.err" &
 pid=$!
