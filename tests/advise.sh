@@ -153,6 +153,14 @@ expect2 "--minimize and --maximize" "${v[@]}" --minimize server.cpus --maximize 
 expect2 "sets a varied key" "${v[@]}" --minimize server.cpus --alternative server.cpus=4
 expect2 "advise searches one variant" "${v[@]}" --minimize server.cpus --variant base --variant minio
 expect2 "no such file\|cannot\|error" "${v[@]}" --prices nope.yaml
+# The searched variant's own setting of a varied key is noted.
+"$bin" advise "$small" --model-only --variant minio --vary server.cpus=1,2 --vary loader.cache=lru,none \
+  --minimize server.cpus >/dev/null 2>err.txt
+grep -qx "stallsim advise: note: variant .minio. sets loader.cache itself, so --vary loader.cache does not change it there" err.txt \
+  && ok || bad "no note on minio's own loader.cache: $(cat err.txt)"
+"$bin" advise "$small" --model-only --variant base --vary server.cpus=1,2 --vary loader.cache=lru,none \
+  --minimize server.cpus >/dev/null 2>err.txt
+grep -q "note: variant" err.txt && bad "a note on a variant not searched: $(cat err.txt)" || ok
 # A configuration that fails a cross-key rule is named.
 expect2 "configuration 1 (jobs.0.gpus=4) of --vary is invalid" --vary jobs.0.gpus=2,4 --maximize jobs.0.gpus
 

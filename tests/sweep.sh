@@ -182,6 +182,13 @@ check "-o - exits 0 ($(cat err.txt))" '[ $? = 0 ]'
 check "-o - writes the CSV to stdout" 'cmp -s full.csv stream.csv'
 check "-o - makes no file named -" '[ ! -e ./- ] && [ ! -e ./-.meta.json ] && [ ! -e ./-.partial ]'
 expect2 "stallsim sweep: --shard" --vary server.cpus=2 --shard 3/2
+
+# A varied key a variant run sets itself is noted (the variant wins), only for the variants run.
+"$bin" sweep "$small" --model-only --vary loader.cache=lru,none -o - >/dev/null 2>note.err
+check "note: minio sets the varied loader.cache ($(cat note.err))" \
+  'grep -qx "stallsim sweep: note: variant .minio. sets loader.cache itself, so --vary loader.cache does not change it there" note.err'
+"$bin" sweep "$small" --model-only --vary loader.cache=lru,none --variant base -o - >/dev/null 2>note.err
+check "no note when that variant is not run ($(cat note.err))" '[ ! -s note.err ]'
 expect2 "nothing to sweep" --set server.cpus=2
 expect2 "--variant and --vary variant" --vary variant=base --variant base
 
