@@ -51,7 +51,9 @@ total=$(find "$D" -name '*.jpg' -printf '%s\n' | awk '{ s += $1 } END { print s 
 [ "$file1" = "$N items fetched once each, $N decoded, 0 failed; $N files read ($total bytes)" ] \
   && ok || bad "file run, epoch 1: '$file1'"
 
-# The server, on a port it picks (the log names it).
+# The server, on a port it picks (the log names it; created first, so the
+# wait below never reads a file the background shell has not opened yet).
+: >"$W/server.log"
 "$py" -u -m http.server --bind 127.0.0.1 0 --directory "$D" >"$W/server.log" 2>&1 &
 srv=$!
 port=
