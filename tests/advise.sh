@@ -7,16 +7,8 @@
 # exit 2 naming the flag; run's "what to change" line.
 # usage: advise.sh STALLSIM SOURCE_DIR
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
-small=$src/tests/data/small.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+in_tmp "$1" "$2"
 
 # best SWEEP_CSV NCOLS TARGET DIR [SIM]: the configuration a full sweep finds
 # best: the last epoch's rows (model; with SIM, the sim row must meet it too),
@@ -161,6 +153,14 @@ expect2 "--minimize and --maximize" "${v[@]}" --minimize server.cpus --maximize 
 expect2 "sets a varied key" "${v[@]}" --minimize server.cpus --alternative server.cpus=4
 expect2 "advise searches one variant" "${v[@]}" --minimize server.cpus --variant base --variant minio
 expect2 "no such file\|cannot\|error" "${v[@]}" --prices nope.yaml
+# The searched variant's own setting of a varied key is noted.
+"$bin" advise "$small" --model-only --variant minio --vary server.cpus=1,2 --vary loader.cache=lru,none \
+  --minimize server.cpus >/dev/null 2>err.txt
+grep -qx "stallsim advise: note: variant .minio. sets loader.cache itself, so --vary loader.cache does not change it there" err.txt \
+  && ok || bad "no note on minio's own loader.cache: $(cat err.txt)"
+"$bin" advise "$small" --model-only --variant base --vary server.cpus=1,2 --vary loader.cache=lru,none \
+  --minimize server.cpus >/dev/null 2>err.txt
+grep -q "note: variant" err.txt && bad "a note on a variant not searched: $(cat err.txt)" || ok
 # A configuration that fails a cross-key rule is named.
 expect2 "configuration 1 (jobs.0.gpus=4) of --vary is invalid" --vary jobs.0.gpus=2,4 --maximize jobs.0.gpus
 
@@ -182,5 +182,4 @@ prep_ok() { # CORES: 1 when the model's steady T_prep of coordl reaches T_gpu / 
   || bad "a GPU-bound variant is not told so"
 "$bin" run "$oi" --model-only --format csv | grep -qi "what to change" && bad "CSV has the what-to-change line" || ok
 
-echo "advise: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish advise

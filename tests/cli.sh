@@ -6,25 +6,7 @@
 set -u
 bin=$1
 src=$(cd "$2" && pwd)
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_exit CODE STDERR_SUBSTRING -- command...
-expect() {
-  local code=$1 want=$2
-  shift 3
-  local err rc
-  err=$("$@" 2>&1 >/dev/null)
-  rc=$?
-  if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code; stderr: $err"; return; fi
-  if [ -n "$want" ] && ! grep -qF -- "$want" <<<"$err"; then
-    bad "$* -> stderr lacks '$want'; got: $err"
-    return
-  fi
-  ok
-}
+. "$(dirname "$0")/lib.sh"
 
 cd "$src/tests/bad" || exit 1
 for f in *.yaml; do
@@ -275,6 +257,9 @@ t1=$(date +%s)
   && [ $((t1 - t0)) -lt 30 ] && ok || bad "--max-seconds 3: exit $rc after $((t1 - t0)) s; $(cat "$q3.err")"
 expect 2 "--max-seconds: expected a number of seconds > 0, got '0'" -- "$bin" run $small --max-seconds 0
 expect 2 "--max-seconds: expected a number of seconds > 0, got 'soon'" -- "$bin" run $small --max-seconds soon
+expect 2 "--max-seconds: expected a number of seconds > 0, got 'inf'" -- "$bin" run $small --max-seconds=inf
+expect 2 "--cache-gb: expected a number of GB >= 0, got '-1'" -- "$bin" import dlio tests/data/dlio/unet3d_h100.yaml --cache-gb -1
+expect 2 "--cache-gb: expected a number of GB >= 0, got '2x'" -- "$bin" import dlio tests/data/dlio/unet3d_h100.yaml --cache-gb 2x
 # Without a bound, a run its pace puts past an hour says so on stderr.
 "$bin" run $small --set dataset.items=40000000 --epochs 1000 >/dev/null 2>"$q3.err" &
 pid=$!
@@ -301,5 +286,4 @@ ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')
 [ "$ref" == "$readme" ] && ok || { bad "README key reference is stale (stallsim help keys --markdown)"; diff <(echo "$ref") <(echo "$readme") | head; }
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish cli

@@ -10,9 +10,7 @@ bin=$1
 src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 cd "$src" || exit 1
 small=tests/data/small.yaml
 
@@ -49,15 +47,6 @@ for f in run model sweep v; do
 done
 
 # Refused targets.
-expect() {
-  local code=$1 want=$2
-  shift 2
-  local err rc
-  err=$("$@" 2>&1 >/dev/null)
-  rc=$?
-  if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code; stderr: $err"; return; fi
-  grep -qF -- "$want" <<<"$err" && ok || bad "$* -> stderr lacks '$want': $err"
-}
 expect 2 "an input of this sweep" "$bin" sweep $small --vary server.cpus=2,4 -o "$tmp/e.csv" --html $small
 expect 2 "the sweep's own output" "$bin" sweep $small --vary server.cpus=2,4 -o "$tmp/e.csv" --html "$tmp/e.csv"
 expect 2 "the sweep's own output" "$bin" sweep $small --vary server.cpus=2,4 -o "$tmp/e.csv" --html "$tmp/e.csv.partial"
@@ -79,17 +68,16 @@ shoot() { # PAGE PNG LOG WIDTH HEIGHT
     --user-data-dir="$tmp/profile" --window-size="$4,$5" --screenshot="$2" \
     --enable-logging=stderr --v=0 "file://$1" >"$3" 2>&1 && [ -s "$2" ]
 }
-check() { /usr/bin/python3 tests/html_check.py "$@"; }
-shoot "$tmp/run.html" "$tmp/run.png" "$tmp/run.log" 1300 1800 && out=$(check "$tmp/run.png" "$tmp/run.log" run) \
+page_check() { /usr/bin/python3 tests/html_check.py "$@"; }
+shoot "$tmp/run.html" "$tmp/run.png" "$tmp/run.log" 1300 1800 && out=$(page_check "$tmp/run.png" "$tmp/run.log" run) \
   && ok || bad "run page in chromium: $out"
 shoot "$tmp/sweep.html" "$tmp/sweep.png" "$tmp/sweep.log" 1800 1400 \
-  && out=$(check "$tmp/sweep.png" "$tmp/sweep.log" sweep) && ok || bad "sweep page in chromium: $out"
+  && out=$(page_check "$tmp/sweep.png" "$tmp/sweep.log" sweep) && ok || bad "sweep page in chromium: $out"
 # The checks can fail: a page that logs an error, and a page without charts.
 printf '<!DOCTYPE html><html><body><p>x</p><script>console.error("boom")</script></body></html>' >"$tmp/bad.html"
-shoot "$tmp/bad.html" "$tmp/bad.png" "$tmp/bad.log" 800 600 && ! check "$tmp/bad.png" "$tmp/bad.log" run >/dev/null \
+shoot "$tmp/bad.html" "$tmp/bad.png" "$tmp/bad.log" 800 600 && ! page_check "$tmp/bad.png" "$tmp/bad.log" run >/dev/null \
   && grep -q boom "$tmp/bad.log" && ok || bad "the console check misses a console.error"
 sed 's#<svg.*##; s#<rect.*##; s#<line.*##; s#<polyline.*##; s#<circle.*##' "$tmp/run.html" >"$tmp/blank.html"
-shoot "$tmp/blank.html" "$tmp/blank.png" "$tmp/blank.log" 1300 1800 && ! check "$tmp/blank.png" "$tmp/blank.log" run >/dev/null \
+shoot "$tmp/blank.html" "$tmp/blank.png" "$tmp/blank.log" 1300 1800 && ! page_check "$tmp/blank.png" "$tmp/blank.log" run >/dev/null \
   && ok || bad "the pixel check passes a page without charts"
-echo "html: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish html

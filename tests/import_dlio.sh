@@ -10,39 +10,38 @@ bin=$1
 src=$(cd "$2" && pwd)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-has() { grep -qE -- "$2" "$1" && ok || bad "$1 lacks /$2/: $(grep -E -- "${2%%:*}" "$1" | head -2)"; }
+. "$(dirname "$0")/lib.sh"
 d=$src/tests/data/dlio
 
 "$bin" import dlio $d/unet3d_h100.yaml --accelerators 8 -o $W/unet3d.yaml && ok || bad "import unet3d"
-has $W/unet3d.yaml '^  items: 168 '
-has $W/unet3d.yaml '^  item_kb: 146600.628 '
-has $W/unet3d.yaml '^  item_kb_cv: 0.4661'
-has $W/unet3d.yaml '^  out_kb: 2097.152 '
-has $W/unet3d.yaml '^epochs: 5 '
-has $W/unet3d.yaml '^  kind: pytorch '
-has $W/unet3d.yaml '^  num_workers: 4 '
-has $W/unet3d.yaml '^    gpus: 8 '
-has $W/unet3d.yaml '^    batch_per_gpu: 7 '
-has $W/unet3d.yaml '^    compute_s_per_batch: 0.323 '
+has $W/unet3d.yaml \
+  '^  items: 168 ' \
+  '^  item_kb: 146600.628 ' \
+  '^  item_kb_cv: 0.4661' \
+  '^  out_kb: 2097.152 ' \
+  '^epochs: 5 ' \
+  '^  kind: pytorch ' \
+  '^  num_workers: 4 ' \
+  '^    gpus: 8 ' \
+  '^    batch_per_gpu: 7 ' \
+  '^    compute_s_per_batch: 0.323 '
 "$bin" check $W/unet3d.yaml >/dev/null && ok || bad "check unet3d"
 
 "$bin" import dlio $d/resnet50_h100.yaml --accelerators 8 --hosts 2 >$W/resnet50.yaml 2>$W/err && ok || bad "import resnet50"
-has $W/resnet50.yaml '^  items: 1602739917 '
-has $W/resnet50.yaml '^  item_kb: 114.66007 '
-has $W/resnet50.yaml '^epochs: 5 +# train.epoch$'
-has $W/resnet50.yaml '^  count: 2 '
-has $W/resnet50.yaml '^    gpus: 16 '
-has $W/resnet50.yaml '^  shard_items: 1251 '
+has $W/resnet50.yaml \
+  '^  items: 1602739917 ' \
+  '^  item_kb: 114.66007 ' \
+  '^epochs: 5 +# train.epoch$' \
+  '^  count: 2 ' \
+  '^    gpus: 16 ' \
+  '^  shard_items: 1251 '
 "$bin" check $W/resnet50.yaml --model-only >/dev/null && ok || bad "check resnet50"
 
 "$bin" import dlio $d/cosmoflow_h100.yaml --accelerators 4 >$W/cosmoflow.yaml && ok || bad "import cosmoflow"
-has $W/cosmoflow.yaml '^  kind: pool '
-has $W/cosmoflow.yaml '^  storage: \{queue_depth: 16\}'
-has $W/cosmoflow.yaml '^    compute_s_per_batch: 0.0035 '
+has $W/cosmoflow.yaml \
+  '^  kind: pool ' \
+  '^  storage: \{queue_depth: 16\}' \
+  '^    compute_s_per_batch: 0.0035 '
 
 # MLPerf's accounting, on unet3d at 8 accelerators: 168 samples in steps of
 # 8 x 7 = 3 steps of 0.323 s each epoch. With storage that costs nothing the
@@ -75,18 +74,13 @@ done
 
 # Bad workloads: the place, the key, what was expected; exit 2.
 printf 'dataset: {num_files_train: 10, record_length: 1000}\nreader: {batch_size: 2}\n' >$W/nocompute.yaml
-out=$("$bin" import dlio $W/nocompute.yaml 2>&1 >/dev/null); rc=$?
-[ $rc = 2 ] && grep -qF "missing required key 'train.computation_time'" <<<"$out" && ok || bad "missing key: $rc $out"
+expect 2 "missing required key 'train.computation_time'" -- "$bin" import dlio $W/nocompute.yaml
 printf 'dataset: {num_files_train: 10, record_length: 1000}\nreader:\n  batch_size: seven\ntrain: {computation_time: 0.1}\n' >$W/badnum.yaml
-out=$("$bin" import dlio $W/badnum.yaml 2>&1 >/dev/null); rc=$?
-[ $rc = 2 ] && grep -qF "badnum.yaml:3:15: error: key 'reader.batch_size': expected a number > 0, got 'seven'" <<<"$out" && ok || bad "bad number: $rc $out"
-out=$("$bin" import tfrecord $d/unet3d_h100.yaml 2>&1 >/dev/null); rc=$?
-[ $rc = 2 ] && grep -qF "expected the format first" <<<"$out" && ok || bad "format: $rc $out"
+expect 2 "badnum.yaml:3:15: error: key 'reader.batch_size': expected a number > 0, got 'seven'" -- "$bin" import dlio $W/badnum.yaml
+expect 2 "expected the format first" -- "$bin" import tfrecord $d/unet3d_h100.yaml
 cp $d/unet3d_h100.yaml $W/self.yaml
 out=$("$bin" import dlio $W/self.yaml -o $W/self.yaml 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && cmp -s $W/self.yaml $d/unet3d_h100.yaml && ok || bad "-o over the workload: $rc $out"
-out=$("$bin" import dlio $W/none.yaml 2>&1 >/dev/null); rc=$?
-[ $rc = 2 ] && grep -qF "cannot read file" <<<"$out" && ok || bad "missing file: $rc $out"
+expect 2 "cannot read file" -- "$bin" import dlio $W/none.yaml
 
-echo "import_dlio: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish import_dlio

@@ -7,9 +7,7 @@ set -u
 build=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 cmake --install "$build" --prefix "$tmp/p" >/dev/null || { echo "FAIL: cmake --install"; exit 1; }
 # DESTDIR too: everything under it, nothing outside.
 DESTDIR="$tmp/d" cmake --install "$build" --prefix /usr >/dev/null && [ -x "$tmp/d/usr/bin/stallsim" ] \
@@ -41,5 +39,4 @@ done
 # The completion offers --set keys as a shell would.
 got=$(bash -c "source '$comp'; COMP_WORDS=(stallsim run x.yaml --set server.cp); COMP_CWORD=4; _stallsim; echo \${COMPREPLY[*]}")
 [ "$got" = "server.cpus=" ] && ok || bad "completion of --set server.cp gave '$got'"
-echo "install: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish install

@@ -12,16 +12,7 @@ rm -rf "$W" && mkdir -p "$W" || exit 1
 . "$(dirname "$0")/measure_lib.sh"
 
 
-cat >"$W/s.yaml" <<'EOF'
-name: measure-test
-seed: 3
-epochs: 2
-dataset: {items: 1, item_kb: 1}
-server: {count: 1, cpus: 2, gpus: 1, cache_gb: 0}
-jobs:
-  - {name: job, gpus: 1, batch_per_gpu: 8, compute_s_per_batch: 0.002, prefetch_batches: 2}
-loader: {cache: none}
-EOF
+scenario measure-test 3
 S=$W/s.yaml
 D=$W/data
 N=40
@@ -149,5 +140,4 @@ expect 2 "--data $W/skew (measured): error: key 'dataset.item_kb_cv': out of bou
   "$bin" measure "$S" --data "$W/skew" --epochs 1
 rm -rf "$W/skew"
 
-echo "measure: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish measure

@@ -1,29 +1,28 @@
 # What the measure tests share (sourced by tests/measure.sh and
-# tests/measure_http.sh, which set W, their work folder, first): the pass and
-# fail counts, expect (exit code and stderr of a command) and col (a field of
-# a measured CSV row).
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect CODE STDERR_SUBSTRING -- command...
-expect() {
-  local code=$1 want=$2
-  shift 3
-  local rc
-  "$@" >"$W/out" 2>"$W/err"
-  rc=$?
-  if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code; stderr: $(cat "$W/err")"; return; fi
-  if [ -n "$want" ] && ! grep -qF -- "$want" "$W/err"; then
-    bad "$* -> stderr lacks '$want'; got: $(cat "$W/err")"
-    return
-  fi
-  ok
-}
+# tests/measure_http.sh, which set W, their work folder, first): tests/lib.sh,
+# with expect's stdout and stderr kept in $W/out and $W/err; col (a field of
+# a measured CSV row); and scenario, the one-GPU scenario both measure.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+expect_out=$W/out
+expect_err=$W/err
 
 # col CSV EPOCH COLUMN: one field of the measured row of an epoch.
 col() {
   awk -F, -v e="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
     $3 == e && $4 == "measured" { print $k }' "$1"
+}
+
+# scenario NAME SEED [SERVER_KEYS]: writes $W/s.yaml, the scenario NAME with
+# SEED, and SERVER_KEYS added to its server.
+scenario() {
+  cat >"$W/s.yaml" <<EOF2
+name: $1
+seed: $2
+epochs: 2
+dataset: {items: 1, item_kb: 1}
+server: {count: 1, cpus: 2, gpus: 1, cache_gb: 0${3:+, $3}}
+jobs:
+  - {name: job, gpus: 1, batch_per_gpu: 8, compute_s_per_batch: 0.002, prefetch_batches: 2}
+loader: {cache: none}
+EOF2
 }

@@ -7,17 +7,8 @@
 # text, CSV and JSON, and one below it does not.
 # usage: mrc.sh STALLSIM SOURCE_DIR
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
-small=$src/tests/data/small.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
+. "$(dirname "$0")/lib.sh"
+in_tmp "$1" "$2"
 
 for v in base minio; do
   "$bin" sweep "$small" --variant $v --epochs 3 --vary server.cache_gb=0:2.2:0.2 -o curve.$v.csv 2>curve.$v.err
@@ -53,5 +44,4 @@ check "below the threshold: item by item" 'grep -q ",sim," e.csv && ! grep -q ",
 check "sampled cache sweep: every size a sampled run, said why" \
   '[ "$(grep -c ",sample," samp.csv)" = 24 ] && ! grep -q ",sim,\|,curve," samp.csv && grep -q "each size is a sampled run" samp.err'
 
-echo "mrc: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish mrc

@@ -5,17 +5,8 @@
 # shards concatenating to the whole grid, bad --vary values (exit 2), --tie.
 # usage: sweep.sh STALLSIM SOURCE_DIR
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$2" && pwd)
-small=$src/tests/data/small.yaml
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }
+. "$(dirname "$0")/lib.sh"
+in_tmp "$1" "$2"
 
 # A grid of 3 x 4 = 12 configurations, 2 variants, 2 epochs, model and sim.
 grid=(--vary server.cpus=2,3,4 --vary server.cache_gb=0:1.5:0.5)
@@ -199,6 +190,13 @@ check "-o - exits 0 ($(cat err.txt))" '[ $? = 0 ]'
 check "-o - writes the CSV to stdout" 'cmp -s full.csv stream.csv'
 check "-o - makes no file named -" '[ ! -e ./- ] && [ ! -e ./-.meta.json ] && [ ! -e ./-.partial ]'
 expect2 "stallsim sweep: --shard" --vary server.cpus=2 --shard 3/2
+
+# A varied key a variant run sets itself is noted (the variant wins), only for the variants run.
+"$bin" sweep "$small" --model-only --vary loader.cache=lru,none -o - >/dev/null 2>note.err
+check "note: minio sets the varied loader.cache ($(cat note.err))" \
+  'grep -qx "stallsim sweep: note: variant .minio. sets loader.cache itself, so --vary loader.cache does not change it there" note.err'
+"$bin" sweep "$small" --model-only --vary loader.cache=lru,none --variant base -o - >/dev/null 2>note.err
+check "no note when that variant is not run ($(cat note.err))" '[ ! -s note.err ]'
 expect2 "nothing to sweep" --set server.cpus=2
 expect2 "--variant and --vary variant" --vary variant=base --variant base
 
@@ -327,5 +325,4 @@ for t in server.cpus=server.cache_gb server.cpus=server.nope server.cpus=server.
   check "--tie $t: exit 2 with the reason ($(cat err.txt))" '[ $rc = 2 ] && grep -q "^stallsim sweep: --tie $t: " err.txt && [ ! -e tbad.csv.partial ]'
 done
 
-echo "sweep: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish sweep

@@ -156,29 +156,14 @@ static void test_ncq(void **state) {
     }
 }
 
-typedef struct {
-    double sim, model;
-    int bn_sim, bn_model, approx;
-    double reads;
-} result_t;
-
-static result_t run(const char *const *sets) {
-    run_metrics_t m, s;
-    assert_int_equal(tu_run(base, sets, &S, &T, &m, &s), 0);
-    result_t r = {metrics_at(&s, 0, 0)->epoch_s,     metrics_at(&m, 0, 0)->epoch_s,
-                  metrics_at(&s, 0, 0)->bottleneck,  metrics_at(&m, 0, 0)->bottleneck,
-                  metrics_at(&m, 0, 0)->approximate, metrics_at(&s, 0, 0)->storage_reads};
-    metrics_free(&m), metrics_free(&s);
-    return r;
+static tu_epoch_t run(const char *const *sets) {
+    return tu_epoch(base, sets, &S, &T);
 }
 
-static void expect(const char *what, result_t r, double want, double tol, int bn) {
+/* The figures, beside the check, for the log. */
+static void expect(const char *what, tu_epoch_t r, double want, double tol, int bn) {
     printf("%s: sim %.3f s, model %.3f s, closed form %.3f s\n", what, r.sim, r.model, want);
-    if (fabs(r.sim - want) > tol * want || fabs(r.model - want) > tol * want)
-        fail_msg("%s: sim %.4f s, model %.4f s, want %.4f s", what, r.sim, r.model, want);
-    if (bn >= 0 && (r.bn_sim != bn || r.bn_model != bn))
-        fail_msg("%s: bottleneck sim %s, model %s, want %s", what, bottleneck_names[r.bn_sim],
-                 bottleneck_names[r.bn_model], bottleneck_names[bn]);
+    tu_expect_epoch(what, r, want, tol, bn);
 }
 
 /* The engine's epochs: 20000 random reads through the pool loader (batches
@@ -186,11 +171,11 @@ static void expect(const char *what, result_t r, double want, double tol, int bn
 static void test_epochs(void **state) {
     (void)state;
     const char *one[] = {"server.storage.ncq=1", NULL};
-    result_t r = run(one);
+    tu_epoch_t r = run(one);
     expect("loose, ncq 1", r, 20000 * (e1(1) + 100e3 / RATE) + 0.001, 0.01, BN_STORAGE_LATENCY);
     assert_int_equal(r.approx, 0);
     assert_true(r.reads == 20000);
-    result_t q = run((const char *[]){NULL});
+    tu_epoch_t q = run((const char *[]){NULL});
     expect("loose, ncq 32", q, q.model, 0.02, BN_STORAGE_LATENCY);
     assert_int_equal(q.approx, 1);
     assert_true(q.sim < r.sim / 2);
@@ -204,7 +189,7 @@ static void test_shards(void **state) {
     const char *loose[] = {"server.storage.ncq=1", NULL};
     const char *shards[] = {"server.storage.ncq=1", "dataset.shard_items=100", NULL};
     double e = e1(1), b = 100e3 / RATE;
-    result_t l = run(loose), s = run(shards);
+    tu_epoch_t l = run(loose), s = run(shards);
     expect("shards of 100", s, 200 * (e + 100 * b), 0.02, BN_STORAGE_BW);
     assert_true(s.reads == 200);
     double ratio = l.sim / s.sim, want = (e + b) / (e / 100 + b);
@@ -229,7 +214,7 @@ static void test_pytorch_workers(void **state) {
                               "loader.pin_ms_per_item=0",
                               w,
                               NULL};
-        result_t r = run(sets);
+        tu_epoch_t r = run(sets);
         char what[64];
         snprintf(what, sizeof what, "pytorch, %d workers", workers[i]);
         expect(what, r, r.model, 0.02, -1);
@@ -242,8 +227,8 @@ static void test_pytorch_workers(void **state) {
 /* Same scenario and seed: the same draws; another seed: others. */
 static void test_seed(void **state) {
     (void)state;
-    result_t a = run((const char *[]){NULL}), b = run((const char *[]){NULL});
-    result_t c = run((const char *[]){"seed=2", NULL});
+    tu_epoch_t a = run((const char *[]){NULL}), b = run((const char *[]){NULL});
+    tu_epoch_t c = run((const char *[]){"seed=2", NULL});
     assert_true(a.sim == b.sim);
     assert_true(a.sim != c.sim);
     assert_true(fabs(a.sim - c.sim) < 0.02 * a.sim);

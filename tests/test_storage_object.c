@@ -35,28 +35,8 @@ static const char *torch_free[] = {
     "loader.pin_ms_per_item=0",
 };
 
-typedef struct {
-    double sim, model;
-    int bn_sim, bn_model, approx;
-    double reads;
-} result_t;
-
-static result_t run(const char *yaml, const char *const *sets) {
-    run_metrics_t m, s;
-    assert_int_equal(tu_run(yaml, sets, &S, &T, &m, &s), 0);
-    result_t r = {metrics_at(&s, 0, 0)->epoch_s,     metrics_at(&m, 0, 0)->epoch_s,
-                  metrics_at(&s, 0, 0)->bottleneck,  metrics_at(&m, 0, 0)->bottleneck,
-                  metrics_at(&m, 0, 0)->approximate, metrics_at(&s, 0, 0)->storage_reads};
-    metrics_free(&m), metrics_free(&s);
-    return r;
-}
-
-static void expect(const char *what, result_t r, double want, double tol, int bn) {
-    if (fabs(r.sim - want) > tol * want || fabs(r.model - want) > tol * want)
-        fail_msg("%s: sim %.4f s, model %.4f s, want %.4f s", what, r.sim, r.model, want);
-    if (bn >= 0 && (r.bn_sim != bn || r.bn_model != bn))
-        fail_msg("%s: bottleneck sim %s, model %s, want %s", what, bottleneck_names[r.bn_sim],
-                 bottleneck_names[r.bn_model], bottleneck_names[bn]);
+static tu_epoch_t run(const char *yaml, const char *const *sets) {
+    return tu_epoch(yaml, sets, &S, &T);
 }
 
 /* The pool loader's reader threads: 3200 x (first byte + 100 KB / rate) /
@@ -74,10 +54,10 @@ static void test_latency_bound_pool(void **state) {
             /* Batch k+2 starts when batch k has; with fewer readers than the
              * window's 64 items the readers are the bound. */
             double want = 3200 * (lat[i] / 1e3 + 0.1 / 20) / conc[j] + 0.001;
-            result_t r = run(base, sets);
+            tu_epoch_t r = run(base, sets);
             char what[64];
             snprintf(what, sizeof what, "%g ms x %d readers", lat[i], conc[j]);
-            expect(what, r, want, 0.005, BN_STORAGE_LATENCY);
+            tu_expect_epoch(what, r, want, 0.005, BN_STORAGE_LATENCY);
             assert_true(r.reads == 3200);
             assert_int_equal(r.approx, 0);
         }
@@ -88,9 +68,9 @@ static void test_latency_bound_pool(void **state) {
 static void test_aggregate_caps(void **state) {
     (void)state;
     const char *bw[] = {"server.storage.first_byte_ms=1", "server.storage.max_mb_s=20", NULL};
-    expect("max_mb_s", run(base, bw), 16, 0.01, BN_STORAGE_BW);
+    tu_expect_epoch("max_mb_s", run(base, bw), 16, 0.01, BN_STORAGE_BW);
     const char *get[] = {"server.storage.first_byte_ms=1", "server.storage.max_get_s=100", NULL};
-    expect("max_get_s", run(base, get), 32, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("max_get_s", run(base, get), 32, 0.01, BN_STORAGE_LATENCY);
 }
 
 /* Connection caps bind the readers: 16 threads with 4 connections per
@@ -100,10 +80,10 @@ static void test_connection_caps(void **state) {
     double one = 3200 * (0.010 + 0.1 / 80) + 0.001; /* one connection at a time */
     const char *proc[] = {"server.storage.first_byte_ms=10",
                           "server.storage.connections_per_process=4", NULL};
-    expect("per process", run(base, proc), one / 4, 0.005, BN_STORAGE_LATENCY);
+    tu_expect_epoch("per process", run(base, proc), one / 4, 0.005, BN_STORAGE_LATENCY);
     const char *srv[] = {"server.storage.first_byte_ms=10",
                          "server.storage.connections_per_server=2", NULL};
-    expect("per server", run(base, srv), one / 2, 0.005, BN_STORAGE_LATENCY);
+    tu_expect_epoch("per server", run(base, srv), one / 2, 0.005, BN_STORAGE_LATENCY);
 }
 
 /* PyTorch's workers read synchronously: W workers are W GETs in flight, in
@@ -127,7 +107,7 @@ static void test_pytorch_workers(void **state) {
         double want = ceil(100.0 / workers[i]) * 32 * (0.010 + 0.1 / 80 + 0.00001) + 0.001;
         char what[64];
         snprintf(what, sizeof what, "pytorch %d workers", workers[i]);
-        expect(what, run(base, sets), want, 0.01, -1);
+        tu_expect_epoch(what, run(base, sets), want, 0.01, -1);
     }
     const char *capped[] = {torch_free[0],
                             torch_free[1],
@@ -141,7 +121,8 @@ static void test_pytorch_workers(void **state) {
                             "server.storage.connections_per_server=2",
                             NULL};
     double want = 3200 * (0.010 + 0.1 / 80) / 2;
-    expect("pytorch 8 workers, 2 connections", run(base, capped), want, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("pytorch 8 workers, 2 connections", run(base, capped), want, 0.01,
+                    BN_STORAGE_LATENCY);
 }
 
 /* One store shared by 2 servers serves both servers' readers: 2 x 4
@@ -156,7 +137,7 @@ static void test_shared_store(void **state) {
         "loader: {cache: none}\n"
         "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.001}]\n";
     double want = 3200 * (0.010 + 0.1 / 80) / 8 + 0.001;
-    expect("shared", run(yaml, (const char *[]){NULL}), want, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("shared", run(yaml, (const char *[]){NULL}), want, 0.01, BN_STORAGE_LATENCY);
 }
 
 /* A tail: p99 = 5 x the median is sigma = ln 5 / 2.326, a mean first byte
@@ -169,8 +150,8 @@ static void test_latency_tail(void **state) {
                           "server.storage.conn_mb_s=1e6", "jobs.0.prefetch_batches=64", NULL};
     double sigma = log(5) / 2.3263478740408408;
     double want = 3200 * 0.010 * exp(sigma * sigma / 2) / 16;
-    result_t r = run(base, sets);
-    expect("tail", r, want, 0.03, -1);
+    tu_epoch_t r = run(base, sets);
+    tu_expect_epoch("tail", r, want, 0.03, -1);
     assert_int_equal(r.approx, 1);
     const char *other[] = {"server.storage.first_byte_ms=10",
                            "server.storage.first_byte_p99_ms=50",
@@ -178,7 +159,7 @@ static void test_latency_tail(void **state) {
                            "jobs.0.prefetch_batches=64",
                            "seed=2",
                            NULL};
-    result_t again = run(base, sets), o = run(base, other);
+    tu_epoch_t again = run(base, sets), o = run(base, other);
     assert_true(again.sim == r.sim);
     assert_true(o.sim != r.sim);
     assert_true(fabs(o.sim - want) < 0.03 * want);
@@ -188,14 +169,14 @@ static void test_latency_tail(void **state) {
         "server.storage.first_byte_ms=10", "server.storage.first_byte_p99_ms=50",
         "server.storage.conn_mb_s=1e6",    "jobs.0.prefetch_batches=64",
         "server.storage.max_mb_s=1e5",     NULL};
-    result_t c = run(base, capped);
+    tu_epoch_t c = run(base, capped);
     if (fabs(c.sim - r.sim) > 0.01 * r.sim)
         fail_msg("idle cap: %.4f s, without %.4f s", c.sim, r.sim);
     /* The window of 2 batches waits for each batch's slowest GET. */
     const char *narrow[] = {"server.storage.first_byte_ms=10",
                             "server.storage.first_byte_p99_ms=50", "server.storage.conn_mb_s=1e6",
                             NULL};
-    result_t n = run(base, narrow);
+    tu_epoch_t n = run(base, narrow);
     assert_true(n.sim > r.sim * 1.02);
 }
 
@@ -213,13 +194,14 @@ static void test_ranged_gets(void **state) {
                        "jobs: [{gpus: 1, batch_per_gpu: 8, compute_s_per_batch: 0.001}]\n";
     double part = 0.020 + 100.0 / 13 / 100;
     const char *pool[] = {"server.storage.reader_threads=64", "jobs.0.prefetch_batches=16", NULL};
-    result_t r = run(yaml, pool);
-    expect("ranged, pool", r, 640 * 13 * part / 64, 0.005, BN_STORAGE_LATENCY);
+    tu_epoch_t r = run(yaml, pool);
+    tu_expect_epoch("ranged, pool", r, 640 * 13 * part / 64, 0.005, BN_STORAGE_LATENCY);
     assert_true(r.reads == 640 * 13);
     const char *one[] = {torch_free[0], torch_free[1],          torch_free[2],
                          torch_free[3], torch_free[4],          torch_free[5],
                          torch_free[6], "loader.num_workers=1", NULL};
-    expect("ranged, one worker", run(yaml, one), 640 * (part + 0.00001) + 0.001, 0.005, -1);
+    tu_expect_epoch("ranged, one worker", run(yaml, one), 640 * (part + 0.00001) + 0.001, 0.005,
+                    -1);
 }
 
 /* The kind's rules, and the fixed kind's keys refused under it. */

@@ -61,27 +61,8 @@ static const char *torch_free[] = {
 };
 #define NTORCH 7
 
-typedef struct {
-    double sim, model;
-    int bn_sim, bn_model, approx;
-} result_t;
-
-static result_t run(const char *yaml, const char *const *sets) {
-    run_metrics_t m, s;
-    assert_int_equal(tu_run(yaml, sets, &S, &T, &m, &s), 0);
-    result_t r = {metrics_at(&s, 0, 0)->epoch_s, metrics_at(&m, 0, 0)->epoch_s,
-                  metrics_at(&s, 0, 0)->bottleneck, metrics_at(&m, 0, 0)->bottleneck,
-                  metrics_at(&m, 0, 0)->approximate};
-    metrics_free(&m), metrics_free(&s);
-    return r;
-}
-
-static void expect(const char *what, result_t r, double want, double tol, int bn) {
-    if (fabs(r.sim - want) > tol * want || fabs(r.model - want) > tol * want)
-        fail_msg("%s: sim %.6f s, model %.6f s, want %.6f s", what, r.sim, r.model, want);
-    if (bn >= 0 && (r.bn_sim != bn || r.bn_model != bn))
-        fail_msg("%s: bottleneck sim %s, model %s, want %s", what, bottleneck_names[r.bn_sim],
-                 bottleneck_names[r.bn_model], bottleneck_names[bn]);
+static tu_epoch_t run(const char *yaml, const char *const *sets) {
+    return tu_epoch(yaml, sets, &S, &T);
 }
 
 /* sets[] = common, then extra (NULL-terminated), into out (NULL-terminated). */
@@ -169,10 +150,10 @@ static void test_rising_curve(void **state) {
         const char *extra[] = {q, "jobs.0.prefetch_batches=4", NULL}, *sets[16];
         join(sets, rising, NRISING, extra);
         double want = 3200 * (rising_lat(qd[i]) + 0.1 / 2000) / qd[i] + 0.001;
-        result_t r = run(base, sets);
+        tu_epoch_t r = run(base, sets);
         char what[64];
         snprintf(what, sizeof what, "rising curve, qd %d", qd[i]);
-        expect(what, r, want, qd[i] <= 32 ? 0.001 : 0.01, BN_STORAGE_LATENCY);
+        tu_expect_epoch(what, r, want, qd[i] <= 32 ? 0.001 : 0.01, BN_STORAGE_LATENCY);
         assert_int_equal(r.approx, 1);
         /* The same device flat at lat(1) is faster. */
         const char *flat[] = {
@@ -180,7 +161,7 @@ static void test_rising_curve(void **state) {
             "server.storage.latency_qd16_ms=0.2", "server.storage.latency_qd32_ms=0.2",
             "server.storage.peak_mb_s=2000",      q,
             "jobs.0.prefetch_batches=4",          NULL};
-        result_t f = run(base, flat);
+        tu_epoch_t f = run(base, flat);
         assert_int_equal(f.approx, 0);
         if (!(f.sim < r.sim && f.model < r.model))
             fail_msg("qd %d: flat %.4f s (model %.4f) not faster than rising %.4f s (%.4f)", qd[i],
@@ -194,12 +175,12 @@ static void test_caps(void **state) {
     (void)state;
     const char *iops[] = {"server.storage.read_iops=400", NULL}, *sets[16];
     join(sets, rising, NRISING, iops);
-    expect("read_iops", run(base, sets), 8 + 0.001, 0.005, BN_STORAGE_LATENCY);
+    tu_expect_epoch("read_iops", run(base, sets), 8 + 0.001, 0.005, BN_STORAGE_LATENCY);
     const char *bw[] = {
         "server.storage.latency_qd1_ms=0.01",  "server.storage.latency_qd4_ms=0.01",
         "server.storage.latency_qd16_ms=0.02", "server.storage.latency_qd32_ms=0.04",
         "server.storage.peak_mb_s=20",         NULL};
-    expect("peak_mb_s", run(base, bw), 16, 0.005, BN_STORAGE_BW);
+    tu_expect_epoch("peak_mb_s", run(base, bw), 16, 0.005, BN_STORAGE_BW);
 }
 
 /* The device by hand: queue depth 4, lat(k) = k ms (1 ms at 1 in flight,
@@ -260,7 +241,7 @@ static void test_in_flight_by_hand(void **state) {
  * each paying lat(W) (8 workers: lat(8) = 1 ms, between the points). Batch
  * k goes to worker k mod W, so the busiest reads ceil(100 / W) batches
  * (within 0.1%; measured: exact to the printed digits). Transfers are made negligible (1e5 MB/s):
- * the calendar of the channel (storage_fixed.c's, shared) delays reads out of time order that share
+ * the calendar of the channel (storage_queue.h's, shared) delays reads out of time order that share
  * a bucket, which the fixed kind shows as well (4 workers, 2000 MB/s: 3%). */
 static void test_pytorch_workers(void **state) {
     (void)state;
@@ -280,7 +261,7 @@ static void test_pytorch_workers(void **state) {
         double want = rounds * 32 * (rising_lat(workers[i]) + 0.1 / 1e5 + 0.00001) + last * 0.001;
         char what[64];
         snprintf(what, sizeof what, "pytorch %d workers", workers[i]);
-        expect(what, run(base, sets), want, 0.001, -1);
+        tu_expect_epoch(what, run(base, sets), want, 0.001, -1);
     }
 }
 

@@ -3,9 +3,16 @@
 
 #include "kinds.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include "model.h"
 #include "sim.h"
@@ -44,4 +51,22 @@ int tu_run(const char *yaml, const char *const *sets, scenario_t *s, topology_t 
         metrics_alloc_servers(sim, (int)s->server.count))
         return -1;
     return sim_run(s, t, sim);
+}
+
+tu_epoch_t tu_epoch(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t) {
+    run_metrics_t m, sm;
+    assert_int_equal(tu_run(yaml, sets, s, t, &m, &sm), 0);
+    tu_epoch_t r = {metrics_at(&sm, 0, 0)->epoch_s,    metrics_at(&m, 0, 0)->epoch_s,
+                    metrics_at(&sm, 0, 0)->bottleneck, metrics_at(&m, 0, 0)->bottleneck,
+                    metrics_at(&m, 0, 0)->approximate, metrics_at(&sm, 0, 0)->storage_reads};
+    metrics_free(&m), metrics_free(&sm);
+    return r;
+}
+
+void tu_expect_epoch(const char *what, tu_epoch_t r, double want, double tol, int bn) {
+    if (fabs(r.sim - want) > tol * want || fabs(r.model - want) > tol * want)
+        fail_msg("%s: sim %.6f s, model %.6f s, want %.6f s", what, r.sim, r.model, want);
+    if (bn >= 0 && (r.bn_sim != bn || r.bn_model != bn))
+        fail_msg("%s: bottleneck sim %s, model %s, want %s", what, bottleneck_names[r.bn_sim],
+                 bottleneck_names[r.bn_model], bottleneck_names[bn]);
 }

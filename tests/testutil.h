@@ -13,4 +13,17 @@ int tu_build(const char *yaml, const char *const *sets, scenario_t *s, topology_
 int tu_run(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t,
            run_metrics_t *model, run_metrics_t *sim);
 
+/* The first instance's first epoch of a run, simulator beside model (the
+ * storage kinds' tests). */
+typedef struct {
+    double sim, model; /* epoch_s */
+    int bn_sim, bn_model, approx;
+    double reads; /* the simulator's storage reads */
+} tu_epoch_t;
+/* tu_run, failing the test (cmocka) when the scenario does not build. */
+tu_epoch_t tu_epoch(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t);
+/* Fails the test unless simulator and model are both within tol (relative)
+ * of want seconds and, when bn >= 0, both name bottleneck bn. */
+void tu_expect_epoch(const char *what, tu_epoch_t r, double want, double tol, int bn);
+
 #endif

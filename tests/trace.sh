@@ -12,9 +12,7 @@ py=/usr/bin/python3
 [ -x $py ] || { echo "trace: SKIP: no /usr/bin/python3 to parse the JSON"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
 cd "$src" || exit 1
 small=tests/data/small.yaml
 
@@ -99,15 +97,6 @@ PY
   && ok || bad "--trace changed the results"
 
 # Errors.
-expect() {
-  local code=$1 want=$2
-  shift 2
-  local err rc
-  err=$("$@" 2>&1 >/dev/null)
-  rc=$?
-  if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code; stderr: $err"; return; fi
-  grep -qF -- "$want" <<<"$err" && ok || bad "$* -> stderr lacks '$want': $err"
-}
 expect 2 "add --trace FILE.json" "$bin" run $small --trace-epochs 1
 expect 2 "add --trace FILE.json" "$bin" run $small --trace-variant base
 expect 2 "expected A-B" "$bin" run $small --trace "$tmp/e.json" --trace-iters 5-2
@@ -127,5 +116,4 @@ expect 2 "not a regular file" "$bin" run $small --trace /dev/null
 expect 1 "" "$bin" run $small --trace "$tmp/no/such/dir/t.json"
 expect 2 "add --trace FILE.json" "$bin" check $small --trace-iters 3
 [ ! -e "$tmp/e.json" ] && ok || bad "a refused run wrote its trace"
-echo "trace: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish trace

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "decode_bench.h"
+#include "fig.h"
 #include "fileset.h"
 #include "http_get.h"
 #include "intern.h"
@@ -687,17 +688,18 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
     for (int k = 0; k < nv; k++)
         for (int e = 0; e < mv[k].run.scn.epochs; e++) {
             const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
-            char ps[48], fs[48];
-            snprintf(ps, sizeof ps, "%.2f (%4.1f%%)", m->prep_stall_s,
+            char ps[64], fs[64], f[5][32];
+            snprintf(ps, sizeof ps, "%s (%4.1f%%)", fig(f[0], sizeof f[0], m->prep_stall_s, 2),
                      100 * m->prep_stall_s / m->epoch_s);
-            snprintf(fs, sizeof fs, "%.2f (%4.1f%%)", m->fetch_stall_s,
+            snprintf(fs, sizeof fs, "%s (%4.1f%%)", fig(f[1], sizeof f[1], m->fetch_stall_s, 2),
                      100 * m->fetch_stall_s / m->epoch_s);
-            printf(
-                "%-10s %-12s %5d  %-8s %9.3f %9.0f %6.1f%% %16s %16s %7.1f%% %7.1f%% %9.4f  %s\n",
-                mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured", m->epoch_s,
-                m->throughput_items_s, 100 * m->gpu_util, ps, fs, 100 * m->hit_rate,
-                100 * m->remote_hit_rate, m->storage_read_bytes / 1e9,
-                bottleneck_names[m->bottleneck]);
+            printf("%-10s %-12s %5d  %-8s %9s %9s %6.1f%% %16s %16s %7.1f%% %7.1f%% %9s  %s\n",
+                   mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured",
+                   fig(f[2], sizeof f[2], m->epoch_s, 3),
+                   fig(f[3], sizeof f[3], m->throughput_items_s, 0), 100 * m->gpu_util, ps, fs,
+                   100 * m->hit_rate, 100 * m->remote_hit_rate,
+                   fig(f[4], sizeof f[4], m->storage_read_bytes / 1e9, 4),
+                   bottleneck_names[m->bottleneck]);
         }
     printf("\nprep_stall = T_prep - T_gpu, fetch_stall = T - T_prep (measured: T_prep with every "
            "item in memory, T_gpu the emulated GPU's time); bottleneck: the larger stall, or gpu "

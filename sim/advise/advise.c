@@ -14,6 +14,7 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "sweep_describe.h"
 #include "sweep_grid.h"
 #include "text.h"
 
@@ -286,17 +287,6 @@ static int config_sets(const plan_t *p, const search_t *s, int64_t c, assign_lis
     return 0;
 }
 
-/* "key=value, key=value" of configuration c. */
-static void config_text(const plan_t *p, int64_t c, char *buf, size_t n) {
-    int idx[SWEEP_MAX_AXES];
-    size_t used = 0;
-    sweep_grid_point(&p->grid, c, idx);
-    buf[0] = 0;
-    for (int a = 0; a < p->grid.naxes && used < n; a++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? ", " : "",
-                                 p->grid.axes[a].key, p->grid.axes[a].values[idx[a]]);
-}
-
 /* Builds configuration c (or the scenario as given, c < 0) and runs the
  * model, and with `simulate` the simulator. */
 static int evaluate(const plan_t *p, const search_t *s, int64_t c, int simulate, variant_run_t *v,
@@ -403,7 +393,7 @@ static int search_model(plan_t *p, search_t *s) {
     pthread_mutex_destroy(&q.mu);
     if (q.rc == EXIT_INPUT && q.failed_at >= 0) {
         char what[4096];
-        config_text(p, q.failed_at, what, sizeof what);
+        sweep_config_text(&p->grid, q.failed_at, what, sizeof what);
         fprintf(stderr, "stallsim advise: configuration %lld (", (long long)q.failed_at);
         text_put_escaped(stderr, what);
         fprintf(stderr, ")%s%s of --vary is invalid: see the error above\n",
@@ -573,7 +563,7 @@ static void write_text(FILE *f, const plan_t *p) {
     fputc('\n', f);
     if (s->rec >= 0) {
         const point_t *m = &s->pts[s->rec];
-        config_text(p, s->rec, what, sizeof what);
+        sweep_config_text(&p->grid, s->rec, what, sizeof what);
         fmt_obj(p, m, ob, sizeof ob);
         fprintf(f, "recommendation: %s (configuration %lld), %s %s\n", what, (long long)s->rec,
                 obj_name(p), ob);
@@ -599,7 +589,7 @@ static void write_text(FILE *f, const plan_t *p) {
                 s->nsims);
     } else {
         int64_t top = p->pareto[p->npareto - 1]; /* the busiest, the cheapest of those */
-        config_text(p, top, what, sizeof what);
+        sweep_config_text(&p->grid, top, what, sizeof what);
         fprintf(f,
                 "no configuration of the grid meets the target; the busiest GPUs: %s "
                 "(configuration %lld)",
@@ -610,7 +600,7 @@ static void write_text(FILE *f, const plan_t *p) {
     for (int i = 0; i < s->nsims; i++) {
         const checked_t *k = &s->sims[i];
         if (k->sim.ok || !k->model.ok) continue;
-        config_text(p, k->c, what, sizeof what);
+        sweep_config_text(&p->grid, k->c, what, sizeof what);
         fprintf(f,
                 "  not recommended: %s (configuration %lld): model gpu %.1f%%, simulator %.1f%% "
                 "misses the target\n",
@@ -659,7 +649,7 @@ static void write_text(FILE *f, const plan_t *p) {
                            : "no configuration meets the target");
             continue;
         }
-        config_text(p, a->rec, what, sizeof what);
+        sweep_config_text(&p->grid, a->rec, what, sizeof what);
         const checked_t *k = sim_of(a, a->rec);
         fprintf(f, "%s; gpu %.1f%%%s", what, 100 * (k ? k->sim.util : a->pts[a->rec].util),
                 k ? " (simulator)" : " (model)");
@@ -867,17 +857,12 @@ static void free_search(search_t *s) {
     assign_list_free(&s->extra);
 }
 
-/* The variants' own settings of a varied key win over --vary: said, as sweep says it. */
+/* The variant searched's own settings of a varied key win over --vary: said, as sweep says it. */
 static void note_overrides(const plan_t *p, int variant) {
     if (variant < 0) return;
-    const assign_list_t *l = &p->doc->variants[variant].set;
-    for (int a = 0; a < p->grid.naxes; a++)
-        for (size_t j = 0; j < l->n; j++)
-            if (strcmp(l->v[j].key, p->grid.axes[a].key) == 0)
-                fprintf(stderr,
-                        "stallsim advise: note: variant '%s' sets %s itself, so --vary %s does "
-                        "not change it there\n",
-                        p->doc->variants[variant].name, p->grid.axes[a].key, p->grid.axes[a].key);
+    int runs[SCN_MAX_VARIANTS] = {0};
+    runs[variant] = 1;
+    sweep_note_overrides("advise", &p->grid, p->doc, runs);
 }
 
 static int advise(const advise_opts_t *o, scenario_doc_t *doc) {
@@ -946,7 +931,7 @@ static int advise(const advise_opts_t *o, scenario_doc_t *doc) {
         if (!rc) rc = run_build(doc, &sets, p->variant, 0, v);
         if (rc == EXIT_INPUT) {
             char what[4096];
-            config_text(p, 0, what, sizeof what);
+            sweep_config_text(&p->grid, 0, what, sizeof what);
             fprintf(stderr,
                     "stallsim advise: configuration 0 (%s) of --vary is invalid: see the "
                     "error above\n",

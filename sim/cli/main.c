@@ -35,16 +35,6 @@ typedef struct {
     double max_seconds; /* 0: no bound */
 } run_opts_t;
 
-static int parse_seconds(void *field, const char *cmd, const char *value) {
-    char *end = NULL;
-    double v = strtod(value, &end);
-    if (end == value || *end || !isfinite(v) || v <= 0)
-        return options_error(cmd, "--max-seconds: expected a number of seconds > 0, got '%s'",
-                             value);
-    *(double *)field = v;
-    return 0;
-}
-
 /* The default trace window: small enough to open at once in a browser. */
 #define TRACE_DEFAULT_EPOCHS "1"
 #define TRACE_DEFAULT_ITERS  "1-20"
@@ -61,10 +51,12 @@ static int trace_range_fn(void *field, const char *cmd, const char *value) {
 static const option_t run_own_options[] = {
     REPORT_FORMAT_OPTION(offsetof(run_opts_t, format)),
     {.name = "--max-seconds",
-     .type = OPT_FN,
+     .type = OPT_REAL,
      .arg = "S",
      .offset = offsetof(run_opts_t, max_seconds),
-     .fn = parse_seconds,
+     .real_min = 0,
+     .real_min_open = 1,
+     .unit = "seconds",
      .help = "stop the simulation (exit 1, nothing written) once it has run S seconds, or\n"
              "earlier when its pace says it would take longer (default: no bound, and a\n"
              "warning when it would take more than an hour)"},
@@ -395,15 +387,6 @@ typedef struct {
     double cache_gb;
 } import_opts_t;
 
-static int parse_gb(void *field, const char *cmd, const char *value) {
-    char *end = NULL;
-    double v = strtod(value, &end);
-    if (end == value || *end || !isfinite(v) || v < 0)
-        return options_error(cmd, "--cache-gb: expected a number of GB >= 0, got '%s'", value);
-    *(double *)field = v;
-    return 0;
-}
-
 static const option_t import_options[] = {
     {.name = "--accelerators",
      .type = OPT_INT,
@@ -427,10 +410,10 @@ static const option_t import_options[] = {
      .max = 65536,
      .help = "cores per host (default: accelerators x (read_threads + 1))"},
     {.name = "--cache-gb",
-     .type = OPT_FN,
+     .type = OPT_REAL,
      .arg = "GB",
      .offset = offsetof(import_opts_t, cache_gb),
-     .fn = parse_gb,
+     .unit = "GB",
      .help = "page cache per host for the data set (default 0: none)"},
     {.name = "--output",
      .alias = "-o",

@@ -4,12 +4,12 @@
  * bandwidth all transfers share and an optional IOPS cap.
  *
  * Simulator: a request waits for one of queue_depth slots and for the IOPS
- * gate, as in storage_fixed.c. When the device takes it, k requests are in
- * flight there, itself included (the earlier reads whose completion times,
- * in the ring of the last queue_depth reads, lie after it); it pays lat(k)
- * and then moves its bytes at peak_mb_s on one FIFO channel. lat(k) is
- * piecewise linear in k between the four points and flat beyond them
- * (lat(k) = lat(32) for k > 32).
+ * gate, as in storage_fixed.c (both on storage_queue.h). When the device
+ * takes it, k requests are in flight there, itself included (the earlier
+ * reads whose completion times, in the ring of the last queue_depth reads,
+ * lie after it); it pays lat(k) and then moves its bytes at peak_mb_s on one
+ * FIFO channel. lat(k) is piecewise linear in k between the four points and
+ * flat beyond them (lat(k) = lat(32) for k > 32).
  *
  * Reads out of time order (storage_t.unordered: PyTorch's synchronous
  * workers) go through calendars, as in storage_fixed.c. A calendar cannot
@@ -36,10 +36,10 @@
  * (microbench/storage_bench.c). */
 #include <stdlib.h>
 
-#include "calendar.h"
 #include "diag.h"
 #include "kinds.h"
 #include "storage.h"
+#include "storage_queue.h"
 
 enum { NPOINTS = 4 };
 
@@ -51,13 +51,7 @@ static const char *const point_key[NPOINTS] = {
 typedef struct {
     double lat[NPOINTS]; /* seconds, at depth[] */
     double lat_sync;     /* unordered: lat at the synchronous readers */
-    double bw;
-    double iops_gap, iops_free; /* read_iops: one request admitted per gap */
-    int qd, head;
-    double chan_free;
-    int unordered;
-    calendar_t slots, chan, iops;
-    double ring[]; /* FIFO: completion times of the last qd requests */
+    storage_queue_t q;
 } ssd_t;
 
 static void curve_s(const scenario_t *s, double lat[NPOINTS]) {
@@ -109,103 +103,59 @@ static double service_lat_s(const scenario_t *s) {
 }
 
 static int ssd_init(storage_t *d, const scenario_t *s) {
-    int qd = (int)s->server.storage.queue_depth;
-    ssd_t *f = calloc(1, sizeof *f + (size_t)qd * sizeof f->ring[0]);
+    ssd_t *f = calloc(1, sizeof *f);
     if (!f) return -1;
     d->state = f;
     curve_s(s, f->lat);
     f->lat_sync = lat_at(f->lat, depth_bound(s));
-    f->bw = peak_bw(s);
-    f->qd = qd;
-    f->iops_gap = s->server.storage.read_iops > 0 ? 1 / s->server.storage.read_iops : 0;
-    f->unordered = d->unordered;
-    if (f->unordered) {
-        /* As storage_fixed.c: a read is a whole record shard where the data
-         * are sharded. */
-        double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / f->bw;
-        double dt = calendar_bucket_s(f->lat_sync + xfer, xfer, 0);
-        if (calendar_init(&f->slots, dt, qd, CALENDAR_LOG2) ||
-            calendar_init(&f->chan, dt, 1, CALENDAR_LOG2))
-            return -1;
-        if (f->iops_gap > 0 &&
-            calendar_init(&f->iops, dt, s->server.storage.read_iops, CALENDAR_LOG2))
-            return -1;
-    }
-    return 0;
+    return storage_queue_init(&f->q, d, s, peak_bw(s), f->lat_sync);
 }
 
 /* Earlier requests still in flight at time t: the ring from head on is in
  * completion order (one FIFO channel), and its head is done by t (a request
  * takes the slot of the head), so a binary search over the other qd - 1. */
-static int in_flight(const ssd_t *f, double t) {
-    int lo = 1, hi = f->qd; /* the first position after head whose end is past t */
+static int in_flight(const storage_queue_t *q, double t) {
+    int lo = 1, hi = q->qd; /* the first position after head whose end is past t */
     while (lo < hi) {
-        int mid = lo + (hi - lo) / 2, at = f->head + mid;
-        if (at >= f->qd) at -= f->qd;
-        if (f->ring[at] > t)
+        int mid = lo + (hi - lo) / 2, at = q->head + mid;
+        if (at >= q->qd) at -= q->qd;
+        if (q->ring[at] > t)
             hi = mid;
         else
             lo = mid + 1;
     }
-    return f->qd - lo;
+    return q->qd - lo;
 }
 
 static double ssd_read(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct) {
     (void)offset; /* its latency does not depend on where the bytes are */
     ssd_t *f = d->state;
-    double xfer = bytes / f->bw;
+    double xfer = bytes / f->q.bw;
     double start, end;
-    if (f->unordered) {
-        double held;
-        start = calendar_hold(&f->slots, issue, f->lat_sync + xfer, &held);
-        double go = f->iops_gap > 0 ? calendar_take(&f->iops, start, 1, &held) : start;
-        calendar_take(&f->chan, go + f->lat_sync, xfer, &end);
+    if (f->q.unordered) {
+        end = storage_queue_unordered(&f->q, issue, f->lat_sync, xfer, &start);
     } else {
-        double slot = f->ring[f->head];
-        start = issue > slot ? issue : slot;
-        /* One request admitted per 1 / read_iops seconds; one waiting for
-         * that holds its slot, and reaches the device when admitted. */
-        double go = start;
-        if (f->iops_gap > 0) {
-            if (go < f->iops_free) go = f->iops_free;
-            f->iops_free = go + f->iops_gap;
-        }
-        double xs = go + lat_at(f->lat, 1 + in_flight(f, go));
-        if (xs < f->chan_free) xs = f->chan_free;
-        end = xs + xfer;
-        f->chan_free = end;
-        f->ring[f->head] = end;
-        f->head = f->head + 1 == f->qd ? 0 : f->head + 1;
+        /* It reaches the device when the gate admits it. */
+        double go = storage_queue_admit(&f->q, issue, &start);
+        end = storage_queue_transfer(&f->q, go + lat_at(f->lat, 1 + in_flight(&f->q, go)), xfer);
     }
-    acct->xfer_busy += xfer;
-    acct->reads++;
-    /* As storage_fixed.c: under a request-rate cap each request also uses
-     * queue_depth / read_iops of slot time. */
-    double held_s = end - start, admit_s = f->qd * f->iops_gap;
-    acct->slot_busy += held_s > admit_s ? held_s : admit_s;
+    storage_queue_account(&f->q, acct, start, end, xfer);
     return end;
 }
 
 static void ssd_destroy(storage_t *d) {
     ssd_t *f = d->state;
-    if (f) /* calendars never set up are zero: freeing them is a no-op */
-        calendar_destroy(&f->slots), calendar_destroy(&f->chan), calendar_destroy(&f->iops);
+    if (f) storage_queue_destroy(&f->q);
     free(d->state);
     d->state = NULL;
 }
 
 /* The least of the bandwidth, read_iops and Q / (lat(K) + transfer) (see the
- * header; a request-rate limit counts as latency-bound). */
+ * header). */
 static double ssd_items_s(const scenario_t *s, double bytes, int *latency_bound) {
-    double bw = peak_bw(s);
-    double by_bw = bw / bytes, lat[NPOINTS];
+    double lat[NPOINTS];
     curve_s(s, lat);
-    double by_lat =
-        (double)s->server.storage.queue_depth / (lat_at(lat, depth_bound(s)) + bytes / bw);
-    double iops = s->server.storage.read_iops;
-    if (iops > 0 && iops < by_lat) by_lat = iops;
-    if (latency_bound) *latency_bound = by_lat < by_bw;
-    return by_lat < by_bw ? by_lat : by_bw;
+    return storage_queue_items_s(s, peak_bw(s), lat_at(lat, depth_bound(s)), bytes, latency_bound);
 }
 
 static double ssd_xfer_s(const scenario_t *s, double bytes) {
@@ -214,16 +164,6 @@ static double ssd_xfer_s(const scenario_t *s, double bytes) {
 
 static double ssd_service_s(const scenario_t *s, double bytes) {
     return service_lat_s(s) + ssd_xfer_s(s, bytes);
-}
-
-static double ssd_slots(const scenario_t *s) {
-    return (double)s->server.storage.queue_depth;
-}
-
-static double ssd_bytes(const scenario_t *s) {
-    double b = 8 * (double)s->server.storage.queue_depth; /* the request ring */
-    if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CALENDAR_LOG2);
-    return b;
 }
 
 /* A flat curve is the fixed kind, which the model has exactly. */
@@ -279,8 +219,8 @@ const storage_ops_t storage_ssd = {
     .items_s = ssd_items_s,
     .xfer_s = ssd_xfer_s,
     .service_s = ssd_service_s,
-    .slots = ssd_slots,
-    .state_bytes = ssd_bytes,
+    .slots = storage_queue_slots,
+    .state_bytes = storage_queue_bytes,
     .check = ssd_check,
     .model_exact = ssd_model_exact,
 };

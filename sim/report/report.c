@@ -8,6 +8,7 @@
 
 #include "advice.h"
 #include "cost.h"
+#include "fig.h"
 #include "html.h"
 #include "kinds.h"
 #include "schema.h"
@@ -88,16 +89,6 @@ static double get_bottleneck(const epoch_metrics_t *m) {
 }
 static double get_approximate(const epoch_metrics_t *m) {
     return m->approximate;
-}
-
-/* A table figure with `prec` decimals, or in %.3g past 1e10 (a 1e-300 rate
- * gives a 1e+303 s epoch, which in %f is 300 digits across the table). */
-static const char *fig(char *b, size_t n, double v, int prec) {
-    if (fabs(v) < 1e10 || !isfinite(v))
-        snprintf(b, n, "%.*f", prec, v);
-    else
-        snprintf(b, n, "%.3g", v);
-    return b;
 }
 
 static void text_epoch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {

@@ -17,6 +17,7 @@
 #include "scenario.h"
 #include "atomic_file.h"
 #include "sweep_curve.h"
+#include "sweep_describe.h"
 #include "sweep_grid.h"
 #include "sweep_html.h"
 #include "sweep_out.h"
@@ -314,20 +315,9 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     return rc;
 }
 
-/* "key=value, key=value" of configuration c. */
-static void config_text(const plan_t *p, int64_t c, char *buf, size_t n) {
-    int idx[SWEEP_MAX_AXES];
-    size_t used = 0;
-    sweep_grid_point(&p->grid, c, idx);
-    buf[0] = 0;
-    for (int a = 0; a < p->grid.naxes && used < n; a++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? ", " : "",
-                                 p->grid.axes[a].key, p->grid.axes[a].values[idx[a]]);
-}
-
 static void describe_config(const plan_t *p, int64_t c) {
     char what[4096];
-    config_text(p, c, what, sizeof what);
+    sweep_config_text(&p->grid, c, what, sizeof what);
     fprintf(stderr, "stallsim sweep: configuration %lld (", (long long)c);
     text_put_escaped(stderr, what);
     fprintf(stderr, ") of --vary is invalid: see the error above\n");
@@ -381,7 +371,7 @@ static int check_threads_memory(const plan_t *p, double largest, int64_t where) 
     }
     if (p->at_once <= 1 || largest * p->at_once <= have) return 0;
     char what[4096];
-    config_text(p, where, what, sizeof what);
+    sweep_config_text(&p->grid, where, what, sizeof what);
     long fits = (long)(have / largest);
     fprintf(stderr,
             "stallsim sweep: --threads %d%s runs %d simulations at once, and the largest "
@@ -472,8 +462,7 @@ static int validate(plan_t *p, int64_t *seed) {
     return rc;
 }
 
-/* Notes a varied key that a variant being run overrides itself (variants win over --set and
- * --vary). */
+/* The variants run, for the notes on the varied keys they set themselves. */
 static void note_overrides(const plan_t *p) {
     int run[SCN_MAX_VARIANTS] = {0};
     for (int k = 0; k < p->nvsel; k++)
@@ -484,18 +473,7 @@ static void note_overrides(const plan_t *p) {
             for (int i = 0; i < p->doc->nvariants; i++)
                 if (strcmp(p->doc->variants[i].name, ax->values[v]) == 0) run[i] = 1;
     }
-    for (int a = 0; a < p->grid.naxes; a++) {
-        const sweep_axis_t *ax = &p->grid.axes[a];
-        for (int i = 0; i < p->doc->nvariants && !ax->is_variant; i++) {
-            const assign_list_t *l = &p->doc->variants[i].set;
-            for (size_t j = 0; j < l->n && run[i]; j++)
-                if (strcmp(l->v[j].key, ax->key) == 0)
-                    fprintf(stderr,
-                            "stallsim sweep: note: variant '%s' sets %s itself, so --vary %s does "
-                            "not change it there\n",
-                            p->doc->variants[i].name, ax->key, ax->key);
-        }
-    }
+    sweep_note_overrides("sweep", &p->grid, p->doc, run);
 }
 
 static int select_variants(plan_t *p) {

@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,19 @@ static int store(const command_t *c, const option_t *o, void *opts, const char *
             return options_error(c->name, "%s", what);
         }
         *(int *)(base + o->offset) = (int)v;
+        return 0;
+    }
+    case OPT_REAL: {
+        char *end;
+        double v = strtod(val, &end);
+        if (end == val || *end || !isfinite(v) || v < o->real_min ||
+            (o->real_min_open && v == o->real_min)) {
+            char fmt[256];
+            snprintf(fmt, sizeof fmt, "%s: expected a number of %s %s %g, got '%%s'", o->name,
+                     o->unit, o->real_min_open ? ">" : ">=", o->real_min);
+            return options_error(c->name, fmt, val);
+        }
+        *(double *)(base + o->offset) = v;
         return 0;
     }
     case OPT_FN:

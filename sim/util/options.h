@@ -18,6 +18,7 @@ typedef enum {
     OPT_STR,  /* const char * at offset (the last one given wins) */
     OPT_LIST, /* const char *[max] at offset, its count an int at count_offset */
     OPT_INT,  /* int at offset, in [min, max] */
+    OPT_REAL, /* double at offset, finite, >= real_min (> it with real_min_open) */
     OPT_FN    /* fn(field at offset, cmd, value) stores it; 0, or EXIT_INPUT after a message */
 } opt_type_t;
 
@@ -29,6 +30,11 @@ typedef struct {
     size_t offset;
     size_t count_offset; /* OPT_LIST */
     long min, max;       /* OPT_INT bounds; OPT_LIST capacity in max */
+    /* OPT_REAL: the least value and the unit its error names ("expected a
+     * number of GB >= 0"). */
+    double real_min;
+    int real_min_open;
+    const char *unit;
     int (*fn)(void *field, const char *cmd, const char *value);
     const char *help;       /* lines after the first are indented under it */
     const char *deprecated; /* NULL, or the note printed when it is used */
