@@ -1,6 +1,7 @@
 /* calibrate: see calibrate.h. Orchestrates the benchmarks in order (data,
- * storage, decode, prep traffic, augment, memory bandwidth, GPU) and hands the results to the profile
- * writer; owns the command line and the temporary data set. */
+ * storage, decode, prep traffic, augment, memory bandwidth, GPU) and hands
+ * the results to the profile writer; owns the command line and the
+ * temporary data set. */
 #include "calibrate.h"
 
 #include <dirent.h>
@@ -55,7 +56,8 @@ static const option_t calibrate_options[] = {
      .offset = offsetof(options, threads),
      .min = 1,
      .max = 256,
-     .help = "most threads for the CPU augment scaling curve and the\nmemory-bandwidth run (default: the online cores)"},
+     .help = "most threads for the CPU augment scaling curve and the\n"
+             "memory-bandwidth run (default: the online cores)"},
     {.name = "--files",
      .type = OPT_INT,
      .arg = "N",
