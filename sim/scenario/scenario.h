@@ -278,7 +278,8 @@ double scenario_prep_cores_why(const scenario_t *s, double cores, prep_cores_why
 /* The effective cores at which prep fills the memory bandwidth:
  * server.mem_gbps x 1000 x scenario_prep_s(mean item) / prep.mem_mb_per_item,
  * at least the curve's last speed-up (1 without a curve); 0 when either key
- * is 0 or prep costs no CPU time (no bound). */
+ * is 0 or prep costs no CPU time (no bound). Applied to each stream's cores
+ * on a server alone, as the curve is (not divided among streams). */
 double scenario_prep_mem_bound(const scenario_t *s);
 /* 1 when prep cores are not plain linear: a curve, or the memory bound. */
 int scenario_prep_cores_shaped(const scenario_t *s);
