@@ -385,6 +385,7 @@ static int run(const options *o, calib_results *r) {
     stability_figure(st, "decode ms/item", r->decode.ms_per_item);
     stability_figure(st, "augment ms/item (one thread)", r->augment.ms_per_item);
     stability_figure(st, "memory GB/s (all threads)", r->membw.curve[r->membw.npoints - 1].gb_s);
+    stability_beyond_cache(st, "memory GB/s", 3 * r->membw.array_mb, r->membw.llc_kb);
     stability_figure(st, "eval transform ms/item", r->eval.ms_per_item);
     stability_figure(st, "audio pipeline ms per audio second", r->audio.ms_per_audio_s);
     if (r->gpu.available) {

@@ -86,7 +86,8 @@ static int run_threads(bw_job *job) {
     return rc;
 }
 
-/* The size of cpu0's highest cache level in KB, from sysfs; 0 = unknown. */
+/* The size of cpu0's highest cache level in KB (1000 bytes; sysfs gives
+ * KiB), from sysfs; 0 = unknown. */
 static double llc_kb(void) {
     double kb = 0;
     int best = 0;
@@ -108,7 +109,7 @@ static double llc_kb(void) {
         }
         if (level > best && size > 0) best = level, kb = size;
     }
-    return kb;
+    return kb * 1.024;
 }
 
 int membw_bench(int max_threads, double array_mb, int reps, membw_result *out, char *err,

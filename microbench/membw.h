@@ -33,7 +33,7 @@ typedef struct {
 typedef struct {
     int reps, max_threads, npoints;
     double array_mb; /* each of the three arrays, as run */
-    double llc_kb;   /* the last-level cache of cpu0 from sysfs; 0 = unknown */
+    double llc_kb;   /* the last-level cache of cpu0 from sysfs (1 KB = 1000 bytes); 0 = unknown */
     membw_point curve[MEMBW_MAX_POINTS];
     double gb_s; /* the median of max_threads threads */
 } membw_result;

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "membw.h"
 #include "prep_traffic.h"
+#include "stability.h"
 
 /* Three threads on small arrays: one point per thread count, each a
  * plausible rate (a host's memory moves 0.5 GB/s to 10 TB/s), quickly. */
@@ -81,10 +82,24 @@ static void test_traffic_count(void **state) {
     assert_int_equal(prep_traffic_count(&set, 1, &t), -1);
 }
 
+/* Arrays under four times the last-level cache are flagged; an unknown
+ * cache is not judged. */
+static void test_beyond_cache(void **state) {
+    (void)state;
+    stability_t s = {0};
+    assert_int_equal(stability_beyond_cache(&s, "memory GB/s", 768, 32768), 0);
+    assert_int_equal(stability_beyond_cache(&s, "memory GB/s", 768, 0), 0);
+    assert_int_equal(s.nwarnings, 0);
+    assert_int_equal(stability_beyond_cache(&s, "memory GB/s", 96, 32768), 1);
+    assert_int_equal(s.nwarnings, 1);
+    assert_non_null(strstr(s.warnings[0], "under 4x the 32768 KB last-level cache"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bandwidth_curve),
         cmocka_unit_test(test_traffic_count),
+        cmocka_unit_test(test_beyond_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
