@@ -1,6 +1,7 @@
 /* calibrate: see calibrate.h. Orchestrates the benchmarks in order (data,
- * storage, decode, augment, GPU) and hands the results to the profile
- * writer; owns the command line and the temporary data set. */
+ * storage, decode, prep traffic, augment, memory bandwidth, GPU) and hands
+ * the results to the profile writer; owns the command line and the
+ * temporary data set. */
 #include "calibrate.h"
 
 #include <dirent.h>
@@ -55,7 +56,8 @@ static const option_t calibrate_options[] = {
      .offset = offsetof(options, threads),
      .min = 1,
      .max = 256,
-     .help = "most threads for the CPU augment scaling curve\n(default: the online cores)"},
+     .help = "most threads for the CPU augment scaling curve and the\n"
+             "memory-bandwidth run (default: the online cores)"},
     {.name = "--files",
      .type = OPT_INT,
      .arg = "N",
@@ -330,9 +332,25 @@ static int run(const options *o, calib_results *r) {
         }
         imgs[i] = (aug_image){px, set.v[i].w, set.v[i].h};
     }
+    /* The traffic the image_train pipeline's buffers move per item, over
+     * every sampled file (counted, not timed). */
+    if (prep_traffic_count(&set, (unsigned long)o->seed, &r->traffic) != 0) {
+        fprintf(stderr, "stallsim calibrate: prep traffic: out of memory\n");
+        goto done;
+    }
+    progress("prep traffic: %.3f MB per item (buffer bytes read + written: JPEG %.3f, RGB %.3f, "
+             "crop rows %.3f, output %.3f)",
+             r->traffic.mb_per_item, r->traffic.jpeg_read_mb, r->traffic.rgb_write_mb,
+             r->traffic.crop_read_mb, r->traffic.out_write_mb);
     int items = o->quick ? 200 : 1000;
     if (augment_bench(imgs, nimg, items, r->threads, r->reps, o->seed, &r->augment, err,
                       sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: %s\n", err);
+        goto done;
+    }
+
+    /* Arrays far past any last-level cache; quick keeps them smaller. */
+    if (membw_bench(r->threads, o->quick ? 64 : 256, r->reps, &r->membw, err, sizeof err) != 0) {
         fprintf(stderr, "stallsim calibrate: %s\n", err);
         goto done;
     }
@@ -366,6 +384,8 @@ static int run(const options *o, calib_results *r) {
             stability_figure(st, "storage MB/s (cold, best queue depth)", r->storage.cold[q].mb_s);
     stability_figure(st, "decode ms/item", r->decode.ms_per_item);
     stability_figure(st, "augment ms/item (one thread)", r->augment.ms_per_item);
+    stability_figure(st, "memory GB/s (all threads)", r->membw.curve[r->membw.npoints - 1].gb_s);
+    stability_beyond_cache(st, "memory GB/s", 3 * r->membw.array_mb, r->membw.llc_kb);
     stability_figure(st, "eval transform ms/item", r->eval.ms_per_item);
     stability_figure(st, "audio pipeline ms per audio second", r->audio.ms_per_audio_s);
     if (r->gpu.available) {

@@ -136,6 +136,7 @@ int profile_emit(FILE *f, const calib_results *r) {
     char prev[SCN_STR] = "";
 #define KEY(field, text) scenario_key(&o, prev, offsetof(scenario_t, field), text)
     KEY(server.cpus, I(&o, a->max_threads));
+    KEY(server.mem_gbps, N(&o, r->membw.gb_s));
     KEY(server.storage.read_mb_s, N(&o, s->read_mb_s));
     KEY(server.storage.latency_ms, N(&o, s->latency_ms));
     KEY(server.storage.queue_depth, I(&o, s->queue_depth));
@@ -157,6 +158,7 @@ int profile_emit(FILE *f, const calib_results *r) {
     KEY(prep.eval_ms, N(&o, r->eval.ms_per_item.median));
     KEY(prep.audio_ms_per_mb, N(&o, r->audio.model_ms_per_mb));
     KEY(prep.audio_ms_per_item, N(&o, r->audio.model_ms_per_item));
+    KEY(prep.mem_mb_per_item, N(&o, r->traffic.mb_per_item));
     /* The augment's measured speed-up over threads (the curve below, under
      * measured:), for every prep core: a host's curve needs two points. */
     char curve[SCN_STR * 2] = "\"";
@@ -272,6 +274,36 @@ int profile_emit(FILE *f, const calib_results *r) {
         kv_stat(&o, 8, "items_s", a->curve[k].items_s);
         kv_num(&o, 8, "speedup", a->curve[k].speedup);
     }
+
+    const membw_result *bw = &r->membw;
+    fprintf(f, "  memory_bandwidth:\n");
+    kv_str(&o, 4, "kernel",
+           "STREAM-like triad a[i] = b[i] + q * c[i] on doubles, each thread its own slice; "
+           "24 bytes counted per element (b, c read, a written; not the write-allocate read); "
+           "1 GB = 1e9 bytes");
+    kv_num(&o, 4, "array_mb", bw->array_mb);
+    kv_num(&o, 4, "last_level_cache_kb", bw->llc_kb);
+    kv_int(&o, 4, "repetitions", bw->reps);
+    kv_str(&o, 4, "mem_gbps", "the median of the most threads (server.mem_gbps)");
+    fprintf(f, "    scaling:\n");
+    for (int k = 0; k < bw->npoints; k++) {
+        fprintf(f, "      - threads: %d\n", bw->curve[k].threads);
+        kv_stat(&o, 8, "gb_s", bw->curve[k].gb_s);
+    }
+
+    const prep_traffic *pt = &r->traffic;
+    fprintf(f, "  prep_traffic:\n");
+    kv_str(&o, 4, "method",
+           "a count of the image_train pipeline's buffer bytes per item (JPEG read by decode, "
+           "RGB written by decode, the rows the random-resized crop samples read, CHW float "
+           "output written), not a hardware counter: libjpeg's own buffers and write-allocate "
+           "reads are left out, and caches may hold part of it (prep.mem_mb_per_item)");
+    kv_int(&o, 4, "items", pt->items);
+    kv_num(&o, 4, "jpeg_read_mb", pt->jpeg_read_mb);
+    kv_num(&o, 4, "rgb_write_mb", pt->rgb_write_mb);
+    kv_num(&o, 4, "crop_read_mb", pt->crop_read_mb);
+    kv_num(&o, 4, "output_write_mb", pt->out_write_mb);
+    kv_num(&o, 4, "mb_per_item", pt->mb_per_item);
 
     const eval_result *ev = &r->eval;
     fprintf(f, "  eval_cpu:\n");

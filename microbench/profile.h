@@ -1,11 +1,12 @@
 /* profile: the host profile that `stallsim calibrate` writes (YAML).
  *
  * `scenario:` holds exactly the keys the scenario loader reads (server.cpus,
+ * server.mem_gbps,
  * server.storage.{read_mb_s,latency_ms,queue_depth} for the fixed kind,
  * server.storage.{latency_qd1_ms,latency_qd4_ms,latency_qd16_ms,
  * latency_qd32_ms,peak_mb_s} for the ssd kind (a scenario uses its kind's:
  * the others are defaults it ignores), prep.{decode_ms_per_mb,
- * decode_ms_per_item,augment_ms[,gpu_augment_ms]}); everything else, how it
+ * decode_ms_per_item,augment_ms[,gpu_augment_ms],mem_mb_per_item, ...}); everything else, how it
  * was measured and every figure with its spread, goes under `measured:`.
  * Numbers are plain decimals (no exponent, no tags); 1 MB = 1e6 bytes.
  *
@@ -23,7 +24,9 @@
 #include "augment_bench.h"
 #include "decode_bench.h"
 #include "gpu_bench.h"
+#include "membw.h"
 #include "pipeline_bench.h"
+#include "prep_traffic.h"
 #include "stability.h"
 #include "storage_bench.h"
 
@@ -42,6 +45,8 @@ typedef struct {
     augment_result augment;
     eval_result eval;   /* the image_eval pipeline's transform */
     audio_result audio; /* the audio pipeline */
+    membw_result membw; /* memory bandwidth: server.mem_gbps */
+    prep_traffic traffic; /* image_train's buffer traffic: prep.mem_mb_per_item */
     gpu_result gpu;
     nvjpeg_result nvjpeg;  /* prep.decode gpu's rates, where nvJPEG ran */
     stability_t stability; /* the host's load and each figure's spread */

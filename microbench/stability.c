@@ -95,3 +95,10 @@ double stability_figure(stability_t *s, const char *what, stat_summary f) {
              100 * spread, f.n, f.min, f.max);
     return spread;
 }
+
+int stability_beyond_cache(stability_t *s, const char *what, double total_mb, double llc_kb) {
+    if (!(llc_kb > 0) || total_mb * 1e3 >= 4 * llc_kb) return 0;
+    warn(s, "%s ran on %.0f MB of arrays, under 4x the %.0f KB last-level cache: partly cache",
+         what, total_mb, llc_kb);
+    return 1;
+}

@@ -42,6 +42,10 @@ void stability_begin(stability_t *s);
 void stability_end(stability_t *s);
 /* Flags the figure when its spread is too wide; returns its spread. */
 double stability_figure(stability_t *s, const char *what, stat_summary f);
+/* Flags a memory-bandwidth figure measured on total_mb of arrays, under
+ * four times the last-level cache (llc_kb; 0 = unknown, not judged): part
+ * of it came from the cache. Returns 1 when flagged. */
+int stability_beyond_cache(stability_t *s, const char *what, double total_mb, double llc_kb);
 /* The rule alone, for tests: the warning for these readings, or 0 when none. */
 int stability_judge_host(stability_t *s, double load1, int cores, double other, double steal);
 

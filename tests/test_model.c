@@ -131,12 +131,107 @@ static void test_bottleneck_names(void **state) {
     metrics_free(&m);
 }
 
+/* The memory-bandwidth bound on prep cores (server.mem_gbps,
+ * prep.mem_mb_per_item), worked by hand: 2 ms of prep an item, 1 GB/s and
+ * 0.5 MB an item: B = 1 x 1000 x 0.002 / 0.5 = 4 effective cores. */
+static void test_prep_mem_bound(void **state) {
+    (void)state;
+    const char *yaml = "dataset: {items: 1000, item_kb: 100}\n"
+                       "server: {cpus: 8, gpus: 1}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0, augment_ms: 2}\n"
+                       "jobs: [{gpus: 1, gpu_items_per_s: 1000}]\n";
+    prep_cores_why_t w;
+    /* Neither key: linear, and the curve extrapolated at its last gain (0.5). */
+    const char *none[] = {NULL};
+    assert_int_equal(tu_build(yaml, none, &S, &T), 0);
+    near(scenario_prep_mem_bound(&S), 0, 0);
+    assert_false(scenario_prep_cores_shaped(&S));
+    near(scenario_prep_cores_why(&S, 64, &w), 64, 0);
+    assert_false(w.mem_bound);
+    near(scenario_prep_cores_total(&S, 64, 2), 64, 0);
+    const char *curve[] = {"prep.scaling=1:1, 2:2, 4:3", NULL};
+    assert_int_equal(tu_build(yaml, curve, &S, &T), 0);
+    near(scenario_prep_cores_why(&S, 8, &w), 5, 1e-12);
+    assert_true(w.extrapolated && !w.mem_bound && w.bound == 0);
+    /* One key alone bounds nothing: the other set to 0 says so. */
+    const char *one[] = {"prep.scaling=1:1, 2:2, 4:3", "server.mem_gbps=1",
+                         "prep.mem_mb_per_item=0", NULL};
+    assert_int_equal(tu_build(yaml, one, &S, &T), 0);
+    near(scenario_prep_cores(&S, 8, NULL), 5, 1e-12);
+
+    /* Both keys, under the curve: 4 bounds the extrapolation past 4 threads. */
+    const char *both[] = {"prep.scaling=1:1, 2:2, 4:3", "server.mem_gbps=1",
+                          "prep.mem_mb_per_item=0.5", NULL};
+    assert_int_equal(tu_build(yaml, both, &S, &T), 0);
+    near(scenario_prep_mem_bound(&S), 4, 1e-12);
+    assert_true(scenario_prep_cores_shaped(&S));
+    near(scenario_prep_cores_why(&S, 8, &w), 4, 1e-12); /* 5 extrapolated, bound at 4 */
+    assert_true(w.extrapolated && w.mem_bound);
+    near(w.bound, 4, 1e-12);
+    near(scenario_prep_cores_why(&S, 5, &w), 3.5, 1e-12); /* past, below the bound */
+    assert_true(w.extrapolated && !w.mem_bound);
+    near(scenario_prep_cores_why(&S, 3, &w), 2.5, 1e-12); /* within: as measured */
+    assert_true(!w.extrapolated && !w.mem_bound);
+    near(scenario_prep_cores_why(&S, 0.5, &w), 0.5, 0);
+    /* The model's spread over servers: 16 cores on 2 servers, 4 + 4. */
+    near(scenario_prep_cores_total(&S, 16, 2), 8, 1e-12);
+    /* The bound scales with the prep's time and the bandwidth, inversely
+     * with the traffic: 10 GB/s bounds at 40, beyond 8 cores' 5. */
+    const char *wide[] = {"prep.scaling=1:1, 2:2, 4:3", "server.mem_gbps=10",
+                          "prep.mem_mb_per_item=0.5", NULL};
+    assert_int_equal(tu_build(yaml, wide, &S, &T), 0);
+    near(scenario_prep_cores_why(&S, 8, &w), 5, 1e-12);
+    assert_true(w.extrapolated && !w.mem_bound);
+    near(w.bound, 40, 1e-9);
+    /* A bound below the last measured point (2 < 3) holds the curve there:
+     * the measurement stands, flat past it. */
+    const char *low[] = {"prep.scaling=1:1, 2:2, 4:3", "server.mem_gbps=0.5",
+                         "prep.mem_mb_per_item=0.5", NULL};
+    assert_int_equal(tu_build(yaml, low, &S, &T), 0);
+    near(scenario_prep_mem_bound(&S), 3, 1e-12);
+    near(scenario_prep_cores_why(&S, 8, &w), 3, 1e-12);
+    assert_true(w.mem_bound);
+    near(scenario_prep_cores_why(&S, 4, &w), 3, 1e-12);
+    assert_false(w.mem_bound);
+
+    /* Both keys without a curve: linear up to the bound, then flat there. */
+    const char *lin[] = {"server.mem_gbps=1", "prep.mem_mb_per_item=0.5", NULL};
+    assert_int_equal(tu_build(yaml, lin, &S, &T), 0);
+    assert_true(scenario_prep_cores_shaped(&S));
+    near(scenario_prep_cores_why(&S, 64, &w), 4, 1e-12);
+    assert_true(!w.extrapolated && w.mem_bound);
+    near(scenario_prep_cores_why(&S, 3, &w), 3, 0);
+    assert_false(w.mem_bound);
+    near(scenario_prep_cores_total(&S, 64, 2), 8, 1e-12);
+    /* A bound below one core stays at the one core the costs were measured on. */
+    const char *tiny[] = {"server.mem_gbps=0.01", "prep.mem_mb_per_item=0.5", NULL};
+    assert_int_equal(tu_build(yaml, tiny, &S, &T), 0);
+    near(scenario_prep_cores(&S, 8, NULL), 1, 0);
+    near(scenario_prep_cores(&S, 0.5, NULL), 0.5, 0);
+    /* Prep that costs nothing moves no traffic a second: no bound. */
+    const char *free_prep[] = {"server.mem_gbps=1", "prep.mem_mb_per_item=0.5", "prep.augment_ms=0",
+                               NULL};
+    assert_int_equal(tu_build(yaml, free_prep, &S, &T), 0);
+    near(scenario_prep_mem_bound(&S), 0, 0);
+    near(scenario_prep_cores(&S, 8, NULL), 8, 0);
+
+    /* Bad values and a key given alone are refused. */
+    const char *neg[] = {"server.mem_gbps=-1", "prep.mem_mb_per_item=0.5", NULL};
+    const char *text[] = {"server.mem_gbps=1", "prep.mem_mb_per_item=lots", NULL};
+    const char *alone_bw[] = {"server.mem_gbps=1", NULL};
+    const char *alone_mb[] = {"prep.mem_mb_per_item=0.5", NULL};
+    const char *huge[] = {"server.mem_gbps=1e7", "prep.mem_mb_per_item=0.5", NULL};
+    const char *const *bad[] = {neg, text, alone_bw, alone_mb, huge};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(tu_build(yaml, bad[i], &S, &T), EXIT_INPUT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lru_formula),      cmocka_unit_test(test_minio_and_policies),
         cmocka_unit_test(test_storage_rate),     cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_hand_case),        cmocka_unit_test(test_cache_lifts_fetch),
-        cmocka_unit_test(test_bottleneck_names),
+        cmocka_unit_test(test_bottleneck_names), cmocka_unit_test(test_prep_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

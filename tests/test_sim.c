@@ -209,6 +209,43 @@ static void test_scaling_curve(void **state) {
     }
 }
 
+/* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
+ * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
+ * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
+ * of 5, with linear scaling and past a measured curve's last point; within
+ * the curve's points it changes nothing; the pytorch loader's 8 workers on
+ * 8 cores take twice their unbounded time. */
+static void test_mem_bound(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+                       "server: {cpus: 8, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0, augment_ms: 2}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 1000000}]\n";
+    const char *lin[] = {"server.mem_gbps=1", "prep.mem_mb_per_item=0.5", NULL};
+    const char *curve[] = {"server.mem_gbps=1", "prep.mem_mb_per_item=0.5",
+                           "prep.scaling=1:1, 2:2, 4:3.5", NULL};
+    const char *within[] = {"server.mem_gbps=1", "prep.mem_mb_per_item=0.5",
+                            "prep.scaling=1:1, 2:2, 4:3, 8:3.2", NULL};
+    const char *torch_free[] = {"loader.kind=pytorch", "loader.num_workers=8", NULL};
+    const char *torch[] = {"server.mem_gbps=1", "prep.mem_mb_per_item=0.5", "loader.kind=pytorch",
+                           "loader.num_workers=8", NULL};
+    const char *const *sets[] = {lin, curve, within, torch_free, torch};
+    /* 3.2 effective cores within the curve: 20000 x 2 ms / 3.2 = 12.5 s. */
+    double want[] = {10, 10, 12.5, 0, 0};
+    for (int i = 0; i < 5; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (i == 3) want[4] = 2 * (want[3] = es->epoch_s);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] || es->bottleneck != BN_PREP ||
+            em->bottleneck != BN_PREP)
+            fail_msg("case %d: sim %.3f s, model %.3f s, want %.3f s (prep-bound)", i, es->epoch_s,
+                     em->epoch_s, want[i]);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 /* Per-job pipelines (jobs.N.prep.pipeline): two jobs on one dataset, each
  * on 4 cores, prep-bound at items x its own pipeline's cost / 4 in the
  * simulator and the model; each stages batches of its own prep.out_kb. */
@@ -331,7 +368,7 @@ int main(void) {
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
         cmocka_unit_test(test_job_pipelines),   cmocka_unit_test(test_gpu_decode),
-        cmocka_unit_test(test_gpu_memory),
+        cmocka_unit_test(test_gpu_memory),      cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

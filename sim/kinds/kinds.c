@@ -168,6 +168,10 @@ int kinds_key_used(const scenario_t *s, const char *name) {
         return 0;
     /* No curve is linear scaling: the echo says nothing of it. */
     if (!s->prep.scaling[0] && !strcmp(name, "prep.scaling")) return 0;
+    /* The memory-bandwidth bound takes both keys: neither means anything alone. */
+    if (!(s->server.mem_gbps > 0 && s->prep.mem_mb_per_item > 0) &&
+        (!strcmp(name, "server.mem_gbps") || !strcmp(name, "prep.mem_mb_per_item")))
+        return 0;
     /* A pipeline's costs mean nothing when no job runs it. */
     int eval = 0, audio = 0;
     for (int j = 0; j < s->njobs; j++)

@@ -120,7 +120,8 @@ static int pool_init(prep_t *p) {
     int n = pool_cores(p->cores), total = PREP_TIMELINES * p->ns;
     pool_t *pools = calloc((size_t)total, sizeof *pools);
     p->state = pools;
-    /* The cores prepare as the measured curve's effective cores (prep.scaling). */
+    /* The cores prepare as the effective cores of the measured curve
+     * (prep.scaling) and the memory-bandwidth bound. */
     p->slowdown = n / scenario_prep_cores(p->s, p->cores, NULL);
     p->cpu_slots = n;
     if (!pools) return -1;

@@ -33,8 +33,9 @@
  * runs at a speed that falls linearly from 1 (one busy) to
  * loader.core_efficiency (all busy): SMT siblings, memory bandwidth and the
  * kernel's own work, which the probe measures with one worker per core; a
- * measured curve (prep.scaling) multiplies it by the curve's effective cores
- * over the busy ones. The simulator and the model use the same factor, fixed
+ * measured curve (prep.scaling) or the memory-bandwidth bound
+ * (server.mem_gbps, prep.mem_mb_per_item) multiplies it by the effective
+ * cores over the busy ones. The simulator and the model use the same factor, fixed
  * for the run. */
 #include <math.h>
 #include <stdlib.h>
@@ -98,9 +99,9 @@ static double slowdown(const scenario_t *s, const job_t *j, double cores, int ra
     double eff = 1;
     if (cores > 1 && busy > 1)
         eff = 1 - (1 - s->loader.torch.core_efficiency) * (busy - 1) / (cores - 1);
-    /* A measured curve (prep.scaling) slows each busy core to the curve's
-     * effective cores over the busy ones (1 without a curve). */
-    if (s->prep.scaling_n && busy > 1) eff *= scenario_prep_cores(s, busy, NULL) / busy;
+    /* A measured curve (prep.scaling) or the memory-bandwidth bound slows
+     * each busy core to the effective cores over the busy ones (1 without). */
+    if (busy > 1 && scenario_prep_cores_shaped(s)) eff *= scenario_prep_cores(s, busy, NULL) / busy;
     return (demand > cores ? demand / cores : 1) / eff;
 }
 

@@ -502,14 +502,19 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
             fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
             report_json_string(out, v[k].topo.inst[i].name);
             fprintf(out, ", \"cpus\": %.6g, ", v[k].topo.inst[i].cpus);
-            if (v[k].scn.prep.scaling_n) { /* only under a measured curve: as before without */
-                int ex;
+            /* Only under a curve or the memory bound: as before without. */
+            if (scenario_prep_cores_shaped(&v[k].scn)) {
+                prep_cores_why_t w;
                 double per = v[k].topo.inst[i].cpus / v[k].topo.inst[i].nservers;
-                double eff = scenario_prep_cores(&v[k].scn, per, &ex);
+                double eff = scenario_prep_cores_why(&v[k].scn, per, &w);
                 fprintf(out,
                         "\"prep_cores\": {\"per_server\": %.6g, \"effective\": %.6g, "
-                        "\"extrapolated\": %s}, ",
-                        per, eff, ex ? "true" : "false");
+                        "\"extrapolated\": %s",
+                        per, eff, w.extrapolated ? "true" : "false");
+                if (w.bound > 0)
+                    fprintf(out, ", \"memory_bound\": {\"cores\": %.6g, \"binds\": %s}", w.bound,
+                            w.mem_bound ? "true" : "false");
+                fprintf(out, "}, ");
             }
             fprintf(out, "\"first_server\": %d, \"servers\": %d, \"epochs\": [",
                     v[k].topo.inst[i].first_server, v[k].topo.inst[i].nservers);
@@ -617,31 +622,44 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
     }
 }
 
-/* Under a measured scaling curve (prep.scaling): each stream's effective
- * cores, and which figures rest on the curve's extrapolation past its last
- * measured point. Nothing without a curve (linear scaling). */
+/* Under a measured scaling curve (prep.scaling) or the memory-bandwidth
+ * bound: each stream's effective cores, which figures rest on the curve's
+ * extrapolation past its last measured point, and where the bound binds.
+ * Nothing with neither (linear scaling). */
 static void write_text_scaling(FILE *out, const variant_run_t *v, int nv) {
     int shown = 0;
     for (int k = 0; k < nv; k++) {
         const scenario_t *s = &v[k].scn;
         const int n = s->prep.scaling_n;
-        if (n == 0) continue;
+        if (!scenario_prep_cores_shaped(s)) continue;
         const double *t = s->prep.scaling_threads, *sp = s->prep.scaling_speedup;
-        double gain = (sp[n - 1] - sp[n - 2]) / (t[n - 1] - t[n - 2]);
+        double gain = n >= 2 ? (sp[n - 1] - sp[n - 2]) / (t[n - 1] - t[n - 2]) : 0;
         for (int i = 0; i < v[k].topo.ninst; i++) {
             const instance_t *in = &v[k].topo.inst[i];
             if (in->lead != i) continue; /* coordinated prep: the stream's lead speaks for it */
-            int ex;
-            double per = in->cpus / in->nservers, eff = scenario_prep_cores(s, per, &ex);
-            fprintf(out, "%sprep cores (%s%s%s): %.6g per server prepare as %.4g (prep.scaling)",
-                    shown++ ? "" : "\n", s->variant, s->variant[0] ? ", " : "", in->name, per, eff);
-            if (ex)
+            prep_cores_why_t w;
+            double per = in->cpus / in->nservers, eff = scenario_prep_cores_why(s, per, &w);
+            fprintf(out, "%sprep cores (%s%s%s): %.6g per server prepare as %.4g (%s)",
+                    shown++ ? "" : "\n", s->variant, s->variant[0] ? ", " : "", in->name, per, eff,
+                    n ? "prep.scaling" : "linear scaling");
+            if (n && w.extrapolated)
                 fprintf(out,
                         ": EXTRAPOLATED past the measured %g threads at the last marginal gain, "
-                        "%.3g cores per core%s\n",
+                        "%.3g cores per core%s",
                         t[n - 1], gain > 0 ? gain : 0, gain > 0 ? "" : " (clamped at 0)");
-            else
-                fprintf(out, ", within the measured curve\n");
+            else if (n)
+                fprintf(out, ", within the measured curve");
+            if (w.mem_bound) {
+                double ms = 1e3 * scenario_prep_s(s, scenario_item_bytes_mean(s));
+                double raw = s->server.mem_gbps * ms / s->prep.mem_mb_per_item;
+                fprintf(out,
+                        "; bound by memory bandwidth at %.4g cores (server.mem_gbps %g GB/s x "
+                        "%.4g ms of prep per item / prep.mem_mb_per_item %g MB = %.4g cores%s)",
+                        w.bound, s->server.mem_gbps, ms, s->prep.mem_mb_per_item, raw,
+                        raw < w.bound ? ", below the measured cores, which stand" : "");
+            } else if (w.bound > 0)
+                fprintf(out, "; the memory-bandwidth bound, %.4g cores, does not bind", w.bound);
+            fprintf(out, "\n");
         }
     }
 }

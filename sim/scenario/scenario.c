@@ -444,6 +444,20 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
                    (long long)s->dataset.shard_items, s->dataset.item_kb, shard_mean / 1e9);
         errors++;
     }
+    /* The memory-bandwidth bound takes both keys: one given alone (the
+     * other never set, here or in the host profile) would bound nothing. */
+    const char *bw = "server.mem_gbps", *mb = "prep.mem_mb_per_item";
+    int bw_set = s->origin[schema_find(SCOPE_SCENARIO, bw)].file != NULL;
+    int mb_set = s->origin[schema_find(SCOPE_SCENARIO, mb)].file != NULL;
+    if ((s->server.mem_gbps > 0 && !mb_set) || (s->prep.mem_mb_per_item > 0 && !bw_set)) {
+        int alone_bw = s->server.mem_gbps > 0 && !mb_set;
+        diag_error(key_pos(s, doc, alone_bw ? bw : mb),
+                   "%s = %g bounds prep cores only with %s, which is not given: give both "
+                   "(calibrate writes both), or set %s: 0",
+                   alone_bw ? bw : mb, alone_bw ? s->server.mem_gbps : s->prep.mem_mb_per_item,
+                   alone_bw ? mb : bw, alone_bw ? mb : bw);
+        errors++;
+    }
     int64_t gpus_used = 0, instances = 0, pinned_cpus = 0;
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];
@@ -578,20 +592,59 @@ double scenario_prep_s(const scenario_t *s, double bytes) {
     return ms / 1e3;
 }
 
-double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated) {
+/* The bound is a rate of traffic against the bandwidth: a core preparing
+ * items back to back moves mem_mb_per_item every scenario_prep_s of a
+ * mean-size item (the image_train pipeline calibrate counts the traffic
+ * of), so B cores fill mem_gbps. Never below the last measured point (the
+ * curve's last speed-up, or the one core the per-item costs were measured
+ * on): a measurement outranks an estimate from two keys. */
+double scenario_prep_mem_bound(const scenario_t *s) {
+    if (!(s->server.mem_gbps > 0 && s->prep.mem_mb_per_item > 0)) return 0;
+    const double t = scenario_prep_s(s, scenario_item_bytes_mean(s));
+    if (!(t > 0)) return 0; /* prep costs nothing: no rate of traffic to bound */
+    const double b = s->server.mem_gbps * 1e3 * t / s->prep.mem_mb_per_item;
+    const int n = s->prep.scaling_n;
+    const double measured = n > 0 ? s->prep.scaling_speedup[n - 1] : 1;
+    return b > measured ? b : measured;
+}
+
+int scenario_prep_cores_shaped(const scenario_t *s) {
+    return s->prep.scaling_n > 0 || scenario_prep_mem_bound(s) > 0;
+}
+
+double scenario_prep_cores_why(const scenario_t *s, double cores, prep_cores_why_t *why) {
     const int n = s->prep.scaling_n;
     const double *t = s->prep.scaling_threads, *v = s->prep.scaling_speedup;
-    if (extrapolated) *extrapolated = n > 0 && cores > t[n - 1];
-    if (n == 0 || cores <= 1) return cores; /* a share of one core runs at its share */
-    for (int i = 1; i < n; i++)
-        if (cores <= t[i])
-            return v[i - 1] + (v[i] - v[i - 1]) * (cores - t[i - 1]) / (t[i] - t[i - 1]);
-    double gain = (v[n - 1] - v[n - 2]) / (t[n - 1] - t[n - 2]);
-    return v[n - 1] + (gain > 0 ? gain : 0) * (cores - t[n - 1]);
+    const double bound = scenario_prep_mem_bound(s);
+    prep_cores_why_t w = {.extrapolated = n > 0 && cores > t[n - 1], .bound = bound};
+    double eff = cores;        /* linear; a share of one core runs at its share */
+    if (n >= 2 && cores > 1) { /* parse_scaling gives 0 or at least 2 points */
+        int i = 1;
+        while (i < n && cores > t[i])
+            i++;
+        if (i < n) {
+            eff = v[i - 1] + (v[i] - v[i - 1]) * (cores - t[i - 1]) / (t[i] - t[i - 1]);
+        } else {
+            double gain = (v[n - 1] - v[n - 2]) / (t[n - 1] - t[n - 2]);
+            eff = v[n - 1] + (gain > 0 ? gain : 0) * (cores - t[n - 1]);
+        }
+    }
+    /* Within the measured points (or one core) the bound never binds: it
+     * lies at or above them. */
+    if (bound > 0 && eff > bound) eff = bound, w.mem_bound = 1;
+    if (why) *why = w;
+    return eff;
+}
+
+double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated) {
+    prep_cores_why_t w;
+    double eff = scenario_prep_cores_why(s, cores, &w);
+    if (extrapolated) *extrapolated = w.extrapolated;
+    return eff;
 }
 
 double scenario_prep_cores_total(const scenario_t *s, double total, int ns) {
-    if (s->prep.scaling_n == 0 || ns < 1) return total;
+    if (!scenario_prep_cores_shaped(s) || ns < 1) return total;
     return ns * scenario_prep_cores(s, total / ns, NULL);
 }
 

@@ -76,6 +76,7 @@ typedef struct {
         int64_t cpus;
         int64_t gpus;
         double cache_gb;
+        double mem_gbps; /* memory bandwidth, all cores (calibrate); 0 = no bound on prep cores */
         struct {
             int kind; /* index into the storage kinds (kinds.h) */
             double read_mb_s;
@@ -138,6 +139,7 @@ typedef struct {
         double eval_ms;            /* image_eval: resize, centre crop, normalise; 0 = not given */
         double audio_ms_per_mb;    /* audio: per MB of WAV; 0 = not given */
         double audio_ms_per_item;  /* audio: fixed per clip */
+        double mem_mb_per_item;    /* prep's buffer traffic per item; 0 = no bound on prep cores */
         char scaling[SCN_STR * 2]; /* "THREADS:SPEEDUP, ..." as written; "" = linear */
         /* prep.scaling parsed by scenario_build: thread counts ascending from 1. */
         int scaling_n;
@@ -261,11 +263,30 @@ double scenario_prep_s(const scenario_t *s, double bytes);
 /* Effective cores of `cores` prep cores on one server: the measured curve
  * prep.scaling (linear between its points, from the origin below 1 core, and
  * past its last point at its last marginal gain per core, never negative);
- * `cores` itself when the scenario has no curve. Sets *extrapolated (when not
- * NULL) to 1 when cores lies past the curve's last point. */
+ * `cores` itself when the scenario has no curve. With server.mem_gbps and
+ * prep.mem_mb_per_item both > 0, at most scenario_prep_mem_bound's cores
+ * past the last measured point (past one core without a curve). Sets
+ * *extrapolated (when not NULL) to 1 when cores lies past the curve's last
+ * point. */
 double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated);
+/* Why scenario_prep_cores gave its figure, for the report. */
+typedef struct {
+    int extrapolated; /* cores lie past the curve's last measured point */
+    int mem_bound;    /* the memory-bandwidth bound set the figure */
+    double bound;     /* scenario_prep_mem_bound (0 = none) */
+} prep_cores_why_t;
+/* scenario_prep_cores, saying why in *why (when not NULL). */
+double scenario_prep_cores_why(const scenario_t *s, double cores, prep_cores_why_t *why);
+/* The effective cores at which prep fills the memory bandwidth:
+ * server.mem_gbps x 1000 x scenario_prep_s(mean item) / prep.mem_mb_per_item,
+ * at least the curve's last speed-up (1 without a curve); 0 when either key
+ * is 0 or prep costs no CPU time (no bound). Applied to each stream's cores
+ * on a server alone, as the curve is (not divided among streams). */
+double scenario_prep_mem_bound(const scenario_t *s);
+/* 1 when prep cores are not plain linear: a curve, or the memory bound. */
+int scenario_prep_cores_shaped(const scenario_t *s);
 /* The same for `total` cores spread evenly over ns servers (total itself
- * without a curve). */
+ * when scenario_prep_cores_shaped is 0). */
 double scenario_prep_cores_total(const scenario_t *s, double total, int ns);
 /* The same for job j's own pipeline (jobs.N.prep.pipeline): per-item CPU
  * seconds for an item of `bytes`, and its seconds per byte alone. */

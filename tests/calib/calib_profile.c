@@ -116,17 +116,18 @@ static int check_profile(const char *path, int expect_gpu) {
     yaml_node_t *root = yaml_document_get_root_node(&d);
     static const char *top[] = {"profile_version", "scenario", "measured", NULL};
     static const char *scen[] = {"server", "prep", NULL};
-    static const char *server[] = {"cpus", "storage", NULL};
+    static const char *server[] = {"cpus", "mem_gbps", "storage", NULL};
     static const char *storage[] = {"read_mb_s",       "latency_ms",     "queue_depth",
                                     "latency_qd1_ms",  "latency_qd4_ms", "latency_qd16_ms",
                                     "latency_qd32_ms", "peak_mb_s",      NULL};
-    static const char *prep[] = {"decode_ms_per_mb", "decode_ms_per_item", "augment_ms", "eval_ms",
-                                 "audio_ms_per_mb",  "audio_ms_per_item",  NULL};
+    static const char *prep[] = {
+        "decode_ms_per_mb", "decode_ms_per_item", "augment_ms",      "eval_ms",
+        "audio_ms_per_mb",  "audio_ms_per_item",  "mem_mb_per_item", NULL};
     static const char *prep_opt[] = {"gpu_augment_ms", "scaling", "huffman_ms_per_mb",
                                      "gpu_decode_ms_per_mp", NULL};
-    static const char *measured[] = {"host",        "method", "storage",   "decode",
-                                     "augment_cpu", "gpu",    "stability", "eval_cpu",
-                                     "audio_cpu",   "nvjpeg", NULL};
+    static const char *measured[] = {
+        "host",     "method",    "storage", "decode",           "augment_cpu",  "gpu", "stability",
+        "eval_cpu", "audio_cpu", "nvjpeg",  "memory_bandwidth", "prep_traffic", NULL};
     yaml_node_t *sc = child(&d, root, "scenario");
     yaml_node_t *sv = child(&d, sc, "server");
     yaml_node_t *st = child(&d, sv, "storage");
@@ -146,8 +147,20 @@ static int check_profile(const char *path, int expect_gpu) {
         positive_number(&d, pr, "prep", "decode_ms_per_mb", 0) ||
         positive_number(&d, pr, "prep", "augment_ms", 0) ||
         positive_number(&d, pr, "prep", "eval_ms", 0) ||
-        positive_number(&d, pr, "prep", "audio_ms_per_mb", 0))
+        positive_number(&d, pr, "prep", "audio_ms_per_mb", 0) ||
+        positive_number(&d, sv, "server", "mem_gbps", 0) ||
+        positive_number(&d, pr, "prep", "mem_mb_per_item", 0))
         goto out;
+    /* Plausible, not merely positive: a host's memory moves 0.5 GB/s to
+     * 10 TB/s; an item's prep reads and writes at least its float output
+     * (0.6 MB) and less than 1 GB. */
+    double gbps = atof((char *)child(&d, sv, "mem_gbps")->data.scalar.value);
+    double mb = atof((char *)child(&d, pr, "mem_mb_per_item")->data.scalar.value);
+    if (gbps < 0.5 || gbps > 10000 || mb < 0.6 || mb > 1000) {
+        snprintf(problem, sizeof problem,
+                 "server.mem_gbps %g or prep.mem_mb_per_item %g is implausible", gbps, mb);
+        goto out;
+    }
     /* The ssd kind's curve: latencies left after the transfers, possibly 0
      * (a depth at the best rate), never negative. */
     static const char *curve[] = {"latency_qd1_ms", "latency_qd4_ms", "latency_qd16_ms",
@@ -203,6 +216,8 @@ static void fill(calib_results *r, int gpu) {
     r->augment.ms_per_item.median = 0.25;
     r->eval.ms_per_item.median = 0.5;
     r->audio.model_ms_per_mb = 3.25, r->audio.model_ms_per_item = 0.125;
+    r->membw.gb_s = 12.5, r->membw.npoints = 1, r->membw.curve[0].threads = 2;
+    r->traffic.mb_per_item = 1.75;
     r->augment.max_threads = 2;
     r->augment.npoints = 2;
     r->augment.curve[0].threads = 1, r->augment.curve[0].speedup = 1;
@@ -262,10 +277,17 @@ static void test_curve_reaches_scenario(void **state) {
     assert_int_equal(scenario_build(&doc, NULL, -1, &s), 0);
     assert_int_equal(s.prep.scaling_n, 3);
     assert_true(s.prep.scaling_threads[2] == 4 && s.prep.scaling_speedup[1] == 1.75);
-    /* 6 cores: past the curve, at its last marginal gain (0.375 a core). */
+    /* 3 cores: within the curve. 6: past it, at its last marginal gain
+     * (0.375 a core) 3.25, but the measured bandwidth and traffic bound it:
+     * 12.5 GB/s x 0.365 ms (7.5 ms/MB x 10 KB + 0.04 + 0.25) / 1.75 MB. */
+    assert_true(s.server.mem_gbps == 12.5 && s.prep.mem_mb_per_item == 1.75);
     int ex = 0;
-    assert_true(fabs(scenario_prep_cores(&s, 6, &ex) - 3.25) < 1e-12 && ex == 1);
+    prep_cores_why_t w;
     assert_true(fabs(scenario_prep_cores(&s, 3, &ex) - 2.125) < 1e-12 && ex == 0);
+    double bound = 12.5 * 0.365 / 1.75;
+    assert_true(fabs(scenario_prep_cores_why(&s, 6, &w) - bound) < 1e-12);
+    assert_true(w.extrapolated && w.mem_bound);
+    assert_true(fabs(scenario_prep_cores(&s, 4.25, &ex) - 2.59375) < 1e-12 && ex == 1);
     scenario_doc_free(&doc);
     /* nvJPEG measured: its rates reach a scenario that decodes on the GPU;
      * unmeasured (above), such a scenario is refused. */
