@@ -171,6 +171,12 @@ def main():
         harness.skip("validate_pipelines", f"{e.name} is missing (scripts/setup.sh --torch installs "
                      "Debian's python3-torch, python3-torchvision and python3-torchaudio)")
     load0 = os.getloadavg()[0]
+    cores = len(os.sched_getaffinity(0))
+    if load0 > cores / 2:
+        # The probe and the rows time this host's CPU at different moments:
+        # other work between them moves every row.
+        print(f"validate_pipelines: warning: host busy (load average {load0:.1f} on {cores} "
+              "cores): the figures will be off; rerun on an idle host", file=sys.stderr)
     harness.generate(a.bin, a.data, a.items)
     harness.write_wavs(a.audio, a.clips, a.seed)
     profile = os.path.join(os.path.dirname(os.path.abspath(a.data)), "host-pipelines.yaml")
@@ -242,7 +248,7 @@ jobs:
                       file=sys.stderr, flush=True)
     # The rows time this host's CPU: what else ran is part of the figures.
     lines += ["", f"Load average (1 min) {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the "
-              f"end, on {len(os.sched_getaffinity(0))} cores."]
+              f"end, on {cores} cores."]
     text = "\n".join(lines) + "\n"
     print(text)
     if a.out:
