@@ -1,7 +1,8 @@
 """What the validation harnesses share (scripts/validate_torch.py,
-validate_pagecache.py, validate_disk.py, pagecache_measure.py): the JPEGs
+validate_pipelines.py, validate_pagecache.py, validate_disk.py, pagecache_measure.py): the JPEGs
 they run on, cold files, cgroups they make and remove, and the tables they
-write into VALIDATION.md between markers. Standard library only."""
+write into VALIDATION.md between markers. Standard library only, but for
+write_wavs (numpy)."""
 
 import os
 import subprocess
@@ -39,6 +40,36 @@ def generate(stallsim, data, n):
                        stderr=subprocess.DEVNULL)
     finally:
         os.unlink(f.name)
+
+
+def has_wavs(data):
+    return any(f.endswith(".wav") for _, _, fs in os.walk(data) for f in fs)
+
+
+def write_wavs(data, n, seed=1, min_s=1.0, max_s=5.0, rate=44100):
+    """Unless data holds WAVs already, writes n clips there: 16-bit PCM mono
+    at `rate`, each a linear chirp between two random pitches under noise,
+    its length uniform in [min_s, max_s] seconds (so the sizes vary), from
+    `seed`: the same files every time."""
+    import wave
+
+    import numpy as np
+
+    os.makedirs(data, exist_ok=True)
+    if has_wavs(data):
+        return
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        t = np.arange(int(rng.uniform(min_s, max_s) * rate)) / rate
+        f0, f1 = rng.uniform(80, 4000, 2)
+        phase = 2 * np.pi * (f0 * t + (f1 - f0) * t * t / (2 * t[-1]))
+        x = 0.5 * np.sin(phase) + 0.05 * rng.standard_normal(t.size)
+        pcm = np.clip(x * 32767, -32768, 32767).astype("<i2")
+        with wave.open(os.path.join(data, f"clip{i:05d}.wav"), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes(pcm.tobytes())
 
 
 def evict(paths):
@@ -91,3 +122,27 @@ def epoch_metrics(out, source):
     v = out["variants"][0]
     eps = v["jobs"][0]["epochs"] if "jobs" in v else v["epochs"]
     return [e[source] for e in eps]
+
+
+def predict_epochs(stallsim, scen, sets, job=0):
+    """`stallsim run scen --set ...` in JSON: the simulator's (epoch_s,
+    t_gpu_s) for each epoch of job `job`."""
+    import json
+
+    cmd = [stallsim, "run", scen, "--format", "json"]
+    for s in sets:
+        cmd += ["--set", s]
+    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    eps = out["variants"][0]["jobs"][job]["epochs"]
+    return [(e["sim"]["epoch_s"], e["sim"]["t_gpu_s"]) for e in eps]
+
+
+def compare_row(epochs, batches, compute_s, sim):
+    """A measured row (each epoch's seconds, the batches of one, the sleep
+    per batch) against predict_epochs' figures: means over the epochs of the
+    epoch time and stall fraction, measured and predicted, and the error."""
+    meas_t = sum(epochs) / len(epochs)
+    pred_t = sum(e for e, _ in sim) / len(sim)
+    return dict(meas_t=meas_t, pred_t=pred_t, err=(pred_t - meas_t) / meas_t,
+                meas_stall=1 - batches * compute_s / meas_t,
+                pred_stall=1 - sum(g for _, g in sim) / len(sim) / pred_t)

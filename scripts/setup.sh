@@ -5,10 +5,11 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
       libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev libcurl4-openssl-dev
       valgrind clang libclang-rt-14-dev)  # memcheck test; libFuzzer targets
-# --torch: Debian's PyTorch for the DataLoader probe and its validation
-# (microbench/torch/probe.py, scripts/validate_torch.py), run with /usr/bin/python3.
+# --torch: Debian's PyTorch, torchvision and torchaudio for the DataLoader
+# probe and its validations (microbench/torch/probe.py,
+# scripts/validate_torch.py, validate_pipelines.py), run with /usr/bin/python3.
 if [ "${1:-}" = "--torch" ]; then
-  pkgs+=(python3-torch python3-torchvision python3-pil python3-numpy)
+  pkgs+=(python3-torch python3-torchvision python3-torchaudio python3-pil python3-numpy)
 fi
 # --object: nginx and its echo module (first-byte delays), curl and iproute2,
 # for the object store that scripts/validate_object.py serves on loopback.

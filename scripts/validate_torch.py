@@ -113,12 +113,7 @@ def predict(a, scen, r):
     if r["cache"] == "warm":
         # Every read hits the page cache, whose copy the probe's item time holds.
         sets += ["loader.cache=none", "server.storage.latency_ms=0", "server.storage.read_mb_s=1e9"]
-    cmd = [a.bin, "run", scen, "--format", "json"]
-    for s in sets:
-        cmd += ["--set", s]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    eps = out["variants"][0]["jobs"][0]["epochs"]
-    return [(e["sim"]["epoch_s"], e["sim"]["t_gpu_s"]) for e in eps]
+    return harness.predict_epochs(a.bin, scen, sets)
 
 
 def main():
@@ -172,12 +167,9 @@ jobs:
     for r in rows:
         m = measure_row(a, r)
         sim = predict(a, scen, r)
-        t_gpu = m["batches"] * r["compute"]
-        meas_t = sum(m["epochs"]) / len(m["epochs"])
-        meas_stall = 1 - t_gpu / meas_t
-        pred_t = sum(e for e, _ in sim) / len(sim)
-        pred_stall = 1 - sum(g for _, g in sim) / len(sim) / pred_t
-        err = (pred_t - meas_t) / meas_t
+        c = harness.compare_row(m["epochs"], m["batches"], r["compute"], sim)
+        meas_t, pred_t, err = c["meas_t"], c["pred_t"], c["err"]
+        meas_stall, pred_stall = c["meas_stall"], c["pred_stall"]
         table.append((r, meas_t, pred_t, err, meas_stall, pred_stall, m["epochs"], [e for e, _ in sim]))
         print(f"workers={r['workers']} compute={r['compute'] * 1e3:.0f}ms {r['cache']}"
               f"{' persistent' if r['persistent'] else ''}{' pin' if r['pin'] else ''}: "

@@ -7,8 +7,12 @@ A user's own Dataset comes in as "module:factory": factory(root) returns a
 map-style Dataset whose items are (tensor, label); the module is imported
 from the working directory or PYTHONPATH.
 
-Debian's python3 with python3-torch and python3-torchvision
-(scripts/setup.sh --torch)."""
+stallsim's per-job pipelines (jobs.N.prep.pipeline) as PyTorch runs them,
+for `probe.py --pipelines --audio` and scripts/validate_pipelines.py:
+pipeline_dataset(root, "image_train" | "image_eval" | "decode" | "audio").
+
+Debian's python3 with python3-torch, python3-torchvision and
+python3-torchaudio (scripts/setup.sh --torch)."""
 
 import importlib
 import os
@@ -29,6 +33,92 @@ def standard_transform():
             transforms.Normalize(MEAN, STD),
         ]
     )
+
+
+def eval_transform():
+    """torchvision's evaluation transform (the reference scripts' validation
+    loader): what `prep.pipeline: image_eval` stands for."""
+    from torchvision import transforms
+
+    return transforms.Compose(
+        [
+            transforms.Resize(256),
+            transforms.CenterCrop(224),
+            transforms.ToTensor(),
+            transforms.Normalize(MEAN, STD),
+        ]
+    )
+
+
+class DecodedSize:
+    """The transform of a decode-only item: ImageFolder's loader has decoded
+    the image (PIL open + convert("RGB")); keep only its size, so the item
+    costs its decode and collate has next to nothing to copy."""
+
+    def __call__(self, img):
+        import torch
+
+        return torch.tensor(img.size)
+
+
+# The audio pipeline calibrate's C version runs (microbench/audio_prep.h):
+# 16-bit PCM at 44.1 kHz, resampled to 16 kHz, 80 log-mel bins over 400-point
+# frames every 160 samples (25 ms / 10 ms).
+AUDIO_RATE_IN, AUDIO_RATE, AUDIO_FFT, AUDIO_HOP, AUDIO_MELS = 44100, 16000, 400, 160, 80
+
+
+class WavClips:
+    """A speech loader's dataset: each *.wav under root (sorted) loaded with
+    torchaudio.load (16-bit PCM; channels mixed to mono), resampled to
+    16 kHz, turned into a log-mel spectrogram, and padded or cut to `frames`
+    frames (a batch needs one shape; 0: the longest clip's). Items are
+    (tensor, 0); samples lists (path, 0) as ImageFolder's does."""
+
+    def __init__(self, root, frames=0):
+        import torchaudio
+
+        self.samples = [(os.path.join(d, f), 0) for d, _, fs in sorted(os.walk(root))
+                        for f in sorted(fs) if f.endswith(".wav")]
+        if not self.samples:
+            raise ValueError(f"{root}: no .wav files")
+        # Made once, as a training script makes them: Resample keeps its
+        # filter kernel, MelSpectrogram its window and filter bank.
+        self.resample = torchaudio.transforms.Resample(AUDIO_RATE_IN, AUDIO_RATE)
+        self.mel = torchaudio.transforms.MelSpectrogram(
+            sample_rate=AUDIO_RATE, n_fft=AUDIO_FFT, hop_length=AUDIO_HOP, n_mels=AUDIO_MELS)
+        if frames <= 0:
+            longest = max(os.path.getsize(p) for p, _ in self.samples)
+            frames = (longest // 2 * AUDIO_RATE // AUDIO_RATE_IN) // AUDIO_HOP + 1
+        self.frames = frames
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        import torch
+        import torchaudio
+
+        x, rate = torchaudio.load(self.samples[i][0])
+        if rate != AUDIO_RATE_IN:
+            raise ValueError(f"{self.samples[i][0]}: {rate} Hz; expected {AUDIO_RATE_IN}")
+        m = torch.log(self.mel(self.resample(x.mean(0))) + 1e-6)
+        n = m.shape[1]
+        if n >= self.frames:
+            return m[:, : self.frames].contiguous(), 0
+        return torch.nn.functional.pad(m, (0, self.frames - n)), 0
+
+
+def pipeline_dataset(root, name):
+    """The dataset of one of stallsim's pipelines over root: image_train and
+    image_eval (ImageFolder with the training or evaluation transforms),
+    decode (ImageFolder's decode alone), audio (WavClips)."""
+    if name == "audio":
+        return WavClips(root)
+    from torchvision import datasets
+
+    tf = {"image_train": standard_transform, "image_eval": eval_transform,
+          "decode": DecodedSize}[name]()
+    return datasets.ImageFolder(root, transform=tf)
 
 
 def make_dataset(root, spec="imagefolder"):

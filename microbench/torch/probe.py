@@ -5,7 +5,7 @@ host and writes a host profile for `loader.kind: pytorch` (see README.md,
 
   /usr/bin/python3 microbench/torch/probe.py --data DIR --out host-torch.yaml
       [--dataset imagefolder|module:factory] [--batch 32] [--items 640]
-      [--max-workers N]
+      [--max-workers N] [--pipelines] [--audio WAVDIR]
 
 What it measures, each the way the DataLoader spends it:
 - a real DataLoader with one worker and no GPU work, 3 times (the median
@@ -28,6 +28,19 @@ What it measures, each the way the DataLoader spends it:
 - cold reads (files evicted with POSIX_FADV_DONTNEED, read one at a time):
   server.storage.latency_ms and read_mb_s, fitted as a + size / bandwidth;
 - server.cpus: the cores this process may run on.
+Opt-in, for jobs naming their pipeline (jobs.N.prep.pipeline), each timed as
+the training items are (one worker, the median of 3 runs, page cache warm):
+- --pipelines (ImageFolder only): ImageFolder's decode alone (PIL open +
+  convert RGB) fitted over file size replaces the fit above as
+  prep.decode_ms_per_item and _per_mb; prep.augment_ms is the training
+  item's mean less the decode's, prep.eval_ms the evaluation transform's
+  (Resize 256, CenterCrop 224, ToTensor, Normalize) less the decode's (each
+  written as 0, with a warning, if it comes out negative);
+- --audio WAVDIR: torchaudio's load of each 16-bit 44.1 kHz WAV, Resample to
+  16 kHz, MelSpectrogram (n_fft 400, hop 160, 80 mels), log, fitted over the
+  file's size as prep.audio_ms_per_item + prep.audio_ms_per_mb; the clips'
+  mean size, the item's out_kb and its own collate, hand-over and next()
+  costs go under measured: (the loader keys stay the image item's).
 Progress and the fits go to stderr; the profile is written atomically."""
 
 import argparse
@@ -123,6 +136,88 @@ def median_run(ds, idx, batch, workers, seed):
     runs = sorted((loader_bound(ds, idx, batch, workers, seed + r) for r in range(REPS)),
                   key=lambda r: r[2])
     return runs[len(runs) // 2]
+
+
+def item_costs(ds, idx, batch, seed, paths):
+    """median_run with one worker: (a, b, mean), the items' seconds fitted
+    as a + b x MB of their files (b = 0 without files), and the run."""
+    items, collates, cycle = median_run(ds, idx, batch, 1, seed)
+    times = [t for _, t in items]
+    if paths:
+        a0, b0 = fit_line([os.path.getsize(paths[i]) / 1e6 for i, _ in items], times)
+    else:
+        a0, b0 = statistics.mean(times), 0.0
+    return (a0, b0, statistics.mean(times)), items, collates, cycle
+
+
+def pipeline_costs(data, idx, batch, seed, train_mean):
+    """--pipelines: ImageFolder's decode alone and torchvision's evaluation
+    transform over the same items as the training one, each as the training
+    one is timed. Returns the profile's prep lines and the measured ones."""
+    dec_ds = pipeline.pipeline_dataset(data, "decode")
+    paths = pipeline.item_paths(dec_ds)
+    log(f"--pipelines: decode only (PIL open + convert RGB), one worker, {REPS} times")
+    (da, db, dmean), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths)
+    log(f"decode: mean {dmean * 1e3:.3f} ms = {da * 1e3:.3f} ms + {db * 1e3:.3f} ms/MB")
+    log(f"--pipelines: Resize(256), CenterCrop(224), ToTensor, Normalize, one worker, {REPS} times")
+    (_, _, emean), _, _, _ = item_costs(pipeline.pipeline_dataset(data, "image_eval"), idx, batch,
+                                        seed, paths)
+    aug, ev = train_mean - dmean, emean - dmean
+    for what, v in (("training augment", aug), ("evaluation transform", ev)):
+        if v < 0:
+            log(f"warning: the {what} measured {v * 1e3:.3f} ms beyond the decode (noise, or a "
+                f"decode that dominates it): written as 0")
+    log(f"eval item mean {emean * 1e3:.3f} ms: eval_ms {ev * 1e3:.3f}; training item mean "
+        f"{train_mean * 1e3:.3f} ms: augment_ms {aug * 1e3:.3f}")
+    prep = [f"    decode_ms_per_item: {da * 1e3:.6g}",
+            f"    decode_ms_per_mb: {db * 1e3:.6g}",
+            f"    augment_ms: {max(aug, 0) * 1e3:.6g}",
+            f"    eval_ms: {max(ev, 0) * 1e3:.6g}"]
+    measured = [f"    decode_mean_ms: {dmean * 1e3:.6g}",
+                f"    eval_item_mean_ms: {emean * 1e3:.6g}"]
+    return prep, measured
+
+
+def audio_costs(root, batch, n_items, seed):
+    """--audio: the audio pipeline over the WAVs under root, timed as the
+    training items are, fitted over the files' sizes; the item's own loader
+    costs beside (collate and hand-over, next()), for the reader: the
+    profile's loader keys stay the image item's."""
+    ds = pipeline.pipeline_dataset(root, "audio")
+    n = len(ds)
+    if min(n, n_items) < batch * 5:
+        print(f"probe: --audio {root}: {min(n, n_items)} clips to time ({n} there); batches of "
+              f"{batch} need {batch * 5}", file=sys.stderr)
+        sys.exit(2)
+    idx = list(range(0, n, max(1, n // n_items)))[:n_items]
+    paths = pipeline.item_paths(ds)
+    pipeline.warm([paths[i] for i in idx])
+    log(f"--audio: torchaudio load, Resample 44.1 -> 16 kHz, MelSpectrogram, log over {len(idx)} "
+        f"of {n} clips, one worker, {REPS} times")
+    (aa, ab, amean), items, _, cycle = item_costs(ds, idx, batch, seed, paths)
+    if ab <= 0:
+        log("warning: the audio item's time did not grow with the clip's size: audio_ms_per_mb 0 "
+            "(stallsim refuses audio jobs until it is set); time more clips (--items)")
+    item = ds[idx[0]]
+    collate = main_collate(item, batch)
+    share = max(0.0, cycle - batch * amean - collate)
+    nxt, _ = main_costs(item, batch)
+    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _ in items) / 1e3
+    log(f"audio: mean {amean * 1e3:.3f} ms = {aa * 1e3:.3f} ms + {ab * 1e3:.3f} ms/MB "
+        f"(clips {mean_kb:.1f} KB mean); its collate {collate / batch * 1e3:.4f}, hand-over "
+        f"{share / batch * 1e3:.4f}, next() {nxt / batch * 1e3:.4f} ms per item")
+    prep = [f"    audio_ms_per_item: {aa * 1e3:.6g}",
+            f"    audio_ms_per_mb: {ab * 1e3:.6g}"]
+    measured = [f"    audio_data: \"{os.path.abspath(root)}\"",
+                f"    audio_items_timed: {len(idx)}",
+                f"    audio_items_in_dataset: {n}",
+                f"    audio_mean_kb: {mean_kb:.6g}",
+                f"    audio_item_mean_ms: {amean * 1e3:.6g}",
+                f"    audio_out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
+                f"    audio_collate_ms_per_item: {collate / batch * 1e3:.6g}",
+                f"    audio_share_ms_per_item: {share / batch * 1e3:.6g}",
+                f"    audio_transfer_ms_per_item: {max(nxt, 0) / batch * 1e3:.6g}"]
+    return prep, measured
 
 
 def main_collate(item, batch):
@@ -233,10 +328,20 @@ def main():
     ap.add_argument("--batch", type=int, default=32, help="batch size per GPU (default 32)")
     ap.add_argument("--items", type=int, default=640, help="items to time (default 640)")
     ap.add_argument("--max-workers", type=int, default=0, help="worker start-up fit up to N (default: cores)")
+    ap.add_argument("--pipelines", action="store_true",
+                    help="also time decode alone and the evaluation transform: writes "
+                    "prep.decode_* (decode alone), augment_ms and eval_ms")
+    ap.add_argument("--audio", metavar="DIR",
+                    help="also time the audio pipeline on DIR's WAVs: writes prep.audio_*")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     if a.batch < 1 or a.items < 8:
         ap.error("--batch must be >= 1 and --items >= 8")
+    if a.pipelines and a.dataset != "imagefolder":
+        ap.error("--pipelines times ImageFolder's decode and torchvision's transforms: "
+                 "it needs --dataset imagefolder")
+    if a.audio and not os.path.isdir(a.audio):
+        ap.error(f"--audio {a.audio}: not a directory")
     try:
         import torch
     except ImportError:
@@ -268,15 +373,8 @@ def main():
     if paths:
         pipeline.warm([paths[i] for i in idx])
     log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), {REPS} times")
-    items, collates, cycle1 = median_run(ds, idx, a.batch, 1, a.seed)
-    times = [t for _, t in items]
-    if paths:
-        sizes = [os.path.getsize(paths[i]) for i, _ in items]
-        a0, b0 = fit_line([s / 1e6 for s in sizes], times)
-        mean_kb = statistics.mean(sizes) / 1e3
-    else:
-        a0, b0, mean_kb = statistics.mean(times), 0.0, None
-    mean_item = statistics.mean(times)
+    (a0, b0, mean_item), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
+    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _ in items) / 1e3 if paths else None
     # What a worker spends per batch beyond its items: collate, then handing
     # the batch to the queue (from the steady interval: one worker is the
     # bottleneck, so the interval is its whole cycle).
@@ -298,6 +396,23 @@ def main():
         eff = min(1.0, max(0.2, cycle1 * max(demand, cores) / cores / (cores * cyc)))
         log(f"{cores} workers: {cyc * 1e3:.1f} ms per batch (one worker: {cycle1 * 1e3:.1f}); "
             f"core efficiency {eff:.3f}")
+    prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}",
+                  f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
+                  "    augment_ms: 0"]
+    measured_lines = []
+    if a.pipelines:
+        prep_lines, measured_lines = pipeline_costs(a.data, idx, a.batch, a.seed, mean_item)
+    if a.audio:
+        try:
+            more, seen = audio_costs(a.audio, a.batch, a.items, a.seed)
+        except ImportError as e:
+            print(f"probe: --audio needs torchaudio ({e}): scripts/setup.sh --torch installs "
+                  "Debian's python3-torchaudio", file=sys.stderr)
+            sys.exit(2)
+        except (OSError, RuntimeError, ValueError) as e:
+            print(f"probe: --audio {a.audio}: {e}", file=sys.stderr)
+            sys.exit(2)
+        prep_lines, measured_lines = prep_lines + more, measured_lines + seen
     start, start0 = worker_start(item, a.batch, maxw)
     log(f"worker start-up {start * 1e3:.2f} ms per worker (+{start0 * 1e3:.2f} ms), fitted over 1..{maxw}")
     pin, pin_how = pin_cost(item, a.batch)
@@ -323,9 +438,7 @@ def main():
                   f"      read_mb_s: {bw / 1e6:.6g}"]
     lines += [
         "  prep:",
-        f"    decode_ms_per_item: {a0 * 1e3:.6g}",
-        f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
-        "    augment_ms: 0",
+        *prep_lines,
         f"    out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
         "  loader:",
         "    kind: pytorch",
@@ -351,6 +464,7 @@ def main():
     ]
     if mean_kb:
         lines.append(f"    mean_kb: {mean_kb:.6g}")
+    lines += measured_lines
     write_profile(a.out, "\n".join(lines) + "\n")
     log(f"wrote {a.out}")
 
