@@ -7,17 +7,13 @@
 # torchaudio.
 #   tests/torch_pipelines.sh STALLSIM SRCDIR
 set -u
-bin=$1 src=$2
+. "$(dirname "$0")/lib.sh"
 py=/usr/bin/python3
 if ! $py -c 'import torch, torchvision, torchaudio' 2>/dev/null; then
   echo "torch_pipelines: skipped: Debian's python3-torch, python3-torchvision and python3-torchaudio are not all installed (scripts/setup.sh --torch)"
   exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+in_tmp "$1" "$2"
 printf 'dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n' >"$tmp/gen.yaml"
 "$bin" measure "$tmp/gen.yaml" --data "$tmp/data" --generate 96 --epochs 1 >/dev/null 2>&1 \
   || { echo "FAIL: generating JPEGs"; exit 1; }
@@ -65,5 +61,4 @@ $py "$probe" --data "$tmp/data" --batch 8 --items 96 --max-workers 2 --audio "$t
   --out "$tmp/x.yaml" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "no .wav files" "$tmp/err" && ! grep -q Traceback "$tmp/err" && ok || bad "empty --audio: $(cat "$tmp/err")"
 [ ! -e "$tmp/x.yaml" ] && ok || bad "a failed probe left a profile"
-echo "torch_pipelines: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish torch_pipelines

@@ -5,17 +5,13 @@
 # input gets a clear error and exit 2. Skips (77) without Debian's PyTorch.
 #   tests/torch_probe.sh STALLSIM SRCDIR
 set -u
-bin=$1 src=$2
+. "$(dirname "$0")/lib.sh"
 py=/usr/bin/python3
 if ! $py -c 'import torch, torchvision' 2>/dev/null; then
   echo "torch_probe: skipped: Debian's python3-torch and python3-torchvision are not installed (scripts/setup.sh --torch)"
   exit 77
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+in_tmp "$1" "$2"
 printf 'dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n' >"$tmp/gen.yaml"
 "$bin" measure "$tmp/gen.yaml" --data "$tmp/data" --generate 160 --epochs 1 >/dev/null 2>&1 \
   || { echo "FAIL: generating JPEGs"; exit 1; }
@@ -54,5 +50,4 @@ $py "$probe" --data "$tmp/data" --dataset nosuch:thing --out "$tmp/x.yaml" >/dev
 $py "$probe" --data "$tmp/data" --items 40 --out "$tmp/x.yaml" >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q "need" "$tmp/err" && ok || bad "too few items: $(cat "$tmp/err")"
 [ ! -e "$tmp/x.yaml" ] && ok || bad "a failed probe left a profile"
-echo "torch_probe: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish torch_probe
