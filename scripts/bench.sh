@@ -18,7 +18,7 @@ reps=${2:-5}
 only=${3:-}
 [ -x "$bin" ] || { echo "bench.sh: build first: $bin not found" >&2; exit 1; }
 
-median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. scripts/bench_lib.sh # (the repository root is the working folder)
 
 # The exact replay against a bare array LRU loop run beside it (issue 19):
 # per size N, REPS pairs alternating, each side timed in CPU seconds (user +

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sed '/^variants:/,$d' scenarios/openimages.yaml >"$tmp/openimages-one.yaml"
 grid=(--model-only --vary server.cpus=1:100:1 --vary server.cache_gb=1:1000:1 --minimize server.cpus)
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. scripts/bench_lib.sh # (the repository root is the working folder)
 
 # time_case THREADS SCENARIO: "median_wall median_cpu"
 time_case() {

@@ -12,7 +12,7 @@ scn=${3:-scenarios/imagenet1k.yaml}
 variant=${4:-dali}
 range=${5:-0:147:3}
 [ -x "$bin" ] || { echo "bench_curve.sh: build first: $bin not found" >&2; exit 1; }
-median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. scripts/bench_lib.sh # (the repository root is the working folder)
 t() { /usr/bin/time -f "%e" "$@" 2>&1 >/dev/null | tail -n 1; }
 points=$("$bin" sweep "$scn" --variant "$variant" --vary "server.cache_gb=$range" --model-only -o - 2>/dev/null |
   tail -n +2 | cut -d, -f1 | sort -u | wc -l)

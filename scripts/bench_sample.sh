@@ -27,7 +27,7 @@ prep: {decode_ms_per_mb: 20, augment_ms: 0.9}
 jobs: [{name: resnet50, gpus: 8, batch_per_gpu: 256, gpu_items_per_s: 700, prefetch_batches: 2}]
 loader: {cache: lru}
 YAML
-median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. scripts/bench_lib.sh # (the repository root is the working folder)
 # case ITEMS MODE(exact|sampled): prints "wall rss_kb" medians; the CSV of the last run in $tmp/ITEMS.MODE.csv
 case_() {
   local n=$1 mode=$2 above r=$reps

@@ -13,7 +13,7 @@ bin=$1
 reps=$2
 shift 2
 [ -x "$bin" ] || { echo "bench_scale.sh: $bin not found" >&2; exit 1; }
-median() { sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+. scripts/bench_lib.sh # (the repository root is the working folder)
 echo "| items | runs | median wall s | median CPU s | item-accesses per CPU s | peak RSS |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for n in "$@"; do

@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 calc() { awk "BEGIN {print $1}"; }
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+. scripts/bench_lib.sh # (the repository root is the working folder)
 
 # time_case CONFIGS JOBS -- sweep arguments...: prints the median wall seconds
 time_case() {
