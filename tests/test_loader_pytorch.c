@@ -67,14 +67,94 @@ static void test_workers_and_contention(void **state) {
     metrics_free(&m), metrics_free(&s);
     const char *four[] = {"loader.num_workers=4", "server.cpus=2", NULL};
     run(four, &m, &s);
-    near("4 workers on 2 cores sim", metrics_at(&s, 0, 1)->epoch_s, 50 * w, 1e-6);
+    /* The cores are a fluid in buckets of a few ms: the last one may end a bucket late. */
+    near("4 workers on 2 cores sim", metrics_at(&s, 0, 1)->epoch_s, 50 * w, 1e-3);
     near("4 workers on 2 cores model", metrics_at(&m, 0, 1)->epoch_s, 50 * w, 1e-6);
     metrics_free(&m), metrics_free(&s);
     /* All cores busy at half the speed of one: twice as long. */
     const char *slow[] = {"loader.num_workers=2", "server.cpus=2", "loader.core_efficiency=0.5",
                           NULL};
     run(slow, &m, &s);
-    near("efficiency 0.5 sim", metrics_at(&s, 0, 1)->epoch_s, 100 * w, 1e-6);
+    near("efficiency 0.5 sim", metrics_at(&s, 0, 1)->epoch_s, 100 * w, 1e-3);
+    near("efficiency 0.5 model", metrics_at(&m, 0, 1)->epoch_s, 100 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* Eight workers on two cores, each item 2 ms of CPU after a 2 ms read: a
+ * worker waiting for its read holds no core, and the cores then bind. A
+ * worker's cycle is s x 2 ms + 2 ms, eight of them use 8 x 2 ms / cycle
+ * core-seconds a second, and the two cores are full at a cycle of 8 ms
+ * (s = 3): 1000 items/s, the cores' own rate (the last round's four
+ * workers just fill them at s = 1). A per-run factor from the mean demand
+ * (8 x 2 / 4 = 4 busy: s = 2) made it 2.4 s. */
+static void test_cpu_shared_with_waits(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=8",
+                          "server.cpus=2",
+                          "server.storage.latency_ms=2",
+                          "server.storage.read_mb_s=1e12",
+                          "server.storage.queue_depth=64",
+                          "loader.prefetch_factor=1",
+                          NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    /* The simulator's cores serve in its own order (a batch walked earlier
+     * holds them first), not evenly: a worker that falls behind holds the
+     * in-order training loop back a little (1.4 % here). */
+    near("cold epoch sim", metrics_at(&s, 0, 0)->epoch_s, 3200 * 2e-3 / 2, 0.02);
+    near("cold epoch model", metrics_at(&m, 0, 0)->epoch_s, 3200 * 2e-3 / 2, 0.01);
+    assert_true(metrics_at(&s, 0, 0)->cpu_util <= 1);
+    metrics_free(&m), metrics_free(&s);
+    /* With reads of 20 ms the workers wait most of the time: eight cycles
+     * of 22 ms give 364 items/s, under the cores' 1000, so no slowdown: 13
+     * rounds of 32 items (100 batches on 8 workers). */
+    const char *slow_reads[] = {"loader.num_workers=8",
+                                "server.cpus=2",
+                                "server.storage.latency_ms=20",
+                                "server.storage.read_mb_s=1e12",
+                                "server.storage.queue_depth=64",
+                                "loader.prefetch_factor=1",
+                                NULL};
+    run(slow_reads, &m, &s);
+    near("slow reads sim", metrics_at(&s, 0, 0)->epoch_s, 13 * 32 * 22e-3, 0.01);
+    near("slow reads model", metrics_at(&m, 0, 0)->epoch_s, 13 * 32 * 22e-3, 0.01);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* A tier that serves every miss in 0.1 ms over a store of 100 ms: the
+ * second epoch's workers wait for the tier, not the store, so sixteen of
+ * them on four cores are CPU-bound at 4 / 2 ms = 2000 items/s (a factor
+ * fixed from the store's wait costed them as idle: 5.3x faster). */
+static void test_tier_hits_hold_cores(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=16",
+                          "server.cache_gb=0.0001",
+                          "server.storage.latency_ms=100",
+                          "server.storage.read_mb_s=1e12",
+                          "server.storage.queue_depth=256",
+                          "server.tier.cache_gb=1",
+                          "server.tier.latency_ms=0.1",
+                          "server.tier.read_mb_s=1e9",
+                          NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    near("tier epoch sim", metrics_at(&s, 0, 1)->epoch_s, 3200 * 2e-3 / 4, 0.02);
+    near("tier epoch model", metrics_at(&m, 0, 1)->epoch_s, 3200 * 2e-3 / 4, 0.01);
+    assert_true(metrics_at(&s, 0, 1)->cpu_util <= 1 && metrics_at(&m, 0, 1)->cpu_util <= 1);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* The training process's step CPU shares the cores with the workers: one
+ * core, one worker of 2 ms an item and a step of 32 ms an iteration. Alone
+ * the worker's 64 ms batches overlap the 32 ms steps; sharing the core, an
+ * epoch costs all of its CPU, 100 x (64 + 32) ms. */
+static void test_step_cpu_shares_cores(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=1", "server.cpus=1", "loader.step_ms=32", NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    near("sim", metrics_at(&s, 0, 1)->epoch_s, 100 * (64e-3 + 32e-3), 0.01);
+    near("model", metrics_at(&m, 0, 1)->epoch_s, 100 * (64e-3 + 32e-3), 0.01);
     metrics_free(&m), metrics_free(&s);
 }
 
@@ -221,10 +301,17 @@ static void test_rules(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_synchronous),   cmocka_unit_test(test_workers_and_contention),
-        cmocka_unit_test(test_gpu_bound),     cmocka_unit_test(test_sync_reads_and_start),
-        cmocka_unit_test(test_readers_bound), cmocka_unit_test(test_free_reads),
-        cmocka_unit_test(test_drop_last),     cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_synchronous),
+        cmocka_unit_test(test_workers_and_contention),
+        cmocka_unit_test(test_gpu_bound),
+        cmocka_unit_test(test_sync_reads_and_start),
+        cmocka_unit_test(test_readers_bound),
+        cmocka_unit_test(test_free_reads),
+        cmocka_unit_test(test_drop_last),
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_cpu_shared_with_waits),
+        cmocka_unit_test(test_tier_hits_hold_cores),
+        cmocka_unit_test(test_step_cpu_shares_cores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

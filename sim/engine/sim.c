@@ -630,8 +630,10 @@ static void observe_item(world_t *w, stream_t *st, uint32_t x, int sv, int rank,
     w->obs->item(w->obs->ctx, &it);
 }
 
-static void observe_iteration(world_t *w, stream_t *st, int c, int64_t k, double start,
-                              double start_mem, double tb, double items, int last) {
+/* at: the step's start and its CPU's end, on T and on T_prep. */
+static void observe_iteration(world_t *w, stream_t *st, int c, int64_t k, const double at[4],
+                              double tb, double items, int last) {
+    const double start = at[0], start_mem = at[1];
     sim_iter_t it = {
         .stream = (int)(st - w->st),
         .inst = st->inst[c],
@@ -640,7 +642,8 @@ static void observe_iteration(world_t *w, stream_t *st, int c, int64_t k, double
         .items = items,
         .idle = st->end[c] > st->ep_start ? st->end[c] : st->ep_start,
         .start = start,
-        .cpu_s = st->prep.iter_cpu_s,
+        .cpu_s = at[2] - start,
+        .cpu_mem_s = at[3] - start_mem,
         .compute_s = tb,
         .ep_start = st->ep_start,
         .idle_mem = st->end_mem[c] > st->ep_start_mem ? st->end_mem[c] : st->ep_start_mem,
@@ -861,13 +864,20 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
     const int64_t hi = lo + st->M < (int64_t)st->n_used ? lo + st->M : (int64_t)st->n_used;
     int last = hi == (int64_t)st->n_used;
     double wmax = 0, wmax_mem = 0;
+    double (*const iter_cpu)(prep_t *, int, double) = w->loader->iter_cpu;
     for (int c = 0; c < st->ninst; c++) {
         double tb = last ? st->t_last[c] : st->t_full[c];
         double start = st->end[c] > ready ? st->end[c] : ready;
         double start_mem = st->end_mem[c] > ready_mem ? st->end_mem[c] : ready_mem;
-        if (w->obs) observe_iteration(w, st, c, k, start, start_mem, tb, (double)(hi - lo), last);
-        st->end[c] = start + st->prep.iter_cpu_s + tb;
-        st->end_mem[c] = start_mem + st->prep.iter_cpu_s + tb;
+        /* The training processes' CPU, on the loader's cores where it shares them. */
+        double cpu = iter_cpu ? iter_cpu(&st->prep, 0, start) : start + st->prep.iter_cpu_s;
+        double cpu_mem =
+            iter_cpu ? iter_cpu(&st->prep, 1, start_mem) : start_mem + st->prep.iter_cpu_s;
+        if (w->obs)
+            observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu, cpu_mem}, tb,
+                              (double)(hi - lo), last);
+        st->end[c] = cpu + tb;
+        st->end_mem[c] = cpu_mem + tb;
         st->t_gpu[c] += tb;
         st->consumed[c] += (double)(hi - lo);
         if (start > wmax) wmax = start;

@@ -65,6 +65,7 @@ typedef struct {
     double idle;      /* the GPUs are free: the previous iteration's end, or the epoch's start */
     double start;     /* the batch is ready and the GPUs free: the step starts */
     double cpu_s;     /* the training process's CPU per iteration (serial with the GPU) */
+    double cpu_mem_s; /* the same on T_prep (the cores may be shared otherwise there) */
     double compute_s; /* the GPUs compute */
     double ep_start;  /* the epoch's start on T */
     double idle_mem, start_mem, ep_start_mem; /* the same on T_prep */

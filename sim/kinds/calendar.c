@@ -11,23 +11,11 @@ int calendar_init(calendar_t *c, double dt, double rate, int log2_buckets) {
     c->cap = rate * dt;
     c->top = 0;
     c->mask = (uint32_t)(n - 1);
-    c->left = malloc(n * sizeof *c->left);
-    c->tag = malloc(n * sizeof *c->tag);
-    if (!c->left || !c->tag) return -1;
+    c->b = malloc(n * sizeof *c->b);
+    if (!c->b) return -1;
     for (size_t i = 0; i < n; i++)
-        c->tag[i] = -1;
+        c->b[i].tag = -1;
     return 0;
-}
-
-/* Units left in bucket i (a slot holding another bucket is a fresh one). */
-static double *bucket(calendar_t *c, int64_t i) {
-    uint32_t at = (uint32_t)i & c->mask;
-    if (c->tag[at] != i) {
-        c->tag[at] = i;
-        c->left[at] = c->cap;
-    }
-    if (i > c->top) c->top = i;
-    return &c->left[at];
 }
 
 double calendar_take(calendar_t *c, double t, double need, double *end) {
@@ -39,9 +27,9 @@ double calendar_take(calendar_t *c, double t, double need, double *end) {
         return t;
     }
     const double total = need;
-    double *left = bucket(c, i);
+    double *left = calendar_left(c, i);
     while (*left <= 0)
-        left = bucket(c, ++i);
+        left = calendar_left(c, ++i);
     /* Within a bucket the units go in time order: the first free one is at
      * the bucket's start plus what is taken, at the rate. */
     double start = (double)i * c->dt + (c->cap - *left) / c->rate;
@@ -53,7 +41,7 @@ double calendar_take(calendar_t *c, double t, double need, double *end) {
         need -= take;
         stop = (double)i * c->dt + (c->cap - *left) / c->rate;
         if (need <= 0) break;
-        left = bucket(c, ++i);
+        left = calendar_left(c, ++i);
     }
     /* A request that starts mid-bucket after units went unused before it
      * still needs its own time. */
@@ -62,41 +50,9 @@ double calendar_take(calendar_t *c, double t, double need, double *end) {
     return start;
 }
 
-double calendar_hold(calendar_t *c, double t, double dur, double *end) {
-    int64_t i = (int64_t)floor(t / c->dt);
-    if (i < 0) i = 0;
-    if (i < c->top - (int64_t)c->mask) {
-        *end = t + dur;
-        return t;
-    }
-    double *left = bucket(c, i);
-    while (*left <= 0)
-        left = bucket(c, ++i);
-    double start = (double)i * c->dt;
-    if (start < t) start = t;
-    /* One slot: at most the bucket's own time from each bucket; where the
-     * other slots left less, the rest carries on into the next. */
-    double need = dur, at = start, stop = start;
-    for (;;) {
-        double span = (double)(i + 1) * c->dt - at;
-        if (span > need) span = need;
-        double take = span < *left ? span : *left;
-        *left -= take;
-        need -= take;
-        stop = at + take;
-        if (need <= 0) break;
-        at = (double)(i + 1) * c->dt;
-        left = bucket(c, ++i);
-    }
-    *end = stop > start + dur ? stop : start + dur;
-    return start;
-}
-
 void calendar_destroy(calendar_t *c) {
-    free(c->left);
-    free(c->tag);
-    c->left = NULL;
-    c->tag = NULL;
+    free(c->b);
+    c->b = NULL;
 }
 
 double calendar_bytes(int log2_buckets) {

@@ -20,24 +20,72 @@
 
 #include <stdint.h>
 
-typedef struct {
+typedef struct calendar {
     double dt, rate, cap; /* cap = rate x dt, the units of one bucket */
     int64_t top;          /* the latest bucket touched */
     uint32_t mask;
-    double *left; /* units left in each bucket, by bucket & mask */
-    int64_t *tag; /* which bucket each slot holds (another: all left) */
+    /* By bucket & mask: the units left in it and which bucket the slot
+     * holds (another: all left), side by side, one cache line a bucket. */
+    struct calendar_bucket {
+        double left;
+        int64_t tag;
+    } * b;
 } calendar_t;
+typedef struct calendar_bucket calendar_bucket_t;
 
 int calendar_init(calendar_t *c, double dt, double rate, int log2_buckets);
 /* Takes `need` units at `rate` per second from time t on. Returns when the
  * first unit was taken (>= t); *end is when the last one was (>= the start
  * + need / rate). */
 double calendar_take(calendar_t *c, double t, double need, double *end);
+/* Units left in bucket i (a slot holding another bucket is a fresh one). */
+static inline double *calendar_left(calendar_t *c, int64_t i) {
+    calendar_bucket_t *b = &c->b[(uint32_t)i & c->mask];
+    if (b->tag != i) {
+        b->tag = i;
+        b->left = c->cap;
+    }
+    if (i > c->top) c->top = i;
+    return &b->left;
+}
+
 /* The calendar as `rate` slots: a request holds one of them for dur
  * seconds from t on, taking at most its own time from each bucket (a long
  * request is one slot busy, not all of them). Returns when it starts; *end
- * when it lets go. */
-double calendar_hold(calendar_t *c, double t, double dur, double *end);
+ * when it lets go. Inline: the pytorch kind holds a core for every item. */
+static inline double calendar_hold(calendar_t *c, double t, double dur, double *end) {
+    const double dt = c->dt;
+    /* floor(t / dt) for t >= 0, as a truncation (no libm call); earlier
+     * times are bucket 0. */
+    const double q = t / dt;
+    int64_t i = q > 0 ? (int64_t)q : 0;
+    if (i < c->top - (int64_t)c->mask) {
+        *end = t + dur;
+        return t;
+    }
+    double *left = calendar_left(c, i);
+    while (*left <= 0)
+        left = calendar_left(c, ++i);
+    double start = (double)i * dt;
+    if (start < t) start = t;
+    /* One slot: at most the bucket's own time from each bucket; where the
+     * other slots left less, the rest carries on into the next. */
+    double need = dur, at = start, stop = start;
+    for (;;) {
+        const double next = (double)(i + 1) * dt;
+        double span = next - at;
+        if (span > need) span = need;
+        double take = span < *left ? span : *left;
+        *left -= take;
+        need -= take;
+        stop = at + take;
+        if (need <= 0) break;
+        at = next;
+        left = calendar_left(c, ++i);
+    }
+    *end = stop > start + dur ? stop : start + dur;
+    return start;
+}
 void calendar_destroy(calendar_t *c);
 /* Bytes of a calendar of 2^log2_buckets buckets. */
 double calendar_bytes(int log2_buckets);

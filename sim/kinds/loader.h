@@ -91,6 +91,10 @@ typedef struct {
                         const double idle[2]);
     prep_end_t (*item)(prep_t *p, int sv, int rank, double ready, double ready_mem, double dur);
     double (*batch_ready)(prep_t *p, int tl, double last_item);
+    /* Optional: when the training processes' CPU of an iteration that starts
+     * at `start` on timeline tl is done (default: start + iter_cpu_s), for a
+     * kind whose processes share the cores with that CPU. */
+    double (*iter_cpu)(prep_t *p, int tl, double start);
     void (*destroy)(prep_t *p);
 
     /* Optional: the scenario rules this kind adds (0, or EXIT_INPUT after errors). */

@@ -21,22 +21,22 @@
  *   order, before the loop can take it;
  * - workers are forked one after another when an epoch's iterator is
  *   created, unless persistent_workers keeps them from the first epoch.
- * CPU contention: every rank's workers and training process share the
- * stream's cores on a server. demand counts each worker by the share of an
- * item's time it is not blocked in a read (prep over prep and the storage
- * kind's service time for the misses; a worker waiting 50 ms for an object
- * store's first byte holds no core), and each
- * training process by the share of an iteration it spends on CPU (all of it
- * under num_workers = 0; an iteration lasts the longer of its own CPU and
- * GPU time and a batch's prep spread over the workers). When demand exceeds
- * the cores, each CPU second takes demand / cores seconds; and each busy core
- * runs at a speed that falls linearly from 1 (one busy) to
- * loader.core_efficiency (all busy): SMT siblings, memory bandwidth and the
- * kernel's own work, which the probe measures with one worker per core; a
- * measured curve (prep.scaling) or the memory-bandwidth bound
- * (server.mem_gbps, prep.mem_mb_per_item) multiplies it by the effective
- * cores over the busy ones. The simulator and the model use the same factor, fixed
- * for the run. */
+ * CPU: every rank's workers, pin-memory threads and training process on a
+ * server share the stream's cores there, event by event. Each server has a
+ * calendar of its cores (calendar.h) per timeline: an item's prep, a batch's
+ * collate and hand-over, a pin copy and each iteration's training-process
+ * CPU hold one core for their CPU time, taking what the others left, so
+ * more processes than cores share them as the scheduler does (a fluid
+ * processor sharing), and a worker waiting for a read (DRAM hit, tier,
+ * store, whichever epoch) holds no core. The calendar's capacity is the
+ * effective cores with every core busy: the cores x loader.core_efficiency
+ * (SMT siblings, memory bandwidth, the kernel's work, which the probe
+ * measures with one worker per core), or a measured curve's (prep.scaling)
+ * or the memory-bandwidth bound's effective cores (server.mem_gbps,
+ * prep.mem_mb_per_item) x the efficiency; one process runs at most at the
+ * speed it has alone. The model solves the same sharing in closed form for
+ * each slice of each epoch (cpu_share below): the slowdown that makes the
+ * CPU the processes ask for at their rates fit the capacity. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +45,23 @@
 #include "kinds.h"
 #include "loader.h"
 
+#include "calendar.h"
+
 typedef struct {
-    int W, G, persistent;
-    double start_s, collate_s, pin_s; /* per worker start; per item of a batch */
-    int64_t k;                        /* the batch's worker */
-    double *wfree;                    /* [2][G][W]: when each worker is free */
-    double *pin_free;                 /* [2][G]: when each rank's pin thread is free */
-    double *clk;                      /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
-    int *items;                       /* [G]: items of the batch on each rank */
+    int W, G, ns, persistent;
+    double start_s, collate_s, pin_s, iter_s; /* per worker start; per item of a batch; per step */
+    int64_t k;                                /* the batch's worker */
+    double *wfree;                            /* [2][G][W]: when each worker is free */
+    double *pin_free;                         /* [2][G]: when each rank's pin thread is free */
+    double *clk;       /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
+    int *items;        /* [G]: items of the batch on each rank */
+    double *mem_cpu;   /* [G]: T_prep: the batch's CPU so far on each rank (held at its end) */
+    uint16_t *rank_sv; /* [G]: the server of each rank (the engine says, item by item) */
+    calendar_t *cpu;   /* [2][ns]: each server's cores on each timeline */
 } torch_t;
+
+/* The CPU calendars remember 2^CPU_LOG2 buckets (2 x ns of them a stream). */
+enum { CPU_LOG2 = 13 };
 
 static double ms(double v) {
     return v / 1e3;
@@ -65,7 +73,7 @@ static double collate_item(const scenario_t *s) {
     return s->loader.torch.num_workers > 0 ? c + ms(s->loader.torch.share_ms_per_item) : c;
 }
 
-/* Seconds of training-process CPU per iteration before contention. */
+/* Seconds of training-process CPU per iteration, alone on a core. */
 static double iter_cpu(const scenario_t *s, const job_t *j) {
     double t = ms(s->loader.torch.step_ms);
     if (s->loader.torch.num_workers > 0)
@@ -73,36 +81,67 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
     return t;
 }
 
-/* The contention factor (see the header) for ranks_per_server training
- * processes on `cores` cores. */
-static double slowdown(const scenario_t *s, const job_t *j, double cores, int ranks_per_server) {
-    double w = (double)s->loader.torch.num_workers, main = 1, duty = 1;
-    if (w > 0) {
-        double b = (double)j->batch_per_gpu, mean = scenario_item_bytes_mean(s);
-        double cpu = iter_cpu(s, j), gpu = scenario_job_compute_s(s, j, b);
-        double item = scenario_job_prep_s(s, j, mean) + collate_item(s);
-        double prep = b * item;
-        double period = cpu + gpu > prep / w ? cpu + gpu : prep / w;
-        main = period > 0 ? cpu / period : 1;
-        /* A worker blocked in a read holds no core: its share of an item's
-         * time is the prep over prep and the read's wait (the misses of a
-         * cache holding its capacity's share of the data). */
-        double f =
-            scenario_dataset_bytes(s) > 0 ? scenario_cache_bytes(s) / scenario_dataset_bytes(s) : 1;
-        /* Record shards: one request's wait for S items. */
-        double S = scenario_items_per_read(s);
-        double wait = (f < 1 ? 1 - f : 0) * scenario_storage(s)->service_s(s, S * mean) / S;
-        duty = item + wait > 0 ? item / (item + wait) : 1;
+static double pin_item(const scenario_t *s) {
+    return s->loader.torch.pin_memory ? ms(s->loader.torch.pin_ms_per_item) : 0;
+}
+
+/* Core-seconds per second a server's `cores` give with every core busy. */
+static double cpu_capacity(const scenario_t *s, double cores) {
+    double eff = scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
+    return eff * s->loader.torch.core_efficiency;
+}
+
+/* What the processes of one server ask of its cores in a slice of an epoch:
+ * per item, a worker's CPU (c) and its wait for the read (w); per iteration
+ * the training process's CPU and the GPUs' compute; gps ranks of W workers;
+ * the storage's least seconds per item of the whole stream (floor, G ranks). */
+typedef struct {
+    double c, w, pin, cpu, gpu, b, W, gps, G, floor;
+} demand_t;
+
+/* Core-seconds per second the server's processes use when each CPU second
+ * takes sg seconds: a rank's items flow at the slowest of its workers'
+ * cycles (W items per sg c + w), its training loop's and the storage's. */
+static double cpu_used(const demand_t *d, double sg) {
+    double x;
+    if (d->W > 0) {
+        double xw = d->W / (sg * d->c + d->w), xg = d->b / (sg * d->cpu + d->gpu);
+        x = xw < xg ? xw : xg;
+    } else {
+        x = d->b / (sg * (d->b * d->c + d->cpu) + d->b * d->w + d->gpu);
     }
-    double demand = ranks_per_server * (w * duty + main);
-    double busy = demand < cores ? demand : cores;
-    double eff = 1;
-    if (cores > 1 && busy > 1)
-        eff = 1 - (1 - s->loader.torch.core_efficiency) * (busy - 1) / (cores - 1);
-    /* A measured curve (prep.scaling) or the memory-bandwidth bound slows
-     * each busy core to the effective cores over the busy ones (1 without). */
-    if (busy > 1 && scenario_prep_cores_shaped(s)) eff *= scenario_prep_cores(s, busy, NULL) / busy;
-    return (demand > cores ? demand / cores : 1) / eff;
+    if (d->floor > 0 && x > 1 / (d->floor * d->G)) x = 1 / (d->floor * d->G);
+    return d->gps * x * (d->c + d->pin + d->cpu / d->b);
+}
+
+/* The slowdown (>= 1) at which what the processes use fits the capacity:
+ * the simulator's calendars share the cores this way, as a fluid. */
+static double cpu_share(const demand_t *d, double capacity) {
+    if (!(capacity > 0)) return 1;
+    if (cpu_used(d, 1) <= capacity) return 1;
+    double lo = 1, hi = 2;
+    for (int i = 0; i < 64 && cpu_used(d, hi) > capacity; i++)
+        lo = hi, hi *= 2;
+    for (int i = 0; i < 60 && hi - lo > 1e-12 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (cpu_used(d, mid) > capacity)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+/* A server's calendar: buckets of about two items' CPU, reaching back
+ * over a worker's batch at a few times its cost (the engine walks batch
+ * after batch, so a worker's items come that far out of time order). */
+static double cpu_bucket_s(const scenario_t *s, const job_t *j) {
+    double c = scenario_job_prep_s(s, j, scenario_item_bytes_mean(s)) + collate_item(s);
+    double wait = scenario_storage(s)->service_s(s, scenario_item_bytes_mean(s));
+    double reach = 4 * (double)j->batch_per_gpu * (c + wait);
+    if (reach < CALENDAR_REACH_S) reach = CALENDAR_REACH_S;
+    double dt = 2 * c, least = reach / (double)(1 << CPU_LOG2);
+    return dt > least ? dt : least;
 }
 
 static int torch_init(prep_t *p) {
@@ -112,22 +151,32 @@ static int torch_init(prep_t *p) {
     if (!t) return -1;
     t->W = (int)s->loader.torch.num_workers;
     t->G = p->ranks;
+    t->ns = p->ns;
     t->persistent = s->loader.torch.persistent_workers;
-    int gps = p->ranks_per_server;
-    double slow = slowdown(s, p->job, p->cores, gps);
-    p->slowdown = slow;
-    double procs = (double)gps * (t->W > 0 ? t->W : 1);
-    p->cpu_slots = procs > p->cores ? procs : p->cores;
-    p->iter_cpu_s = iter_cpu(s, p->job) * slow;
+    /* The calendars share the cores: an item's CPU is its own time. */
+    p->slowdown = 1;
+    p->cpu_slots =
+        scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, p->cores, NULL) : p->cores;
+    p->iter_cpu_s = iter_cpu(s, p->job);
+    t->iter_s = p->iter_cpu_s;
     t->start_s = ms(s->loader.torch.worker_start_ms);
-    t->collate_s = collate_item(s) * slow;
-    t->pin_s = s->loader.torch.pin_memory ? ms(s->loader.torch.pin_ms_per_item) * slow : 0;
-    size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1;
+    t->collate_s = collate_item(s);
+    t->pin_s = pin_item(s);
+    size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
     t->wfree = calloc(2 * G * W, sizeof *t->wfree);
     t->pin_free = calloc(2 * G, sizeof *t->pin_free);
     t->clk = calloc(2 * G, sizeof *t->clk);
     t->items = calloc(G, sizeof *t->items);
-    if (!t->wfree || !t->pin_free || !t->clk || !t->items) return -1;
+    t->rank_sv = calloc(G, sizeof *t->rank_sv);
+    t->mem_cpu = calloc(G, sizeof *t->mem_cpu);
+    t->cpu = calloc(C, sizeof *t->cpu);
+    if (!t->wfree || !t->pin_free || !t->clk || !t->items || !t->rank_sv || !t->mem_cpu || !t->cpu)
+        return -1;
+    for (int r = 0; r < t->G; r++) /* as the engine places ranks: a server's in a row */
+        t->rank_sv[r] = (uint16_t)(r / (p->ranks_per_server > 0 ? p->ranks_per_server : 1));
+    double cap = cpu_capacity(s, p->cores), dt = cpu_bucket_s(s, p->job);
+    for (size_t i = 0; i < C; i++)
+        if (calendar_init(&t->cpu[i], dt, cap, CPU_LOG2) != 0) return -1;
     p->clock = t->clk;
     return 0;
 }
@@ -153,18 +202,30 @@ static void torch_begin_batch(prep_t *p, int epoch, int64_t batch, const double 
         }
     }
     memset(t->items, 0, sizeof *t->items * (size_t)G);
+    memset(t->mem_cpu, 0, sizeof *t->mem_cpu * (size_t)G);
+}
+
+/* One core of server sv on timeline tl for dur seconds from t on: when done. */
+static inline double on_core(torch_t *t, int tl, int sv, double at, double dur) {
+    double end;
+    calendar_hold(&t->cpu[tl * t->ns + sv], at, dur, &end);
+    return end;
 }
 
 static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double ready_mem,
                              double dur) {
-    (void)sv, (void)ready_mem;
+    (void)ready_mem;
     torch_t *t = p->state;
     double *c = t->clk;
-    /* ready: the read issued at clk[rank] is done. */
-    prep_end_t e = {ready + dur, c[t->G + rank] + dur};
+    /* ready: the read issued at clk[rank] is done; the worker then needs a
+     * core. On T_prep a worker's items follow one another without a wait,
+     * one hold of the cores for the batch (batch_ready): the same fluid as
+     * an item at a time, at half the holds; its items' ends are as alone. */
+    prep_end_t e = {on_core(t, 0, sv, ready, dur), c[t->G + rank] + t->mem_cpu[rank] + dur};
     c[rank] = e.t;
-    c[t->G + rank] = e.mem;
+    t->mem_cpu[rank] += dur;
     t->items[rank]++;
+    t->rank_sv[rank] = (uint16_t)sv;
     return e;
 }
 
@@ -174,11 +235,15 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
     int G = t->G, W = t->W;
     double ready = 0;
     for (int r = 0; r < G; r++) {
-        double done = t->clk[tl * G + r] + t->collate_s * t->items[r];
+        int sv = t->rank_sv[r];
+        double done = t->clk[tl * G + r];
+        double cpu = (tl == 1 ? t->mem_cpu[r] : 0) + t->collate_s * t->items[r];
+        if (cpu > 0) done = on_core(t, tl, sv, done, cpu);
+        t->clk[tl * G + r] = done;
         if (W > 0) t->wfree[((size_t)tl * G + r) * W + t->k] = done;
         if (t->pin_s > 0) {
             double *pf = &t->pin_free[tl * G + r];
-            done = (done > *pf ? done : *pf) + t->pin_s * t->items[r];
+            done = on_core(t, tl, sv, done > *pf ? done : *pf, t->pin_s * t->items[r]);
             *pf = done;
         }
         if (done > ready) ready = done;
@@ -186,9 +251,28 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
     return ready;
 }
 
+/* Every rank's training process takes its step's CPU on its server's cores
+ * from `start` on; the iteration's compute starts when the last is done. */
+static double torch_iter_cpu(prep_t *p, int tl, double start) {
+    torch_t *t = p->state;
+    if (t->iter_s <= 0) return start;
+    double end = start;
+    for (int r = 0; r < t->G; r++) {
+        double e = on_core(t, tl, t->rank_sv[r], start, t->iter_s);
+        if (e > end) end = e;
+    }
+    return end;
+}
+
 static void torch_destroy(prep_t *p) {
     torch_t *t = p->state;
-    if (t) free(t->wfree), free(t->pin_free), free(t->clk), free(t->items);
+    if (t) {
+        for (int i = 0; t->cpu && i < 2 * t->ns; i++)
+            calendar_destroy(&t->cpu[i]);
+        free(t->wfree), free(t->pin_free), free(t->clk), free(t->items), free(t->rank_sv);
+        free(t->mem_cpu);
+        free(t->cpu);
+    }
     free(t);
     p->state = NULL;
     p->clock = NULL;
@@ -257,34 +341,62 @@ static double torch_items_s(double cores, double item_s) {
     return item_s > 0 ? cores / item_s : INFINITY;
 }
 
-/* The simulator's batch pipeline at the mean costs, batch by batch. */
+/* The slowdown in slice `at` of the epoch on timeline tl with W workers a
+ * rank busy: the sharing of the server's cores at that slice's waits. */
+static double share_at(const loader_model_t *m, int tl, int at, double W) {
+    const scenario_t *s = m->s;
+    const job_t *j = m->job;
+    const int gps = (int)(j->gpus / m->ns);
+    demand_t d = {
+        .c = m->prep_s + collate_item(s),
+        .w = tl == 0 ? m->wait_s[at] : 0,
+        .pin = pin_item(s),
+        .cpu = iter_cpu(s, j),
+        .gpu = m->t_batch,
+        .b = (double)j->batch_per_gpu,
+        .W = W,
+        .gps = gps > 0 ? gps : 1,
+        .G = (double)j->gpus,
+        .floor = tl == 0 ? m->floor_s[at] : 0,
+    };
+    return cpu_share(&d, cpu_capacity(s, m->cores));
+}
+
+/* The simulator's batch pipeline at the mean costs, batch by batch, each
+ * CPU second taking its slice's share of the cores. */
 static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *t_prep_s) {
     const scenario_t *s = m->s;
     const job_t *j = m->job;
     const int W = (int)s->loader.torch.num_workers;
     const int64_t P = torch_staged(s, j);
-    const int gps = (int)(j->gpus / m->ns);
-    const double slow = slowdown(s, j, m->cores, gps > 0 ? gps : 1);
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
-    const double cpu = iter_cpu(s, j) * slow, start = ms(s->loader.torch.worker_start_ms);
-    const double collate = collate_item(s) * slow;
-    const double pin = s->loader.torch.pin_memory ? ms(s->loader.torch.pin_ms_per_item) * slow : 0;
+    const double cpu = iter_cpu(s, j), start = ms(s->loader.torch.worker_start_ms);
+    const double collate = collate_item(s), pin = pin_item(s);
     const int drop = s->loader.torch.drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
     const int spawn = W > 0 && (m->epoch == 0 || !s->loader.torch.persistent_workers);
     double *wfree = calloc((size_t)(W > 0 ? W : 1), sizeof *wfree);
     double *started = calloc((size_t)P, sizeof *started);
+    /* Each slice's share of the cores on each timeline (sg[tl * steps + at]);
+     * the last round of batches has only its own workers busy. */
+    double *sg = malloc(2 * (size_t)m->steps * sizeof *sg);
+    for (int i = 0; sg && i < 2 * m->steps; i++)
+        sg[i] = share_at(m, i / m->steps, i % m->steps, W);
+    const int64_t last_round = W > 0 ? (nb - 1) / W * W : nb;
+    const double tail_workers = (double)(nb - last_round);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, pin_free = 0, io_free = 0;
         for (int w = 0; wfree && w < W; w++)
             wfree[w] = spawn ? start * (w + 1) : 0;
-        for (int64_t k = 0; wfree && started && k < nb; k++) {
+        for (int64_t k = 0; wfree && started && sg && k < nb; k++) {
             int last = k == nb - 1;
             double items = last && !drop ? (m->items - (double)k * M) : M;
             double per_rank = ceil(items / (double)j->gpus);
             int at = (int)(((double)k * M + items / 2) / m->items * m->steps);
             if (at >= m->steps) at = m->steps - 1;
             double wait = tl == 0 ? m->wait_s[at] : 0, floor_s = tl == 0 ? m->floor_s[at] : 0;
+            double slow = k >= last_round && tail_workers < W ? share_at(m, tl, at, tail_workers)
+                                                              : sg[tl * m->steps + at];
             double issue = k < P ? 0 : started[k % P];
             double begin = issue;
             if (W == 0) {
@@ -292,14 +404,15 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             } else if (wfree[k % W] > begin) {
                 begin = wfree[k % W];
             }
-            double done = begin + per_rank * (m->prep_s * slow + wait + collate);
+            double done = begin + per_rank * ((m->prep_s + collate) * slow + wait);
             /* The stream's storage serves at most one item per floor_s. */
             io_free = (io_free > begin ? io_free : begin) + items * floor_s;
             if (io_free > done) done = io_free;
             if (W > 0) wfree[k % W] = done;
-            if (pin > 0) done = pin_free = (done > pin_free ? done : pin_free) + pin * per_rank;
+            if (pin > 0)
+                done = pin_free = (done > pin_free ? done : pin_free) + pin * slow * per_rank;
             double go = done > end ? done : end;
-            end = go + cpu + (last ? m->t_last : m->t_batch);
+            end = go + cpu * slow + (last ? m->t_last : m->t_batch);
             started[k % P] = go;
         }
         if (tl == 0)
@@ -307,14 +420,14 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
         else
             *t_prep_s = end;
     }
-    free(wfree), free(started);
+    free(wfree), free(started), free(sg);
 }
 
 static double torch_bytes(const scenario_t *s, const job_t *j, double cores, int ns) {
-    (void)cores, (void)ns;
+    (void)cores;
     double G = (double)j->gpus,
            W = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1;
-    return 8 * (2 * G * W + 4 * G) + 4 * G + 64;
+    return 8 * (2 * G * W + 5 * G) + 6 * G + 64 + 2 * ns * (calendar_bytes(CPU_LOG2) + 64);
 }
 
 /* clang-format off */
@@ -349,6 +462,7 @@ const loader_ops_t loader_pytorch = {
     .begin_batch = torch_begin_batch,
     .item = torch_item,
     .batch_ready = torch_batch_ready,
+    .iter_cpu = torch_iter_cpu,
     .destroy = torch_destroy,
     .check = torch_check,
     .shard_lanes = torch_shard_lanes,

@@ -372,7 +372,7 @@ static void on_iteration(void *ctx, const sim_iter_t *it) {
         in->lag_before = 0, in->tail_min = INFINITY;
     }
     double end = it->start + it->cpu_s + it->compute_s;
-    double end_mem = it->start_mem + it->cpu_s + it->compute_s;
+    double end_mem = it->start_mem + it->cpu_mem_s + it->compute_s;
     double lag = (end - it->ep_start) - (end_mem - it->ep_start_mem);
     if (it->batch + 1 < t->w.iter_lo) {
         in->lag_before = lag;
