@@ -316,10 +316,9 @@ static int run(const options *o, calib_results *r) {
         fprintf(stderr, "stallsim calibrate: decode: %s\n", err);
         goto done;
     }
-    progress("decode model: %.3f ms/MB * size + %.3f ms (r2 %.3f)%s", r->decode.model_ms_per_mb,
-             r->decode.model_ms_per_item, r->decode.fit.r2,
-             r->decode.model_through_origin ? ", through 0: the free fit's intercept was negative"
-                                            : "");
+    progress("decode model: %.3f ms/MB * size + %.3f ms (free fit r2 %.3f; %s)",
+             r->decode.model_ms_per_mb, r->decode.model_ms_per_item, r->decode.fit.r2,
+             cost_method_words(r->decode.model_method));
 
     nimg = set.n < 32 ? set.n : 32;
     imgs = calloc((size_t)nimg, sizeof *imgs);

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <turbojpeg.h>
 #include <errno.h>
-#include <gsl/gsl_fit.h>
 
 #include "clock.h"
 #include "progress.h"
@@ -169,6 +168,15 @@ int decode_fit(const double *mb, const double *ms, int n, linear_fit *out) {
     return fit_linear(mb, ms, n, out);
 }
 
+int decode_model(const double *mb, const double *ms, int n, decode_result *out) {
+    cost_line c;
+    int rc = fit_cost_line(mb, ms, n, &c);
+    out->model_ms_per_mb = c.per_x;
+    out->model_ms_per_item = c.fixed;
+    out->model_method = c.method;
+    return rc;
+}
+
 int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     int n = s->n;
@@ -225,20 +233,11 @@ int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, siz
     out->ms_per_item = stats_summarize(rep_ms, reps);
     out->mb_s = stats_summarize(rep_ms + reps, reps);
     out->mp_s = stats_summarize(rep_ms + 2 * reps, reps);
-    if (decode_fit(mb, med, n, &out->fit) != 0) {
-        snprintf(err, errlen, "decode cost fit failed: all %d files have the same size", n);
-        goto done;
-    }
+    /* The free fit is reported as measured (it fails when every file has
+     * one size); the model is the bounded one, which falls back to the mean. */
+    decode_fit(mb, med, n, &out->fit);
     fit_linear(mp, med, n, &out->fit_mp);
-    out->model_ms_per_mb = out->fit.slope;
-    out->model_ms_per_item = out->fit.intercept;
-    if (out->fit.intercept < 0.0) {
-        double c1, cov11, sumsq;
-        gsl_fit_mul(mb, 1, med, 1, (size_t)n, &c1, &cov11, &sumsq);
-        out->model_ms_per_mb = c1;
-        out->model_ms_per_item = 0.0;
-        out->model_through_origin = 1;
-    }
+    decode_model(mb, med, n, out);
     rc = 0;
 done:
     if (tj) tjDestroy(tj);

@@ -64,16 +64,20 @@ typedef struct {
     stat_summary mb_s, mp_s;  /* per repetition: encoded MB/s, megapixels/s */
     linear_fit fit;           /* ms = slope * MB + intercept, per-file medians */
     linear_fit fit_mp;        /* ms = slope * megapixels + intercept, same samples */
-    /* The cost model for the profile: fit, or, when its intercept is negative
-     * (non-physical; seen with few files), the least-squares line through 0,
-     * which is the best fit with intercept >= 0. */
+    /* The cost model for the profile: the least-squares line with both
+     * coefficients >= 0 (fit_cost_line: the free fit, the line through 0 or
+     * the plain mean, as model_method says). */
     double model_ms_per_mb, model_ms_per_item;
-    int model_through_origin;
+    cost_method model_method;
 } decode_result;
 
 int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, size_t errlen);
 
 /* Fits ms = a * MB + b to samples; exposed for tests of the cost model. */
 int decode_fit(const double *mb, const double *ms, int n, linear_fit *out);
+
+/* The decode cost model from samples: ms = a * MB + b with a, b >= 0
+ * (fit_cost_line); fills model_* of out. Returns 0, or -1 with no sample. */
+int decode_model(const double *mb, const double *ms, int n, decode_result *out);
 
 #endif

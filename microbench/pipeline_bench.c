@@ -96,19 +96,16 @@ int audio_bench(int clips, int reps, unsigned long seed, audio_result *out, char
     if (rc == 0) {
         out->mean_mb = total_mb / clips;
         out->ms_per_audio_s = stats_summarize(per_s, reps);
-        out->model_ms_per_mb = out->fit.slope, out->model_ms_per_item = out->fit.intercept;
-        /* A negative fixed cost or slope is noise on a busy host: fit
-         * through 0 (positive, as every time is). */
-        if (out->fit.intercept < 0 || out->fit.slope <= 0) {
-            double sxy = 0, sxx = 0;
-            for (int k = 0; k < clips; k++)
-                sxy += x[k] * y[k], sxx += x[k] * x[k];
-            out->model_ms_per_mb = sxy / sxx, out->model_ms_per_item = 0;
-            out->through_origin = 1;
-        }
-        progress("audio pipeline: %.3f ms/MB of WAV + %.3f ms (r2 %.3f; %.2f ms per audio second)",
+        /* A negative fixed cost or slope is noise on a busy host: the
+         * bounded fit holds both >= 0. */
+        cost_line c;
+        fit_cost_line(x, y, clips, &c);
+        out->model_ms_per_mb = c.per_x, out->model_ms_per_item = c.fixed;
+        out->model_method = c.method;
+        progress("audio pipeline: %.3f ms/MB of WAV + %.3f ms (free fit r2 %.3f; %s; %.2f ms per "
+                 "audio second)",
                  out->model_ms_per_mb, out->model_ms_per_item, out->fit.r2,
-                 out->ms_per_audio_s.median);
+                 cost_method_words(out->model_method), out->ms_per_audio_s.median);
     }
     for (int k = 0; k < clips; k++)
         free(wav[k]);

@@ -30,8 +30,8 @@ typedef struct {
     int clips, reps, rate_in, rate_out, n_fft, hop, n_mels;
     double mean_mb;
     linear_fit fit;
-    double model_ms_per_mb, model_ms_per_item;
-    int through_origin;
+    double model_ms_per_mb, model_ms_per_item; /* fit_cost_line's, >= 0 */
+    cost_method model_method;
     stat_summary ms_per_audio_s; /* per pass: all clips' time over their seconds */
 } audio_result;
 

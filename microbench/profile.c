@@ -258,8 +258,7 @@ int profile_emit(FILE *f, const calib_results *r) {
     fprintf(f, "    fit_megapixels: {ms_per_megapixel: %s, ", N(&o, d->fit_mp.slope));
     fprintf(f, "ms_per_item: %s, ", N(&o, d->fit_mp.intercept));
     fprintf(f, "r2: %s}\n", N(&o, d->fit_mp.r2));
-    kv_str(&o, 4, "model",
-           d->model_through_origin ? "line through 0 (the fit's intercept was negative)" : "fit");
+    kv_str(&o, 4, "model", cost_method_words(d->model_method));
 
     fprintf(f, "  augment_cpu:\n");
     kv_str(&o, 4, "operation",
@@ -332,9 +331,7 @@ int profile_emit(FILE *f, const calib_results *r) {
     fprintf(f, "    fit: {ms_per_mb: %s, ", N(&o, au->fit.slope));
     fprintf(f, "ms_per_item: %s, ", N(&o, au->fit.intercept));
     fprintf(f, "r2: %s, n: %d}\n", N(&o, au->fit.r2), au->fit.n);
-    kv_str(&o, 4, "model",
-           au->through_origin ? "line through 0 (the fit's intercept or slope was negative)"
-                              : "fit");
+    kv_str(&o, 4, "model", cost_method_words(au->model_method));
 
     const nvjpeg_result *nj = &r->nvjpeg;
     fprintf(f, "  nvjpeg:\n");

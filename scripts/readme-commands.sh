@@ -3,7 +3,7 @@
 # cannot drift: the text after "# N." in the fenced block under "## The two
 # commands", up to the next blank line, goes to bash as it is.
 #   scripts/readme-commands.sh 1    # build and predict OpenImages
-#   scripts/readme-commands.sh 2    # build and run the whole test suite
+#   scripts/readme-commands.sh 2    # build and run the deterministic test suite
 #   scripts/readme-commands.sh --print N
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,10 +4,13 @@
 # Chromium (Debian's chromium: scripts/setup.sh --html), with no console
 # message and the charts on the screenshot, counted by their pixels
 # (tests/html_check.py). Skips (77) without chromium or /usr/bin/python3.
-# usage: html.sh STALLSIM SOURCE_DIR
+# usage: html.sh STALLSIM SOURCE_DIR [pages|browser]
+#   pages: the pages only (deterministic: the `html` test); browser (default):
+#   the pages, then Chromium (a validation test: `html_browser`)
 set -u
 bin=$1
 src=$(cd "$2" && pwd)
+mode=${3:-browser}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
@@ -54,6 +57,8 @@ expect 2 "not a regular file" "$bin" sweep $small --vary server.cpus=2,4 -o "$tm
 expect 2 "expected text, csv, json or html" "$bin" run $small --format htm
 expect 2 "--format html is run's page" "$bin" measure $small --data "$tmp" --format html
 [ ! -e "$tmp/e.csv" ] && ok || bad "a refused sweep wrote its CSV"
+
+[ "$mode" = pages ] && { finish html; exit; }
 
 # Headless Chromium.
 chrome=$(command -v chromium || command -v chromium-browser || true)

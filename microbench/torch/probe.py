@@ -60,18 +60,62 @@ def log(msg):
     print(f"probe: {msg}", file=sys.stderr, flush=True)
 
 
-def fit_line(xs, ys):
-    """Least squares y = a + b x; b clamped at 0 (a cost cannot fall with size)."""
+def fit_cost(xs, ys):
+    """Least squares y = a + b x with a, b >= 0 (a cost is never negative and
+    does not fall with size): the free line when both are >= 0, else the
+    better (lower squared error) of the line through 0 and the plain mean;
+    with no line to fit (one point, or every x equal) the plain mean.
+    Returns (a, b, how): how is "fit", or names the fallback and why."""
     n = len(xs)
+    if n == 0:
+        raise ValueError("fit_cost: no samples")
     mx, my = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else 0.0
-    if b < 0:
-        b = 0.0
+    if sxx <= 0:
+        return max(my, 0.0), 0.0, "plain mean (no line to fit: every sample has the same size)"
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
     a = my - b * mx
-    if a < 0:
-        a, b = 0.0, my / mx if mx > 0 else 0.0
+    if a >= 0 and b >= 0:
+        return a, b, "fit"
+
+    def sq_error(a, b):
+        return sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
+
+    s2 = sum(x * x for x in xs)
+    b0 = max(sum(x * y for x, y in zip(xs, ys)) / s2, 0.0) if s2 > 0 else 0.0
+    mean = max(my, 0.0)
+    free = f"the free fit was {a:.6g} + {b:.6g} x; held >= 0"
+    if sq_error(0.0, b0) < sq_error(mean, 0.0):
+        return 0.0, b0, f"line through 0 ({free})"
+    return mean, 0.0, f"plain mean ({free}: the cost did not grow with size)"
+
+
+FIT_NOTES = []  # the fits that fell back, for the profile's measured.method.fits
+
+
+def fit_line(xs, ys, what):
+    """fit_cost, returning (a, b); a fallback is logged and noted."""
+    a, b, how = fit_cost(xs, ys)
+    if how != "fit":
+        log(f"{what}: {how}")
+        FIT_NOTES.append(f"{what}: {how}")
     return a, b
+
+
+def storage_fit(sizes, seconds):
+    """Cold reads as latency + size / bandwidth: (latency s, bytes/s, how).
+    A read time that did not grow with size (slope 0: noise on a fast
+    device, or one size) gives no bandwidth to fit; then the bandwidth is
+    the plain mean rate, all bytes over all seconds, with latency 0 (a
+    measured lower bound), never an invented one."""
+    a, b, how = fit_cost(sizes, seconds)
+    if b > 0:
+        return a, 1 / b, how
+    total_s = sum(seconds)
+    if total_s <= 0:
+        raise ValueError("storage_fit: the reads took no measurable time")
+    return 0.0, sum(sizes) / total_s, (f"plain mean rate, latency 0 (the fit gave no bandwidth: "
+                                       f"{how})")
 
 
 class Timed:
@@ -144,7 +188,8 @@ def item_costs(ds, idx, batch, seed, paths):
     items, collates, cycle = median_run(ds, idx, batch, 1, seed)
     times = [t for _, t in items]
     if paths:
-        a0, b0 = fit_line([os.path.getsize(paths[i]) / 1e6 for i, _ in items], times)
+        a0, b0 = fit_line([os.path.getsize(paths[i]) / 1e6 for i, _ in items], times,
+                          "item time over file size")
     else:
         a0, b0 = statistics.mean(times), 0.0
     return (a0, b0, statistics.mean(times)), items, collates, cycle
@@ -275,7 +320,7 @@ def worker_start(ds_item, batch, max_workers):
             ys.append(time.perf_counter() - t0)
             xs.append(w)
             del it
-    a, b = fit_line(xs, ys)
+    a, b = fit_line(xs, ys, "worker start-up over workers")
     return b, a
 
 
@@ -305,7 +350,7 @@ def cold_reads(paths):
         ys.append(time.perf_counter() - t0)
         xs.append(n)
     pipeline.warm(paths)
-    return fit_line(xs, ys)
+    return storage_fit(xs, ys)
 
 
 def write_profile(path, text):
@@ -419,11 +464,10 @@ def main():
     log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
     lat = bw = None
     if paths:
-        la, lb = cold_reads([paths[i] for i in idx])
-        # A slope of zero (noise on a fast device): the reads' time did not
-        # grow with size, so the bandwidth is beyond what this could see.
-        lat, bw = la, (1 / lb if lb > 0 else 1e12)
-        log(f"cold reads: {la * 1e3:.3f} ms + size / {bw / 1e6:.1f} MB/s")
+        lat, bw, how = cold_reads([paths[i] for i in idx])
+        if how != "fit":
+            FIT_NOTES.append(f"cold reads: {how}")
+        log(f"cold reads: {lat * 1e3:.3f} ms + size / {bw / 1e6:.1f} MB/s ({how})")
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     lines = [
         f"# stallsim host profile: written by microbench/torch/probe.py on {platform.node()} at {now}",
@@ -462,6 +506,9 @@ def main():
         f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",
     ]
+    if FIT_NOTES:
+        lines.append("    fits:")
+        lines += [f"      - \"{note}\"" for note in FIT_NOTES]
     if mean_kb:
         lines.append(f"    mean_kb: {mean_kb:.6g}")
     lines += measured_lines

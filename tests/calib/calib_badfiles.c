@@ -79,9 +79,12 @@ static void test_bad_files_counted_and_skipped(void **state) {
     for (int i = 0; i < set.n; i++)
         assert_non_null(strstr(set.v[i].path, "good"));
 
-    /* The two survivors have one size: the cost model has no line, and says so. */
+    /* The two survivors have one size: the cost model has no line, so it is
+     * the plain mean per item, and says so. */
     decode_result r;
-    assert_int_equal(decode_bench(&set, 2, &r, err, sizeof err), -1); /* same size: no line */
+    assert_int_equal(decode_bench(&set, 2, &r, err, sizeof err), 0);
+    assert_int_equal(r.model_method, COST_MEAN_NO_LINE);
+    assert_true(r.model_ms_per_mb == 0.0 && r.model_ms_per_item > 0.0);
     decode_set_free(&set);
 
     for (int i = 0; i < fl.n; i++)

@@ -1,5 +1,7 @@
 /* calib_fit: least-squares fits recover known models (the decode cost model
- * on synthetic samples), and the summaries compute what they claim. */
+ * on synthetic samples), the cost model never goes negative (bigger files
+ * decoding faster, as noise on a busy host makes them, give the plain mean,
+ * not -5 ms/MB), and the summaries compute what they claim. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +10,8 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+
+#include <string.h>
 
 #include "decode_bench.h"
 #include "fit.h"
@@ -51,6 +55,50 @@ static void test_degenerate_inputs(void **state) {
     assert_int_equal(fit_linear(x, y, 1, &f), -1);
 }
 
+/* Per-file medians whose free line slopes down (-5.04 ms/MB in issue 31's
+ * calib_cli run): the model holds ms/MB at 0 and takes the plain mean, and
+ * says so; a free line with a negative intercept goes through 0 instead. */
+static void test_cost_model_never_negative(void **state) {
+    (void)state;
+    double mb[6] = {0.02, 0.04, 0.06, 0.08, 0.10, 0.12};
+    double ms[6] = {1.30, 1.22, 1.21, 1.10, 1.05, 0.98};
+    linear_fit f;
+    assert_int_equal(decode_fit(mb, ms, 6, &f), 0);
+    assert_true(f.slope < -1.0); /* the data this case is about */
+    decode_result r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(decode_model(mb, ms, 6, &r), 0);
+    assert_float_equal(r.model_ms_per_mb, 0.0, 0.0);
+    assert_float_equal(r.model_ms_per_item, (1.30 + 1.22 + 1.21 + 1.10 + 1.05 + 0.98) / 6, 1e-12);
+    assert_int_equal(r.model_method, COST_MEAN);
+    assert_non_null(strstr(cost_method_words(r.model_method), "plain mean"));
+
+    /* Steep line below 0 at x = 0: through 0 fits better than the mean. */
+    double y2[6];
+    for (int i = 0; i < 6; i++)
+        y2[i] = 10.0 * mb[i] - 0.05;
+    assert_int_equal(decode_model(mb, y2, 6, &r), 0);
+    assert_int_equal(r.model_method, COST_THROUGH_ORIGIN);
+    assert_float_equal(r.model_ms_per_item, 0.0, 0.0);
+    assert_true(r.model_ms_per_mb > 9.0 && r.model_ms_per_mb < 10.0);
+
+    /* A physical line is kept as fitted. */
+    for (int i = 0; i < 6; i++)
+        y2[i] = 8.0 * mb[i] + 0.05;
+    assert_int_equal(decode_model(mb, y2, 6, &r), 0);
+    assert_int_equal(r.model_method, COST_FIT);
+    assert_float_equal(r.model_ms_per_mb, 8.0, 1e-9);
+    assert_float_equal(r.model_ms_per_item, 0.05, 1e-9);
+
+    /* No line (every file one size, or one file): the mean, said so. */
+    double same[3] = {0.1, 0.1, 0.1}, t[3] = {1.0, 2.0, 3.0};
+    assert_int_equal(decode_model(same, t, 3, &r), 0);
+    assert_int_equal(r.model_method, COST_MEAN_NO_LINE);
+    assert_float_equal(r.model_ms_per_mb, 0.0, 0.0);
+    assert_float_equal(r.model_ms_per_item, 2.0, 1e-12);
+    assert_int_equal(decode_model(same, t, 0, &r), -1);
+}
+
 static void test_summaries(void **state) {
     (void)state;
     double v[100];
@@ -73,6 +121,7 @@ int main(void) {
         cmocka_unit_test(test_exact_line),
         cmocka_unit_test(test_decode_fit_recovers_known_model),
         cmocka_unit_test(test_degenerate_inputs),
+        cmocka_unit_test(test_cost_model_never_negative),
         cmocka_unit_test(test_summaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

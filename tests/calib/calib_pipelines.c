@@ -159,7 +159,9 @@ static void test_benches(void **state) {
     assert_true(e.ms_per_item.median > 0 && e.ms_per_item.n == 3);
     audio_result a;
     assert_int_equal(audio_bench(4, 3, 1, &a, err, sizeof err), 0);
-    assert_true(a.model_ms_per_mb > 0 && a.model_ms_per_item >= 0 && a.fit.n == 4);
+    /* Held >= 0 (on a busy host the free fit may not be); not all zero. */
+    assert_true(a.model_ms_per_mb >= 0 && a.model_ms_per_item >= 0 && a.fit.n == 4);
+    assert_true(a.model_ms_per_mb + a.model_ms_per_item > 0);
     assert_int_equal(audio_bench(1, 3, 1, &a, err, sizeof err), -1);
     free(px);
 }

@@ -94,6 +94,32 @@ static int positive_number(yaml_document_t *d, yaml_node_t *map, const char *whe
     return 0;
 }
 
+/* A cost line per MB and per item (calibrate's bounded fit): each a plain
+ * non-negative decimal (the fit holds them >= 0; a mean leaves ms/MB at 0),
+ * not both 0. */
+static int cost_pair(yaml_document_t *d, yaml_node_t *map, const char *per_mb,
+                     const char *per_item) {
+    const char *keys[2] = {per_mb, per_item};
+    double sum = 0.0;
+    for (int i = 0; i < 2; i++) {
+        yaml_node_t *n = child(d, map, keys[i]);
+        int plain =
+            n && n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        const char *s = plain ? (char *)n->data.scalar.value : "";
+        if (!plain || !isdigit((unsigned char)s[0]) || strspn(s, "0123456789.") != strlen(s)) {
+            snprintf(problem, sizeof problem, "prep.%s: '%s' is not a non-negative plain decimal",
+                     keys[i], s);
+            return -1;
+        }
+        sum += atof(s);
+    }
+    if (sum <= 0.0) {
+        snprintf(problem, sizeof problem, "prep.%s and prep.%s are both 0", per_mb, per_item);
+        return -1;
+    }
+    return 0;
+}
+
 /* Returns 0 if path is a valid host profile; sets problem otherwise. */
 static int check_profile(const char *path, int expect_gpu) {
     FILE *f = fopen(path, "rb");
@@ -144,10 +170,10 @@ static int check_profile(const char *path, int expect_gpu) {
         positive_number(&d, st, "storage", "latency_ms", 0) ||
         positive_number(&d, st, "storage", "queue_depth", 1) ||
         positive_number(&d, st, "storage", "peak_mb_s", 0) ||
-        positive_number(&d, pr, "prep", "decode_ms_per_mb", 0) ||
+        cost_pair(&d, pr, "decode_ms_per_mb", "decode_ms_per_item") ||
         positive_number(&d, pr, "prep", "augment_ms", 0) ||
         positive_number(&d, pr, "prep", "eval_ms", 0) ||
-        positive_number(&d, pr, "prep", "audio_ms_per_mb", 0) ||
+        cost_pair(&d, pr, "audio_ms_per_mb", "audio_ms_per_item") ||
         positive_number(&d, sv, "server", "mem_gbps", 0) ||
         positive_number(&d, pr, "prep", "mem_mb_per_item", 0))
         goto out;
@@ -175,13 +201,6 @@ static int check_profile(const char *path, int expect_gpu) {
                      curve[i]);
             goto out;
         }
-    }
-    /* decode_ms_per_item is a fitted intercept: small, possibly 0, never negative. */
-    yaml_node_t *fixed = child(&d, pr, "decode_ms_per_item");
-    if (!fixed || fixed->type != YAML_SCALAR_NODE || fixed->data.scalar.value[0] == '-' ||
-        !isdigit(fixed->data.scalar.value[0])) {
-        snprintf(problem, sizeof problem, "prep.decode_ms_per_item: not a non-negative number");
-        goto out;
     }
     if (expect_gpu >= 0 && (child(&d, pr, "gpu_augment_ms") != NULL) != expect_gpu) {
         snprintf(problem, sizeof problem, "prep.gpu_augment_ms %s",

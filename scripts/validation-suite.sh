@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# validation-suite: stallsim against real components on this host, apart from
+# the deterministic suite (README command 2). Runs every ctest test labelled
+# validation (tests/CMakeLists.txt: PyTorch, nginx in a network namespace,
+# throttled disks, the page cache and memory in cgroups, Chromium, time
+# targets), one at a time, then the PyTorch DataLoader kind against real
+# PyTorch (scripts/validate_torch.py --quick).
+#
+# It never fails on load alone and never passes without measuring:
+# - before each test it reads the load average; above one per core (the
+#   rule calibrate's stability check uses) it waits up to --wait seconds for
+#   the host to settle, then runs anyway;
+# - a test that fails runs once more (after the same wait); failing again on
+#   a host that was busy around either run, it is "not measured: host busy",
+#   not a failure; failing again on an idle host, it fails;
+# - a test that cannot measure here skips (77) and says why (not root, a tool
+#   missing); the summary repeats each reason;
+# - if nothing was measured (everything skipped or busy) it says so and
+#   exits 77, never 0.
+#
+# usage: scripts/validation-suite.sh [--build DIR] [--wait S] [--only REGEX] [--no-torch-quick]
+#   --build  the configured and built tree (default: build; README command 2 makes it)
+#   --wait   seconds to wait for a busy host to settle before a run (default 60)
+#   --only   run only the validation tests whose names match (ctest -R)
+#   --no-torch-quick  leave out scripts/validate_torch.py --quick
+# Exit: 0 every test that measured passed (at least one did), 1 a test
+# failed on an idle host, 2 bad usage or no build, 77 nothing measured.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build=build
+wait_s=60
+only=
+torch_quick=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) build=${2:?--build needs a folder}; shift ;;
+    --wait) wait_s=${2:?--wait needs seconds}; shift ;;
+    --only) only=${2:?--only needs a regular expression}; shift ;;
+    --no-torch-quick) torch_quick=0 ;;
+    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "validation-suite.sh: unknown option '$1' (--help for usage)" >&2; exit 2 ;;
+  esac
+  shift
+done
+case $wait_s in '' | *[!0-9]*) echo "validation-suite.sh: --wait: expected whole seconds, got '$wait_s'" >&2; exit 2 ;; esac
+[ -f "$build/CTestTestfile.cmake" ] && [ -x "$build/sim/stallsim" ] || {
+  echo "validation-suite.sh: no built tree in '$build': build first (README command 2, or" \
+    "cmake -S . -B $build && cmake --build $build -j)" >&2
+  exit 2
+}
+
+cores=$(nproc)
+log_dir=$(mktemp -d "${TMPDIR:-/tmp}/stallsim-validation.XXXXXX")
+# (VALIDATION_LOADAVG names another file in /proc/loadavg's format: for
+# trying the busy and idle paths of this script.)
+loadavg=${VALIDATION_LOADAVG:-/proc/loadavg}
+load1() { cut -d' ' -f1 "$loadavg"; }
+busy() { awk -v l="$(load1)" -v c="$cores" 'BEGIN { exit !(l > c) }'; }
+# Waits (bounded) for the load average to fall to one per core; prints the
+# load it starts at.
+settle() {
+  local start waited=0
+  start=$(load1)
+  while busy && [ $waited -lt "$wait_s" ]; do
+    sleep 10
+    waited=$((waited + 10))
+  done
+  echo "$start"
+}
+
+names=()
+while read -r n; do names+=("$n"); done < <(ctest --test-dir "$build" -N -L validation ${only:+-R "$only"} |
+  sed -n 's/^ *Test *#[0-9]*: //p')
+[ ${#names[@]} -gt 0 ] || [ $torch_quick = 1 ] || { echo "validation-suite.sh: no validation test matches" >&2; exit 2; }
+
+# One run of one item: sets $outcome (passed, failed, skipped) and $why.
+run_ctest() { # NAME LOG
+  ctest --test-dir "$build" -R "^$1\$" -L validation --output-on-failure -V >"$2" 2>&1
+  if grep -q "^1/1 Test *#[0-9]*: $1 \.*  *Passed" "$2"; then
+    outcome=passed
+  elif grep -q "^1/1 Test *#[0-9]*: $1 \.*\*\*\*Skipped" "$2"; then
+    outcome=skipped
+  else
+    outcome=failed
+  fi
+}
+run_torch_quick() { # NAME LOG
+  local rc=0
+  if [ ! -x /usr/bin/python3 ]; then
+    echo "validate_torch: skipped: /usr/bin/python3 missing" >"$2"
+    rc=77
+  else
+    /usr/bin/python3 scripts/validate_torch.py --quick --bin "$build/sim/stallsim" \
+      --data "${TMPDIR:-/var/tmp}/stallsim-ci-torch/data" >"$2" 2>&1 || rc=$?
+  fi
+  case $rc in 0) outcome=passed ;; 77) outcome=skipped ;; *) outcome=failed ;; esac
+}
+skip_reason() { # LOG: the test's own words for why it skipped
+  sed 's/^[0-9]*: //' "$1" | grep -E "skipped|SKIP|skipping" |
+    grep -vE "^ *([0-9]+/[0-9]+ Test|Start |Test command|[0-9]+ - )|tests skipped" | head -n 1 | cut -c1-200
+}
+
+results=()
+measured=0 failures=0
+run_item() { # NAME RUNNER
+  local name=$1 runner=$2 l1 l2 log=$log_dir/$1.log t0
+  l1=$(settle)
+  t0=$(date +%s)
+  echo "validation: $name (load average $l1 on $cores cores) ..." >&2
+  "$runner" "$name" "$log"
+  local first=$outcome
+  if [ "$outcome" = failed ]; then
+    cp "$log" "$log.first"
+    echo "validation: $name failed; once more (output: $log.first)" >&2
+    l2=$(settle)
+    "$runner" "$name" "$log"
+  fi
+  local dt=$(($(date +%s) - t0)) line
+  case $outcome in
+    passed)
+      measured=$((measured + 1))
+      line="passed ($dt s)"
+      [ "$first" = failed ] && line="passed on the retry ($dt s; first run: $log.first)" ;;
+    skipped)
+      line="skipped: $(skip_reason "$log")" ;;
+    failed)
+      if awk -v a="$l1" -v b="$l2" -v c="$(load1)" -v n="$cores" 'BEGIN { exit !(a > n || b > n || c > n) }'; then
+        line="not measured: host busy (load average $l1, then $l2, now $(load1) on $cores cores); failed twice ($log)"
+      else
+        failures=$((failures + 1))
+        measured=$((measured + 1))
+        line="FAILED twice on an idle host (load average $l1, then $l2 on $cores cores): $log"
+      fi ;;
+  esac
+  results+=("$(printf '%-24s %s' "$name" "$line")")
+  echo "validation: $name: $line" >&2
+}
+
+t_begin=$(date +%s)
+load_begin=$(cut -d' ' -f1-3 "$loadavg")
+for n in "${names[@]}"; do run_item "$n" run_ctest; done
+[ $torch_quick = 1 ] && { [ -z "$only" ] || [[ torch_quick =~ $only ]]; } && run_item torch_quick run_torch_quick
+
+echo
+echo "validation summary ($(uname -n), $cores cores; load average $load_begin at the start," \
+  "$(cut -d' ' -f1-3 "$loadavg") at the end; $(($(date +%s) - t_begin)) s; logs in $log_dir):"
+printf '  %s\n' "${results[@]}"
+if [ $failures -gt 0 ]; then
+  echo "validation: $failures FAILED (on an idle host, twice)"
+  exit 1
+fi
+if [ $measured = 0 ]; then
+  echo "validation: NOTHING MEASURED: every item skipped or found the host busy (reasons above);" \
+    "this is not a pass"
+  exit 77
+fi
+echo "validation: $measured measured and passed; the rest skipped or not measured (reasons above)"
