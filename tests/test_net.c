@@ -26,8 +26,9 @@ static topology_t T;
  * direction is a link of its own that never idles while it has work, so the
  * epoch ends when the fullest direction has carried its bytes: latency +
  * max over servers of max(in, out bytes) / rate (+ the compute of the
- * batches from the last one ready, 60 / ns items a GPU at 1e9 items/s). Reserving both ends of a
- * transfer at once (the simulator before issue 29) idles links and ends later with 3+ servers. */
+ * batches from the last one ready, 60 / ns items a GPU at 1e9 items/s).
+ * Reserving both ends of a transfer at once (the simulator before issue 29)
+ * idles links and ends later with 3+ servers. */
 static const char *all_at_once =
     "epochs: 3\ndataset: {items: 600, item_kb: 100}\n"
     "server: {count: %d, cpus: 2, gpus: 1, cache_gb: 1,\n"
