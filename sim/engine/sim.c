@@ -15,7 +15,9 @@
  *   sim/kinds/cache_*.c); a hit costs nothing; a miss is read from storage as
  *   the storage kind says (storage_fixed.c: a queue_depth slot, latency_ms,
  *   then size/bandwidth on one FIFO channel); under CoorDL's partitioned
- *   caching an item another server holds comes over both servers' NICs;
+ *   caching an item another server holds comes over both servers' NICs
+ *   (each direction of a NIC a FIFO link of its own: the owner's out-link
+ *   and this server's in-link each carry it when free of earlier items);
  * - the loader kind prepares each item once fetched (loader_pool.c: on the
  *   earliest-free core of the stream's pool on that server, in issue order),
  *   for decode_ms_per_mb x size + decode_ms_per_item (+ augment_ms unless
