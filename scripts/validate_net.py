@@ -4,8 +4,8 @@ binds, against a real run in network namespaces (issue 29, item 2;
 VALIDATION.md, "Partitioned caching over a shaped network").
 
   /usr/bin/python3 scripts/validate_net.py [--bin build/sim/stallsim]
-      [--servers 2,3,4] [--rate-mbit 100] [--items 2048] [--item-kb 256]
-      [--batch 64] [--epochs 3] [--conns 4] [--keep DIR]
+      [--servers 2,3,4] [--rate-mbit 100] [--items 1536] [--item-kb 256]
+      [--batch 64] [--epochs 6] [--conns 4] [--keep DIR]
 
 What it builds (and removes, even on failure or a signal): one network
 namespace per "server" and one holding a Linux bridge; each server joins the
@@ -32,8 +32,9 @@ large file between two servers over the shaped links, both ways at once
 (payload bytes / s); its latency is a 1-byte GET's median time. stallsim runs the same
 configuration (server.count = servers, one GPU each, batch_per_gpu = --batch,
 prefetch_batches 1, no prep cost, storage fast, cache minio partitioned) and
-its epochs 2+ (every item cached somewhere) are compared with the measured
-epochs 2+ (mean). Each measured batch is also set against its fullest NIC
+its epochs 2+ (every item cached somewhere, mean) are compared with the
+measured epochs 2+ (median: other processes on a shared machine only ever
+lengthen an epoch, and hit one or two of a run; the mean is shown too). Each measured batch is also set against its fullest NIC
 direction's payload at the measured rate (the simulator's mechanism: each
 direction a link of its own, a batch done when the fullest has carried it). Target: sim and model within 10 % of the measured epoch
 at every server count. Exit 0 met, 1 not met, 77 when this machine cannot
@@ -394,7 +395,9 @@ def one(args, n, data, tmp):
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
         shutil.copy(yaml, args.keep)
-    real = statistics.mean(per_epoch[1:])
+    # The median epoch: other processes on this shared VM only ever lengthen
+    # an epoch, and hit one or two of a run (the mean is reported beside it).
+    real = statistics.median(per_epoch[1:])
     # Each measured batch over its fullest link's payload at the NIC's rate.
     ratio = [t / (f * args.item_kb * 1e3 / rate) - 1 for e in range(1, args.epochs)
              for t, f in zip(per_batch[e], fullest[e]) if f > 0]
@@ -402,7 +405,7 @@ def one(args, n, data, tmp):
             "batch_s": per_batch, "fullest_items": fullest,
             "batch_excess_median": statistics.median(ratio),
             "batch_within_3pct": sum(abs(x) <= 0.03 for x in ratio) / len(ratio),
-            "real_s": real, "sim_s": pred["sim"], "model_s": pred["model"],
+            "real_s": real, "real_mean_s": statistics.mean(per_epoch[1:]), "sim_s": pred["sim"], "model_s": pred["model"],
             "sim_err": pred["sim"] / real - 1, "model_err": pred["model"] / real - 1,
             "yaml": yaml}
 
@@ -436,10 +439,10 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
     ap.add_argument("--servers", default="2,3,4")
     ap.add_argument("--rate-mbit", type=float, default=100)
-    ap.add_argument("--items", type=int, default=2048)
+    ap.add_argument("--items", type=int, default=1536)
     ap.add_argument("--item-kb", type=float, default=256)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--conns", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", type=float, default=0.10)
@@ -469,7 +472,7 @@ def main():
             rows.append(one(args, n, os.path.join(tmp, "data"), tmp))
             r = rows[-1]
             print(f"{TOOL}: {n} servers: NIC {r['rate_MB_s']:.2f} MB/s, GET {r['lat_ms']:.2f} ms;"
-                  f" measured {r['real_s']:.2f} s (epochs {', '.join(f'{t:.2f}' for t in r['epochs_s'])}),"
+                  f" measured {r['real_s']:.2f} s median, {r['real_mean_s']:.2f} s mean (epochs {', '.join(f'{t:.2f}' for t in r['epochs_s'])}),"
                   f" sim {r['sim_s']:.2f} s ({r['sim_err']:+.1%}),"
                   f" model {r['model_s']:.2f} s ({r['model_err']:+.1%}); a batch over its fullest"
                   f" link's bytes / rate: median {r['batch_excess_median']:+.1%},"
@@ -483,11 +486,12 @@ def main():
         with open(os.path.join(args.keep, "rows.json"), "w") as f:
             json.dump(rows, f, indent=1)
     print(f"{TOOL}: load average {os.getloadavg()[0]:.2f} (2 cores)")
-    print("| servers | NIC MB/s | GET ms | measured epoch s | sim s | sim err | model s |"
-          " model err | batch / fullest link, median |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| servers | NIC MB/s | GET ms | measured epoch s (median) | mean | sim s | sim err |"
+          " model s | model err | batch / fullest link, median |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['servers']} | {r['rate_MB_s']:.2f} | {r['lat_ms']:.1f} | {r['real_s']:.2f} |"
+              f" {r['real_mean_s']:.2f} |"
               f" {r['sim_s']:.2f} | {r['sim_err']:+.1%} | {r['model_s']:.2f} |"
               f" {r['model_err']:+.1%} | {r['batch_excess_median']:+.1%} |")
     bad = [r for r in rows if abs(r["sim_err"]) > args.target or abs(r["model_err"]) > args.target]
