@@ -118,6 +118,36 @@ void model_run_hits(const scenario_t *s, const topology_t *t, model_hits_fn hits
     run_with(s, t, hits, ctx, out, 0);
 }
 
+/* Partitioned caching in lock-step batches (a window of one batch): a batch
+ * is done when the most loaded NIC direction has carried its share, not the
+ * mean one. A server's in-link carries its m = M / ns items' remote ones
+ * (each with probability q = h (ns-1)/ns); owner j's out-link carries the
+ * items the others read that j holds (each of their M - m with probability
+ * h / ns). Loads as independent normals (sizes lognormal, cv), the expected
+ * maximum over the links by quadrature; with two servers one's in-link is
+ * the other's out-link, so the in-links alone. Returns the batch's expected
+ * time over the mean link's (>= 1); measured against network namespaces
+ * (scripts/validate_net.py). A window of 2+ batches keeps every link's queue
+ * fed across the batch boundary and the simulator shows no such excess. */
+static double net_lockstep_factor(double M, int ns, double h, double cv) {
+    const double m = M / ns, q = h * (ns - 1) / ns, p = h / ns, e2 = 1 + cv * cv;
+    const double mu = m * q; /* in item sizes; the same for in- and out-links */
+    if (ns < 2 || mu <= 0) return 1;
+    const double s_in = sqrt(m * (q * e2 - q * q));
+    const double s_out = ns > 2 ? sqrt((M - m) * (p * e2 - p * p)) : 0;
+    const double hi = 8 * (s_in > s_out ? s_in : s_out);
+    if (!(hi > 0)) return 1;
+    /* E[max] - mu = int_0^inf (1 - F) - int_-inf^0 F, F the product of CDFs. */
+    const int steps = 800;
+    double excess = 0, dx = 2 * hi / steps;
+    for (int k = 0; k < steps; k++) {
+        double x = -hi + (k + 0.5) * dx, F = pow(0.5 * erfc(-x / (s_in * M_SQRT2)), ns);
+        if (s_out > 0) F *= pow(0.5 * erfc(-x / (s_out * M_SQRT2)), ns);
+        excess += (x > 0 ? 1 - F : -F) * dx;
+    }
+    return 1 + excess / mu;
+}
+
 static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
                      run_metrics_t *out, int first) {
     const double N = (double)s->dataset.items;
@@ -257,6 +287,11 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             double share_remote = dist ? (double)(servers_used - 1) / servers_used : 0;
             double remote = h * share_remote;
             double miss = 1 - h;
+            /* Lock-step: the fullest link's batch, and the request's latency once a batch. */
+            const int lockstep = dist && ahead == 1;
+            const double net_f =
+                lockstep ? net_lockstep_factor(M, servers_used, h, s->dataset.item_kb_cv) : 1;
+            const double net_lat = lockstep ? s->server.network.latency_us / 1e6 / M : 0;
             /* The hit probability along the epoch's order. */
             for (int j = 0; j < FLUID_STEPS; j++) {
                 if (!hits)
@@ -300,7 +335,8 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
                     cost_p[j] = c;
                     double c_store = (1 - hu[j] - tu[j]) / cap_inst;
                     if (tu[j] / tier_cap > c_store) c_store = tu[j] / tier_cap;
-                    double c_net = dist ? hu[j] * share_remote * mean / (nic * ns) : 0;
+                    double c_net =
+                        dist ? hu[j] * share_remote * mean / (nic * ns) * net_f + net_lat : 0;
                     if (c_store > c) c = c_store;
                     if (c_net > c) c = c_net;
                     cost[j] = c;
@@ -346,7 +382,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             m->network_util = remote * D / (nic * ns * m->epoch_s);
             metrics_derive(m, N);
             m->approximate = !exact || !exact_share || shard_guess || buf_lag > 0 || tier ||
-                             (storage->model_exact && !storage->model_exact(s));
+                             net_f > 1 || (storage->model_exact && !storage->model_exact(s));
 
             /* Each stream's reads spread evenly over its servers. */
             if (t->inst[i].lead != i || !out->srv) continue;
