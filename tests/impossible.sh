@@ -35,4 +35,46 @@ expect 2 "dataset.items = 100 is fewer than the 512 GPUs of job 'resnet18'" -- \
 expect 2 "dataset.items = 3 is fewer than the 8 GPUs" -- \
   "$bin" run "$oi" --set dataset.items=3 --set dataset.item_kb=4000000
 
+# ---- what reaches the output: no inf, nan or -0.0; noise prints as 0 ----
+# (f72e534 printed "-0.0 (-0.0%)" fetch stalls and -1e-12 s stalls in JSON.)
+for sc in hpsearch openimages imagenet1k; do
+  for fmt in text csv json html; do
+    "$bin" run "$src/scenarios/$sc.yaml" --set dataset.items=150000 --epochs 2 --format $fmt \
+      >"$tmp/out" 2>"$tmp/err"
+    check "$sc $fmt: exit 0" '[ $? = 0 ]'
+    check "$sc $fmt: no -0, inf or nan: $(grep -oE -- '-0(\.0+)?\b|-[0-9.]+e-[0-9]+|\binf\b|\bnan\b' "$tmp/out" | head -3)" \
+      '! grep -qE -- "(^|[ ,:(>])-0(\.0+)?([^0-9.]|$)|-[0-9.]+e-[0-9]+|\binf\b|\bnan\b" "$tmp/out"'
+  done
+done
+
+# ---- a utilisation above 1 is never printed (issue 29: PyTorch + NVMe tier, cpu_util 1.10
+# on f72e534): the run is refused with the figure named, or prints it in range ----
+pt=(run "$src/scenarios/imagenet-s3.yaml" --variant pytorch-w8-nvme --set server.cpus=16
+  --model-only --epochs 2 --format csv)
+"$bin" "${pt[@]}" >"$tmp/pt.csv" 2>"$tmp/pt.err"
+rc=$?
+if [ $rc = 1 ]; then
+  check "refusal names the figure" 'grep -q "impossible figure, so nothing is printed: cpu_util = " "$tmp/pt.err"'
+  check "refusal names the keys" 'grep -q "server.cpus = 16 (--set)" "$tmp/pt.err"'
+  check "refusal prints nothing" '[ ! -s "$tmp/pt.csv" ]'
+else
+  check "pytorch tier: exit 0 or 1, got $rc" '[ $rc = 0 ]'
+  check "pytorch tier: every cpu_util <= 1" \
+    'awk -F, "NR == 1 { for (i = 1; i <= NF; i++) if (\$i == \"cpu_util\") c = i; next } \$c > 1 { bad = 1 } END { exit bad }" "$tmp/pt.csv"'
+fi
+
+# ---- a model/simulator difference is marked (S4's legitimate case: 3 items on one GPU) ----
+tiny=(--set dataset.items=3 --set jobs.0.gpus=1 --epochs 2 --variant base)
+"$bin" run "$small" "${tiny[@]}" >"$tmp/t.txt"
+has "$tmp/t.txt" '^base +net +1  sim .*\+[0-9.]+%~' \
+  '^warning: the simulator and the model differ by [0-9]+ % here \(variant base, job net, epoch 1; 2 rows over 10 %\): the simulator is slower .* it names .* the bottleneck, the model .*; the epoch is only 1 batch'
+"$bin" run "$small" "${tiny[@]}" --format csv >"$tmp/t.csv"
+has "$tmp/t.csv" ',vs_model,model_differs$' '^base,net,1,sim,.*,0\.[0-9]+,1$' '^base,net,1,model,.*,0\.000000,0$'
+"$bin" run "$small" "${tiny[@]}" --format json >"$tmp/t.json"
+has "$tmp/t.json" '"sim": \{[^}]*"vs_model": 0\.[0-9]+, "model_differs": true\}'
+# Within 5 %: unmarked, no warning.
+"$bin" run "$small" --epochs 2 --variant base >"$tmp/s.txt"
+check "small: no ~ on vs_model" '! grep -qE "%~" "$tmp/s.txt"'
+check "small: no warning" '! grep -q "^warning: the simulator and the model differ" "$tmp/s.txt"'
+
 finish impossible
