@@ -77,4 +77,20 @@ has "$tmp/t.json" '"sim": \{[^}]*"vs_model": 0\.[0-9]+, "model_differs": true\}'
 check "small: no ~ on vs_model" '! grep -qE "%~" "$tmp/s.txt"'
 check "small: no warning" '! grep -q "^warning: the simulator and the model differ" "$tmp/s.txt"'
 
+# ---- issue 29's partitioned-caching repro (+188 % on f72e534, unflagged): whatever the
+# predictors say, the marks follow the figures: model_differs exactly where |vs_model| > 5 %,
+# a warning exactly where one passes 10 % ----
+ms=(run "$src/scenarios/multiserver.yaml" --variant coordl --set server.count=4 --set jobs.0.gpus=32
+  --set server.cpus=192 --set jobs.0.gpu_items_per_s=3000 --set server.cache_gb=161 --epochs 4)
+"$bin" "${ms[@]}" --format csv >"$tmp/ms.csv"
+"$bin" "${ms[@]}" >"$tmp/ms.txt"
+check "multiserver: model_differs where |vs_model| > 5 %" 'awk -F, "NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+  { v = \$c[\"vs_model\"]; if (v < 0) v = -v; if ((v > 0.05) != (\$c[\"model_differs\"] == 1)) bad = 1 }
+  END { exit bad }" "$tmp/ms.csv"'
+over=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+  { v = $c["vs_model"]; if (v < 0) v = -v; if (v > 0.10) n++ } END { print n + 0 }' "$tmp/ms.csv")
+warned=$(grep -c "^warning: the simulator and the model differ by" "$tmp/ms.txt")
+check "multiserver: a warning iff a row passes 10 % ($over rows, $warned warnings)" \
+  '[ $(( over > 0 )) = "$warned" ]'
+
 finish impossible
