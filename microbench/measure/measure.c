@@ -24,6 +24,7 @@
 #include "perm.h"
 #include "pipeline.h"
 #include "report.h"
+#include "valid.h"
 #include "kinds.h"
 #include "scenario.h"
 #include "schema.h"
@@ -689,10 +690,13 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
         for (int e = 0; e < mv[k].run.scn.epochs; e++) {
             const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
             char ps[64], fs[64], f[5][32];
-            snprintf(ps, sizeof ps, "%s (%4.1f%%)", fig(f[0], sizeof f[0], m->prep_stall_s, 2),
-                     100 * m->prep_stall_s / m->epoch_s);
-            snprintf(fs, sizeof fs, "%s (%4.1f%%)", fig(f[1], sizeof f[1], m->fetch_stall_s, 2),
-                     100 * m->fetch_stall_s / m->epoch_s);
+            /* valid_out passed them: noise only is cleaned here (no -0.00). */
+            double p = fig_clean(m->prep_stall_s, FIG_TIME, m->epoch_s);
+            double fe = fig_clean(m->fetch_stall_s, FIG_TIME, m->epoch_s);
+            snprintf(ps, sizeof ps, "%s (%4.1f%%)", fig(f[0], sizeof f[0], p, 2),
+                     fig_zero(100 * p / m->epoch_s, 1));
+            snprintf(fs, sizeof fs, "%s (%4.1f%%)", fig(f[1], sizeof f[1], fe, 2),
+                     fig_zero(100 * fe / m->epoch_s, 1));
             printf("%-10s %-12s %5d  %-8s %9s %9s %6.1f%% %16s %16s %7.1f%% %7.1f%% %9s  %s\n",
                    mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured",
                    fig(f[2], sizeof f[2], m->epoch_s, 3),
@@ -722,7 +726,7 @@ static void json_out(const options *o, const dataset *d, const measured_t *mv, i
         for (int e = 0; e < s->epochs; e++) {
             const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
             printf("%s\n   {\"epoch\": %d, \"measured\": ", e ? "," : "", e + 1);
-            report_json_metrics(stdout, m);
+            report_json_metrics(stdout, m, NULL);
             printf("}");
         }
         printf("]}");
@@ -735,7 +739,54 @@ static void csv_out(const measured_t *mv, int nv) {
     for (int k = 0; k < nv; k++)
         for (int e = 0; e < mv[k].run.scn.epochs; e++)
             report_csv_row(stdout, NULL, mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1,
-                           "measured", metrics_at(&mv[k].run.sim, 0, e));
+                           "measured", metrics_at(&mv[k].run.sim, 0, e), NULL);
+}
+
+/* The stalls are differences of separately timed runs (DS-Analyzer's
+ * split: T, T_prep with every item in memory, T_gpu): on a busy machine the
+ * T_prep pass can come out slower than the real one, which gave stall shares
+ * outside 0-100 % (issue 33 S6). A pass cannot be slower than the run it
+ * leaves work out of, so such a time is taken at the run's and said; so is
+ * a utilisation a timer's skew put past 1. The report's check comes after. */
+static void reconcile(measured_t *mv, int nv) {
+    for (int k = 0; k < nv; k++)
+        for (int e = 0; e < mv[k].run.scn.epochs; e++) {
+            epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
+            const char *var = mv[k].run.scn.variant[0] ? mv[k].run.scn.variant : "-";
+            double tp = m->t_prep_s, tg = m->t_gpu_s, cu = m->cpu_util, su = m->storage_util;
+            if (m->t_prep_s > m->epoch_s) m->t_prep_s = m->epoch_s;
+            if (m->t_gpu_s > m->t_prep_s) m->t_gpu_s = m->t_prep_s;
+            if (m->cpu_util > 1) m->cpu_util = 1;
+            if (m->storage_util > 1) m->storage_util = 1;
+            if (tp != m->t_prep_s || tg != m->t_gpu_s)
+                fprintf(stderr,
+                        "stallsim measure: warning: variant %s, epoch %d: the timed passes "
+                        "disagree (T %.4g s, T_prep %.4g s, T_gpu %.4g s; a pass leaving work "
+                        "out cannot be slower): the split takes T_prep %.4g s and T_gpu %.4g s, "
+                        "so its stalls are shares of T; the machine's load moved between the "
+                        "passes: measure again on an idle machine or with more items\n",
+                        var, e + 1, m->epoch_s, tp, tg, m->t_prep_s, m->t_gpu_s);
+            if (cu != m->cpu_util || su != m->storage_util)
+                fprintf(stderr,
+                        "stallsim measure: warning: variant %s, epoch %d: busy time past the "
+                        "epoch's (cpu %.4g, storage %.4g of it): shown as 1\n",
+                        var, e + 1, cu, su);
+            metrics_derive(m, m->items_consumed);
+        }
+}
+
+/* Every measured figure through the report's one check (valid.h) before any is printed. */
+static int valid_out(const measured_t *mv, int nv) {
+    for (int k = 0; k < nv; k++)
+        for (int e = 0; e < mv[k].run.scn.epochs; e++) {
+            char where[256];
+            snprintf(where, sizeof where, "measured, variant %s, epoch %d",
+                     mv[k].run.scn.variant[0] ? mv[k].run.scn.variant : "-", e + 1);
+            if (report_valid_row(metrics_at(&mv[k].run.sim, 0, e), NULL, &mv[k].run.scn, "measure",
+                                 where, 1))
+                return EXIT_RUNTIME;
+        }
+    return 0;
 }
 
 /* Builds and checks every selected variant, with the dataset's real figures. */
@@ -831,6 +882,8 @@ int measure_main(int argc, char **argv) {
     }
     for (int k = 0; k < nv && !rc; k++)
         rc = measure_variant(&o, &d, &mv[k]);
+    if (!rc) reconcile(mv, nv);
+    if (!rc) rc = valid_out(mv, nv);
     if (!rc) {
         if (o.format == FORMAT_CSV)
             csv_out(mv, nv);

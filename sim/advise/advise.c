@@ -12,6 +12,7 @@
 #include "cost.h"
 #include "model.h"
 #include "report.h"
+#include "valid.h"
 #include "run.h"
 #include "scenario.h"
 #include "sweep_describe.h"
@@ -305,7 +306,9 @@ static int evaluate(const plan_t *p, const search_t *s, int64_t c, int simulate,
         /* Without prices only the last epoch counts (no steady state either). */
         int epochs = (int)v->scn.epochs;
         model_run_from(&v->scn, &v->topo, &v->model, cost_priced(&v->scn) ? 0 : epochs - 1);
+        rc = report_valid_variant(v, cost_priced(&v->scn) ? 0 : epochs - 1, 0, "advise");
     }
+    if (!rc && simulate) rc = report_valid_runs(v, 1, "advise");
     if (!rc) summarise(p, v, &v->model, key_value, model);
     if (!rc && simulate) summarise(p, v, &v->sim, key_value, sim);
     run_release(v);

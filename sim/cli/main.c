@@ -353,7 +353,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
             rc = EXIT_RUNTIME;
         else if (rc == EXIT_RUNTIME && !o.trace)
             fprintf(stderr, "stallsim run: out of memory\n");
-        if (!rc) report_write(stdout, o.format, o.a.file, runs, nv);
+        if (!rc) rc = report_write(stdout, o.format, o.a.file, runs, nv, cmd);
         /* A full disk or closed pipe must not pass for a complete result. */
         if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
             fprintf(stderr, "stallsim %s: cannot write the results to stdout: %s\n", cmd,

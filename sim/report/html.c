@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fig.h"
+#include "gap.h"
 #include "report.h"
 #include "svg.h"
 
@@ -181,11 +183,29 @@ static void epoch_table(FILE *out, const variant_run_t *v, int nv) {
                         "<td>%d</td><td class=\"name\">%s</td><td>%.1f</td><td>%.1f%%</td>"
                         "<td>%.1f</td><td>%.1f</td><td>%.1f%%</td><td>%.1f</td><td "
                         "class=\"name\">%s</td></tr>\n",
-                        e + 1, v[k].sim.m ? "sim" : "model", m->epoch_s, 100 * m->gpu_util,
-                        m->prep_stall_s, m->fetch_stall_s, 100 * m->hit_rate,
-                        m->storage_read_bytes / 1e9, bottleneck_names[m->bottleneck]);
+                        e + 1, v[k].sim.m ? "sim" : "model", m->epoch_s,
+                        fig_zero(100 * m->gpu_util, 1),
+                        fig_zero(fig_clean(m->prep_stall_s, FIG_TIME, m->epoch_s), 1),
+                        fig_zero(fig_clean(m->fetch_stall_s, FIG_TIME, m->epoch_s), 1),
+                        fig_zero(100 * m->hit_rate, 1), fig_zero(m->storage_read_bytes / 1e9, 1),
+                        bottleneck_names[m->bottleneck]);
             }
     fputs("</table>\n", out);
+}
+
+/* The text's warnings where the simulator and the model differ past GAP_WARN. */
+static void gap_html(FILE *out, const variant_run_t *v, int nv) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return;
+    gap_write_warnings(m, v, nv);
+    if (fclose(m) == 0 && len) {
+        fputs("<p class=\"note\">", out);
+        html_put_text(out, buf);
+        fputs("</p>\n", out);
+    }
+    free(buf);
 }
 
 void html_run_write(FILE *out, const char *path, const variant_run_t *v, int nv,
@@ -245,5 +265,6 @@ void html_run_write(FILE *out, const char *path, const variant_run_t *v, int nv,
     }
     fputs("<h2>Every epoch</h2>\n", out);
     epoch_table(out, v, nv);
+    gap_html(out, v, nv);
     html_end(out);
 }

@@ -9,10 +9,12 @@
 #include "advice.h"
 #include "cost.h"
 #include "fig.h"
+#include "gap.h"
 #include "html.h"
 #include "kinds.h"
 #include "schema.h"
 #include "text.h"
+#include "valid.h"
 
 #ifndef STALLSIM_VERSION
 #define STALLSIM_VERSION "0.0.0"
@@ -55,7 +57,9 @@ typedef struct {
     const char *name; /* CSV header and JSON key */
     col_kind_t kind;
     const char *fmt; /* printf format of the value in CSV and JSON */
-    double (*get)(const epoch_metrics_t *m);
+    /* The value; ref is the model's row a sim row compares with (NULL: none). */
+    double (*get)(const epoch_metrics_t *m, const epoch_metrics_t *ref);
+    fig_range_t range; /* what a value must be to be printed (report_check_metrics) */
     /* The text table: heading, separator before it and field width
      * (negative: left-aligned); text NULL: not in the text table. */
     const char *head, *sep;
@@ -64,7 +68,8 @@ typedef struct {
 } column_t;
 
 #define GETTER(field)                                                                              \
-    static double get_##field(const epoch_metrics_t *m) {                                          \
+    static double get_##field(const epoch_metrics_t *m, const epoch_metrics_t *ref) {              \
+        (void)ref;                                                                                 \
         return m->field;                                                                           \
     }
 GETTER(epoch_s)
@@ -84,11 +89,20 @@ GETTER(staged_bytes)
 GETTER(storage_reads)
 GETTER(shards_per_batch)
 GETTER(tier_hit_rate)
-static double get_bottleneck(const epoch_metrics_t *m) {
+static double get_bottleneck(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
     return m->bottleneck;
 }
-static double get_approximate(const epoch_metrics_t *m) {
+static double get_approximate(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
     return m->approximate;
+}
+/* A model row (no ref) is its own reference: 0, false. */
+static double get_vs_model(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    return gap_rel(m, ref);
+}
+static double get_model_differs(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    return gap_marked(gap_rel(m, ref));
 }
 
 static void text_epoch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
@@ -97,8 +111,9 @@ static void text_epoch(char *b, size_t n, const epoch_metrics_t *m, const epoch_
     snprintf(b, n, "%s%s", fig(f, sizeof f, m->epoch_s, 1), m->approximate ? "~" : " ");
 }
 static void text_vs_model(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
-    if (ref)
-        snprintf(b, n, "%+.1f%%", 100 * (m->epoch_s - ref->epoch_s) / ref->epoch_s);
+    double g = gap_rel(m, ref);
+    if (ref) /* ~: past GAP_MARK (gap.h) */
+        snprintf(b, n, "%+.1f%%%s", fig_zero(100 * g, 1), gap_marked(g) ? "~" : " ");
     else
         b[0] = 0;
 }
@@ -108,11 +123,13 @@ static void text_items(char *b, size_t n, const epoch_metrics_t *m, const epoch_
 }
 static void text_gpu(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
-    snprintf(b, n, "%.1f%%", 100 * m->gpu_util);
+    snprintf(b, n, "%.1f%%", 100 * fig_clean(m->gpu_util, FIG_SHARE, 1));
 }
 static void stall(char *b, size_t n, double s, double epoch) {
     char f[32];
-    snprintf(b, n, "%s (%4.1f%%)", fig(f, sizeof f, s, 1), epoch > 0 ? 100 * s / epoch : 0);
+    s = fig_clean(s, FIG_TIME, epoch);
+    snprintf(b, n, "%s (%4.1f%%)", fig(f, sizeof f, s, 1),
+             fig_zero(epoch > 0 ? 100 * s / epoch : 0, 1));
 }
 static void text_prep(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
@@ -124,15 +141,15 @@ static void text_fetch(char *b, size_t n, const epoch_metrics_t *m, const epoch_
 }
 static void text_hit(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
-    snprintf(b, n, "%.1f%%", 100 * m->hit_rate);
+    snprintf(b, n, "%.1f%%", 100 * fig_clean(m->hit_rate, FIG_SHARE, 1));
 }
 static void text_remote(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
-    snprintf(b, n, "%.1f%%", 100 * m->remote_hit_rate);
+    snprintf(b, n, "%.1f%%", 100 * fig_clean(m->remote_hit_rate, FIG_SHARE, 1));
 }
 static void text_read(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
-    fig(b, n, m->storage_read_bytes / 1e9, 1);
+    fig(b, n, fig_clean(m->storage_read_bytes, FIG_NONNEG, 1) / 1e9, 1);
 }
 static void text_bottleneck(char *b, size_t n, const epoch_metrics_t *m,
                             const epoch_metrics_t *ref) {
@@ -142,33 +159,36 @@ static void text_bottleneck(char *b, size_t n, const epoch_metrics_t *m,
 
 /* clang-format off */
 static const column_t columns[] = {
-    {"epoch_s", COL_NUM, "%.9g", get_epoch_s, "epoch_s", " ", 11, text_epoch},
-    {"vs_model", COL_NUM, NULL, NULL, "vs_model", " ", 7, text_vs_model},
-    {"throughput_items_s", COL_NUM, "%.9g", get_throughput_items_s, "items/s", " ", 9, text_items},
-    {"gpu_util", COL_NUM, "%.6f", get_gpu_util, "gpu", " ", 7, text_gpu},
-    {"prep_stall_s", COL_NUM, "%.9g", get_prep_stall_s, "prep_stall_s", " ", 16, text_prep},
-    {"fetch_stall_s", COL_NUM, "%.9g", get_fetch_stall_s, "fetch_stall_s", " ", 16, text_fetch},
-    {"hit_rate", COL_NUM, "%.6f", get_hit_rate, "hit", " ", 8, text_hit},
-    {"remote_hit_rate", COL_NUM, "%.6f", get_remote_hit_rate, "remote", " ", 8, text_remote},
-    {"storage_read_bytes", COL_NUM, "%.0f", get_storage_read_bytes, "read_GB", " ", 9, text_read},
-    {"network_bytes", COL_NUM, "%.0f", get_network_bytes, NULL, NULL, 0, NULL},
-    {"cpu_util", COL_NUM, "%.6f", get_cpu_util, NULL, NULL, 0, NULL},
-    {"storage_util", COL_NUM, "%.6f", get_storage_util, NULL, NULL, 0, NULL},
-    {"t_gpu_s", COL_NUM, "%.9g", get_t_gpu_s, NULL, NULL, 0, NULL},
-    {"t_prep_s", COL_NUM, "%.9g", get_t_prep_s, NULL, NULL, 0, NULL},
-    {"bottleneck", COL_NAME, "%s", get_bottleneck, "bottleneck", "  ", 0, text_bottleneck},
-    {"approximate", COL_BOOL, "%d", get_approximate, NULL, NULL, 0, NULL},
-    {"staged_bytes", COL_NUM, "%.0f", get_staged_bytes, NULL, NULL, 0, NULL},
-    {"storage_requests", COL_NUM, "%.9g", get_storage_reads, NULL, NULL, 0, NULL},
-    {"shards_per_batch", COL_NUM, "%.6g", get_shards_per_batch, NULL, NULL, 0, NULL},
-    {"tier_hit_rate", COL_NUM, "%.6f", get_tier_hit_rate, NULL, NULL, 0, NULL},
+    {"epoch_s", COL_NUM, "%.9g", get_epoch_s, FIG_POSITIVE, "epoch_s", " ", 11, text_epoch},
+    {"vs_model (text)", COL_NUM, NULL, NULL, FIG_ANY, "vs_model", " ", 8, text_vs_model},
+    {"throughput_items_s", COL_NUM, "%.9g", get_throughput_items_s, FIG_NONNEG, "items/s", " ", 9, text_items},
+    {"gpu_util", COL_NUM, "%.6f", get_gpu_util, FIG_SHARE, "gpu", " ", 7, text_gpu},
+    {"prep_stall_s", COL_NUM, "%.9g", get_prep_stall_s, FIG_TIME, "prep_stall_s", " ", 16, text_prep},
+    {"fetch_stall_s", COL_NUM, "%.9g", get_fetch_stall_s, FIG_TIME, "fetch_stall_s", " ", 16, text_fetch},
+    {"hit_rate", COL_NUM, "%.6f", get_hit_rate, FIG_SHARE, "hit", " ", 8, text_hit},
+    {"remote_hit_rate", COL_NUM, "%.6f", get_remote_hit_rate, FIG_SHARE, "remote", " ", 8, text_remote},
+    {"storage_read_bytes", COL_NUM, "%.0f", get_storage_read_bytes, FIG_NONNEG, "read_GB", " ", 9, text_read},
+    {"network_bytes", COL_NUM, "%.0f", get_network_bytes, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"cpu_util", COL_NUM, "%.6f", get_cpu_util, FIG_SHARE, NULL, NULL, 0, NULL},
+    {"storage_util", COL_NUM, "%.6f", get_storage_util, FIG_SHARE, NULL, NULL, 0, NULL},
+    {"t_gpu_s", COL_NUM, "%.9g", get_t_gpu_s, FIG_TIME, NULL, NULL, 0, NULL},
+    {"t_prep_s", COL_NUM, "%.9g", get_t_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
+    {"bottleneck", COL_NAME, "%s", get_bottleneck, FIG_ANY, "bottleneck", "  ", 0, text_bottleneck},
+    {"approximate", COL_BOOL, "%d", get_approximate, FIG_ANY, NULL, NULL, 0, NULL},
+    {"staged_bytes", COL_NUM, "%.0f", get_staged_bytes, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"storage_requests", COL_NUM, "%.9g", get_storage_reads, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"shards_per_batch", COL_NUM, "%.6g", get_shards_per_batch, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"tier_hit_rate", COL_NUM, "%.6f", get_tier_hit_rate, FIG_SHARE, NULL, NULL, 0, NULL},
+    {"vs_model", COL_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
+    {"model_differs", COL_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
 
-/* One value as CSV (json = 0) or JSON text. */
-static void put_value(FILE *out, const column_t *c, const epoch_metrics_t *m, int json) {
-    double v = c->get(m);
+/* One value as CSV (json = 0) or JSON text, its noise cleaned (fig_clean). */
+static void put_value(FILE *out, const column_t *c, const epoch_metrics_t *m,
+                      const epoch_metrics_t *ref, int json) {
+    double v = fig_clean(c->get(m, ref), c->range, m->epoch_s);
     if (c->kind == COL_NAME)
         fprintf(out, json ? "\"%s\"" : "%s", bottleneck_names[(int)v]);
     else if (c->kind == COL_BOOL && json)
@@ -226,8 +246,25 @@ void report_csv_header(FILE *out, const char *extra) {
     fputc('\n', out);
 }
 
+int report_check_metrics(const epoch_metrics_t *m, const epoch_metrics_t *model, const char **name,
+                         double *value, fig_range_t *range) {
+    for (int i = 0; i < NCOLUMNS; i++) {
+        const column_t *c = &columns[i];
+        if (!c->get) continue;
+        double v = c->get(m, model);
+        if (fig_ok(v, c->range, m->epoch_s)) continue;
+        *name = c->name, *value = v, *range = c->range;
+        return 1;
+    }
+    if (m->bottleneck < 0 || m->bottleneck >= BN__COUNT) {
+        *name = "bottleneck", *value = m->bottleneck, *range = FIG_ANY;
+        return 1;
+    }
+    return 0;
+}
+
 void report_csv_row(FILE *out, const char *extra, const char *variant, const char *job, int epoch,
-                    const char *source, const epoch_metrics_t *m) {
+                    const char *source, const epoch_metrics_t *m, const epoch_metrics_t *model) {
     fputs(extra ? extra : "", out);
     report_csv_field(out, variant);
     fputc(',', out);
@@ -236,7 +273,7 @@ void report_csv_row(FILE *out, const char *extra, const char *variant, const cha
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].get) {
             fputc(',', out);
-            put_value(out, &columns[i], m, 0);
+            put_value(out, &columns[i], m, model, 0);
         }
     fputc('\n', out);
 }
@@ -246,12 +283,13 @@ static void write_csv(FILE *out, const variant_run_t *v, int nv) {
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
+                const epoch_metrics_t *mm = metrics_at(&v[k].model, i, e);
                 report_csv_row(out, NULL, v[k].scn.variant, v[k].topo.inst[i].name, e + 1, "model",
-                               metrics_at(&v[k].model, i, e));
+                               mm, NULL);
                 if (v[k].sim.m)
                     report_csv_row(out, NULL, v[k].scn.variant, v[k].topo.inst[i].name, e + 1,
-                                   v[k].sampled > 0 ? "sample" : "sim",
-                                   metrics_at(&v[k].sim, i, e));
+                                   v[k].sampled > 0 ? "sample" : "sim", metrics_at(&v[k].sim, i, e),
+                                   mm);
             }
 }
 
@@ -306,13 +344,13 @@ void report_json_config(FILE *out, const scenario_t *s) {
     fprintf(out, "]}");
 }
 
-void report_json_metrics(FILE *out, const epoch_metrics_t *m) {
+void report_json_metrics(FILE *out, const epoch_metrics_t *m, const epoch_metrics_t *model) {
     int first = 1;
     fputc('{', out);
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].get) {
             fprintf(out, "%s\"%s\": ", first ? "" : ", ", columns[i].name);
-            put_value(out, &columns[i], m, 1);
+            put_value(out, &columns[i], m, model, 1);
             first = 0;
         }
     fputc('}', out);
@@ -359,7 +397,7 @@ static void json_server(FILE *out, const server_metrics_t *m) {
     fputc('{', out);
     for (int i = 0; i < NSERVER_COLUMNS; i++)
         fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", server_columns[i].name,
-                server_columns[i].json(m));
+                fig_clean(server_columns[i].json(m), FIG_NONNEG, 1));
     fputc('}', out);
 }
 
@@ -520,10 +558,11 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
                     v[k].topo.inst[i].first_server, v[k].topo.inst[i].nservers);
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 fprintf(out, "%s\n     {\"epoch\": %d, \"model\": ", e ? "," : "", e + 1);
-                report_json_metrics(out, metrics_at(&v[k].model, i, e));
+                report_json_metrics(out, metrics_at(&v[k].model, i, e), NULL);
                 if (v[k].sim.m) {
                     fprintf(out, ", \"sim\": ");
-                    report_json_metrics(out, metrics_at(&v[k].sim, i, e));
+                    report_json_metrics(out, metrics_at(&v[k].sim, i, e),
+                                        metrics_at(&v[k].model, i, e));
                 }
                 fprintf(out, "}");
             }
@@ -587,7 +626,7 @@ static void text_server_row(FILE *out, const char *variant, int server, int epoc
     fprintf(out, "%-10s %6d %5d  %-6s", variant, server + 1, epoch, src);
     for (int i = 0; i < NSERVER_COLUMNS; i++) {
         const server_column_t *c = &server_columns[i];
-        double v = c->json(m);
+        double v = fig_clean(c->json(m), FIG_NONNEG, 1);
         char buf[32];
         if (c->scale > 0)
             snprintf(buf, sizeof buf, c->scale >= 1e9 ? "%.1f" : "%.0f", v / c->scale);
@@ -702,6 +741,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
                     "+-%.2f pp (3 standard errors); every other figure of those rows is the "
                     "model's given those hits\n",
                     v[k].scn.variant, 100 * v[k].sampled, 100 * v[k].sample_err);
+    gap_write_warnings(out, v, nv);
     write_text_servers(out, v, nv);
     fprintf(out, "\n%-10s %14s %14s %9s  %s\n", "variant", "total_s(model)", "total_s(sim)",
             "speed-up", "steady-state bottleneck (model, where the hit rate stops changing)");
@@ -725,7 +765,8 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     }
     fprintf(out,
             "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
-            "~ marks a model figure with no exact closed form.\n");
+            "~ after epoch_s marks a model figure with no exact closed form; after vs_model, a "
+            "simulator more than 5%% from the model.\n");
     write_text_scaling(out, v, nv);
     advice_write_text(out, v, nv);
     write_text_requests(out, v, nv);
@@ -758,8 +799,10 @@ static void advice_html(FILE *out, const variant_run_t *v, int nv) {
     free(buf);
 }
 
-void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v,
-                  int nv) {
+int report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v, int nv,
+                 const char *cmd) {
+    /* Every figure passes the one check before the first byte goes out. */
+    if (report_valid_runs(v, nv, cmd)) return EXIT_RUNTIME;
     if (fmt == FORMAT_CSV)
         write_csv(out, v, nv);
     else if (fmt == FORMAT_JSON)
@@ -768,4 +811,5 @@ void report_write(FILE *out, report_format_t fmt, const char *path, const varian
         html_run_write(out, path, v, nv, advice_html);
     else
         write_text(out, path, v, nv);
+    return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "fig.h"
 #include "run.h"
 
 typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_HTML } report_format_t;
@@ -20,7 +21,11 @@ typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_HTML } report_format
     }
 int report_format_parse(void *format, const char *cmd, const char *value);
 
-void report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v, int nv);
+/* Writes the runs in fmt after report_valid_runs has passed every figure
+ * (0), or writes nothing and returns EXIT_RUNTIME after its message; cmd
+ * names the command in it. */
+int report_write(FILE *out, report_format_t fmt, const char *path, const variant_run_t *v, int nv,
+                 const char *cmd);
 
 /* Sum over epochs of the slowest instance's epoch time: what a user waits for. */
 double report_total_s(const run_metrics_t *r);
@@ -33,13 +38,21 @@ size_t report_csv_quote(char *buf, size_t n, const char *s);
 /* CSV header and one row; shared with sweeps so both stay in step. The
  * variant and job are quoted as fields; extra_values goes out as it is. */
 void report_csv_header(FILE *out, const char *extra_columns);
+/* model: the model's row a sim row is compared with (vs_model,
+ * model_differs: gap.h), NULL for a model row. Figures print cleaned of
+ * floating noise (fig_clean); report_check_metrics has passed them. */
 void report_csv_row(FILE *out, const char *extra_values, const char *variant, const char *job,
-                    int epoch, const char *source, const epoch_metrics_t *m);
+                    int epoch, const char *source, const epoch_metrics_t *m,
+                    const epoch_metrics_t *model);
+/* 1 when a figure of the row is outside its range (fig.h), with its column
+ * name, value and range; 0 when every one may be printed. */
+int report_check_metrics(const epoch_metrics_t *m, const epoch_metrics_t *model, const char **name,
+                         double *value, fig_range_t *range);
 
 /* JSON pieces shared with `stallsim measure`: a quoted, escaped string and
  * one epoch's metrics as an object. */
 void report_json_string(FILE *out, const char *s);
-void report_json_metrics(FILE *out, const epoch_metrics_t *m);
+void report_json_metrics(FILE *out, const epoch_metrics_t *m, const epoch_metrics_t *model);
 /* The effective configuration as a JSON object: every scenario key by its
  * dotted name, and "jobs": [ {job keys}, ... ]. */
 void report_json_config(FILE *out, const scenario_t *s);

@@ -416,6 +416,24 @@ static int parse_scaling(scenario_t *s, const scenario_doc_t *doc) {
 }
 
 /* Rules that involve more than one key. */
+/* A GPU with no item of its own (DistributedSampler would pad the epoch
+ * with repeats) is not a training run either predictor models: the model's
+ * rates would be off by the idle GPUs (100 items on 512 GPUs: 2.5 ms
+ * against the simulator's 25.3 ms). Fewer items than one global batch is
+ * one partial batch, which both follow (gap.h flags what they disagree on). */
+static int check_items_per_gpu(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = 0;
+    for (int j = 0; j < s->njobs; j++)
+        if (s->dataset.items < s->jobs[j].gpus) {
+            diag_error(key_pos(s, doc, "dataset.items"),
+                       "dataset.items = %lld is fewer than the %lld GPUs of job '%s': every GPU "
+                       "needs at least one item an epoch (use fewer GPUs or more items)",
+                       (long long)s->dataset.items, (long long)s->jobs[j].gpus, s->jobs[j].name);
+            errors++;
+        }
+    return errors;
+}
+
 static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
     /* The simulator holds item sizes below 4 GB: a size distribution whose
@@ -523,6 +541,78 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     return errors;
 }
 
+/* A rate is a divisor: one near zero (server.storage.read_iops = 1e-300)
+ * makes an epoch's time overflow or lose every digit the stalls are
+ * differences of, and the figures printed would be noise. So each rate key,
+ * whatever its kind, must serve the run's demand on it alone (every epoch
+ * reading the whole dataset: its bytes, items or objects) within
+ * SCN_RUN_MAX_S, where the clock, a double in seconds, still resolves 2 us.
+ * A rate key is known by its unit; 0 is "no limit" where a key allows it. */
+#define SCN_RUN_MAX_S 1e10
+
+typedef struct {
+    const char *unit;
+    int demand;   /* 0: bytes, 1: items, 2: objects (a shard is one) */
+    double scale; /* the demand's units in one of the key's */
+    const char *what;
+} rate_unit_t;
+
+static const rate_unit_t rate_units[] = {
+    {"MB/s", 0, 1e6, "bytes"}, {"GB/s", 0, 1e9, "bytes"}, {"Gbit/s", 0, 1.25e8, "bytes"},
+    {"IOPS", 2, 1, "reads"},   {"GET/s", 2, 1, "GETs"},   {"items/s", 1, 1, "items"},
+};
+
+static const rate_unit_t *rate_unit(const key_def_t *k) {
+    if (k->type != KT_REAL) return NULL;
+    for (size_t i = 0; i < sizeof rate_units / sizeof rate_units[0]; i++)
+        if (strcmp(k->unit, rate_units[i].unit) == 0) return &rate_units[i];
+    return NULL;
+}
+
+/* 1 (after the error) when `rate` of key `name` at `at` is too slow for the run. */
+static int rate_too_slow(const scenario_t *s, const rate_unit_t *u, const char *name, double rate,
+                         src_pos_t at) {
+    if (!(rate > 0)) return 0;
+    double items = (double)s->dataset.items;
+    double demand = u->demand == 0   ? scenario_dataset_bytes(s)
+                    : u->demand == 1 ? items
+                                     : ceil(items / scenario_items_per_read(s));
+    double t = demand / u->scale / rate * (double)s->epochs;
+    if (t <= SCN_RUN_MAX_S) return 0;
+    diag_error(at,
+               "key '%s' = %g %s is too slow to simulate: the run's %.3g %s (%lld epochs of "
+               "the dataset) would take %.3g s at that rate alone, past stallsim's %.0e s "
+               "(about 300 years); give at least %.3g %s",
+               name, rate, u->unit, demand * (double)s->epochs, u->what, (long long)s->epochs, t,
+               SCN_RUN_MAX_S, 1.005 * demand * (double)s->epochs / u->scale / SCN_RUN_MAX_S,
+               u->unit); /* rounded up: the rate given passes */
+    return 1;
+}
+
+static int check_rates(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = 0, n;
+    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
+    for (int i = 0; i < n; i++) {
+        const rate_unit_t *u = rate_unit(&k[i]);
+        double v;
+        if (!u) continue;
+        memcpy(&v, (const char *)s + k[i].offset, sizeof v);
+        errors += rate_too_slow(s, u, k[i].name, v, key_pos(s, doc, k[i].name));
+    }
+    const key_def_t *jk = schema_keys(SCOPE_JOB, &n);
+    for (int j = 0; j < s->njobs; j++)
+        for (int i = 0; i < n; i++) {
+            const rate_unit_t *u = rate_unit(&jk[i]);
+            double v;
+            char name[96];
+            if (!u) continue;
+            memcpy(&v, (const char *)&s->jobs[j] + jk[i].offset, sizeof v);
+            snprintf(name, sizeof name, "jobs.%d.%s", j, jk[i].name);
+            errors += rate_too_slow(s, u, name, v, job_pos(s, j, jk[i].name));
+        }
+    return errors;
+}
+
 int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
                    scenario_t *s) {
     memset(s, 0, sizeof *s);
@@ -567,6 +657,8 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     if (errors) return EXIT_INPUT;
     errors += check_consistency(s, doc);
     errors += check_pipelines(s, doc);
+    errors += check_rates(s, doc);
+    errors += check_items_per_gpu(s, doc);
     return errors ? EXIT_INPUT : 0;
 }
 

@@ -259,6 +259,8 @@ static int parse_real(const char *t, double *out) {
     char *end;
     errno = 0;
     double d = strtod(t, &end);
+    /* ERANGE with a result below 1: an underflow (1e-310), not an overflow. */
+    if (end != t && !*end && errno == ERANGE && fabs(d) < 1) return 2;
     if (end == t || *end || errno == ERANGE || !isfinite(d)) return -1;
     *out = d;
     return 0;
@@ -274,9 +276,11 @@ static int parse_bool(const char *t, int *out) {
     return -1;
 }
 
-static void bounds_text(const key_def_t *k, char *buf, size_t n) {
+/* The reference writes a maximum of SCHEMA_BIG as inf (no limit meant); an
+ * error message (exact) gives the real one, which a value past it breaks. */
+static void bounds_text(const key_def_t *k, char *buf, size_t n, int exact) {
     const char *lo = k->min_open ? "(" : "[";
-    if (k->max >= BIG)
+    if (k->max >= BIG && !exact)
         snprintf(buf, n, "%s%.15g, inf)", lo, k->min);
     else
         snprintf(buf, n, "%s%.15g, %.15g]", lo, k->min, k->max);
@@ -308,8 +312,13 @@ int schema_store(const key_def_t *k, void *base, const char *text, char *why, si
                 memcpy(p, &v, sizeof v);
             return 0;
         }
-        bounds_text(k, b, sizeof b);
-        if (bad)
+        bounds_text(k, b, sizeof b, 1);
+        if (bad == 2)
+            snprintf(why, whysize,
+                     "too small for a double (below 2.2e-308, where precision is lost): "
+                     "expected a number in %s",
+                     b);
+        else if (bad)
             snprintf(why, whysize, "expected %s in %s",
                      k->type == KT_INT ? "an integer" : "a finite number", b);
         else
@@ -389,7 +398,7 @@ static void print_rows(FILE *out, const key_def_t *rows, int n, const char *pref
     for (int i = 0; i < n; i++) {
         const key_def_t *k = &rows[i];
         char bounds[256] = "";
-        if (k->type == KT_INT || k->type == KT_REAL) bounds_text(k, bounds, sizeof bounds);
+        if (k->type == KT_INT || k->type == KT_REAL) bounds_text(k, bounds, sizeof bounds, 0);
         if (k->type == KT_ENUM) choices_text(k, bounds, sizeof bounds);
         const char *def = k->def ? (k->def[0] ? k->def : "\"\"") : "required";
         if (md)

@@ -13,6 +13,7 @@
 
 #include "budget.h"
 #include "report.h"
+#include "valid.h"
 #include "run.h"
 #include "scenario.h"
 #include "atomic_file.h"
@@ -294,15 +295,17 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
     for (int k = 0; k < nv && !rc && !p->curve; k++) {
         rc = run_build(p->doc, &sets, vars[k], p->o->a.model_only ? 0 : 1, v);
         if (!rc) rc = run_execute(v, !p->o->a.model_only);
+        if (!rc) rc = report_valid_runs(v, 1, "sweep"); /* no row of it written otherwise */
         /* The rows of `stallsim run --format csv`, in its order. */
         for (int i = 0; !rc && i < v->topo.ninst; i++)
             for (int e = 0; e < v->scn.epochs; e++) {
                 const char *job = v->topo.inst[i].name;
                 report_csv_row(m, prefix, v->scn.variant, job, e + 1, "model",
-                               metrics_at(&v->model, i, e));
+                               metrics_at(&v->model, i, e), NULL);
                 if (v->sim.m)
                     report_csv_row(m, prefix, v->scn.variant, job, e + 1,
-                                   v->sampled > 0 ? "sample" : "sim", metrics_at(&v->sim, i, e));
+                                   v->sampled > 0 ? "sample" : "sim", metrics_at(&v->sim, i, e),
+                                   metrics_at(&v->model, i, e));
             }
         run_release(v);
     }

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "mrc.h"
 #include "report.h"
+#include "valid.h"
 #include "sim.h"
 
 enum { CHECKS = 3 }; /* configurations simulated in full: first, middle, last */
@@ -191,18 +192,20 @@ int sweep_curve_config(const sweep_curve_t *cv, int64_t c, variant_run_t *v, FIL
                        const char *prefix) {
     int rc = cv->build(cv->ctx, c, v);
     if (!rc) rc = run_execute(v, 0);
+    if (!rc) rc = report_valid_runs(v, 1, "sweep");
     run_metrics_t r = {0};
     if (!rc) rc = curve_metrics(cv, c, v, &r);
     int k = checked(cv, c);
     for (int i = 0; !rc && i < v->topo.ninst; i++)
         for (int e = 0; e < v->scn.epochs; e++) {
             const char *job = v->topo.inst[i].name;
-            report_csv_row(m, prefix, v->scn.variant, job, e + 1, "model",
-                           metrics_at(&v->model, i, e));
+            const epoch_metrics_t *mm = metrics_at(&v->model, i, e);
+            report_csv_row(m, prefix, v->scn.variant, job, e + 1, "model", mm, NULL);
             if (k >= 0)
                 report_csv_row(m, prefix, v->scn.variant, job, e + 1, "sim",
-                               metrics_at(&cv->sim[k]->sim, i, e));
-            report_csv_row(m, prefix, v->scn.variant, job, e + 1, "curve", metrics_at(&r, i, e));
+                               metrics_at(&cv->sim[k]->sim, i, e), mm);
+            report_csv_row(m, prefix, v->scn.variant, job, e + 1, "curve", metrics_at(&r, i, e),
+                           mm);
         }
     metrics_free(&r);
     run_release(v);
