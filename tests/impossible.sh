@@ -54,7 +54,7 @@ pt=(run "$src/scenarios/imagenet-s3.yaml" --variant pytorch-w8-nvme --set server
 "$bin" "${pt[@]}" >"$tmp/pt.csv" 2>"$tmp/pt.err"
 rc=$?
 if [ $rc = 1 ]; then
-  check "refusal names the figure" 'grep -q "impossible figure, so nothing is printed: cpu_util = " "$tmp/pt.err"'
+  check "refusal names the figure" 'grep -q "impossible figure, never printed: cpu_util = " "$tmp/pt.err"'
   check "refusal names the keys" 'grep -q "server.cpus = 16 (--set)" "$tmp/pt.err"'
   check "refusal prints nothing" '[ ! -s "$tmp/pt.csv" ]'
 else

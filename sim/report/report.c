@@ -763,10 +763,11 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
                 base / report_total_s(best_source(&v[k])), bottleneck_names[v[k].steady.bottleneck],
                 when);
     }
-    fprintf(out,
-            "\nspeed-up: the first variant's total time over each variant's (simulator where run). "
-            "~ after epoch_s marks a model figure with no exact closed form; after vs_model, a "
-            "simulator more than 5%% from the model.\n");
+    fprintf(
+        out,
+        "\nspeed-up: the first variant's total time over each variant's (simulator where run).\n"
+        "~ after epoch_s marks a model figure with no exact closed form; after vs_model, a "
+        "simulator more than 5%% from the model.\n");
     write_text_scaling(out, v, nv);
     advice_write_text(out, v, nv);
     write_text_requests(out, v, nv);

@@ -62,7 +62,7 @@ static void name_keys(const scenario_t *s, int bn) {
 static int refuse(const char *cmd, const char *figure, double value, const char *range,
                   const char *where, const scenario_t *s, int bn, int measured) {
     fprintf(stderr,
-            "stallsim %s: error: an impossible figure, so nothing is printed: %s = %g (%s) "
+            "stallsim %s: error: an impossible figure, never printed: %s = %g (%s) "
             "must be %s\n",
             cmd, figure, value, where, range);
     if (s) name_keys(s, bn);
