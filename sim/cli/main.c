@@ -29,6 +29,7 @@ typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     report_format_t format;
     const char *trace;
+    char *trace_target;                      /* the file --trace writes (through a symbolic link) */
     int64_t trace_epochs[2], trace_iters[2]; /* 0: not given */
     const char *trace_only[SCN_MAX_VARIANTS];
     int ntrace_only;
@@ -67,7 +68,8 @@ static const option_t run_own_options[] = {
      .help = "also write the simulated timeline as a Chrome trace (ui.perfetto.dev,\n"
              "chrome://tracing): GPUs computing or waiting (fetch or prep), prep cores\n"
              "or workers, requests in flight, cache, staged batches and hit rate;\n"
-             "written atomically, only the window below"},
+             "written atomically, only the window below; - writes it to stdout,\n"
+             "and the results then go to stderr"},
     {.name = "--trace-epochs",
      .type = OPT_FN,
      .arg = "A-B",
@@ -184,6 +186,16 @@ static int trace_flags_check(const char *cmd, run_opts_t *o) {
         return options_error(cmd, "--trace writes the simulator's timeline: drop --model-only%s",
                              "");
     if (o->trace && !o->trace[0]) return options_error(cmd, "--trace: expected a file name%s", "");
+    /* Checked before any work: a folder that is missing, a link to a device. */
+    if (o->trace && atomic_is_stdout(o->trace)) o->trace = "-";
+    if (o->trace && strcmp(o->trace, "-") != 0) {
+        char err[512];
+        if (!(o->trace_target = atomic_target(o->trace, err, sizeof err))) {
+            fprintf(stderr, "stallsim %s: --trace %s\n", cmd, err);
+            return EXIT_INPUT;
+        }
+        o->trace = o->trace_target;
+    }
     if (!o->trace_epochs[0])
         trace_parse_range(TRACE_DEFAULT_EPOCHS, &o->trace_epochs[0], &o->trace_epochs[1]);
     if (!o->trace_iters[0])
@@ -212,6 +224,7 @@ static int same_file(const char *a, const char *b) {
 static int trace_target_check(const char *cmd, const run_opts_t *o, const scenario_doc_t *doc,
                               const variant_run_t *runs, int nv) {
     struct stat st;
+    if (strcmp(o->trace, "-") == 0) return 0;
     if (stat(o->trace, &st) == 0 && !S_ISREG(st.st_mode)) {
         fprintf(stderr,
                 "stallsim %s: --trace %s: not a regular file (the trace replaces it by a "
@@ -277,9 +290,10 @@ static int trace_target_check(const char *cmd, const run_opts_t *o, const scenar
  * commits the trace file. */
 static int run_traced(const char *cmd, const run_opts_t *o, variant_run_t *runs, int nv,
                       run_watch_t *w, const sim_watch_t *watch) {
-    atomic_file_t af;
+    atomic_file_t af = {.f = stdout, .cleanup = -1};
     char err[512];
-    if (atomic_open(&af, o->trace, err, sizeof err)) {
+    int stream = strcmp(o->trace, "-") == 0;
+    if (!stream && atomic_open(&af, o->trace, err, sizeof err)) {
         fprintf(stderr, "stallsim %s: %s\n", cmd, err);
         return EXIT_RUNTIME;
     }
@@ -297,9 +311,10 @@ static int run_traced(const char *cmd, const run_opts_t *o, variant_run_t *runs,
     }
     if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim %s: out of memory\n", cmd);
     if (t && trace_close(t) && !rc) {
-        fprintf(stderr, "stallsim %s: cannot write %s\n", cmd, af.tmp);
+        fprintf(stderr, "stallsim %s: cannot write %s\n", cmd, stream ? "stdout" : af.tmp);
         rc = EXIT_RUNTIME;
     }
+    if (stream) return rc;
     if (rc) {
         atomic_abort(&af);
         return rc;
@@ -321,6 +336,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     if (!rc) rc = trace_flags_check(cmd, &o);
     if (rc) {
         assign_list_free(&o.a.sets);
+        free(o.trace_target);
         return rc == 1 ? EXIT_OK : rc;
     }
     scenario_doc_t doc;
@@ -353,7 +369,9 @@ static int cmd_run(int argc, char **argv, int check_only) {
             rc = EXIT_RUNTIME;
         else if (rc == EXIT_RUNTIME && !o.trace)
             fprintf(stderr, "stallsim run: out of memory\n");
-        if (!rc) report_write(stdout, o.format, o.a.file, runs, nv);
+        /* --trace - holds stdout: the results go to stderr. */
+        int to_err = o.trace && strcmp(o.trace, "-") == 0;
+        if (!rc) report_write(to_err ? stderr : stdout, o.format, o.a.file, runs, nv);
         /* A full disk or closed pipe must not pass for a complete result. */
         if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
             fprintf(stderr, "stallsim %s: cannot write the results to stdout: %s\n", cmd,
@@ -366,6 +384,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     free(runs);
     scenario_doc_free(&doc);
     assign_list_free(&o.a.sets);
+    free(o.trace_target);
     return rc;
 }
 

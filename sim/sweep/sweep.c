@@ -32,7 +32,8 @@ typedef struct {
     run_args_t a;        /* first, then g: the shared rows' offsets are into them */
     sweep_grid_args_t g; /* --vary, --tie */
     const char *out;
-    const char *html; /* --html: the page of the curves, or NULL */
+    const char *html;               /* --html: the page of the curves, or NULL */
+    char *out_target, *html_target; /* what -o and --html write (through a link) */
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
@@ -179,6 +180,30 @@ static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
     if (!o->out && !o->dry_run) return usage_error("missing -o OUT.csv (where the rows go)%s", "");
     if (o->g.nvary == 0)
         return usage_error("nothing to sweep: give at least one --vary key=values%s", "");
+    return 0;
+}
+
+/* -o and --html are checked before any work (a missing folder, a link to a
+ * device) and replaced by the files they write: a symbolic link is written
+ * through, never replaced. */
+static int resolve_outputs(sweep_opts_t *o) {
+    char err[512];
+    if (o->dry_run) return 0;
+    if (atomic_is_stdout(o->out)) o->out = "-";
+    if (strcmp(o->out, "-") != 0) {
+        if (!(o->out_target = atomic_target(o->out, err, sizeof err))) {
+            fprintf(stderr, "stallsim sweep: -o %s\n", err);
+            return EXIT_INPUT;
+        }
+        o->out = o->out_target;
+    }
+    if (o->html) {
+        if (!(o->html_target = atomic_target(o->html, err, sizeof err))) {
+            fprintf(stderr, "stallsim sweep: --html %s\n", err);
+            return EXIT_INPUT;
+        }
+        o->html = o->html_target;
+    }
     return 0;
 }
 
@@ -942,6 +967,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
 int sweep_main(int argc, char **argv) {
     sweep_opts_t o;
     int rc = parse_opts(argc, argv, &o);
+    if (!rc) rc = resolve_outputs(&o);
     scenario_doc_t doc;
     memset(&doc, 0, sizeof doc);
     int loaded = 0;
@@ -952,5 +978,7 @@ int sweep_main(int argc, char **argv) {
     if (!rc) rc = sweep(&o, &doc, argc, argv);
     if (loaded) scenario_doc_free(&doc);
     assign_list_free(&o.a.sets);
+    free(o.out_target);
+    free(o.html_target);
     return rc < 0 ? EXIT_OK : rc;
 }
