@@ -51,6 +51,56 @@ check "D2 its metadata unchanged (still complete)" 'cmp -s m.csv.meta.json m0.js
 check "D2 no partial file left" '[ ! -e m.csv.partial ]'
 expect 0 "complete already" "$bin" sweep small.yaml "${grid[@]}" -o m.csv
 
+# ---- S1, S2: the resume key holds the content of every input, not its path
+# A sweep cut short leaves OUT.partial and "running" metadata; made here from a
+# finished sweep (rename, cut to 5 configurations), as kill -9 would leave it.
+cut_to_partial() { # OUT KEEP_LINES
+  mv "$1" "$1.partial"
+  head -n "$2" "$1.partial" >cut.tmp && cat cut.tmp >"$1.partial"
+  sed -i 's/"status": "complete"/"status": "running"/' "$1.meta.json"
+}
+sgrid=(--vary server.cpus=1:10:1 --vary server.cache_gb=0,1,2 --model-only)
+sed 's/cpus: 4/cpus: 6/; s/read_mb_s: 200/read_mb_s: 300/' small.yaml >b.yaml
+"$bin" sweep <(cat small.yaml) "${sgrid[@]}" -o p.csv 2>/dev/null
+cut_to_partial p.csv 21
+expect 2 "is an unfinished sweep with other arguments" "$bin" sweep <(cat b.yaml) "${sgrid[@]}" -o p.csv
+check "S1 the first scenario's partial file left alone" '[ "$(wc -l <p.csv.partial)" = 21 ] && [ ! -e p.csv ]'
+# The same content through another pipe resumes.
+expect 0 "resuming" "$bin" sweep <(cat small.yaml) "${sgrid[@]}" -o p.csv
+"$bin" sweep small.yaml "${sgrid[@]}" -o whole.csv 2>/dev/null
+check "S1 resumed through a pipe: byte-identical to a whole run" 'cmp -s p.csv whole.csv'
+expect 2 "is the output of a sweep with other arguments" "$bin" sweep <(cat b.yaml) "${sgrid[@]}" -o p.csv
+
+# S2: the host profile edited between the kill and the resume.
+hosted() { # PROFILE_PATH: small.yaml with its server's cpus and storage from the profile
+  echo "host: $1"
+  sed '/^  cpus:/d; /^  storage:/d' small.yaml
+}
+hosted prof.yaml >h.yaml
+cat >prof.yaml <<'PROF'
+profile_version: 1
+scenario:
+  server: {cpus: 4, storage: {read_mb_s: 200, latency_ms: 0.2, queue_depth: 8}}
+PROF
+"$bin" sweep h.yaml "${sgrid[@]}" -o hp.csv 2>/dev/null
+check "S2 the sweep with a host profile ran" '[ -s hp.csv ]'
+cut_to_partial hp.csv 21
+sed -i 's/read_mb_s: 200/read_mb_s: 900/' prof.yaml
+expect 2 "is an unfinished sweep with other arguments" "$bin" sweep h.yaml "${sgrid[@]}" -o hp.csv
+sed -i 's/read_mb_s: 900/read_mb_s: 200/' prof.yaml
+expect 0 "resuming" "$bin" sweep h.yaml "${sgrid[@]}" -o hp.csv
+# A varied profile: its content counts too.
+cp prof.yaml prof2.yaml
+"$bin" sweep h.yaml --vary host=prof.yaml,prof2.yaml --model-only -o vh.csv 2>/dev/null
+cut_to_partial vh.csv 5
+sed -i 's/read_mb_s: 200/read_mb_s: 900/' prof2.yaml
+expect 2 "is an unfinished sweep with other arguments" "$bin" sweep h.yaml --vary host=prof.yaml,prof2.yaml --model-only -o vh.csv
+# A host profile from a pipe is read once for every configuration.
+hosted /dev/stdin >hin.yaml
+cat prof.yaml | "$bin" sweep hin.yaml "${sgrid[@]}" -o pipe.csv 2>err.txt
+check "S1 a host profile on a pipe serves all 30 configurations ($(head -c 300 err.txt))" \
+  '[ -s pipe.csv ] && [ "$(tail -n +2 pipe.csv | cut -d, -f1 | sort -u | wc -l)" = 30 ]'
+
 # ---- B2, B3: output paths are checked before the work starts
 expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv

@@ -4,6 +4,8 @@
  * whatever the user wrote; `jobs:` is a list (jobs.0.*, jobs.1.*, ...) and
  * `variants:` a mapping of named override sets. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +337,64 @@ static int read_text(const char *path, const char *display, unsigned char **text
     return 0;
 }
 
+/* Every file loaded by path, read once per process and kept: a sweep builds
+ * hundreds of configurations from the same few host profiles and price files,
+ * a pipe (`host: <(generate)`) can be read only once, and the text every
+ * configuration was built from is then the text the sweep's resume key hashes
+ * (scenario_file_hash), even if the file changes meanwhile. Sweep workers
+ * build configurations at once: the lock. */
+typedef struct {
+    char *path;
+    unsigned char *text;
+    size_t len;
+    uint64_t hash;
+} file_text_t;
+
+static file_text_t *file_texts;
+static int nfile_texts;
+static pthread_mutex_t file_texts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The text of path, read on first use; NULL after an error (not kept: a
+ * file that appears later is read then). */
+static const file_text_t *file_text(const char *path, const char *display) {
+    pthread_mutex_lock(&file_texts_lock);
+    const file_text_t *found = NULL;
+    for (int i = 0; i < nfile_texts && !found; i++)
+        if (strcmp(file_texts[i].path, path) == 0) found = &file_texts[i];
+    file_text_t t = {0};
+    file_text_t *grown = NULL;
+    if (!found && read_text(path, display, &t.text, &t.len) == 0) {
+        t.path = strdup(path);
+        t.hash = fnv1a(t.text, t.len);
+        grown = t.path ? realloc(file_texts, (size_t)(nfile_texts + 1) * sizeof *grown) : NULL;
+        if (grown) {
+            file_texts = grown;
+            file_texts[nfile_texts] = t;
+            found = &file_texts[nfile_texts++];
+        } else {
+            diag_error((src_pos_t){display, 0, 0}, "out of memory");
+            free(t.path);
+            free(t.text);
+        }
+    }
+    pthread_mutex_unlock(&file_texts_lock);
+    return found;
+}
+
+int scenario_file_hash(const char *path, uint64_t *hash) {
+    const file_text_t *t = file_text(path, path);
+    if (!t) return EXIT_INPUT;
+    *hash = t->hash;
+    return 0;
+}
+
 /* Walks the events of the text before it is loaded: nesting past MAX_DEPTH
  * stops at the collection that passes it (before libyaml's cost grows), and a
  * second document (`---`, or text after `...`) is refused, since it would be
@@ -383,13 +443,13 @@ static int check_events(const unsigned char *text, size_t len, const char *displ
 
 /* Loads YAML into a document; prints libyaml's own error with its position. */
 static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t *doc) {
-    unsigned char *owned = NULL;
     const unsigned char *text = src->text;
     size_t len = src->len;
     if (src->path) {
-        int rc = read_text(src->path, display, &owned, &len);
-        if (rc) return rc;
-        text = owned;
+        /* Read once per process and kept (file_text): the text is not ours to free. */
+        const file_text_t *t = file_text(src->path, display);
+        if (!t) return EXIT_INPUT;
+        text = t->text, len = t->len;
     } else if (len > (size_t)MAX_FILE_BYTES) {
         diag_error(pos_at(display, text, MAX_FILE_BYTES),
                    "the file is larger than %d MiB, the most a YAML file may hold",
@@ -397,17 +457,13 @@ static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t
         return EXIT_INPUT;
     }
     int rc = check_events(text ? text : (const unsigned char *)"", text ? len : 0, display);
-    if (rc) {
-        free(owned);
-        return rc;
-    }
+    if (rc) return rc;
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, text ? text : (const unsigned char *)"", text ? len : 0);
     int ok = yaml_parser_load(&parser, doc);
     if (!ok) malformed(&parser, display, text ? text : (const unsigned char *)"", text ? len : 0);
     yaml_parser_delete(&parser);
-    free(owned);
     if (!ok) return EXIT_INPUT;
     if (!yaml_document_get_root_node(doc)) {
         src_pos_t p = {display, 1, 1};

@@ -222,14 +222,17 @@ static void fnv_str(uint64_t *h, const char *s) {
 static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
     uint64_t h = 14695981039346656037ULL;
     fnv_str(&h, "stallsim sweep " STALLSIM_VERSION);
-    fnv_str(&h, o->a.file);
-    FILE *f = fopen(o->a.file, "rb");
-    if (!f) return -1;
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fnv(&h, buf, n);
-    fclose(f);
+    /* The inputs' content as this run read it (once: a pipe too), not their
+     * paths: `sweep <(cat a.yaml)` and `<(cat b.yaml)` share a path, and an
+     * edited host profile keeps its own. */
+    uint64_t file;
+    if (scenario_file_hash(o->a.file, &file)) return -1;
+    fnv(&h, &file, sizeof file);
+    for (int i = 0; i < p->ninputs; i++) {
+        if (scenario_file_hash(p->inputs[i].path, &file)) return -1;
+        fnv_str(&h, p->inputs[i].named);
+        fnv(&h, &file, sizeof file);
+    }
     for (size_t i = 0; i < o->a.sets.n; i++) {
         fnv_str(&h, o->a.sets.v[i].key);
         fnv_str(&h, o->a.sets.v[i].value);
@@ -921,10 +924,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     if (!rc) rc = refuse_inputs(&p);
     if (!rc) note_overrides(&p);
     uint64_t hash = 0;
-    if (!rc && args_hash(o, &p, &hash)) {
-        perror(o->a.file);
-        rc = EXIT_RUNTIME;
-    }
+    if (!rc && args_hash(o, &p, &hash)) rc = EXIT_INPUT; /* after the loader's message */
     char *header = rc ? NULL : csv_header(&p);
     char *meta = rc ? NULL : meta_body(&p, argc, argv, seed, rows);
     if (!rc && (!header || !meta)) rc = EXIT_RUNTIME;
