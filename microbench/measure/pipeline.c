@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,26 @@ static void report_bad(pipeline *p, int x, const char *why) {
     else if (p->bad_lines == MAX_BAD_LINES)
         fprintf(stderr, "stallsim measure: ... (further unreadable items counted, not listed)\n");
     p->bad_lines++;
+}
+
+/* 1 (why says it) when item x is not the size the data set was listed
+ * with: a file rewritten, truncated or grown since, or while it was read
+ * (stat after the read), or an object of another size. Its bytes would
+ * describe other data than the figures printed beside them, so it counts as
+ * unreadable. */
+static int changed_size(const pipeline *p, int x, long len, char *why, size_t n) {
+    struct stat st;
+    long now = len;
+    if (!p->c.urls && stat(p->c.paths[x], &st) == 0) now = (long)st.st_size;
+    if (len == p->c.sizes[x] && now == len) return 0;
+    if (p->c.urls)
+        snprintf(why, n, "%ld bytes received, %ld in its file under --data", len, p->c.sizes[x]);
+    else
+        snprintf(why, n,
+                 "changed size while measured: %ld bytes when the data set was listed, %ld "
+                 "read, %ld now",
+                 p->c.sizes[x], len, now);
+    return 1;
 }
 
 /* Claims the next position once the GPU has started the batch `prefetch`
@@ -138,6 +159,7 @@ static void *fetcher(void *arg) {
                     snprintf(why, sizeof why, "%s", strerror(errno));
                 }
             }
+            if (!rd_err) rd_err = changed_size(p, (int)x, len, why, sizeof why);
             if (!rd_err) {
                 ptr = p->slot_buf[s];
                 if (admit && (p->minio[x] = malloc((size_t)(len > 0 ? len : 1)))) {
