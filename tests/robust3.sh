@@ -101,6 +101,16 @@ cat prof.yaml | "$bin" sweep hin.yaml "${sgrid[@]}" -o pipe.csv 2>err.txt
 check "S1 a host profile on a pipe serves all 30 configurations ($(head -c 300 err.txt))" \
   '[ -s pipe.csv ] && [ "$(tail -n +2 pipe.csv | cut -d, -f1 | sort -u | wc -l)" = 30 ]'
 
+# ---- H1: --max-seconds covers the whole command, on a clock
+# One batch of 2^20 items: the simulator's batch-counted check never came
+# (f72e534: 5 s of 4e6 items ran to the end, exit 0, under --max-seconds 2).
+big=(--set dataset.items=20000000 --epochs 3 --set jobs.0.batch_per_gpu=1048576)
+t0=$(date +%s)
+expect 1 "stopped at --max-seconds 1 (the whole command" timeout 120 "$bin" run small.yaml "${big[@]}" --max-seconds 1
+check "H1 stopped within 30 s of a 1 s bound (took $(($(date +%s) - t0)) s)" '[ $(($(date +%s) - t0)) -lt 30 ]'
+expect 1 "stopped at --max-seconds 1" timeout 120 "$bin" run small.yaml "${big[@]}" --max-seconds 1 --trace h1.json
+check "H1 the trace and its temporary file are gone" '[ -z "$(ls h1.json* 2>/dev/null)" ]'
+
 # ---- B2, B3: output paths are checked before the work starts
 expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv
