@@ -150,8 +150,8 @@ static void *fetcher(void *arg) {
         } else {
             read = 1;
             if (http) {
-                rd_err = http_get(http, p->c.urls[x], &p->slot_buf[s], &p->slot_cap[s], &len, why,
-                                  sizeof why) != 0;
+                rd_err = http_get(http, p->c.urls[x], p->c.sizes[x], &p->slot_buf[s],
+                                  &p->slot_cap[s], &len, why, sizeof why) != 0;
             } else {
                 paged = p->c.page_hits && storage_file_pages(p->c.paths[x], 0, &res, &tot) == 0;
                 if (fileset_read_into(p->c.paths[x], &p->slot_buf[s], &p->slot_cap[s], &len) != 0) {
