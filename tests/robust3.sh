@@ -111,6 +111,39 @@ check "H1 stopped within 30 s of a 1 s bound (took $(($(date +%s) - t0)) s)" '[ 
 expect 1 "stopped at --max-seconds 1" timeout 120 "$bin" run small.yaml "${big[@]}" --max-seconds 1 --trace h1.json
 check "H1 the trace and its temporary file are gone" '[ -z "$(ls h1.json* 2>/dev/null)" ]'
 
+# ---- C2: the YAML loader's nodes are bounded, and memory is named as the cause
+# 16 MiB of `- 1`: f72e534 took ~0.7 GB and 10 s, and under ulimit -v
+# 500000 said "malformed YAML: syntax error" at 1:1.
+{ printf 'name: x\nlist:\n'; yes -- '- 1' | head -c 16777000; } >flat.yaml
+expect 2 "flat.yaml:65534:3: error: more than 65536 YAML nodes" \
+  bash -c 'ulimit -v 500000; exec timeout 60 "$@"' _ "$bin" check flat.yaml
+
+# ---- B6: YAML merge keys (`<<: *anchor`) are merged, as YAML 1.1 says
+# f72e534: "unknown key 'server.<<.cpus'; did you mean 'server.cpus'?"
+cat >merge.yaml <<'YAML'
+name: m
+epochs: 1
+dataset: {items: 2000, item_kb: 100}
+server: &srv
+  cpus: 4
+  gpus: 2
+  storage: {read_mb_s: 200, latency_ms: 0.2, queue_depth: 8}
+jobs:
+  - {name: net, gpus: 2, batch_per_gpu: 64, gpu_items_per_s: 1500}
+variants:
+  big:
+    server:
+      <<: [*srv, {cpus: 99, cache_gb: 3}]
+      cpus: 8
+YAML
+expect 0 "" "$bin" check merge.yaml
+"$bin" run merge.yaml --model-only --format json >merge.json 2>/dev/null
+check "B6 merged: explicit cpus 8 wins, gpus and storage from *srv, cache_gb from the second" \
+  'grep -q "\"server.cpus\": 8," merge.json && grep -q "\"server.gpus\": 2," merge.json &&
+   grep -q "\"server.storage.read_mb_s\": 200," merge.json && grep -q "\"server.cache_gb\": 3," merge.json'
+printf 'name: m\nserver:\n  <<: 5\n' >merge_bad.yaml
+expect 2 "merge_bad.yaml:3:7: error: '<<' (a YAML merge key) takes a mapping" "$bin" check merge_bad.yaml
+
 # ---- B2, B3: output paths are checked before the work starts
 expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv
