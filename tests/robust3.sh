@@ -144,6 +144,17 @@ check "B6 merged: explicit cpus 8 wins, gpus and storage from *srv, cache_gb fro
 printf 'name: m\nserver:\n  <<: 5\n' >merge_bad.yaml
 expect 2 "merge_bad.yaml:3:7: error: '<<' (a YAML merge key) takes a mapping" "$bin" check merge_bad.yaml
 
+# ---- B7: advise out of memory says so (f72e534: exit 1, nothing on stderr)
+# 10^6 configurations under a 60 MB address space: the grid's arrays fail.
+if bash -c 'ulimit -v 60000; exec "$@"' _ "$bin" check small.yaml >/dev/null 2>&1; then
+  expect 1 "stallsim advise: out of memory: nothing was advised" \
+    bash -c 'ulimit -v 60000; exec timeout 100 "$@"' _ "$bin" advise small.yaml --threads 1 \
+    --vary server.cpus=1:1000:1 --vary server.cache_gb=0:1:0.001 --target 'gpu_util>=0.5' \
+    --minimize server.cpus --model-only
+else
+  echo "robust3: B7 not checked: stallsim does not start under ulimit -v 60000 here"
+fi
+
 # ---- B2, B3: output paths are checked before the work starts
 expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv
