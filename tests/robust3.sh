@@ -155,6 +155,17 @@ else
   echo "robust3: B7 not checked: stallsim does not start under ulimit -v 60000 here"
 fi
 
+# ---- B1: a trace that cannot be written (a full disk: RLIMIT_FSIZE stands in)
+# loses the trace, not the results. f72e534: exit 1, no results, "cannot
+# write bt.json.tmp.XXXXXX" at the end.
+bash -c 'trap "" XFSZ; ulimit -f 200; exec "$@"' _ "$bin" run small.yaml --trace bt.json \
+  --trace-epochs all --trace-iters all >res.txt 2>res.err
+check "B1 exit 1" '[ $? = 1 ]'
+check "B1 the results printed ($(wc -l <res.txt) lines)" 'grep -q "^variant" res.txt && grep -q "^minio" res.txt'
+check "B1 says the trace is lost and why ($(cat res.err))" \
+  'grep -q "bt.json: cannot write it (File too large); the trace is lost" res.err'
+check "B1 no trace file left" '[ -z "$(ls bt.json* 2>/dev/null)" ]'
+
 # ---- B2, B3: output paths are checked before the work starts
 expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv

@@ -105,7 +105,26 @@ typedef struct {
     double t0, max_s, last_line;
     int k, nv, warned;
     const char *variant;
+    /* --trace's file while it is written (a full disk is found within half
+     * a second, not at the end), and whether it failed (B1). */
+    FILE *trace_f;
+    const char *trace_name;
+    int trace_failed;
 } run_watch_t;
+
+/* A trace that cannot be written is dropped as soon as that is seen; the
+ * simulation goes on and its results are printed (the trace was what was
+ * lost, not them). */
+static void trace_watch(run_watch_t *w) {
+    if (!w->trace_f || w->trace_failed) return;
+    errno = 0;
+    if (fflush(w->trace_f) == 0 && !ferror(w->trace_f)) return;
+    w->trace_failed = 1;
+    fprintf(stderr,
+            "stallsim run: --trace %s: cannot write it (%s); the trace is lost, the simulation "
+            "goes on and its results are printed\n",
+            w->trace_name, errno ? strerror(errno) : "write error");
+}
 
 static double now_s(void) {
     struct timespec ts;
@@ -162,6 +181,7 @@ static int watchdog_start(double t0, double max_s) {
  * two seconds it is steady enough to project the whole run from. */
 static int run_progress(void *ctx, double done) {
     run_watch_t *w = ctx;
+    trace_watch(w);
     double t = now_s() - w->t0, share = ((double)w->k + done) / w->nv;
     double total = share > 0 ? t / share : INFINITY;
     if (w->max_s > 0 && (t > w->max_s || (t >= 2 && total > w->max_s))) {
@@ -349,28 +369,29 @@ static int run_traced(const char *cmd, const run_opts_t *o, variant_run_t *runs,
                           o->trace_iters[1]};
     trace_t *t = trace_open(af.f, &win, o->a.file);
     int rc = t ? 0 : EXIT_RUNTIME;
+    w->trace_f = af.f, w->trace_name = stream ? "-" : o->trace;
     for (int k = 0; k < nv && !rc; k++) {
-        int traced = trace_wanted(o, runs[k].scn.variant);
+        /* Once the trace failed, the other variants run untraced. */
+        int traced = !w->trace_failed && trace_wanted(o, runs[k].scn.variant);
         const sim_observer_t *obs = traced ? trace_variant(t, &runs[k]) : NULL;
         if (traced && !obs) rc = EXIT_RUNTIME;
         w->k = k, w->variant = runs[k].scn.variant;
         if (!rc) rc = run_execute_observed(&runs[k], 1, watch, obs);
-        if (traced && trace_variant_end(t) && !rc) rc = EXIT_RUNTIME;
+        if (traced && trace_variant_end(t) && !rc && !ferror(af.f)) rc = EXIT_RUNTIME;
+        if (!rc) trace_watch(w);
     }
     if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim %s: out of memory\n", cmd);
-    if (t && trace_close(t) && !rc) {
-        fprintf(stderr, "stallsim %s: cannot write %s\n", cmd, stream ? "stdout" : af.tmp);
-        rc = EXIT_RUNTIME;
-    }
+    if (t && trace_close(t) && !rc) trace_watch(w);
+    w->trace_f = NULL;
     if (stream) return rc;
     watchdog.tmp = NULL; /* before the rename or unlink frees it */
-    if (rc) {
+    if (rc || w->trace_failed) {
         atomic_abort(&af);
         return rc;
     }
     if (atomic_commit(&af, err, sizeof err)) {
-        fprintf(stderr, "stallsim %s: %s\n", cmd, err);
-        return EXIT_RUNTIME;
+        fprintf(stderr, "stallsim %s: %s; the results are printed\n", cmd, err);
+        w->trace_failed = 1;
     }
     return 0;
 }
@@ -423,6 +444,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
         /* --trace - holds stdout: the results go to stderr. */
         int to_err = o.trace && strcmp(o.trace, "-") == 0;
         if (!rc) report_write(to_err ? stderr : stdout, o.format, o.a.file, runs, nv);
+        if (!rc && w.trace_failed) rc = EXIT_RUNTIME; /* the results printed, the trace lost */
         /* A full disk or closed pipe must not pass for a complete result. */
         if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
             fprintf(stderr, "stallsim %s: cannot write the results to stdout: %s\n", cmd,

@@ -89,9 +89,12 @@ char *atomic_target(const char *path, char *err, size_t errlen) {
 }
 
 int atomic_is_stdout(const char *path) {
-    struct stat a, b;
-    return strcmp(path, "-") == 0 || (stat(path, &a) == 0 && fstat(STDOUT_FILENO, &b) == 0 &&
-                                      a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+    struct stat l, a, b;
+    /* A link only (/dev/stdout, /proc/self/fd/1): /dev/null named as such is
+     * a device, refused, even when stdout happens to be /dev/null too. */
+    return strcmp(path, "-") == 0 ||
+           (lstat(path, &l) == 0 && S_ISLNK(l.st_mode) && stat(path, &a) == 0 &&
+            fstat(STDOUT_FILENO, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
 }
 
 int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen) {

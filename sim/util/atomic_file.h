@@ -40,8 +40,8 @@ typedef struct {
  * link that leads nowhere or to one of those. Returns the path to write
  * (malloc'ed), or NULL with the reason in err. */
 char *atomic_target(const char *path, char *err, size_t errlen);
-/* 1 when path names this process's stdout (/dev/stdout, /proc/self/fd/1, a
- * link to the file stdout was opened on): its writer then writes to stdout,
+/* 1 when path is "-" or a symbolic link to this process's stdout
+ * (/dev/stdout, /proc/self/fd/1, a link to the file stdout was opened on): its writer then writes to stdout,
  * as for "-", and what else goes to stdout must not mix with it. */
 int atomic_is_stdout(const char *path);
 /* Creates the temporary file (beside atomic_target(path)). 0, or -1 with the reason in err. */
