@@ -166,6 +166,13 @@ check "B1 says the trace is lost and why ($(cat res.err))" \
   'grep -q "bt.json: cannot write it (File too large); the trace is lost" res.err'
 check "B1 no trace file left" '[ -z "$(ls bt.json* 2>/dev/null)" ]'
 
+# ---- B5: --trace of a sampled run is refused, not written empty
+# f72e534: exit 0 and a trace of 8 metadata events, no timeline, no word.
+expect 2 "variant base is a sampled run (20000 items, more than sim.sample_above_items 1000)" \
+  "$bin" run small.yaml --set sim.sample_above_items=1000 --trace s5.json
+check "B5 no trace written" '[ ! -e s5.json ]'
+expect 0 "" "$bin" run small.yaml --set sim.sample_above_items=20000 --trace s5.json
+
 # ---- B2, B3: output paths are checked before the work starts
 expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv

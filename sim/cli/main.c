@@ -329,6 +329,21 @@ static int trace_target_check(const char *cmd, const run_opts_t *o, const scenar
             return EXIT_INPUT;
         }
     }
+    /* A sampled run replays hits, item by item for a share of them, with no
+     * timeline: its trace would be empty (B5). */
+    for (int k = 0; k < nv; k++)
+        if (trace_wanted(o, runs[k].scn.variant) && run_sampled(&runs[k].scn, &runs[k].topo)) {
+            fprintf(stderr,
+                    "stallsim %s: --trace: variant %s is a sampled run (%lld items, more than "
+                    "sim.sample_above_items %lld): it replays a share of the items for the hit "
+                    "rates and has no timeline to trace; --set sim.sample_above_items=%lld "
+                    "simulates it item by item%s\n",
+                    cmd, runs[k].scn.variant, (long long)runs[k].scn.dataset.items,
+                    (long long)runs[k].scn.sampling.above_items,
+                    (long long)runs[k].scn.dataset.items,
+                    nv > 1 ? ", or --trace-variant names another variant" : "");
+            return EXIT_INPUT;
+        }
     /* A window past the run would give an empty trace: said instead. */
     int64_t epochs = 0, iters = 0;
     for (int k = 0; k < nv; k++) {
