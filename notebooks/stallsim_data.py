@@ -48,6 +48,12 @@ RESULT_DTYPES: Dict[str, str] = {
     'shards_per_batch': 'float64',
     'tier_hit_rate': 'float64',
 }
+# What stallsim's figures can be: shares lie in [0, 1], the other result
+# numbers are >= 0, epochs count from 1 (SLACK: the float noise the model's
+# differences leave, -1e-12 s stalls). A value outside is a damaged or foreign
+# file, refused as one, not drawn.
+SHARES = ('gpu_util', 'hit_rate', 'remote_hit_rate', 'tier_hit_rate')
+SLACK = 1e-6
 # The columns every reader here relies on; later columns a newer stallsim adds
 # are read as numbers when they all parse, else as strings.
 REQUIRED = ('variant', 'job', 'epoch', 'source', 'epoch_s', 'throughput_items_s',
@@ -225,14 +231,49 @@ def _numeric(path: str, col: str, raw: pd.Series, dtype: str, line0: int) -> pd.
             raise _fail(f'{path}:{line0 + i}', f'column {col}: {raw.iloc[i]!r} is not 0/1 or true/false')
         return raw.isin(['1', 'true']).astype('bool')
     num = pd.to_numeric(raw, errors='coerce')
-    bad = num.isna()
+    # inf, 1e999 and nan parse as floats; stallsim never writes them.
+    bad = num.isna() | ~num.abs().lt(math.inf)
     if dtype == 'int64':
-        bad |= (num % 1 != 0)
+        bad |= (num % 1 != 0) | ~num.abs().lt(2.0 ** 53)
     if bad.any():
         i = int(bad.to_numpy().argmax())
-        kind = 'an integer' if dtype == 'int64' else 'a number'
+        kind = 'an integer' if dtype == 'int64' else \
+            'a number' if pd.isna(num.iloc[i]) else 'a finite number'
         raise _fail(f'{path}:{line0 + i}', f'column {col}: {raw.iloc[i]!r} is not {kind}')
-    return num.astype(dtype)
+    out = num.astype(dtype)
+    _check_range(f'{path}:{line0}', col, out, lambda i: f'{path}:{line0 + i}')
+    return out
+
+
+def _check_range(where: str, col: str, values: pd.Series, at) -> None:
+    """A result column's values within what stallsim writes (SHARES in [0, 1],
+    epochs >= 1, other figures >= 0), or a DataError at(i) names the first."""
+    if col not in RESULT_DTYPES or RESULT_DTYPES[col] not in ('float64', 'int64'):
+        return
+    lo, hi = (1, math.inf) if col == 'epoch' else (-SLACK, 1 + SLACK) if col in SHARES \
+        else (-SLACK, math.inf)
+    bad = (values < lo) | (values > hi)
+    if bad.any():
+        i = int(bad.to_numpy().argmax())
+        want = 'an epoch, 1 or more' if col == 'epoch' else \
+            'a share in [0, 1]' if col in SHARES else '0 or more'
+        raise _fail(at(i), f'column {col}: {values.iloc[i]!r} is out of range: expected {want}')
+
+
+def _load_json(path: str, text: str) -> Any:
+    """TEXT as JSON, or a DataError: not JSON, NaN or Infinity (JSON has
+    neither; Python's parser takes them), or nested deeper than Python's
+    parser recurses (stallsim's files nest 4 deep)."""
+
+    def constant(name: str):
+        raise _fail(path, f'{name} is not a JSON number (stallsim never writes it)')
+    try:
+        return json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as e:
+        raise _fail(f'{path}:{e.lineno}:{e.colno}', f'not JSON: {e.msg}') from None
+    except RecursionError:
+        raise _fail(path, 'nested too deep for a JSON parser: not a file stallsim '
+                          'writes') from None
 
 
 def _axis_dtype(values: Tuple[str, ...]) -> str:
@@ -288,9 +329,10 @@ def _read_rows(path: str, leading: Dict[str, str]) -> pd.DataFrame:
 
 
 def _config(path: str, variant: str, obj: Any) -> Config:
-    if not isinstance(obj, dict) or not isinstance(obj.get('jobs'), list):
+    if not isinstance(obj, dict) or not isinstance(obj.get('jobs'), list) \
+            or not all(isinstance(j, dict) for j in obj['jobs']):
         raise _fail(path, f'effective configuration of variant {variant!r} is not an object '
-                          'with a jobs list')
+                          'with a jobs list of objects')
     values = {k: v for k, v in obj.items() if k != 'jobs'}
     return Config(variant, values, tuple(dict(j) for j in obj['jobs']))
 
@@ -304,6 +346,18 @@ def _get(path: str, meta: dict, key: str, kind, what: str):
     return v
 
 
+def _read_text(path: str) -> str:
+    """The file as UTF-8 text, or a DataError (bytes that are not UTF-8, a
+    file that cannot be read)."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise _fail(path, f'byte {e.start} is not UTF-8: not a file stallsim writes') from None
+    except OSError as e:
+        raise _fail(path, f'cannot read: {e.strerror}') from None
+
+
 def load_meta(path: str) -> SweepMeta:
     """PATH, a sweep's OUT.csv.meta.json."""
     if not os.path.isfile(path):
@@ -311,12 +365,7 @@ def load_meta(path: str) -> SweepMeta:
                           'beside it (not with -o -, nor from a stallsim older than "effective"; '
                           'for shards concatenated into OUT.csv, copy one shard\'s .meta.json '
                           'to OUT.csv.meta.json)')
-    with open(path, encoding='utf-8') as f:
-        text = f.read()
-    try:
-        meta = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _fail(f'{path}:{e.lineno}:{e.colno}', f'not JSON: {e.msg}') from None
+    meta = _load_json(path, _read_text(path))
     if not isinstance(meta, dict):
         raise _fail(path, 'expected a JSON object')
     axes = []
@@ -329,9 +378,27 @@ def load_meta(path: str) -> SweepMeta:
     eff = _get(path, meta, 'effective', dict, "each variant's effective configuration")
     if not eff:
         raise _fail(path, "'effective' names no variant")
+    for key, least in (('grid_size', 1), ('rows', 0), ('seed', 0)):
+        if _get(path, meta, key, int, 'an integer') < least:
+            raise _fail(path, f'{key!r} is {meta[key]!r}: expected an integer >= {least}')
     configs = _get(path, meta, 'configs', list, 'the [first, end) configurations written')
-    if len(configs) != 2 or not all(isinstance(c, int) for c in configs):
-        raise _fail(path, f"'configs' is {configs!r}: expected [first, end)")
+    grid_size = meta['grid_size']
+    if len(configs) != 2 or not all(isinstance(c, int) and not isinstance(c, bool)
+                                    for c in configs) \
+            or not 0 <= configs[0] <= configs[1] <= grid_size:
+        raise _fail(path, f"'configs' is {configs!r}: expected [first, end) within the grid of "
+                          f'{grid_size}')
+    status = _get(path, meta, 'status', str, 'running or complete')
+    if status not in ('running', 'complete'):
+        raise _fail(path, f"'status' is {status!r}: expected running or complete")
+    shard = _get(path, meta, 'shard', str, 'I/N')
+    parts = shard.split('/')
+    if len(parts) != 2 or not all(p.isdigit() for p in parts) \
+            or not 1 <= int(parts[0]) <= int(parts[1]):
+        raise _fail(path, f"'shard' is {shard!r}: expected I/N with 1 <= I <= N")
+    command_line = _get(path, meta, 'command_line', list, 'the arguments')
+    if not all(isinstance(a, str) for a in command_line):
+        raise _fail(path, "'command_line' holds a value that is not a string")
     return SweepMeta(
         path=path,
         status=_get(path, meta, 'status', str, 'running or complete'),
@@ -391,16 +458,11 @@ def load_run(path: str) -> Run:
     starting with '{') or --format csv."""
     if not os.path.isfile(path):
         raise _fail(path, 'no such file')
-    with open(path, encoding='utf-8') as f:
-        head = f.read(1)
-    if head != '{':
+    text = _read_text(path)
+    if text[:1] != '{':
         return Run(path, _read_rows(path, {}), {})
-    with open(path, encoding='utf-8') as f:
-        try:
-            doc = json.load(f)
-        except json.JSONDecodeError as e:
-            raise _fail(f'{path}:{e.lineno}:{e.colno}', f'not JSON: {e.msg}') from None
-    if not isinstance(doc.get('variants'), list):
+    doc = _load_json(path, text)
+    if not isinstance(doc, dict) or not isinstance(doc.get('variants'), list):
         raise _fail(path, "no 'variants' list: expected `stallsim run --format json` output")
     rows, configs = [], {}
     try:
@@ -418,10 +480,15 @@ def load_run(path: str) -> Run:
     out = {}
     for col in df.columns:
         dtype = RESULT_DTYPES.get(col, 'float64')
-        try:
-            out[col] = df[col].astype(dtype)
-        except (ValueError, TypeError):
-            raise _fail(path, f'{col}: values are not {dtype}') from None
+        # astype would take "12", true and null as numbers: each value must
+        # already be of the column's JSON type.
+        want = {'string': (str,), 'bool': (bool,), 'int64': (int,)}.get(dtype, (int, float))
+        for i, v in enumerate(df[col]):
+            if not isinstance(v, want) or (dtype != 'bool' and isinstance(v, bool)) \
+                    or (isinstance(v, float) and not math.isfinite(v)):
+                raise _fail(path, f'{col}: {v!r} (row {i + 1}) is not {dtype}')
+        out[col] = df[col].astype(dtype)
+        _check_range(path, col, out[col], lambda i: f'{path} (row {i + 1})')
     return Run(path, pd.DataFrame(out, columns=list(df.columns)), configs)
 
 

@@ -479,9 +479,9 @@ static void warm(const dataset *d) {
 typedef struct {
     const dataset *d;
     int from, step; /* objects from, from + step, ... */
-    int missing, differ, failed;
+    int missing, differ, failed, server_err;
     double bytes;
-    char first[768], err[768];
+    char first[768], err[768], first_differ[768], first_server[768];
 } warm_part;
 
 static void *warm_run(void *arg) {
@@ -497,16 +497,22 @@ static void *warm_run(void *arg) {
         return NULL;
     }
     for (int i = w->from; i < w->d->n; i += w->step) {
-        int r = http_get(c, w->d->urls[i], &buf, &cap, &len, err, sizeof err);
+        int r = http_get(c, w->d->urls[i], w->d->sizes[i], &buf, &cap, &len, err, sizeof err);
         if (r == -1) {
             snprintf(w->err, sizeof w->err, "cannot GET %s: %s", w->d->urls[i], err);
             w->failed = 1;
             break;
         }
-        if (r != 0 && !w->missing++)
+        /* A 5xx is the server failing, not an object it lacks: said apart (B8). */
+        if (r == -2 && strstr(err, "HTTP status 5") == err) {
+            if (!w->server_err++)
+                snprintf(w->first_server, sizeof w->first_server, "%s: %s", w->d->urls[i], err);
+        } else if (r == -2 && !w->missing++) {
             snprintf(w->first, sizeof w->first, "%s: %s", w->d->urls[i], err);
+        }
         if (r == 0) w->bytes += (double)len;
-        if (r == 0 && len != w->d->sizes[i]) w->differ++;
+        if (r == -3 && !w->differ++)
+            snprintf(w->first_differ, sizeof w->first_differ, "%s: %s", w->d->urls[i], err);
     }
     free(buf);
     http_close(c);
@@ -518,9 +524,9 @@ static int warm_http(const dataset *d, int threads) {
     if (threads < 1) threads = 1;
     warm_part *w = calloc((size_t)threads, sizeof *w);
     pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    int started = 0, missing = 0, differ = 0, rc = 0;
+    int started = 0, missing = 0, differ = 0, server_err = 0, rc = 0;
     double bytes = 0;
-    const char *first = "";
+    const char *first = "", *first_differ = "", *first_server = "";
     if (!w || !tid) {
         free(w), free(tid);
         fprintf(stderr, "stallsim measure: out of memory for %d warm-up threads\n", threads);
@@ -542,9 +548,24 @@ static int warm_http(const dataset *d, int threads) {
             rc = EXIT_RUNTIME;
         }
         if (w[t].missing && !missing) first = w[t].first;
+        if (w[t].differ && !differ) first_differ = w[t].first_differ;
+        if (w[t].server_err && !server_err) first_server = w[t].first_server;
         missing += w[t].missing, differ += w[t].differ, bytes += w[t].bytes;
+        server_err += w[t].server_err;
     }
-    if (!rc && missing == d->n) {
+    if (!rc && server_err == d->n) {
+        fprintf(stderr,
+                "stallsim measure: --url: the server failed on every one of the %d objects "
+                "(first: %s); nothing to measure\n",
+                d->n, first_server);
+        rc = EXIT_RUNTIME;
+    }
+    if (!rc && server_err)
+        fprintf(stderr,
+                "stallsim measure: --url: the server failed on %d of %d objects (first: %s); "
+                "they count as failed items\n",
+                server_err, d->n, first_server);
+    if (!rc && missing + server_err == d->n && missing) {
         fprintf(stderr,
                 "stallsim measure: --url: none of the %d objects is served there (first: %s): "
                 "is BASE right, and does it serve --data?\n",
@@ -554,7 +575,7 @@ static int warm_http(const dataset *d, int threads) {
     if (!rc)
         fprintf(stderr,
                 "stallsim measure: warmed the server: GET %d objects (%.0f bytes) once each\n",
-                d->n - missing, bytes);
+                d->n - missing - server_err - differ, bytes);
     if (!rc && missing)
         fprintf(stderr,
                 "stallsim measure: --url: %d of %d objects not served (first: %s); they count as "
@@ -563,8 +584,8 @@ static int warm_http(const dataset *d, int threads) {
     if (!rc && differ)
         fprintf(stderr,
                 "stallsim measure: --url: %d objects differ in size from their files under "
-                "--data: the server holds other data\n",
-                differ);
+                "--data (first: %s): the server holds other data; they count as failed items\n",
+                differ, first_differ);
     free(w), free(tid);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,6 +75,26 @@ static void report_bad(pipeline *p, int x, const char *why) {
     p->bad_lines++;
 }
 
+/* 1 (why says it) when item x is not the size the data set was listed
+ * with: a file rewritten, truncated or grown since, or while it was read
+ * (stat after the read), or an object of another size. Its bytes would
+ * describe other data than the figures printed beside them, so it counts as
+ * unreadable. */
+static int changed_size(const pipeline *p, int x, long len, char *why, size_t n) {
+    struct stat st;
+    long now = len;
+    if (!p->c.urls && stat(p->c.paths[x], &st) == 0) now = (long)st.st_size;
+    if (len == p->c.sizes[x] && now == len) return 0;
+    if (p->c.urls)
+        snprintf(why, n, "%ld bytes received, %ld in its file under --data", len, p->c.sizes[x]);
+    else
+        snprintf(why, n,
+                 "changed size while measured: %ld bytes when the data set was listed, %ld "
+                 "read, %ld now",
+                 p->c.sizes[x], len, now);
+    return 1;
+}
+
 /* Claims the next position once the GPU has started the batch `prefetch`
  * before it; decides MinIO admission in that (permutation) order. */
 static int64_t claim_fetch(pipeline *p, int *admit) {
@@ -129,8 +150,8 @@ static void *fetcher(void *arg) {
         } else {
             read = 1;
             if (http) {
-                rd_err = http_get(http, p->c.urls[x], &p->slot_buf[s], &p->slot_cap[s], &len, why,
-                                  sizeof why) != 0;
+                rd_err = http_get(http, p->c.urls[x], p->c.sizes[x], &p->slot_buf[s],
+                                  &p->slot_cap[s], &len, why, sizeof why) != 0;
             } else {
                 paged = p->c.page_hits && storage_file_pages(p->c.paths[x], 0, &res, &tot) == 0;
                 if (fileset_read_into(p->c.paths[x], &p->slot_buf[s], &p->slot_cap[s], &len) != 0) {
@@ -138,6 +159,7 @@ static void *fetcher(void *arg) {
                     snprintf(why, sizeof why, "%s", strerror(errno));
                 }
             }
+            if (!rd_err) rd_err = changed_size(p, (int)x, len, why, sizeof why);
             if (!rd_err) {
                 ptr = p->slot_buf[s];
                 if (admit && (p->minio[x] = malloc((size_t)(len > 0 ? len : 1)))) {

@@ -47,6 +47,7 @@ import argparse
 import datetime
 import os
 import platform
+import stat
 import statistics
 import sys
 import tempfile
@@ -199,14 +200,14 @@ def pipeline_costs(data, idx, batch, seed, train_mean):
     """--pipelines: ImageFolder's decode alone and torchvision's evaluation
     transform over the same items as the training one, each as the training
     one is timed. Returns the profile's prep lines and the measured ones."""
-    dec_ds = pipeline.pipeline_dataset(data, "decode")
+    dec_ds = regular_only(pipeline.pipeline_dataset(data, "decode"), f"--data {data}")
     paths = pipeline.item_paths(dec_ds)
     log(f"--pipelines: decode only (PIL open + convert RGB), one worker, {REPS} times")
     (da, db, dmean), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths)
     log(f"decode: mean {dmean * 1e3:.3f} ms = {da * 1e3:.3f} ms + {db * 1e3:.3f} ms/MB")
     log(f"--pipelines: Resize(256), CenterCrop(224), ToTensor, Normalize, one worker, {REPS} times")
-    (_, _, emean), _, _, _ = item_costs(pipeline.pipeline_dataset(data, "image_eval"), idx, batch,
-                                        seed, paths)
+    eval_ds = regular_only(pipeline.pipeline_dataset(data, "image_eval"), f"--data {data}")
+    (_, _, emean), _, _, _ = item_costs(eval_ds, idx, batch, seed, paths)
     aug, ev = train_mean - dmean, emean - dmean
     for what, v in (("training augment", aug), ("evaluation transform", ev)):
         if v < 0:
@@ -228,7 +229,7 @@ def audio_costs(root, batch, n_items, seed):
     training items are, fitted over the files' sizes; the item's own loader
     costs beside (collate and hand-over, next()), for the reader: the
     profile's loader keys stay the image item's."""
-    ds = pipeline.pipeline_dataset(root, "audio")
+    ds = regular_only(pipeline.pipeline_dataset(root, "audio"), f"--audio {root}")
     n = len(ds)
     if min(n, n_items) < batch * 5:
         print(f"probe: --audio {root}: {min(n, n_items)} clips to time ({n} there); batches of "
@@ -353,6 +354,34 @@ def cold_reads(paths):
     return storage_fit(xs, ys)
 
 
+def regular_only(ds, what):
+    """Drops the items whose file is not a regular file (a FIFO named *.jpg
+    blocks open() for ever, a device reads for ever), each said on stderr:
+    ImageFolder lists whatever has an image's name. Stat does not open, so it
+    never blocks. Datasets that do not list their files are left as they are."""
+    samples = getattr(ds, "samples", None)
+    if not samples or not isinstance(samples[0], (tuple, list)):
+        return ds
+    keep, dropped = [], []
+    for sample in samples:
+        try:
+            regular = stat.S_ISREG(os.stat(sample[0]).st_mode)
+        except OSError:
+            regular = False
+        (keep if regular else dropped).append(sample)
+    for sample in dropped[:10]:
+        log(f"{what}: skipping {sample[0]}: not a regular file (a FIFO, a device or a dangling link)")
+    if len(dropped) > 10:
+        log(f"{what}: ... and {len(dropped) - 10} more that are not regular files")
+    if dropped:
+        ds.samples = keep
+        if isinstance(getattr(ds, "imgs", None), list):
+            ds.imgs = keep
+        if isinstance(getattr(ds, "targets", None), list):
+            ds.targets = [t for _, t in keep]
+    return ds
+
+
 def write_profile(path, text):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=d)
@@ -396,7 +425,7 @@ def main():
     torch.manual_seed(a.seed)
     cores = len(os.sched_getaffinity(0))
     try:
-        ds = pipeline.make_dataset(a.data, a.dataset)
+        ds = regular_only(pipeline.make_dataset(a.data, a.dataset), f"--data {a.data}")
         n = len(ds)
     except (OSError, RuntimeError, ValueError, TypeError) as e:
         print(f"probe: --data {a.data}: {e}", file=sys.stderr)

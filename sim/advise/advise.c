@@ -1006,6 +1006,12 @@ int advise_main(int argc, char **argv) {
         loaded = 1;
     }
     if (!rc) rc = advise(&o, &doc);
+    /* Every runtime failure below is an allocation that failed (the paths
+     * that fail otherwise say so and return EXIT_INPUT): said once, here. */
+    if (rc == EXIT_RUNTIME)
+        fprintf(stderr,
+                "stallsim advise: out of memory: nothing was advised (fewer --vary values, "
+                "--threads 1, --model-only, or more memory)\n");
     if (loaded) scenario_doc_free(&doc);
     assign_list_free(&o.a.sets);
     return rc;

@@ -4,12 +4,14 @@
  * 1 runtime failure, 2 bad usage or bad input. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "advise.h"
 #include "atomic_file.h"
@@ -29,6 +31,7 @@ typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     report_format_t format;
     const char *trace;
+    char *trace_target;                      /* the file --trace writes (through a symbolic link) */
     int64_t trace_epochs[2], trace_iters[2]; /* 0: not given */
     const char *trace_only[SCN_MAX_VARIANTS];
     int ntrace_only;
@@ -67,7 +70,8 @@ static const option_t run_own_options[] = {
      .help = "also write the simulated timeline as a Chrome trace (ui.perfetto.dev,\n"
              "chrome://tracing): GPUs computing or waiting (fetch or prep), prep cores\n"
              "or workers, requests in flight, cache, staged batches and hit rate;\n"
-             "written atomically, only the window below"},
+             "written atomically, only the window below; - writes it to stdout,\n"
+             "and the results then go to stderr"},
     {.name = "--trace-epochs",
      .type = OPT_FN,
      .arg = "A-B",
@@ -101,7 +105,26 @@ typedef struct {
     double t0, max_s, last_line;
     int k, nv, warned;
     const char *variant;
+    /* --trace's file while it is written (a full disk is found within half
+     * a second, not at the end), and whether it failed (B1). */
+    FILE *trace_f;
+    const char *trace_name;
+    int trace_failed;
 } run_watch_t;
+
+/* A trace that cannot be written is dropped as soon as that is seen; the
+ * simulation goes on and its results are printed (the trace was what was
+ * lost, not them). */
+static void trace_watch(run_watch_t *w) {
+    if (!w->trace_f || w->trace_failed) return;
+    errno = 0;
+    if (fflush(w->trace_f) == 0 && !ferror(w->trace_f)) return;
+    w->trace_failed = 1;
+    fprintf(stderr,
+            "stallsim run: --trace %s: cannot write it (%s); the trace is lost, the simulation "
+            "goes on and its results are printed\n",
+            w->trace_name, errno ? strerror(errno) : "write error");
+}
 
 static double now_s(void) {
     struct timespec ts;
@@ -109,10 +132,56 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* --max-seconds covers the whole command (loading, checks, the simulation,
+ * the trace), on the clock: a watchdog thread sleeps until the deadline and
+ * then ends the process, exit 1, with nothing written. The simulator's
+ * progress callback (below) only reaches a long run's projection; a single
+ * batch can take minutes (a batch of 10^6 items, a request of one byte), and
+ * loading 10^9 items has no batches at all. The trace's temporary file, the
+ * one file run writes, is removed first. */
+static struct {
+    double deadline, max_s;
+    const char *volatile tmp; /* the trace's temporary file, while it exists */
+} watchdog;
+
+static void *watchdog_main(void *arg) {
+    (void)arg;
+    struct timespec at = {(time_t)watchdog.deadline,
+                          (long)((watchdog.deadline - floor(watchdog.deadline)) * 1e9)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0) {
+    }
+    const char *tmp = watchdog.tmp;
+    if (tmp) unlink(tmp);
+    char msg[256];
+    int n = snprintf(msg, sizeof msg,
+                     "stallsim run: stopped at --max-seconds %g (the whole command: loading, "
+                     "checks and the simulation); nothing was written (fewer epochs or items, "
+                     "or --model-only, answer sooner)\n",
+                     watchdog.max_s);
+    if (n > 0 && write(STDERR_FILENO, msg, (size_t)n) < 0) n = 0;
+    _exit(EXIT_RUNTIME);
+    return NULL;
+}
+
+/* Starts the watchdog when --max-seconds is given; t0 is the command's start. */
+static int watchdog_start(double t0, double max_s) {
+    if (max_s <= 0) return 0;
+    watchdog.deadline = t0 + max_s;
+    watchdog.max_s = max_s;
+    pthread_t th;
+    if (pthread_create(&th, NULL, watchdog_main, NULL) != 0) {
+        fprintf(stderr, "stallsim run: cannot start the --max-seconds watchdog\n");
+        return EXIT_RUNTIME;
+    }
+    pthread_detach(th);
+    return 0;
+}
+
 /* The pace is the work done so far, variants counted as equal shares; after
  * two seconds it is steady enough to project the whole run from. */
 static int run_progress(void *ctx, double done) {
     run_watch_t *w = ctx;
+    trace_watch(w);
     double t = now_s() - w->t0, share = ((double)w->k + done) / w->nv;
     double total = share > 0 ? t / share : INFINITY;
     if (w->max_s > 0 && (t > w->max_s || (t >= 2 && total > w->max_s))) {
@@ -184,6 +253,16 @@ static int trace_flags_check(const char *cmd, run_opts_t *o) {
         return options_error(cmd, "--trace writes the simulator's timeline: drop --model-only%s",
                              "");
     if (o->trace && !o->trace[0]) return options_error(cmd, "--trace: expected a file name%s", "");
+    /* Checked before any work: a folder that is missing, a link to a device. */
+    if (o->trace && atomic_is_stdout(o->trace)) o->trace = "-";
+    if (o->trace && strcmp(o->trace, "-") != 0) {
+        char err[512];
+        if (!(o->trace_target = atomic_target(o->trace, err, sizeof err))) {
+            fprintf(stderr, "stallsim %s: --trace %s\n", cmd, err);
+            return EXIT_INPUT;
+        }
+        o->trace = o->trace_target;
+    }
     if (!o->trace_epochs[0])
         trace_parse_range(TRACE_DEFAULT_EPOCHS, &o->trace_epochs[0], &o->trace_epochs[1]);
     if (!o->trace_iters[0])
@@ -212,6 +291,7 @@ static int same_file(const char *a, const char *b) {
 static int trace_target_check(const char *cmd, const run_opts_t *o, const scenario_doc_t *doc,
                               const variant_run_t *runs, int nv) {
     struct stat st;
+    if (strcmp(o->trace, "-") == 0) return 0;
     if (stat(o->trace, &st) == 0 && !S_ISREG(st.st_mode)) {
         fprintf(stderr,
                 "stallsim %s: --trace %s: not a regular file (the trace replaces it by a "
@@ -249,6 +329,21 @@ static int trace_target_check(const char *cmd, const run_opts_t *o, const scenar
             return EXIT_INPUT;
         }
     }
+    /* A sampled run replays hits, item by item for a share of them, with no
+     * timeline: its trace would be empty (B5). */
+    for (int k = 0; k < nv; k++)
+        if (trace_wanted(o, runs[k].scn.variant) && run_sampled(&runs[k].scn, &runs[k].topo)) {
+            fprintf(stderr,
+                    "stallsim %s: --trace: variant %s is a sampled run (%lld items, more than "
+                    "sim.sample_above_items %lld): it replays a share of the items for the hit "
+                    "rates and has no timeline to trace; --set sim.sample_above_items=%lld "
+                    "simulates it item by item%s\n",
+                    cmd, runs[k].scn.variant, (long long)runs[k].scn.dataset.items,
+                    (long long)runs[k].scn.sampling.above_items,
+                    (long long)runs[k].scn.dataset.items,
+                    nv > 1 ? ", or --trace-variant names another variant" : "");
+            return EXIT_INPUT;
+        }
     /* A window past the run would give an empty trace: said instead. */
     int64_t epochs = 0, iters = 0;
     for (int k = 0; k < nv; k++) {
@@ -277,36 +372,41 @@ static int trace_target_check(const char *cmd, const run_opts_t *o, const scenar
  * commits the trace file. */
 static int run_traced(const char *cmd, const run_opts_t *o, variant_run_t *runs, int nv,
                       run_watch_t *w, const sim_watch_t *watch) {
-    atomic_file_t af;
+    atomic_file_t af = {.f = stdout, .cleanup = -1};
     char err[512];
-    if (atomic_open(&af, o->trace, err, sizeof err)) {
+    int stream = strcmp(o->trace, "-") == 0;
+    if (!stream && atomic_open(&af, o->trace, err, sizeof err)) {
         fprintf(stderr, "stallsim %s: %s\n", cmd, err);
         return EXIT_RUNTIME;
     }
+    if (!stream) watchdog.tmp = af.tmp;
     trace_window_t win = {o->trace_epochs[0], o->trace_epochs[1], o->trace_iters[0],
                           o->trace_iters[1]};
     trace_t *t = trace_open(af.f, &win, o->a.file);
     int rc = t ? 0 : EXIT_RUNTIME;
+    w->trace_f = af.f, w->trace_name = stream ? "-" : o->trace;
     for (int k = 0; k < nv && !rc; k++) {
-        int traced = trace_wanted(o, runs[k].scn.variant);
+        /* Once the trace failed, the other variants run untraced. */
+        int traced = !w->trace_failed && trace_wanted(o, runs[k].scn.variant);
         const sim_observer_t *obs = traced ? trace_variant(t, &runs[k]) : NULL;
         if (traced && !obs) rc = EXIT_RUNTIME;
         w->k = k, w->variant = runs[k].scn.variant;
         if (!rc) rc = run_execute_observed(&runs[k], 1, watch, obs);
-        if (traced && trace_variant_end(t) && !rc) rc = EXIT_RUNTIME;
+        if (traced && trace_variant_end(t) && !rc && !ferror(af.f)) rc = EXIT_RUNTIME;
+        if (!rc) trace_watch(w);
     }
     if (rc == EXIT_RUNTIME) fprintf(stderr, "stallsim %s: out of memory\n", cmd);
-    if (t && trace_close(t) && !rc) {
-        fprintf(stderr, "stallsim %s: cannot write %s\n", cmd, af.tmp);
-        rc = EXIT_RUNTIME;
-    }
-    if (rc) {
+    if (t && trace_close(t) && !rc) trace_watch(w);
+    w->trace_f = NULL;
+    if (stream) return rc;
+    watchdog.tmp = NULL; /* before the rename or unlink frees it */
+    if (rc || w->trace_failed) {
         atomic_abort(&af);
         return rc;
     }
     if (atomic_commit(&af, err, sizeof err)) {
-        fprintf(stderr, "stallsim %s: %s\n", cmd, err);
-        return EXIT_RUNTIME;
+        fprintf(stderr, "stallsim %s: %s; the results are printed\n", cmd, err);
+        w->trace_failed = 1;
     }
     return 0;
 }
@@ -314,13 +414,16 @@ static int run_traced(const char *cmd, const run_opts_t *o, variant_run_t *runs,
 static int cmd_run(int argc, char **argv, int check_only) {
     const command_t *c = check_only ? &check_command : &run_command;
     const char *cmd = c->name;
+    double t0 = now_s(); /* --max-seconds counts from here */
     run_opts_t o;
     memset(&o, 0, sizeof o);
     int rc = options_parse(c, argc, argv, &o);
     if (!rc && !o.a.file) rc = options_error(cmd, "missing the scenario file%s", "");
     if (!rc) rc = trace_flags_check(cmd, &o);
+    if (!rc) rc = watchdog_start(t0, o.max_seconds);
     if (rc) {
         assign_list_free(&o.a.sets);
+        free(o.trace_target);
         return rc == 1 ? EXIT_OK : rc;
     }
     scenario_doc_t doc;
@@ -342,7 +445,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     if (!rc && check_only) {
         printf("%s: ok (%d variant%s)\n", o.a.file, nv, nv == 1 ? "" : "s");
     } else if (!rc) {
-        run_watch_t w = {.t0 = now_s(), .max_s = o.max_seconds, .nv = nv};
+        run_watch_t w = {.t0 = t0, .max_s = o.max_seconds, .nv = nv};
         sim_watch_t watch = {run_progress, &w};
         if (o.trace) rc = run_traced(cmd, &o, runs, nv, &w, &watch);
         for (int k = 0; k < nv && !rc && !o.trace; k++) {
@@ -353,7 +456,10 @@ static int cmd_run(int argc, char **argv, int check_only) {
             rc = EXIT_RUNTIME;
         else if (rc == EXIT_RUNTIME && !o.trace)
             fprintf(stderr, "stallsim run: out of memory\n");
-        if (!rc) rc = report_write(stdout, o.format, o.a.file, runs, nv, cmd);
+        /* --trace - holds stdout: the results go to stderr. */
+        int to_err = o.trace && strcmp(o.trace, "-") == 0;
+        if (!rc) rc = report_write(to_err ? stderr : stdout, o.format, o.a.file, runs, nv, cmd);
+        if (!rc && w.trace_failed) rc = EXIT_RUNTIME; /* the results printed, the trace lost */
         /* A full disk or closed pipe must not pass for a complete result. */
         if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
             fprintf(stderr, "stallsim %s: cannot write the results to stdout: %s\n", cmd,
@@ -366,6 +472,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     free(runs);
     scenario_doc_free(&doc);
     assign_list_free(&o.a.sets);
+    free(o.trace_target);
     return rc;
 }
 

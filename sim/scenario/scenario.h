@@ -233,6 +233,11 @@ int scenario_prices_load(const char *path, const char *display, assign_list_t *o
 int scenario_profile_load_mem(const void *text, size_t len, const char *display,
                               assign_list_t *out);
 
+/* The FNV-1a hash of a file's bytes (a scenario, host profile or price
+ * file) as this process read them: each file loaded by path is read once
+ * and kept, a pipe too. 0, or EXIT_INPUT after an error. */
+int scenario_file_hash(const char *path, uint64_t *hash);
+
 /* The file a `host:` value names: beside the scenario if there, else as
  * given (relative to the working directory). 0, or EXIT_RUNTIME. */
 int scenario_host_path(const scenario_doc_t *doc, const char *host, char *path, size_t n);

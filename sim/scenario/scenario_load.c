@@ -4,6 +4,8 @@
  * whatever the user wrote; `jobs:` is a list (jobs.0.*, jobs.1.*, ...) and
  * `variants:` a mapping of named override sets. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,11 @@ enum { MAX_FILE_KEYS = 4096 };
  * its loader and our walk recurse on it; a real scenario nests 4 deep and is a
  * few KB. Both are checked before the file is loaded (read_text, check_events). */
 enum { MAX_FILE_BYTES = 16 << 20, MAX_DEPTH = 64 };
+/* Nodes (scalars, aliases, mappings, lists) one file may hold: libyaml's
+ * loader holds about 85 bytes a node, so a 16 MiB flat list of `- 1` took
+ * 1.4 GB and 25 s before its first key was looked at. A scenario holds at
+ * most MAX_FILE_KEYS keys; this leaves room for lists of values. */
+enum { MAX_NODES = 1 << 16 };
 
 typedef struct {
     const char *file;
@@ -185,13 +192,69 @@ static int duplicate_pair(walk_t *w, yaml_node_t *map, yaml_node_pair_t *p, cons
     return 0;
 }
 
+/* Whether scalar key k is YAML's merge key, `<<` written plain. */
+static int is_merge_key(const yaml_node_t *k) {
+    return k && k->type == YAML_SCALAR_NODE && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+           strcmp((const char *)k->data.scalar.value, "<<") == 0;
+}
+
+/* Whether mapping map sets key (a merge key's pairs aside). */
+static int mapping_sets(yaml_document_t *doc, const yaml_node_t *map, const yaml_node_t *key) {
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && !is_merge_key(k) &&
+            k->data.scalar.length == key->data.scalar.length &&
+            memcmp(k->data.scalar.value, key->data.scalar.value, key->data.scalar.length) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* `<<: *base` or `<<: [*a, *b]` (YAML 1.1 merge keys, B6): the merged
+ * mappings' pairs, except those host sets itself or an earlier merged
+ * mapping set (the spec's precedence). One level: a merged mapping's own
+ * `<<` is not followed. */
+static void merge_pairs(walk_t *w, yaml_node_t *host, yaml_node_t *k, yaml_node_t *v,
+                        const char *prefix, assign_list_t *out) {
+    yaml_node_t *one[1] = {v};
+    yaml_node_item_t *items = v->type == YAML_SEQUENCE_NODE ? v->data.sequence.items.start : NULL;
+    int n = items ? (int)(v->data.sequence.items.top - items) : 1;
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *m = items ? yaml_document_get_node(w->doc, items[i]) : one[0];
+        if (!m || m->type != YAML_MAPPING_NODE) {
+            diag_error(pos_of(w, m ? m : k),
+                       "'<<' (a YAML merge key) takes a mapping or a list of mappings "
+                       "(<<: *anchor), got %s",
+                       m ? node_kind(m) : "nothing");
+            w->errors++;
+            return;
+        }
+        for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+             p++) {
+            yaml_node_t *mk = yaml_document_get_node(w->doc, p->key);
+            yaml_node_t *mv = yaml_document_get_node(w->doc, p->value);
+            if (!mk || !mv || is_merge_key(mk)) continue;
+            int earlier = mk->type == YAML_SCALAR_NODE && mapping_sets(w->doc, host, mk);
+            for (int j = 0; j < i && !earlier && mk->type == YAML_SCALAR_NODE; j++) {
+                yaml_node_t *e = yaml_document_get_node(w->doc, items[j]);
+                earlier = e && e->type == YAML_MAPPING_NODE && mapping_sets(w->doc, e, mk);
+            }
+            if (!earlier) flatten_pair(w, mk, mv, prefix, out);
+        }
+    }
+}
+
 static void flatten_mapping(walk_t *w, yaml_node_t *node, const char *prefix, assign_list_t *out) {
     for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
         if (w->keys < MAX_FILE_KEYS && duplicate_pair(w, node, p, prefix)) continue;
-        if (k && v) flatten_pair(w, k, v, prefix, out);
+        if (k && v && is_merge_key(k))
+            merge_pairs(w, node, k, v, prefix, out);
+        else if (k && v)
+            flatten_pair(w, k, v, prefix, out);
     }
 }
 
@@ -276,6 +339,15 @@ static void malformed(const yaml_parser_t *parser, const char *display, const un
                    (int)parser->problem_mark.column + 1};
     if (parser->error == YAML_READER_ERROR && parser->problem_offset <= len)
         p = pos_at(display, text, parser->problem_offset);
+    if (parser->error == YAML_MEMORY_ERROR) {
+        /* libyaml says nothing more than "syntax error" at 1:1 here. */
+        p.line = p.line > 0 ? p.line : 1, p.col = p.col > 0 ? p.col : 1;
+        diag_error(p,
+                   "out of memory while loading the YAML (%zu bytes): the machine or its "
+                   "memory limit (ulimit -v, a cgroup) left too little",
+                   len);
+        return;
+    }
     diag_error(p, "malformed YAML: %s%s%s", parser->problem ? parser->problem : "syntax error",
                parser->context ? " " : "", parser->context ? parser->context : "");
 }
@@ -335,6 +407,64 @@ static int read_text(const char *path, const char *display, unsigned char **text
     return 0;
 }
 
+/* Every file loaded by path, read once per process and kept: a sweep builds
+ * hundreds of configurations from the same few host profiles and price files,
+ * a pipe (`host: <(generate)`) can be read only once, and the text every
+ * configuration was built from is then the text the sweep's resume key hashes
+ * (scenario_file_hash), even if the file changes meanwhile. Sweep workers
+ * build configurations at once: the lock. */
+typedef struct {
+    char *path;
+    unsigned char *text;
+    size_t len;
+    uint64_t hash;
+} file_text_t;
+
+static file_text_t *file_texts;
+static int nfile_texts;
+static pthread_mutex_t file_texts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The text of path, read on first use; NULL after an error (not kept: a
+ * file that appears later is read then). */
+static const file_text_t *file_text(const char *path, const char *display) {
+    pthread_mutex_lock(&file_texts_lock);
+    const file_text_t *found = NULL;
+    for (int i = 0; i < nfile_texts && !found; i++)
+        if (strcmp(file_texts[i].path, path) == 0) found = &file_texts[i];
+    file_text_t t = {0};
+    file_text_t *grown = NULL;
+    if (!found && read_text(path, display, &t.text, &t.len) == 0) {
+        t.path = strdup(path);
+        t.hash = fnv1a(t.text, t.len);
+        grown = t.path ? realloc(file_texts, (size_t)(nfile_texts + 1) * sizeof *grown) : NULL;
+        if (grown) {
+            file_texts = grown;
+            file_texts[nfile_texts] = t;
+            found = &file_texts[nfile_texts++];
+        } else {
+            diag_error((src_pos_t){display, 0, 0}, "out of memory");
+            free(t.path);
+            free(t.text);
+        }
+    }
+    pthread_mutex_unlock(&file_texts_lock);
+    return found;
+}
+
+int scenario_file_hash(const char *path, uint64_t *hash) {
+    const file_text_t *t = file_text(path, path);
+    if (!t) return EXIT_INPUT;
+    *hash = t->hash;
+    return 0;
+}
+
 /* Walks the events of the text before it is loaded: nesting past MAX_DEPTH
  * stops at the collection that passes it (before libyaml's cost grows), and a
  * second document (`---`, or text after `...`) is refused, since it would be
@@ -345,7 +475,7 @@ static int check_events(const unsigned char *text, size_t len, const char *displ
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, text, len);
-    int depth = 0, docs = 0, ended = 0, rc = 0;
+    int depth = 0, docs = 0, ended = 0, rc = 0, nodes = 0;
     for (;;) {
         yaml_event_t e;
         if (!yaml_parser_parse(&parser, &e)) {
@@ -362,7 +492,16 @@ static int check_events(const unsigned char *text, size_t len, const char *displ
         }
         src_pos_t at = {display, (int)e.start_mark.line + 1, (int)e.start_mark.column + 1};
         yaml_event_type_t t = e.type;
-        if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT) {
+        if ((t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT || t == YAML_MAPPING_START_EVENT ||
+             t == YAML_SEQUENCE_START_EVENT) &&
+            ++nodes > MAX_NODES) {
+            diag_error(at,
+                       "more than %d YAML nodes (keys, values, list items) in one file, the most "
+                       "stallsim loads (libyaml holds ~85 bytes a node); a scenario holds a few "
+                       "hundred",
+                       MAX_NODES);
+            rc = EXIT_INPUT;
+        } else if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT) {
             if (++depth > MAX_DEPTH) {
                 diag_error(at, "nested more than %d levels deep (mappings and lists)", MAX_DEPTH);
                 rc = EXIT_INPUT;
@@ -383,13 +522,13 @@ static int check_events(const unsigned char *text, size_t len, const char *displ
 
 /* Loads YAML into a document; prints libyaml's own error with its position. */
 static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t *doc) {
-    unsigned char *owned = NULL;
     const unsigned char *text = src->text;
     size_t len = src->len;
     if (src->path) {
-        int rc = read_text(src->path, display, &owned, &len);
-        if (rc) return rc;
-        text = owned;
+        /* Read once per process and kept (file_text): the text is not ours to free. */
+        const file_text_t *t = file_text(src->path, display);
+        if (!t) return EXIT_INPUT;
+        text = t->text, len = t->len;
     } else if (len > (size_t)MAX_FILE_BYTES) {
         diag_error(pos_at(display, text, MAX_FILE_BYTES),
                    "the file is larger than %d MiB, the most a YAML file may hold",
@@ -397,17 +536,13 @@ static int load_yaml(const yaml_src_t *src, const char *display, yaml_document_t
         return EXIT_INPUT;
     }
     int rc = check_events(text ? text : (const unsigned char *)"", text ? len : 0, display);
-    if (rc) {
-        free(owned);
-        return rc;
-    }
+    if (rc) return rc;
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
     yaml_parser_set_input_string(&parser, text ? text : (const unsigned char *)"", text ? len : 0);
     int ok = yaml_parser_load(&parser, doc);
     if (!ok) malformed(&parser, display, text ? text : (const unsigned char *)"", text ? len : 0);
     yaml_parser_delete(&parser);
-    free(owned);
     if (!ok) return EXIT_INPUT;
     if (!yaml_document_get_root_node(doc)) {
         src_pos_t p = {display, 1, 1};
@@ -509,7 +644,10 @@ static int doc_load(scenario_doc_t *d, const char *name, const yaml_src_t *src) 
             }
             continue;
         }
-        flatten_pair(&w, k, v, "", &d->base);
+        if (is_merge_key(k))
+            merge_pairs(&w, root, k, v, "", &d->base);
+        else
+            flatten_pair(&w, k, v, "", &d->base);
     }
     yaml_document_delete(&doc);
     return w.errors ? EXIT_INPUT : 0;

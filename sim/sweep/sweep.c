@@ -33,7 +33,8 @@ typedef struct {
     run_args_t a;        /* first, then g: the shared rows' offsets are into them */
     sweep_grid_args_t g; /* --vary, --tie */
     const char *out;
-    const char *html; /* --html: the page of the curves, or NULL */
+    const char *html;               /* --html: the page of the curves, or NULL */
+    char *out_target, *html_target; /* what -o and --html write (through a link) */
     int threads;
     int threads_default; /* --threads not given: the online CPUs */
     int shard_i, shard_n;
@@ -183,6 +184,30 @@ static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
     return 0;
 }
 
+/* -o and --html are checked before any work (a missing folder, a link to a
+ * device) and replaced by the files they write: a symbolic link is written
+ * through, never replaced. */
+static int resolve_outputs(sweep_opts_t *o) {
+    char err[512];
+    if (o->dry_run) return 0;
+    if (atomic_is_stdout(o->out)) o->out = "-";
+    if (strcmp(o->out, "-") != 0) {
+        if (!(o->out_target = atomic_target(o->out, err, sizeof err))) {
+            fprintf(stderr, "stallsim sweep: -o %s\n", err);
+            return EXIT_INPUT;
+        }
+        o->out = o->out_target;
+    }
+    if (o->html) {
+        if (!(o->html_target = atomic_target(o->html, err, sizeof err))) {
+            fprintf(stderr, "stallsim sweep: --html %s\n", err);
+            return EXIT_INPUT;
+        }
+        o->html = o->html_target;
+    }
+    return 0;
+}
+
 /* ---- the arguments' fingerprint: what decides the rows, --jobs and -o aside ---- */
 
 static void fnv(uint64_t *h, const void *p, size_t n) {
@@ -198,14 +223,17 @@ static void fnv_str(uint64_t *h, const char *s) {
 static int args_hash(const sweep_opts_t *o, const plan_t *p, uint64_t *out) {
     uint64_t h = 14695981039346656037ULL;
     fnv_str(&h, "stallsim sweep " STALLSIM_VERSION);
-    fnv_str(&h, o->a.file);
-    FILE *f = fopen(o->a.file, "rb");
-    if (!f) return -1;
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fnv(&h, buf, n);
-    fclose(f);
+    /* The inputs' content as this run read it (once: a pipe too), not their
+     * paths: `sweep <(cat a.yaml)` and `<(cat b.yaml)` share a path, and an
+     * edited host profile keeps its own. */
+    uint64_t file;
+    if (scenario_file_hash(o->a.file, &file)) return -1;
+    fnv(&h, &file, sizeof file);
+    for (int i = 0; i < p->ninputs; i++) {
+        if (scenario_file_hash(p->inputs[i].path, &file)) return -1;
+        fnv_str(&h, p->inputs[i].named);
+        fnv(&h, &file, sizeof file);
+    }
     for (size_t i = 0; i < o->a.sets.n; i++) {
         fnv_str(&h, o->a.sets.v[i].key);
         fnv_str(&h, o->a.sets.v[i].value);
@@ -899,10 +927,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     if (!rc) rc = refuse_inputs(&p);
     if (!rc) note_overrides(&p);
     uint64_t hash = 0;
-    if (!rc && args_hash(o, &p, &hash)) {
-        perror(o->a.file);
-        rc = EXIT_RUNTIME;
-    }
+    if (!rc && args_hash(o, &p, &hash)) rc = EXIT_INPUT; /* after the loader's message */
     char *header = rc ? NULL : csv_header(&p);
     char *meta = rc ? NULL : meta_body(&p, argc, argv, seed, rows);
     if (!rc && (!header || !meta)) rc = EXIT_RUNTIME;
@@ -945,6 +970,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
 int sweep_main(int argc, char **argv) {
     sweep_opts_t o;
     int rc = parse_opts(argc, argv, &o);
+    if (!rc) rc = resolve_outputs(&o);
     scenario_doc_t doc;
     memset(&doc, 0, sizeof doc);
     int loaded = 0;
@@ -955,5 +981,7 @@ int sweep_main(int argc, char **argv) {
     if (!rc) rc = sweep(&o, &doc, argc, argv);
     if (loaded) scenario_doc_free(&doc);
     assign_list_free(&o.a.sets);
+    free(o.out_target);
+    free(o.html_target);
     return rc < 0 ? EXIT_OK : rc;
 }

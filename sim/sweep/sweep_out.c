@@ -280,6 +280,16 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
         *complete = 1;
         return 0;
     }
+    if (access(spec->path, F_OK) == 0 && meta_exists && !meta_matches(o, 0, &meta_exists)) {
+        /* Another sweep's finished output: its metadata must stay its own
+         * (a new "running" over it would make it unreadable if this run dies). */
+        unlink(o->partial);
+        fprintf(stderr,
+                "stallsim sweep: %s is the output of a sweep with other arguments (its command "
+                "line is in %s); choose another -o, or delete %s and %s to replace it\n",
+                spec->path, o->meta_path, spec->path, o->meta_path);
+        return EXIT_INPUT;
+    }
     /* The metadata first: a partial file is never without the hash that owns it. */
     int rc = write_meta(o, "running");
     if (rc) return rc;

@@ -19,24 +19,94 @@ static void release(atomic_file_t *af) {
     af->cleanup = -1;
 }
 
+/* The folder holding path must exist and take new files (the temporary
+ * file is made there). */
+static int folder_check(const char *path, char *err, size_t errlen) {
+    char *copy = strdup(path);
+    if (!copy) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    const char *dir = dirname(copy);
+    struct stat st;
+    int rc = 0;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "%s: cannot write into folder %s: %s", path, dir, strerror(errno));
+        rc = -1;
+    } else if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: %s is not a folder", path, dir);
+        rc = -1;
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "%s: cannot write into folder %s: %s", path, dir, strerror(errno));
+        rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
+char *atomic_target(const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (!path[0]) {
+        snprintf(err, errlen, "an empty file name");
+        return NULL;
+    }
+    char *target = NULL;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        /* Written through: the rename must replace the file, not the link. */
+        target = realpath(path, NULL);
+        if (!target || stat(target, &st) != 0) {
+            snprintf(err, errlen,
+                     "%s: a symbolic link that leads to no file (%s); the output is written "
+                     "through a link, never over it: name a file",
+                     path, strerror(errno));
+            free(target);
+            return NULL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen,
+                     "%s: a symbolic link to %s, which is not a regular file (the output would "
+                     "replace it by a rename); name a file, or - for stdout",
+                     path, target);
+            free(target);
+            return NULL;
+        }
+    } else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory", path);
+        return NULL;
+    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* The commit renames over the target: never over a device, FIFO or socket. */
+        snprintf(err, errlen, "%s: not a regular file (the output replaces it by a rename)", path);
+        return NULL;
+    } else if (!(target = strdup(path))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    if (folder_check(target, err, errlen)) {
+        free(target);
+        return NULL;
+    }
+    return target;
+}
+
+int atomic_is_stdout(const char *path) {
+    struct stat l, a, b;
+    /* A link only (/dev/stdout, /proc/self/fd/1): /dev/null named as such is
+     * a device, refused, even when stdout happens to be /dev/null too. */
+    return strcmp(path, "-") == 0 ||
+           (lstat(path, &l) == 0 && S_ISLNK(l.st_mode) && stat(path, &a) == 0 &&
+            fstat(STDOUT_FILENO, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
 int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen) {
     memset(af, 0, sizeof *af);
     af->cleanup = -1;
+    if (!(af->path = atomic_target(path, err, errlen))) return -1;
+    path = af->path;
     struct stat st;
     int exists = stat(path, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: is a directory", path);
-        return -1;
-    }
-    /* The commit renames over the target: never over a device, FIFO or socket. */
-    if (exists && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (the output replaces it by a rename)", path);
-        return -1;
-    }
     size_t n = strlen(path) + sizeof ".tmp.XXXXXX";
-    af->path = strdup(path);
     af->tmp = malloc(n);
-    if (!af->path || !af->tmp) {
+    if (!af->tmp) {
         snprintf(err, errlen, "%s: out of memory", path);
         release(af);
         return -1;
