@@ -364,7 +364,8 @@ def check_model(v, doc):
                                    f"({d:+.1%}), not marked",
                                    sim_s=si["epoch_s"], model_s=mo["epoch_s"], vs_model=d,
                                    bottleneck_sim=si.get("bottleneck"),
-                                   bottleneck_model=mo.get("bottleneck")))
+                                   bottleneck_model=mo.get("bottleneck"),
+                                   model_differs_field="model_differs" in si))
     return out
 
 

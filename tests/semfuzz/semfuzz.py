@@ -124,7 +124,15 @@ def main(argv=None):
     ap.add_argument("--report", help="write every finding (JSON) here")
     ap.add_argument("--check-known", action="store_true",
                     help="also run each known finding's minimal case and say if it still fails")
+    ap.add_argument("--case", help="check one scenario YAML (jobs: list) instead of generating")
+    ap.add_argument("--knob", help="with --case: also turn this knob up (" + ", ".join(mono.KNOBS)
+                    + ")")
+    ap.add_argument("--shrink", metavar="INVARIANT", help="with --case: shrink it for this one")
+    ap.add_argument("--replay", metavar="INDEX", type=int,
+                    help="check (and with --shrink, shrink) generated scenario INDEX of --seed")
     a = ap.parse_args(argv)
+    if a.case or a.replay is not None:
+        return one_case(a)
     if not a.count and not a.minutes:
         a.count = 50
     stallsim = os.path.abspath(a.stallsim)
@@ -207,6 +215,33 @@ def summarise(a, stallsim, table, results, elapsed):
               + (f" ({', '.join(f'{k} {v}' for k, v in sorted(new_inv.items()))})" if new else "")
               + f", {sum(known_hits.values())} known\n")
     return 1 if new else 0
+
+
+def one_case(a):
+    import yaml
+    stallsim = os.path.abspath(a.stallsim)
+    knob = a.knob
+    if a.case:
+        with open(a.case) as fh:
+            top = yaml.safe_load(fh)
+        scen = {"top": top, "jobs": top.pop("jobs"), "generic": []}
+    else:
+        scen = gen.generate(KeyTable.load(stallsim), a.seed, a.replay)
+        knob = knob or mono.pick(scen, random.Random(f"mono:{a.seed}:{a.replay}"))
+    tmp = tempfile.mkdtemp(prefix="semfuzz-case.")
+    status, findings, excused, err = evaluate(stallsim, scen, tmp, knob)
+    print(gen.to_yaml(scen) + f"# {status}{': ' + err if err else ''}")
+    for f in findings + excused:
+        print(f"{f['invariant']}{' (excused: ' + f['excuse'] + ')' if 'excuse' in f else ''} "
+              f"{f['where']}: {f['detail']} {json.dumps(f['figures'])}")
+    if a.shrink:
+        small, found, runs = shrink.shrink(scen, fails_fn(stallsim, tmp, a.shrink, knob),
+                                           a.shrink_budget)
+        print(f"# shrunk in {runs} runs" + (f": {found[0]['where']}: {found[0]['detail']} "
+                                             f"{json.dumps(found[0]['figures'])}" if found else
+                                             ": does not fail " + a.shrink))
+        print(gen.to_yaml(small))
+    return 1 if findings else 0
 
 
 def check_known(out, stallsim, tmp):

@@ -56,12 +56,19 @@ def _candidates(s):
     if t.get("epochs", 3) > 1:
         with_(lambda c: c["top"].__setitem__("epochs", 1))
         with_(lambda c: c["top"].__setitem__("epochs", c["top"].get("epochs", 3) - 1))
+    # keys back to their defaults: in halves, quarters, ... then one by one
+    # (the related ones together first: a rule may need both)
+    keys = [k for k in t if k not in REQUIRED]
+    size = len(keys) // 2
+    while size > 1:
+        for i in range(0, len(keys), size):
+            with_(lambda c, ks=keys[i:i + size]: [c["top"].pop(k) for k in ks])
+        size //= 2
     for group in TOGETHER:
         if any(k in t for k in group):
             with_(lambda c, g=group: [c["top"].pop(k, None) for k in g])
-    for k in list(t):
-        if k not in REQUIRED:
-            with_(lambda c, k=k: c["top"].pop(k))
+    for k in keys:
+        with_(lambda c, k=k: c["top"].pop(k))
     for i, j in enumerate(s["jobs"]):
         for k in list(j):
             if k not in ("gpus", "gpu_items_per_s", "compute_s_per_batch"):
