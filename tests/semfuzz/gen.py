@@ -29,6 +29,9 @@ SKIP = {"name", "host", "prices", "seed"} | {
 JOB_SKIP = {"name", "model"}
 
 
+MIN_ITERS = 20
+
+
 def _lu(r, lo, hi):
     """Log-uniform in [lo, hi]."""
     return math.exp(r.uniform(math.log(lo), math.log(hi)))
@@ -250,7 +253,12 @@ class _Gen:
                 opts = [g for g in (1, 2, 4, 8, 16, 32) if g <= left
                         and (g <= self.gpus or g % self.gpus == 0)]
                 job["gpus"] = r.choice(opts)
-                job["batch_per_gpu"] = r.choice([4, 8, 16, 32, 64, 128])
+                # at least MIN_ITERS iterations an epoch, as training has: the
+                # model is a fluid pipeline, and an epoch of two batches is
+                # mostly its fill and drain
+                most = max(1, self.items // (MIN_ITERS * job["gpus"]))
+                fits = [b for b in (4, 8, 16, 32, 64, 128) if b <= most]
+                job["batch_per_gpu"] = r.choice(fits) if fits else most
             copies = 1
             if r.random() < 0.25:
                 copies = r.randint(1, max(1, min(3, left // job["gpus"])))
@@ -277,7 +285,7 @@ class _Gen:
                 first = job
         # pinned prep cores under partitioned prep, within the cluster's
         if not coordinated and r.random() < 0.15:
-            cpus = self.top["server.cpus"] * self.count
+            cpus = self.top["server.cpus"]
             inst = sum(j.get("count", 1) for j in self.jobs)
             each = max(1, cpus // (2 * inst))
             for j in self.jobs:

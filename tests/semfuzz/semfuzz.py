@@ -158,6 +158,7 @@ def summarise(a, stallsim, table, results, elapsed):
     refused = [r for r in results if r["status"] == "refused"]
     checked = [r for r in results if r["status"] == "checked"]
     by_inv, known_hits, new = collections.Counter(), collections.Counter(), []
+    known_inv = collections.defaultdict(set)
     excused = collections.Counter()
     for r in checked:
         for e in r["excused"]:
@@ -171,6 +172,7 @@ def summarise(a, stallsim, table, results, elapsed):
             k = known.match(r["scen"], f)
             if k:
                 known_hits[k] += 1
+                known_inv[k].add(f["invariant"])
             else:
                 new.append((r, f))
     out.write(f"semfuzz: seed {a.seed}, {n} scenarios generated in {elapsed:.0f} s: "
@@ -187,7 +189,7 @@ def summarise(a, stallsim, table, results, elapsed):
     for (inv, why), c in sorted(excused.items()):
         out.write(f"excused {inv} by {why}: {c} epoch rows\n")
     for k, c in sorted(known_hits.items()):
-        out.write(f"KNOWN {k} ({known.KNOWN[k]['invariant']}): {c} scenarios: "
+        out.write(f"KNOWN {k} ({', '.join(sorted(known_inv[k]))}): {c} scenarios: "
                   f"{known.KNOWN[k]['why']}\n")
     tmp = tempfile.mkdtemp(prefix="semfuzz-shrink.")
     shrunk = collections.Counter()
