@@ -302,6 +302,12 @@ def check_conservation(v, doc):
             if cv0 and ranged and by > 0 and req * v["server.storage.range_mb"] * 1e6 < by - 1:
                 out.append(finding("conserve:bytes", where, "ranged GETs move more than their range",
                                    bytes=by, requests=req))
+            if v.shards and not ranged and len(v.jobs) == 1 and \
+                    req > math.ceil(v["dataset.items"] / v.shards) * max(1, int(job.get("servers", 1))) + 0.5:
+                out.append(finding("conserve:requests", where,
+                                   "more shard reads than shards (each is read whole, once a "
+                                   "stream and a server)", requests=req,
+                                   shards=math.ceil(v["dataset.items"] / v.shards)))
             if cv0 and v.shards and not ranged and req > 0:
                 whole = by / (v.shards * ib)
                 if not (req - 1 - 1e-6 <= whole <= req + 1e-6):

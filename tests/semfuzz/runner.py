@@ -10,6 +10,7 @@ the run), a signal or a hang are findings too.
 """
 import json
 import os
+import re
 import subprocess
 
 import gen
@@ -53,3 +54,28 @@ def run(stallsim, scen, tmpdir, tag="s"):
             "invariant": "json", "where": "run", "detail": f"invalid JSON ({e}); holds {bad}",
             "figures": {}})
     return Result("ok", doc=doc, err=err)
+
+
+# A number that is not one: inf, nan (any sign or case), or a negative zero.
+_BAD_TEXT = re.compile(r"(?<![\w.])[-+]?(inf|nan)(?![\w])|(?<![\w.])-0(\.0+)?(?![\d.])",
+                       re.IGNORECASE)
+
+
+def text_findings(stallsim, tmpdir, tag="base"):
+    """The text table of the scenario last written under `tag`: no inf, nan
+    or -0.0 anywhere (issue 29: impossible values are never output)."""
+    path = os.path.join(tmpdir, f"{tag}.yaml")
+    try:
+        p = subprocess.run([stallsim, "run", path], capture_output=True, text=True,
+                           timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return []
+    out = []
+    for line in p.stdout.splitlines():
+        m = _BAD_TEXT.search(line)
+        if m:
+            out.append({"invariant": "bounds:text", "where": "run (text)",
+                        "detail": f"'{m.group(0)}' in: {line.strip()[:160]}",
+                        "figures": {"token": m.group(0)}})
+            break
+    return out

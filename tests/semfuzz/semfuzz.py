@@ -46,7 +46,7 @@ def _init(stallsim, table):
     _W["tmp"] = tempfile.mkdtemp(prefix="semfuzz.")
 
 
-def evaluate(stallsim, scen, tmp, knob=None):
+def evaluate(stallsim, scen, tmp, knob=None, text=False):
     """Run scen (and its twin with `knob` turned up); return (status,
     findings, excused, refusal)."""
     res = runner.run(stallsim, scen, tmp, "base")
@@ -55,6 +55,8 @@ def evaluate(stallsim, scen, tmp, knob=None):
     if res.status == "finding":
         return "checked", [res.finding], [], ""
     findings = checks.check_all(scen, res.doc)
+    if text:
+        findings += runner.text_findings(stallsim, tmp, "base")
     excused = []
     if knob:
         up = mono.perturb(scen, knob)
@@ -72,7 +74,9 @@ def work(index):
     seed = _W["seed"]
     scen = gen.generate(_W["table"], seed, index)
     knob = mono.pick(scen, random.Random(f"mono:{seed}:{index}"))
-    status, findings, excused, err = evaluate(_W["stallsim"], scen, _W["tmp"], knob)
+    # the text table too, for every fourth scenario (a third run costs time)
+    status, findings, excused, err = evaluate(_W["stallsim"], scen, _W["tmp"], knob,
+                                              text=index % 4 == 0)
     return {"index": index, "scen": scen, "knob": knob, "status": status,
             "findings": findings, "excused": excused, "refusal": _first_line(err),
             "generic": scen["generic"]}
@@ -93,7 +97,8 @@ def _pool_init(stallsim, table, seed):
 
 def fails_fn(stallsim, tmp, inv, knob):
     def fails(s):
-        status, f, _, _ = evaluate(stallsim, s, tmp, knob if inv.startswith("mono:") else None)
+        status, f, _, _ = evaluate(stallsim, s, tmp, knob if inv.startswith("mono:") else None,
+                                   text=inv == "bounds:text")
         if status != "checked":
             return None
         same = [x for x in f if x["invariant"] == inv]
@@ -193,10 +198,26 @@ def summarise(a, stallsim, table, results, elapsed):
                   f"{known.KNOWN[k]['why']}\n")
     tmp = tempfile.mkdtemp(prefix="semfuzz-shrink.")
     shrunk = collections.Counter()
-    report = []
+    report = [{"index": r["index"], "knob": r["knob"], "finding": f, "scenario": r["scen"]}
+              for r, f in new]
+    known_rows = [{"index": r["index"], "knob": r["knob"], "finding": f, "known": k,
+                   "scenario": r["scen"]}
+                  for r in checked for f in r["findings"]
+                  for k in [known.match(r["scen"], f)] if k]
+
+    def write_report():
+        if a.report:
+            with open(a.report, "w") as fh:
+                json.dump({"seed": a.seed, "generated": n, "checked": len(checked),
+                           "refused": len(refused), "by_invariant": by_inv,
+                           "excused": {f"{i} by {w}": c for (i, w), c in excused.items()},
+                           "known": known_hits, "new": report, "known_rows": known_rows},
+                          fh, indent=1, default=str)
+    write_report()  # before shrinking, which may take long
+    out.flush()
     for r, f in new:
         inv = f["invariant"]
-        entry = {"index": r["index"], "knob": r["knob"], "finding": f, "scenario": r["scen"]}
+        entry = next(e for e in report if e["finding"] is f)
         if shrunk[inv] < a.shrink_per_invariant:
             shrunk[inv] += 1
             small, found, runs = shrink.shrink(r["scen"], fails_fn(stallsim, tmp, inv, r["knob"]),
@@ -204,14 +225,10 @@ def summarise(a, stallsim, table, results, elapsed):
             report_finding(out, r, small, found, runs, "NEW")
             entry["minimal"] = small
             entry["minimal_finding"] = found[0] if found else None
-        report.append(entry)
+            out.flush()
+            write_report()
     if a.check_known:
         check_known(out, stallsim, tmp)
-    if a.report:
-        with open(a.report, "w") as fh:
-            json.dump({"seed": a.seed, "generated": n, "checked": len(checked),
-                       "refused": len(refused), "by_invariant": by_inv,
-                       "known": known_hits, "new": report}, fh, indent=1, default=str)
     new_inv = collections.Counter(f["invariant"] for _, f in new)
     out.write(f"semfuzz: {len(new)} new findings"
               + (f" ({', '.join(f'{k} {v}' for k, v in sorted(new_inv.items()))})" if new else "")
@@ -231,7 +248,7 @@ def one_case(a):
         scen = gen.generate(KeyTable.load(stallsim), a.seed, a.replay)
         knob = knob or mono.pick(scen, random.Random(f"mono:{a.seed}:{a.replay}"))
     tmp = tempfile.mkdtemp(prefix="semfuzz-case.")
-    status, findings, excused, err = evaluate(stallsim, scen, tmp, knob)
+    status, findings, excused, err = evaluate(stallsim, scen, tmp, knob, text=True)
     print(gen.to_yaml(scen) + f"# {status}{': ' + err if err else ''}")
     for f in findings + excused:
         print(f"{f['invariant']}{' (excused: ' + f['excuse'] + ')' if 'excuse' in f else ''} "
