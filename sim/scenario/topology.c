@@ -7,6 +7,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Pinned cores are the cores of the servers a copy runs on (jobs.N.cpus over
+ * its servers, as placed): more than a server has would prepare on cores
+ * that are not there (an epoch faster than its cores allow), and pinning all
+ * of a server's cores leaves its unpinned copies none (an epoch of inf). */
+static int check_pinned(const scenario_t *s, const topology_t *t, const double *pinned) {
+    const int row = schema_find(SCOPE_JOB, "cpus");
+    for (int k = 0; k < (int)s->server.count; k++) {
+        int by = -1, unpinned = -1;
+        for (int i = 0; i < t->ninst; i++) {
+            const instance_t *in = &t->inst[i];
+            if (k < in->first_server || k >= in->first_server + in->nservers) continue;
+            if (s->jobs[in->job].cpus > 0 && by < 0) by = i;
+            if (s->jobs[in->job].cpus == 0 && unpinned < 0) unpinned = i;
+        }
+        if (by < 0) continue;
+        const job_t *jb = &s->jobs[t->inst[by].job];
+        const double have = (double)s->server.cpus;
+        if (pinned[k] > have * (1 + 1e-12)) {
+            diag_error(jb->origin[row],
+                       "the jobs pin %.4g prep cores on server %d (job '%s' and any beside it; "
+                       "a copy's jobs.N.cpus spread over its servers), but it has server.cpus = "
+                       "%lld",
+                       pinned[k], k + 1, t->inst[by].name, (long long)s->server.cpus);
+            return EXIT_INPUT;
+        }
+        if (unpinned >= 0 && pinned[k] >= have) {
+            diag_error(jb->origin[row],
+                       "the jobs pin all %lld prep cores of server %d (job '%s' and any beside "
+                       "it), leaving none for job '%s' there: pin fewer, or pin that job too",
+                       (long long)s->server.cpus, k + 1, t->inst[by].name, t->inst[unpinned].name);
+            return EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
 int topology_build(const scenario_t *s, topology_t *t) {
     memset(t, 0, sizeof *t);
     int S = (int)s->server.count;
@@ -63,6 +99,7 @@ int topology_build(const scenario_t *s, topology_t *t) {
             t->ninst++;
         }
     }
+    if (!rc && s->loader.prep != PREP_COORDINATED) rc = check_pinned(s, t, pinned);
     if (!rc) {
         /* Unpinned instances share what pinned ones leave on their servers. */
         for (int i = 0; i < t->ninst; i++) {

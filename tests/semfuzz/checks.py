@@ -1,0 +1,401 @@
+"""checks: the invariants one `stallsim run --format json` must satisfy.
+
+Each check takes the parsed JSON (one variant: the fuzzer writes none) and
+the scenario's effective values, and returns findings, each a dict:
+
+    {"invariant": "lower:storage-bw", "where": "job 0 epoch 2 sim",
+     "detail": "...", "figures": {...}}
+
+Invariant names are "family:what"; the shrinker keeps a case only while it
+fails the same name. Families: bounds, lower, conserve, model-sim (and
+echo, json, crash from the driver; mono from monotonicity.py).
+
+Lower bounds are computed from the scenario alone (the key values), never
+from the simulator's internals; the bytes, requests and hit rates a row
+reports are used as the demand it claims, so a row cannot be faster than
+its own demand allows on any single resource.
+"""
+import math
+
+# Relative slack for a lower bound: rounding in the JSON (6 significant
+# digits) and the fluid model's continuous batches.
+LB_TOL = 0.01
+# Model against simulator: the brief's 5 %.
+MODEL_TOL = 0.05
+
+UNIT = ("gpu_util", "cpu_util", "storage_util", "slot_util", "network_util", "hit_rate",
+        "remote_hit_rate", "tier_hit_rate")
+SOURCES = ("model", "sim", "sample")
+
+
+def finding(inv, where, detail, **figures):
+    return {"invariant": inv, "where": where, "detail": detail,
+            "figures": {k: (round(v, 6) if isinstance(v, float) else v)
+                        for k, v in figures.items()}}
+
+
+class View:
+    """The scenario's effective values: its config echo (every key with its
+    default filled in, shard_items derived from shard_mb) and job instances
+    expanded from `count`."""
+
+    def __init__(self, cfg):
+        self.c = cfg
+        self.jobs = []
+        for j in cfg["jobs"]:
+            for _ in range(int(j.get("count", 1))):
+                self.jobs.append(j)
+
+    def __getitem__(self, k):
+        return self.c[k]
+
+    def get(self, k, d=0):
+        v = self.c.get(k, d)
+        return d if v is None else v
+
+    @property
+    def item_b(self):
+        return self["dataset.item_kb"] * 1e3
+
+    @property
+    def shards(self):
+        s = self.get("dataset.shard_items", 0)
+        return s if s > 1 else 0
+
+    def items_epoch(self, job):
+        n = self["dataset.items"]
+        if self.get("loader.kind") == "pytorch" and self.get("loader.drop_last"):
+            m = job["gpus"] * job["batch_per_gpu"]
+            n = (n // m) * m
+        return n
+
+    def cpu_ms_item(self, job):
+        """Least CPU ms a mean item's prep takes on one core."""
+        mb = self["dataset.item_kb"] / 1e3
+        pipe = job.get("prep.pipeline", "image_train")
+        if pipe == "audio":
+            return self.get("prep.audio_ms_per_mb") * mb + self.get("prep.audio_ms_per_item")
+        if self.get("prep.decode") == "gpu":
+            dec = self.get("prep.huffman_ms_per_mb") * mb + self.get("prep.huffman_ms_per_item")
+        else:
+            dec = self.get("prep.decode_ms_per_mb") * mb + self.get("prep.decode_ms_per_item")
+        if pipe == "image_eval":
+            return dec + self.get("prep.eval_ms")
+        return dec + (0 if self.get("prep.on_gpu") else self.get("prep.augment_ms"))
+
+    def gpu_s_item(self, job):
+        """GPU seconds per item beyond the training compute."""
+        pipe = job.get("prep.pipeline", "image_train")
+        x = 0.0
+        if self.get("prep.on_gpu") and pipe == "image_train":
+            x += self.get("prep.gpu_augment_ms") / 1e3
+        if self.get("prep.decode") == "gpu" and pipe != "audio":
+            x += self.get("prep.gpu_decode_ms_per_mp") * self.get("dataset.megapixels") / 1e3
+        return x
+
+    def storage_bw(self):
+        """Bytes/s one storage device moves at most, or None when no cap is a
+        plain key (object store without max_mb_s and with ranged GETs)."""
+        k = self["server.storage.kind"]
+        if k == "fixed":
+            return self["server.storage.read_mb_s"] * 1e6
+        if k == "ssd":
+            return self["server.storage.peak_mb_s"] * 1e6
+        if k == "hdd":
+            return self["server.storage.seq_mb_s"] * 1e6
+        if self.get("server.storage.max_mb_s") > 0:
+            return self["server.storage.max_mb_s"] * 1e6
+        return None
+
+    def object_conns(self):
+        """GETs in flight on one server at most, as the keys' help says
+        (pool: its reader threads; pytorch: one per worker of each GPU), or
+        None with ranged GETs (parts take connections of their own)."""
+        if self.get("server.storage.range_mb") > 0:
+            return None
+        if self.get("loader.kind") == "pytorch":
+            per = max(1, self.get("loader.num_workers")) * self["server.gpus"]
+        else:
+            per = self.get("server.storage.reader_threads", 16)
+            cpp = self.get("server.storage.connections_per_process")
+            per = min(per, cpp) if cpp > 0 else per
+        cps = self.get("server.storage.connections_per_server")
+        return min(per, cps) if cps > 0 else per
+
+    def min_latency_s(self):
+        """Least time a storage request holds its slot before its bytes move,
+        and the slots one device has; None where that is not a plain key."""
+        k = self["server.storage.kind"]
+        if k == "fixed":
+            return self["server.storage.latency_ms"] / 1e3, self["server.storage.queue_depth"]
+        if k == "ssd":
+            lat = min(self[f"server.storage.latency_qd{q}_ms"] for q in (1, 4, 16, 32))
+            return lat / 1e3, self["server.storage.queue_depth"]
+        if k == "object" and self.get("server.storage.first_byte_p99_ms") == 0:
+            conns = self.object_conns()
+            if conns:
+                return self["server.storage.first_byte_ms"] / 1e3, conns
+        return None
+
+    def iops_cap(self):
+        k = self["server.storage.kind"]
+        if k in ("fixed", "ssd") and self.get("server.storage.read_iops") > 0:
+            return self["server.storage.read_iops"]
+        if k == "object" and self.get("server.storage.max_get_s") > 0:
+            return self["server.storage.max_get_s"]
+        return None
+
+
+def _finite(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def check_bounds(v, doc):
+    out = []
+    for var in doc["variants"]:
+        for ji, job in enumerate(var["jobs"]):
+            for e in job["epochs"]:
+                for src in SOURCES:
+                    m = e.get(src)
+                    if not m:
+                        continue
+                    where = f"job {ji} epoch {e['epoch']} {src}"
+                    out += _bounds_row(m, where)
+    return out
+
+
+def _bounds_row(m, where):
+    out = []
+    for k, x in m.items():
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isfinite(x):
+            out.append(finding("bounds:finite", where, f"{k} = {x}", **{k: str(x)}))
+    for k in UNIT:
+        x = m.get(k)
+        if _finite(x) and not (-1e-6 <= x <= 1 + 1e-6):
+            out.append(finding(f"bounds:{k}", where, f"{k} = {x} outside [0, 1]", **{k: x}))
+    t = m.get("epoch_s", 0)
+    if not (_finite(t) and t > 0):
+        out.append(finding("bounds:epoch_s", where, f"epoch_s = {t}", epoch_s=t))
+        return out
+    for k in ("prep_stall_s", "fetch_stall_s"):
+        x = m.get(k, 0)
+        if _finite(x) and not (-1e-9 * t - 1e-9 <= x <= t * (1 + 1e-6)):
+            out.append(finding("bounds:stall_share", where, f"{k} = {x} of epoch {t}",
+                               **{k: x, "epoch_s": t}))
+    s = m.get("prep_stall_s", 0) + m.get("fetch_stall_s", 0)
+    if s > t * (1 + 1e-6):
+        out.append(finding("bounds:stall_share", where, "prep + fetch stall > epoch",
+                           stalls=s, epoch_s=t))
+    h, th, rh = m.get("hit_rate", 0), m.get("tier_hit_rate", 0), m.get("remote_hit_rate", 0)
+    if h + th > 1 + 1e-5:
+        out.append(finding("bounds:hit_rate", where, "hit + tier hit > 1", hit_rate=h,
+                           tier_hit_rate=th))
+    if rh > h + 1e-5:
+        out.append(finding("bounds:hit_rate", where, "remote hits > hits", hit_rate=h,
+                           remote_hit_rate=rh))
+    for k in ("storage_read_bytes", "network_bytes", "storage_requests", "staged_bytes"):
+        x = m.get(k, 0)
+        if _finite(x) and x < 0:
+            out.append(finding("bounds:negative", where, f"{k} = {x}", **{k: x}))
+    return out
+
+
+def check_lower(v, doc):
+    out = []
+    var = doc["variants"][0]
+    for ji, job in enumerate(var["jobs"]):
+        sj = v.jobs[ji]
+        nserv = max(1, int(job.get("servers", 1)))
+        for e in job["epochs"]:
+            for src in SOURCES:
+                m = e.get(src)
+                if m and _finite(m.get("epoch_s")) and m["epoch_s"] > 0:
+                    out += _lower_row(v, sj, nserv, m, f"job {ji} epoch {e['epoch']} {src}")
+    return out
+
+
+def _lower_row(v, sj, nserv, m, where):
+    t = m["epoch_s"]
+    n = v.items_epoch(sj)
+    g, b = sj["gpus"], sj["batch_per_gpu"]
+    per_gpu = n // g
+    bounds = {}
+    if sj.get("gpu_items_per_s", 0) > 0:
+        bounds["gpu"] = per_gpu / sj["gpu_items_per_s"]
+    else:
+        bounds["gpu"] = (n // (g * b)) * sj["compute_s_per_batch"]
+    bounds["gpu"] += per_gpu * v.gpu_s_item(sj)
+    cv = v.get("dataset.item_kb_cv")
+    # sizes are drawn: the dataset's mean lies within a few cv / sqrt(N)
+    size_slack = 1 - 4 * cv / math.sqrt(v["dataset.items"])
+    cores = v["server.cpus"] * nserv
+    bounds["cpu"] = n * v.cpu_ms_item(sj) / 1e3 / cores * max(0.0, size_slack)
+    shared = v.get("server.storage.shared")
+    # servers whose reads this job's bytes may be: its own, or any (a shared
+    # store; partitioned caching, where an item's owner reads it)
+    sreaders = v["server.count"] if shared or v.get("loader.dist_cache") == "partitioned" \
+        else nserv
+    # devices: one shared, else one a server
+    sdev = 1 if shared else sreaders
+    bw = v.storage_bw()
+    if bw:
+        bounds["storage-bw"] = m.get("storage_read_bytes", 0) / (bw * sdev)
+    conns = v.object_conns() if v["server.storage.kind"] == "object" else None
+    if conns:
+        # each server's own connections, whether or not the store is shared
+        bounds["storage-conn-bw"] = m.get("storage_read_bytes", 0) / (
+            conns * v["server.storage.conn_mb_s"] * 1e6 * sreaders)
+    req = m.get("storage_requests", 0)
+    cap = v.iops_cap()
+    if cap:
+        bounds["storage-iops"] = req / (cap * sdev)
+    lat = v.min_latency_s()
+    if lat:
+        slots = lat[1] * (sreaders if v["server.storage.kind"] == "object" else sdev)
+        bounds["storage-latency"] = req * lat[0] / slots
+    nic = v["server.network.gbit_s"] * 1.25e8
+    bounds["nic"] = m.get("network_bytes", 0) / (nic * nserv)
+    th = m.get("tier_hit_rate", 0)
+    if th > 0 and v.get("server.tier.cache_gb") > 0:
+        reads = th * n
+        if not v.shards:
+            bounds["tier-bw"] = reads * v.item_b / (v["server.tier.read_mb_s"] * 1e6 * nserv) \
+                * max(0.0, size_slack)
+            bounds["tier-latency"] = reads * v["server.tier.latency_ms"] / 1e3 / (
+                v["server.tier.queue_depth"] * nserv)
+            if v.get("server.tier.read_iops") > 0:
+                bounds["tier-iops"] = reads / (v["server.tier.read_iops"] * nserv)
+    out = []
+    for res, lb in bounds.items():
+        if lb > 0 and t < lb * (1 - LB_TOL) - 1e-9:
+            out.append(finding(f"lower:{res}", where,
+                               f"epoch {t:.6g} s < {res} alone allows {lb:.6g} s",
+                               epoch_s=t, bound_s=lb, ratio=t / lb))
+    return out
+
+
+def check_conservation(v, doc):
+    out = []
+    var = doc["variants"][0]
+    loose = not v.shards
+    ranged = v.get("server.storage.range_mb") > 0 and v["server.storage.kind"] == "object"
+    cv0 = v.get("dataset.item_kb_cv") == 0
+    ib = v.item_b
+    for ji, job in enumerate(var["jobs"]):
+        sj = v.jobs[ji]
+        n = v.items_epoch(sj)
+        for e in job["epochs"]:
+            m = e.get("sim")
+            if not m:
+                continue
+            where = f"job {ji} epoch {e['epoch']} sim"
+            req, by = m.get("storage_requests", 0), m.get("storage_read_bytes", 0)
+            miss = 1 - m.get("hit_rate", 0) - m.get("tier_hit_rate", 0)
+            if loose and not ranged and abs(req - miss * n) > 0.6 + 2e-6 * n:
+                out.append(finding("conserve:requests", where,
+                                   "storage requests != misses (items x (1 - hit - tier hit))",
+                                   requests=req, misses=miss * n))
+            if cv0 and loose and not ranged and abs(by - req * ib) > 1e-6 * max(by, 1) + 1:
+                out.append(finding("conserve:bytes", where,
+                                   "bytes read != requests x item size", bytes=by,
+                                   expected=req * ib))
+            if cv0 and ranged and by > 0 and req * v["server.storage.range_mb"] * 1e6 < by - 1:
+                out.append(finding("conserve:bytes", where, "ranged GETs move more than their range",
+                                   bytes=by, requests=req))
+            if v.shards and not ranged and len(v.jobs) == 1 and \
+                    req > math.ceil(v["dataset.items"] / v.shards) * max(1, int(job.get("servers", 1))) + 0.5:
+                out.append(finding("conserve:requests", where,
+                                   "more shard reads than shards (each is read whole, once a "
+                                   "stream and a server)", requests=req,
+                                   shards=math.ceil(v["dataset.items"] / v.shards)))
+            if cv0 and v.shards and not ranged and req > 0:
+                whole = by / (v.shards * ib)
+                if not (req - 1 - 1e-6 <= whole <= req + 1e-6):
+                    out.append(finding("conserve:bytes", where,
+                                       "shard bytes != shards read x shard size",
+                                       bytes=by, requests=req, shard_bytes=v.shards * ib))
+    out += _conserve_servers(v, var, loose, cv0, ib)
+    return out
+
+
+def _conserve_servers(v, var, loose, cv0, ib):
+    out = []
+    srv = var.get("servers") or []
+    nep = max((len(s["epochs"]) for s in srv), default=0)
+    for ep in range(nep):
+        tin = tout = 0.0
+        for s in srv:
+            if ep >= len(s["epochs"]) or not s["epochs"][ep].get("sim"):
+                continue
+            m = s["epochs"][ep]["sim"]
+            where = f"server {s['server']} epoch {ep + 1} sim"
+            tin += m.get("net_in_bytes", 0)
+            tout += m.get("net_out_bytes", 0)
+            parts = (m.get("local_hits", 0) + m.get("remote_hits", 0) + m.get("tier_hits", 0)
+                     + m.get("storage_reads", 0))
+            if loose and abs(parts - m.get("accesses", 0)) > 0.5:
+                out.append(finding("conserve:accesses", where,
+                                   "local + remote + tier hits + storage reads != accesses",
+                                   accesses=m.get("accesses", 0), sum=parts))
+            if loose and cv0 and abs(m.get("net_in_bytes", 0) - m.get("remote_hits", 0) * ib) > \
+                    1e-6 * ib * max(1, m.get("remote_hits", 0)) + 1:
+                out.append(finding("conserve:network", where, "bytes in != remote hits x size",
+                                   net_in=m.get("net_in_bytes", 0),
+                                   expected=m.get("remote_hits", 0) * ib))
+        if abs(tin - tout) > 1e-6 * max(tin, tout) + 1:
+            out.append(finding("conserve:network", f"epoch {ep + 1} sim",
+                               "bytes into all NICs != bytes out of them", net_in=tin,
+                               net_out=tout))
+    return out
+
+
+def check_model(v, doc):
+    """Model within 5 % of the simulator, or the output marks the figure:
+    the model row's `approximate` (the text's `~`), or the sim row's
+    `model_differs` where the program writes that field."""
+    out = []
+    var = doc["variants"][0]
+    for ji, job in enumerate(var["jobs"]):
+        for e in job["epochs"]:
+            mo, si = e.get("model"), e.get("sim")
+            if not mo or not si or not mo.get("epoch_s"):
+                continue
+            d = si["epoch_s"] / mo["epoch_s"] - 1
+            if abs(d) <= MODEL_TOL:
+                continue
+            marked = bool(mo.get("approximate")) or bool(si.get("model_differs"))
+            if not marked:
+                out.append(finding("model-sim", f"job {ji} epoch {e['epoch']}",
+                                   f"sim {si['epoch_s']:.6g} s vs model {mo['epoch_s']:.6g} s "
+                                   f"({d:+.1%}), not marked",
+                                   sim_s=si["epoch_s"], model_s=mo["epoch_s"], vs_model=d,
+                                   bottleneck_sim=si.get("bottleneck"),
+                                   bottleneck_model=mo.get("bottleneck"),
+                                   model_differs_field="model_differs" in si))
+    return out
+
+
+def check_echo(scen, cfg):
+    """The config echo holds the values the scenario gave."""
+    out = []
+    for k, want in scen["top"].items():
+        got = cfg.get(k)
+        if k == "dataset.shard_mb" or got is None:
+            continue
+        if isinstance(want, float) or isinstance(got, float):
+            if not (isinstance(got, (int, float)) and abs(got - want) <= 1e-9 * abs(want)):
+                out.append(finding("echo", k, f"config says {got}, scenario {want}"))
+        elif got != want:
+            out.append(finding("echo", k, f"config says {got}, scenario {want}"))
+    return out
+
+
+def check_all(scen, doc):
+    var = doc["variants"][0]
+    v = View(var["config"])
+    out = check_echo(scen, var["config"])
+    out += check_bounds(v, doc)
+    out += check_lower(v, doc)
+    out += check_conservation(v, doc)
+    out += check_model(v, doc)
+    return out

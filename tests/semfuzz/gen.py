@@ -1,0 +1,380 @@
+"""gen: random scenarios across every kind and composition stallsim's schema allows.
+
+A scenario is a dict {"top": {dotted key: value}, "jobs": [{key: value}]}; the
+one random generator is seeded from (seed, index), so a scenario depends on
+those two numbers and the key table alone. Values are realistic and small: a
+few thousand items, a few epochs, so a run takes well under 0.5 s.
+
+The generator aims at valid scenarios (it follows the cross-key rules it
+knows of) but does not guarantee them: `stallsim run` refusing one (exit 2)
+is counted apart. Keys the program lists that this file has no rule for are
+drawn generically from their range and default (`generic_keys`), so a key
+added to stallsim is fuzzed, and named, without an edit here.
+
+    scen = generate(table, seed=1, index=7)
+    text = to_yaml(scen)
+"""
+import copy
+import math
+import random
+
+import yaml
+
+# Keys with their own rule below; the rest of the table is drawn generically.
+# Keys never drawn: file references, naming, prices (cost only), sampling (on
+# at 1e8 items, which these scenarios never reach; drawn below at small sizes).
+SKIP = {"name", "host", "prices", "seed"} | {
+    "prices.get_per_1000", "prices.list_per_1000", "prices.egress_per_gb", "prices.gpu_hour",
+    "prices.core_hour", "prices.dram_gb_hour", "prices.tier_gb_hour"}
+JOB_SKIP = {"name", "model"}
+
+
+MIN_ITERS = 20
+
+
+def _lu(r, lo, hi):
+    """Log-uniform in [lo, hi]."""
+    return math.exp(r.uniform(math.log(lo), math.log(hi)))
+
+
+def _r(x, sig=3):
+    """Round to `sig` significant digits: readable YAML, exact round trip."""
+    if x == 0:
+        return 0
+    return float(f"{x:.{sig}g}")
+
+
+class _Gen:
+    def __init__(self, table, r):
+        self.t, self.r, self.top, self.jobs = table, r, {}, []
+        self.known = set()
+
+    def set(self, key, value):
+        self.known.add(key)
+        self.top[key] = value
+
+    def maybe(self, p, key, value_fn):
+        self.known.add(key)
+        if self.r.random() < p:
+            self.top[key] = value_fn()
+
+    # -- sections ---------------------------------------------------------
+    def dataset(self):
+        r = self.r
+        self.items = int(_lu(r, 120, 4000))
+        self.item_kb = _r(_lu(r, 5, 1500))
+        self.set("dataset.items", self.items)
+        self.set("dataset.item_kb", self.item_kb)
+        self.maybe(0.4, "dataset.item_kb_cv", lambda: _r(r.uniform(0.05, 1.2), 2))
+        self.shards = 0
+        self.known |= {"dataset.shard_items", "dataset.shard_mb", "dataset.megapixels"}
+        u = r.random()
+        if u < 0.25:
+            hi = max(2, min(self.items // 4, int(1.5e6 / self.item_kb), 256))
+            self.shards = r.randint(2, max(2, hi))
+            self.set("dataset.shard_items", self.shards)
+        elif u < 0.32:
+            self.set("dataset.shard_mb", _r(self.item_kb / 1e3 * r.uniform(2, 40), 2))
+            self.shards = 2  # about; only "are there shards" matters here
+        self.set("epochs", r.randint(1, 3))
+
+    def server(self):
+        r = self.r
+        self.count = r.choice([1, 1, 1, 2, 2, 3, 4])
+        self.gpus = r.choice([1, 2, 4, 8])
+        self.set("server.count", self.count)
+        self.set("server.gpus", self.gpus)
+        self.set("server.cpus", r.choice([1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64]))
+        ds_gb = self.items * self.item_kb / 1e6
+        self.maybe(0.7, "server.cache_gb", lambda: _r(ds_gb * r.choice(
+            [0.05, 0.2, 0.4, 0.5, 0.7, 0.9, 1.2, 2.0]) / (1 if r.random() < 0.6 else self.count)))
+        self.maybe(0.3, "server.network.gbit_s", lambda: r.choice([1, 10, 25, 40, 100, 200]))
+        self.maybe(0.2, "server.network.latency_us", lambda: _r(r.uniform(0, 200)))
+        if r.random() < 0.15:
+            self.set("server.mem_gbps", _r(r.uniform(10, 200)))
+            self.set("prep.mem_mb_per_item", _r(r.uniform(0.5, 20)))
+        self.known |= {"server.mem_gbps", "prep.mem_mb_per_item", "server.gpu_mem_gb"}
+        if self.count > 1 and r.random() < 0.3:
+            self.set("server.storage.shared", True)
+        self.known.add("server.storage.shared")
+
+    def storage(self):
+        r = self.r
+        kind = r.choice(["fixed", "fixed", "ssd", "hdd", "object", "object"])
+        self.storage_kind = kind
+        self.set("server.storage.kind", kind)
+        if kind in ("fixed", "ssd"):
+            self.maybe(0.15, "server.storage.read_iops", lambda: _r(_lu(r, 200, 200000)))
+            self.maybe(0.4, "server.storage.queue_depth", lambda: r.choice([1, 4, 16, 32, 64, 128]))
+        if kind == "fixed":
+            self.maybe(0.8, "server.storage.read_mb_s", lambda: _r(_lu(r, 50, 7000)))
+            self.maybe(0.6, "server.storage.latency_ms", lambda: _r(_lu(r, 0.02, 10)))
+        elif kind == "ssd":
+            self.known |= {f"server.storage.latency_qd{q}_ms" for q in (1, 4, 16, 32)}
+            if r.random() < 0.7:
+                base = _lu(r, 0.05, 1.0)
+                lat = base
+                for q in (1, 4, 16, 32):
+                    self.set(f"server.storage.latency_qd{q}_ms", _r(lat))
+                    lat *= r.uniform(0.9, 3.0)
+            self.maybe(0.8, "server.storage.peak_mb_s", lambda: _r(_lu(r, 300, 7000)))
+        elif kind == "hdd":
+            self.maybe(0.5, "server.storage.rpm", lambda: r.choice([5400, 7200, 10000, 15000]))
+            full = _r(r.uniform(5, 20))
+            self.known.add("server.storage.seek_full_ms")
+            if r.random() < 0.5:
+                self.set("server.storage.seek_full_ms", full)
+            else:
+                full = 15
+            self.maybe(0.5, "server.storage.seek_track_ms", lambda: _r(r.uniform(0.1, 2)))
+            ds_gb = self.items * self.item_kb / 1e6 * 1.5
+            self.maybe(0.4, "server.storage.capacity_gb", lambda: _r(max(ds_gb, _lu(r, 1, 16000))))
+            self.maybe(0.5, "server.storage.seq_mb_s", lambda: _r(r.uniform(80, 300)))
+            self.maybe(0.5, "server.storage.ncq", lambda: r.choice([1, 4, 8, 32]))
+        else:
+            self.maybe(0.8, "server.storage.first_byte_ms", lambda: _r(_lu(r, 1, 60)))
+            self.maybe(0.3, "server.storage.first_byte_p99_ms", lambda: _r(
+                self.top.get("server.storage.first_byte_ms", 15) * r.uniform(1, 6)))
+            self.maybe(0.6, "server.storage.conn_mb_s", lambda: _r(_lu(r, 10, 300)))
+            self.maybe(0.3, "server.storage.max_mb_s", lambda: _r(_lu(r, 100, 10000)))
+            self.maybe(0.3, "server.storage.max_get_s", lambda: _r(_lu(r, 100, 20000)))
+            self.maybe(0.2, "server.storage.connections_per_process", lambda: r.randint(1, 64))
+            self.maybe(0.2, "server.storage.connections_per_server", lambda: r.randint(1, 256))
+            self.maybe(0.15, "server.storage.range_mb", lambda: _r(self.item_kb / 1e3
+                                                                 * r.uniform(0.2, 2)))
+        # the pool loader's reader pool; drawn once the loader is known
+        self.known.add("server.storage.reader_threads")
+
+    def tier(self):
+        r = self.r
+        self.known |= {"server.tier.cache_gb", "server.tier.cache", "server.tier.read_mb_s",
+                       "server.tier.latency_ms", "server.tier.read_iops", "server.tier.queue_depth"}
+        if r.random() < 0.25:
+            ds_gb = self.items * self.item_kb / 1e6
+            self.set("server.tier.cache_gb", _r(ds_gb * r.choice([0.1, 0.3, 0.5, 0.8, 1.0, 1.5])))
+            self.maybe(0.5, "server.tier.cache", lambda: r.choice(["lru", "minio", "fifo",
+                                                                    "linux", "none"]))
+            self.maybe(0.4, "server.tier.read_mb_s", lambda: _r(_lu(r, 500, 7000)))
+            self.maybe(0.3, "server.tier.latency_ms", lambda: _r(_lu(r, 0.02, 0.5)))
+            self.maybe(0.15, "server.tier.read_iops", lambda: _r(_lu(r, 5000, 500000)))
+            self.maybe(0.2, "server.tier.queue_depth", lambda: r.choice([4, 16, 64, 256]))
+
+    def prep(self):
+        r = self.r
+        self.maybe(0.7, "prep.decode_ms_per_mb", lambda: _r(r.uniform(2, 40)))
+        self.maybe(0.3, "prep.decode_ms_per_item", lambda: _r(r.uniform(0, 3)))
+        self.maybe(0.6, "prep.augment_ms", lambda: _r(r.uniform(0.05, 4)))
+        self.maybe(0.15, "prep.on_gpu", lambda: True)
+        self.maybe(0.1, "prep.gpu_augment_ms", lambda: _r(r.uniform(0.005, 0.2)))
+        self.maybe(0.2, "prep.out_kb", lambda: _r(r.uniform(50, 1200)))
+        self.known |= {"prep.decode", "prep.huffman_ms_per_mb", "prep.huffman_ms_per_item",
+                       "prep.gpu_decode_ms_per_mp", "prep.eval_ms", "prep.audio_ms_per_mb",
+                       "prep.audio_ms_per_item", "prep.scaling"}
+        if r.random() < 0.3:
+            self.set("prep.eval_ms", _r(r.uniform(0.2, 4)))
+        if r.random() < 0.3:
+            self.set("prep.audio_ms_per_mb", _r(r.uniform(5, 80)))
+            self.maybe(0.5, "prep.audio_ms_per_item", lambda: _r(r.uniform(0, 3)))
+        if r.random() < 0.15:
+            # a sub-linear curve: speed-up t^a, a < 1, so effective cores <= cores
+            a = r.uniform(0.6, 0.98)
+            pts = [1, 2, 4, 8] + ([16] if r.random() < 0.5 else [])
+            self.set("prep.scaling", ", ".join(f"{t}:{_r(t ** a)}" if t > 1 else "1:1"
+                                                for t in pts))
+
+    def loader(self):
+        r = self.r
+        kind = r.choice(["pool", "pool", "pytorch"])
+        self.loader_kind = kind
+        self.set("loader.kind", kind)
+        self.maybe(0.85, "loader.cache", lambda: r.choice(["none", "lru", "lru", "minio", "minio",
+                                                           "fifo", "belady", "linux"]))
+        if kind == "pool":
+            self.maybe(0.4, "loader.prep", lambda: r.choice(["partitioned", "coordinated"]))
+            if self.count > 1 and self.top.get("loader.cache") == "minio" \
+                    and "server.tier.cache_gb" not in self.top and not self.shards:
+                self.maybe(0.5, "loader.dist_cache", lambda: "partitioned")
+            if r.random() < 0.5 and "server.tier.cache_gb" not in self.top and self.gpus > 1 \
+                    and self.top.get("loader.prep") != "coordinated":
+                self.decode_gpu()
+            if self.shards:
+                self.maybe(0.5, "loader.open_shards", lambda: r.choice([1, 2, 4, 8, 16]))
+            if self.storage_kind == "object":
+                self.maybe(0.5, "server.storage.reader_threads", lambda: r.choice(
+                    [1, 4, 16, 64, 256]))
+        else:
+            self.maybe(0.8, "loader.num_workers", lambda: r.choice([0, 1, 2, 4, 8]))
+            self.maybe(0.3, "loader.prefetch_factor", lambda: r.choice([1, 2, 4]))
+            self.maybe(0.3, "loader.persistent_workers", lambda: r.random() < 0.5)
+            self.maybe(0.3, "loader.pin_memory", lambda: r.random() < 0.5)
+            self.maybe(0.2, "loader.drop_last", lambda: True)
+            self.maybe(0.2, "loader.collate_ms_per_item", lambda: _r(r.uniform(0, 0.3)))
+            self.maybe(0.2, "loader.share_ms_per_item", lambda: _r(r.uniform(0, 0.5)))
+            self.maybe(0.2, "loader.transfer_ms_per_item", lambda: _r(r.uniform(0, 0.1)))
+            self.maybe(0.2, "loader.pin_ms_per_item", lambda: _r(r.uniform(0, 0.2)))
+            self.maybe(0.2, "loader.step_ms", lambda: _r(r.uniform(0, 5)))
+            self.maybe(0.3, "loader.core_efficiency", lambda: _r(r.uniform(0.3, 1), 2))
+            self.maybe(0.2, "loader.worker_start_ms", lambda: _r(r.uniform(0, 50)))
+        self.maybe(0.15, "loader.shuffle_buffer", lambda: r.choice([16, 64, 256, 1000]))
+        self.known |= {"loader.dist_cache", "loader.staging_mb", "loader.open_shards"}
+        self.known |= {k for k in self.t.keys if k.startswith("loader.")}
+
+    def decode_gpu(self):
+        r = self.r
+        self.set("prep.decode", "gpu")
+        self.set("prep.huffman_ms_per_mb", _r(r.uniform(1, 8)))
+        self.maybe(0.4, "prep.huffman_ms_per_item", lambda: _r(r.uniform(0, 0.5)))
+        self.set("prep.gpu_decode_ms_per_mp", _r(r.uniform(0.05, 0.6)))
+        self.set("dataset.megapixels", _r(r.uniform(0.1, 1.5)))
+
+    def jobs_(self):
+        r = self.r
+        cluster = self.count * self.gpus
+        coordinated = self.top.get("loader.prep") == "coordinated"
+        njobs = r.choice([1, 1, 1, 2, 2, 3])
+        used = 0
+        first = None
+        pipes = ["image_train"] + (["image_eval"] if "prep.eval_ms" in self.top else []) \
+            + (["audio"] if "prep.audio_ms_per_mb" in self.top else [])
+        if self.top.get("prep.on_gpu"):
+            pipes = ["image_train"]
+        for j in range(njobs):
+            left = cluster - used
+            if left < 1:
+                break
+            job = {}
+            if coordinated and first is not None:
+                gpus = first["gpus"]
+                if gpus > left:
+                    break
+                job["gpus"] = gpus
+                job["batch_per_gpu"] = first["batch_per_gpu"]
+            else:
+                opts = [g for g in (1, 2, 4, 8, 16, 32) if g <= left
+                        and (g <= self.gpus or g % self.gpus == 0)]
+                job["gpus"] = r.choice(opts)
+                # at least MIN_ITERS iterations an epoch, as training has: the
+                # model is a fluid pipeline, and an epoch of two batches is
+                # mostly its fill and drain
+                most = max(1, self.items // (MIN_ITERS * job["gpus"]))
+                fits = [b for b in (4, 8, 16, 32, 64, 128) if b <= most]
+                job["batch_per_gpu"] = r.choice(fits) if fits else most
+            copies = 1
+            if r.random() < 0.25:
+                copies = r.randint(1, max(1, min(3, left // job["gpus"])))
+                job["count"] = copies
+            used += job["gpus"] * copies
+            if r.random() < 0.8:
+                job["gpu_items_per_s"] = _r(_lu(r, 30, 6000))
+            else:
+                job["compute_s_per_batch"] = _r(job["batch_per_gpu"] / _lu(r, 30, 6000))
+            if self.loader_kind == "pool":
+                if r.random() < 0.3:
+                    job["prefetch_batches"] = r.choice([1, 2, 4, 8])
+            if coordinated and first is not None:
+                for k in ("prep.pipeline", "prep.out_kb"):
+                    if k in first:
+                        job[k] = first[k]
+            else:
+                if r.random() < 0.4:
+                    job["prep.pipeline"] = r.choice(pipes)
+                if r.random() < 0.1:
+                    job["prep.out_kb"] = _r(r.uniform(20, 1200))
+            self.jobs.append(job)
+            if first is None:
+                first = job
+        # pinned prep cores under partitioned prep, within the cluster's
+        if not coordinated and r.random() < 0.15:
+            cpus = self.top["server.cpus"]
+            inst = sum(j.get("count", 1) for j in self.jobs)
+            each = max(1, cpus // (2 * inst))
+            for j in self.jobs:
+                j["cpus"] = r.randint(1, each)
+        if coordinated and r.random() < 0.3:
+            j0 = self.jobs[0]
+            out_kb = j0.get("prep.out_kb") or self.top.get("prep.out_kb", 602.112)
+            batch_mb = j0["gpus"] * j0["batch_per_gpu"] * out_kb / 1e3
+            self.set("loader.staging_mb", _r(batch_mb * r.uniform(1.0, 6)))
+        if r.random() < 0.1:
+            self.set("server.gpu_mem_gb", r.choice([16, 40, 80]))
+            for j in self.jobs:
+                j["gpu_mem_gb"] = _r(r.uniform(1, 12))
+
+    def sampling(self):
+        """The sampled simulation (SHARDS), lowered into reach now and then."""
+        r = self.r
+        self.known |= {k for k in self.t.keys if k.startswith("sim.")}
+        if r.random() < 0.05:
+            self.set("sim.sample_above_items", 100)
+            self.set("sim.sample_rate", _r(r.uniform(0.2, 1), 2))
+            self.maybe(0.3, "sim.sample_items_max", lambda: 1000)
+
+
+def _generic(table, r, name, row):
+    """A value for a key this file has no rule for: its default scaled, a
+    choice, a bool; None when nothing sensible can be drawn."""
+    t = row["type"]
+    if t == "bool":
+        return r.random() < 0.5
+    if t == "choice":
+        return r.choice(row["choices"])
+    if t in ("integer", "number"):
+        try:
+            d = float(row["default"])
+        except ValueError:
+            return None
+        lo, hi = row.get("lo", -math.inf), row.get("hi", math.inf)
+        v = d * r.choice([0.5, 2, 4]) if d > 0 else r.choice([1, 2, 10])
+        v = min(max(v, lo if math.isfinite(lo) else v), hi if math.isfinite(hi) else v)
+        return int(round(v)) if t == "integer" else _r(v)
+    return None
+
+
+def generate(table, seed, index):
+    r = random.Random(f"semfuzz:{seed}:{index}")
+    g = _Gen(table, r)
+    g.dataset()
+    g.server()
+    g.storage()
+    g.tier()
+    g.prep()
+    g.loader()
+    g.jobs_()
+    g.sampling()
+    g.set("seed", r.randint(1, 1000))
+    generic = []
+    chosen = {"server.storage.kind": g.storage_kind, "loader.kind": g.loader_kind,
+              "loader.cache": g.top.get("loader.cache", "lru")}
+    for name, row in sorted(table.keys.items()):
+        if name in g.known or name in SKIP:
+            continue
+        own = table.owners.get(name)
+        if own and not any(chosen.get(fam) == kind for fam, kind in own):
+            continue
+        generic.append(name)
+        if r.random() < 0.15:
+            v = _generic(table, r, name, row)
+            if v is not None:
+                g.top[name] = v
+    for name, row in sorted(table.job_keys.items()):
+        known_job = {"count", "gpus", "batch_per_gpu", "gpu_items_per_s", "compute_s_per_batch",
+                     "prefetch_batches", "cpus", "gpu_mem_gb", "prep.pipeline", "prep.out_kb"}
+        if name in known_job or name in JOB_SKIP:
+            continue
+        generic.append("jobs[]." + name)
+        for j in g.jobs:
+            if r.random() < 0.15:
+                v = _generic(table, r, name, row)
+                if v is not None:
+                    j[name] = v
+    return {"top": g.top, "jobs": g.jobs, "generic": generic}
+
+
+def to_yaml(scen):
+    doc = dict(scen["top"])
+    doc["jobs"] = [dict(j) for j in scen["jobs"]]
+    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+
+
+def clone(scen):
+    return copy.deepcopy(scen)
