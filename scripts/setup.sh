@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
       libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev libcurl4-openssl-dev
-      valgrind clang libclang-rt-14-dev)  # memcheck test; libFuzzer targets
+      valgrind clang libclang-rt-14-dev   # memcheck test; libFuzzer targets
+      python3 python3-yaml)               # the semantic fuzzer (tests/semfuzz)
 # --torch: Debian's PyTorch, torchvision and torchaudio for the DataLoader
 # probe and its validations (microbench/torch/probe.py,
 # scripts/validate_torch.py, validate_pipelines.py), run with /usr/bin/python3.
