@@ -286,4 +286,14 @@ ref=$("$bin" help keys --markdown)
 readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' docs/reference/keys.md | sed '1d;$d')
 [ "$ref" == "$readme" ] && ok || { bad "docs/reference/keys.md key reference is stale (stallsim help keys --markdown)"; diff <(echo "$ref") <(echo "$readme") | head; }
 
+# The README's PyTorch path starts from this template: it checks and runs as
+# shipped, and every docs/ guide is reachable from the README's contents.
+tpl=scenarios/templates/pytorch-local.yaml
+expect 0 "" -- "$bin" check $tpl
+out=$("$bin" run $tpl --epochs 1 2>&1)
+grep -q "^as-written my-job .* sim " <<<"$out" && ok || bad "template run: $(head -n 5 <<<"$out")"
+for g in docs/*.md docs/reference/*.md; do
+  grep -q "]($g)" README.md && ok || bad "README.md does not link $g"
+done
+
 finish cli
