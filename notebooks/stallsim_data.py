@@ -430,7 +430,7 @@ def load_sweep(path: str) -> Sweep:
     first, end = int(df['config'].min()) if len(df) else 0, int(df['config'].max()) + 1 if len(df) else 0
     if meta.shard != '1/1' and (first, end) != meta.configs:
         # Shards concatenated into one file, beside one shard's metadata (the
-        # README's recipe): every shard has the same axes and configuration.
+        # recipe in docs/outputs.md): every shard has the same axes and configuration.
         if first < 0 or end > meta.grid_size:
             raise _fail(path, f'configurations {first} to {end - 1} lie outside the grid of '
                               f'{meta.grid_size} that {meta.path} describes')

@@ -8,7 +8,7 @@ this host (issue 14; VALIDATION.md, "PyTorch DataLoader").
 
 1. JPEGs: DIR if it holds some, else `stallsim measure --generate` writes
    photograph-like ones there (default /var/tmp/stallsim-torch/data).
-2. The profile, as README.md tells a PyTorch user:
+2. The profile, as docs/pytorch.md tells a PyTorch user:
    microbench/torch/probe.py --data DIR --out DIR/../host-torch.yaml.
 3. Each row of the matrix runs a real torch.utils.data.DataLoader in a fresh
    process: torchvision ImageFolder with the standard transforms, batch 32,

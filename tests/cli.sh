@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command-line tests: exit codes, the message of every bad-input class
 # (tests/bad/*.yaml, each naming its expected message on line 1), --set
-# errors, golden output, determinism, and the README's key reference.
+# errors, golden output, determinism, and the key reference in docs/reference/keys.md.
 # usage: cli.sh STALLSIM SOURCE_DIR
 set -u
 bin=$1
@@ -282,9 +282,19 @@ long=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$out
 [ "$long" -lt 200 ] && grep -q "(5e+303% of the dataset)" <<<"$out" && ok \
   || bad "a 1e-300 KB item: longest line $long; $(head -n 8 <<<"$out")"
 
-# The README's key reference is the schema's own output.
+# The key reference in docs/reference/keys.md is the schema's own output.
 ref=$("$bin" help keys --markdown)
-readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' README.md | sed '1d;$d')
-[ "$ref" == "$readme" ] && ok || { bad "README key reference is stale (stallsim help keys --markdown)"; diff <(echo "$ref") <(echo "$readme") | head; }
+readme=$(sed -n '/<!-- keys:begin -->/,/<!-- keys:end -->/p' docs/reference/keys.md | sed '1d;$d')
+[ "$ref" == "$readme" ] && ok || { bad "docs/reference/keys.md key reference is stale (stallsim help keys --markdown)"; diff <(echo "$ref") <(echo "$readme") | head; }
+
+# The README's PyTorch path starts from this template: it checks and runs as
+# shipped, and every docs/ guide is reachable from the README's contents.
+tpl=scenarios/templates/pytorch-local.yaml
+expect 0 "" -- "$bin" check $tpl
+out=$("$bin" run $tpl --epochs 1 2>&1)
+grep -q "^as-written my-job .* sim " <<<"$out" && ok || bad "template run: $(head -n 5 <<<"$out")"
+for g in docs/*.md docs/reference/*.md; do
+  grep -q "]($g)" README.md && ok || bad "README.md does not link $g"
+done
 
 finish cli

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """stallsim's PyTorch probe: times the user's own DataLoader pipeline on this
-host and writes a host profile for `loader.kind: pytorch` (see README.md,
+host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
 "Predicting a PyTorch DataLoader").
 
   /usr/bin/python3 microbench/torch/probe.py --data DIR --out host-torch.yaml
