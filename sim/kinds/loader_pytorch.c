@@ -55,7 +55,6 @@ typedef struct {
     double *pin_free;                         /* [2][G]: when each rank's pin thread is free */
     double *clk;       /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
     int *items;        /* [G]: items of the batch on each rank */
-    double *mem_cpu;   /* [G]: T_prep: the batch's CPU so far on each rank (held at its end) */
     uint16_t *rank_sv; /* [G]: the server of each rank (the engine says, item by item) */
     calendar_t *cpu;   /* [2][ns]: each server's cores on each timeline */
 } torch_t;
@@ -168,10 +167,8 @@ static int torch_init(prep_t *p) {
     t->clk = calloc(2 * G, sizeof *t->clk);
     t->items = calloc(G, sizeof *t->items);
     t->rank_sv = calloc(G, sizeof *t->rank_sv);
-    t->mem_cpu = calloc(G, sizeof *t->mem_cpu);
     t->cpu = calloc(C, sizeof *t->cpu);
-    if (!t->wfree || !t->pin_free || !t->clk || !t->items || !t->rank_sv || !t->mem_cpu || !t->cpu)
-        return -1;
+    if (!t->wfree || !t->pin_free || !t->clk || !t->items || !t->rank_sv || !t->cpu) return -1;
     for (int r = 0; r < t->G; r++) /* as the engine places ranks: a server's in a row */
         t->rank_sv[r] = (uint16_t)(r / (p->ranks_per_server > 0 ? p->ranks_per_server : 1));
     double cap = cpu_capacity(s, p->cores), dt = cpu_bucket_s(s, p->job);
@@ -202,7 +199,6 @@ static void torch_begin_batch(prep_t *p, int epoch, int64_t batch, const double 
         }
     }
     memset(t->items, 0, sizeof *t->items * (size_t)G);
-    memset(t->mem_cpu, 0, sizeof *t->mem_cpu * (size_t)G);
 }
 
 /* One core of server sv on timeline tl for dur seconds from t on: when done. */
@@ -218,12 +214,12 @@ static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double r
     torch_t *t = p->state;
     double *c = t->clk;
     /* ready: the read issued at clk[rank] is done; the worker then needs a
-     * core. On T_prep a worker's items follow one another without a wait,
-     * one hold of the cores for the batch (batch_ready): the same fluid as
-     * an item at a time, at half the holds; its items' ends are as alone. */
-    prep_end_t e = {on_core(t, 0, sv, ready, dur), c[t->G + rank] + t->mem_cpu[rank] + dur};
+     * core. Each item holds one on both timelines, in the engine's order
+     * (ranks in turn): a rank's batch held at once on T_prep took the cores
+     * ahead of the other ranks' and made T_prep slower than T. */
+    prep_end_t e = {on_core(t, 0, sv, ready, dur), on_core(t, 1, sv, c[t->G + rank], dur)};
     c[rank] = e.t;
-    t->mem_cpu[rank] += dur;
+    c[t->G + rank] = e.mem;
     t->items[rank]++;
     t->rank_sv[rank] = (uint16_t)sv;
     return e;
@@ -237,7 +233,7 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
     for (int r = 0; r < G; r++) {
         int sv = t->rank_sv[r];
         double done = t->clk[tl * G + r];
-        double cpu = (tl == 1 ? t->mem_cpu[r] : 0) + t->collate_s * t->items[r];
+        double cpu = t->collate_s * t->items[r];
         if (cpu > 0) done = on_core(t, tl, sv, done, cpu);
         t->clk[tl * G + r] = done;
         if (W > 0) t->wfree[((size_t)tl * G + r) * W + t->k] = done;
@@ -270,7 +266,6 @@ static void torch_destroy(prep_t *p) {
         for (int i = 0; t->cpu && i < 2 * t->ns; i++)
             calendar_destroy(&t->cpu[i]);
         free(t->wfree), free(t->pin_free), free(t->clk), free(t->items), free(t->rank_sv);
-        free(t->mem_cpu);
         free(t->cpu);
     }
     free(t);
@@ -427,7 +422,7 @@ static double torch_bytes(const scenario_t *s, const job_t *j, double cores, int
     (void)cores;
     double G = (double)j->gpus,
            W = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1;
-    return 8 * (2 * G * W + 5 * G) + 6 * G + 64 + 2 * ns * (calendar_bytes(CPU_LOG2) + 64);
+    return 8 * (2 * G * W + 4 * G) + 6 * G + 64 + 2 * ns * (calendar_bytes(CPU_LOG2) + 64);
 }
 
 /* clang-format off */
