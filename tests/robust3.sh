@@ -185,12 +185,12 @@ expect 2 "pm.csv.meta.json is a symbolic link" "$bin" sweep small.yaml "${grid[@
 check "probe: the metadata link's target unchanged" '[ "$(cat victim.txt)" = keep ] && [ -L pm.csv.meta.json ]'
 
 # ---- B2, B3: output paths are checked before the work starts
-expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
+expect 2 "-o cannot write nodir/x.csv: No such file or directory (the folder nodir)" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv
-expect 2 "--html nodir/x.html: cannot write into folder nodir" \
+expect 2 "--html cannot write nodir/x.html: No such file or directory (the folder nodir)" \
   "$bin" sweep small.yaml "${grid[@]}" -o h.csv --html nodir/x.html
 check "B3 nothing written before the refusal" '[ ! -e h.csv ] && [ ! -e h.csv.partial ]'
-expect 2 "--trace nodir/t.json: cannot write into folder nodir" \
+expect 2 "--trace cannot write nodir/t.json: No such file or directory (the folder nodir)" \
   "$bin" run small.yaml --trace nodir/t.json
 
 finish robust3
