@@ -173,13 +173,24 @@ expect 2 "variant base is a sampled run (20000 items, more than sim.sample_above
 check "B5 no trace written" '[ ! -e s5.json ]'
 expect 0 "" "$bin" run small.yaml --set sim.sample_above_items=20000 --trace s5.json
 
+# ---- Probe (a class the issue did not name): links planted at a sweep's own
+# files. f72e534 created the dangling link's target (a file anywhere) through
+# OUT.partial, and replaced a file a .meta.json link led to.
+ln -s "$tmp/planted.txt" pl.csv.partial
+expect 2 "pl.csv.partial is a symbolic link" "$bin" sweep small.yaml "${grid[@]}" -o pl.csv
+check "probe: nothing created through the planted link" '[ ! -e planted.txt ] && [ ! -e pl.csv ]'
+echo keep >victim.txt
+ln -s victim.txt pm.csv.meta.json
+expect 2 "pm.csv.meta.json is a symbolic link" "$bin" sweep small.yaml "${grid[@]}" -o pm.csv
+check "probe: the metadata link's target unchanged" '[ "$(cat victim.txt)" = keep ] && [ -L pm.csv.meta.json ]'
+
 # ---- B2, B3: output paths are checked before the work starts
-expect 2 "-o nodir/x.csv: cannot write into folder nodir" \
+expect 2 "-o cannot write nodir/x.csv: No such file or directory (the folder nodir)" \
   "$bin" sweep small.yaml "${grid[@]}" -o nodir/x.csv
-expect 2 "--html nodir/x.html: cannot write into folder nodir" \
+expect 2 "--html cannot write nodir/x.html: No such file or directory (the folder nodir)" \
   "$bin" sweep small.yaml "${grid[@]}" -o h.csv --html nodir/x.html
 check "B3 nothing written before the refusal" '[ ! -e h.csv ] && [ ! -e h.csv.partial ]'
-expect 2 "--trace nodir/t.json: cannot write into folder nodir" \
+expect 2 "--trace cannot write nodir/t.json: No such file or directory (the folder nodir)" \
   "$bin" run small.yaml --trace nodir/t.json
 
 finish robust3

@@ -113,7 +113,7 @@ expect 2 "the trace would be empty" "$bin" run $small --trace "$tmp/e.json" --tr
 "$bin" run $small --trace "$tmp/last.json" --trace-iters 157-200 --trace-epochs 2 >/dev/null \
   && grep -q '"name":"compute batch 157"' "$tmp/last.json" && ok || bad "the last iteration's window"
 expect 2 "not a regular file" "$bin" run $small --trace /dev/null
-expect 2 "cannot write into folder" "$bin" run $small --trace "$tmp/no/such/dir/t.json"
+expect 2 "No such file or directory (the folder" "$bin" run $small --trace "$tmp/no/such/dir/t.json"
 expect 2 "add --trace FILE.json" "$bin" check $small --trace-iters 3
 [ ! -e "$tmp/e.json" ] && ok || bad "a refused run wrote its trace"
 finish trace

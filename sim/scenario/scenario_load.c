@@ -418,7 +418,21 @@ typedef struct {
     unsigned char *text;
     size_t len;
     uint64_t hash;
+    int regular;    /* a regular file: read again when it changed (below) */
+    struct stat st; /* as it was when read */
 } file_text_t;
+
+/* A regular file changed since it was read (rewritten in place or replaced):
+ * its newer text is read, as another entry (the old text may still be being
+ * parsed by another thread, so it is never freed). A pipe is read once. */
+static int changed(const file_text_t *t, const struct stat *now) {
+    return t->regular &&
+           (now->st_dev != t->st.st_dev || now->st_ino != t->st.st_ino ||
+            now->st_size != t->st.st_size || now->st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
+            now->st_mtim.tv_nsec != t->st.st_mtim.tv_nsec ||
+            now->st_ctim.tv_sec != t->st.st_ctim.tv_sec ||
+            now->st_ctim.tv_nsec != t->st.st_ctim.tv_nsec);
+}
 
 static file_text_t *file_texts;
 static int nfile_texts;
@@ -436,11 +450,19 @@ static uint64_t fnv1a(const unsigned char *p, size_t n) {
 static const file_text_t *file_text(const char *path, const char *display) {
     pthread_mutex_lock(&file_texts_lock);
     const file_text_t *found = NULL;
-    for (int i = 0; i < nfile_texts && !found; i++)
-        if (strcmp(file_texts[i].path, path) == 0) found = &file_texts[i];
+    struct stat now;
+    memset(&now, 0, sizeof now);
+    int have = stat(path, &now) == 0; /* stat never blocks, even on a FIFO */
+    for (int i = nfile_texts - 1; i >= 0; i--)
+        if (strcmp(file_texts[i].path, path) == 0) { /* the newest text of path */
+            if (!have || !changed(&file_texts[i], &now)) found = &file_texts[i];
+            break;
+        }
     file_text_t t = {0};
     file_text_t *grown = NULL;
     if (!found && read_text(path, display, &t.text, &t.len) == 0) {
+        t.regular = have && S_ISREG(now.st_mode);
+        t.st = now;
         t.path = strdup(path);
         t.hash = fnv1a(t.text, t.len);
         grown = t.path ? realloc(file_texts, (size_t)(nfile_texts + 1) * sizeof *grown) : NULL;

@@ -203,13 +203,26 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
     o->partial = concat(spec->path, ".partial");
     o->meta_path = concat(spec->path, ".meta.json");
     if (!o->partial || !o->meta_path) return EXIT_RUNTIME;
+    /* The sweep's own files are never links: one planted there (in a shared
+     * folder) would have the sweep create, truncate or replace its target. */
+    const char *own[2] = {o->partial, o->meta_path};
+    for (int i = 0; i < 2; i++) {
+        struct stat ls;
+        if (lstat(own[i], &ls) == 0 && S_ISLNK(ls.st_mode)) {
+            fprintf(stderr,
+                    "stallsim sweep: %s is a symbolic link; a sweep's partial and metadata files "
+                    "are never written through links: remove it, or choose another -o\n",
+                    own[i]);
+            return EXIT_INPUT;
+        }
+    }
 
     /* One writer per OUT: the partial file is opened (created if missing)
      * and locked before anything is read, truncated or written. */
     int existed = 0;
     for (int tries = 0;; tries++) {
         existed = access(o->partial, F_OK) == 0;
-        o->fd = open(o->partial, O_RDWR | O_CREAT, 0666);
+        o->fd = open(o->partial, O_RDWR | O_CREAT | O_NOFOLLOW, 0666);
         if (o->fd < 0) return io_error("cannot open", o->partial);
         if (flock(o->fd, LOCK_EX | LOCK_NB) != 0) {
             int busy = errno == EWOULDBLOCK;

@@ -31,13 +31,13 @@ static int folder_check(const char *path, char *err, size_t errlen) {
     struct stat st;
     int rc = 0;
     if (stat(dir, &st) != 0) {
-        snprintf(err, errlen, "%s: cannot write into folder %s: %s", path, dir, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s (the folder %s)", path, strerror(errno), dir);
         rc = -1;
     } else if (!S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: %s is not a folder", path, dir);
         rc = -1;
     } else if (access(dir, W_OK | X_OK) != 0) {
-        snprintf(err, errlen, "%s: cannot write into folder %s: %s", path, dir, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s (the folder %s)", path, strerror(errno), dir);
         rc = -1;
     }
     free(copy);
