@@ -15,33 +15,6 @@ def _t(scen, k, d=None):
 
 
 KNOWN = {
-    "pytorch-contention": {
-        "invariants": ["bounds:cpu_util", "lower:cpu", "mono:cache", "mono:storage-bw",
-                       "mono:cores", "mono:gpu", "mono:nic", "mono:tier-cache", "mono:tier-bw"],
-        "invariant": "lower:cpu",
-        "why": "loader_pytorch.c's slowdown() fixes one CPU contention factor per run from the "
-               "DRAM cache fraction and the store's service time (issue 29, item 1): workers "
-               "are costed as waiting on I/O that does not happen, so a PyTorch epoch can be "
-               "shorter than its CPU-seconds over the cores, the model's cpu_util passes 1, and "
-               "a larger cache or faster storage can lengthen an epoch (even epoch 1, where "
-               "nothing hits). The lead's CPU-as-a-resource work replaces the factor.",
-        "files": "sim/kinds/loader_pytorch.c, model/model.c",
-        "case": """\
-dataset.items: 1012
-dataset.item_kb: 761.0
-server.cpus: 1
-loader.kind: pytorch
-loader.num_workers: 2
-epochs: 1
-jobs:
-- {gpus: 2, batch_per_gpu: 8, gpu_items_per_s: 117.0}
-""",
-        "figures": "model epoch 15.74 s < 16.31 s of CPU on 1 core (ratio 0.965); "
-                   "mono:cache on `gpus: 1, batch_per_gpu: 8, cpus: 1, num_workers: 8`, 493 "
-                   "items of 181 KB: cache 0 -> 0.027 GB lengthens epoch 1 (no hits) "
-                   "2.390 -> 2.449 s in the model",
-        "match": lambda s, f: _t(s, "loader.kind") == "pytorch",
-    },
     "uniform-core-slowdown": {
         "invariants": ["mono:cores"],
         "invariant": "mono:cores",
@@ -66,54 +39,6 @@ jobs:
         "knob": "cores",
         "figures": "sim epoch 0.1952 s at 16 cores, 0.2030 s at 32 (+4.0%), prep-bound",
         "match": lambda s, f: bool(_t(s, "prep.scaling") or _t(s, "server.mem_gbps")),
-    },
-    "model-sim-unmarked": {
-        "invariants": ["model-sim"],
-        "invariant": "model-sim",
-        "why": "this stallsim's JSON has no model_differs field yet (the 'impossible' helper "
-               "adds it for |vs_model| > 5 %), and these rows are not `approximate`. Once the "
-               "field is in the JSON this entry no longer matches and every unmarked "
-               "difference fails. The classes found (VALIDATION.md, 'Semantic fuzzer'): the "
-               "prefetch window narrower than the prep cores (small batch_per_gpu or "
-               "prefetch_batches 1; the model runs every core), lock-step iterations waiting "
-               "for the slowest GPU's batch under small batches and item_kb_cv (the model "
-               "takes the mean), PyTorch with record shards, and an object store with item "
-               "size spread under max_mb_s.",
-        "files": "model/model.c",
-        "case": """\
-dataset.items: 726
-dataset.item_kb: 61.2
-server.storage.read_mb_s: 110.0
-server.storage.latency_ms: 0.0279
-prep.decode_ms_per_mb: 30.6
-prep.eval_ms: 2.7
-epochs: 1
-jobs:
-- {gpus: 1, batch_per_gpu: 32, gpu_items_per_s: 2950.0, prefetch_batches: 1, prep.pipeline: image_eval}
-""",
-        "figures": "sim 0.517 s vs model 0.411 s (+25.7 %), both storage-bandwidth; "
-                   "prefetch_batches 2: +1.1 %",
-        "match": lambda s, f: not f["figures"].get("model_differs_field", True),
-    },
-    "text-negative-zero": {
-        "invariants": ["bounds:text"],
-        "invariant": "bounds:text",
-        "why": "the text table prints a stall or vs_model that rounds to zero from below as "
-               "-0.0 (a fetch stall of -1e-12 s from the differential split, a simulator a "
-               "hair faster than the model); issue 29 item 4 says no output contains -0.0. "
-               "The 'impossible' helper's report-layer check removes it.",
-        "files": "sim/report/report.c",
-        "case": """\
-dataset.items: 2000
-dataset.item_kb: 100
-server.cache_gb: 1
-loader.cache: minio
-epochs: 2
-jobs:
-- {gpus: 1, batch_per_gpu: 32, gpu_items_per_s: 500}
-""",
-        "figures": "epoch 2: `fetch_stall_s -0.0 (-0.0%)` or `vs_model -0.0%`",
-        "match": lambda s, f: f["figures"].get("token") in ("-0.0", "-0", "-0.00"),
     },
 }
 
