@@ -174,6 +174,63 @@ static long lock_holder(int fd) {
     return found;
 }
 
+/* One writer per OUT: the partial file is opened (created if missing) and
+ * locked before anything is read, truncated or written; *existed says whether
+ * it was there. 0, or EXIT_INPUT / EXIT_RUNTIME after a message. */
+static int lock_partial(sweep_out_t *o, int *existed) {
+    for (int tries = 0;; tries++) {
+        *existed = access(o->partial, F_OK) == 0;
+        o->fd = open(o->partial, O_RDWR | O_CREAT | O_NOFOLLOW, 0666);
+        if (o->fd < 0) return io_error("cannot open", o->partial);
+        if (flock(o->fd, LOCK_EX | LOCK_NB) != 0) {
+            int busy = errno == EWOULDBLOCK;
+            long pid = busy ? lock_holder(o->fd) : 0;
+            close(o->fd);
+            o->fd = -1;
+            if (!busy) return io_error("cannot lock", o->partial);
+            char who[48] = "another process";
+            if (pid > 0) snprintf(who, sizeof who, "another process (pid %ld)", pid);
+            fprintf(stderr,
+                    "stallsim sweep: %s is writing %s: two sweeps cannot share -o %s; wait for "
+                    "it to finish, or choose another -o\n",
+                    who, o->partial, o->spec.path);
+            return EXIT_INPUT;
+        }
+        /* Locked; but a sweep that finished between our open and our lock
+         * has renamed that file to OUT (it renames before it unlocks):
+         * then the name is free again, or another's, and we start over. */
+        struct stat fs, ns;
+        if (fstat(o->fd, &fs) == 0 && stat(o->partial, &ns) == 0 && fs.st_dev == ns.st_dev &&
+            fs.st_ino == ns.st_ino)
+            break;
+        close(o->fd);
+        o->fd = -1;
+        if (tries == 20) {
+            fprintf(stderr, "stallsim sweep: %s keeps being replaced (another sweep?); try again\n",
+                    o->partial);
+            return EXIT_RUNTIME;
+        }
+    }
+    return 0;
+}
+
+/* The sweep's own files are never links: one planted there (in a shared
+ * folder) would have the sweep create, truncate or replace its target. */
+static int refuse_links(const sweep_out_t *o) {
+    const char *own[2] = {o->partial, o->meta_path};
+    for (int i = 0; i < 2; i++) {
+        struct stat ls;
+        if (lstat(own[i], &ls) == 0 && S_ISLNK(ls.st_mode)) {
+            fprintf(stderr,
+                    "stallsim sweep: %s is a symbolic link; a sweep's partial and metadata files "
+                    "are never written through links: remove it, or choose another -o\n",
+                    own[i]);
+            return EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
 int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume, int *complete) {
     memset(o, 0, sizeof *o);
     o->spec = *spec;
@@ -203,56 +260,10 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
     o->partial = concat(spec->path, ".partial");
     o->meta_path = concat(spec->path, ".meta.json");
     if (!o->partial || !o->meta_path) return EXIT_RUNTIME;
-    /* The sweep's own files are never links: one planted there (in a shared
-     * folder) would have the sweep create, truncate or replace its target. */
-    const char *own[2] = {o->partial, o->meta_path};
-    for (int i = 0; i < 2; i++) {
-        struct stat ls;
-        if (lstat(own[i], &ls) == 0 && S_ISLNK(ls.st_mode)) {
-            fprintf(stderr,
-                    "stallsim sweep: %s is a symbolic link; a sweep's partial and metadata files "
-                    "are never written through links: remove it, or choose another -o\n",
-                    own[i]);
-            return EXIT_INPUT;
-        }
-    }
 
-    /* One writer per OUT: the partial file is opened (created if missing)
-     * and locked before anything is read, truncated or written. */
-    int existed = 0;
-    for (int tries = 0;; tries++) {
-        existed = access(o->partial, F_OK) == 0;
-        o->fd = open(o->partial, O_RDWR | O_CREAT | O_NOFOLLOW, 0666);
-        if (o->fd < 0) return io_error("cannot open", o->partial);
-        if (flock(o->fd, LOCK_EX | LOCK_NB) != 0) {
-            int busy = errno == EWOULDBLOCK;
-            long pid = busy ? lock_holder(o->fd) : 0;
-            close(o->fd);
-            o->fd = -1;
-            if (!busy) return io_error("cannot lock", o->partial);
-            char who[48] = "another process";
-            if (pid > 0) snprintf(who, sizeof who, "another process (pid %ld)", pid);
-            fprintf(stderr,
-                    "stallsim sweep: %s is writing %s: two sweeps cannot share -o %s; wait for "
-                    "it to finish, or choose another -o\n",
-                    who, o->partial, spec->path);
-            return EXIT_INPUT;
-        }
-        /* Locked; but a sweep that finished between our open and our lock
-         * has renamed that file to OUT (it renames before it unlocks):
-         * then the name is free again, or another's, and we start over. */
-        struct stat fs, ns;
-        if (fstat(o->fd, &fs) == 0 && stat(o->partial, &ns) == 0 && fs.st_dev == ns.st_dev &&
-            fs.st_ino == ns.st_ino)
-            break;
-        close(o->fd);
-        o->fd = -1;
-        if (tries == 20) {
-            fprintf(stderr, "stallsim sweep: %s keeps being replaced (another sweep?); try again\n",
-                    o->partial);
-            return EXIT_RUNTIME;
-        }
-    }
+    int existed = 0, rc = refuse_links(o);
+    if (!rc) rc = lock_partial(o, &existed);
+    if (rc) return rc;
 
     /* An empty partial file holds no rows: a run cut short between creating
      * it and writing its metadata, or one that found its sweep complete. */
@@ -304,7 +315,7 @@ int sweep_out_open(sweep_out_t *o, const sweep_out_spec_t *spec, int64_t *resume
         return EXIT_INPUT;
     }
     /* The metadata first: a partial file is never without the hash that owns it. */
-    int rc = write_meta(o, "running");
+    rc = write_meta(o, "running");
     if (rc) return rc;
     if (write_all(o->fd, spec->header, strlen(spec->header)) || fsync(o->fd))
         return io_error("cannot write", o->partial);
