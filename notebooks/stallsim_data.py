@@ -47,7 +47,11 @@ RESULT_DTYPES: Dict[str, str] = {
     'storage_requests': 'float64',
     'shards_per_batch': 'float64',
     'tier_hit_rate': 'float64',
+    'vs_model': 'float64',  # the simulator's difference from the model, a signed fraction
+    'model_differs': 'bool',
 }
+# Result columns that may be negative (the rest are >= 0).
+SIGNED = ('vs_model',)
 # What stallsim's figures can be: shares lie in [0, 1], the other result
 # numbers are >= 0, epochs count from 1 (SLACK: the float noise the model's
 # differences leave, -1e-12 s stalls). A value outside is a damaged or foreign
@@ -249,6 +253,8 @@ def _check_range(where: str, col: str, values: pd.Series, at) -> None:
     """A result column's values within what stallsim writes (SHARES in [0, 1],
     epochs >= 1, other figures >= 0), or a DataError at(i) names the first."""
     if col not in RESULT_DTYPES or RESULT_DTYPES[col] not in ('float64', 'int64'):
+        return
+    if col in SIGNED:
         return
     lo, hi = (1, math.inf) if col == 'epoch' else (-SLACK, 1 + SLACK) if col in SHARES \
         else (-SLACK, math.inf)
