@@ -738,9 +738,10 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
             fprintf(out,
                     "sampled (%s): more items than sim.sample_above_items, so the simulator "
                     "replayed %.3g%% of them (by hash, the cache scaled alike): its hit rates, "
-                    "+-%.2f pp (3 standard errors); every other figure of those rows is the "
+                    "within %.2f pp (3 standard errors); every other figure of those rows is the "
                     "model's given those hits\n",
-                    v[k].scn.variant, 100 * v[k].sampled, 100 * v[k].sample_err);
+                    v[k].scn.variant, 100 * v[k].sampled,
+                    fig_zero(fabs(100 * v[k].sample_err), 2)); /* a bound: never "-0.00" */
     gap_write_warnings(out, v, nv);
     write_text_servers(out, v, nv);
     fprintf(out, "\n%-10s %14s %14s %9s  %s\n", "variant", "total_s(model)", "total_s(sim)",
