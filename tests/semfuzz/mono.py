@@ -71,7 +71,7 @@ def perturb(scen, knob):
         c = t.get("server.cache_gb", 0)
         t["server.cache_gb"] = gen._r(2 * c if c > 0 else 0.3 * ds_gb)
     elif knob == "tier-cache":
-        t["server.tier.cache_gb"] = gen._r(2 * t["server.tier.cache_gb"])
+        t["server.tier.cache_gb"] = gen._r(2 * t.get("server.tier.cache_gb", 0))
     elif knob == "tier-bw":
         t["server.tier.read_mb_s"] = gen._r(2 * t.get("server.tier.read_mb_s", 3000))
     elif knob == "nic":
