@@ -115,8 +115,16 @@ check "H1 the trace and its temporary file are gone" '[ -z "$(ls h1.json* 2>/dev
 # 16 MiB of `- 1`: f72e534 took ~0.7 GB and 10 s, and under ulimit -v
 # 500000 said "malformed YAML: syntax error" at 1:1.
 { printf 'name: x\nlist:\n'; yes -- '- 1' | head -c 16777000; } >flat.yaml
-expect 2 "flat.yaml:65534:3: error: more than 65536 YAML nodes" \
-  bash -c 'ulimit -v 500000; exec timeout 60 "$@"' _ "$bin" check flat.yaml
+# (Under AddressSanitizer the program cannot start in 500 MB of address
+# space: its shadow memory alone is terabytes. Then the bound is checked
+# without the limit.)
+if bash -c 'ulimit -v 500000; exec "$@"' _ "$bin" check small.yaml >/dev/null 2>&1; then
+  expect 2 "flat.yaml:65534:3: error: more than 65536 YAML nodes" \
+    bash -c 'ulimit -v 500000; exec timeout 60 "$@"' _ "$bin" check flat.yaml
+else
+  echo "robust3: C2 checked without ulimit -v: stallsim does not start under 500 MB here"
+  expect 2 "flat.yaml:65534:3: error: more than 65536 YAML nodes" timeout 60 "$bin" check flat.yaml
+fi
 
 # ---- B6: YAML merge keys (`<<: *anchor`) are merged, as YAML 1.1 says
 # f72e534: "unknown key 'server.<<.cpus'; did you mean 'server.cpus'?"
