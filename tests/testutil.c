@@ -24,15 +24,23 @@ int tu_build(const char *yaml, const char *const *sets, scenario_t *s, topology_
     FILE *f = fdopen(fd, "w");
     fputs(yaml, f);
     fclose(f);
-    scenario_doc_t doc;
+    /* The scenario's origins (file:line:col) point into its document, which
+     * the report's messages print: the last one stays until the next build
+     * (a static keeps it reachable), as the program keeps it until exit. */
+    static scenario_doc_t doc;
+    static int held;
+    if (held) scenario_doc_free(&doc), held = 0;
     assign_list_t l = {0};
     int rc = scenario_doc_load(&doc, path);
+    if (rc)
+        scenario_doc_free(&doc);
+    else
+        held = 1;
     for (int i = 0; !rc && sets && sets[i]; i++)
         rc = assign_parse_set(&l, sets[i]);
     if (!rc) rc = scenario_build(&doc, &l, -1, s);
     if (!rc) rc = topology_build(s, t);
     if (!rc) rc = kinds_check(s, t);
-    scenario_doc_free(&doc);
     assign_list_free(&l);
     unlink(path);
     return rc;
