@@ -17,16 +17,7 @@ fi
 rm -rf "$W" && mkdir -p "$W" || exit 1
 . "$(dirname "$0")/measure_lib.sh"
 
-srv=
-stop_server() {
-  if [ -n "$srv" ]; then
-    kill "$srv" 2>/dev/null
-    wait "$srv" 2>/dev/null
-    srv=
-  fi
-}
-trap stop_server EXIT
-trap 'exit 1' INT TERM
+server_traps
 
 
 # counts EPOCH: what the epoch's stderr line says was fetched, decoded and read.

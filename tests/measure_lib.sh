@@ -26,3 +26,18 @@ jobs:
 loader: {cache: none}
 EOF2
 }
+
+# For the tests that start a loopback server: its pid in $srv, stopped on
+# exit or interruption (call server_traps once, set srv=PID after starting it).
+srv=
+stop_server() {
+  if [ -n "$srv" ]; then
+    kill "$srv" 2>/dev/null
+    wait "$srv" 2>/dev/null
+    srv=
+  fi
+}
+server_traps() {
+  trap stop_server EXIT
+  trap 'exit 1' INT TERM
+}
