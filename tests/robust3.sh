@@ -201,4 +201,10 @@ check "B3 nothing written before the refusal" '[ ! -e h.csv ] && [ ! -e h.csv.pa
 expect 2 "--trace cannot write nodir/t.json: No such file or directory (the folder nodir)" \
   "$bin" run small.yaml --trace nodir/t.json
 
+# ---- H1's last case: range_mb = 1e-9 split an item into 114,000 ranged GETs,
+# a run that never ended, and `check` said ok: refused with the key ----
+expect 2 "server.storage.range_mb: a mean item of 0.114 MB in ranges of 1e-09 MB" \
+  "$bin" check "$src/scenarios/imagenet-s3.yaml" --set server.storage.range_mb=1e-9
+expect 0 "" "$bin" check "$src/scenarios/imagenet-s3.yaml" --set server.storage.range_mb=0.1
+
 finish robust3

@@ -277,6 +277,18 @@ static int object_check(const scenario_t *s) {
                    m, q);
         bad = 1;
     }
+    /* A mean item in more than 10,000 ranged GETs (S3's most parts of a
+     * multipart object) is no download anyone runs, and each part is an
+     * event: range_mb = 1e-9 split 114 KB into 114,000 GETs and a run that
+     * never ended (issue 33, H1). */
+    double range = s->server.storage.object.range_mb * 1e6, mean = scenario_item_bytes_mean(s);
+    if (range > 0 && mean / range > 10000) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.storage.range_mb")],
+                   "server.storage.range_mb: a mean item of %.6g MB in ranges of %g MB is %.3g "
+                   "GETs; expected at most 10,000 an object (at least %.3g MB)",
+                   mean / 1e6, range / 1e6, mean / range, mean / 1e6 / 10000);
+        bad = 1;
+    }
     int rt = schema_find(SCOPE_SCENARIO, "server.storage.reader_threads");
     if (scenario_loader(s)->sync_reads && s->explicit_key[rt]) {
         diag_error(s->origin[rt],
