@@ -136,6 +136,18 @@ def main(argv=None):
     ap.add_argument("--replay", metavar="INDEX", type=int,
                     help="check (and with --shrink, shrink) generated scenario INDEX of --seed")
     a = ap.parse_args(argv)
+    # every scratch file under one folder, removed at the end (workers fork
+    # and inherit it)
+    scratch = tempfile.TemporaryDirectory(prefix="semfuzz.")
+    tempfile.tempdir = scratch.name
+    try:
+        return _main(a)
+    finally:
+        tempfile.tempdir = None
+        scratch.cleanup()
+
+
+def _main(a):
     if a.case or a.replay is not None:
         return one_case(a)
     if not a.count and not a.minutes:
