@@ -49,14 +49,14 @@
 
 typedef struct {
     int W, G, ns, persistent;
-    double start_s, collate_s, pin_s, iter_s; /* per worker start; per item of a batch; per step */
-    int64_t k;                                /* the batch's worker */
-    double *wfree;                            /* [2][G][W]: when each worker is free */
-    double *pin_free;                         /* [2][G]: when each rank's pin thread is free */
-    double *clk;       /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
-    int *items;        /* [G]: items of the batch on each rank */
-    uint16_t *rank_sv; /* [G]: the server of each rank (the engine says, item by item) */
-    calendar_t *cpu;   /* [2][ns]: each server's cores on each timeline */
+    double start_s, collate_s, pin_s; /* per worker start; per item of a batch */
+    int64_t k;                        /* the batch's worker */
+    double *wfree;                    /* [2][G][W]: when each worker is free */
+    double *pin_free;                 /* [2][G]: when each rank's pin thread is free */
+    double *clk;                      /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
+    int *items;                       /* [G]: items of the batch on each rank */
+    uint16_t *rank_sv;                /* [G]: the server of each rank, as the engine places them */
+    calendar_t *cpu;                  /* [2][ns]: each server's cores on each timeline */
 } torch_t;
 
 /* The CPU calendars remember 2^CPU_LOG2 buckets (2 x ns of them a stream). */
@@ -84,10 +84,14 @@ static double pin_item(const scenario_t *s) {
     return s->loader.torch.pin_memory ? ms(s->loader.torch.pin_ms_per_item) : 0;
 }
 
+/* A server's `cores` as a measured curve or the memory-bandwidth bound makes them. */
+static double effective_cores(const scenario_t *s, double cores) {
+    return scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
+}
+
 /* Core-seconds per second a server's `cores` give with every core busy. */
 static double cpu_capacity(const scenario_t *s, double cores) {
-    double eff = scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
-    return eff * s->loader.torch.core_efficiency;
+    return effective_cores(s, cores) * s->loader.torch.core_efficiency;
 }
 
 /* What the processes of one server ask of its cores in a slice of an epoch:
@@ -154,10 +158,8 @@ static int torch_init(prep_t *p) {
     t->persistent = s->loader.torch.persistent_workers;
     /* The calendars share the cores: an item's CPU is its own time. */
     p->slowdown = 1;
-    p->cpu_slots =
-        scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, p->cores, NULL) : p->cores;
+    p->cpu_slots = effective_cores(s, p->cores);
     p->iter_cpu_s = iter_cpu(s, p->job);
-    t->iter_s = p->iter_cpu_s;
     t->start_s = ms(s->loader.torch.worker_start_ms);
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
@@ -221,7 +223,6 @@ static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double r
     c[rank] = e.t;
     c[t->G + rank] = e.mem;
     t->items[rank]++;
-    t->rank_sv[rank] = (uint16_t)sv;
     return e;
 }
 
@@ -235,7 +236,6 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
         double done = t->clk[tl * G + r];
         double cpu = t->collate_s * t->items[r];
         if (cpu > 0) done = on_core(t, tl, sv, done, cpu);
-        t->clk[tl * G + r] = done;
         if (W > 0) t->wfree[((size_t)tl * G + r) * W + t->k] = done;
         if (t->pin_s > 0) {
             double *pf = &t->pin_free[tl * G + r];
@@ -251,10 +251,10 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
  * from `start` on; the iteration's compute starts when the last is done. */
 static double torch_iter_cpu(prep_t *p, int tl, double start) {
     torch_t *t = p->state;
-    if (t->iter_s <= 0) return start;
+    if (p->iter_cpu_s <= 0) return start;
     double end = start;
     for (int r = 0; r < t->G; r++) {
-        double e = on_core(t, tl, t->rank_sv[r], start, t->iter_s);
+        double e = on_core(t, tl, t->rank_sv[r], start, p->iter_cpu_s);
         if (e > end) end = e;
     }
     return end;
