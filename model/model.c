@@ -187,9 +187,9 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
         const int ns = in->nservers;
         /* The job's own pipeline (coordinated jobs share one). */
         const double tprep = scenario_job_prep_s(s, jb, mean);
+        const loader_ops_t *loader = scenario_loader(s);
         /* Data-parallel: every iteration waits for all GPUs; a partial last
          * batch is split evenly, so its GPUs compute ceil(rem / G) items. */
-        const loader_ops_t *loader = scenario_loader(s);
         /* Under drop_last an epoch reads only whole batches. */
         const double n_used =
             loader->epoch_items ? (double)loader->epoch_items(s, (int64_t)N, (int64_t)M) : N;
@@ -200,14 +200,22 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
         /* The consumers of this instance's stream (itself alone unless coordinated). */
         int nc = 0, me = 0;
         double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES];
+        /* The training processes' CPU beside their GPUs (jobs.N.train_cpu_ms):
+         * an iteration lasts at least that long alone, and every consumer's
+         * ranks take it from the stream's cores once a batch. */
+        const double share = loader->train_share ? loader->train_share(in->cpus / ns) : 1;
+        double train_item = 0;
         for (int o = 0; o < t->ninst; o++) {
             if (t->inst[o].lead != t->inst[i].lead) continue;
             const job_t *qj = &s->jobs[t->inst[o].job];
             if (o == i) me = nc;
-            tb[nc] = scenario_job_compute_s(s, qj, b);
-            tl[nc] = rem > 0 ? scenario_job_compute_s(s, qj, ceil(rem / G)) : tb[nc];
+            const double alone = qj->train_cpu_ms / 1e3 * share;
+            tb[nc] = fmax(scenario_job_compute_s(s, qj, b), alone);
+            tl[nc] = rem > 0 ? fmax(scenario_job_compute_s(s, qj, ceil(rem / G)), alone) : tb[nc];
+            train_item += qj->train_cpu_ms / 1e3 / b;
             nc++;
         }
+        t_gpu = nb_full * tb[me] + (rem > 0 ? tl[me] : 0);
         /* The cores prepare as the measured curve's effective cores (prep.scaling). */
         const double eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);
         double r_prep = loader->items_s(eff_cpus, tprep);
@@ -331,7 +339,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
                  * storage for the misses and the network for remote hits. */
                 double cost[FLUID_STEPS], cost_p[FLUID_STEPS];
                 for (int j = 0; j < FLUID_STEPS; j++) {
-                    double c = isfinite(r_prep) ? 1 / r_prep : 0;
+                    double c = (isfinite(r_prep) ? 1 / r_prep : 0) + train_item / in->cpus;
                     cost_p[j] = c;
                     double c_store = (1 - hu[j] - tu[j]) / cap_inst;
                     if (tu[j] / tier_cap > c_store) c_store = tu[j] / tier_cap;
@@ -369,6 +377,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             m->items_consumed = n_used;
             m->staged_bytes = staged;
             m->cpu_util = eff_cpus > 0 ? N * tprep / (eff_cpus * m->epoch_s) : 0;
+            m->cpu_util += train_item * n_used / (in->cpus * m->epoch_s);
             /* A stream's transfers over the devices it reads: its servers' own,
              * or the one device every server shares. */
             double devices = s->server.storage.shared ? 1 : ns;

@@ -209,6 +209,43 @@ static void test_scaling_curve(void **state) {
     }
 }
 
+/* The training processes' own CPU (jobs.N.train_cpu_ms) on the pool's
+ * cores, against closed forms: 20000 items of 2 ms on 8 cores, 4 GPUs of
+ * batches of 64. With 32 ms a rank's iteration, an item costs 2 + 32 / 64 ms
+ * of a core: 6.25 s an epoch (prep-bound, the cores busy throughout); with
+ * 200 ms the training loop itself binds: 79 iterations of 0.2 s (the last
+ * one partial), 15.8 s, counted as T_gpu as DS-Analyzer's synthetic-data run
+ * would. The pytorch kind takes it from the probe's step_ms: refused. */
+static void test_train_cpu(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+                       "server: {cpus: 8, gpus: 4, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0, augment_ms: 2}\n"
+                       "jobs: [{gpus: 4, batch_per_gpu: 64, gpu_items_per_s: 1000000}]\n";
+    const char *none[] = {NULL};
+    const char *some[] = {"jobs.0.train_cpu_ms=32", NULL};
+    const char *loop[] = {"jobs.0.train_cpu_ms=200", NULL};
+    const char *const *sets[] = {none, some, loop};
+    const double want[] = {5, 6.25, 79 * 0.2}; /* the last, partial batch takes 0.2 s too */
+    const int bn[] = {BN_PREP, BN_PREP, BN_GPU};
+    for (int i = 0; i < 3; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] || es->bottleneck != bn[i] ||
+            em->bottleneck != bn[i])
+            fail_msg("case %d: sim %.3f s (bn %d), model %.3f s (bn %d), want %.3f s (bn %d)", i,
+                     es->epoch_s, es->bottleneck, em->epoch_s, em->bottleneck, want[i], bn[i]);
+        if (i < 2 && (fabs(es->cpu_util - 1) > 0.02 || fabs(em->cpu_util - 1) > 0.02))
+            fail_msg("case %d: cpu_util sim %.3f, model %.3f", i, es->cpu_util, em->cpu_util);
+        metrics_free(&m), metrics_free(&s);
+    }
+    const char *torch[] = {"loader.kind=pytorch", "loader.num_workers=2", "jobs.0.train_cpu_ms=5",
+                           NULL};
+    assert_int_equal(tu_build(yaml, torch, &S, &T), 2);
+}
+
 /* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
  * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
  * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
@@ -367,8 +404,9 @@ int main(void) {
         cmocka_unit_test(test_belady_and_fifo), cmocka_unit_test(test_conservation),
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
-        cmocka_unit_test(test_job_pipelines),   cmocka_unit_test(test_gpu_decode),
-        cmocka_unit_test(test_gpu_memory),      cmocka_unit_test(test_mem_bound),
+        cmocka_unit_test(test_train_cpu),       cmocka_unit_test(test_job_pipelines),
+        cmocka_unit_test(test_gpu_decode),      cmocka_unit_test(test_gpu_memory),
+        cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,8 @@
  * timeline per stream with every item in memory (T_prep), and the sum of
  * compute times (T_gpu, GPUs fed instantly).
  * Not simulated: CPU contention between prep and other work (but for the
- * pytorch kind's own workers and training processes), memory copy
+ * pytorch kind's own workers and training processes, and the training
+ * processes' jobs.N.train_cpu_ms on the pool's cores), memory copy
  * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
  * write traffic, and the partial-batch padding of DistributedSampler. */
 #include <gsl/gsl_randist.h>
@@ -72,6 +73,7 @@ typedef struct {
                                     * batch k + ahead may be issued then (its buffer is free) */
     double *end, *end_mem;         /* [ninst]: each consumer's last iteration end */
     double *t_full, *t_last, *t_gpu; /* [ninst] */
+    double *train_s;                 /* [ninst]: each consumer's training CPU per iteration */
     double *consumed;                /* [ninst]: items each consumer trained on this epoch */
     uint16_t *rank_server;           /* [G]: which of the stream's servers GPU rank r is on */
     int staged_peak;                 /* most batches prepared ahead at once this epoch */
@@ -415,6 +417,7 @@ static int build(world_t *w, gsl_rng *master) {
         st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
         st->prep.ranks = (int)st->G;
         st->prep.ranks_per_server = st->gps;
+        st->prep.train_share = w->loader->train_share ? w->loader->train_share(st->prep.cores) : 1;
         if (w->loader->init(&st->prep)) return -1;
         st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
         st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
@@ -423,6 +426,7 @@ static int build(world_t *w, gsl_rng *master) {
         st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
         st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
         st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
+        st->train_s = xcalloc((size_t)st->ninst, sizeof *st->train_s, &fail);
         st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
         st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
         if (fail) return -1;
@@ -432,6 +436,7 @@ static int build(world_t *w, gsl_rng *master) {
         for (int c = 0; c < st->ninst; c++) {
             const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
             st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
+            st->train_s[c] = jb->train_cpu_ms / 1e3;
             st->t_last[c] = rem ? scenario_job_compute_s(s, jb, (double)((rem + st->G - 1) / st->G))
                                 : st->t_full[c];
         }
@@ -448,6 +453,7 @@ static void destroy(world_t *w) {
         free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
         free(st->started), free(st->started_mem);
         free(st->end), free(st->end_mem), free(st->t_full), free(st->t_last), free(st->t_gpu);
+        free(st->train_s);
         free(st->consumed), free(st->rank_server);
         if (w->S) shards_free(&st->shards);
         free(st->out_order);
@@ -870,6 +876,20 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         consume(w, st, out, k, r, rm);
 }
 
+/* Each rank's training process spends dur seconds of CPU beside its GPU's
+ * compute from `cpu` on, on the loader's cores where it shares them: the
+ * iteration ends when both are done. Counted as the cores' busy time. */
+static void train_beside(world_t *w, stream_t *st, double dur, double cpu, double cpu_mem,
+                         double *end, double *end_mem) {
+    double (*const f)(prep_t *, int, double, double) = w->loader->train_cpu;
+    double share = st->prep.train_share;
+    double t = f ? f(&st->prep, 0, cpu, dur) : cpu + dur * share;
+    double tm = f ? f(&st->prep, 1, cpu_mem, dur) : cpu_mem + dur * share;
+    if (t > *end) *end = t;
+    if (tm > *end_mem) *end_mem = tm;
+    st->prep_busy += dur * share * (double)st->G;
+}
+
 /* Output batch k of the stream's epoch: every consumer starts the iteration
  * when the batch is ready and its GPUs are free; the buffer frees when the
  * last consumer has started it. The epoch ends with its last batch. */
@@ -888,12 +908,17 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
         double cpu = iter_cpu ? iter_cpu(&st->prep, 0, start) : start + st->prep.iter_cpu_s;
         double cpu_mem =
             iter_cpu ? iter_cpu(&st->prep, 1, start_mem) : start_mem + st->prep.iter_cpu_s;
+        double end = cpu + tb, end_mem = cpu_mem + tb;
+        if (st->train_s[c] > 0) train_beside(w, st, st->train_s[c], cpu, cpu_mem, &end, &end_mem);
         if (w->obs)
-            observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu, cpu_mem}, tb,
+            observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu, cpu_mem}, end - cpu,
                               (double)(hi - lo), last);
-        st->end[c] = cpu + tb;
-        st->end_mem[c] = cpu_mem + tb;
-        st->t_gpu[c] += tb;
+        st->end[c] = end;
+        st->end_mem[c] = end_mem;
+        /* DS-Analyzer's T_gpu is an iteration on synthetic data: the
+         * training process's own CPU, alone, bounds it too. */
+        const double alone = st->train_s[c] * st->prep.train_share;
+        st->t_gpu[c] += tb > alone ? tb : alone;
         st->consumed[c] += (double)(hi - lo);
         if (start > wmax) wmax = start;
         if (start_mem > wmax_mem) wmax_mem = start_mem;

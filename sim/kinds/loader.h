@@ -44,6 +44,8 @@ typedef struct {
     /* Set by init: seconds of training-process CPU per iteration, serial
      * with the GPU's compute (receiving the batch, the Python step). */
     double iter_cpu_s;
+    /* Set by the engine: the kind's train_share of the stream's cores. */
+    double train_share;
     void *state;
 } prep_t;
 
@@ -95,6 +97,15 @@ typedef struct {
      * at `start` on timeline tl is done (default: start + iter_cpu_s), for a
      * kind whose processes share the cores with that CPU. */
     double (*iter_cpu)(prep_t *p, int tl, double start);
+    /* Optional: when the stream's training processes (each rank's) are done
+     * with `dur` seconds of CPU each, taken beside their GPUs' compute from
+     * `start` on timeline tl (jobs.N.train_cpu_ms), for a kind whose cores
+     * they share (default: start + dur, a core each of their own). */
+    double (*train_cpu)(prep_t *p, int tl, double start, double dur);
+    /* Optional: seconds of one of the kind's cores that a training process's
+     * CPU second takes on a server of `cores` (a fractional share of a
+     * server runs time-shared, slower; default 1). The model uses it too. */
+    double (*train_share)(double cores);
     void (*destroy)(prep_t *p);
 
     /* Optional: the scenario rules this kind adds (0, or EXIT_INPUT after errors). */

@@ -147,6 +147,28 @@ static prep_end_t pool_item(prep_t *p, int sv, int rank, double ready, double re
     return e;
 }
 
+/* Each rank's training process takes a core of its server's pool beside
+ * its GPU's compute, as the earliest-free core: the prep threads and the
+ * training processes share the server's cores (CoorDL's jobs, DALI). */
+static double pool_train_cpu(prep_t *p, int tl, double start, double dur) {
+    pool_t *pools = p->state;
+    const int per = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
+    double end = start;
+    for (int r = 0; r < p->ranks; r++) {
+        int sv = r / per < p->ns ? r / per : p->ns - 1;
+        double e = pool_run(&pools[tl * p->ns + sv], start, dur * p->train_share);
+        if (e > end) end = e;
+    }
+    return end;
+}
+
+/* A training process is time-shared like the pool's threads (ceil(cores)
+ * cores for a fractional share), but apart from prep.scaling's curve: that
+ * is the scaling of the loader's own threads. */
+static double pool_train_share(double cores) {
+    return cores > 0 ? pool_cores(cores) / cores : 1;
+}
+
 static double pool_batch_ready(prep_t *p, int tl, double last_item) {
     (void)p, (void)tl;
     return last_item;
@@ -200,6 +222,8 @@ const loader_ops_t loader_pool = {
     .init = pool_init,
     .item = pool_item,
     .batch_ready = pool_batch_ready,
+    .train_cpu = pool_train_cpu,
+    .train_share = pool_train_share,
     .destroy = pool_destroy,
     .items_s = pool_items_s,
     .state_bytes = pool_bytes,

@@ -275,6 +275,16 @@ static void torch_destroy(prep_t *p) {
 
 static int torch_check(const scenario_t *s) {
     int bad = 0;
+    const int train_row = schema_find(SCOPE_JOB, "train_cpu_ms");
+    for (int j = 0; j < s->njobs; j++)
+        if (s->jobs[j].train_cpu_ms > 0) {
+            diag_error(s->jobs[j].origin[train_row],
+                       "jobs.%d.train_cpu_ms: the pytorch kind takes the training process's CPU "
+                       "from the probe's loader.torch.step_ms (and transfer_ms_per_item): leave "
+                       "it out",
+                       j);
+            bad = 1;
+        }
     if (s->loader.prep == PREP_COORDINATED) {
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.prep")],
                    "loader.prep: coordinated is CoorDL's shared loader; loader.kind: pytorch has "

@@ -49,6 +49,7 @@ typedef struct {
     int64_t prefetch_batches;
     int64_t cpus; /* cores for this job's prep under partitioned prep; 0 = an equal share */
     double gpu_mem_gb; /* GPU memory the training itself takes on each GPU */
+    double train_cpu_ms; /* CPU of each training process per iteration, beside its GPU's compute */
     struct {
         int pipeline;  /* pipeline_t */
         double out_kb; /* one prepared item; 0 = the scenario's prep.out_kb */

@@ -115,6 +115,7 @@ static const key_def_t job_keys[] = {
     {"prefetch_batches", KT_INT, "batches", "2", 1, 1024, 0, NULL, J(prefetch_batches), "loader queue depth per GPU: batches prepared ahead of the GPU"},
     {"cpus", KT_INT, "cores", "0", 0, 65536, 0, NULL, J(cpus), "prep cores of one copy under partitioned prep (0 = an equal share of server.cpus)"},
     {"gpu_mem_gb", KT_REAL, "GB", "0", 0, 1e6, 0, NULL, J(gpu_mem_gb), "GPU memory the training takes on each of the job's GPUs (weights, optimizer state, activations), beside its input batches; checked against server.gpu_mem_gb"},
+    {"train_cpu_ms", KT_REAL, "ms", "0", 0, 1e6, 0, NULL, J(train_cpu_ms), "CPU time each training process uses per iteration while its GPU computes (the Python step, kernel launches, a synchronize's spin; time.process_time() over iterations): taken from the server's cores, beside the loader's prep; an iteration lasts at least this long (0 = not charged; the pytorch kind takes it from loader.torch.step_ms)"},
     {"prep.pipeline", KT_ENUM, "", "image_train", 0, 0, 0, pipeline_name, J(prep.pipeline), "this job's prep: image_train (decode + random-resized-crop 224, flip, normalise: prep.decode_*, prep.augment_ms), image_eval (decode + resize 256, centre crop 224, normalise: prep.eval_ms), audio (WAV decode, resample, log-mel: prep.audio_*), each costed from calibrate"},
     {"prep.out_kb", KT_REAL, "KB", "0", 0, 1e9, 0, NULL, J(prep.out_kb), "memory of one item this job prepared (0 = the scenario's prep.out_kb)"},
 };

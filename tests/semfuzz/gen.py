@@ -271,6 +271,14 @@ class _Gen:
             if self.loader_kind == "pool":
                 if r.random() < 0.3:
                     job["prefetch_batches"] = r.choice([1, 2, 4, 8])
+                # the training process's CPU an iteration, from a tenth of the
+                # GPU's compute to past it (a Python-bound loop); the pytorch
+                # kind takes it from loader.torch.step_ms instead
+                if r.random() < 0.3:
+                    rate = job.get("gpu_items_per_s") or \
+                        job["batch_per_gpu"] / job["compute_s_per_batch"]
+                    compute_ms = 1e3 * job["batch_per_gpu"] / rate
+                    job["train_cpu_ms"] = _r(compute_ms * _lu(r, 0.1, 1.5))
             if coordinated and first is not None:
                 for k in ("prep.pipeline", "prep.out_kb"):
                     if k in first:
@@ -358,7 +366,8 @@ def generate(table, seed, index):
                 g.top[name] = v
     for name, row in sorted(table.job_keys.items()):
         known_job = {"count", "gpus", "batch_per_gpu", "gpu_items_per_s", "compute_s_per_batch",
-                     "prefetch_batches", "cpus", "gpu_mem_gb", "prep.pipeline", "prep.out_kb"}
+                     "prefetch_batches", "cpus", "gpu_mem_gb", "prep.pipeline", "prep.out_kb",
+                     "train_cpu_ms"}
         if name in known_job or name in JOB_SKIP:
             continue
         generic.append("jobs[]." + name)
