@@ -194,6 +194,8 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
         const double n_used =
             loader->epoch_items ? (double)loader->epoch_items(s, (int64_t)N, (int64_t)M) : N;
         double nb_full = floor(n_used / M), rem = n_used - nb_full * M;
+        /* An epoch under drop_last reads, moves and prepares n_used items. */
+        const double Du = N > 0 ? D * n_used / N : 0;
         double t_batch = scenario_job_compute_s(s, jb, b);
         double t_last = rem > 0 ? scenario_job_compute_s(s, jb, ceil(rem / G)) : t_batch;
         double t_gpu = nb_full * t_batch + (rem > 0 ? t_last : 0);
@@ -368,28 +370,28 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             m->hit_rate = h;
             m->tier_hit_rate = th;
             m->remote_hit_rate = remote;
-            m->storage_read_bytes = miss * D;
-            m->network_bytes = remote * D;
+            m->storage_read_bytes = miss * Du;
+            m->network_bytes = remote * Du;
             /* Requests: one a shard, or an object's ranged parts. */
             const double parts = storage->requests ? storage->requests(s, req) : 1;
-            m->storage_reads = miss * N / S * parts;
+            m->storage_reads = miss * n_used / S * parts;
             m->items_prepped = n_used;
             m->items_consumed = n_used;
             m->staged_bytes = staged;
-            m->cpu_util = eff_cpus > 0 ? N * tprep / (eff_cpus * m->epoch_s) : 0;
+            m->cpu_util = eff_cpus > 0 ? n_used * tprep / (eff_cpus * m->epoch_s) : 0;
             m->cpu_util += train_item * n_used / (in->cpus * m->epoch_s);
             /* A stream's transfers over the devices it reads: its servers' own,
              * or the one device every server shares. */
             double devices = s->server.storage.shared ? 1 : ns;
-            m->storage_util = storage->xfer_s(s, miss * D) / devices / m->epoch_s;
-            m->slot_util = miss * N / S * parts * storage->service_s(s, req) /
+            m->storage_util = storage->xfer_s(s, miss * Du) / devices / m->epoch_s;
+            m->slot_util = miss * n_used / S * parts * storage->service_s(s, req) /
                            (storage->slots(s) * devices * m->epoch_s);
             /* A request-rate cap binds before the slots do: its share of the
              * requests the device admits. */
-            double admitted = miss * N / (cap_inst * m->epoch_s);
+            double admitted = miss * n_used / (cap_inst * m->epoch_s);
             if (latency_bound && admitted > m->slot_util) m->slot_util = admitted;
-            m->network_util = remote * D / (nic * ns * m->epoch_s);
-            metrics_derive(m, N);
+            m->network_util = remote * Du / (nic * ns * m->epoch_s);
+            metrics_derive(m, n_used);
             m->approximate = !exact || !exact_share || shard_guess || buf_lag > 0 || tier ||
                              net_f > 1 || (storage->model_exact && !storage->model_exact(s));
 
@@ -397,14 +399,15 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             if (t->inst[i].lead != i || !out->srv) continue;
             for (int v = in->first_server; v < in->first_server + ns; v++) {
                 server_metrics_t *sv = server_at(out, v, e);
-                sv->accesses += N / ns;
-                sv->local_hits += (h - remote) * N / ns;
-                sv->remote_hits += remote * N / ns;
-                sv->tier_hits += th * N / ns;
-                sv->storage_reads += miss * N / S / ns; /* reads, as the simulator counts them */
-                sv->storage_read_bytes += miss * D / ns;
-                sv->net_in_bytes += remote * D / ns;
-                sv->net_out_bytes += remote * D / ns;
+                sv->accesses += n_used / ns;
+                sv->local_hits += (h - remote) * n_used / ns;
+                sv->remote_hits += remote * n_used / ns;
+                sv->tier_hits += th * n_used / ns;
+                sv->storage_reads +=
+                    miss * n_used / S / ns; /* reads, as the simulator counts them */
+                sv->storage_read_bytes += miss * Du / ns;
+                sv->net_in_bytes += remote * Du / ns;
+                sv->net_out_bytes += remote * Du / ns;
                 sv->staged_bytes += staged / ns;
             }
         }
