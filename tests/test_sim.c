@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "kinds.h"
+#include "memory.h"
 #include "testutil.h"
 
 #define STEADY(kind, f)         model_hit_steady(cache_kind_find(kind), (f), NULL)
@@ -297,6 +298,38 @@ static void test_torch_tier(void **state) {
         metrics_free(&m[i]), metrics_free(&s[i]);
 }
 
+/* /dev/shm under PyTorch's workers (memory.c, loader_pytorch's shm_bytes):
+ * each training process holds prefetch_factor x num_workers + 1 collated
+ * batches there, as whole pages (images and int64 labels), never more than
+ * its epoch's batches; none without workers. 64 MiB, 2 workers of batches of
+ * 32 images of 224^2 is Docker's default and the bus error
+ * scripts/validate_shm.py reproduces; one worker fits. */
+static void test_shm(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 2000, item_kb: 110}\n"
+                       "server: {gpus: 2}\nprep: {out_kb: 602.112}\n"
+                       "loader: {kind: pytorch, num_workers: 2}\n"
+                       "jobs: [{gpus: 2, batch_per_gpu: 32, compute_s_per_batch: 0.1}]\n";
+    const char *none[] = {NULL};
+    assert_int_equal(tu_build(yaml, none, &S, &T), 0);
+    const double batch = 4704.0 * 4096 + 4096; /* 32 x 602112 B, 256 B of labels */
+    assert_true(fabs(memory_shm_process(&S, &S.jobs[0]) - 5 * batch) < 1);
+    assert_true(fabs(memory_shm_peak(&S, &T, 0) - 10 * batch) < 1);
+    const char *no_workers[] = {"loader.num_workers=0", NULL};
+    assert_int_equal(tu_build(yaml, no_workers, &S, &T), 0);
+    assert_true(memory_shm_process(&S, &S.jobs[0]) == 0);
+    const char *short_epoch[] = {"dataset.items=100", NULL}; /* 2 batches a rank */
+    assert_int_equal(tu_build(yaml, short_epoch, &S, &T), 0);
+    assert_true(fabs(memory_shm_process(&S, &S.jobs[0]) - 2 * batch) < 1);
+    const char *docker[] = {"server.shm_mb=64", "server.gpus=1", "jobs.0.gpus=1", NULL};
+    assert_int_equal(tu_build(yaml, docker, &S, &T), 0);
+    assert_int_equal(memory_check(&S, &T), 2);
+    const char *one[] = {"server.shm_mb=64", "server.gpus=1", "jobs.0.gpus=1",
+                         "loader.num_workers=1", NULL};
+    assert_int_equal(tu_build(yaml, one, &S, &T), 0);
+    assert_int_equal(memory_check(&S, &T), 0);
+}
+
 /* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
  * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
  * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
@@ -456,9 +489,9 @@ int main(void) {
         cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
         cmocka_unit_test(test_train_cpu),       cmocka_unit_test(test_drop_last_reads),
-        cmocka_unit_test(test_torch_tier),      cmocka_unit_test(test_job_pipelines),
-        cmocka_unit_test(test_gpu_decode),      cmocka_unit_test(test_gpu_memory),
-        cmocka_unit_test(test_mem_bound),
+        cmocka_unit_test(test_torch_tier),      cmocka_unit_test(test_shm),
+        cmocka_unit_test(test_job_pipelines),   cmocka_unit_test(test_gpu_decode),
+        cmocka_unit_test(test_gpu_memory),      cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #ifndef STALLSIM_LOADER_H
 #define STALLSIM_LOADER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scenario.h"
@@ -127,6 +128,12 @@ typedef struct {
      * whether per rank (PyTorch's workers: each reads its own shards, as
      * WebDataset splits them) or for the whole stream (the pool's lanes). */
     uint32_t (*shard_lanes)(const scenario_t *s, int *per_rank);
+
+    /* Optional: bytes of /dev/shm one training process's loader holds at
+     * its peak (batches its worker processes collated into shared memory;
+     * none without). When note is given and the bytes pass `budget`, it
+     * says in the kind's own keys what would fit. */
+    double (*shm_bytes)(const scenario_t *s, const job_t *j, double budget, char *note, size_t n);
 
     /* Memory budget: bytes of one stream's prep state. */
     double (*state_bytes)(const scenario_t *s, const job_t *j, double cores, int ns);

@@ -38,6 +38,7 @@
  * each slice of each epoch (cpu_share below): the slowdown that makes the
  * CPU the processes ask for at their rates fit the capacity. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -435,6 +436,42 @@ static double torch_bytes(const scenario_t *s, const job_t *j, double cores, int
     return 8 * (2 * G * W + 4 * G) + 6 * G + 64 + 2 * ns * (calendar_bytes(CPU_LOG2) + 64);
 }
 
+/* A tensor in shared memory is a segment of whole pages. */
+static double pages(double bytes) {
+    return ceil(bytes / 4096) * 4096;
+}
+
+/* A worker collates each batch into shared memory (default_collate's
+ * _new_shared storage: the images, and the labels as int64), and the
+ * iterator keeps prefetch_factor x num_workers batches outstanding while
+ * the training loop holds the one it trains on: measured peaks of exactly
+ * (p x W + 1) batches, or the epoch's batches when fewer
+ * (scripts/validate_shm.py). */
+static double torch_shm(const scenario_t *s, const job_t *j, double budget, char *note, size_t n) {
+    const int64_t W = s->loader.torch.num_workers, pf = s->loader.torch.prefetch_factor;
+    if (W == 0) return 0;
+    const double b = (double)j->batch_per_gpu;
+    const double batch = pages(b * scenario_job_out_item_bytes(s, j)) + pages(b * 8);
+    /* An epoch of fewer batches than that holds them all at most. */
+    const double per_rank = ceil((double)s->dataset.items / (double)j->gpus / b);
+    double held = (double)(pf * W + 1);
+    if (held > per_rank) held = per_rank;
+    const double need = held * batch;
+    if (note && need > budget) {
+        int64_t w_fit = (int64_t)floor((budget / batch - 1) / (double)pf);
+        int64_t pf_fit = (int64_t)floor((budget / batch - 1) / (double)W);
+        int k = snprintf(note, n,
+                         "prefetch_factor %lld x %lld workers + the batch in training = %lld "
+                         "batches of %.1f MiB",
+                         (long long)pf, (long long)W, (long long)(pf * W + 1), batch / 1048576);
+        if (k > 0 && (size_t)k < n && w_fit >= 1)
+            k += snprintf(note + k, n - (size_t)k, "; num_workers %lld fits", (long long)w_fit);
+        if (k > 0 && (size_t)k < n && pf_fit >= 1 && pf > 1)
+            snprintf(note + k, n - (size_t)k, "; prefetch_factor %lld fits", (long long)pf_fit);
+    }
+    return need;
+}
+
 /* clang-format off */
 static const key_def_t keys[] = {
     {"loader.num_workers", KT_INT, "processes", "0", 0, 4096, 0, NULL, SCN_FIELD(loader.torch.num_workers), "pytorch: worker processes per training process (GPU); 0 = load in the training process"},
@@ -476,4 +513,5 @@ const loader_ops_t loader_pytorch = {
     .items_s = torch_items_s,
     .model_epoch = torch_model_epoch,
     .state_bytes = torch_bytes,
+    .shm_bytes = torch_shm,
 };

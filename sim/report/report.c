@@ -10,6 +10,7 @@
 #include "cost.h"
 #include "fig.h"
 #include "gap.h"
+#include "memory.h"
 #include "html.h"
 #include "kinds.h"
 #include "schema.h"
@@ -540,6 +541,10 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
             fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
             report_json_string(out, v[k].topo.inst[i].name);
             fprintf(out, ", \"cpus\": %.6g, ", v[k].topo.inst[i].cpus);
+            /* /dev/shm in MiB, as df -m and docker's --shm-size count it. */
+            fprintf(out, "\"shm_peak_mib\": {\"per_process\": %.6g, \"server\": %.6g}, ",
+                    memory_shm_process(&v[k].scn, &v[k].scn.jobs[v[k].topo.inst[i].job]) / MIB,
+                    memory_shm_peak(&v[k].scn, &v[k].topo, v[k].topo.inst[i].first_server) / MIB);
             /* Only under a curve or the memory bound: as before without. */
             if (scenario_prep_cores_shaped(&v[k].scn)) {
                 prep_cores_why_t w;

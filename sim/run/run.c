@@ -10,6 +10,7 @@
 #include "budget.h"
 #include "diag.h"
 #include "kinds.h"
+#include "memory.h"
 #include "model.h"
 #include "mrc.h"
 #include "schema.h"
@@ -104,6 +105,7 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
     int rc = scenario_build(doc, sets, variant, &v->scn);
     if (!rc) rc = topology_build(&v->scn, &v->topo);
     if (!rc) rc = kinds_check(&v->scn, &v->topo);
+    if (!rc) rc = memory_check(&v->scn, &v->topo);
     /* Refuse a simulation this machine cannot hold before allocating any of it. */
     if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
         rc = sim_memory_check_n(&v->scn, &v->topo, simulations);

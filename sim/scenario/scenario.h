@@ -117,6 +117,7 @@ typedef struct {
             double latency_us;
         } network;
         double gpu_mem_gb;   /* memory of each GPU; 0 = not checked */
+        double shm_mb;       /* the servers' /dev/shm; 0 = not checked */
         struct {             /* a local cache device in front of storage (sim.c's tier) */
             double cache_gb; /* 0 = none */
             int cache;       /* policy: index into the cache kinds */
