@@ -217,7 +217,13 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             train_item += qj->train_cpu_ms / 1e3 / b;
             nc++;
         }
-        t_gpu = nb_full * tb[me] + (rem > 0 ? tl[me] : 0);
+        /* The GPU's own prep (nvJPEG, augment on the GPU) is not T_gpu. */
+        const double g_full = scenario_job_gpu_prep_s(s, jb, b);
+        const double g_last = rem > 0 ? scenario_job_gpu_prep_s(s, jb, ceil(rem / G)) : g_full;
+        const double alone = jb->train_cpu_ms / 1e3 * share;
+        t_gpu =
+            nb_full * fmax(tb[me] - g_full, alone) + (rem > 0 ? fmax(tl[me] - g_last, alone) : 0);
+        const double gpu_prep = nb_full * g_full + (rem > 0 ? g_last : 0);
         /* The cores prepare as the measured curve's effective cores (prep.scaling). */
         const double eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);
         double r_prep = loader->items_s(eff_cpus, tprep);
@@ -364,6 +370,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
                 }
             }
             m->t_gpu_s = t_gpu;
+            m->gpu_prep_s = gpu_prep;
             m->t_prep_s = ends_p[me];
             m->epoch_s = ends[me];
             if (m->epoch_s < m->t_prep_s) m->epoch_s = m->t_prep_s;

@@ -72,11 +72,12 @@ typedef struct {
     double *started, *started_mem; /* [ahead]: when the last consumer started batch k, by k % ahead:
                                     * batch k + ahead may be issued then (its buffer is free) */
     double *end, *end_mem;         /* [ninst]: each consumer's last iteration end */
-    double *t_full, *t_last, *t_gpu; /* [ninst] */
-    double *train_s;                 /* [ninst]: each consumer's training CPU per iteration */
-    double *consumed;                /* [ninst]: items each consumer trained on this epoch */
-    uint16_t *rank_server;           /* [G]: which of the stream's servers GPU rank r is on */
-    int staged_peak;                 /* most batches prepared ahead at once this epoch */
+    double *t_full, *t_last, *t_gpu;  /* [ninst] */
+    double *train_s;                  /* [ninst]: each consumer's training CPU per iteration */
+    double *g_full, *g_last, *g_prep; /* [ninst]: of t_full and t_last, the GPU's prep; its sum */
+    double *consumed;                 /* [ninst]: items each consumer trained on this epoch */
+    uint16_t *rank_server;            /* [G]: which of the stream's servers GPU rank r is on */
+    int staged_peak;                  /* most batches prepared ahead at once this epoch */
     int epoch, done;
     int64_t batch;
     double ep_start, ep_start_mem;
@@ -294,7 +295,7 @@ static void start_epoch(world_t *w, stream_t *st) {
     st->prepped = 0;
     st->staged_peak = 0;
     for (int c = 0; c < st->ninst; c++)
-        st->t_gpu[c] = st->consumed[c] = 0;
+        st->t_gpu[c] = st->consumed[c] = st->g_prep[c] = 0;
 }
 
 static int build(world_t *w, gsl_rng *master) {
@@ -427,6 +428,9 @@ static int build(world_t *w, gsl_rng *master) {
         st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
         st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
         st->train_s = xcalloc((size_t)st->ninst, sizeof *st->train_s, &fail);
+        st->g_full = xcalloc((size_t)st->ninst, sizeof *st->g_full, &fail);
+        st->g_last = xcalloc((size_t)st->ninst, sizeof *st->g_last, &fail);
+        st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
         st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
         st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
         if (fail) return -1;
@@ -437,6 +441,10 @@ static int build(world_t *w, gsl_rng *master) {
             const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
             st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
             st->train_s[c] = jb->train_cpu_ms / 1e3;
+            st->g_full[c] = scenario_job_gpu_prep_s(s, jb, (double)jb->batch_per_gpu);
+            st->g_last[c] =
+                rem ? scenario_job_gpu_prep_s(s, jb, (double)((rem + st->G - 1) / st->G))
+                    : st->g_full[c];
             st->t_last[c] = rem ? scenario_job_compute_s(s, jb, (double)((rem + st->G - 1) / st->G))
                                 : st->t_full[c];
         }
@@ -453,7 +461,7 @@ static void destroy(world_t *w) {
         free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
         free(st->started), free(st->started_mem);
         free(st->end), free(st->end_mem), free(st->t_full), free(st->t_last), free(st->t_gpu);
-        free(st->train_s);
+        free(st->train_s), free(st->g_full), free(st->g_last), free(st->g_prep);
         free(st->consumed), free(st->rank_server);
         if (w->S) shards_free(&st->shards);
         free(st->out_order);
@@ -551,6 +559,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
          * scheduling, and DS-Analyzer's fetch stall is then 0. */
         if (m->t_prep_s > m->epoch_s) m->t_prep_s = m->epoch_s;
         m->t_gpu_s = st->t_gpu[c];
+        m->gpu_prep_s = st->g_prep[c];
         m->hit_rate = st->hits / n;
         m->tier_hit_rate = st->tier_hits / n;
         m->remote_hit_rate = st->remote_hits / n;
@@ -915,10 +924,13 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
                               (double)(hi - lo), last);
         st->end[c] = end;
         st->end_mem[c] = end_mem;
-        /* DS-Analyzer's T_gpu is an iteration on synthetic data: the
+        /* DS-Analyzer's T_gpu is an iteration on synthetic data already on
+         * the GPU: no decode or augment there (they are prep stall), and the
          * training process's own CPU, alone, bounds it too. */
         const double alone = st->train_s[c] * st->prep.train_share;
-        st->t_gpu[c] += tb > alone ? tb : alone;
+        const double gprep = last ? st->g_last[c] : st->g_full[c];
+        st->t_gpu[c] += tb - gprep > alone ? tb - gprep : alone;
+        st->g_prep[c] += gprep;
         st->consumed[c] += (double)(hi - lo);
         if (start > wmax) wmax = start;
         if (start_mem > wmax_mem) wmax_mem = start_mem;

@@ -90,6 +90,7 @@ GETTER(staged_bytes)
 GETTER(storage_reads)
 GETTER(shards_per_batch)
 GETTER(tier_hit_rate)
+GETTER(gpu_prep_s)
 static double get_bottleneck(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
     return m->bottleneck;
@@ -180,6 +181,7 @@ static const column_t columns[] = {
     {"storage_requests", COL_NUM, "%.9g", get_storage_reads, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"shards_per_batch", COL_NUM, "%.6g", get_shards_per_batch, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"tier_hit_rate", COL_NUM, "%.6f", get_tier_hit_rate, FIG_SHARE, NULL, NULL, 0, NULL},
+    {"gpu_prep_s", COL_NUM, "%.9g", get_gpu_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
     {"vs_model", COL_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
     {"model_differs", COL_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };

@@ -15,6 +15,9 @@ void metrics_derive(epoch_metrics_t *m, double items) {
     if (m->gpu_util >= METRICS_GPU_BOUND) return;
     double best = 0;
     if (m->cpu_util > best) best = m->cpu_util, m->bottleneck = BN_PREP;
+    /* The GPU busy with prep (decoding for DALI's mixed decoder) is prep's. */
+    double gpu_prep = m->epoch_s > 0 ? m->gpu_prep_s / m->epoch_s : 0;
+    if (gpu_prep > best) best = gpu_prep, m->bottleneck = BN_PREP;
     if (m->storage_util > best) best = m->storage_util, m->bottleneck = BN_STORAGE_BW;
     if (m->slot_util > best && m->slot_util > METRICS_GPU_BOUND)
         best = m->slot_util, m->bottleneck = BN_STORAGE_LATENCY;

@@ -37,6 +37,7 @@ typedef struct {
     double staged_bytes;     /* peak memory of batches prepared ahead for this job's stream */
     double shards_per_batch; /* record shards: distinct shards in a batch, mean (0: loose items) */
     double tier_hit_rate;    /* served by the tier (server.tier) over accesses */
+    double gpu_prep_s;       /* of the training GPUs' busy time, prep (nvJPEG, GPU augment) */
     int bottleneck;          /* bottleneck_t */
     int approximate;         /* model: no exact closed form for this case */
 } epoch_metrics_t;

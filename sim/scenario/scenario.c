@@ -784,16 +784,21 @@ double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j) {
     return j->prep.out_kb > 0 ? j->prep.out_kb * 1e3 : scenario_out_item_bytes(s);
 }
 
-double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
-    double t = j->compute_s_per_batch > 0
-                   ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
-                   : items / j->gpu_items_per_s;
+double scenario_job_gpu_prep_s(const scenario_t *s, const job_t *j, double items) {
+    double t = 0;
     /* nvJPEG's GPU stages run on the GPU that trains, before its step. */
     if (s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO)
         t += items * s->prep.gpu_decode_ms_per_mp * s->dataset.megapixels / 1e3;
     if (s->prep.on_gpu && j->prep.pipeline == PIPE_IMAGE_TRAIN)
         t += items * s->prep.gpu_augment_ms / 1e3;
     return t;
+}
+
+double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
+    double t = j->compute_s_per_batch > 0
+                   ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
+                   : items / j->gpu_items_per_s;
+    return t + scenario_job_gpu_prep_s(s, j, items);
 }
 
 double scenario_out_item_bytes(const scenario_t *s) {

@@ -47,8 +47,8 @@ typedef struct {
     double gpu_items_per_s;     /* per GPU; 0 = use compute_s_per_batch */
     double compute_s_per_batch; /* per iteration; 0 = use gpu_items_per_s */
     int64_t prefetch_batches;
-    int64_t cpus; /* cores for this job's prep under partitioned prep; 0 = an equal share */
-    double gpu_mem_gb; /* GPU memory the training itself takes on each GPU */
+    int64_t cpus;        /* cores for this job's prep under partitioned prep; 0 = an equal share */
+    double gpu_mem_gb;   /* GPU memory the training itself takes on each GPU */
     double train_cpu_ms; /* CPU of each training process per iteration, beside its GPU's compute */
     struct {
         int pipeline;  /* pipeline_t */
@@ -138,9 +138,9 @@ typedef struct {
         double huffman_ms_per_mb; /* decode gpu: the CPU's Huffman stage; 0 = not given */
         double huffman_ms_per_item;
         double gpu_decode_ms_per_mp; /* decode gpu: GPU time per megapixel; 0 = not given */
-        double eval_ms;            /* image_eval: resize, centre crop, normalise; 0 = not given */
-        double audio_ms_per_mb;    /* audio: per MB of WAV; 0 = not given */
-        double audio_ms_per_item;  /* audio: fixed per clip */
+        double eval_ms;              /* image_eval: resize, centre crop, normalise; 0 = not given */
+        double audio_ms_per_mb;      /* audio: per MB of WAV; 0 = not given */
+        double audio_ms_per_item;    /* audio: fixed per clip */
         double mem_mb_per_item;    /* prep's buffer traffic per item; 0 = no bound on prep cores */
         char scaling[SCN_STR * 2]; /* "THREADS:SPEEDUP, ..." as written; "" = linear */
         /* prep.scaling parsed by scenario_build: thread counts ascending from 1. */
@@ -312,6 +312,10 @@ const char *decode_place_name(int i);
 double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j);
 /* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
+/* Of that, the seconds the GPU spends on prep (nvJPEG's stages under
+ * prep.decode gpu, the augment under prep.on_gpu): DS-Analyzer's T_gpu is
+ * measured with synthetic data already on the GPU, so they are prep stall. */
+double scenario_job_gpu_prep_s(const scenario_t *s, const job_t *j, double items);
 /* Memory of one prepared item, in bytes. */
 double scenario_out_item_bytes(const scenario_t *s);
 /* How many batches job j's loader may prepare ahead: its prefetch_batches, or
