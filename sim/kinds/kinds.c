@@ -49,6 +49,11 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j) {
     return l->staged_batches ? l->staged_batches(s, j) : scenario_staged_batches(s, j);
 }
 
+int64_t loader_sync_readers(const scenario_t *s) {
+    const loader_ops_t *l = scenario_loader(s);
+    return l->sync_reads ? l->readers_in_flight(s) : 0;
+}
+
 int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m) {
     (void)j;
     int64_t B = s->loader.shuffle_buffer < n ? s->loader.shuffle_buffer : n;

@@ -35,6 +35,10 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j);
  * whose workers stream their own shards (shard_lanes per rank) has one in
  * each worker, which moves no time (kinds.c says why): 0, as without one. */
 int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m);
+/* Reads one server's loader workers have in flight at most when each waits
+ * on one read (loader_ops_t.sync_reads); 0 for a loader that issues a
+ * batch's reads at once. */
+int64_t loader_sync_readers(const scenario_t *s);
 /* The storage kind of a built scenario. */
 const storage_ops_t *scenario_storage(const scenario_t *s);
 /* The index of the storage kind called name, or -1. */
