@@ -73,9 +73,17 @@ const storage_ops_t *scenario_storage(const scenario_t *s) {
     return storages[s->server.storage.kind];
 }
 
+/* The index of a storage kind in the list (the registry's own kinds only). */
+static int storage_index(const storage_ops_t *ops) {
+    int i = 0;
+    while (storages[i] != ops)
+        i++;
+    return i;
+}
+
 void tier_scenario(scenario_t *t, const scenario_t *s) {
     *t = *s;
-    t->server.storage.kind = storage_kind_find("fixed");
+    t->server.storage.kind = storage_index(&storage_fixed);
     t->server.storage.read_mb_s = s->server.tier.read_mb_s;
     t->server.storage.latency_ms = s->server.tier.latency_ms;
     t->server.storage.read_iops = s->server.tier.read_iops;

@@ -313,6 +313,7 @@ const storage_ops_t storage_object = {
     .help = "HTTP object store: time to first byte, connections in flight, per-connection rate",
     .keys = keys,
     .nkeys = sizeof keys / sizeof keys[0],
+    .lists_requests = 1,
     .init = object_init,
     .read = object_read,
     .destroy = object_destroy,
