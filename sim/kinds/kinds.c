@@ -136,6 +136,14 @@ const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
     return NULL;
 }
 
+/* The schema (a layer down) takes the kinds from here: registered before
+ * main, so it never calls up into the registry. CMake's link option on
+ * stallsim_scenario pulls this file into every program that has the schema. */
+__attribute__((constructor)) static void register_kinds(void) {
+    static const schema_kinds_t table = {kind_name, kind_help, kind_keys};
+    schema_register_kinds(&table);
+}
+
 int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
                uint64_t capacity) {
     memset(c, 0, sizeof *c);

@@ -9,6 +9,13 @@
 #include "loader.h"
 #include "storage.h"
 
+/* The name of kind i of a family (NULL past the last), its one-line help,
+ * and the scenario rows it owns (n = 0 when none): what the schema takes
+ * its choices and rows from (registered into it before main). */
+const char *kind_name(kind_family_t family, int i);
+const char *kind_help(kind_family_t family, int i);
+const key_def_t *kind_keys(kind_family_t family, int i, int *n);
+
 /* The cache policy at index i of `loader.cache`'s choices, or NULL. */
 const cache_ops_t *cache_kind(int i);
 /* The index of the policy called name, or -1. */

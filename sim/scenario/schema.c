@@ -19,16 +19,26 @@ const char *prep_mode_name(int i) {
     return i >= 0 && i < PREP__COUNT ? names[i] : NULL;
 }
 
+static const schema_kinds_t *kinds; /* registered before main (kinds.c) */
+
+void schema_register_kinds(const schema_kinds_t *k) {
+    kinds = k;
+}
+
+static const char *kind_choice(kind_family_t family, int i) {
+    return kinds ? kinds->name(family, i) : NULL;
+}
+
 static const char *cache_choice(int i) {
-    return kind_name(FAMILY_CACHE, i);
+    return kind_choice(FAMILY_CACHE, i);
 }
 
 static const char *storage_choice(int i) {
-    return kind_name(FAMILY_STORAGE, i);
+    return kind_choice(FAMILY_STORAGE, i);
 }
 
 static const char *loader_choice(int i) {
-    return kind_name(FAMILY_LOADER, i);
+    return kind_choice(FAMILY_LOADER, i);
 }
 
 const char *dist_mode_name(int i) {
@@ -164,15 +174,20 @@ static void index_rows(void) {
 }
 
 static void build_rows(void) {
+    if (!kinds) {
+        fputs("stallsim: internal error: no kind registry (kinds.c is not linked in)\n", stderr);
+        abort();
+    }
     for (size_t r = 0; r < sizeof core_keys / sizeof core_keys[0]; r++) {
         if (core_keys[r].type != KT_SPLICE) {
             if (nscen == SCN_MAX_KEYS) abort(); /* raise SCN_MAX_KEYS */
             scen_rows[nscen++] = core_keys[r];
             continue;
         }
-        for (int i = 0; kind_name((kind_family_t)core_keys[r].offset, i); i++) {
+        kind_family_t family = (kind_family_t)core_keys[r].offset;
+        for (int i = 0; kinds->name(family, i); i++) {
             int n;
-            const key_def_t *k = kind_keys((kind_family_t)core_keys[r].offset, i, &n);
+            const key_def_t *k = kinds->keys(family, i, &n);
             for (int j = 0; j < n; j++) {
                 if (spliced(&k[j])) continue;
                 if (nscen == SCN_MAX_KEYS) abort();
