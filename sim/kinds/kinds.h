@@ -8,6 +8,7 @@
 #include "cache.h"
 #include "loader.h"
 #include "storage.h"
+#include "tier.h"
 
 /* The name of kind i of a family (NULL past the last), its one-line help,
  * and the scenario rows it owns (n = 0 when none): what the schema takes
@@ -50,8 +51,7 @@ int64_t loader_sync_readers(const scenario_t *s);
 const storage_ops_t *scenario_storage(const scenario_t *s);
 /* The index of the storage kind called name, or -1. */
 int storage_kind_find(const char *name);
-/* The scenario the tier's device (server.tier) is read with: s with the
- * tier's figures as a fixed kind's, local to each server. */
-void tier_scenario(scenario_t *t, const scenario_t *s);
+/* The index of a storage kind of the list (its ops table). */
+int storage_kind_index(const storage_ops_t *ops);
 
 #endif

@@ -46,7 +46,12 @@ typedef struct {
  * layer up) registers them before main runs, so the schema asks through
  * these pointers and never calls up; a program whose registry is not linked
  * in stops at the schema's first use. */
-typedef enum { FAMILY_CACHE, FAMILY_STORAGE, FAMILY_LOADER } kind_family_t;
+typedef enum {
+    FAMILY_CACHE,
+    FAMILY_STORAGE,
+    FAMILY_LOADER,
+    FAMILY_TIER /* one member, the tier (its rows only: no key picks it) */
+} kind_family_t;
 typedef struct {
     const char *(*name)(kind_family_t family, int i);
     const char *(*help)(kind_family_t family, int i);
