@@ -299,6 +299,24 @@ static void test_rules(void **state) {
     assert_int_equal(loader_staged_batches(&S, &S.jobs[0]), 6);
 }
 
+/* The storage kinds size their queues by the loader's synchronous readers:
+ * ranks x workers, a server holding at most its GPUs' ranks; none for the
+ * pool, which issues a batch's reads at once. */
+static void test_readers_in_flight(void **state) {
+    (void)state;
+    const char *one[] = {"loader.num_workers=3", NULL};
+    assert_int_equal(tu_build(base, one, &S, &T), 0);
+    assert_int_equal(loader_sync_readers(&S), 3);
+    const char *many[] = {"loader.num_workers=3", "server.count=2", "server.gpus=4",
+                          "jobs.0.gpus=2",        "jobs.0.count=3", NULL};
+    assert_int_equal(tu_build(base, many, &S, &T), 0);
+    assert_int_equal(loader_sync_readers(&S), 4 * 3);
+    const char *pool = "dataset: {items: 100, item_kb: 100}\nserver: {gpus: 1}\n"
+                       "jobs: [{gpus: 1, gpu_items_per_s: 100}]\n";
+    assert_int_equal(tu_build(pool, NULL, &S, &T), 0);
+    assert_int_equal(loader_sync_readers(&S), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synchronous),
@@ -309,6 +327,7 @@ int main(void) {
         cmocka_unit_test(test_free_reads),
         cmocka_unit_test(test_drop_last),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_readers_in_flight),
         cmocka_unit_test(test_cpu_shared_with_waits),
         cmocka_unit_test(test_tier_hits_hold_cores),
         cmocka_unit_test(test_step_cpu_shares_cores),

@@ -200,7 +200,7 @@ static void test_reference_lists_every_key(void **state) {
 }
 
 /* Every kind's own rows are in the key table, once, and the kind keys'
- * choices are the registries'. */
+ * choices are the registries', each listed in the key's help with its own. */
 static void test_kind_rows_spliced(void **state) {
     (void)state;
     int n;
@@ -217,6 +217,10 @@ static void test_kind_rows_spliced(void **state) {
         int i = 0;
         for (; kind_name(fams[f], i); i++) {
             assert_string_equal(k->choice(i), kind_name(fams[f], i));
+            char listed[512];
+            snprintf(listed, sizeof listed, "%s (%s)", kind_name(fams[f], i),
+                     kind_help(fams[f], i));
+            assert_non_null(strstr(k->help, listed));
             int nk;
             const key_def_t *own = kind_keys(fams[f], i, &nk);
             for (int j = 0; j < nk; j++) {

@@ -35,19 +35,7 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     double stor = s->server.storage.shared ? 1 : servers;
     b += stor * scenario_storage(s)->state_bytes(s); /* storage state */
     b += servers * 64;                               /* cache, NIC, storage structs */
-    if (s->server.tier.cache_gb > 0) {
-        /* the tier: a cache and a fixed-kind device per server, and the
-         * scenario copy its device reads */
-        double entries = s->dataset.shard_items > 1 ? ceil(n / (double)s->dataset.shard_items) : n;
-        b += servers * (cache_kind(s->server.tier.cache)->state_bytes(entries) + 64);
-        scenario_t *ts = malloc(sizeof *ts);
-        if (ts) {
-            tier_scenario(ts, s);
-            b += servers * scenario_storage(ts)->state_bytes(ts);
-            free(ts);
-        }
-        b += (double)sizeof(scenario_t);
-    }
+    if (tier_on(s)) b += tier_state_bytes(s);
 
     /* Streams: one per instance, or one per group of servers under coordinated prep. */
     for (int i = 0; i < t->ninst; i++) {

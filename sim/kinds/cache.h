@@ -20,12 +20,21 @@
 
 typedef struct cache cache_t;
 
+/* The exact cache-size curve a policy has (sim/mrc: every size from one
+ * replay of the accesses), which mrc asks instead of the policy's name. */
+typedef enum {
+    CACHE_CURVE_NONE,  /* none: each size is its own simulation */
+    CACHE_CURVE_STACK, /* a stack policy (LRU over bytes): one pass of stack distances */
+    CACHE_CURVE_FILL   /* admit while there is room, never evict: a bit per size and item */
+} cache_curve_t;
+
 typedef struct {
     const char *name;
-    const char *help;  /* one line for the key reference */
-    int needs_future;  /* access() needs each access's next use */
-    int partitionable; /* CoorDL's partitioned caching (admit while room, never evict) is this
-                          policy */
+    const char *help;    /* one line for the key reference */
+    int needs_future;    /* access() needs each access's next use */
+    int partitionable;   /* CoorDL's partitioned caching (admit while room, never evict) is this
+                            policy */
+    cache_curve_t curve; /* its exact cache-size curve, if any */
 
     /* Simulator. init allocates the per-item state (0, or -1 without memory). */
     int (*init)(cache_t *c);

@@ -18,6 +18,7 @@ static double lru_epoch(double f, double p, int k, int e, int *exact) {
 const cache_ops_t cache_lru = {
     .name = "lru",
     .help = "least recently used (the OS page cache)",
+    .curve = CACHE_CURVE_STACK,
     .init = list_init,
     .access = lru_access,
     .prefetch = list_prefetch,

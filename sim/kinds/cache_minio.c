@@ -64,6 +64,7 @@ const cache_ops_t cache_minio = {
     .name = "minio",
     .help = "CoorDL's MinIO: admit while there is room, never evict",
     .partitionable = 1,
+    .curve = CACHE_CURVE_FILL,
     .init = minio_init,
     .access = minio_access,
     .prefetch = minio_prefetch,

@@ -49,6 +49,11 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j) {
     return l->staged_batches ? l->staged_batches(s, j) : scenario_staged_batches(s, j);
 }
 
+int64_t loader_sync_readers(const scenario_t *s) {
+    const loader_ops_t *l = scenario_loader(s);
+    return l->sync_reads ? l->readers_in_flight(s) : 0;
+}
+
 int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m) {
     (void)j;
     int64_t B = s->loader.shuffle_buffer < n ? s->loader.shuffle_buffer : n;
@@ -68,14 +73,11 @@ const storage_ops_t *scenario_storage(const scenario_t *s) {
     return storages[s->server.storage.kind];
 }
 
-void tier_scenario(scenario_t *t, const scenario_t *s) {
-    *t = *s;
-    t->server.storage.kind = storage_kind_find("fixed");
-    t->server.storage.read_mb_s = s->server.tier.read_mb_s;
-    t->server.storage.latency_ms = s->server.tier.latency_ms;
-    t->server.storage.read_iops = s->server.tier.read_iops;
-    t->server.storage.queue_depth = s->server.tier.queue_depth;
-    t->server.storage.shared = 0;
+int storage_kind_index(const storage_ops_t *ops) {
+    int i = 0;
+    while (storages[i] != ops)
+        i++;
+    return i;
 }
 
 int storage_kind_find(const char *name) {
@@ -93,6 +95,8 @@ const char *kind_name(kind_family_t family, int i) {
         return i < NSTORAGES ? storages[i]->name : NULL;
     case FAMILY_LOADER:
         return i < NLOADERS ? loaders[i]->name : NULL;
+    case FAMILY_TIER:
+        return i == 0 ? "tier" : NULL;
     }
     return NULL;
 }
@@ -106,12 +110,15 @@ const char *kind_help(kind_family_t family, int i) {
         return storages[i]->help;
     case FAMILY_LOADER:
         return loaders[i]->help;
+    case FAMILY_TIER:
+        return "a local cache device per server in front of storage (tier.c)";
     }
     return NULL;
 }
 
 const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
     *n = 0;
+    if (family == FAMILY_TIER && i == 0) return tier_keys(n);
     if (family == FAMILY_STORAGE && i >= 0 && i < NSTORAGES) {
         *n = storages[i]->nkeys;
         return storages[i]->keys;
@@ -121,6 +128,14 @@ const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
         return loaders[i]->keys;
     }
     return NULL;
+}
+
+/* The schema (a layer down) takes the kinds from here: registered before
+ * main, so it never calls up into the registry. CMake's link option on
+ * stallsim_scenario pulls this file into every program that has the schema. */
+__attribute__((constructor)) static void register_kinds(void) {
+    static const schema_kinds_t table = {kind_name, kind_help, kind_keys};
+    schema_register_kinds(&table);
 }
 
 int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
@@ -162,10 +177,7 @@ static int owned_by_other(kind_family_t family, int chosen, const char *name) {
 int kinds_key_used(const scenario_t *s, const char *name) {
     /* Sampling means nothing to a dataset below its threshold. */
     if (!strncmp(name, "sim.sample_", 11) && s->dataset.items <= s->sampling.above_items) return 0;
-    /* The tier's device and policy mean nothing without the tier. */
-    if (s->server.tier.cache_gb <= 0 && !strncmp(name, "server.tier.", 12) &&
-        strcmp(name, "server.tier.cache_gb"))
-        return 0;
+    if (!tier_key_used(s, name)) return 0;
     /* No curve is linear scaling: the echo says nothing of it. */
     if (!s->prep.scaling[0] && !strcmp(name, "prep.scaling")) return 0;
     /* The memory-bandwidth bound takes both keys: neither means anything alone. */
@@ -228,44 +240,6 @@ static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, c
         diag_error(s->origin[row], "key '%s' belongs to %s: %s, but this scenario uses %s", name,
                    key, by, uses);
         bad = 1;
-    }
-    return bad;
-}
-
-/* The tier (sim.c): a second cache over the DRAM cache's misses, on its own
- * device, local to each server. */
-static int tier_check(const scenario_t *s) {
-    int bad = 0;
-    if (s->server.tier.cache_gb > 0) {
-        const cache_ops_t *tc = cache_kind(s->server.tier.cache);
-        if (tc->needs_future) {
-            diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache")],
-                       "server.tier.cache: %s needs the future of the tier's own access stream, "
-                       "which stallsim does not build: use lru, linux, minio, fifo or none",
-                       tc->name);
-            bad = 1;
-        }
-        if (s->loader.dist_cache == DIST_SHARDED) {
-            diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache_gb")],
-                       "server.tier.cache_gb: a tier is a local cache of each server; "
-                       "loader.dist_cache: partitioned serves remote hits over the network "
-                       "instead, and the two are not modelled together (use local)");
-            bad = 1;
-        }
-    } else {
-        static const char *const tier_keys[] = {"server.tier.cache", "server.tier.read_mb_s",
-                                                "server.tier.latency_ms", "server.tier.read_iops",
-                                                "server.tier.queue_depth"};
-        for (size_t i = 0; i < sizeof tier_keys / sizeof tier_keys[0]; i++) {
-            int row = schema_find(SCOPE_SCENARIO, tier_keys[i]);
-            if (s->explicit_key[row]) {
-                diag_error(s->origin[row],
-                           "%s describes the tier: set server.tier.cache_gb (> 0) too, or "
-                           "leave it out",
-                           tier_keys[i]);
-                bad = 1;
-            }
-        }
     }
     return bad;
 }

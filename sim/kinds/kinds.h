@@ -8,6 +8,14 @@
 #include "cache.h"
 #include "loader.h"
 #include "storage.h"
+#include "tier.h"
+
+/* The name of kind i of a family (NULL past the last), its one-line help,
+ * and the scenario rows it owns (n = 0 when none): what the schema takes
+ * its choices and rows from (registered into it before main). */
+const char *kind_name(kind_family_t family, int i);
+const char *kind_help(kind_family_t family, int i);
+const key_def_t *kind_keys(kind_family_t family, int i, int *n);
 
 /* The cache policy at index i of `loader.cache`'s choices, or NULL. */
 const cache_ops_t *cache_kind(int i);
@@ -35,12 +43,15 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j);
  * whose workers stream their own shards (shard_lanes per rank) has one in
  * each worker, which moves no time (kinds.c says why): 0, as without one. */
 int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m);
+/* Reads one server's loader workers have in flight at most when each waits
+ * on one read (loader_ops_t.sync_reads); 0 for a loader that issues a
+ * batch's reads at once. */
+int64_t loader_sync_readers(const scenario_t *s);
 /* The storage kind of a built scenario. */
 const storage_ops_t *scenario_storage(const scenario_t *s);
 /* The index of the storage kind called name, or -1. */
 int storage_kind_find(const char *name);
-/* The scenario the tier's device (server.tier) is read with: s with the
- * tier's figures as a fixed kind's, local to each server. */
-void tier_scenario(scenario_t *t, const scenario_t *s);
+/* The index of a storage kind of the list (its ops table). */
+int storage_kind_index(const storage_ops_t *ops);
 
 #endif

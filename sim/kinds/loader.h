@@ -128,6 +128,10 @@ typedef struct {
      * whether per rank (PyTorch's workers: each reads its own shards, as
      * WebDataset splits them) or for the whole stream (the pool's lanes). */
     uint32_t (*shard_lanes)(const scenario_t *s, int *per_rank);
+    /* For a kind with sync_reads (its workers wait on one read each): reads
+     * one server's workers have in flight at most, all jobs together. The
+     * storage kinds size their queues by it (kinds.h: loader_sync_readers). */
+    int64_t (*readers_in_flight)(const scenario_t *s);
 
     /* Optional: bytes of /dev/shm one training process's loader holds at
      * its peak (batches its worker processes collated into shared memory;

@@ -494,6 +494,16 @@ static uint32_t torch_shard_lanes(const scenario_t *s, int *per_rank) {
     return s->loader.torch.num_workers > 0 ? (uint32_t)s->loader.torch.num_workers : 1;
 }
 
+/* One read per worker (per training process when it loads itself): ranks x
+ * workers, a server holding at most its GPUs' ranks. */
+static int64_t torch_readers(const scenario_t *s) {
+    int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1, ranks = 0;
+    for (int i = 0; i < s->njobs; i++)
+        ranks += s->jobs[i].count * s->jobs[i].gpus;
+    if (ranks > s->server.gpus) ranks = s->server.gpus;
+    return ranks * w;
+}
+
 const loader_ops_t loader_pytorch = {
     .name = "pytorch",
     .help = "torch.utils.data.DataLoader: num_workers processes per GPU, a batch each, in order",
@@ -508,6 +518,7 @@ const loader_ops_t loader_pytorch = {
     .destroy = torch_destroy,
     .check = torch_check,
     .shard_lanes = torch_shard_lanes,
+    .readers_in_flight = torch_readers,
     .staged_batches = torch_staged,
     .epoch_items = torch_epoch_items,
     .items_s = torch_items_s,

@@ -26,6 +26,10 @@ typedef struct {
     const char *help;
     const key_def_t *keys; /* its own scenario rows, spliced in at server.storage */
     int nkeys;
+    /* 1: a read is a request of its own (an object store's GET, priced and
+     * ranged), not simply a file read: run's output lists the requests an
+     * epoch makes, as it does for record shards. */
+    int lists_requests;
 
     /* Simulator: init builds the state from the scenario (0, or -1 without
      * memory); read serves `bytes` at byte `offset` of the device (the

@@ -227,21 +227,14 @@ static double sptf_mean_s(const geom_t *g, int k) {
     return e;
 }
 
-/* Reads the loader keeps in flight on one drive: PyTorch's workers (one each,
- * ranks x workers, a server's GPUs at most), or the pool's window (a batch's
+/* Reads the loader keeps in flight on one drive: its synchronous readers
+ * (PyTorch's workers, one read each), or the pool's window (a batch's
  * reads go out at once: its window of batches, or for record shards the
  * shards its lanes and its window have open, as the model counts them). */
 static double reads_in_flight(const scenario_t *s) {
-    const loader_ops_t *l = scenario_loader(s);
     const double S = scenario_items_per_read(s);
-    double per = 0;
-    if (l->sync_reads) {
-        int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1, ranks = 0;
-        for (int i = 0; i < s->njobs; i++)
-            ranks += s->jobs[i].count * s->jobs[i].gpus;
-        if (ranks > s->server.gpus) ranks = s->server.gpus;
-        per = (double)(ranks * w);
-    } else {
+    double per = (double)loader_sync_readers(s);
+    if (!per) {
         for (int i = 0; i < s->njobs; i++) {
             const job_t *j = &s->jobs[i];
             double gpus = (double)(j->gpus < s->server.gpus ? j->gpus : s->server.gpus);

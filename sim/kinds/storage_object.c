@@ -82,14 +82,8 @@ static double parts_of(double range_b, double bytes) {
 /* Connections in flight on one device: a server's readers (all servers'
  * when the store is shared). */
 static int object_slots_n(const scenario_t *s) {
-    const loader_ops_t *l = scenario_loader(s);
-    int64_t per;
-    if (l->sync_reads) {
-        /* One GET per worker (per training process when it loads itself). */
-        int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1, ranks = 0;
-        for (int i = 0; i < s->njobs; i++)
-            ranks += s->jobs[i].count * s->jobs[i].gpus;
-        if (ranks > s->server.gpus) ranks = s->server.gpus; /* a server holds at most its GPUs' */
+    int64_t per = loader_sync_readers(s); /* one GET per synchronous reader */
+    if (per) {
         /* With ranged GETs a worker's object is its parts at once, on up to
          * connections_per_process connections (else as many as the parts of
          * an object four times the mean: past that parts wait). */
@@ -99,7 +93,7 @@ static int object_slots_n(const scenario_t *s) {
                 (int64_t)parts_of(s->server.storage.object.range_mb * 1e6,
                                   4 * scenario_item_bytes_mean(s) * scenario_items_per_read(s)),
                 s->server.storage.object.conns_per_process);
-        per = ranks * w * parts;
+        per *= parts;
     } else {
         per = cap_or(s->server.storage.object.reader_threads,
                      s->server.storage.object.conns_per_process);
@@ -319,6 +313,7 @@ const storage_ops_t storage_object = {
     .help = "HTTP object store: time to first byte, connections in flight, per-connection rate",
     .keys = keys,
     .nkeys = sizeof keys / sizeof keys[0],
+    .lists_requests = 1,
     .init = object_init,
     .read = object_read,
     .destroy = object_destroy,

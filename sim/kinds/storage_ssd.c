@@ -82,12 +82,8 @@ static double peak_bw(const scenario_t *s) {
  * read; storage_object.c counts its connections the same way). */
 static int depth_bound(const scenario_t *s) {
     int64_t q = s->server.storage.queue_depth;
-    if (scenario_loader(s)->sync_reads) {
-        int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1, ranks = 0;
-        for (int i = 0; i < s->njobs; i++)
-            ranks += s->jobs[i].count * s->jobs[i].gpus;
-        if (ranks > s->server.gpus) ranks = s->server.gpus; /* a server holds at most its GPUs' */
-        int64_t r = ranks * w;
+    int64_t r = loader_sync_readers(s);
+    if (r) {
         if (s->server.storage.shared) r *= s->server.count;
         if (r < q) q = r;
     }

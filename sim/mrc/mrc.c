@@ -11,9 +11,9 @@
 #include "sim.h"
 
 const char *mrc_inexact(const scenario_t *s, const topology_t *t) {
-    const char *policy = scenario_cache(s)->name;
-    if (strcmp(policy, "lru") != 0 && strcmp(policy, "minio") != 0)
-        return "only lru (a stack policy) and minio have exact curves";
+    if (scenario_cache(s)->curve == CACHE_CURVE_NONE)
+        return "the cache policy has no exact curve (a stack policy, or admit while there is "
+               "room and never evict, has one)";
     if (s->loader.dist_cache == DIST_SHARDED)
         return "partitioned caching: a server's admissions depend on the others'";
     if (s->dataset.shard_items > 1) return "record shards: not replayed by the curve";
@@ -359,7 +359,7 @@ static int run_curve(const scenario_t *s, const topology_t *t, const uint64_t *c
     m->hits = calloc(cells ? cells : 1, sizeof *m->hits);
     m->items = calloc((size_t)m->nstreams * (size_t)m->epochs * MRC_STEPS, sizeof *m->items);
     m->reads = calloc((size_t)m->nstreams * (size_t)m->epochs, sizeof *m->reads);
-    replay_t r = {.s = s, .lru = strcmp(scenario_cache(s)->name, "lru") == 0};
+    replay_t r = {.s = s, .lru = scenario_cache(s)->curve == CACHE_CURVE_STACK};
     r.N = (uint64_t)s->dataset.items;
     r.n = (uint32_t)r.N;
     uint64_t *caps = malloc((size_t)(ncap ? ncap : 1) * sizeof *caps);
@@ -430,7 +430,7 @@ double mrc_memory_bytes(const scenario_t *s, const topology_t *t, double rate, i
      * and 1.5 slots an item of item id (4) and bytes (4); MinIO's mask (8).
      * Per item: size and order (4 each), the permutation's buckets (2), and
      * for a sample its spacings (8) and positions (4). */
-    int lru = strcmp(scenario_cache(s)->name, "lru") == 0;
+    int lru = scenario_cache(s)->curve == CACHE_CURVE_STACK;
     double per_server = lru ? 4 + 1.5 * 8 : 8;
     double counts = (double)s->epochs * MRC_STEPS * (ncap + 1) * 8 * (lru ? 1 : 1 + ncap / 64);
     return n * (ns * per_server + 10 + (rate < 1 ? 12 : 0)) + counts * 2 + 64e6;

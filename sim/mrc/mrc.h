@@ -10,10 +10,10 @@
  * MinIO (admit while room, never evict) is replayed for up to 64 sizes at
  * once, one bit per size and item. Other policies are not stack policies
  * (FIFO, the Linux page cache's two lists, furthest-next-use over bytes): no
- * curve. Where the simulator's own order of cache accesses depends on its
- * timing (streams interleaved in one cache), on other caches (a tier, CoorDL's
- * partitioned caches) or on shards, mrc_inexact says so and nothing here
- * applies.
+ * curve; a policy says which curve it has (cache_ops_t.curve). Where the
+ * simulator's own order of cache accesses depends on its timing (streams
+ * interleaved in one cache), on other caches (a tier, CoorDL's partitioned
+ * caches) or on shards, mrc_inexact says so and nothing here applies.
  *
  * Datasets too large to replay item by item take a hash-sampled share of
  * the items (mrc_run_sampled).

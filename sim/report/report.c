@@ -432,7 +432,7 @@ static void write_text_requests(FILE *out, const variant_run_t *v, int nv) {
     for (int k = 0; k < nv; k++) {
         const scenario_t *s = &v[k].scn;
         int shards = s->dataset.shard_items > 1;
-        if (!shards && strcmp(scenario_storage(s)->name, "object") != 0) continue;
+        if (!shards && !scenario_storage(s)->lists_requests) continue;
         if (!head++)
             fprintf(out, "\n%-10s %-12s %16s %18s\n", "variant", "job", "requests/epoch",
                     "shards_per_batch");

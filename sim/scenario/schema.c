@@ -19,16 +19,26 @@ const char *prep_mode_name(int i) {
     return i >= 0 && i < PREP__COUNT ? names[i] : NULL;
 }
 
+static const schema_kinds_t *kinds; /* registered before main (kinds.c) */
+
+void schema_register_kinds(const schema_kinds_t *k) {
+    kinds = k;
+}
+
+static const char *kind_choice(kind_family_t family, int i) {
+    return kinds ? kinds->name(family, i) : NULL;
+}
+
 static const char *cache_choice(int i) {
-    return kind_name(FAMILY_CACHE, i);
+    return kind_choice(FAMILY_CACHE, i);
 }
 
 static const char *storage_choice(int i) {
-    return kind_name(FAMILY_STORAGE, i);
+    return kind_choice(FAMILY_STORAGE, i);
 }
 
 static const char *loader_choice(int i) {
-    return kind_name(FAMILY_LOADER, i);
+    return kind_choice(FAMILY_LOADER, i);
 }
 
 const char *dist_mode_name(int i) {
@@ -56,7 +66,7 @@ static const key_def_t core_keys[] = {
     {"server.cpus", KT_INT, "cores", "24", 1, 65536, 0, NULL, S(server.cpus), "CPU cores per server available for pre-processing"},
     {"server.gpus", KT_INT, "GPUs", "8", 1, 4096, 0, NULL, S(server.gpus), "GPUs per server"},
     {"server.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, S(server.cache_gb), "DRAM per server for caching dataset items (page cache or MinIO)"},
-    {"server.storage.kind", KT_ENUM, "", "fixed", 0, 0, 0, storage_choice, S(server.storage.kind), "storage kind (each has its own keys below): fixed (per-request latency, bandwidth, queue depth), object (an HTTP object store: time to first byte, connections, per-connection rate), hdd (a hard disk: seek by distance, rotation, media rate, NCQ reordering), ssd (per-request latency against the requests in flight, as calibrate measures it; bandwidth and IOPS caps)"},
+    {"server.storage.kind", KT_ENUM, "", "fixed", 0, 0, 0, storage_choice, S(server.storage.kind), "storage kind (each has its own keys below)"},
     {"server.storage.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_STORAGE, 0, "the storage kinds' own rows go here"},
     {"server.storage.shared", KT_BOOL, "", "false", 0, 0, 0, NULL, S(server.storage.shared), "true: one storage (NFS, object store) for all servers; false: a full copy on each"},
     {"server.network.gbit_s", KT_REAL, "Gbit/s", "40", 0, BIG, 1, NULL, S(server.network.gbit_s), "NIC bandwidth per server (remote cache hits)"},
@@ -64,12 +74,7 @@ static const key_def_t core_keys[] = {
     {"server.shm_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, S(server.shm_mb), "the servers' /dev/shm (df -m /dev/shm; Docker's default is 64, raised by --shm-size; Kubernetes pods get an emptyDir of medium Memory): a loader whose worker processes would hold more batches in shared memory than this is refused with the bus error it would meet (0 = not checked)"},
     {"server.gpu_mem_gb", KT_REAL, "GB", "0", 0, 1e6, 0, NULL, S(server.gpu_mem_gb), "memory of each GPU: a job whose training memory (jobs.N.gpu_mem_gb) and input batches in flight on a GPU do not fit is refused (0 = not checked)"},
     {"server.mem_gbps", KT_REAL, "GB/s", "0", 0, 1e6, 0, NULL, S(server.mem_gbps), "memory bandwidth per server with every core streaming (calibrate measures it: a STREAM-like triad on all its threads, bytes read + written; 1 GB = 1e9 bytes); with prep.mem_mb_per_item it bounds the effective prep cores (0 = no bound)"},
-    {"server.tier.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, S(server.tier.cache_gb), "a local cache device per server in front of storage (an NVMe cache before an object store): GB of items it holds; a DRAM miss looks here before storage (0 = no tier)"},
-    {"server.tier.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(server.tier.cache), "the tier's policy over the DRAM cache's misses: lru, fifo, linux, minio, none (belady is refused)"},
-    {"server.tier.read_mb_s", KT_REAL, "MB/s", "3000", 0, SCHEMA_BIG, 1, NULL, S(server.tier.read_mb_s), "the tier device's read bandwidth (as server.storage.kind: fixed)"},
-    {"server.tier.latency_ms", KT_REAL, "ms", "0.08", 0, 1e6, 0, NULL, S(server.tier.latency_ms), "the tier device's per-request latency"},
-    {"server.tier.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, S(server.tier.read_iops), "the tier device's read requests per second at most (0 = no limit)"},
-    {"server.tier.queue_depth", KT_INT, "requests", "64", 1, 1000000, 0, NULL, S(server.tier.queue_depth), "the tier device's requests in flight at most"},
+    {"server.tier.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_TIER, 0, "the tier's own rows go here"},
     {"prep.decode_ms_per_mb", KT_REAL, "ms/MB", "20", 0, 1e9, 0, NULL, S(prep.decode_ms_per_mb), "CPU decode time per encoded MB (one core)"},
     {"prep.decode_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.decode_ms_per_item), "fixed CPU decode time per item (one core)"},
     {"prep.augment_ms", KT_REAL, "ms", "0.9", 0, 1e9, 0, NULL, S(prep.augment_ms), "CPU augment time per item (crop, flip, normalise; one core)"},
@@ -85,8 +90,8 @@ static const key_def_t core_keys[] = {
     {"prep.audio_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.audio_ms_per_item), "fixed CPU time per clip of the audio pipeline (one core), the intercept of calibrate's fit"},
     {"prep.mem_mb_per_item", KT_REAL, "MB", "0", 0, 1e6, 0, NULL, S(prep.mem_mb_per_item), "memory traffic of one item's CPU prep (calibrate counts its image_train pipeline's buffers: JPEG read, RGB written, the crop's rows read, float output written; a count of buffer bytes, not a hardware counter): with server.mem_gbps, c cores past prep.scaling's last point (past one core without a curve) prepare as at most the cores whose items fill the bandwidth, server.mem_gbps x 1000 x the one-core prep seconds of a mean-size item / mem_mb_per_item, never below the last measured point (run says when the bound binds); the simulator and the model use the same bound (0 = no bound)"},
     {"prep.scaling", KT_STRING, "", "", 0, 0, 0, NULL, S(prep.scaling), "measured prep scaling on one server as THREADS:SPEEDUP pairs, threads ascending from 1:1 (e.g. \"1:1, 2:1.9, 4:3.4, 8:5.6\"; calibrate writes its augment curve): c cores prepare as the curve's effective cores, linear between points and past the last at its last marginal gain per core, bounded by memory bandwidth when server.mem_gbps and prep.mem_mb_per_item are given (run says when a figure is extrapolated, and when the bound binds); the simulator and the model use the same curve (\"\" = linear)"},
-    {"loader.kind", KT_ENUM, "", "pool", 0, 0, 0, loader_choice, S(loader.kind), "data loader: pool (each item on the earliest-free core of a shared pool, as DALI and CoorDL)"},
-    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(loader.cache), "cache policy: none, lru (the page cache as plain LRU), linux (the Linux page cache: two lists, refaults), minio (CoorDL), fifo, belady (clairvoyant bound)"},
+    {"loader.kind", KT_ENUM, "", "pool", 0, 0, 0, loader_choice, S(loader.kind), "data loader (each has its own keys below)"},
+    {"loader.cache", KT_ENUM, "", "lru", 0, 0, 0, cache_choice, S(loader.cache), "cache policy"},
     {"loader.prep", KT_ENUM, "", "partitioned", 0, 0, 0, prep_mode_name, S(loader.prep), "concurrent jobs: partitioned (own cores and order each) or coordinated (CoorDL: one shared stream)"},
     {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_name, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
@@ -156,6 +161,13 @@ static unsigned name_hash(const char *s) {
     return h;
 }
 
+/* The scenario row called name, or -1, once index_rows has run. */
+static int indexed_row(const char *name) {
+    for (unsigned i = name_hash(name) % NSLOTS; slots[i]; i = (i + 1) % NSLOTS)
+        if (strcmp(scen_rows[slots[i] - 1].name, name) == 0) return slots[i] - 1;
+    return -1;
+}
+
 static void index_rows(void) {
     for (int r = 0; r < nscen; r++) {
         unsigned i = name_hash(scen_rows[r].name) % NSLOTS;
@@ -165,16 +177,48 @@ static void index_rows(void) {
     }
 }
 
+/* The keys that pick a kind: their help is their row's and then the family's
+ * kinds, each with its own help, so a new kind is listed where it is chosen. */
+static const struct {
+    const char *key;
+    kind_family_t family;
+} kind_picks[] = {
+    {"server.storage.kind", FAMILY_STORAGE},
+    {"loader.kind", FAMILY_LOADER},
+    {"loader.cache", FAMILY_CACHE},
+};
+#define NPICKS ((int)(sizeof kind_picks / sizeof kind_picks[0]))
+static char pick_help[NPICKS][1024];
+
+static void list_kinds(void) {
+    for (int p = 0; p < NPICKS; p++) {
+        int row = indexed_row(kind_picks[p].key);
+        char *h = pick_help[p];
+        size_t used = (size_t)snprintf(h, sizeof pick_help[p], "%s: ", scen_rows[row].help);
+        for (int i = 0; kinds->name(kind_picks[p].family, i) && used < sizeof pick_help[p]; i++)
+            used += (size_t)snprintf(h + used, sizeof pick_help[p] - used, "%s%s (%s)",
+                                     i ? ", " : "", kinds->name(kind_picks[p].family, i),
+                                     kinds->help(kind_picks[p].family, i));
+        if (used >= sizeof pick_help[p]) abort(); /* raise pick_help's size */
+        scen_rows[row].help = h;
+    }
+}
+
 static void build_rows(void) {
+    if (!kinds) {
+        fputs("stallsim: internal error: no kind registry (kinds.c is not linked in)\n", stderr);
+        abort();
+    }
     for (size_t r = 0; r < sizeof core_keys / sizeof core_keys[0]; r++) {
         if (core_keys[r].type != KT_SPLICE) {
             if (nscen == SCN_MAX_KEYS) abort(); /* raise SCN_MAX_KEYS */
             scen_rows[nscen++] = core_keys[r];
             continue;
         }
-        for (int i = 0; kind_name((kind_family_t)core_keys[r].offset, i); i++) {
+        kind_family_t family = (kind_family_t)core_keys[r].offset;
+        for (int i = 0; kinds->name(family, i); i++) {
             int n;
-            const key_def_t *k = kind_keys((kind_family_t)core_keys[r].offset, i, &n);
+            const key_def_t *k = kinds->keys(family, i, &n);
             for (int j = 0; j < n; j++) {
                 if (spliced(&k[j])) continue;
                 if (nscen == SCN_MAX_KEYS) abort();
@@ -183,6 +227,7 @@ static void build_rows(void) {
         }
     }
     index_rows();
+    list_kinds();
 }
 
 const key_def_t *schema_keys(key_scope_t scope, int *count) {
@@ -195,11 +240,7 @@ const key_def_t *schema_keys(key_scope_t scope, int *count) {
 int schema_find(key_scope_t scope, const char *name) {
     int n;
     const key_def_t *k = schema_keys(scope, &n);
-    if (scope == SCOPE_SCENARIO) {
-        for (unsigned i = name_hash(name) % NSLOTS; slots[i]; i = (i + 1) % NSLOTS)
-            if (strcmp(k[slots[i] - 1].name, name) == 0) return slots[i] - 1;
-        return -1;
-    }
+    if (scope == SCOPE_SCENARIO) return indexed_row(name);
     for (int i = 0; i < n; i++)
         if (strcmp(k[i].name, name) == 0) return i;
     return -1;

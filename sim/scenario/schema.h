@@ -40,13 +40,24 @@ typedef struct {
     const char *help;
 } key_def_t;
 
-/* The kind registries (kinds.c) implement these, so the schema never lists
- * a kind itself: the name of kind i of a family (NULL past the last), and
- * the scenario rows that kind owns (n = 0 when none). */
-typedef enum { FAMILY_CACHE, FAMILY_STORAGE, FAMILY_LOADER } kind_family_t;
-const char *kind_name(kind_family_t family, int i);
-const char *kind_help(kind_family_t family, int i);
-const key_def_t *kind_keys(kind_family_t family, int i, int *n);
+/* The kinds as the schema sees them, so it never lists a kind itself: the
+ * name of kind i of a family (NULL past the last), its one-line help, and
+ * the scenario rows it owns (n = 0 when none). The registry (kinds.c, a
+ * layer up) registers them before main runs, so the schema asks through
+ * these pointers and never calls up; a program whose registry is not linked
+ * in stops at the schema's first use. */
+typedef enum {
+    FAMILY_CACHE,
+    FAMILY_STORAGE,
+    FAMILY_LOADER,
+    FAMILY_TIER /* one member, the tier (its rows only: no key picks it) */
+} kind_family_t;
+typedef struct {
+    const char *(*name)(kind_family_t family, int i);
+    const char *(*help)(kind_family_t family, int i);
+    const key_def_t *(*keys)(kind_family_t family, int i, int *n);
+} schema_kinds_t;
+void schema_register_kinds(const schema_kinds_t *kinds);
 
 const char *prep_mode_name(int i);
 const char *dist_mode_name(int i);

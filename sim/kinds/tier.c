@@ -1,0 +1,99 @@
+/* tier: see tier.h. */
+#include "tier.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "kinds.h"
+
+extern const storage_ops_t storage_fixed;
+
+static const char *tier_cache_choice(int i) {
+    return kind_name(FAMILY_CACHE, i);
+}
+
+/* clang-format off */
+static const key_def_t keys[] = {
+    {"server.tier.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, SCN_FIELD(server.tier.cache_gb), "a local cache device per server in front of storage (an NVMe cache before an object store): GB of items it holds; a DRAM miss looks here before storage (0 = no tier)"},
+    {"server.tier.cache", KT_ENUM, "", "lru", 0, 0, 0, tier_cache_choice, SCN_FIELD(server.tier.cache), "the tier's policy over the DRAM cache's misses: lru, fifo, linux, minio, none (belady is refused)"},
+    {"server.tier.read_mb_s", KT_REAL, "MB/s", "3000", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.tier.read_mb_s), "the tier device's read bandwidth (as server.storage.kind: fixed)"},
+    {"server.tier.latency_ms", KT_REAL, "ms", "0.08", 0, 1e6, 0, NULL, SCN_FIELD(server.tier.latency_ms), "the tier device's per-request latency"},
+    {"server.tier.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.tier.read_iops), "the tier device's read requests per second at most (0 = no limit)"},
+    {"server.tier.queue_depth", KT_INT, "requests", "64", 1, 1000000, 0, NULL, SCN_FIELD(server.tier.queue_depth), "the tier device's requests in flight at most"},
+};
+/* clang-format on */
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+
+const key_def_t *tier_keys(int *n) {
+    *n = NKEYS;
+    return keys;
+}
+
+int tier_on(const scenario_t *s) {
+    return s->server.tier.cache_gb > 0;
+}
+
+void tier_scenario(scenario_t *t, const scenario_t *s) {
+    *t = *s;
+    t->server.storage.kind = storage_kind_index(&storage_fixed);
+    t->server.storage.read_mb_s = s->server.tier.read_mb_s;
+    t->server.storage.latency_ms = s->server.tier.latency_ms;
+    t->server.storage.read_iops = s->server.tier.read_iops;
+    t->server.storage.queue_depth = s->server.tier.queue_depth;
+    t->server.storage.shared = 0;
+}
+
+int tier_key_used(const scenario_t *s, const char *name) {
+    /* The device and the policy mean nothing without the tier. */
+    return tier_on(s) || strncmp(name, "server.tier.", 12) || !strcmp(name, keys[0].name);
+}
+
+/* The rules of a tier: a policy that needs no future, local caching; and
+ * without one, none of its other keys. */
+int tier_check(const scenario_t *s) {
+    int bad = 0;
+    if (!tier_on(s)) {
+        for (int i = 1; i < NKEYS; i++) {
+            int row = schema_find(SCOPE_SCENARIO, keys[i].name);
+            if (s->explicit_key[row]) {
+                diag_error(s->origin[row],
+                           "%s describes the tier: set server.tier.cache_gb (> 0) too, or "
+                           "leave it out",
+                           keys[i].name);
+                bad = 1;
+            }
+        }
+        return bad;
+    }
+    const cache_ops_t *tc = cache_kind(s->server.tier.cache);
+    if (tc->needs_future) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache")],
+                   "server.tier.cache: %s needs the future of the tier's own access stream, "
+                   "which stallsim does not build: use lru, linux, minio, fifo or none",
+                   tc->name);
+        bad = 1;
+    }
+    if (s->loader.dist_cache == DIST_SHARDED) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache_gb")],
+                   "server.tier.cache_gb: a tier is a local cache of each server; "
+                   "loader.dist_cache: partitioned serves remote hits over the network "
+                   "instead, and the two are not modelled together (use local)");
+        bad = 1;
+    }
+    return bad;
+}
+
+double tier_state_bytes(const scenario_t *s) {
+    const double n = (double)s->dataset.items, servers = (double)s->server.count;
+    double entries = s->dataset.shard_items > 1 ? ceil(n / (double)s->dataset.shard_items) : n;
+    double b = servers * (cache_kind(s->server.tier.cache)->state_bytes(entries) + 64);
+    scenario_t *ts = malloc(sizeof *ts);
+    if (ts) {
+        tier_scenario(ts, s);
+        b += servers * scenario_storage(ts)->state_bytes(ts);
+        free(ts);
+    }
+    return b + (double)sizeof(scenario_t);
+}
