@@ -2,7 +2,6 @@
 #include "advise.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "valid.h"
 #include "run.h"
 #include "scenario.h"
+#include "grid_run.h"
 #include "sweep_describe.h"
 #include "sweep_grid.h"
 #include "text.h"
@@ -266,26 +266,14 @@ static void summarise(const plan_t *p, const variant_run_t *v, const run_metrics
 /* --set and --prices, the alternative's assignments, then configuration c's values. */
 static int config_sets(const plan_t *p, const search_t *s, int64_t c, assign_list_t *l,
                        double *key_value) {
-    static const src_pos_t vary_pos = {"--vary", 0, 0};
-    int idx[SWEEP_MAX_AXES];
-    l->n = 0;
-    for (size_t i = 0; i < p->base.n; i++) {
-        const assign_t *a = &p->base.v[i];
-        if (assign_push(l, a->key, a->value, a->pos, a->keypos, 1)) return EXIT_RUNTIME;
-    }
-    for (size_t i = 0; i < s->extra.n; i++) {
-        const assign_t *a = &s->extra.v[i];
-        if (assign_push(l, a->key, a->value, a->pos, a->keypos, 1)) return EXIT_RUNTIME;
-    }
+    const assign_list_t *layers[2] = {&p->base, &s->extra};
     *key_value = 0;
-    if (c < 0) return 0; /* the scenario as given */
-    sweep_grid_point(&p->grid, c, idx);
-    for (int a = 0; a < p->grid.naxes; a++)
-        if (assign_push(l, p->grid.axes[a].key, p->grid.axes[a].values[idx[a]], vary_pos, vary_pos,
-                        1))
-            return EXIT_RUNTIME;
-    if (p->obj_axis >= 0) *key_value = p->obj_value[idx[p->obj_axis]];
-    return 0;
+    if (c >= 0 && p->obj_axis >= 0) {
+        int idx[SWEEP_MAX_AXES];
+        sweep_grid_point(&p->grid, c, idx);
+        *key_value = p->obj_value[idx[p->obj_axis]];
+    }
+    return grid_sets(&p->grid, layers, 2, c, l);
 }
 
 /* Builds configuration c (or the scenario as given, c < 0) and runs the
@@ -315,44 +303,19 @@ static int evaluate(const plan_t *p, const search_t *s, int64_t c, int simulate,
     return rc;
 }
 
-/* ---- the model over the whole grid, in threads ---- */
+/* ---- the model over the whole grid, on the grid runner ---- */
 
 typedef struct {
     const plan_t *p;
     search_t *s;
-    pthread_mutex_t mu;
-    int64_t next;
-    int64_t failed_at; /* the first configuration that failed, or -1 */
-    int rc;
-} pool_t;
+} eval_t;
 
 enum { CHUNK = 64 };
 
-static void *eval_worker(void *arg) {
-    pool_t *q = arg;
-    variant_run_t *v = calloc(1, sizeof *v);
-    assign_list_t sets = {0};
-    int rc = v ? 0 : EXIT_RUNTIME;
-    for (;;) {
-        pthread_mutex_lock(&q->mu);
-        if (rc && (!q->rc || q->rc == EXIT_INPUT)) q->rc = rc;
-        int64_t from = q->rc ? q->p->grid.size : q->next;
-        q->next = from + CHUNK;
-        pthread_mutex_unlock(&q->mu);
-        if (from >= q->p->grid.size) break;
-        int64_t to = from + CHUNK < q->p->grid.size ? from + CHUNK : q->p->grid.size;
-        for (int64_t c = from; c < to && !rc; c++) {
-            rc = evaluate(q->p, q->s, c, 0, v, &sets, &q->s->pts[c], NULL);
-            if (rc == EXIT_INPUT) {
-                pthread_mutex_lock(&q->mu);
-                if (q->failed_at < 0 || c < q->failed_at) q->failed_at = c;
-                pthread_mutex_unlock(&q->mu);
-            }
-        }
-    }
-    assign_list_free(&sets);
-    free(v);
-    return NULL;
+static int eval_one(void *ctx, grid_worker_t *w, int64_t c, char **buf, size_t *len) {
+    (void)buf, (void)len;
+    const eval_t *e = ctx;
+    return evaluate(e->p, e->s, c, 0, w->v, &w->sets, &e->s->pts[c], NULL);
 }
 
 /* qsort has no context argument: set before each sort (sorts run on the main thread). */
@@ -382,27 +345,24 @@ static int by_front(const void *x, const void *y) {
 static int search_model(plan_t *p, search_t *s) {
     s->pts = calloc((size_t)p->grid.size, sizeof *s->pts);
     if (!s->pts) return EXIT_RUNTIME;
-    pool_t q = {.p = p, .s = s, .failed_at = -1};
-    pthread_mutex_init(&q.mu, NULL);
-    int n = p->o->threads;
-    if (n > p->grid.size / CHUNK + 1) n = (int)(p->grid.size / CHUNK + 1);
-    pthread_t th[1024];
-    int started = 0;
-    for (; started < n; started++)
-        if (pthread_create(&th[started], NULL, eval_worker, &q)) break;
-    if (started == 0) eval_worker(&q);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    pthread_mutex_destroy(&q.mu);
-    if (q.rc == EXIT_INPUT && q.failed_at >= 0) {
+    eval_t e = {.p = p, .s = s};
+    grid_run_spec_t spec = {.first = 0,
+                            .end = p->grid.size,
+                            .threads = p->o->threads,
+                            .chunk = CHUNK,
+                            .run = eval_one,
+                            .ctx = &e};
+    int64_t failed_at;
+    int rc = grid_run(&spec, &failed_at);
+    if (rc == EXIT_INPUT && failed_at >= 0) {
         char what[4096];
-        sweep_config_text(&p->grid, q.failed_at, what, sizeof what);
-        fprintf(stderr, "stallsim advise: configuration %lld (", (long long)q.failed_at);
+        sweep_config_text(&p->grid, failed_at, what, sizeof what);
+        fprintf(stderr, "stallsim advise: configuration %lld (", (long long)failed_at);
         text_put_escaped(stderr, what);
         fprintf(stderr, ")%s%s of --vary is invalid: see the error above\n",
                 s->extra.n || s != &p->main ? " with " : "", s != &p->main ? s->name : "");
     }
-    if (q.rc) return q.rc;
+    if (rc) return rc;
     int64_t nok = 0;
     for (int64_t c = 0; c < p->grid.size; c++)
         nok += s->pts[c].ok;
@@ -1009,9 +969,8 @@ int advise_main(int argc, char **argv) {
     /* Every runtime failure below is an allocation that failed (the paths
      * that fail otherwise say so and return EXIT_INPUT): said once, here. */
     if (rc == EXIT_RUNTIME)
-        fprintf(stderr,
-                "stallsim advise: out of memory: nothing was advised (fewer --vary values, "
-                "--threads 1, --model-only, or more memory)\n");
+        fprintf(stderr, "stallsim advise: out of memory: nothing was advised (fewer --vary values, "
+                        "--threads 1, --model-only, or more memory)\n");
     if (loaded) scenario_doc_free(&doc);
     assign_list_free(&o.a.sets);
     return rc;
