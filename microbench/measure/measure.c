@@ -704,28 +704,13 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
                mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name, mv[k].minio_bytes / 1e9,
                100 * mv[k].minio_bytes / d->bytes);
-    printf("\n%-10s %-12s %5s  %-8s %9s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant", "job",
-           "epoch", "source", "epoch_s", "items/s", "gpu", "prep_stall_s", "fetch_stall_s", "hit",
-           "remote", "read_GB", "bottleneck");
+    /* run's table (valid_out passed the figures), finer: measured epochs are short. */
+    static const report_table_t table = {8, 1};
+    report_text_header(stdout, &table);
     for (int k = 0; k < nv; k++)
-        for (int e = 0; e < mv[k].run.scn.epochs; e++) {
-            const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
-            char ps[64], fs[64], f[5][32];
-            /* valid_out passed them: noise only is cleaned here (no -0.00). */
-            double p = fig_clean(m->prep_stall_s, FIG_TIME, m->epoch_s);
-            double fe = fig_clean(m->fetch_stall_s, FIG_TIME, m->epoch_s);
-            snprintf(ps, sizeof ps, "%s (%4.1f%%)", fig(f[0], sizeof f[0], p, 2),
-                     fig_zero(100 * p / m->epoch_s, 1));
-            snprintf(fs, sizeof fs, "%s (%4.1f%%)", fig(f[1], sizeof f[1], fe, 2),
-                     fig_zero(100 * fe / m->epoch_s, 1));
-            printf("%-10s %-12s %5d  %-8s %9s %9s %6.1f%% %16s %16s %7.1f%% %7.1f%% %9s  %s\n",
-                   mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured",
-                   fig(f[2], sizeof f[2], m->epoch_s, 3),
-                   fig(f[3], sizeof f[3], m->throughput_items_s, 0), 100 * m->gpu_util, ps, fs,
-                   100 * m->hit_rate, 100 * m->remote_hit_rate,
-                   fig(f[4], sizeof f[4], m->storage_read_bytes / 1e9, 4),
-                   bottleneck_names[m->bottleneck]);
-        }
+        for (int e = 0; e < mv[k].run.scn.epochs; e++)
+            report_text_row(stdout, &table, mv[k].run.scn.variant, mv[k].run.topo.inst[0].name,
+                            e + 1, "measured", metrics_at(&mv[k].run.sim, 0, e), NULL);
     printf("\nprep_stall = T_prep - T_gpu, fetch_stall = T - T_prep (measured: T_prep with every "
            "item in memory, T_gpu the emulated GPU's time); bottleneck: the larger stall, or gpu "
            "at >= 97%% utilisation.\n");

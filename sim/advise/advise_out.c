@@ -187,12 +187,30 @@ static void write_text(FILE *f, const advise_plan_t *p) {
     text_alternatives(f, p);
 }
 
+/* A point's fields, in JSON's order; the CSV has no target_metric, and the
+ * simulator's columns start at cost_usd. */
+static const out_field_t point_fields[] = {
+    {"objective", OUT_NUM, "%.9g", NULL, 0},
+    {"cost_usd", OUT_NUM, "%.6f", NULL, 0},
+    {"gpu_util", OUT_NUM, "%.6f", NULL, 0},
+    {"epoch_s", OUT_NUM, "%.9g", NULL, 0},
+    {"target_metric", OUT_NUM, "%.9g", NULL, OUT_SKIP_CSV},
+    {"meets_target", OUT_BOOL, "%d", NULL, 0},
+    {"bottleneck", OUT_NAME, NULL, bottleneck_names, 0},
+};
+#define NPOINT_FIELDS ((int)(sizeof point_fields / sizeof *point_fields))
+
+static void point_values(const advise_plan_t *p, const advise_point_t *pt, double *v) {
+    v[0] = obj_shown(p, pt), v[1] = pt->cost, v[2] = pt->util, v[3] = pt->epoch_s;
+    v[4] = pt->lead, v[5] = pt->ok, v[6] = pt->bottleneck;
+}
+
 static void json_point(FILE *f, const advise_plan_t *p, const advise_point_t *pt) {
-    fprintf(f,
-            "{\"objective\": %.9g, \"cost_usd\": %.6f, \"gpu_util\": %.6f, \"epoch_s\": %.9g, "
-            "\"target_metric\": %.9g, \"meets_target\": %s, \"bottleneck\": \"%s\"}",
-            obj_shown(p, pt), pt->cost, pt->util, pt->epoch_s, pt->lead, pt->ok ? "true" : "false",
-            bottleneck_names[pt->bottleneck]);
+    double v[NPOINT_FIELDS];
+    point_values(p, pt, v);
+    fputc('{', f);
+    out_json_members(f, point_fields, NPOINT_FIELDS, v);
+    fputc('}', f);
 }
 
 static void json_config(FILE *f, const advise_plan_t *p, const advise_search_t *s, int64_t c) {
@@ -283,15 +301,17 @@ static void csv_row(FILE *f, const advise_plan_t *p, const advise_search_t *s, c
         fputc(',', f);
         report_csv_field(f, p->grid.axes[a].values[idx[a]]);
     }
-    const advise_point_t *m = &s->pts[c];
     const advise_checked_t *k = advise_sim_of(s, c);
-    fprintf(f, ",%.9g,%.6f,%.6f,%.9g,%d,%s,", obj_shown(p, m), m->cost, m->util, m->epoch_s, m->ok,
-            bottleneck_names[m->bottleneck]);
-    if (k)
-        fprintf(f, "%.6f,%.6f,%.9g,%d,%s\n", k->sim.cost, k->sim.util, k->sim.epoch_s, k->sim.ok,
-                bottleneck_names[k->sim.bottleneck]);
-    else
-        fputs(",,,,\n", f);
+    double v[NPOINT_FIELDS];
+    point_values(p, &s->pts[c], v);
+    out_csv_values(f, point_fields, NPOINT_FIELDS, v);
+    if (k) {
+        point_values(p, &k->sim, v);
+        out_csv_values(f, point_fields + 1, NPOINT_FIELDS - 1, v + 1);
+    } else {
+        fputs(",,,,,", f);
+    }
+    fputc('\n', f);
 }
 
 static void write_csv(FILE *f, const advise_plan_t *p) {
@@ -300,9 +320,9 @@ static void write_csv(FILE *f, const advise_plan_t *p) {
         fputc(',', f);
         report_csv_field(f, p->grid.axes[a].key);
     }
-    fputs(",objective,cost_usd,gpu_util,epoch_s,meets_target,bottleneck,"
-          "sim_cost_usd,sim_gpu_util,sim_epoch_s,sim_meets_target,sim_bottleneck\n",
-          f);
+    out_csv_names(f, point_fields, NPOINT_FIELDS, "");
+    out_csv_names(f, point_fields + 1, NPOINT_FIELDS - 1, "sim_");
+    fputc('\n', f);
     const advise_search_t *s = &p->main;
     if (s->rec >= 0) csv_row(f, p, s, "recommendation", s->rec);
     for (int i = 0; i < s->nsims; i++)
