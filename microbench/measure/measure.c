@@ -403,14 +403,15 @@ static int check_measurable(const scenario_t *s, int url) {
         bad = 1;
     }
     const char *cache = scenario_cache(s)->name;
-    if (url && (!strcmp(cache, "lru") || !strcmp(cache, "linux"))) {
+    const int real = scenario_cache(s)->real;
+    if (url && real != CACHE_REAL_NONE && real != CACHE_REAL_LOADER) {
         diag_error(key_pos(s, "loader.cache"),
                    "key 'loader.cache': with --url measure runs none or minio: the client holds "
                    "no page cache of HTTP objects (the server's is warmed by --cache page-warm), "
                    "got '%s'",
                    cache);
         bad = 1;
-    } else if (strcmp(cache, "none") && strcmp(cache, "lru") && strcmp(cache, "minio")) {
+    } else if (!real) {
         diag_error(key_pos(s, "loader.cache"),
                    "key 'loader.cache': measure runs none, lru (the OS page cache) or minio, got "
                    "'%s'",
@@ -612,7 +613,7 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
         .compute_last_s =
             rem ? scenario_job_compute_s(s, j, (double)((rem + j->gpus - 1) / j->gpus)) : 0,
         .minio_bytes = mv->minio_bytes,
-        .page_hits = !o->url && !strcmp(scenario_cache(s)->name, "lru"),
+        .page_hits = !o->url && scenario_cache(s)->real == CACHE_REAL_PAGE,
         .seed = (unsigned long)s->seed,
     };
     if (!rem) cfg.compute_last_s = cfg.compute_s;
@@ -823,7 +824,7 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
         rc = run_build(doc, &sets, idx[k], 0, &mv[k].run);
         if (!rc) rc = check_measurable(s, o->url != NULL);
         if (rc) break;
-        if (!strcmp(scenario_cache(s)->name, "minio")) {
+        if (scenario_cache(s)->real == CACHE_REAL_LOADER) {
             double b =
                 o->minio_size ? parse_size(o->minio_size, d->bytes) : scenario_cache_bytes(s);
             if (b < 0) {
@@ -840,7 +841,7 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
         /* An object store's connections are its reader threads, capped per
          * process and per server: the simulator's request slots. */
         const storage_ops_t *st = scenario_storage(s);
-        if (!strcmp(st->name, "object")) qd = (int64_t)st->slots(s), cap = 1024;
+        if (st->slots_are_connections) qd = (int64_t)st->slots(s), cap = 1024;
         mv[k].fetchers = o->io_threads ? o->io_threads : (int)(qd < cap ? qd : cap);
         if (metrics_alloc(&mv[k].run.sim, 1, (int)s->epochs)) rc = EXIT_RUNTIME;
     }
@@ -882,7 +883,7 @@ int measure_main(int argc, char **argv) {
                     "stallsim measure: items come from %s (GET there by their paths under %s; "
                     "%d fetch threads, one HTTP connection each)\n",
                     o.url, o.data, mv[0].fetchers);
-        if (o.minio_size && strcmp(scenario_cache(&mv[0].run.scn)->name, "minio"))
+        if (o.minio_size && scenario_cache(&mv[0].run.scn)->real != CACHE_REAL_LOADER)
             fprintf(stderr, "stallsim measure: note: --minio-size is ignored where "
                             "loader.cache is not minio\n");
     }
