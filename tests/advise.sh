@@ -236,4 +236,11 @@ c=$(sed -n 's/.*About \([0-9]*\) workers a GPU (loader.num_workers; 1 now) with 
 [ -n "$wk" ] && [ -n "$c" ] && prep_ok2 "$wk" 65536 && ! prep_ok2 $((wk - 1)) 65536 && prep_ok2 "$wk" "$c" && ! prep_ok2 "$wk" $((c - 1)) \
   && ok || bad "pytorch, 1 worker on 64 cores: workers and cores not named, or not the fewest: $line"
 
+# advise says it too when the scenario as given misses the target: more
+# cores (the grid) would not help, 69 workers a GPU would.
+out=$("$bin" advise "$s3" --model-only "${pt[@]}" --set loader.num_workers=8 --vary server.cpus=24,48 --minimize server.cpus)
+grep -A1 -F "what to change, as given (model, steady state, the first job):" <<<"$out" |
+  grep -qF "About 69 workers a GPU (loader.num_workers; 8 now: one GET in flight each) reach 90%." \
+  && ok || bad "advise: no what-to-change line in loader.num_workers for the scenario as given: $out"
+
 finish advise

@@ -62,6 +62,9 @@ static void text_head(FILE *f, const advise_plan_t *p) {
     fprintf(f, "searched %lld configurations with the model: %lld meet the target\n",
             (long long)p->grid.size, (long long)s->nok);
     if (p->have_given) text_point(f, "the scenario as given (model)", &p->given), fputc('\n', f);
+    if (p->given_advice && p->given_advice[0])
+        fprintf(f, "what to change, as given (model, steady state, the first job):\n%s",
+                p->given_advice);
 }
 
 /* The recommendation (or why there is none) and the candidates the simulator passed over. */

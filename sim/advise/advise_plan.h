@@ -94,6 +94,7 @@ typedef struct {
     int nalts;
     int have_given; /* the scenario as given evaluated */
     advise_point_t given;
+    char *given_advice; /* run's "what to change" line for the scenario as given, or NULL */
     int64_t *pareto;
     int64_t npareto;
 } advise_plan_t;

@@ -22,7 +22,8 @@ typedef struct {
     scenario_t s;
     topology_t t;
     run_metrics_t r;
-    int epoch; /* the steady epoch (0-based) */
+    int epoch;     /* the steady epoch (0-based) */
+    double target; /* the GPU utilisation aimed at */
 } whatif_t;
 
 /* The model's steady epoch of instance 0 for w->s; 0, or -1 when the
@@ -301,7 +302,7 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     }
 
     const double T = now.epoch_s, Tg = now.t_gpu_s, Tp = now.t_prep_s, Ts = free_prep.epoch_s;
-    const double util = T > 0 ? Tg / T : 1, goal = Tg / ADVICE_TARGET;
+    const double util = T > 0 ? Tg / T : 1, goal = Tg / w->target;
     fprintf(out, "%-10s GPU %.0f%% busy", base->variant, 100 * util);
     const int net = free_prep.bottleneck == BN_NETWORK;
     const char *fetch = net ? "the network" : "storage",
@@ -310,11 +311,11 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     const double a = prep_first ? Tp : Ts, b = prep_first ? Ts : Tp;
     if (now.bottleneck == BN_GPU) {
         fputs(": the GPUs bind; more cores or faster storage would not help.\n", out);
-    } else if (util >= ADVICE_TARGET) {
+    } else if (util >= w->target) {
         fprintf(out,
                 ", %.0f%% or more: %s binds next, at %.0f s an epoch against %.0f s of GPU "
                 "work.\n",
-                100 * ADVICE_TARGET, prep_first ? "prep" : fetch, a, Tg);
+                100 * w->target, prep_first ? "prep" : fetch, a, Tg);
     } else {
         /* What each needs for the target alone. */
         char cores[200], reads[512];
@@ -334,10 +335,10 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
                         100 * (1 - b / a), prep_first ? "prep" : fetch, 100 * (1 - b / T),
                         prep_first ? fetch : "prep", 100 * (1 - a / T > 0 ? 1 - a / T : 0));
             fprintf(out, ". About %s and %s together reach %.0f%%.\n", prep_first ? cores : reads,
-                    prep_first ? reads : cores, 100 * ADVICE_TARGET);
+                    prep_first ? reads : cores, 100 * w->target);
         } else {
             fprintf(out, " (%s: %.0f s). About %s reach %.0f%%.\n", prep_first ? fetch : "prep", b,
-                    prep_first ? cores : reads, 100 * ADVICE_TARGET);
+                    prep_first ? cores : reads, 100 * w->target);
         }
     }
     free(st);
@@ -346,12 +347,22 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
 void advice_write_text(FILE *out, const variant_run_t *v, int nv) {
     whatif_t *w = calloc(1, sizeof *w);
     if (!w) return;
+    w->target = ADVICE_TARGET;
     fprintf(out,
             "\nwhat to change (model, steady state, for %.0f%% GPU utilisation; the first "
             "job):\n",
             100 * ADVICE_TARGET);
     for (int k = 0; k < nv; k++)
         one_variant(out, &v[k], w);
+    metrics_free(&w->r);
+    free(w);
+}
+
+void advice_line(FILE *out, const variant_run_t *v, double target) {
+    whatif_t *w = calloc(1, sizeof *w);
+    if (!w) return;
+    w->target = target;
+    one_variant(out, v, w);
     metrics_free(&w->r);
     free(w);
 }
