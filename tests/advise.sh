@@ -182,4 +182,65 @@ prep_ok() { # CORES: 1 when the model's steady T_prep of coordl reaches T_gpu / 
   || bad "a GPU-bound variant is not told so"
 "$bin" run "$oi" --model-only --format csv | grep -qi "what to change" && bad "CSV has the what-to-change line" || ok
 
+# 7. "What to change" in the user's own knobs (issue 29 item 5), on
+#    imagenet-s3's object store: the lever is the readers' GETs in flight
+#    (pool loader) or loader.num_workers (PyTorch), each the fewest that
+#    reach 90% with prep free (one fewer does not); a GET/s cap that binds
+#    is named with its key and value; a tier's steady state is not epoch 1.
+# imagenet-s3 without its variants: a variant's own keys would win over --set.
+s3=$PWD/s3.yaml
+sed '/^variants:/,$d' "$src/scenarios/imagenet-s3.yaml" >"$s3"
+free=(--set prep.decode_ms_per_mb=0 --set prep.augment_ms=0)
+# fetch_ok KEY VALUE [--set ...]: prep free, the last epoch reaches 90%.
+fetch_ok() {
+  local k=$1 x=$2
+  shift 2
+  "$bin" run "$s3" --model-only "${free[@]}" "$@" --set "$k=$x" --format csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $(col["epoch"]) == 3 { exit !($(col["epoch_s"]) <= $(col["t_gpu_s"]) / 0.9 * 1.000001) }'
+}
+advice() { "$bin" run "$s3" --model-only "$@" | grep 'GPU .* busy'; }
+line=$(advice --set server.storage.reader_threads=64)
+n=$(sed -n 's/.*About \([0-9]*\) GETs in flight a server (server.storage.reader_threads; 64 now) reach 90%.*/\1/p' <<<"$line")
+[ -n "$n" ] && fetch_ok server.storage.reader_threads "$n" && ! fetch_ok server.storage.reader_threads $((n - 1)) \
+  && ok || bad "64 readers: not the fewest GETs in flight (server.storage.reader_threads): $line"
+pt=(--set loader.kind=pytorch)
+line=$(advice "${pt[@]}" --set loader.num_workers=8)
+n=$(sed -n 's/.*About \([0-9]*\) workers a GPU (loader.num_workers; 8 now: one GET in flight each) reach 90%.*/\1/p' <<<"$line")
+[ -n "$n" ] && fetch_ok loader.num_workers "$n" "${pt[@]}" && ! fetch_ok loader.num_workers $((n - 1)) "${pt[@]}" \
+  && ok || bad "pytorch, 8 workers: not the fewest loader.num_workers: $line"
+cap=(--set server.storage.reader_threads=512)
+line=$(advice "${cap[@]}" --set server.storage.max_get_s=2000)
+n=$(sed -n 's/.*About \([0-9,]*\) GET\/s (server.storage.max_get_s; the store'"'"'s cap of 2,000 GET\/s binds: spread the objects over more prefixes or read record shards, dataset.shard_mb) reach 90%.*/\1/p' <<<"$line" | tr -d ,)
+[ -n "$n" ] && fetch_ok server.storage.max_get_s "$n" "${cap[@]}" && ! fetch_ok server.storage.max_get_s $((n * 99 / 100)) "${cap[@]}" \
+  && ok || bad "512 readers at 2,000 GET/s: the cap is not named with its key, value and the GET/s that reach 90%: $line"
+# A 200 GB tier with no DRAM cache: epoch 1 reads S3, epochs 2 on the tier.
+line=$(advice --set server.storage.reader_threads=64 --set server.tier.cache_gb=200 --set server.tier.read_mb_s=3000 \
+  --set server.tier.latency_ms=0.08 --set server.cache_gb=0)
+grep -q "GPU 100% busy: the GPUs bind" <<<"$line" && ok || bad "tiered run: advice from the cold epoch: $line"
+
+# PyTorch prep: too few workers for the cores and too few cores for the
+# workers the target needs: both named, each the fewest (the workers with
+# every core the advice may name, then the cores with those workers).
+oi1=$PWD/oi.yaml
+sed '/^variants:/,$d; /prefetch_batches/d' "$src/scenarios/openimages.yaml" >"$oi1"
+pw=(--set loader.kind=pytorch --set server.cache_gb=700)
+prep_ok2() { # WORKERS CORES: T_prep of the last epoch reaches 90%
+  "$bin" run "$oi1" --model-only "${pw[@]}" --set loader.num_workers="$1" --set server.cpus="$2" --format csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $(col["epoch"]) == 3 { exit !($(col["t_prep_s"]) <= $(col["t_gpu_s"]) / 0.9 * 1.000001) }'
+}
+line=$("$bin" run "$oi1" --model-only "${pw[@]}" --set loader.num_workers=1 --set server.cpus=64 | grep 'GPU .* busy')
+wk=$(sed -n 's/.*About \([0-9]*\) workers a GPU (loader.num_workers; 1 now) with \([0-9]*\) cores a server (.*; 64 now) reach 90%.*/\1/p' <<<"$line")
+c=$(sed -n 's/.*About \([0-9]*\) workers a GPU (loader.num_workers; 1 now) with \([0-9]*\) cores a server (.*; 64 now) reach 90%.*/\2/p' <<<"$line")
+[ -n "$wk" ] && [ -n "$c" ] && prep_ok2 "$wk" 65536 && ! prep_ok2 $((wk - 1)) 65536 && prep_ok2 "$wk" "$c" && ! prep_ok2 "$wk" $((c - 1)) \
+  && ok || bad "pytorch, 1 worker on 64 cores: workers and cores not named, or not the fewest: $line"
+
+# advise says it too when the scenario as given misses the target: more
+# cores (the grid) would not help, 69 workers a GPU would.
+out=$("$bin" advise "$s3" --model-only "${pt[@]}" --set loader.num_workers=8 --vary server.cpus=24,48 --minimize server.cpus)
+grep -A1 -F "what to change, as given (model, steady state, the first job):" <<<"$out" |
+  grep -qF "About 69 workers a GPU (loader.num_workers; 8 now: one GET in flight each) reach 90%." \
+  && ok || bad "advise: no what-to-change line in loader.num_workers for the scenario as given: $out"
+
 finish advise

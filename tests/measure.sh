@@ -95,6 +95,7 @@ grep "epoch 1:" "$W/err" | grep -qF "$items items fetched once each, $good decod
 grep -qF "skipping $W/junk/trunc.jpg" "$W/err" && ok || bad "truncated JPEG not reported"
 expect 2 "key 'server.count'" -- "$bin" measure "$S" --data "$D" --set server.count=2
 expect 2 "key 'loader.cache'" -- "$bin" measure "$S" --data "$D" --set loader.cache=fifo
+expect 2 "key 'loader.cache': measure runs none, lru" -- "$bin" measure "$S" --data "$D" --set loader.cache=linux
 expect 2 "key 'prep.on_gpu'" -- "$bin" measure "$S" --data "$D" --set prep.on_gpu=true
 expect 2 "key 'jobs'" -- "$bin" measure "$S" --data "$D" --set server.gpus=2 --set jobs.0.count=2
 expect 2 "--minio-size" -- "$bin" measure "$S" --data "$D" --set loader.cache=minio --minio-size lots
@@ -102,6 +103,13 @@ expect 2 "--cache: expected" -- "$bin" measure "$S" --data "$D" --cache lukewarm
 expect 2 "--io-threads" -- "$bin" measure "$S" --data "$D" --io-threads 0
 expect 2 "key 'server.cpus'" -- "$bin" measure "$S" --data "$D" --set server.cpus=none
 expect 0 "" -- "$bin" measure --help
+# Reader threads: an object store's request slots are connections (all of
+# them, past the 16 a disk's queue gets); a disk's queue depth caps at 16.
+expect 0 "" -- "$bin" measure "$S" --data "$D" --epochs 1 --format json \
+  --set server.storage.kind=object --set server.storage.reader_threads=40
+grep -qF '"fetch_threads": 40' "$W/out" && ok || bad "object store, 40 reader threads: $(grep -o '"fetch_threads": [0-9]*' "$W/out")"
+expect 0 "" -- "$bin" measure "$S" --data "$D" --epochs 1 --format json --set server.storage.queue_depth=40
+grep -qF '"fetch_threads": 16' "$W/out" && ok || bad "disk, queue depth 40: $(grep -o '"fetch_threads": [0-9]*' "$W/out")"
 # The text header shows the paths it echoes with control characters escaped.
 ln -sfn "$D" "$W/esc"$'\e'"[31m"
 expect 0 "" -- "$bin" measure "$S" --data "$W/esc"$'\e'"[31m" --epochs 1

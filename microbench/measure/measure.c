@@ -403,14 +403,15 @@ static int check_measurable(const scenario_t *s, int url) {
         bad = 1;
     }
     const char *cache = scenario_cache(s)->name;
-    if (url && (!strcmp(cache, "lru") || !strcmp(cache, "linux"))) {
+    const int real = scenario_cache(s)->real;
+    if (url && real != CACHE_REAL_NONE && real != CACHE_REAL_LOADER) {
         diag_error(key_pos(s, "loader.cache"),
                    "key 'loader.cache': with --url measure runs none or minio: the client holds "
                    "no page cache of HTTP objects (the server's is warmed by --cache page-warm), "
                    "got '%s'",
                    cache);
         bad = 1;
-    } else if (strcmp(cache, "none") && strcmp(cache, "lru") && strcmp(cache, "minio")) {
+    } else if (!real) {
         diag_error(key_pos(s, "loader.cache"),
                    "key 'loader.cache': measure runs none, lru (the OS page cache) or minio, got "
                    "'%s'",
@@ -612,7 +613,7 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
         .compute_last_s =
             rem ? scenario_job_compute_s(s, j, (double)((rem + j->gpus - 1) / j->gpus)) : 0,
         .minio_bytes = mv->minio_bytes,
-        .page_hits = !o->url && !strcmp(scenario_cache(s)->name, "lru"),
+        .page_hits = !o->url && scenario_cache(s)->real == CACHE_REAL_PAGE,
         .seed = (unsigned long)s->seed,
     };
     if (!rem) cfg.compute_last_s = cfg.compute_s;
@@ -704,28 +705,13 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
         printf("variant %-10s loader.cache=%s, MinIO %.3f GB (%.1f%% of the dataset)\n",
                mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name, mv[k].minio_bytes / 1e9,
                100 * mv[k].minio_bytes / d->bytes);
-    printf("\n%-10s %-12s %5s  %-8s %9s %9s %7s %16s %16s %8s %8s %9s  %s\n", "variant", "job",
-           "epoch", "source", "epoch_s", "items/s", "gpu", "prep_stall_s", "fetch_stall_s", "hit",
-           "remote", "read_GB", "bottleneck");
+    /* run's table (valid_out passed the figures), finer: measured epochs are short. */
+    static const report_table_t table = {8, 1};
+    report_text_header(stdout, &table);
     for (int k = 0; k < nv; k++)
-        for (int e = 0; e < mv[k].run.scn.epochs; e++) {
-            const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
-            char ps[64], fs[64], f[5][32];
-            /* valid_out passed them: noise only is cleaned here (no -0.00). */
-            double p = fig_clean(m->prep_stall_s, FIG_TIME, m->epoch_s);
-            double fe = fig_clean(m->fetch_stall_s, FIG_TIME, m->epoch_s);
-            snprintf(ps, sizeof ps, "%s (%4.1f%%)", fig(f[0], sizeof f[0], p, 2),
-                     fig_zero(100 * p / m->epoch_s, 1));
-            snprintf(fs, sizeof fs, "%s (%4.1f%%)", fig(f[1], sizeof f[1], fe, 2),
-                     fig_zero(100 * fe / m->epoch_s, 1));
-            printf("%-10s %-12s %5d  %-8s %9s %9s %6.1f%% %16s %16s %7.1f%% %7.1f%% %9s  %s\n",
-                   mv[k].run.scn.variant, mv[k].run.topo.inst[0].name, e + 1, "measured",
-                   fig(f[2], sizeof f[2], m->epoch_s, 3),
-                   fig(f[3], sizeof f[3], m->throughput_items_s, 0), 100 * m->gpu_util, ps, fs,
-                   100 * m->hit_rate, 100 * m->remote_hit_rate,
-                   fig(f[4], sizeof f[4], m->storage_read_bytes / 1e9, 4),
-                   bottleneck_names[m->bottleneck]);
-        }
+        for (int e = 0; e < mv[k].run.scn.epochs; e++)
+            report_text_row(stdout, &table, mv[k].run.scn.variant, mv[k].run.topo.inst[0].name,
+                            e + 1, "measured", metrics_at(&mv[k].run.sim, 0, e), NULL);
     printf("\nprep_stall = T_prep - T_gpu, fetch_stall = T - T_prep (measured: T_prep with every "
            "item in memory, T_gpu the emulated GPU's time); bottleneck: the larger stall, or gpu "
            "at >= 97%% utilisation.\n");
@@ -838,7 +824,7 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
         rc = run_build(doc, &sets, idx[k], 0, &mv[k].run);
         if (!rc) rc = check_measurable(s, o->url != NULL);
         if (rc) break;
-        if (!strcmp(scenario_cache(s)->name, "minio")) {
+        if (scenario_cache(s)->real == CACHE_REAL_LOADER) {
             double b =
                 o->minio_size ? parse_size(o->minio_size, d->bytes) : scenario_cache_bytes(s);
             if (b < 0) {
@@ -855,7 +841,7 @@ static int build_variants(scenario_doc_t *doc, const options *o, const dataset *
         /* An object store's connections are its reader threads, capped per
          * process and per server: the simulator's request slots. */
         const storage_ops_t *st = scenario_storage(s);
-        if (!strcmp(st->name, "object")) qd = (int64_t)st->slots(s), cap = 1024;
+        if (st->slots_are_connections) qd = (int64_t)st->slots(s), cap = 1024;
         mv[k].fetchers = o->io_threads ? o->io_threads : (int)(qd < cap ? qd : cap);
         if (metrics_alloc(&mv[k].run.sim, 1, (int)s->epochs)) rc = EXIT_RUNTIME;
     }
@@ -897,7 +883,7 @@ int measure_main(int argc, char **argv) {
                     "stallsim measure: items come from %s (GET there by their paths under %s; "
                     "%d fetch threads, one HTTP connection each)\n",
                     o.url, o.data, mv[0].fetchers);
-        if (o.minio_size && strcmp(scenario_cache(&mv[0].run.scn)->name, "minio"))
+        if (o.minio_size && scenario_cache(&mv[0].run.scn)->real != CACHE_REAL_LOADER)
             fprintf(stderr, "stallsim measure: note: --minio-size is ignored where "
                             "loader.cache is not minio\n");
     }

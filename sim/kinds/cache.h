@@ -60,7 +60,16 @@ typedef struct {
      * topology is known); NULL when it has none. 0, or EXIT_INPUT after an
      * error at the scenario's own positions. */
     int (*check)(const scenario_t *s, const topology_t *t);
+    /* What `measure` runs for this policy on a real pipeline: CACHE_REAL_*;
+     * 0 (unset): measure cannot run it. */
+    int real;
 } cache_ops_t;
+
+enum {
+    CACHE_REAL_NONE = 1, /* nothing cached */
+    CACHE_REAL_PAGE,     /* the OS page cache of the files read (local files only) */
+    CACHE_REAL_LOADER,   /* a cache of whole items in the loader's memory (MinIO) */
+};
 
 struct cache {
     const cache_ops_t *ops;

@@ -26,4 +26,5 @@ const cache_ops_t cache_lru = {
     .hit_epoch = lru_epoch,
     .hit_at = che_lru_at,
     .state_bytes = list_state_bytes,
+    .real = CACHE_REAL_PAGE,
 };

@@ -72,4 +72,5 @@ const cache_ops_t cache_minio = {
     .hit_epoch = minio_epoch,
     .hit_at = minio_at,
     .state_bytes = minio_bytes,
+    .real = CACHE_REAL_LOADER,
 };

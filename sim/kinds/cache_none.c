@@ -34,4 +34,5 @@ const cache_ops_t cache_none = {
     .destroy = none_destroy,
     .hit_epoch = none_epoch,
     .state_bytes = none_bytes,
+    .real = CACHE_REAL_NONE,
 };

@@ -61,6 +61,10 @@ typedef struct {
     /* Optional: 0 when the model's rate leaves out an effect the simulator
      * has (the output marks the model's figures `~`); NULL: always exact. */
     int (*model_exact)(const scenario_t *s);
+    /* 1 when its request slots are client connections (an object store's:
+     * a real reader opens one per slot, hundreds of them), 0 when they are a
+     * device's queue (a real reader needs a few threads to keep it full). */
+    int slots_are_connections;
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that

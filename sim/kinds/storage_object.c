@@ -324,5 +324,6 @@ const storage_ops_t storage_object = {
     .state_bytes = object_bytes,
     .check = object_check,
     .model_exact = object_model_exact,
+    .slots_are_connections = 1,
     .requests = object_requests,
 };

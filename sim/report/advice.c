@@ -5,18 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds.h"
 #include "model.h"
+#include "schema.h"
 
 /* Two limits within this fraction of each other both bind: lifting one gains little. */
 #define BIND_TOGETHER 0.15
-#define MAX_CORES     65536 /* server.cpus's bound */
+#define MAX_LEVER     65536 /* the most cores, workers or readers the advice names */
+#define MAX_RATE      1e9   /* the highest GET/s cap the advice names */
+#define STEADY_EPOCHS 32    /* epochs the model runs to find where the hit rates settle */
+#define STEADY_TOL    1e-4  /* a hit rate within this of its last epoch's has settled */
+#define CAP_GAIN      0.02  /* a cap binds when lifting it shortens the epoch by more */
 
 /* Everything the advice works on, allocated once per variant. */
 typedef struct {
     scenario_t s;
     topology_t t;
     run_metrics_t r;
-    int epoch; /* the steady epoch (0-based) */
+    int epoch;     /* the steady epoch (0-based) */
+    double target; /* the GPU utilisation aimed at */
 } whatif_t;
 
 /* The model's steady epoch of instance 0 for w->s; 0, or -1 when the
@@ -31,28 +38,80 @@ static int model_at(whatif_t *w, epoch_metrics_t *m) {
     return 0;
 }
 
-/* T_prep with `cpus` cores a server (storage plays no part in it). */
-static double prep_limit(whatif_t *w, const scenario_t *base, int64_t cpus) {
+/* The first epoch from which every hit rate (DRAM, the tier's, the other
+ * servers') stays where it ends: run's steady epoch looks at the DRAM's
+ * alone, and a tier with no DRAM cache would have the cold epoch 1 taken
+ * for the steady state. At least `from`. */
+static int steady_epoch(whatif_t *w, const scenario_t *base, int from) {
+    const int n = from + 2 > STEADY_EPOCHS ? from + 2 : STEADY_EPOCHS;
     w->s = *base;
-    w->s.server.cpus = cpus;
-    epoch_metrics_t m;
-    return model_at(w, &m) ? INFINITY : m.t_prep_s;
+    w->s.epochs = n;
+    metrics_free(&w->r);
+    if (topology_build(&w->s, &w->t) || metrics_alloc(&w->r, w->t.ninst, n)) return from;
+    model_run(&w->s, &w->t, &w->r);
+    const epoch_metrics_t *last = metrics_at(&w->r, 0, n - 1);
+    int e = n - 1;
+    for (; e > 0; e--) {
+        const epoch_metrics_t *m = metrics_at(&w->r, 0, e - 1);
+        if (fabs(m->hit_rate - last->hit_rate) >= STEADY_TOL ||
+            fabs(m->tier_hit_rate - last->tier_hit_rate) >= STEADY_TOL ||
+            fabs(m->remote_hit_rate - last->remote_hit_rate) >= STEADY_TOL)
+            break;
+    }
+    return e > from ? e : from;
 }
 
-/* The fewest cores a server for T_prep <= goal, or 0 when no number does
- * (jobs with their own cores, or a prep time that does not fall). */
-static int64_t cores_for(whatif_t *w, const scenario_t *base, double goal) {
-    int64_t lo = base->server.cpus, hi = lo;
-    if (prep_limit(w, base, lo) <= goal) return lo;
-    while (hi < MAX_CORES) {
+/* What an epoch takes on w->s: T_prep (prep's limit) or the epoch itself. */
+typedef enum { LIMIT_PREP, LIMIT_EPOCH } limit_t;
+
+static double limit_of(whatif_t *w, limit_t which) {
+    epoch_metrics_t m;
+    if (model_at(w, &m)) return INFINITY;
+    return which == LIMIT_PREP ? m.t_prep_s : m.epoch_s;
+}
+
+/* The scenario-scope integer key `name` of base when its kinds use it (NULL otherwise). */
+static const key_def_t *lever_key(const scenario_t *base, const char *name) {
+    int n, i = schema_find(SCOPE_SCENARIO, name);
+    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
+    if (i < 0 || k[i].type != KT_INT || !kinds_key_used(base, name)) return NULL;
+    return &k[i];
+}
+
+/* An integer key's value, or a rate's (a GET/s cap) rounded up. */
+static int64_t key_int(const key_def_t *k, const scenario_t *s) {
+    const char *at = (const char *)s + k->offset;
+    return k->type == KT_INT ? *(const int64_t *)at : (int64_t)ceil(*(const double *)at);
+}
+
+/* The limit with key k at value x. */
+static double limit_at(whatif_t *w, const scenario_t *base, const key_def_t *k, int64_t x,
+                       limit_t which) {
+    char text[32], why[256];
+    w->s = *base;
+    snprintf(text, sizeof text, "%lld", (long long)x);
+    if (schema_store(k, &w->s, text, why, sizeof why)) return INFINITY;
+    return limit_of(w, which);
+}
+
+/* The least value of key k, from base's up to the key's bound, at which
+ * the limit is at most goal; 0 when no value reaches it (another resource
+ * binds first, or the key is not what limits). */
+static int64_t lever_for(whatif_t *w, const scenario_t *base, const key_def_t *k, double goal,
+                         limit_t which) {
+    const double bound = k->type == KT_INT ? MAX_LEVER : MAX_RATE;
+    const int64_t top = k->max < bound ? (int64_t)k->max : (int64_t)bound;
+    int64_t lo = key_int(k, base), hi = lo > 0 ? lo : 1;
+    if (limit_at(w, base, k, lo, which) <= goal) return lo;
+    while (hi < top) {
         lo = hi;
-        hi = hi * 2 < MAX_CORES ? hi * 2 : MAX_CORES;
-        if (prep_limit(w, base, hi) <= goal) break;
+        hi = hi * 2 < top ? hi * 2 : top;
+        if (limit_at(w, base, k, hi, which) <= goal) break;
     }
-    if (prep_limit(w, base, hi) > goal) return 0;
+    if (limit_at(w, base, k, hi, which) > goal) return 0;
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (prep_limit(w, base, mid) <= goal)
+        if (limit_at(w, base, k, mid, which) <= goal)
             hi = mid;
         else
             lo = mid;
@@ -60,15 +119,156 @@ static int64_t cores_for(whatif_t *w, const scenario_t *base, double goal) {
     return hi;
 }
 
-static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
-    const scenario_t *base = &v->scn;
-    w->epoch = v->steady_from;
-    w->s = *base;
-    epoch_metrics_t now, free_prep;
-    if (model_at(w, &now)) return;
+/* base with integer key k at x (0), or -1 when it does not take x. */
+static int set_int(scenario_t *s, const key_def_t *k, int64_t x) {
+    char text[32], why[256];
+    snprintf(text, sizeof text, "%lld", (long long)x);
+    return schema_store(k, s, text, why, sizeof why) ? -1 : 0;
+}
+
+/* Workers and cores together where neither alone reaches the goal: the
+ * fewest workers with all the cores the advice names, then the fewest
+ * cores with those workers. 0, or 1 with both in *wk, *c. */
+static int prep_both(whatif_t *w, const scenario_t *base, const key_def_t *cpus,
+                     const key_def_t *workers, double goal, int64_t *wk, int64_t *c) {
+    scenario_t *t = malloc(sizeof *t);
+    *wk = *c = 0;
+    if (!t) return 0;
+    *t = *base;
+    if (!set_int(t, cpus, cpus->max < MAX_LEVER ? (int64_t)cpus->max : MAX_LEVER))
+        *wk = lever_for(w, t, workers, goal, LIMIT_PREP);
+    *t = *base;
+    if (*wk > 0 && !set_int(t, workers, *wk)) *c = lever_for(w, t, cpus, goal, LIMIT_PREP);
+    free(t);
+    return *wk > 0 && *c > 0;
+}
+
+/* What prep needs for the goal: cores a server, else the loader's workers,
+ * else both. */
+static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *buf, size_t n) {
+    const key_def_t *cpus = lever_key(base, "server.cpus"),
+                    *workers = lever_key(base, "loader.num_workers");
+    int64_t c = cpus ? lever_for(w, base, cpus, goal, LIMIT_PREP) : 0;
+    int64_t wk = !c && workers ? lever_for(w, base, workers, goal, LIMIT_PREP) : 0;
+    char cores[96] = "", wks[96] = "";
+    if (!c && !wk && cpus && workers) prep_both(w, base, cpus, workers, goal, &wk, &c);
+    if (c > 0)
+        snprintf(cores, sizeof cores, "%lld cores a server (%.1f per GPU; %lld now)", (long long)c,
+                 (double)c / (double)base->server.gpus, (long long)base->server.cpus);
+    if (wk > 0)
+        snprintf(wks, sizeof wks, "%lld workers a GPU (%s; %lld now)", (long long)wk, workers->name,
+                 (long long)key_int(workers, base));
+    if (c > 0 || wk > 0)
+        snprintf(buf, n, "%s%s%s", wks, c > 0 && wk > 0 ? " with " : "", cores);
+    else
+        snprintf(buf, n, "a prep faster than more cores can make it");
+}
+
+/* 5500 as "5,500": a cap as its documentation writes it. */
+static const char *grouped(char *b, size_t n, double v) {
+    char d[32];
+    int len = snprintf(d, sizeof d, "%.0f", v), o = 0;
+    for (int i = 0; i < len && o + 2 < (int)n; i++) {
+        if (i && (len - i) % 3 == 0) b[o++] = ',';
+        b[o++] = d[i];
+    }
+    b[o] = 0;
+    return b;
+}
+
+/* The storage kind's request-rate cap (a key in GET/s) when it is set, or NULL. */
+static const key_def_t *get_cap(const scenario_t *st, double *cap) {
+    int nk;
+    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &nk);
+    for (int i = 0; i < nk; i++)
+        if (k[i].type == KT_REAL && strcmp(k[i].unit, "GET/s") == 0 &&
+            kinds_key_used(st, k[i].name)) {
+            *cap = *(const double *)((const char *)st + k[i].offset);
+            if (*cap > 0) return &k[i];
+        }
+    return NULL;
+}
+
+static void cap_text(char *buf, size_t n, const key_def_t *k, double cap, int64_t need) {
+    char a[32], b[32];
+    snprintf(buf, n,
+             "%s GET/s (%s; the store's cap of %s GET/s binds: spread the objects over more "
+             "prefixes or read record shards, dataset.shard_mb)",
+             grouped(a, sizeof a, (double)need), k->name, grouped(b, sizeof b, cap));
+}
+
+/* The requests in flight that reach the goal on st: the storage kind's
+ * readers, else the loader's workers (one read in flight each); 0 when
+ * neither alone does, else 1 with the key and its value in *k, *x. */
+static int in_flight(whatif_t *w, const scenario_t *st, double goal, const key_def_t **k,
+                     int64_t *x) {
+    const key_def_t *readers = lever_key(st, "server.storage.reader_threads"),
+                    *workers = lever_key(st, "loader.num_workers");
+    *k = readers, *x = readers ? lever_for(w, st, readers, goal, LIMIT_EPOCH) : 0;
+    if (*x == 0) *k = workers, *x = workers ? lever_for(w, st, workers, goal, LIMIT_EPOCH) : 0;
+    return *x > 0;
+}
+
+static void in_flight_text(char *buf, size_t n, const scenario_t *st, const key_def_t *k,
+                           int64_t x) {
+    const int gets = scenario_storage(st)->slots_are_connections;
+    if (strcmp(k->name, "server.storage.reader_threads") == 0)
+        snprintf(buf, n, "%lld %s in flight a server (%s; %lld now)", (long long)x,
+                 gets ? "GETs" : "reads", k->name, (long long)key_int(k, st));
+    else
+        snprintf(buf, n, "%lld workers a GPU (%s; %lld now: one %s in flight each)", (long long)x,
+                 k->name, (long long)key_int(k, st), gets ? "GET" : "read");
+}
+
+/* What storage needs for the goal (prep free in st): the requests in
+ * flight; a GET/s cap raised where one binds (with more requests in flight
+ * when those bind next); else the bytes per second. */
+static void fetch_lever(whatif_t *w, const scenario_t *st, double bytes, double Ts, double goal,
+                        char *buf, size_t n) {
+    double cap = 0;
+    const key_def_t *k = get_cap(st, &cap), *fk;
+    scenario_t *lifted = k ? malloc(sizeof *lifted) : NULL;
+    char why[256], capt[256], fl[160];
+    int64_t x = 0, y = 0;
+    int said = 1;
+    if (lifted) {
+        *lifted = *st;
+        if (schema_store(k, lifted, "0", why, sizeof why)) free(lifted), lifted = NULL;
+    }
+    if (lifted) w->s = *lifted;
+    const int binds = lifted && limit_of(w, LIMIT_EPOCH) < (1 - CAP_GAIN) * Ts;
+    if (!binds && in_flight(w, st, goal, &fk, &x)) {
+        in_flight_text(buf, n, st, fk, x);
+    } else if (binds && (y = lever_for(w, st, k, goal, LIMIT_EPOCH)) > 0) {
+        cap_text(buf, n, k, cap, y);
+    } else if (lifted && in_flight(w, lifted, goal, &fk, &x)) {
+        /* Both: the requests in flight that reach the goal uncapped, then the cap they need. */
+        snprintf(why, sizeof why, "%lld", (long long)x);
+        *lifted = *st;
+        if (schema_store(fk, lifted, why, why, sizeof why) == 0 &&
+            (y = lever_for(w, lifted, k, goal, LIMIT_EPOCH)) > 0) {
+            in_flight_text(fl, sizeof fl, st, fk, x);
+            cap_text(capt, sizeof capt, k, cap, y);
+            size_t used = (size_t)snprintf(buf, n, "%s and ", fl);
+            if (used < n) snprintf(buf + used, n - used, "%s", capt);
+        } else {
+            said = 0;
+        }
+    } else {
+        said = 0;
+    }
+    if (!said)
+        snprintf(buf, n, "%.2f GB/s of storage reads %s (%.2f now)", bytes / goal / 1e9,
+                 st->server.storage.shared ? "in all" : "a server", Ts > 0 ? bytes / Ts / 1e9 : 0);
+    free(lifted);
+}
+
+/* The bytes instance 0's first server reads from its storage an epoch. */
+static double server_bytes(const variant_run_t *v, whatif_t *w) {
     /* The storage of instance 0's first server serves every stream reading
      * through it (each job over S servers reads 1/S of its bytes there), or
      * every stream when the servers share one device. */
+    const scenario_t *base = &v->scn;
     double bytes = 0;
     const topology_t *t = &v->topo;
     for (int i = 0; i < t->ninst; i++) {
@@ -80,72 +280,89 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
             bytes += metrics_at(&w->r, i, w->epoch)->storage_read_bytes /
                      (base->server.storage.shared ? 1 : in->nservers);
     }
-    /* Storage alone: prep (decode and augment on the cores) free. */
-    w->s = *base;
-    w->s.prep.decode_ms_per_mb = w->s.prep.decode_ms_per_item = w->s.prep.augment_ms = 0;
-    if (model_at(w, &free_prep)) return;
+    return bytes;
+}
 
-    const double T = now.epoch_s, Tg = now.t_gpu_s, Tp = now.t_prep_s, Ts = free_prep.epoch_s;
-    const double util = T > 0 ? Tg / T : 1, goal = Tg / ADVICE_TARGET;
-    fprintf(out, "%-10s GPU %.0f%% busy", base->variant, 100 * util);
-    if (now.bottleneck == BN_GPU) {
-        fputs(": the GPUs bind; more cores or faster storage would not help.\n", out);
+static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
+    const scenario_t *base = &v->scn;
+    w->epoch = steady_epoch(w, base, v->steady_from);
+    w->s = *base;
+    epoch_metrics_t now, free_prep;
+    if (model_at(w, &now)) return;
+    const double bytes = server_bytes(v, w);
+    /* Storage alone: prep (decode and augment on the cores) free. */
+    scenario_t *st = malloc(sizeof *st);
+    if (!st) return;
+    *st = *base;
+    st->prep.decode_ms_per_mb = st->prep.decode_ms_per_item = st->prep.augment_ms = 0;
+    w->s = *st;
+    if (model_at(w, &free_prep)) {
+        free(st);
         return;
     }
+
+    const double T = now.epoch_s, Tg = now.t_gpu_s, Tp = now.t_prep_s, Ts = free_prep.epoch_s;
+    const double util = T > 0 ? Tg / T : 1, goal = Tg / w->target;
+    fprintf(out, "%-10s GPU %.0f%% busy", base->variant, 100 * util);
     const int net = free_prep.bottleneck == BN_NETWORK;
     const char *fetch = net ? "the network" : "storage",
                *fetch_cap = net ? "The network" : "Storage";
     const int prep_first = Tp >= Ts;
     const double a = prep_first ? Tp : Ts, b = prep_first ? Ts : Tp;
-    if (util >= ADVICE_TARGET) {
+    if (now.bottleneck == BN_GPU) {
+        fputs(": the GPUs bind; more cores or faster storage would not help.\n", out);
+    } else if (util >= w->target) {
         fprintf(out,
                 ", %.0f%% or more: %s binds next, at %.0f s an epoch against %.0f s of GPU "
                 "work.\n",
-                100 * ADVICE_TARGET, prep_first ? "prep" : fetch, a, Tg);
-        return;
-    }
-    /* What each needs for the target alone. */
-    char cores[160], reads[160];
-    int64_t c = cores_for(w, base, goal);
-    if (c > 0)
-        snprintf(cores, sizeof cores, "%lld cores a server (%.1f per GPU; %lld now)", (long long)c,
-                 (double)c / (double)base->server.gpus, (long long)base->server.cpus);
-    else
-        snprintf(cores, sizeof cores, "a prep faster than more cores can make it");
-    if (net)
-        snprintf(reads, sizeof reads, "a faster network (it carries %.1f GB an epoch)",
-                 now.network_bytes / 1e9);
-    else
-        snprintf(reads, sizeof reads, "%.2f GB/s of storage reads %s (%.2f now)",
-                 bytes / goal / 1e9, base->server.storage.shared ? "in all" : "a server",
-                 Ts > 0 ? bytes / Ts / 1e9 : 0);
-
-    fprintf(out, ". %s limits you at %.0f s an epoch", prep_first ? "Prep" : fetch_cap, a);
-    if (b > goal) {
-        fprintf(out, ", and %s would at %.0f s", prep_first ? fetch : "prep", b);
-        if (b >= (1 - BIND_TOGETHER) * a)
-            fprintf(out,
-                    ": the two bind within %.0f%% of each other, so lifting only %s gains at "
-                    "most %.0f%%, only %s %.0f%%",
-                    100 * (1 - b / a), prep_first ? "prep" : fetch, 100 * (1 - b / T),
-                    prep_first ? fetch : "prep", 100 * (1 - a / T > 0 ? 1 - a / T : 0));
-        fprintf(out, ". About %s and %s together reach %.0f%%.\n", prep_first ? cores : reads,
-                prep_first ? reads : cores, 100 * ADVICE_TARGET);
+                100 * w->target, prep_first ? "prep" : fetch, a, Tg);
     } else {
-        fprintf(out, " (%s: %.0f s). About %s reach %.0f%%.\n", prep_first ? fetch : "prep", b,
-                prep_first ? cores : reads, 100 * ADVICE_TARGET);
+        /* What each needs for the target alone. */
+        char cores[200], reads[512];
+        prep_lever(w, base, goal, cores, sizeof cores);
+        if (net)
+            snprintf(reads, sizeof reads, "a faster network (it carries %.1f GB an epoch)",
+                     now.network_bytes / 1e9);
+        else
+            fetch_lever(w, st, bytes, Ts, goal, reads, sizeof reads);
+        fprintf(out, ". %s limits you at %.0f s an epoch", prep_first ? "Prep" : fetch_cap, a);
+        if (b > goal) {
+            fprintf(out, ", and %s would at %.0f s", prep_first ? fetch : "prep", b);
+            if (b >= (1 - BIND_TOGETHER) * a)
+                fprintf(out,
+                        ": the two bind within %.0f%% of each other, so lifting only %s gains at "
+                        "most %.0f%%, only %s %.0f%%",
+                        100 * (1 - b / a), prep_first ? "prep" : fetch, 100 * (1 - b / T),
+                        prep_first ? fetch : "prep", 100 * (1 - a / T > 0 ? 1 - a / T : 0));
+            fprintf(out, ". About %s and %s together reach %.0f%%.\n", prep_first ? cores : reads,
+                    prep_first ? reads : cores, 100 * w->target);
+        } else {
+            fprintf(out, " (%s: %.0f s). About %s reach %.0f%%.\n", prep_first ? fetch : "prep", b,
+                    prep_first ? cores : reads, 100 * w->target);
+        }
     }
+    free(st);
 }
 
 void advice_write_text(FILE *out, const variant_run_t *v, int nv) {
     whatif_t *w = calloc(1, sizeof *w);
     if (!w) return;
+    w->target = ADVICE_TARGET;
     fprintf(out,
             "\nwhat to change (model, steady state, for %.0f%% GPU utilisation; the first "
             "job):\n",
             100 * ADVICE_TARGET);
     for (int k = 0; k < nv; k++)
         one_variant(out, &v[k], w);
+    metrics_free(&w->r);
+    free(w);
+}
+
+void advice_line(FILE *out, const variant_run_t *v, double target) {
+    whatif_t *w = calloc(1, sizeof *w);
+    if (!w) return;
+    w->target = target;
+    one_variant(out, v, w);
     metrics_free(&w->r);
     free(w);
 }

@@ -22,4 +22,8 @@
 
 void advice_write_text(FILE *out, const variant_run_t *v, int nv);
 
+/* One variant's line for GPU utilisation `target` (advise's): v built
+ * (run_build); the model is run here, from its steady state. */
+void advice_line(FILE *out, const variant_run_t *v, double target);
+
 #endif

@@ -52,11 +52,9 @@ static const run_metrics_t *best_source(const variant_run_t *v) {
  * text table, so the three cannot drift. A column with a NULL get is the
  * text table's alone (vs_model compares with the model's row). */
 
-typedef enum { COL_NUM, COL_BOOL, COL_NAME } col_kind_t;
-
 typedef struct {
     const char *name; /* CSV header and JSON key */
-    col_kind_t kind;
+    out_kind_t kind;
     const char *fmt; /* printf format of the value in CSV and JSON */
     /* The value; ref is the model's row a sim row compares with (NULL: none). */
     double (*get)(const epoch_metrics_t *m, const epoch_metrics_t *ref);
@@ -65,7 +63,8 @@ typedef struct {
      * (negative: left-aligned); text NULL: not in the text table. */
     const char *head, *sep;
     int width;
-    void (*text)(char *buf, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *model);
+    void (*text)(char *buf, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *model,
+                 int fine);
 } column_t;
 
 #define GETTER(field)                                                                              \
@@ -107,83 +106,93 @@ static double get_model_differs(const epoch_metrics_t *m, const epoch_metrics_t 
     return gap_marked(gap_rel(m, ref));
 }
 
-static void text_epoch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+static void text_epoch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                       int fine) {
     (void)ref;
     char f[32];
-    snprintf(b, n, "%s%s", fig(f, sizeof f, m->epoch_s, 1), m->approximate ? "~" : " ");
+    snprintf(b, n, "%s%s", fig(f, sizeof f, m->epoch_s, fine ? 3 : 1), m->approximate ? "~" : " ");
 }
-static void text_vs_model(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+static void text_vs_model(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                          int fine) {
+    (void)fine;
     double g = gap_rel(m, ref);
     if (ref) /* ~: past GAP_MARK (gap.h) */
         snprintf(b, n, "%+.1f%%%s", fig_zero(100 * g, 1), gap_marked(g) ? "~" : " ");
     else
         b[0] = 0;
 }
-static void text_items(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
-    (void)ref;
+static void text_items(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                       int fine) {
+    (void)ref, (void)fine;
     fig(b, n, m->throughput_items_s, 0);
 }
-static void text_gpu(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
-    (void)ref;
+static void text_gpu(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                     int fine) {
+    (void)ref, (void)fine;
     snprintf(b, n, "%.1f%%", 100 * fig_clean(m->gpu_util, FIG_SHARE, 1));
 }
-static void stall(char *b, size_t n, double s, double epoch) {
+static void stall(char *b, size_t n, double s, double epoch, int fine) {
     char f[32];
     s = fig_clean(s, FIG_TIME, epoch);
-    snprintf(b, n, "%s (%4.1f%%)", fig(f, sizeof f, s, 1),
+    snprintf(b, n, "%s (%4.1f%%)", fig(f, sizeof f, s, fine ? 2 : 1),
              fig_zero(epoch > 0 ? 100 * s / epoch : 0, 1));
 }
-static void text_prep(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+static void text_prep(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                      int fine) {
     (void)ref;
-    stall(b, n, m->prep_stall_s, m->epoch_s);
+    stall(b, n, m->prep_stall_s, m->epoch_s, fine);
 }
-static void text_fetch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+static void text_fetch(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                       int fine) {
     (void)ref;
-    stall(b, n, m->fetch_stall_s, m->epoch_s);
+    stall(b, n, m->fetch_stall_s, m->epoch_s, fine);
 }
-static void text_hit(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
-    (void)ref;
+static void text_hit(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                     int fine) {
+    (void)ref, (void)fine;
     snprintf(b, n, "%.1f%%", 100 * fig_clean(m->hit_rate, FIG_SHARE, 1));
 }
-static void text_remote(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
-    (void)ref;
+static void text_remote(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                        int fine) {
+    (void)ref, (void)fine;
     snprintf(b, n, "%.1f%%", 100 * fig_clean(m->remote_hit_rate, FIG_SHARE, 1));
 }
-static void text_read(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+static void text_read(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                      int fine) {
     (void)ref;
-    fig(b, n, fig_clean(m->storage_read_bytes, FIG_NONNEG, 1) / 1e9, 1);
+    fig(b, n, fig_clean(m->storage_read_bytes, FIG_NONNEG, 1) / 1e9, fine ? 4 : 1);
 }
-static void text_bottleneck(char *b, size_t n, const epoch_metrics_t *m,
-                            const epoch_metrics_t *ref) {
-    (void)ref;
+static void text_bottleneck(char *b, size_t n, const epoch_metrics_t *m, const epoch_metrics_t *ref,
+                            int fine) {
+    (void)ref, (void)fine;
     snprintf(b, n, "%s", bottleneck_names[m->bottleneck]);
 }
 
 /* clang-format off */
 static const column_t columns[] = {
-    {"epoch_s", COL_NUM, "%.9g", get_epoch_s, FIG_POSITIVE, "epoch_s", " ", 11, text_epoch},
-    {"vs_model (text)", COL_NUM, NULL, NULL, FIG_ANY, "vs_model", " ", 8, text_vs_model},
-    {"throughput_items_s", COL_NUM, "%.9g", get_throughput_items_s, FIG_NONNEG, "items/s", " ", 9, text_items},
-    {"gpu_util", COL_NUM, "%.6f", get_gpu_util, FIG_SHARE, "gpu", " ", 7, text_gpu},
-    {"prep_stall_s", COL_NUM, "%.9g", get_prep_stall_s, FIG_TIME, "prep_stall_s", " ", 16, text_prep},
-    {"fetch_stall_s", COL_NUM, "%.9g", get_fetch_stall_s, FIG_TIME, "fetch_stall_s", " ", 16, text_fetch},
-    {"hit_rate", COL_NUM, "%.6f", get_hit_rate, FIG_SHARE, "hit", " ", 8, text_hit},
-    {"remote_hit_rate", COL_NUM, "%.6f", get_remote_hit_rate, FIG_SHARE, "remote", " ", 8, text_remote},
-    {"storage_read_bytes", COL_NUM, "%.0f", get_storage_read_bytes, FIG_NONNEG, "read_GB", " ", 9, text_read},
-    {"network_bytes", COL_NUM, "%.0f", get_network_bytes, FIG_NONNEG, NULL, NULL, 0, NULL},
-    {"cpu_util", COL_NUM, "%.6f", get_cpu_util, FIG_SHARE, NULL, NULL, 0, NULL},
-    {"storage_util", COL_NUM, "%.6f", get_storage_util, FIG_SHARE, NULL, NULL, 0, NULL},
-    {"t_gpu_s", COL_NUM, "%.9g", get_t_gpu_s, FIG_TIME, NULL, NULL, 0, NULL},
-    {"t_prep_s", COL_NUM, "%.9g", get_t_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
-    {"bottleneck", COL_NAME, "%s", get_bottleneck, FIG_ANY, "bottleneck", "  ", 0, text_bottleneck},
-    {"approximate", COL_BOOL, "%d", get_approximate, FIG_ANY, NULL, NULL, 0, NULL},
-    {"staged_bytes", COL_NUM, "%.0f", get_staged_bytes, FIG_NONNEG, NULL, NULL, 0, NULL},
-    {"storage_requests", COL_NUM, "%.9g", get_storage_reads, FIG_NONNEG, NULL, NULL, 0, NULL},
-    {"shards_per_batch", COL_NUM, "%.6g", get_shards_per_batch, FIG_NONNEG, NULL, NULL, 0, NULL},
-    {"tier_hit_rate", COL_NUM, "%.6f", get_tier_hit_rate, FIG_SHARE, NULL, NULL, 0, NULL},
-    {"gpu_prep_s", COL_NUM, "%.9g", get_gpu_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
-    {"vs_model", COL_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
-    {"model_differs", COL_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
+    {"epoch_s", OUT_NUM, "%.9g", get_epoch_s, FIG_POSITIVE, "epoch_s", " ", 11, text_epoch},
+    {"vs_model (text)", OUT_NUM, NULL, NULL, FIG_ANY, "vs_model", " ", 8, text_vs_model},
+    {"throughput_items_s", OUT_NUM, "%.9g", get_throughput_items_s, FIG_NONNEG, "items/s", " ", 9, text_items},
+    {"gpu_util", OUT_NUM, "%.6f", get_gpu_util, FIG_SHARE, "gpu", " ", 7, text_gpu},
+    {"prep_stall_s", OUT_NUM, "%.9g", get_prep_stall_s, FIG_TIME, "prep_stall_s", " ", 16, text_prep},
+    {"fetch_stall_s", OUT_NUM, "%.9g", get_fetch_stall_s, FIG_TIME, "fetch_stall_s", " ", 16, text_fetch},
+    {"hit_rate", OUT_NUM, "%.6f", get_hit_rate, FIG_SHARE, "hit", " ", 8, text_hit},
+    {"remote_hit_rate", OUT_NUM, "%.6f", get_remote_hit_rate, FIG_SHARE, "remote", " ", 8, text_remote},
+    {"storage_read_bytes", OUT_NUM, "%.0f", get_storage_read_bytes, FIG_NONNEG, "read_GB", " ", 9, text_read},
+    {"network_bytes", OUT_NUM, "%.0f", get_network_bytes, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"cpu_util", OUT_NUM, "%.6f", get_cpu_util, FIG_SHARE, NULL, NULL, 0, NULL},
+    {"storage_util", OUT_NUM, "%.6f", get_storage_util, FIG_SHARE, NULL, NULL, 0, NULL},
+    {"t_gpu_s", OUT_NUM, "%.9g", get_t_gpu_s, FIG_TIME, NULL, NULL, 0, NULL},
+    {"t_prep_s", OUT_NUM, "%.9g", get_t_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
+    {"bottleneck", OUT_NAME, "%s", get_bottleneck, FIG_ANY, "bottleneck", "  ", 0, text_bottleneck},
+    {"approximate", OUT_BOOL, "%d", get_approximate, FIG_ANY, NULL, NULL, 0, NULL},
+    {"staged_bytes", OUT_NUM, "%.0f", get_staged_bytes, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"storage_requests", OUT_NUM, "%.9g", get_storage_reads, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"shards_per_batch", OUT_NUM, "%.6g", get_shards_per_batch, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"tier_hit_rate", OUT_NUM, "%.6f", get_tier_hit_rate, FIG_SHARE, NULL, NULL, 0, NULL},
+    {"gpu_prep_s", OUT_NUM, "%.9g", get_gpu_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
+    {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
+    {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
@@ -191,15 +200,8 @@ static const column_t columns[] = {
 /* One value as CSV (json = 0) or JSON text, its noise cleaned (fig_clean). */
 static void put_value(FILE *out, const column_t *c, const epoch_metrics_t *m,
                       const epoch_metrics_t *ref, int json) {
-    double v = fig_clean(c->get(m, ref), c->range, m->epoch_s);
-    if (c->kind == COL_NAME)
-        fprintf(out, json ? "\"%s\"" : "%s", bottleneck_names[(int)v]);
-    else if (c->kind == COL_BOOL && json)
-        fputs(v ? "true" : "false", out);
-    else if (c->kind == COL_BOOL)
-        fprintf(out, c->fmt, (int)v);
-    else
-        fprintf(out, c->fmt, v);
+    const out_field_t f = {c->name, c->kind, c->fmt, bottleneck_names, 0};
+    out_value(out, &f, fig_clean(c->get(m, ref), c->range, m->epoch_s), json);
 }
 
 /* ---- CSV ---- */
@@ -586,20 +588,23 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
 
 /* ---- text ---- */
 
-static void text_row(FILE *out, const char *variant, const char *job, int epoch, const char *src,
-                     const epoch_metrics_t *m, const epoch_metrics_t *ref) {
-    fprintf(out, "%-10s %-12s %5d  %-6s", variant, job, epoch, src);
+const report_table_t report_run_table = {6, 0};
+
+void report_text_row(FILE *out, const report_table_t *t, const char *variant, const char *job,
+                     int epoch, const char *src, const epoch_metrics_t *m,
+                     const epoch_metrics_t *ref) {
+    fprintf(out, "%-10s %-12s %5d  %-*s", variant, job, epoch, t->source_width, src);
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].text) {
             char buf[64];
-            columns[i].text(buf, sizeof buf, m, ref);
+            columns[i].text(buf, sizeof buf, m, ref, t->fine);
             fprintf(out, "%s%*s", columns[i].sep, columns[i].width, buf);
         }
     fputc('\n', out);
 }
 
-static void text_header(FILE *out) {
-    fprintf(out, "\n%-10s %-12s %5s  %-6s", "variant", "job", "epoch", "source");
+void report_text_header(FILE *out, const report_table_t *t) {
+    fprintf(out, "\n%-10s %-12s %5s  %-*s", "variant", "job", "epoch", t->source_width, "source");
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].text)
             fprintf(out, "%s%*s", columns[i].sep, columns[i].width, columns[i].head);
@@ -730,15 +735,17 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         text_config_diff(out, s, &v[k].scn);
         fprintf(out, "\n");
     }
-    text_header(out);
+    report_text_header(out, &report_run_table);
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 const epoch_metrics_t *mm = metrics_at(&v[k].model, i, e);
-                text_row(out, v[k].scn.variant, v[k].topo.inst[i].name, e + 1, "model", mm, NULL);
+                report_text_row(out, &report_run_table, v[k].scn.variant, v[k].topo.inst[i].name,
+                                e + 1, "model", mm, NULL);
                 if (v[k].sim.m)
-                    text_row(out, v[k].scn.variant, v[k].topo.inst[i].name, e + 1,
-                             v[k].sampled > 0 ? "sample" : "sim", metrics_at(&v[k].sim, i, e), mm);
+                    report_text_row(
+                        out, &report_run_table, v[k].scn.variant, v[k].topo.inst[i].name, e + 1,
+                        v[k].sampled > 0 ? "sample" : "sim", metrics_at(&v[k].sim, i, e), mm);
             }
     for (int k = 0; k < nv; k++)
         if (v[k].sampled > 0)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "fig.h"
+#include "out.h"
 #include "run.h"
 
 typedef enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON, FORMAT_HTML } report_format_t;
@@ -48,6 +49,19 @@ void report_csv_row(FILE *out, const char *extra_values, const char *variant, co
  * name, value and range; 0 when every one may be printed. */
 int report_check_metrics(const epoch_metrics_t *m, const epoch_metrics_t *model, const char **name,
                          double *value, fig_range_t *range);
+
+/* The text table of epoch rows as `run` prints it; `measure` prints its
+ * rows through it with a wider source column and finer figures (its
+ * epochs are short). The header line starts with an empty line. */
+typedef struct {
+    int source_width; /* the source column: 6 (model, sim, sample), 8 (measured) */
+    int fine;         /* more decimals: epoch_s 3, stalls 2, read_GB 4 (else 1) */
+} report_table_t;
+extern const report_table_t report_run_table;
+void report_text_header(FILE *out, const report_table_t *t);
+void report_text_row(FILE *out, const report_table_t *t, const char *variant, const char *job,
+                     int epoch, const char *src, const epoch_metrics_t *m,
+                     const epoch_metrics_t *ref);
 
 /* JSON pieces shared with `stallsim measure`: a quoted, escaped string and
  * one epoch's metrics as an object. */

@@ -12,11 +12,15 @@ void metrics_derive(epoch_metrics_t *m, double items) {
     m->prep_stall_s = m->t_prep_s - m->t_gpu_s;
     m->fetch_stall_s = m->epoch_s - m->t_prep_s;
     m->bottleneck = BN_GPU;
-    if (m->gpu_util >= METRICS_GPU_BOUND) return;
+    /* A GPU busy training or with prep of its own (nvJPEG, augment) is the
+     * GPU binding: named for the larger of the two. */
+    const double gpu_prep = m->epoch_s > 0 ? m->gpu_prep_s / m->epoch_s : 0;
+    if (m->gpu_util + gpu_prep >= METRICS_GPU_BOUND) {
+        if (gpu_prep > m->gpu_util) m->bottleneck = BN_PREP;
+        return;
+    }
     double best = 0;
     if (m->cpu_util > best) best = m->cpu_util, m->bottleneck = BN_PREP;
-    /* The GPU busy with prep (decoding for DALI's mixed decoder) is prep's. */
-    double gpu_prep = m->epoch_s > 0 ? m->gpu_prep_s / m->epoch_s : 0;
     if (gpu_prep > best) best = gpu_prep, m->bottleneck = BN_PREP;
     if (m->storage_util > best) best = m->storage_util, m->bottleneck = BN_STORAGE_BW;
     if (m->slot_util > best && m->slot_util > METRICS_GPU_BOUND)

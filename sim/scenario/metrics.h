@@ -65,8 +65,10 @@ typedef struct {
  * measured. The producer fills epoch_s, t_prep_s, t_gpu_s and the resource
  * utilisations (cpu, storage, slot, network); this derives throughput over
  * `items`, gpu_util, the two stalls (DS-Analyzer's differential split) and
- * the bottleneck: the GPUs when busy at least METRICS_GPU_BOUND of the time,
- * else the busiest resource (request slots only when nearly all are busy). */
+ * the bottleneck: the GPUs when busy at least METRICS_GPU_BOUND of the time
+ * (prep when more of that went to the GPU's own prep, gpu_prep_s, than to
+ * training), else the busiest resource (request slots only when nearly all
+ * are busy). */
 #define METRICS_GPU_BOUND 0.97
 void metrics_derive(epoch_metrics_t *m, double items);
 

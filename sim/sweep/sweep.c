@@ -3,7 +3,6 @@
 
 #include <stddef.h>
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "run.h"
 #include "scenario.h"
 #include "atomic_file.h"
+#include "grid_run.h"
 #include "sweep_curve.h"
 #include "sweep_describe.h"
 #include "sweep_grid.h"
@@ -269,18 +269,9 @@ static void config_prefix(void *ctx, int64_t c, char *buf, size_t n) {
 }
 
 /* --set, then this configuration's values (as if given by --set after them). */
-static int config_sets(const plan_t *p, const int *idx, assign_list_t *l) {
-    static const src_pos_t vary_pos = {"--vary", 0, 0};
-    for (size_t i = 0; i < p->o->a.sets.n; i++) {
-        const assign_t *a = &p->o->a.sets.v[i];
-        if (assign_push(l, a->key, a->value, a->pos, a->keypos, 1)) return EXIT_RUNTIME;
-    }
-    for (int a = 0; a < p->grid.naxes; a++) {
-        const sweep_axis_t *ax = &p->grid.axes[a];
-        if (!ax->is_variant && assign_push(l, ax->key, ax->values[idx[a]], vary_pos, vary_pos, 1))
-            return EXIT_RUNTIME;
-    }
-    return 0;
+static int config_sets(const plan_t *p, int64_t c, assign_list_t *l) {
+    const assign_list_t *layers[1] = {&p->o->a.sets};
+    return grid_sets(&p->grid, layers, 1, c, l);
 }
 
 /* The variants configuration idx runs, as indices into doc->variants (-1 = none). */
@@ -299,29 +290,29 @@ static int config_variants(const plan_t *p, const int *idx, int *v) {
 static int build_config(void *ctx, int64_t c, variant_run_t *v) {
     const plan_t *p = ctx;
     int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
-    assign_list_t sets = {0};
+    grid_worker_t w = {.v = v};
     sweep_grid_point(&p->grid, c, idx);
     config_variants(p, idx, vars);
-    int rc = config_sets(p, idx, &sets);
-    if (!rc) rc = run_build(p->doc, &sets, vars[0], 0, v);
-    assign_list_free(&sets);
+    const assign_list_t *layers[1] = {&p->o->a.sets};
+    int rc = grid_build(p->doc, &p->grid, layers, 1, c, vars[0], 0, &w);
+    assign_list_free(&w.sets);
     return rc;
 }
 
 /* Runs configuration c and returns its CSV rows in *buf (malloc'ed). */
-static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, size_t *len) {
+static int run_config(const plan_t *p, grid_worker_t *w, int64_t c, char **buf, size_t *len) {
+    variant_run_t *v = w->v;
     int idx[SWEEP_MAX_AXES], vars[SCN_MAX_VARIANTS + 1];
     char prefix[8192];
-    assign_list_t sets = {0};
     sweep_grid_point(&p->grid, c, idx);
     config_prefix((void *)p, c, prefix, sizeof prefix);
     int nv = config_variants(p, idx, vars);
-    int rc = config_sets(p, idx, &sets);
+    int rc = config_sets(p, c, &w->sets);
     FILE *m = rc ? NULL : open_memstream(buf, len);
     if (!rc && !m) rc = EXIT_RUNTIME;
     if (p->curve && !rc) rc = sweep_curve_config(p->curve, c, v, m, prefix);
     for (int k = 0; k < nv && !rc && !p->curve; k++) {
-        rc = run_build(p->doc, &sets, vars[k], p->o->a.model_only ? 0 : 1, v);
+        rc = run_build(p->doc, &w->sets, vars[k], p->o->a.model_only ? 0 : 1, v);
         if (!rc) rc = run_execute(v, !p->o->a.model_only);
         if (!rc) rc = report_valid_runs(v, 1, "sweep"); /* no row of it written otherwise */
         /* The rows of `stallsim run --format csv`, in its order. */
@@ -342,7 +333,6 @@ static int run_config(const plan_t *p, int64_t c, variant_run_t *v, char **buf, 
         free(*buf);
         *buf = NULL;
     }
-    assign_list_free(&sets);
     return rc;
 }
 
@@ -425,7 +415,7 @@ static int validate_one(plan_t *p, int64_t c, variant_run_t *v, double *largest,
     assign_list_t sets = {0};
     sweep_grid_point(&p->grid, c, idx);
     int nv = config_variants(p, idx, vars);
-    int rc = config_sets(p, idx, &sets);
+    int rc = config_sets(p, c, &sets);
     int64_t rows = 0;
     int mine = c >= p->first && c < p->end;
     for (int k = 0; k < nv && !rc; k++) {
@@ -724,72 +714,20 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
     return buf;
 }
 
-/* ---- the workers and the in-order writer ---- */
-
-typedef struct {
-    char *buf;
-    size_t len;
-    int ready;
-} slot_t;
+/* ---- the grid runner's in-order writer ---- */
 
 typedef struct {
     const plan_t *p;
-    pthread_mutex_t mu;
-    pthread_cond_t done_cv, space_cv;
-    int64_t next, end; /* next configuration to claim; end of the shard */
-    int64_t written;   /* the configuration the writer waits for */
-    int window;        /* results held at most: workers stay this far ahead of the writer */
-    slot_t *slots;
-    int failed;
-    int space_waiters; /* workers waiting for the writer to free a slot */
-    double last_wake;  /* when a worker last woke the writer */
-} pool_t;
+    sweep_out_t *out;
+    int64_t from; /* the first configuration this run (resumed: not the shard's first) */
+    int tty;
+    double t0, shown;
+} writer_t;
 
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void *worker(void *arg) {
-    pool_t *q = arg;
-    variant_run_t *v = calloc(1, sizeof *v);
-    pthread_mutex_lock(&q->mu);
-    if (!v) q->failed = EXIT_RUNTIME;
-    for (;;) {
-        while (!q->failed && q->next < q->end && q->next >= q->written + q->window) {
-            pthread_cond_broadcast(&q->done_cv); /* the writer may be waiting for a wake-up */
-            q->space_waiters++;
-            pthread_cond_wait(&q->space_cv, &q->mu);
-            q->space_waiters--;
-        }
-        if (q->failed || q->next >= q->end) break;
-        int64_t c = q->next++;
-        pthread_mutex_unlock(&q->mu);
-        char *buf = NULL;
-        size_t len = 0;
-        int rc = run_config(q->p, c, v, &buf, &len);
-        pthread_mutex_lock(&q->mu);
-        if (rc) {
-            if (!q->failed) q->failed = rc;
-            break;
-        }
-        slot_t *s = &q->slots[c % q->window];
-        s->buf = buf, s->len = len, s->ready = 1;
-        /* Waking the writer for every quick configuration costs more than
-         * running it (--model-only): wake it at most every 20 ms, or when
-         * half the window is waiting, or for the last configuration. */
-        double t = now_s();
-        if (t - q->last_wake >= 0.02 || c + 1 - q->written >= q->window / 2 || q->next >= q->end) {
-            q->last_wake = t;
-            pthread_cond_broadcast(&q->done_cv);
-        }
-    }
-    pthread_cond_broadcast(&q->done_cv);
-    pthread_cond_broadcast(&q->space_cv);
-    pthread_mutex_unlock(&q->mu);
-    free(v);
-    return NULL;
 }
 
 static void progress(int64_t done, int64_t total, int64_t ran, double t0, int last) {
@@ -800,69 +738,35 @@ static void progress(int64_t done, int64_t total, int64_t ran, double t0, int la
     if (last) fputc('\n', stderr);
 }
 
-static int execute(const plan_t *p, sweep_out_t *out, int64_t from) {
-    pool_t q;
-    memset(&q, 0, sizeof q);
-    q.p = p;
-    q.next = q.written = from;
-    q.end = p->end;
-    int64_t todo = p->end - from;
-    int nthreads = p->o->threads < todo ? p->o->threads : (int)todo;
-    q.window = 16 * (nthreads > 0 ? nthreads : 1);
-    q.slots = calloc((size_t)q.window, sizeof *q.slots);
-    pthread_t *th = calloc((size_t)(nthreads > 0 ? nthreads : 1), sizeof *th);
-    if (!q.slots || !th) {
-        free(q.slots), free(th);
-        return EXIT_RUNTIME;
+static int write_config(void *ctx, int64_t c, const char *buf, size_t len) {
+    writer_t *w = ctx;
+    const plan_t *p = w->p;
+    int rc = sweep_out_write(w->out, buf, len);
+    if (!rc && p->copy && fwrite(buf, 1, len, p->copy) != len) rc = EXIT_RUNTIME;
+    if (w->tty && (now_s() - w->shown >= 0.2 || c + 1 == p->end)) {
+        progress(c + 1 - p->first, p->end - p->first, c + 1 - w->from, w->t0, c + 1 == p->end);
+        w->shown = now_s();
     }
-    pthread_mutex_init(&q.mu, NULL);
-    pthread_cond_init(&q.done_cv, NULL);
-    pthread_cond_init(&q.space_cv, NULL);
-    int started = 0, rc = 0;
-    for (; started < nthreads; started++)
-        if (pthread_create(&th[started], NULL, worker, &q)) break;
-    if (started == 0 && nthreads > 0) rc = EXIT_RUNTIME;
+    return rc;
+}
 
-    int tty = isatty(STDERR_FILENO);
-    double t0 = now_s(), shown = 0;
-    int64_t total = p->end - p->first;
-    for (int64_t c = from; c < p->end && !rc; c++) {
-        pthread_mutex_lock(&q.mu);
-        slot_t *s = &q.slots[c % q.window];
-        while (!s->ready && !q.failed)
-            pthread_cond_wait(&q.done_cv, &q.mu);
-        if (!s->ready) {
-            rc = q.failed;
-            pthread_mutex_unlock(&q.mu);
-            break;
-        }
-        slot_t got = *s;
-        memset(s, 0, sizeof *s);
-        q.written = c + 1;
-        if (q.space_waiters) pthread_cond_broadcast(&q.space_cv);
-        pthread_mutex_unlock(&q.mu);
-        rc = sweep_out_write(out, got.buf, got.len);
-        if (!rc && p->copy && fwrite(got.buf, 1, got.len, p->copy) != got.len) rc = EXIT_RUNTIME;
-        free(got.buf);
-        if (tty && (now_s() - shown >= 0.2 || c + 1 == p->end)) {
-            progress(c + 1 - p->first, total, c + 1 - from, t0, c + 1 == p->end);
-            shown = now_s();
-        }
-    }
-    pthread_mutex_lock(&q.mu);
-    if (rc && !q.failed) q.failed = rc;
-    pthread_cond_broadcast(&q.space_cv);
-    pthread_mutex_unlock(&q.mu);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    for (int i = 0; i < q.window; i++)
-        free(q.slots[i].buf);
-    if (rc && tty) fputc('\n', stderr);
-    pthread_cond_destroy(&q.done_cv);
-    pthread_cond_destroy(&q.space_cv);
-    pthread_mutex_destroy(&q.mu);
-    free(q.slots);
-    free(th);
+static int run_step(void *ctx, grid_worker_t *gw, int64_t c, char **buf, size_t *len) {
+    const writer_t *w = ctx;
+    return run_config(w->p, gw, c, buf, len);
+}
+
+static int execute(const plan_t *p, sweep_out_t *out, int64_t from) {
+    writer_t w = {.p = p, .out = out, .from = from, .tty = isatty(STDERR_FILENO), .t0 = now_s()};
+    grid_run_spec_t spec = {.first = from,
+                            .end = p->end,
+                            .threads = p->o->threads,
+                            .chunk = 1,
+                            .run = run_step,
+                            .deliver = write_config,
+                            .ctx = &w};
+    int64_t failed_at;
+    int rc = grid_run(&spec, &failed_at);
+    if (rc && w.tty) fputc('\n', stderr);
     return rc;
 }
 
