@@ -12,7 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audio_bench.h"
+#include "augment_bench.h"
+#include "decode_bench.h"
+#include "eval_bench.h"
+#include "gpu_bench.h"
+#include "gpu_decode_bench.h"
+#include "membw.h"
+#include "prep_traffic.h"
 #include "profile.h"
+#include "storage_bench.h"
+
+extern const calib_bench_t bench_storage, bench_decode, bench_augment, bench_membw, bench_traffic,
+    bench_eval, bench_audio, bench_nvjpeg, bench_gpu;
 
 static double next;
 
@@ -125,12 +137,13 @@ static void fill(calib_results *r, int gpu) {
     memset(r, 0, sizeof *r);
     next = 0;
     fill_method(r, gpu);
-    fill_storage(&r->storage);
-    fill_decode(&r->decode);
-    fill_augment(&r->augment, gpu);
-    fill_membw(&r->membw);
-    fill_pipelines(&r->traffic, &r->eval, &r->audio);
-    fill_gpu(&r->gpu, &r->nvjpeg, gpu);
+    fill_storage(calib_result(r, &bench_storage));
+    fill_decode(calib_result(r, &bench_decode));
+    fill_augment(calib_result(r, &bench_augment), gpu);
+    fill_membw(calib_result(r, &bench_membw));
+    fill_pipelines(calib_result(r, &bench_traffic), calib_result(r, &bench_eval),
+                   calib_result(r, &bench_audio));
+    fill_gpu(calib_result(r, &bench_gpu), calib_result(r, &bench_nvjpeg), gpu);
 }
 
 /* 0 when DIR/NAME holds exactly the profile of r (or was rewritten). */
