@@ -200,6 +200,11 @@ static int check_profile(const char *path, int expect_gpu) {
         "audio_ms_per_mb",  "audio_ms_per_item",  "mem_mb_per_item", NULL};
     static const char *prep_opt[] = {"gpu_augment_ms", "scaling", "huffman_ms_per_mb",
                                      "gpu_decode_ms_per_mp", NULL};
+    /* The sections above must be there; a benchmark added to the registry
+     * brings its own. */
+    const char *sections[64] = {0};
+    for (int i = 0; calib_benches[i] && i < 63; i++)
+        sections[i] = calib_benches[i]->section;
     static const char *measured[] = {
         "host",     "method",    "storage", "decode",           "augment_cpu",  "gpu", "stability",
         "eval_cpu", "audio_cpu", "nvjpeg",  "memory_bandwidth", "prep_traffic", NULL};
@@ -212,7 +217,7 @@ static int check_profile(const char *path, int expect_gpu) {
         exact_keys(&d, sv, "scenario.server", server, NULL) ||
         exact_keys(&d, st, "scenario.server.storage", storage, NULL) ||
         exact_keys(&d, pr, "scenario.prep", prep, prep_opt) ||
-        exact_keys(&d, child(&d, root, "measured"), "measured", measured, NULL) ||
+        exact_keys(&d, child(&d, root, "measured"), "measured", measured, sections) ||
         positive_number(&d, root, "", "profile_version", 1) ||
         positive_number(&d, sv, "server", "cpus", 1) ||
         positive_number(&d, st, "storage", "read_mb_s", 0) ||
