@@ -32,7 +32,7 @@ static void scenario_keys(FILE *f, profile_keys *k) {
             profile_key_t t = k->v[j];
             k->v[j] = k->v[j - 1], k->v[j - 1] = t;
         }
-    static char opened[PROFILE_MAX_KEYS][SCN_STR];
+    char opened[PROFILE_MAX_KEYS][SCN_STR];
     char prev[SCN_STR] = "";
     int nopened = 0;
     for (int i = 0; i < k->n; i++) {
@@ -107,7 +107,7 @@ static void measured_head(prof_t *o, const calib_results *r) {
 
 int profile_emit(FILE *f, const calib_results *r) {
     prof_t o = {.f = f};
-    static profile_keys keys;
+    profile_keys keys;
     fprintf(f, "# stallsim host profile: written by `stallsim calibrate` on %s at %s\n",
             r->hostname, r->date);
     fprintf(f, "profile_version: 1\n");
