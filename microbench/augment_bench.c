@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "augment.h"
 #include "clock.h"
 #include "progress.h"
@@ -138,3 +139,71 @@ int augment_bench(const aug_image *imgs, int nimg, int items, int max_threads, i
     out->npoints = np;
     return 0;
 }
+
+/* calibrate's benchmark: the training augment on the first images, one
+ * thread and the scaling curve up to ctx's threads. */
+static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
+    if (calib_images(c, err, errlen) != 0) return -1;
+    return augment_bench(c->imgs, c->nimg, c->quick ? 200 : 1000, c->threads, c->reps, c->seed, res,
+                         err, errlen);
+}
+
+/* The curve as prep.scaling's "THREADS:SPEEDUP, ..." (quoted); "" for one point. */
+static void scaling_text(const augment_result *a, char *out, size_t len) {
+    char nb[64];
+    size_t used = 1;
+    snprintf(out, len, "\"");
+    for (int k = 0; k < a->npoints && a->npoints >= 2; k++) {
+        char pt[96];
+        int n = snprintf(pt, sizeof pt, "%s%d:%s", k ? ", " : "", a->curve[k].threads,
+                         profile_num(a->curve[k].speedup, nb, sizeof nb));
+        if (n < 0 || used + (size_t)n + 2 > len) break; /* 13 points fit */
+        memcpy(out + used, pt, (size_t)n + 1);
+        used += (size_t)n;
+    }
+    if (used > 1)
+        memcpy(out + used, "\"", 2);
+    else
+        out[0] = '\0';
+}
+
+static void bench_keys(const void *res, profile_keys *k) {
+    const augment_result *a = res;
+    profile_key_int(k, CALIB_KEY(100, server.cpus), a->max_threads);
+    profile_key_num(k, CALIB_KEY(500, prep.augment_ms), a->ms_per_item.median);
+    /* The augment's measured speed-up over threads (the curve under
+     * measured:), for every prep core: a host's curve needs two points. */
+    char curve[PROFILE_VALUE_LEN];
+    scaling_text(a, curve, sizeof curve);
+    if (curve[0]) profile_key(k, CALIB_KEY(1100, prep.scaling), curve);
+}
+
+static void bench_measured(const void *res, prof_t *o) {
+    const augment_result *a = res;
+    prof_str(o, 4, "operation",
+             "random-resized-crop (bilinear) to 224x224, flip, normalize, HWC u8 to CHW f32");
+    prof_int(o, 4, "items_per_pass", a->items);
+    prof_int(o, 4, "images", a->images);
+    prof_int(o, 4, "repetitions", a->reps);
+    prof_stat(o, 4, "ms_per_item", a->ms_per_item);
+    fprintf(o->f, "    scaling:\n");
+    for (int k = 0; k < a->npoints; k++) {
+        fprintf(o->f, "      - threads: %d\n", a->curve[k].threads);
+        prof_stat(o, 8, "items_s", a->curve[k].items_s);
+        prof_num(o, 8, "speedup", a->curve[k].speedup);
+    }
+}
+
+static void bench_judge(const void *res, stability_t *st) {
+    stability_figure(st, "augment ms/item (one thread)",
+                     ((const augment_result *)res)->ms_per_item);
+}
+
+const calib_bench_t bench_augment = {
+    .section = "augment_cpu",
+    .size = sizeof(augment_result),
+    .run = bench_run,
+    .keys = bench_keys,
+    .measured = bench_measured,
+    .judge = bench_judge,
+};

@@ -5,164 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <turbojpeg.h>
-#include <errno.h>
 
+#include "bench.h"
 #include "clock.h"
 #include "progress.h"
-
-#define MAX_BAD_LINES 20
-#define MAX_PIXELS    (256 << 20)
-
-/* Decodes into rgb (room for 3*w*h); also the validity test of decode_load. */
-static int decode_into(tjhandle tj, const jpeg_item *it, unsigned char *rgb) {
-    return tjDecompress2(tj, it->jpeg, (unsigned long)it->size, rgb, it->w, 0, it->h, TJPF_RGB, 0);
-}
-
-static void report_bad(int *bad, const char *path, const char *why) {
-    if (*bad < MAX_BAD_LINES) fprintf(stderr, "calibrate: skipping %s: %s\n", path, why);
-    (*bad)++;
-}
-
-/* After an error TurboJPEG 2.1 leaves the handle mid-header, and later
- * calls fail with the stale message: start each file after a bad one afresh. */
-static tjhandle renew(tjhandle tj) {
-    tjDestroy(tj);
-    return tjInitDecompress();
-}
-
-int decoder_init(jpeg_decoder *d) {
-    memset(d, 0, sizeof *d);
-    d->tj = tjInitDecompress();
-    return d->tj ? 0 : -1;
-}
-
-void decoder_free(jpeg_decoder *d) {
-    if (d->tj) tjDestroy(d->tj);
-    free(d->rgb);
-    memset(d, 0, sizeof *d);
-}
-
-int decoder_header(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
-                   size_t whylen) {
-    int subsamp, colorspace;
-    if (size <= 0) {
-        snprintf(why, whylen, "empty file");
-        return -1;
-    }
-    if (tjDecompressHeader3(d->tj, jpeg, (unsigned long)size, w, h, &subsamp, &colorspace) != 0) {
-        snprintf(why, whylen, "%s", tjGetErrorStr2(d->tj));
-        d->tj = renew(d->tj);
-        return -1;
-    }
-    /* A header may claim up to 65535 x 65535 pixels (12 GB of RGB): refuse
-     * what no training set holds before allocating it. */
-    if ((double)*w * *h > MAX_PIXELS) {
-        snprintf(why, whylen, "%d x %d pixels is over the %d-megapixel limit", *w, *h,
-                 MAX_PIXELS >> 20);
-        return -1;
-    }
-    return 0;
-}
-
-int decoder_run(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
-                size_t whylen) {
-    if (decoder_header(d, jpeg, size, w, h, why, whylen) != 0) return -1;
-    size_t need = (size_t)*w * (size_t)*h * 3;
-    if (need > d->cap) {
-        unsigned char *b = realloc(d->rgb, need);
-        if (!b) {
-            snprintf(why, whylen, "image too large to decode");
-            return -1;
-        }
-        d->rgb = b;
-        d->cap = need;
-    }
-    /* Warnings (e.g. a truncated file) make tjDecompress2 fail too: such a
-     * file would not decode cleanly in a training loader either. */
-    if (tjDecompress2(d->tj, jpeg, (unsigned long)size, d->rgb, *w, 0, *h, TJPF_RGB, 0) != 0) {
-        snprintf(why, whylen, "%s", tjGetErrorStr2(d->tj));
-        d->tj = renew(d->tj);
-        return -1;
-    }
-    return 0;
-}
-
-int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen) {
-    memset(out, 0, sizeof *out);
-    out->v = calloc((size_t)(fl->n > 0 ? fl->n : 1), sizeof *out->v);
-    jpeg_decoder dec;
-    int dok = decoder_init(&dec) == 0;
-    if (!out->v || !dok) {
-        snprintf(err, errlen, "cannot set up the decoder: %s",
-                 dok ? "out of memory" : tjGetErrorStr2(NULL));
-        free(out->v);
-        out->v = NULL;
-        decoder_free(&dec);
-        return -1;
-    }
-    int bad = 0;
-    for (int i = 0; i < fl->n && dec.tj; i++) {
-        jpeg_item it = {.path = fl->v[i].path};
-        char why[256];
-        if (fileset_read(it.path, &it.jpeg, &it.size) != 0) {
-            report_bad(&bad, it.path, errno == EINVAL ? "not a regular file" : strerror(errno));
-            continue;
-        }
-        int ok = decoder_run(&dec, it.jpeg, it.size, &it.w, &it.h, why, sizeof why) == 0;
-        /* Bytes past what the pixels could need (a tail of padding or other
-         * data after the image) would count as decoded MB and put a rate
-         * per MB into the profile that no real JPEG has. A megabyte of
-         * slack keeps small images with large EXIF or ICC blocks. */
-        if (ok && (double)it.size > 3.0 * it.w * it.h + (1 << 20)) {
-            snprintf(why, sizeof why,
-                     "%ld bytes for %d x %d pixels, more than their raw RGB: data after the image",
-                     it.size, it.w, it.h);
-            ok = 0;
-        }
-        if (!ok) {
-            report_bad(&bad, it.path, why);
-            free(it.jpeg);
-        } else {
-            out->v[out->n++] = it;
-        }
-    }
-    if (!dec.tj) {
-        snprintf(err, errlen, "tjInitDecompress: %s", tjGetErrorStr2(NULL));
-        decode_set_free(out);
-        decoder_free(&dec);
-        return -1;
-    }
-    if (bad > MAX_BAD_LINES)
-        fprintf(stderr, "calibrate: ... and %d more bad files\n", bad - MAX_BAD_LINES);
-    out->bad = bad;
-    decoder_free(&dec);
-    return 0;
-}
-
-void decode_set_free(jpeg_set *s) {
-    for (int i = 0; i < s->n; i++)
-        free(s->v[i].jpeg);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-int decode_rgb(const jpeg_item *it, unsigned char **rgb, char *err, size_t errlen) {
-    tjhandle tj = tjInitDecompress();
-    if (!tj) {
-        snprintf(err, errlen, "tjInitDecompress: %s", tjGetErrorStr2(NULL));
-        return -1;
-    }
-    unsigned char *buf = malloc((size_t)it->w * it->h * 3);
-    int rc = buf ? decode_into(tj, it, buf) : -1;
-    if (rc != 0) {
-        snprintf(err, errlen, "%s: %s", it->path, buf ? tjGetErrorStr2(tj) : "out of memory");
-        free(buf);
-    } else {
-        *rgb = buf;
-    }
-    tjDestroy(tj);
-    return rc;
-}
 
 int decode_fit(const double *mb, const double *ms, int n, linear_fit *out) {
     return fit_linear(mb, ms, n, out);
@@ -206,7 +52,7 @@ int decode_bench(const jpeg_set *s, int reps, decode_result *out, char *err, siz
         double pass = 0.0;
         for (int i = 0; i < n; i++) {
             double t0 = clock_now();
-            if (decode_into(tj, &s->v[i], rgb) != 0) {
+            if (jpeg_item_decode(tj, &s->v[i], rgb) != 0) {
                 snprintf(err, errlen, "%s: %s", s->v[i].path, tjGetErrorStr2(tj));
                 goto done;
             }
@@ -247,3 +93,55 @@ done:
     free(x);
     return rc;
 }
+
+/* calibrate's benchmark: the set's decode, for prep.decode_ms_per_mb/_per_item. */
+static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
+    decode_result *r = res;
+    char why[512];
+    if (decode_bench(c->set, c->reps, r, why, sizeof why) != 0) {
+        snprintf(err, errlen, "decode: %s", why);
+        return -1;
+    }
+    progress("decode model: %.3f ms/MB * size + %.3f ms (free fit r2 %.3f; %s)", r->model_ms_per_mb,
+             r->model_ms_per_item, r->fit.r2, cost_method_words(r->model_method));
+    return 0;
+}
+
+static void bench_keys(const void *res, profile_keys *k) {
+    const decode_result *d = res;
+    profile_key_num(k, CALIB_KEY(400, prep.decode_ms_per_mb), d->model_ms_per_mb);
+    profile_key_num(k, CALIB_KEY(401, prep.decode_ms_per_item), d->model_ms_per_item);
+}
+
+static void bench_measured(const void *res, prof_t *o) {
+    const decode_result *d = res;
+    FILE *f = o->f;
+    prof_str(o, 4, "api", "TurboJPEG tjDecompress2 to RGB, default flags, from memory");
+    prof_int(o, 4, "files", d->files);
+    prof_int(o, 4, "repetitions", d->reps);
+    prof_num(o, 4, "mean_mb", d->mean_mb);
+    prof_num(o, 4, "mean_megapixels", d->mean_mp);
+    prof_stat(o, 4, "ms_per_item", d->ms_per_item);
+    prof_stat(o, 4, "mb_s", d->mb_s);
+    prof_stat(o, 4, "megapixels_s", d->mp_s);
+    fprintf(f, "    fit: {ms_per_mb: %s, ", prof_n(o, d->fit.slope));
+    fprintf(f, "ms_per_item: %s, ", prof_n(o, d->fit.intercept));
+    fprintf(f, "r2: %s, n: %d}\n", prof_n(o, d->fit.r2), d->fit.n);
+    fprintf(f, "    fit_megapixels: {ms_per_megapixel: %s, ", prof_n(o, d->fit_mp.slope));
+    fprintf(f, "ms_per_item: %s, ", prof_n(o, d->fit_mp.intercept));
+    fprintf(f, "r2: %s}\n", prof_n(o, d->fit_mp.r2));
+    prof_str(o, 4, "model", cost_method_words(d->model_method));
+}
+
+static void bench_judge(const void *res, stability_t *st) {
+    stability_figure(st, "decode ms/item", ((const decode_result *)res)->ms_per_item);
+}
+
+const calib_bench_t bench_decode = {
+    .section = "decode",
+    .size = sizeof(decode_result),
+    .run = bench_run,
+    .keys = bench_keys,
+    .measured = bench_measured,
+    .judge = bench_judge,
+};

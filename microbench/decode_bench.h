@@ -1,10 +1,9 @@
-/* decode_bench: JPEG decode cost with TurboJPEG, from memory, per item.
+/* decode_bench: JPEG decode cost with TurboJPEG, from memory, per item
+ * (calibrate's "decode" benchmark, bench_decode).
  *
- * decode_load reads every listed file and decodes it once; files that cannot
- * be read, are not JPEG, are corrupt or truncated (any libjpeg-turbo error or
- * warning) are counted, reported on stderr and left out of everything after.
- * decode_bench then decodes every item `reps` times (tjDecompress2 to RGB,
- * default flags: accurate integer IDCT, fancy upsampling) and fits the prep
+ * On a set read by decode_load (jpeg_set.h), decode_bench decodes every
+ * item `reps` times (tjDecompress2 to RGB, default flags: accurate integer
+ * IDCT, fancy upsampling) and fits the prep
  * cost model  ms per item = decode_ms_per_mb * encoded MB + decode_ms_per_item
  * by least squares over the per-file median times (1 MB = 1e6 bytes).
  *
@@ -15,47 +14,9 @@
 #define STALLSIM_DECODE_BENCH_H
 
 #include <stddef.h>
-#include "fileset.h"
 #include "fit.h"
+#include "jpeg_set.h"
 #include "stats.h"
-
-typedef struct {
-    const char *path; /* borrowed from the file_list */
-    unsigned char *jpeg;
-    long size;
-    int w, h;
-} jpeg_item;
-
-typedef struct {
-    jpeg_item *v;
-    int n;
-    int bad; /* files left out */
-} jpeg_set;
-
-int decode_load(const file_list *fl, jpeg_set *out, char *err, size_t errlen);
-void decode_set_free(jpeg_set *s);
-
-/* A reusable decoder for a loader thread: one TurboJPEG handle and an RGB
- * buffer that grows to the largest image seen. */
-typedef struct {
-    void *tj; /* tjhandle */
-    unsigned char *rgb;
-    size_t cap;
-} jpeg_decoder;
-
-int decoder_init(jpeg_decoder *d);
-void decoder_free(jpeg_decoder *d);
-/* Reads only the header (is it a JPEG, how large); same returns as decoder_run. */
-int decoder_header(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
-                   size_t whylen);
-/* Decodes jpeg[0, size) to RGB in d->rgb (3 * w * h bytes). Returns 0, or -1
- * with the reason in why (the handle is renewed after a failure, since
- * TurboJPEG 2.1 keeps a stale state; on a renewal failure d->tj is NULL). */
-int decoder_run(jpeg_decoder *d, const unsigned char *jpeg, long size, int *w, int *h, char *why,
-                size_t whylen);
-
-/* Decodes one item to a malloc'd RGB buffer of 3 * w * h bytes. */
-int decode_rgb(const jpeg_item *it, unsigned char **rgb, char *err, size_t errlen);
 
 typedef struct {
     int files, reps;

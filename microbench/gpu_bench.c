@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "augment.h"
+#include "bench.h"
 #include "gpu.h"
 #include "progress.h"
 
@@ -88,54 +89,59 @@ done:
     return rc;
 }
 
-int gpu_decode_bench(const jpeg_set *set, int max_items, int reps, nvjpeg_result *out) {
-    memset(out, 0, sizeof *out);
-    char device[256];
-    if (gpu_probe(device, sizeof device, out->reason, sizeof out->reason) != 0) return 1;
-    int n = set->n < max_items ? set->n : max_items;
-    if (reps > 64) reps = 64;
-    const unsigned char **jp = malloc(sizeof *jp * (size_t)n);
-    size_t *sz = malloc(sizeof *sz * (size_t)n);
-    double *host = malloc(sizeof *host * (size_t)n * (size_t)reps);
-    double *dev = malloc(sizeof *dev * (size_t)n * (size_t)reps);
-    double *mp = malloc(sizeof *mp * (size_t)n), *hm = malloc(sizeof *hm * (size_t)n);
-    double *dm = malloc(sizeof *dm * (size_t)n);
-    unsigned char *ref = NULL;
-    int rc = 1;
-    if (!jp || !sz || !host || !dev || !mp || !hm || !dm) {
-        snprintf(out->reason, sizeof out->reason, "out of memory");
-        goto done;
-    }
-    for (int i = 0; i < n; i++)
-        jp[i] = set->v[i].jpeg, sz[i] = (size_t)set->v[i].size;
-    if (decode_rgb(&set->v[0], &ref, out->reason, sizeof out->reason) != 0) goto done;
-    if (gpu_nvjpeg(jp, sz, n, reps, ref, host, dev, mp, &out->mean_abs_diff, out->reason,
-                   sizeof out->reason) != 0)
-        goto done;
-    /* IDCTs and upsampling differ by a level or two; more is a wrong decode. */
-    if (!(out->mean_abs_diff <= 4)) {
-        snprintf(out->reason, sizeof out->reason,
-                 "nvJPEG's RGB differs from TurboJPEG's by %.2f levels on average: not reported",
-                 out->mean_abs_diff);
-        goto done;
-    }
-    double sum_mp = 0, sum_mb = 0, sum_d = 0, sum_h = 0;
-    for (int i = 0; i < n; i++) {
-        dm[i] = stats_summarize(&dev[(size_t)i * reps], reps).median;
-        hm[i] = stats_summarize(&host[(size_t)i * reps], reps).median;
-        sum_d += dm[i], sum_h += hm[i], sum_mp += mp[i], sum_mb += set->v[i].size / 1e6;
-    }
-    out->items = n, out->reps = reps;
-    out->gpu_ms_per_mp = sum_d / sum_mp;
-    out->host_ms_per_mb = sum_h / sum_mb;
-    out->device_ms = stats_summarize(dm, n);
-    out->host_ms = stats_summarize(hm, n);
-    out->measured = 1;
-    progress("gpu: nvJPEG decode %.4f ms per megapixel on the GPU, %.3f ms per MB on the CPU "
-             "(Huffman)",
-             out->gpu_ms_per_mp, out->host_ms_per_mb);
-    rc = 0;
-done:
-    free(jp), free(sz), free(host), free(dev), free(mp), free(hm), free(dm), free(ref);
-    return rc;
+/* calibrate's benchmark: a GPU that is not there is not a failure (the
+ * profile says why); one that fails mid-way is reported and left out. */
+static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
+    gpu_result *g = res;
+    if (calib_images(c, err, errlen) != 0) return -1;
+    int rc = gpu_bench(c->imgs, c->nimg, c->quick ? 64 : 256, c->reps, c->seed, c->quick, g);
+    if (rc == 1)
+        fprintf(stderr, "calibrate: no GPU measured: %s; writing a CPU-only profile\n", g->reason);
+    else if (rc < 0)
+        fprintf(stderr, "calibrate: GPU measurement failed: %s; writing a CPU-only profile\n",
+                g->reason);
+    return 0;
 }
+
+static void bench_keys(const void *res, profile_keys *k) {
+    const gpu_result *g = res;
+    if (g->available) profile_key_num(k, CALIB_KEY(600, prep.gpu_augment_ms), g->augment_ms.median);
+}
+
+static void bench_measured(const void *res, prof_t *o) {
+    const gpu_result *g = res;
+    prof_bool(o, 4, "built_with_cuda", g->built);
+    prof_bool(o, 4, "available", g->available);
+    if (!g->available) {
+        prof_str(o, 4, "reason", g->reason);
+        return;
+    }
+    prof_str(o, 4, "device", g->device);
+    prof_int(o, 4, "batch", g->batch);
+    prof_int(o, 4, "repetitions", g->reps);
+    prof_stat(o, 4, "augment_launch_ms", g->launch_ms);
+    prof_stat(o, 4, "augment_ms_per_item", g->augment_ms);
+    prof_num(o, 4, "augment_max_abs_error_vs_reference", g->max_abs_err);
+    prof_int(o, 4, "h2d_bytes", (long)g->h2d_bytes);
+    prof_stat(o, 4, "h2d_pinned_gb_s", g->h2d_pinned_gb_s);
+    prof_stat(o, 4, "h2d_pageable_gb_s", g->h2d_pageable_gb_s);
+    prof_int(o, 4, "sgemm_n", g->sgemm_n);
+    prof_stat(o, 4, "sgemm_tflops", g->sgemm_tflops);
+}
+
+static void bench_judge(const void *res, stability_t *st) {
+    const gpu_result *g = res;
+    if (!g->available) return;
+    stability_figure(st, "GPU augment ms/item", g->augment_ms);
+    stability_figure(st, "host-to-device GB/s (pinned)", g->h2d_pinned_gb_s);
+    stability_figure(st, "SGEMM TFLOP/s", g->sgemm_tflops);
+}
+
+const calib_bench_t bench_gpu = {
+    .section = "gpu",
+    .size = sizeof(gpu_result),
+    .run = bench_run,
+    .keys = bench_keys,
+    .measured = bench_measured,
+    .judge = bench_judge,
+};

@@ -1,4 +1,5 @@
-/* gpu_bench: the GPU part of a calibration, or the plain reason it has none.
+/* gpu_bench: the GPU part of a calibration, or the plain reason it has none
+ * (calibrate's "gpu" benchmark, bench_gpu).
  *
  * With a usable GPU (cuda/gpu.h): the batched augment kernel on `batch`
  * items (its output checked against augment_ref on the first items), host to
@@ -12,7 +13,6 @@
 
 #include <stddef.h>
 #include "augment_ref.h"
-#include "decode_bench.h"
 #include "stats.h"
 
 typedef struct {
@@ -30,23 +30,6 @@ typedef struct {
     int sgemm_n;
     stat_summary sgemm_tflops;
 } gpu_result;
-
-/* nvJPEG's decode (cuda/nvjpeg_bench.h) on calibrate's JPEGs: the GPU's
- * time per decoded megapixel (device phase; the sum of the images' median
- * times over the sum of their megapixels) and the CPU's host phase (the
- * Huffman stage) per encoded MB the same way; its RGB of the first image
- * against TurboJPEG's. */
-typedef struct {
-    int measured;
-    char reason[256];
-    int items, reps;
-    double gpu_ms_per_mp, host_ms_per_mb;
-    stat_summary device_ms, host_ms; /* per image, the medians' spread over the images */
-    double mean_abs_diff;            /* RGB levels, first image, vs TurboJPEG */
-} nvjpeg_result;
-
-/* 0: measured; 1: not (no GPU, built without nvJPEG: reason set). */
-int gpu_decode_bench(const jpeg_set *set, int max_items, int reps, nvjpeg_result *out);
 
 /* 0: measured; 1: no GPU (reason set); -1: a GPU failed mid-way (reason set). */
 int gpu_bench(const aug_image *imgs, int nimg, int batch, int reps, unsigned long seed, int quick,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "clock.h"
 #include "progress.h"
 
@@ -191,3 +192,45 @@ int membw_bench(int max_threads, double array_mb, int reps, membw_result *out, c
     out->gb_s = out->curve[np - 1].gb_s.median;
     return 0;
 }
+
+/* calibrate's benchmark: arrays far past any last-level cache; quick keeps
+ * them smaller. */
+static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
+    return membw_bench(c->threads, c->quick ? 64 : 256, c->reps, res, err, errlen);
+}
+
+static void bench_keys(const void *res, profile_keys *k) {
+    profile_key_num(k, CALIB_KEY(200, server.mem_gbps), ((const membw_result *)res)->gb_s);
+}
+
+static void bench_measured(const void *res, prof_t *o) {
+    const membw_result *bw = res;
+    prof_str(o, 4, "kernel",
+             "STREAM-like triad a[i] = b[i] + q * c[i] on doubles, each thread its own slice; "
+             "24 bytes counted per element (b, c read, a written; not the write-allocate read); "
+             "1 GB = 1e9 bytes");
+    prof_num(o, 4, "array_mb", bw->array_mb);
+    prof_num(o, 4, "last_level_cache_kb", bw->llc_kb);
+    prof_int(o, 4, "repetitions", bw->reps);
+    prof_str(o, 4, "mem_gbps", "the median of the most threads (server.mem_gbps)");
+    fprintf(o->f, "    scaling:\n");
+    for (int k = 0; k < bw->npoints; k++) {
+        fprintf(o->f, "      - threads: %d\n", bw->curve[k].threads);
+        prof_stat(o, 8, "gb_s", bw->curve[k].gb_s);
+    }
+}
+
+static void bench_judge(const void *res, stability_t *st) {
+    const membw_result *bw = res;
+    stability_figure(st, "memory GB/s (all threads)", bw->curve[bw->npoints - 1].gb_s);
+    stability_beyond_cache(st, "memory GB/s", 3 * bw->array_mb, bw->llc_kb);
+}
+
+const calib_bench_t bench_membw = {
+    .section = "memory_bandwidth",
+    .size = sizeof(membw_result),
+    .run = bench_run,
+    .keys = bench_keys,
+    .measured = bench_measured,
+    .judge = bench_judge,
+};

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "clock.h"
 #include "progress.h"
 
@@ -402,3 +403,106 @@ done:
     free(req_s);
     return rc;
 }
+
+/* calibrate's benchmark: the set's files as they lie on this host's storage. */
+static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
+    const jpeg_set *set = c->set;
+    char **paths = malloc(sizeof *paths * (size_t)set->n);
+    long *sizes = malloc(sizeof *sizes * (size_t)set->n);
+    if (!paths || !sizes) {
+        free(paths);
+        free(sizes);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < set->n; i++)
+        paths[i] = (char *)set->v[i].path, sizes[i] = set->v[i].size;
+    storage_result *r = res;
+    char why[512];
+    progress("storage: %d passes per queue depth, warm and cold", c->reps);
+    int rc = storage_bench(paths, sizes, set->n, c->reps, c->seed, r, why, sizeof why);
+    free(paths);
+    free(sizes);
+    if (rc != 0) {
+        snprintf(err, errlen, "storage: %s", why);
+        return -1;
+    }
+    if (!r->eviction_ok)
+        progress("WARNING: cold reads were not verified cold (see measured.method)");
+    progress("storage model: %.1f MB/s, %.3f ms latency (%s fit), best queue depth %d",
+             r->read_mb_s, r->latency_ms, r->fit_method, r->queue_depth);
+    return 0;
+}
+
+static void bench_keys(const void *res, profile_keys *k) {
+    const storage_result *s = res;
+    profile_key_num(k, CALIB_KEY(300, server.storage.read_mb_s), s->read_mb_s);
+    profile_key_num(k, CALIB_KEY(301, server.storage.latency_ms), s->latency_ms);
+    profile_key_int(k, CALIB_KEY(302, server.storage.queue_depth), s->queue_depth);
+    /* server.storage.kind: ssd's keys: the cold curve itself. */
+    _Static_assert(STORAGE_NQD == 4, "the ssd kind's curve is at calibrate's four depths");
+    profile_key_num(k, CALIB_KEY(303, server.storage.ssd.latency_qd1_ms), s->curve_ms[0]);
+    profile_key_num(k, CALIB_KEY(304, server.storage.ssd.latency_qd4_ms), s->curve_ms[1]);
+    profile_key_num(k, CALIB_KEY(305, server.storage.ssd.latency_qd16_ms), s->curve_ms[2]);
+    profile_key_num(k, CALIB_KEY(306, server.storage.ssd.latency_qd32_ms), s->curve_ms[3]);
+    profile_key_num(k, CALIB_KEY(307, server.storage.ssd.peak_mb_s), s->peak_mb_s);
+}
+
+static void storage_points(prof_t *o, const char *k, const storage_point *p) {
+    fprintf(o->f, "    %s:\n", k);
+    for (int q = 0; q < STORAGE_NQD; q++) {
+        fprintf(o->f, "      - queue_depth: %d\n", p[q].qd);
+        prof_stat(o, 8, "mb_s", p[q].mb_s);
+        prof_stat(o, 8, "items_s", p[q].items_s);
+        fprintf(o->f, "        latency_ms: {p50: %s, ", prof_n(o, p[q].p50_ms));
+        fprintf(o->f, "p90: %s, ", prof_n(o, p[q].p90_ms));
+        fprintf(o->f, "p99: %s}\n", prof_n(o, p[q].p99_ms));
+    }
+}
+
+static void bench_measured(const void *res, prof_t *o) {
+    const storage_result *s = res;
+    FILE *f = o->f;
+    prof_str(o, 4, "model",
+             "time per item at queue depth q = latency_ms/q + mean_size/read_mb_s (cold)");
+    prof_str(o, 4, "fit_method", s->fit_method ? s->fit_method : "none");
+    prof_str(o, 4, "ssd_model",
+             "server.storage.kind: ssd: peak_mb_s = the mean cold MB/s of the plateau (the "
+             "depths around the best whose medians reach its slowest repetition); latency at "
+             "queue depth q = the one with which that device (latency, then the bytes on one FIFO "
+             "channel), q reads of these files in flight, moves the cold items/s measured at q "
+             "(at most the plateau's)");
+    fprintf(f, "    qd_curve_fit: {latency_ms: %s, ", prof_n(o, s->qd_fit.slope * 1e3));
+    fprintf(f, "size_over_bandwidth_ms: %s, ", prof_n(o, s->qd_fit.intercept * 1e3));
+    fprintf(f, "r2: %s}\n", prof_n(o, s->qd_fit.r2));
+    fprintf(f, "    per_request_fit: {ms_per_mb: %s, ", prof_n(o, s->request_fit.slope * 1e9));
+    fprintf(f, "latency_ms: %s, ", prof_n(o, s->request_fit.intercept * 1e3));
+    fprintf(f, "r2: %s, n: %d}\n", prof_n(o, s->request_fit.r2), s->request_fit.n);
+    storage_points(o, "warm", s->warm);
+    storage_points(o, "cold", s->cold);
+}
+
+/* How the cold reads were made cold, under measured.method. */
+static void bench_method(const void *res, prof_t *o) {
+    const storage_result *s = res;
+    prof_str(o, 4, "cold_read_method", s->cold_method ? s->cold_method : "none");
+    prof_bool(o, 4, "eviction_worked", s->eviction_ok);
+    prof_num(o, 4, "worst_resident_fraction_after_eviction", s->resident_after);
+}
+
+static void bench_judge(const void *res, stability_t *st) {
+    const storage_result *s = res;
+    for (int q = 0; q < STORAGE_NQD; q++)
+        if (s->cold[q].qd == s->queue_depth)
+            stability_figure(st, "storage MB/s (cold, best queue depth)", s->cold[q].mb_s);
+}
+
+const calib_bench_t bench_storage = {
+    .section = "storage",
+    .size = sizeof(storage_result),
+    .run = bench_run,
+    .keys = bench_keys,
+    .measured = bench_measured,
+    .method = bench_method,
+    .judge = bench_judge,
+};

@@ -16,7 +16,7 @@ set -euo pipefail
 cd "${1:-.}"
 declare -A rank=(
   [sim/util]=0 [cuda]=0
-  [sim/scenario]=1
+  [sim/scenario]=1 [microbench/lib]=1
   [sim/kinds]=2 [microbench]=2
   [sim/engine]=3 [model]=3 [sim/import]=3
   [sim/mrc]=4

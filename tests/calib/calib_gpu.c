@@ -15,6 +15,7 @@
 #include "augment.h"
 #include "gpu.h"
 #include "gpu_bench.h"
+#include "gpu_decode_bench.h"
 #include "jpeg_gen.h"
 #include <turbojpeg.h>
 

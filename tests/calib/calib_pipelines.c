@@ -15,7 +15,8 @@
 #include "audio_prep.h"
 #include "augment_ref.h"
 #include "eval_transform.h"
-#include "pipeline_bench.h"
+#include "audio_bench.h"
+#include "eval_bench.h"
 
 /* Resize 256 / centre crop 224: a uniform image stays uniform, and a ramp
  * along x stays the ramp bilinear resizing gives (linear in the resized

@@ -1,51 +1,14 @@
-/* pipeline_bench: see pipeline_bench.h. */
-#include "pipeline_bench.h"
+/* audio_bench: see audio_bench.h. */
+#include "audio_bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audio_prep.h"
+#include "bench.h"
 #include "clock.h"
-#include "eval_transform.h"
 #include "progress.h"
-
-int eval_bench(const aug_image *imgs, int nimg, int items, int reps, eval_result *out, char *err,
-               size_t errlen) {
-    memset(out, 0, sizeof *out);
-    if (nimg < 1 || items < 1 || reps < 1 || reps > 64) {
-        snprintf(err, errlen, "eval: bad arguments");
-        return -1;
-    }
-    size_t most = 0;
-    for (int i = 0; i < nimg; i++) {
-        int rw, rh;
-        eval_resized_dims(imgs[i].w, imgs[i].h, EVAL_RESIZE, &rw, &rh);
-        if ((size_t)rw * (size_t)rh * 3 > most) most = (size_t)rw * (size_t)rh * 3;
-    }
-    unsigned char *tmp = malloc(most);
-    float *dst = malloc(sizeof *dst * 3 * EVAL_CROP * EVAL_CROP);
-    if (!tmp || !dst) {
-        free(tmp), free(dst);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    double ms[64];
-    for (int r = -1; r < reps; r++) { /* pass -1 warms the caches up */
-        double t0 = clock_now();
-        for (int i = 0; i < items; i++) {
-            const aug_image *im = &imgs[i % nimg];
-            eval_cpu(im->px, im->w, im->h, EVAL_RESIZE, EVAL_CROP, tmp, dst);
-        }
-        if (r >= 0) ms[r] = (clock_now() - t0) * 1e3 / items;
-    }
-    free(tmp), free(dst);
-    out->items = items, out->reps = reps, out->images = nimg;
-    out->ms_per_item = stats_summarize(ms, reps);
-    progress("eval transform: %.3f ms/item (resize 256, centre crop 224, normalise)",
-             out->ms_per_item.median);
-    return 0;
-}
 
 int audio_bench(int clips, int reps, unsigned long seed, audio_result *out, char *err,
                 size_t errlen) {
@@ -113,3 +76,50 @@ int audio_bench(int clips, int reps, unsigned long seed, audio_result *out, char
     audio_ctx_free(a);
     return rc;
 }
+
+/* calibrate's benchmark: clips of 1..8 s (1..4 quick), for prep.audio_*. */
+static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
+    return audio_bench(c->quick ? 4 : 8, c->reps, c->seed, res, err, errlen);
+}
+
+static void bench_keys(const void *res, profile_keys *k) {
+    const audio_result *au = res;
+    profile_key_num(k, CALIB_KEY(900, prep.audio_ms_per_mb), au->model_ms_per_mb);
+    profile_key_num(k, CALIB_KEY(901, prep.audio_ms_per_item), au->model_ms_per_item);
+}
+
+static void bench_measured(const void *res, prof_t *o) {
+    const audio_result *au = res;
+    FILE *f = o->f;
+    prof_str(
+        o, 4, "operation",
+        "WAV 16-bit PCM decode, windowed-sinc resample, log-mel (Hann, GSL real FFT, HTK mel)");
+    prof_int(o, 4, "rate_in_hz", au->rate_in);
+    prof_int(o, 4, "rate_out_hz", au->rate_out);
+    prof_int(o, 4, "n_fft", au->n_fft);
+    prof_int(o, 4, "hop", au->hop);
+    prof_int(o, 4, "n_mels", au->n_mels);
+    prof_int(o, 4, "clips", au->clips);
+    prof_str(o, 4, "clip_seconds", "1 .. clips, generated (chirp with harmonics and noise)");
+    prof_int(o, 4, "repetitions", au->reps);
+    prof_num(o, 4, "mean_mb", au->mean_mb);
+    prof_stat(o, 4, "ms_per_audio_second", au->ms_per_audio_s);
+    fprintf(f, "    fit: {ms_per_mb: %s, ", prof_n(o, au->fit.slope));
+    fprintf(f, "ms_per_item: %s, ", prof_n(o, au->fit.intercept));
+    fprintf(f, "r2: %s, n: %d}\n", prof_n(o, au->fit.r2), au->fit.n);
+    prof_str(o, 4, "model", cost_method_words(au->model_method));
+}
+
+static void bench_judge(const void *res, stability_t *st) {
+    stability_figure(st, "audio pipeline ms per audio second",
+                     ((const audio_result *)res)->ms_per_audio_s);
+}
+
+const calib_bench_t bench_audio = {
+    .section = "audio_cpu",
+    .size = sizeof(audio_result),
+    .run = bench_run,
+    .keys = bench_keys,
+    .measured = bench_measured,
+    .judge = bench_judge,
+};

@@ -2,6 +2,8 @@
 #include "fileset.h"
 
 #include <dirent.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -143,4 +145,51 @@ int fileset_fits_twice(const file_list *fl, double *listed, double *avail) {
     for (int i = 0; i < fl->n; i++)
         *listed += fl->v[i].size > 0 ? (double)fl->v[i].size : 0; /* -1: unreadable */
     return !(*avail > 0 && 2 * *listed > *avail);
+}
+
+void fileset_remove_tree(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[4096];
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat st;
+            if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                fileset_remove_tree(path);
+            else
+                unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+void fileset_sample(file_list *fl, int max, unsigned long seed) {
+    if (fl->n <= max) return;
+    int *idx = malloc(sizeof *idx * (size_t)fl->n), *pick = malloc(sizeof *pick * (size_t)max);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!idx || !pick || !rng) { /* keep the first max: still a valid (if biased) sample */
+        for (int i = max; i < fl->n; i++)
+            free(fl->v[i].path);
+    } else {
+        gsl_rng_set(rng, seed);
+        for (int i = 0; i < fl->n; i++)
+            idx[i] = i;
+        gsl_ran_choose(rng, pick, (size_t)max, idx, (size_t)fl->n, sizeof *idx);
+        /* Free the paths left out before compacting, which overwrites slots. */
+        char *keep = calloc((size_t)fl->n, 1);
+        for (int i = 0; keep && i < max; i++)
+            keep[pick[i]] = 1;
+        for (int i = 0; keep && i < fl->n; i++)
+            if (!keep[i]) free(fl->v[i].path);
+        for (int i = 0; i < max; i++)
+            fl->v[i] = fl->v[pick[i]]; /* pick is ascending, so pick[i] >= i */
+        free(keep);
+    }
+    fl->n = max;
+    free(idx);
+    free(pick);
+    if (rng) gsl_rng_free(rng);
 }

@@ -35,6 +35,14 @@ int fileset_scan(const char *dir, file_list *out, char *err, size_t errlen);
 int fileset_fits_twice(const file_list *fl, double *listed, double *avail);
 void fileset_free(file_list *fl);
 
+/* Keeps a seeded random subset of max files (all when there are no more),
+ * in their sorted order; out of memory, the first max. */
+void fileset_sample(file_list *fl, int max, unsigned long seed);
+
+/* Removes dir and everything under it (symbolic links are removed, not
+ * followed); what cannot be removed is left. */
+void fileset_remove_tree(const char *dir);
+
 /* Reads a whole file into *buf, growing it (realloc) when it holds fewer than
  * the file's bytes (*cap); -1 with errno on failure (EINVAL: not a regular
  * file, e.g. a FIFO, device or directory; never blocks on one). */

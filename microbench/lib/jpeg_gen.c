@@ -51,6 +51,29 @@ static double unif(gsl_rng *r, double lo, double hi) {
     return lo + (hi - lo) * gsl_rng_uniform(r);
 }
 
+/* Paints the shapes over pixel (x, y) of col, in order, with antialiased
+ * edges. */
+static void paint_shapes(const shape *sh, int n, int x, int y, double col[3]) {
+    for (int i = 0; i < n; i++) {
+        const shape *s = &sh[i];
+        double dx = x - s->cx, dy = y - s->cy;
+        double u = dx * s->cosa + dy * s->sina, v = -dx * s->sina + dy * s->cosa;
+        double d; /* approximate signed distance to the edge, in pixels */
+        if (s->ellipse) {
+            double k = sqrt((u / s->rx) * (u / s->rx) + (v / s->ry) * (v / s->ry));
+            d = (k - 1.0) * fmin(s->rx, s->ry);
+        } else {
+            d = fmax(fabs(u) - s->rx, fabs(v) - s->ry);
+        }
+        double cover = 0.5 - d / 1.5;
+        if (cover <= 0.0) continue;
+        if (cover > 1.0) cover = 1.0;
+        double a = cover * s->alpha, along = u / s->rx;
+        for (int c = 0; c < 3; c++)
+            col[c] += a * (s->col[c] + s->shade[c] * along - col[c]);
+    }
+}
+
 int jpeg_gen_pixels(unsigned long seed, int index, unsigned char **rgb, int *wp, int *hp) {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r) return -1;
@@ -112,24 +135,7 @@ int jpeg_gen_pixels(unsigned long seed, int index, unsigned char **rgb, int *wp,
                 double col[3];
                 for (int c = 0; c < 3; c++)
                     col[c] = (c0[c] + (c1[c] - c0[c]) * t) * vig;
-                for (int i = 0; i < nshapes; i++) {
-                    const shape *s = &sh[i];
-                    double dx = x - s->cx, dy = y - s->cy;
-                    double u = dx * s->cosa + dy * s->sina, v = -dx * s->sina + dy * s->cosa;
-                    double d; /* approximate signed distance to the edge, in pixels */
-                    if (s->ellipse) {
-                        double k = sqrt((u / s->rx) * (u / s->rx) + (v / s->ry) * (v / s->ry));
-                        d = (k - 1.0) * fmin(s->rx, s->ry);
-                    } else {
-                        d = fmax(fabs(u) - s->rx, fabs(v) - s->ry);
-                    }
-                    double cover = 0.5 - d / 1.5;
-                    if (cover <= 0.0) continue;
-                    if (cover > 1.0) cover = 1.0;
-                    double a = cover * s->alpha, along = u / s->rx;
-                    for (int c = 0; c < 3; c++)
-                        col[c] += a * (s->col[c] + s->shade[c] * along - col[c]);
-                }
+                paint_shapes(sh, nshapes, x, y, col);
                 double g = grain * (gsl_rng_uniform(r) - 0.5) * 2.0;
                 for (int c = 0; c < 3; c++) {
                     double v = col[c] + g;
