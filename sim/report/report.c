@@ -673,6 +673,30 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
     }
 }
 
+/* /dev/shm at its peak, where a loader puts batches there: the figure a
+ * container's --shm-size must hold (memory.c refused the run past
+ * server.shm_mb already). */
+static void write_text_memory(FILE *out, const variant_run_t *v, int nv) {
+    int head = 0;
+    for (int k = 0; k < nv; k++) {
+        double most = 0;
+        int at = 0;
+        for (int sv = 0; sv < (int)v[k].scn.server.count; sv++) {
+            double b = memory_shm_peak(&v[k].scn, &v[k].topo, sv);
+            if (b > most) most = b, at = sv;
+        }
+        if (!(most > 0)) continue;
+        if (!head++) fprintf(out, "\nmemory at its peak (the fullest server)\n");
+        char lim[96] = "server.shm_mb not given: nothing checked (df -m /dev/shm)";
+        if (v[k].scn.server.shm_mb > 0)
+            snprintf(lim, sizeof lim, "fits server.shm_mb %g", v[k].scn.server.shm_mb);
+        fprintf(
+            out,
+            "%-10s /dev/shm %.1f MiB on server %d: the DataLoaders' batches in shared memory; %s\n",
+            v[k].scn.variant, most / MIB, at + 1, lim);
+    }
+}
+
 /* Under a measured scaling curve (prep.scaling) or the memory-bandwidth
  * bound: each stream's effective cores, which figures rest on the curve's
  * extrapolation past its last measured point, and where the bound binds.
@@ -784,6 +808,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         "~ after epoch_s marks a model figure with no exact closed form; after vs_model, a "
         "simulator more than 5%% from the model.\n");
     write_text_scaling(out, v, nv);
+    write_text_memory(out, v, nv);
     advice_write_text(out, v, nv);
     write_text_requests(out, v, nv);
     write_text_cost(out, v, nv);
