@@ -19,6 +19,7 @@
 #include "gpu_rates.h"
 #include "calibrate.h"
 #include "import_dlio.h"
+#include "init.h"
 #include "measure.h"
 #include "report.h"
 #include "run.h"
@@ -603,6 +604,8 @@ static const struct {
      &calibrate_command},
     {"measure", "SCENARIO", "run the scenario's input pipeline for real on this host (--data DIR)",
      measure_main, &measure_command},
+    {"init", "[options]", "a commented starter scenario from a few flags (--data DIR, --gpu)",
+     init_main, &init_command},
     {"import", "dlio WORKLOAD", "a DLIO / MLPerf Storage workload as a stallsim scenario",
      cmd_import, &import_command},
     {"help", "[TOPIC]", "keys: every key; kinds: every kind; gpus: published GPU rates; COMMAND",
