@@ -20,7 +20,7 @@ for loader in pytorch pool; do
         "--gpu V100 --model ResNet-50 --gpu-items-per-s 650"; do
         args="--loader $loader --storage $storage --servers $servers --items 20000 --item-kb 120 $rate"
         # shellcheck disable=SC2086
-        if ! "$bin" init $args -o m.yaml --force 2>err; then
+        if ! "$bin" init $args >m.yaml 2>err; then
           bad "init $args: $(cat err)"
           continue
         fi

@@ -93,14 +93,26 @@ static int choice(const char *flag, const char *v, const char *const *names, int
     return options_error("init", msg, v);
 }
 
+/* s with each '%' doubled, for text that goes into options_error's format
+ * (a name of the GPU table, a reason from the schema). */
+static const char *no_pct(char *buf, size_t n, const char *s) {
+    size_t used = 0;
+    for (; *s && used + 2 < n; s++) {
+        if (*s == '%') buf[used++] = '%';
+        buf[used++] = *s;
+    }
+    buf[used] = 0;
+    return buf;
+}
+
 /* A flag's value checked and stored as its scenario key would be. */
 static int key_value(const char *flag, key_scope_t scope, const char *key, const char *text,
                      void *base) {
     int n;
     const key_def_t *k = &schema_keys(scope, &n)[schema_find(scope, key)];
-    char why[256], msg[512];
+    char why[256], safe[512], msg[768];
     if (!schema_store(k, base, text, why, sizeof why)) return 0;
-    snprintf(msg, sizeof msg, "%s: %s (%s%s), got '%%s'", flag, why,
+    snprintf(msg, sizeof msg, "%s: %s (%s%s), got '%%s'", flag, no_pct(safe, sizeof safe, why),
              scope == SCOPE_JOB ? "jobs.N." : "", key);
     return options_error("init", msg, text);
 }
@@ -161,11 +173,12 @@ static int rate_flags(const init_opts_t *o, job_t *j, init_spec_t *sp) {
     if (!rows) return rc;
     sp->row = o->model ? gpu_rate_find(rows, n, o->gpu, o->model) : NULL;
     if (sp->row || o->rate) return 0;
-    char known[1024], msg[1400];
+    char names[1024], known[2048], msg[2400];
     int gpu_known = 0;
     for (int i = 0; i < n; i++)
         gpu_known |= gpu_rates_name_eq(rows[i].gpu, o->gpu);
-    gpu_rates_names(rows, n, gpu_known ? o->gpu : NULL, known, sizeof known);
+    gpu_rates_names(rows, n, gpu_known ? o->gpu : NULL, names, sizeof names);
+    no_pct(known, sizeof known, names);
     if (!o->model) {
         snprintf(msg, sizeof msg,
                  "--gpu '%%s' picks a published rate with --model (models with a rate on it: "
