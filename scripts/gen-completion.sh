@@ -25,7 +25,9 @@ keys=$("$bin" help keys | awk '/^[a-z]/ {print $1"="} /^jobs\[\]\./ {k = $1; sub
   echo "    COMPREPLY=(\$(compgen -W \"$(echo $keys)\" -- \"\$cur\"))"
   echo "    return ;;"
   echo "  --format) COMPREPLY=(\$(compgen -W \"text csv json html\" -- \"\$cur\")); return ;;"
-  echo "  --data|--out|-o|--output|--trace|--html) COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;"
+  echo "  --data|--out|-o|--output|--trace|--html|--host) COMPREPLY=(\$(compgen -f -- \"\$cur\")); return ;;"
+  echo "  --loader) COMPREPLY=(\$(compgen -W \"pytorch pool\" -- \"\$cur\")); return ;;"
+  echo "  --storage) COMPREPLY=(\$(compgen -W \"local nfs s3\" -- \"\$cur\")); return ;;"
   echo "  esac"
   echo "  case \$cmd in"
   for c in $commands; do
@@ -33,7 +35,7 @@ keys=$("$bin" help keys | awk '/^[a-z]/ {print $1"="} /^jobs\[\]\./ {k = $1; sub
     flags=$("$bin" help "$c" | grep -oE '^  (-[a-z], )?--[a-z-]+' | sed 's/,//' | tr -s ' \n' ' ')
     echo "  $c) COMPREPLY=(\$(compgen -W \"$flags\" -- \"\$cur\")) ;;"
   done
-  echo "  help) COMPREPLY=(\$(compgen -W \"keys kinds $(echo $commands | sed 's/help//')\" -- \"\$cur\")) ;;"
+  echo "  help) COMPREPLY=(\$(compgen -W \"keys kinds gpus $(echo $commands | sed 's/help//')\" -- \"\$cur\")) ;;"
   echo "  esac"
   echo "  case \$cur in -*) ;; *) COMPREPLY+=(\$(compgen -f -X '!*.yaml' -- \"\$cur\")) ;; esac"
   echo "}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the stallsim(1) man page from the program's own tables: the command
 # table (stallsim --help), each command's option table (stallsim help CMD),
-# the key schema (stallsim help keys) and the kind registry (help kinds).
+# the key schema (stallsim help keys), the kind registry (help kinds) and
+# the published GPU rates (help gpus).
 # The build runs it; nothing in the page is written by hand twice.
 #   scripts/gen-man.sh STALLSIM OUT.1
 set -euo pipefail
@@ -27,7 +28,7 @@ esc() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
   "$bin" --help | esc
   echo ".fi"
   echo ".SH COMMANDS"
-  for c in run check sweep advise calibrate measure; do
+  for c in run check sweep advise calibrate measure init import; do
     echo ".SS $c"
     echo ".nf"
     "$bin" help "$c" | esc
@@ -36,6 +37,10 @@ esc() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
   echo ".SH SCENARIO KEYS"
   echo ".nf"
   "$bin" help keys | esc
+  echo ".fi"
+  echo ".SH GPU RATES"
+  echo ".nf"
+  "$bin" help gpus | esc
   echo ".fi"
   echo ".SH KINDS"
   echo ".nf"

@@ -47,7 +47,7 @@ done
 expect 2 "--epochs: error: key 'epochs': out of bounds" -- "$bin" run $small --epochs 0
 
 # The commands agree: help COMMAND is COMMAND --help, each command its own usage.
-for c in run check sweep advise calibrate measure import; do
+for c in run check sweep advise calibrate measure import init; do
   if [ "$("$bin" help $c)" == "$("$bin" $c --help)" ] && "$bin" help $c | head -n 1 | grep -q "^usage: stallsim $c "; then
     ok
   else

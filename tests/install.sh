@@ -29,11 +29,11 @@ if [ -x /usr/bin/python3 ]; then
     || bad "installed probe.py --help"
 fi
 man=$p/share/man/man1/stallsim.1
-for w in server.storage.read_mb_s loader.cache "stallsim sweep" --threads belady; do
+for w in server.storage.read_mb_s loader.cache "stallsim sweep" --threads belady "stallsim init" --gpu-items-per-s "GPU RATES" arxiv.org; do
   grep -qF -- "$w" "$man" && ok || bad "man page lacks $w"
 done
 comp=$p/share/bash-completion/completions/stallsim
-for w in server.cpus= jobs.0.gpus= --threads --vary calibrate --trace-iters --html; do
+for w in server.cpus= jobs.0.gpus= --threads --vary calibrate --trace-iters --html jobs.0.gpu= --gpu-items-per-s gpus; do
   grep -qF -- "$w" "$comp" && ok || bad "completion lacks $w"
 done
 # The completion offers --set keys as a shell would.

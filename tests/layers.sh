@@ -23,7 +23,7 @@ declare -A rank=(
   [sim/run]=5
   [sim/report]=6
   [sim/sweep]=7 [microbench/measure]=7
-  [sim/advise]=8
+  [sim/advise]=8 [sim/init]=8
   [sim/cli]=9
 )
 # Every header of the project, by name (names are unique across folders).

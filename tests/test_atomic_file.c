@@ -99,6 +99,25 @@ static void test_abort_leaves_target(void **st) {
     assert_int_equal(entries(), 1);
 }
 
+/* atomic_commit_new places the file only where none has its name: the old
+ * file stays whole, and no temporary is left either way. */
+static void test_commit_new_never_replaces(void **st) {
+    (void)st;
+    char err[256], buf[64];
+    atomic_file_t af;
+    unlink(target);
+    assert_int_equal(atomic_open(&af, target, err, sizeof err), 0);
+    fputs("first\n", af.f);
+    assert_int_equal(atomic_commit_new(&af, err, sizeof err), 0);
+    assert_int_equal(atomic_open(&af, target, err, sizeof err), 0);
+    fputs("second\n", af.f);
+    assert_int_equal(atomic_commit_new(&af, err, sizeof err), 1);
+    assert_non_null(strstr(err, "exists"));
+    slurp(buf, sizeof buf);
+    assert_string_equal(buf, "first\n");
+    assert_int_equal(entries(), 1);
+}
+
 static void test_bad_paths(void **st) {
     (void)st;
     char err[256];
@@ -219,6 +238,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commit_replaces_whole),
         cmocka_unit_test(test_abort_leaves_target),
+        cmocka_unit_test(test_commit_new_never_replaces),
         cmocka_unit_test(test_bad_paths),
         cmocka_unit_test(test_failed_write_keeps_old),
         cmocka_unit_test(test_signal_removes_temporary),

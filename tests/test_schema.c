@@ -176,7 +176,7 @@ static void test_suggestions(void **state) {
     char buf[128];
     assert_string_equal(schema_suggest("server.cpu", buf, sizeof buf), "server.cpus");
     assert_string_equal(schema_suggest("dataset.item_kbs", buf, sizeof buf), "dataset.item_kb");
-    assert_string_equal(schema_suggest("jobs.2.gpu", buf, sizeof buf), "jobs.2.gpus");
+    assert_string_equal(schema_suggest("jobs.2.gppus", buf, sizeof buf), "jobs.2.gpus");
     assert_null(schema_suggest("completely.unrelated.thing", buf, sizeof buf));
 }
 

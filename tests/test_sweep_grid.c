@@ -91,7 +91,7 @@ static void test_errors(void **state) {
         "server.cpus=0",           /* out of bounds */
         "server.cpu=2",            /* unknown key */
         "jobs.99.gpus=1",          /* job index out of range */
-        "jobs.0.gpu=1",            /* unknown job key */
+        "jobs.0.gpux=1",           /* unknown job key */
         "server.cache_gb=0:1:0",   /* zero step */
         "server.cache_gb=1:0:0.5", /* step away from the end */
         "server.cache_gb=0:1",     /* two parts */

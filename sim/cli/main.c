@@ -16,8 +16,10 @@
 #include "advise.h"
 #include "atomic_file.h"
 #include "diag.h"
+#include "gpu_rates.h"
 #include "calibrate.h"
 #include "import_dlio.h"
+#include "init.h"
 #include "measure.h"
 #include "report.h"
 #include "run.h"
@@ -602,9 +604,11 @@ static const struct {
      &calibrate_command},
     {"measure", "SCENARIO", "run the scenario's input pipeline for real on this host (--data DIR)",
      measure_main, &measure_command},
+    {"init", "[options]", "a commented starter scenario from a few flags (--data DIR, --gpu)",
+     init_main, &init_command},
     {"import", "dlio WORKLOAD", "a DLIO / MLPerf Storage workload as a stallsim scenario",
      cmd_import, &import_command},
-    {"help", "[TOPIC]", "keys: every scenario key; kinds: every kind; COMMAND: its options",
+    {"help", "[TOPIC]", "keys: every key; kinds: every kind; gpus: published GPU rates; COMMAND",
      cmd_help, NULL},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
@@ -654,6 +658,12 @@ static int cmd_help(int argc, char **argv) {
         print_kinds(stdout);
         return EXIT_OK;
     }
+    if (argc >= 2 && strcmp(argv[1], "gpus") == 0) {
+        int n, rc;
+        const gpu_rate_t *rows = gpu_rates_builtin(&n, &rc);
+        if (rows) gpu_rates_print(stdout, rows, n, argc >= 3 && !strcmp(argv[2], "--markdown"));
+        return rows ? EXIT_OK : rc;
+    }
     for (int i = 0; argc >= 2 && i < NCOMMANDS; i++)
         if (strcmp(argv[1], commands[i].name) == 0 && commands[i].usage) {
             options_usage(stdout, commands[i].usage);
@@ -662,7 +672,7 @@ static int cmd_help(int argc, char **argv) {
     if (argc >= 2) {
         fprintf(stderr,
                 "stallsim help: unknown topic '%s' (try: stallsim help keys, stallsim help kinds, "
-                "stallsim help run)\n",
+                "stallsim help gpus, stallsim help run)\n",
                 argv[1]);
         return EXIT_INPUT;
     }

@@ -11,6 +11,7 @@
 #include "fig.h"
 #include "gap.h"
 #include "memory.h"
+#include "gpu_rates.h"
 #include "html.h"
 #include "kinds.h"
 #include "schema.h"
@@ -327,6 +328,24 @@ static void json_value(FILE *out, const key_def_t *k, const void *base) {
         report_json_string(out, buf);
 }
 
+/* The published rate row a job names (jobs.N.gpu, model), with its source;
+ * "used": false when a given rate overrides it. Nothing without one. */
+static void json_rate_row(FILE *out, const job_t *j) {
+    const gpu_rate_t *r = j->rate_row;
+    if (!r) return;
+    fprintf(out, ", \"published_rate\": {\"used\": %s, \"items_per_s\": %.9g, \"batch\": %lld",
+            j->rate_given ? "false" : "true", r->items_per_s, (long long)r->batch);
+    const char *names[] = {"gpu",  "model", "precision", "source", "table",
+                           "date", "url",   "setup",     "note"};
+    const char *vals[] = {r->gpu,  r->model, r->precision, r->source, r->table,
+                          r->date, r->url,   r->setup,     r->note};
+    for (int i = 0; i < 9; i++) {
+        fprintf(out, ", \"%s\": ", names[i]);
+        report_json_string(out, vals[i]);
+    }
+    fprintf(out, "}");
+}
+
 void report_json_config(FILE *out, const scenario_t *s) {
     int n;
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
@@ -344,6 +363,7 @@ void report_json_config(FILE *out, const scenario_t *s) {
             fprintf(out, "%s\"%s\": ", i ? ", " : "", jk[i].name);
             json_value(out, &jk[i], &s->jobs[j]);
         }
+        json_rate_row(out, &s->jobs[j]);
         fprintf(out, "}");
     }
     fprintf(out, "]}");
@@ -739,6 +759,33 @@ static void write_text_scaling(FILE *out, const variant_run_t *v, int nv) {
     }
 }
 
+/* Where each job's GPU rate comes from, when it names a row of the
+ * published table: used (with its source) or overridden by a given rate.
+ * One line for each job and row, however many variants share it. */
+static void write_text_rates(FILE *out, const variant_run_t *v, int nv) {
+    for (int k = 0; k < nv; k++)
+        for (int j = 0; j < v[k].scn.njobs; j++) {
+            const job_t *jb = &v[k].scn.jobs[j];
+            int seen = !jb->rate_row;
+            for (int p = 0; p < k && !seen; p++)
+                seen = j < v[p].scn.njobs && v[p].scn.jobs[j].rate_row == jb->rate_row &&
+                       v[p].scn.jobs[j].rate_given == jb->rate_given;
+            if (seen) continue;
+            char cite[1024];
+            gpu_rate_cite(jb->rate_row, cite, sizeof cite);
+            /* The first variant's lines stand for every variant that shares them. */
+            fprintf(out, "gpu rate (job %s%s%s): ", jb->name, k ? ", variant " : "",
+                    k ? v[k].scn.variant : "");
+            if (jb->rate_given)
+                fprintf(out, "given (%s %.6g%s), overriding the published %s\n",
+                        jb->compute_s_per_batch > 0 ? "compute_s_per_batch" : "gpu_items_per_s",
+                        jb->compute_s_per_batch > 0 ? jb->compute_s_per_batch : jb->gpu_items_per_s,
+                        jb->compute_s_per_batch > 0 ? " s" : " items/s per GPU", cite);
+            else
+                fprintf(out, "published, %s\n", cite);
+        }
+}
+
 static void write_text(FILE *out, const char *path, const variant_run_t *v, int nv) {
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
@@ -759,6 +806,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         text_config_diff(out, s, &v[k].scn);
         fprintf(out, "\n");
     }
+    write_text_rates(out, v, nv);
     report_text_header(out, &report_run_table);
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu_rates.h"
 #include "intern.h"
 #include "schema.h"
 
@@ -244,6 +245,46 @@ static src_pos_t key_pos(const scenario_t *s, const scenario_doc_t *doc, const c
     src_pos_t p = s->origin[schema_find(SCOPE_SCENARIO, key)];
     if (!p.file) p = section_pos(doc, key);
     return p;
+}
+
+/* jobs.N.gpu with jobs.N.model: the published rate of that row of the
+ * table, unless a rate is given (which overrides it, and the report says
+ * so). Without a rate of its own a job whose GPU or model the table lacks is
+ * refused, listing what it has. */
+static int published_rates(scenario_t *s) {
+    int errors = 0, n = 0, rc = 0;
+    const gpu_rate_t *rows = NULL;
+    for (int j = 0; j < s->njobs; j++) {
+        job_t *jb = &s->jobs[j];
+        jb->rate_row = NULL;
+        jb->rate_given = jb->gpu_items_per_s > 0 || jb->compute_s_per_batch > 0;
+        if (!jb->gpu[0]) continue;
+        if (!rows && !rc) rows = gpu_rates_builtin(&n, &rc);
+        if (!rows) return 1; /* the table's own errors are printed */
+        jb->rate_row = jb->model[0] ? gpu_rate_find(rows, n, jb->gpu, jb->model) : NULL;
+        if (jb->rate_row && !jb->rate_given) jb->gpu_items_per_s = jb->rate_row->items_per_s;
+        if (jb->rate_row || jb->rate_given) continue;
+        char known[1024];
+        int gpu_known = 0;
+        for (int i = 0; i < n; i++)
+            gpu_known |= gpu_rates_name_eq(rows[i].gpu, jb->gpu);
+        gpu_rates_names(rows, n, gpu_known ? jb->gpu : NULL, known, sizeof known);
+        if (!jb->model[0])
+            diag_error(job_pos(s, j, "gpu"),
+                       "job '%s': jobs.%d.gpu '%s' picks a published rate with jobs.%d.model, "
+                       "which is not given (models with a rate on %s: %s)",
+                       jb->name, j, jb->gpu, j, jb->gpu, gpu_known ? known : "none");
+        else
+            diag_error(
+                job_pos(s, j, gpu_known ? "model" : "gpu"),
+                "job '%s': no published rate for %s '%s'%s%s in the GPU rate table "
+                "(stallsim help gpus); %s: %s. Give the rate instead: jobs.%d.gpu_items_per_s",
+                jb->name, gpu_known ? "model" : "GPU", gpu_known ? jb->model : jb->gpu,
+                gpu_known ? " on " : "", gpu_known ? jb->gpu : "",
+                gpu_known ? "its models there" : "the GPUs it has", known, j);
+        errors++;
+    }
+    return errors;
 }
 
 static double batch_out_bytes(const scenario_t *s, const job_t *j) {
@@ -652,6 +693,7 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     if (errors) return EXIT_INPUT;
     errors += check_required(s, doc);
     if (errors) return EXIT_INPUT;
+    errors += published_rates(s);
     errors += derive_shards(s, doc);
     errors += parse_scaling(s, doc);
     if (errors) return EXIT_INPUT;

@@ -41,6 +41,11 @@ typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
 typedef struct {
     char name[SCN_STR];
     char model[SCN_STR];
+    char gpu[SCN_STR]; /* with model, a row of the published rate table (gpu_rates.h) */
+    /* That row, when the table has it (NULL: none, or no gpu); rate_given:
+     * a rate was set (gpu_items_per_s or compute_s_per_batch), overriding it. */
+    const struct gpu_rate *rate_row;
+    int rate_given;
     int64_t count; /* identical copies of this job (hyper-parameter search) */
     int64_t gpus;
     int64_t batch_per_gpu;

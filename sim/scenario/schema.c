@@ -112,11 +112,12 @@ static const key_def_t core_keys[] = {
 
 static const key_def_t job_keys[] = {
     {"name", KT_STRING, "", "", 0, 0, 0, NULL, J(name), "what the output calls this job (default: job<N>)"},
-    {"model", KT_STRING, "", "", 0, 0, 0, NULL, J(model), "the DNN, for the reader (e.g. resnet18)"},
+    {"model", KT_STRING, "", "", 0, 0, 0, NULL, J(model), "the DNN (e.g. resnet18): for the reader, and with gpu the row of the published rate table"},
+    {"gpu", KT_STRING, "", "", 0, 0, 0, NULL, J(gpu), "the GPU (e.g. v100): with model, the job trains at the published per-GPU rate of that row of the table (`stallsim help gpus`, each row with its source) unless gpu_items_per_s or compute_s_per_batch is given, which overrides it (\"\" = no table)"},
     {"count", KT_INT, "jobs", "1", 1, 4096, 0, NULL, J(count), "identical copies of this job running at once (hyper-parameter search)"},
     {"gpus", KT_INT, "GPUs", NULL, 1, 1048576, 0, NULL, J(gpus), "GPUs of one copy (data-parallel, across servers when more than server.gpus)"},
     {"batch_per_gpu", KT_INT, "items", "256", 1, 1048576, 0, NULL, J(batch_per_gpu), "mini-batch per GPU"},
-    {"gpu_items_per_s", KT_REAL, "items/s", "0", 0, 1e12, 0, NULL, J(gpu_items_per_s), "GPU ingestion rate per GPU (set this or compute_s_per_batch)"},
+    {"gpu_items_per_s", KT_REAL, "items/s", "0", 0, 1e12, 0, NULL, J(gpu_items_per_s), "GPU ingestion rate per GPU (set this or compute_s_per_batch, or gpu and model for a published rate)"},
     {"compute_s_per_batch", KT_REAL, "s", "0", 0, 1e6, 0, NULL, J(compute_s_per_batch), "GPU compute time per iteration (set this or gpu_items_per_s)"},
     {"prefetch_batches", KT_INT, "batches", "2", 1, 1024, 0, NULL, J(prefetch_batches), "loader queue depth per GPU: batches prepared ahead of the GPU"},
     {"cpus", KT_INT, "cores", "0", 0, 65536, 0, NULL, J(cpus), "prep cores of one copy under partitioned prep (0 = an equal share of server.cpus)"},

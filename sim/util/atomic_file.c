@@ -148,17 +148,27 @@ void atomic_sync_dir(const char *path) {
     free(copy);
 }
 
-int atomic_commit(atomic_file_t *af, char *err, size_t errlen) {
+/* Flushes, syncs and puts the file in place: renamed over the target, or
+ * (excl) linked to its name only where no file has it (link() fails on an
+ * existing name, with no moment where a check could be outrun). */
+static int commit(atomic_file_t *af, char *err, size_t errlen, int excl) {
     int bad = ferror(af->f) || fflush(af->f) != 0 || fsync(fileno(af->f)) != 0;
     int e = bad ? (errno ? errno : EIO) : 0;
     if (fclose(af->f) != 0 && !bad) bad = 1, e = errno;
     af->f = NULL;
-    if (!bad && rename(af->tmp, af->path) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", af->tmp, af->path, strerror(errno));
+    int rc = bad ? 0 : excl ? link(af->tmp, af->path) : rename(af->tmp, af->path);
+    if (rc != 0) {
+        int exists = excl && errno == EEXIST;
+        if (exists)
+            snprintf(err, errlen, "%s exists (left unchanged)", af->path);
+        else
+            snprintf(err, errlen, "cannot %s %s to %s: %s", excl ? "link" : "rename", af->tmp,
+                     af->path, strerror(errno));
         unlink(af->tmp);
         release(af);
-        return -1;
+        return exists ? 1 : -1;
     }
+    if (excl && !bad) unlink(af->tmp);
     if (bad) {
         snprintf(err, errlen, "writing %s: %s (left unchanged)", af->path, strerror(e));
         unlink(af->tmp);
@@ -168,6 +178,14 @@ int atomic_commit(atomic_file_t *af, char *err, size_t errlen) {
     atomic_sync_dir(af->path);
     release(af);
     return 0;
+}
+
+int atomic_commit(atomic_file_t *af, char *err, size_t errlen) {
+    return commit(af, err, errlen, 0);
+}
+
+int atomic_commit_new(atomic_file_t *af, char *err, size_t errlen) {
+    return commit(af, err, errlen, 1);
 }
 
 void atomic_abort(atomic_file_t *af) {

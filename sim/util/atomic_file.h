@@ -49,6 +49,9 @@ int atomic_open(atomic_file_t *af, const char *path, char *err, size_t errlen);
 /* Flushes, syncs and renames over the target; frees af either way.
  * 0, or -1 with the reason in err (the temporary file removed). */
 int atomic_commit(atomic_file_t *af, char *err, size_t errlen);
+/* The same, but only where no file has the target's name: 1 (the reason
+ * in err, nothing changed) when one has (`stallsim init` without --force). */
+int atomic_commit_new(atomic_file_t *af, char *err, size_t errlen);
 /* Removes the temporary file and frees af; the target is untouched. */
 void atomic_abort(atomic_file_t *af);
 /* Syncs the folder holding path, so a rename into it survives a crash
