@@ -96,18 +96,29 @@ def run_one(a):
         for _ in DataLoader(ds, **kw):
             got += 1
             if got == 1:
-                last, still = peak[0], time.monotonic()
-                while time.monotonic() - still < 2.0 and time.monotonic() - t0 < FILL_S:
+                # Filled when nothing grew for 2 s and for thrice the longest
+                # wait between two batches so far (a slow worker on a busy host).
+                last, still, gap = peak[0], time.monotonic(), 0.0
+                while time.monotonic() - still < max(2.0, 3 * gap) and \
+                        time.monotonic() - t0 < FILL_S:
                     time.sleep(0.1)
                     if peak[0] != last:
-                        last, still = peak[0], time.monotonic()
+                        now = time.monotonic()
+                        last, gap, still = peak[0], max(gap, now - still), now
             else:
                 time.sleep(COMPUTE_S)
             if got >= need:
                 break
     except RuntimeError as e:
+        # A worker that meets a full tmpfs dies by SIGBUS when it touches a
+        # page ("killed by signal: Bus error"), or first fails to grow its
+        # segment ("No space left on device"), which the iterator may report
+        # only as "exited unexpectedly": each is the run dying of /dev/shm,
+        # provided the tmpfs was full when it did.
         err = str(e).splitlines()[0][:200]
-        crashed = "Bus error" in str(e) or "shared memory" in str(e)
+        st = os.statvfs("/dev/shm")
+        full = peak[0] >= 0.9 * st.f_blocks * st.f_frsize
+        crashed = full or any(k in str(e) for k in ("Bus error", "shared memory", "No space left"))
         if not crashed:
             raise
     stop.set()
