@@ -216,10 +216,9 @@ static int read_cells(page_t *p, const char *csv, size_t len, record_t *r, char 
     size_t pos = 0;
     if (next_record(csv, len, &pos, r) != 1) return -1;
     int base = 1 + naxes_csv;
-    int cv = column(r, base, "variant"), cj = column(r, base, "job"),
-        ce = column(r, base, "epoch"), cs = column(r, base, "source"),
-        ct = column(r, base, "epoch_s"), cg = column(r, base, "gpu_util"),
-        ch = column(r, base, "hit_rate");
+    int cv = column(r, base, "variant"), cj = column(r, base, "job"), ce = column(r, base, "epoch"),
+        cs = column(r, base, "source"), ct = column(r, base, "epoch_s"),
+        cg = column(r, base, "gpu_util"), ch = column(r, base, "hit_rate");
     if (cv != base || cj < 0 || ce < 0 || cs < 0 || ct < 0 || cg < 0 || ch < 0) {
         fprintf(stderr, "stallsim sweep: --html: the CSV's header is not this sweep's\n");
         return -1;
