@@ -5,9 +5,10 @@
  * applied (sweep_grid.h), run through the same pipeline as `stallsim run`
  * (scenario_build, topology_build, model_run, sim_run); its rows are those of
  * `run --format csv`, prefixed by the configuration index and the varied
- * values. Worker threads take configurations in index order; the main thread
- * writes finished ones strictly in grid order through sweep_out.h, so the
- * output does not depend on --jobs and an interrupted sweep resumes. */
+ * values. The grid runner's worker threads (grid_run.h, shared with advise)
+ * take configurations in index order; the main thread writes finished ones
+ * strictly in grid order through sweep_out.h, so the output does not depend
+ * on --threads and an interrupted sweep resumes. */
 #ifndef STALLSIM_SWEEP_H
 #define STALLSIM_SWEEP_H
 

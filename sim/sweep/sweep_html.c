@@ -207,6 +207,135 @@ static int column(const record_t *h, int from, const char *name) {
     return -1;
 }
 
+/* The CSV's rows into p's cells: each (configuration, variant, job) its
+ * last epoch, the simulator's row over the model's. 0, or -1 (after a
+ * message when the header is not this sweep's). */
+static int read_cells(page_t *p, const char *csv, size_t len, record_t *r, char **names_buf,
+                      int var_axis, int naxes_csv) {
+    const sweep_grid_t *g = p->g;
+    size_t pos = 0;
+    if (next_record(csv, len, &pos, r) != 1) return -1;
+    int base = 1 + naxes_csv;
+    int cv = column(r, base, "variant"), cj = column(r, base, "job"), ce = column(r, base, "epoch"),
+        cs = column(r, base, "source"), ct = column(r, base, "epoch_s"),
+        cg = column(r, base, "gpu_util"), ch = column(r, base, "hit_rate");
+    if (cv != base || cj < 0 || ce < 0 || cs < 0 || ct < 0 || cg < 0 || ch < 0) {
+        fprintf(stderr, "stallsim sweep: --html: the CSV's header is not this sweep's\n");
+        return -1;
+    }
+    size_t data = pos;
+    /* The variants: the axis's values, else those the rows name, in order. */
+    if (var_axis >= 0) {
+        for (int i = 0; i < g->axes[var_axis].nvalues && p->nvar < MAX_VARIANTS; i++)
+            p->vnames[p->nvar++] = g->axes[var_axis].values[i];
+    } else {
+        int got;
+        while ((got = next_record(csv, len, &pos, r)) == 1) {
+            if (r->n <= cv || variant_index(p->vnames, p->nvar, r->f[cv]) >= 0) continue;
+            if (p->nvar == MAX_VARIANTS) break;
+            if (!(names_buf[p->nvar] = strdup(r->f[cv]))) return -1;
+            p->vnames[p->nvar] = names_buf[p->nvar];
+            p->nvar++;
+        }
+        if (got < 0) return -1;
+    }
+    if (p->nvar == 0) p->vnames[p->nvar++] = "(none)"; /* no rows */
+    p->cells = calloc((size_t)(p->ncfg > 0 ? p->ncfg : 1) * (size_t)p->nvar, sizeof *p->cells);
+    if (!p->cells) return -1;
+    /* Each (config, variant, job): its last epoch, the simulator's row over the model's. */
+    pos = data;
+    int64_t gc = -1;
+    int gv = -1, gepoch = -1, gsim = 0, got;
+    char gjob[SCN_STR + 16] = "";
+    double gt = 0, gg = 0, gh = 0;
+    while ((got = next_record(csv, len, &pos, r)) == 1) {
+        if (r->n <= ch) continue;
+        int64_t c = strtoll(r->f[0], NULL, 10);
+        int v = variant_index(p->vnames, p->nvar, r->f[cv]);
+        int epoch = atoi(r->f[ce]), sim = strcmp(r->f[cs], "sim") == 0;
+        if (c != gc || v != gv || strcmp(gjob, r->f[cj]) != 0) {
+            if (gc >= 0) fold(p, gc, gv, gt, gg, gh);
+            gc = c, gv = v, gepoch = -1;
+            snprintf(gjob, sizeof gjob, "%s", r->f[cj]);
+        }
+        if (epoch > gepoch || (epoch == gepoch && sim && !gsim)) {
+            gepoch = epoch, gsim = sim;
+            gt = strtod(r->f[ct], NULL), gg = strtod(r->f[cg], NULL), gh = strtod(r->f[ch], NULL);
+            if (epoch > p->last_epoch) p->last_epoch = epoch;
+        }
+    }
+    if (got < 0) return -1;
+    if (gc >= 0) fold(p, gc, gv, gt, gg, gh);
+    return 0;
+}
+
+/* The dimensions: the grid's axes, and the variants when no axis is. 0, or -1. */
+static int build_dims(page_t *p, int var_axis) {
+    const sweep_grid_t *g = p->g;
+    for (int a = 0; a < g->naxes; a++) {
+        dim_t *d = &p->dims[p->ndims++];
+        d->key = g->axes[a].key;
+        d->n = g->axes[a].nvalues;
+        d->values = (const char *const *)g->axes[a].values;
+        d->axis = a;
+        if (g->axes[a].is_variant) p->var_dim = p->ndims - 1;
+        d->numeric = !g->axes[a].is_variant;
+        d->x = d->numeric ? calloc((size_t)d->n, sizeof *d->x) : NULL;
+        for (int i = 0; d->numeric && i < d->n; i++) {
+            char *e;
+            if (!d->x) return -1;
+            d->x[i] = strtod(d->values[i], &e);
+            if (e == d->values[i] || *e || !isfinite(d->x[i])) d->numeric = 0;
+        }
+    }
+    if (var_axis < 0) {
+        dim_t *d = &p->dims[p->ndims++];
+        d->key = "variant";
+        d->n = p->nvar;
+        d->values = p->vnames;
+        d->axis = -1;
+        p->var_dim = p->ndims - 1;
+    }
+
+    return 0;
+}
+
+static void write_page(FILE *out, const page_t *p, const char *scenario, int64_t first,
+                       int64_t end) {
+    const sweep_grid_t *g = p->g;
+    char title[SCN_PATH + 32];
+    snprintf(title, sizeof title, "stallsim sweep: %s", scenario);
+    html_begin(out, title);
+    fputs("<h1>", out);
+    html_put_text(out, title);
+    fprintf(out, "</h1>\n<p>%lld configuration%s", (long long)p->ncfg, p->ncfg == 1 ? "" : "s");
+    if (p->ncfg != g->size)
+        fprintf(out, " (%lld to %lld of %lld: a shard)", (long long)first, (long long)end - 1,
+                (long long)g->size);
+    fputs(" over", out);
+    for (int k = 0; k < p->ndims; k++) {
+        fputs(k ? "; " : " ", out);
+        html_put_text(out, p->dims[k].key);
+        fputs(" = ", out);
+        for (int i = 0; i < p->dims[k].n && i < 12; i++) {
+            if (i) fputs(", ", out);
+            html_put_text(out, p->dims[k].values[i]);
+        }
+        if (p->dims[k].n > 12) fprintf(out, ", ... (%d values)", p->dims[k].n);
+    }
+    fprintf(out,
+            ".</p>\n<p class=\"note\">Each point is a configuration's last epoch (epoch %d), from "
+            "the simulator where it ran, else the model; with several jobs, the slowest job's "
+            "epoch time and the mean GPU utilisation and hit rate. Missing points were not in the "
+            "CSV.</p>\n",
+            p->last_epoch);
+    int drawn = 0;
+    for (int k = 0; k < p->ndims; k++)
+        if (p->dims[k].n > 1) charts_vs(out, p, k), drawn++;
+    if (!drawn) fputs("<p>Nothing varies: one configuration and one variant.</p>\n", out);
+    html_end(out);
+}
+
 int sweep_html_write(FILE *out, const sweep_grid_t *g, int64_t first, int64_t end,
                      const char *scenario, const char *csv, size_t len) {
     page_t p;
@@ -215,7 +344,6 @@ int sweep_html_write(FILE *out, const sweep_grid_t *g, int64_t first, int64_t en
     record_t r = {0};
     char *names_buf[MAX_VARIANTS] = {0};
     int rc = -1;
-    size_t pos = 0;
     int naxes_csv = 0, var_axis = -1;
     for (int a = 0; a < g->naxes; a++) {
         if (g->axes[a].is_variant)
@@ -223,117 +351,9 @@ int sweep_html_write(FILE *out, const sweep_grid_t *g, int64_t first, int64_t en
         else
             naxes_csv++;
     }
-    if (next_record(csv, len, &pos, &r) != 1) goto done;
-    int base = 1 + naxes_csv;
-    int cv = column(&r, base, "variant"), cj = column(&r, base, "job"),
-        ce = column(&r, base, "epoch"), cs = column(&r, base, "source"),
-        ct = column(&r, base, "epoch_s"), cg = column(&r, base, "gpu_util"),
-        ch = column(&r, base, "hit_rate");
-    if (cv != base || cj < 0 || ce < 0 || cs < 0 || ct < 0 || cg < 0 || ch < 0) {
-        fprintf(stderr, "stallsim sweep: --html: the CSV's header is not this sweep's\n");
+    if (read_cells(&p, csv, len, &r, names_buf, var_axis, naxes_csv) || build_dims(&p, var_axis))
         goto done;
-    }
-    size_t data = pos;
-    /* The variants: the axis's values, else those the rows name, in order. */
-    if (var_axis >= 0) {
-        for (int i = 0; i < g->axes[var_axis].nvalues && p.nvar < MAX_VARIANTS; i++)
-            p.vnames[p.nvar++] = g->axes[var_axis].values[i];
-    } else {
-        int got;
-        while ((got = next_record(csv, len, &pos, &r)) == 1) {
-            if (r.n <= cv || variant_index(p.vnames, p.nvar, r.f[cv]) >= 0) continue;
-            if (p.nvar == MAX_VARIANTS) break;
-            if (!(names_buf[p.nvar] = strdup(r.f[cv]))) goto done;
-            p.vnames[p.nvar] = names_buf[p.nvar];
-            p.nvar++;
-        }
-        if (got < 0) goto done;
-    }
-    if (p.nvar == 0) p.vnames[p.nvar++] = "(none)"; /* no rows */
-    p.cells = calloc((size_t)(p.ncfg > 0 ? p.ncfg : 1) * (size_t)p.nvar, sizeof *p.cells);
-    if (!p.cells) goto done;
-    /* Each (config, variant, job): its last epoch, the simulator's row over the model's. */
-    pos = data;
-    int64_t gc = -1;
-    int gv = -1, gepoch = -1, gsim = 0, got;
-    char gjob[SCN_STR + 16] = "";
-    double gt = 0, gg = 0, gh = 0;
-    while ((got = next_record(csv, len, &pos, &r)) == 1) {
-        if (r.n <= ch) continue;
-        int64_t c = strtoll(r.f[0], NULL, 10);
-        int v = variant_index(p.vnames, p.nvar, r.f[cv]);
-        int epoch = atoi(r.f[ce]), sim = strcmp(r.f[cs], "sim") == 0;
-        if (c != gc || v != gv || strcmp(gjob, r.f[cj]) != 0) {
-            if (gc >= 0) fold(&p, gc, gv, gt, gg, gh);
-            gc = c, gv = v, gepoch = -1;
-            snprintf(gjob, sizeof gjob, "%s", r.f[cj]);
-        }
-        if (epoch > gepoch || (epoch == gepoch && sim && !gsim)) {
-            gepoch = epoch, gsim = sim;
-            gt = strtod(r.f[ct], NULL), gg = strtod(r.f[cg], NULL), gh = strtod(r.f[ch], NULL);
-            if (epoch > p.last_epoch) p.last_epoch = epoch;
-        }
-    }
-    if (got < 0) goto done;
-    if (gc >= 0) fold(&p, gc, gv, gt, gg, gh);
-
-    /* The dimensions: the grid's axes, and the variants when no axis is. */
-    for (int a = 0; a < g->naxes; a++) {
-        dim_t *d = &p.dims[p.ndims++];
-        d->key = g->axes[a].key;
-        d->n = g->axes[a].nvalues;
-        d->values = (const char *const *)g->axes[a].values;
-        d->axis = a;
-        if (g->axes[a].is_variant) p.var_dim = p.ndims - 1;
-        d->numeric = !g->axes[a].is_variant;
-        d->x = d->numeric ? calloc((size_t)d->n, sizeof *d->x) : NULL;
-        for (int i = 0; d->numeric && i < d->n; i++) {
-            char *e;
-            if (!d->x) goto done;
-            d->x[i] = strtod(d->values[i], &e);
-            if (e == d->values[i] || *e || !isfinite(d->x[i])) d->numeric = 0;
-        }
-    }
-    if (var_axis < 0) {
-        dim_t *d = &p.dims[p.ndims++];
-        d->key = "variant";
-        d->n = p.nvar;
-        d->values = p.vnames;
-        d->axis = -1;
-        p.var_dim = p.ndims - 1;
-    }
-
-    char title[SCN_PATH + 32];
-    snprintf(title, sizeof title, "stallsim sweep: %s", scenario);
-    html_begin(out, title);
-    fputs("<h1>", out);
-    html_put_text(out, title);
-    fprintf(out, "</h1>\n<p>%lld configuration%s", (long long)p.ncfg, p.ncfg == 1 ? "" : "s");
-    if (p.ncfg != g->size)
-        fprintf(out, " (%lld to %lld of %lld: a shard)", (long long)first, (long long)end - 1,
-                (long long)g->size);
-    fputs(" over", out);
-    for (int k = 0; k < p.ndims; k++) {
-        fputs(k ? "; " : " ", out);
-        html_put_text(out, p.dims[k].key);
-        fputs(" = ", out);
-        for (int i = 0; i < p.dims[k].n && i < 12; i++) {
-            if (i) fputs(", ", out);
-            html_put_text(out, p.dims[k].values[i]);
-        }
-        if (p.dims[k].n > 12) fprintf(out, ", ... (%d values)", p.dims[k].n);
-    }
-    fprintf(out,
-            ".</p>\n<p class=\"note\">Each point is a configuration's last epoch (epoch %d), from "
-            "the simulator where it ran, else the model; with several jobs, the slowest job's "
-            "epoch time and the mean GPU utilisation and hit rate. Missing points were not in the "
-            "CSV.</p>\n",
-            p.last_epoch);
-    int drawn = 0;
-    for (int k = 0; k < p.ndims; k++)
-        if (p.dims[k].n > 1) charts_vs(out, &p, k), drawn++;
-    if (!drawn) fputs("<p>Nothing varies: one configuration and one variant.</p>\n", out);
-    html_end(out);
+    write_page(out, &p, scenario, first, end);
     rc = 0;
 done:
     for (int k = 0; k < p.ndims; k++)
