@@ -80,6 +80,41 @@ static void test_workers_and_contention(void **state) {
     metrics_free(&m), metrics_free(&s);
 }
 
+/* loader.oversub: 8 workers on 2 cores are 4 per core; the curve gives 0.5
+ * at 4 x (linear between 2:0.75 and 6:0.25), so the cores give half their CPU
+ * and the epoch takes twice as long as at 2 workers. 1 worker per core (2
+ * workers) stays at 1: the curve starts past the cores. */
+static void test_oversubscription(void **state) {
+    (void)state;
+    const double w = 32 * 2e-3;
+    const char *eight[] = {"loader.num_workers=8", "server.cpus=2",
+                           "loader.oversub=1:1, 2:0.75, 6:0.25", NULL};
+    run_metrics_t m, s;
+    run(eight, &m, &s);
+    near("8 workers at 0.5 sim", metrics_at(&s, 0, 1)->epoch_s, 100 * w, 1e-3);
+    near("8 workers at 0.5 model", metrics_at(&m, 0, 1)->epoch_s, 100 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    const char *two[] = {"loader.num_workers=2", "server.cpus=2",
+                         "loader.oversub=1:1, 2:0.75, 6:0.25", NULL};
+    run(two, &m, &s);
+    near("2 workers sim", metrics_at(&s, 0, 1)->epoch_s, 50 * w, 1e-6);
+    near("2 workers model", metrics_at(&m, 0, 1)->epoch_s, 50 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    /* Past the last point the curve stays at it: 64 workers are 32 per core. */
+    const char *many[] = {"loader.num_workers=64", "server.cpus=2", "loader.prefetch_factor=1",
+                          "loader.oversub=1:1, 2:0.8, 8:0.25", NULL};
+    run(many, &m, &s);
+    near("64 workers at 0.25 model", metrics_at(&m, 0, 1)->epoch_s, 200 * w, 0.02);
+    near("64 workers at 0.25 sim", metrics_at(&s, 0, 1)->epoch_s, 200 * w, 0.02);
+    metrics_free(&m), metrics_free(&s);
+    const char *bad[][2] = {
+        {"loader.oversub=2:1, 4:0.5", NULL}, {"loader.oversub=1:1", NULL},
+        {"loader.oversub=1:1, 2:1.5", NULL}, {"loader.oversub=1:1, 1:0.5", NULL},
+        {"loader.oversub=1:1, 2:x", NULL},   {"loader.oversub=1:1, 2:0", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(tu_build(base, bad[i], &S, &T), EXIT_INPUT);
+}
+
 /* Eight workers on two cores, each item 2 ms of CPU after a 2 ms read: a
  * worker waiting for its read holds no core, and the cores then bind. A
  * worker's cycle is s x 2 ms + 2 ms, eight of them use 8 x 2 ms / cycle
@@ -312,6 +347,7 @@ int main(void) {
         cmocka_unit_test(test_cpu_shared_with_waits),
         cmocka_unit_test(test_tier_hits_hold_cores),
         cmocka_unit_test(test_step_cpu_shares_cores),
+        cmocka_unit_test(test_oversubscription),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
