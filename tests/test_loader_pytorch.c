@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "kinds.h"
+#include "knob.h"
 #include "testutil.h"
 
 static scenario_t S;
@@ -113,6 +114,45 @@ static void test_oversubscription(void **state) {
         {"loader.oversub=1:1, 2:x", NULL},   {"loader.oversub=1:1, 2:0", NULL}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(tu_build(base, bad[i], &S, &T), EXIT_INPUT);
+}
+
+/* The best num_workers by the model: items wait 20 ms for their read and
+ * take 2 ms of CPU on 2 cores. Without a curve more workers never cost, so
+ * the fewest within 1 % of the plateau win (the cores' 1000 items/s need
+ * 11 x 2 ms + 20 ms cycles at least: 24 is the first step past); with the
+ * cores' CPU halving at every doubling past 2 workers a core the epoch is a
+ * U over num_workers with its bottom at 12: 6 workers a core leave the
+ * cores 0.375 of their CPU, 375 items/s, where 8 workers' reads allow 364
+ * and 16 workers' cores 250. */
+static void test_best_workers(void **state) {
+    (void)state;
+    const char *flat[] = {"server.storage.latency_ms=20",
+                          "server.storage.read_mb_s=1e12",
+                          "server.storage.queue_depth=256",
+                          "server.cpus=2",
+                          "loader.cache=none",
+                          NULL};
+    knob_best_t b;
+    assert_int_equal(tu_build(base, flat, &S, &T), 0);
+    assert_int_equal(model_best_knob(&S, &b), 1);
+    assert_string_equal(b.key, "loader.num_workers");
+    assert_int_equal(b.value[0], 0);
+    assert_int_equal(b.value[b.n - 1], 32);
+    for (int i = 1; i < b.n; i++)
+        assert_true(b.run_s[i] <= b.run_s[i - 1] * 1.001);
+    assert_int_equal(b.best, 24);
+    const char *u[] = {"server.storage.latency_ms=20",
+                       "server.storage.read_mb_s=1e12",
+                       "server.storage.queue_depth=256",
+                       "server.cpus=2",
+                       "loader.cache=none",
+                       "loader.oversub=1:1, 2:1, 4:0.5, 8:0.25, 16:0.125",
+                       NULL};
+    assert_int_equal(tu_build(base, u, &S, &T), 0);
+    assert_int_equal(model_best_knob(&S, &b), 1);
+    assert_int_equal(b.best, 12);
+    assert_true(b.run_s[b.n - 1] > 1.5 * b.best_s);
+    assert_true(b.run_s[1] > 1.5 * b.best_s);
 }
 
 /* Eight workers on two cores, each item 2 ms of CPU after a 2 ms read: a
@@ -348,6 +388,7 @@ int main(void) {
         cmocka_unit_test(test_tier_hits_hold_cores),
         cmocka_unit_test(test_step_cpu_shares_cores),
         cmocka_unit_test(test_oversubscription),
+        cmocka_unit_test(test_best_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,14 @@ typedef struct {
      * WebDataset splits them) or for the whole stream (the pool's lanes). */
     uint32_t (*shard_lanes)(const scenario_t *s, int *per_rank);
 
+    /* Optional: the kind's own knob a user turns (the DataLoader's
+     * num_workers), for "what to change" and advise (model/knob.h runs the
+     * model over it): its key, the values worth trying for s (ascending, at
+     * most max; returns how many), and setting one in s. */
+    const char *knob;
+    int (*knob_values)(const scenario_t *s, int64_t *v, int max);
+    void (*knob_set)(scenario_t *s, int64_t v);
+
     /* Memory budget: bytes of one stream's prep state. */
     double (*state_bytes)(const scenario_t *s, const job_t *j, double cores, int ns);
 } loader_ops_t;

@@ -498,6 +498,24 @@ static uint32_t torch_shard_lanes(const scenario_t *s, int *per_rank) {
     return s->loader.torch.num_workers > 0 ? (uint32_t)s->loader.torch.num_workers : 1;
 }
 
+/* num_workers worth trying: 0, 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to 16
+ * workers per core of a GPU's share of its server (loader.oversub's reach). */
+static int torch_knob_values(const scenario_t *s, int64_t *v, int max) {
+    int64_t gps = s->njobs > 0 ? s->jobs[0].gpus / (s->server.count > 0 ? s->server.count : 1) : 1;
+    double top = 16 * (double)s->server.cpus / (double)(gps > 0 ? gps : 1);
+    int n = 0;
+    for (int64_t w = 0; n < max && (double)w <= top;) {
+        v[n++] = w;
+        int pow2 = w > 1 && (w & (w - 1)) == 0;
+        w = w < 2 ? w + 1 : pow2 ? w + w / 2 : (int64_t)1 << (64 - __builtin_clzll((uint64_t)w));
+    }
+    return n;
+}
+
+static void torch_knob_set(scenario_t *s, int64_t v) {
+    s->loader.torch.num_workers = v;
+}
+
 const loader_ops_t loader_pytorch = {
     .name = "pytorch",
     .help = "torch.utils.data.DataLoader: num_workers processes per GPU, a batch each, in order",
@@ -516,5 +534,8 @@ const loader_ops_t loader_pytorch = {
     .epoch_items = torch_epoch_items,
     .items_s = torch_items_s,
     .model_epoch = torch_model_epoch,
+    .knob = "loader.num_workers",
+    .knob_values = torch_knob_values,
+    .knob_set = torch_knob_set,
     .state_bytes = torch_bytes,
 };
