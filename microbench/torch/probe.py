@@ -18,7 +18,8 @@ What it measures, each the way the DataLoader spends it:
   (measured.method.item_wait_ms); the steady interval between batches is
   the worker's whole cycle;
 - collate of one batch in this process: loader.collate_ms_per_item; the rest
-  of the worker's cycle (the batch in shared memory, the queue):
+  of the worker's CPU per batch (/proc/PID/stat of one persistent worker:
+  the batch in shared memory, the queue's pickling) beyond its items':
   loader.share_ms_per_item;
 - the same with one worker per core: loader.core_efficiency, the speed
   left to each when all cores are busy, beyond what the training process
@@ -329,13 +330,14 @@ def audio_costs(root, batch, n_items, seed):
     pipeline.warm([paths[i] for i in idx])
     log(f"--audio: torchaudio load, Resample 44.1 -> 16 kHz, MelSpectrogram, log over {len(idx)} "
         f"of {n} clips, one worker, {REPS} times")
-    (aa, ab, amean, await_), items, _, cycle = item_costs(ds, idx, batch, seed, paths)
+    (aa, ab, amean, _), items, _, _ = item_costs(ds, idx, batch, seed, paths)
     if ab <= 0:
         log("warning: the audio item's time did not grow with the clip's size: audio_ms_per_mb 0 "
             "(stallsim refuses audio jobs until it is set); time more clips (--items)")
     item = ds[idx[0]]
     collate = main_collate(item, batch)
-    share = max(0.0, cycle - batch * (amean + await_) - collate)
+    worker_item, _ = workers_cpu(ds, idx, batch, 1, seed)
+    share = max(0.0, batch * (worker_item - amean) - collate)
     nxt, _ = main_costs(item, batch)
     mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3
     log(f"audio: mean {amean * 1e3:.3f} ms = {aa * 1e3:.3f} ms + {ab * 1e3:.3f} ms/MB "
@@ -548,7 +550,11 @@ def main():
     # bottleneck, so the interval is its whole cycle).
     item = ds[idx[0]]
     collate_main = main_collate(item, a.batch)
-    share = max(0.0, cycle1 - a.batch * (mean_item + mean_wait) - collate_main)
+    # The hand-over in CPU: what one worker's process used per batch (its
+    # feeder thread's pickling included) less the items' and the collate's
+    # CPU. The cycle's wall time would also hold every wait for a core.
+    worker_item, _ = workers_cpu(ds, idx, a.batch, 1, a.seed)
+    share = max(0.0, a.batch * (worker_item - mean_item) - collate_main)
     log(f"item: mean {mean_item * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB; "
         f"worker cycle {cycle1 * 1e3:.1f} ms per batch: collate {collate_main * 1e3:.2f} ms "
         f"(in a worker {statistics.mean(collates) * 1e3:.2f} ms), hand-over {share * 1e3:.2f} ms")
