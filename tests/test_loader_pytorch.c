@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "kinds.h"
+#include "knob.h"
 #include "testutil.h"
 
 static scenario_t S;
@@ -78,6 +79,80 @@ static void test_workers_and_contention(void **state) {
     near("efficiency 0.5 sim", metrics_at(&s, 0, 1)->epoch_s, 100 * w, 1e-3);
     near("efficiency 0.5 model", metrics_at(&m, 0, 1)->epoch_s, 100 * w, 1e-6);
     metrics_free(&m), metrics_free(&s);
+}
+
+/* loader.oversub: 8 workers on 2 cores are 4 per core; the curve gives 0.5
+ * at 4 x (linear between 2:0.75 and 6:0.25), so the cores give half their CPU
+ * and the epoch takes twice as long as at 2 workers. 1 worker per core (2
+ * workers) stays at 1: the curve starts past the cores. */
+static void test_oversubscription(void **state) {
+    (void)state;
+    const double w = 32 * 2e-3;
+    const char *eight[] = {"loader.num_workers=8", "server.cpus=2",
+                           "loader.oversub=1:1, 2:0.75, 6:0.25", NULL};
+    run_metrics_t m, s;
+    run(eight, &m, &s);
+    near("8 workers at 0.5 sim", metrics_at(&s, 0, 1)->epoch_s, 100 * w, 1e-3);
+    near("8 workers at 0.5 model", metrics_at(&m, 0, 1)->epoch_s, 100 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    const char *two[] = {"loader.num_workers=2", "server.cpus=2",
+                         "loader.oversub=1:1, 2:0.75, 6:0.25", NULL};
+    run(two, &m, &s);
+    near("2 workers sim", metrics_at(&s, 0, 1)->epoch_s, 50 * w, 1e-6);
+    near("2 workers model", metrics_at(&m, 0, 1)->epoch_s, 50 * w, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    /* Past the last point the curve stays at it: 64 workers are 32 per core. */
+    const char *many[] = {"loader.num_workers=64", "server.cpus=2", "loader.prefetch_factor=1",
+                          "loader.oversub=1:1, 2:0.8, 8:0.25", NULL};
+    run(many, &m, &s);
+    near("64 workers at 0.25 model", metrics_at(&m, 0, 1)->epoch_s, 200 * w, 0.02);
+    near("64 workers at 0.25 sim", metrics_at(&s, 0, 1)->epoch_s, 200 * w, 0.02);
+    metrics_free(&m), metrics_free(&s);
+    const char *bad[][2] = {
+        {"loader.oversub=2:1, 4:0.5", NULL}, {"loader.oversub=1:1", NULL},
+        {"loader.oversub=1:1, 2:1.5", NULL}, {"loader.oversub=1:1, 1:0.5", NULL},
+        {"loader.oversub=1:1, 2:x", NULL},   {"loader.oversub=1:1, 2:0", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(tu_build(base, bad[i], &S, &T), EXIT_INPUT);
+}
+
+/* The best num_workers by the model: items wait 20 ms for their read and
+ * take 2 ms of CPU on 2 cores. Without a curve more workers never cost, so
+ * the fewest within 1 % of the plateau win (the cores' 1000 items/s need
+ * 11 x 2 ms + 20 ms cycles at least: 24 is the first step past); with the
+ * cores' CPU halving at every doubling past 2 workers a core the epoch is a
+ * U over num_workers with its bottom at 12: 6 workers a core leave the
+ * cores 0.375 of their CPU, 375 items/s, where 8 workers' reads allow 364
+ * and 16 workers' cores 250. */
+static void test_best_workers(void **state) {
+    (void)state;
+    const char *flat[] = {"server.storage.latency_ms=20",
+                          "server.storage.read_mb_s=1e12",
+                          "server.storage.queue_depth=256",
+                          "server.cpus=2",
+                          "loader.cache=none",
+                          NULL};
+    knob_best_t b;
+    assert_int_equal(tu_build(base, flat, &S, &T), 0);
+    assert_int_equal(model_best_knob(&S, &b), 1);
+    assert_string_equal(b.key, "loader.num_workers");
+    assert_int_equal(b.value[0], 0);
+    assert_int_equal(b.value[b.n - 1], 32);
+    for (int i = 1; i < b.n; i++)
+        assert_true(b.run_s[i] <= b.run_s[i - 1] * 1.001);
+    assert_int_equal(b.best, 24);
+    const char *u[] = {"server.storage.latency_ms=20",
+                       "server.storage.read_mb_s=1e12",
+                       "server.storage.queue_depth=256",
+                       "server.cpus=2",
+                       "loader.cache=none",
+                       "loader.oversub=1:1, 2:1, 4:0.5, 8:0.25, 16:0.125",
+                       NULL};
+    assert_int_equal(tu_build(base, u, &S, &T), 0);
+    assert_int_equal(model_best_knob(&S, &b), 1);
+    assert_int_equal(b.best, 12);
+    assert_true(b.run_s[b.n - 1] > 1.5 * b.best_s);
+    assert_true(b.run_s[1] > 1.5 * b.best_s);
 }
 
 /* Eight workers on two cores, each item 2 ms of CPU after a 2 ms read: a
@@ -331,6 +406,8 @@ int main(void) {
         cmocka_unit_test(test_cpu_shared_with_waits),
         cmocka_unit_test(test_tier_hits_hold_cores),
         cmocka_unit_test(test_step_cpu_shares_cores),
+        cmocka_unit_test(test_oversubscription),
+        cmocka_unit_test(test_best_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,7 @@ printf 'dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, co
 "$bin" measure "$tmp/gen.yaml" --data "$tmp/data" --generate 160 --epochs 1 >/dev/null 2>&1 \
   || { echo "FAIL: generating JPEGs"; exit 1; }
 probe="$src/microbench/torch/probe.py"
-if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 16 --items 160 --max-workers 2 2>"$tmp/err"; then
+if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 16 --items 160 --max-workers 2 --oversub-reps 1 2>"$tmp/err"; then
   echo "FAIL: probe failed: $(cat "$tmp/err")"
   exit 1
 fi
@@ -26,6 +26,13 @@ for k in decode_ms_per_item decode_ms_per_mb collate_ms_per_item share_ms_per_it
   v=$(awk -v k="$k:" '$1 == k {print $2}' "$tmp/host.yaml")
   awk -v v="$v" 'BEGIN{exit !(v != "" && v + 0 >= 0)}' && ok || bad "profile key $k: '$v' (probe: $(cat "$tmp/err"))"
 done
+# The cost of more workers than cores, measured at 1, 2, 4, 8, 16 x: five
+# points from 1:1, each efficiency in (0, 1] (stallsim check parses it below).
+curve=$(awk -F'"' '$1 ~ /^ *oversub: $/ {print $2}' "$tmp/host.yaml")
+awk -v c="$curve" 'BEGIN{n = split(c, p, ", "); ok = n == 5 && p[1] == "1:1"
+  for (i = 2; i <= n; i++) { split(p[i], kv, ":"); if (!(kv[2] > 0 && kv[2] <= 1)) ok = 0 }
+  exit !ok}' && ok || bad "loader.oversub '$curve' (probe: $(cat "$tmp/err"))"
+grep -q "^    item_wait_ms: " "$tmp/host.yaml" && ok || bad "no measured.method.item_wait_ms"
 # An item costs something: a + b x mean size > 0.
 item=$(awk '$1=="decode_ms_per_item:"{a=$2} $1=="decode_ms_per_mb:"{b=$2} $1=="mean_kb:"{m=$2} END{print a + b*m/1000}' "$tmp/host.yaml")
 awk -v v="$item" 'BEGIN{exit !(v > 0.05 && v < 1000)}' && ok || bad "item cost $item ms (probe: $(cat "$tmp/err"))"

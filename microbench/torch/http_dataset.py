@@ -10,7 +10,8 @@ DataLoader worker (a connection is not shared across fork).
 
 As a --dataset for microbench/torch/probe.py: "http_dataset:from_env" with
 STALLSIM_DATA_URL set to the base URL (the tree under --data lists the
-items). Debian's python3 with python3-torch, python3-torchvision, python3-pil."""
+items; STALLSIM_DATA_KEEPALIVE=0 opens a new connection for every GET).
+Debian's python3 with python3-torch, python3-torchvision, python3-pil."""
 
 import http.client
 import io
@@ -23,7 +24,7 @@ from pipeline import standard_transform
 
 
 class HttpImageFolder(Dataset):
-    def __init__(self, root, base_url, transform=None):
+    def __init__(self, root, base_url, transform=None, keep_alive=True):
         from torchvision import datasets
 
         url = urllib.parse.urlsplit(base_url)
@@ -37,6 +38,7 @@ class HttpImageFolder(Dataset):
         self.samples = datasets.ImageFolder(root).samples
         self.transform = transform or standard_transform()
         self._conn, self._pid = None, None
+        self.keep_alive = keep_alive  # False: a new connection for every GET
 
     def __len__(self):
         return len(self.samples)
@@ -59,6 +61,9 @@ class HttpImageFolder(Dataset):
                 if attempt:
                     raise
                 continue
+            if not self.keep_alive:
+                self._conn.close()
+                self._conn = None
             if r.status != 200:
                 raise OSError(f"GET {path}: HTTP {r.status}")
             return body
@@ -77,4 +82,4 @@ def from_env(root):
     url = os.environ.get("STALLSIM_DATA_URL")
     if not url:
         raise SystemExit("http_dataset: set STALLSIM_DATA_URL to the server's base URL")
-    return HttpImageFolder(root, url)
+    return HttpImageFolder(root, url, keep_alive=os.environ.get("STALLSIM_DATA_KEEPALIVE") != "0")

@@ -9,18 +9,28 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
 
 What it measures, each the way the DataLoader spends it:
 - a real DataLoader with one worker and no GPU work, 3 times (the median
-  run): each item's dataset[i] inside the worker, fitted as a + b x file
-  size: prep.decode_ms_per_item (a) and prep.decode_ms_per_mb (b),
-  prep.augment_ms = 0 (it is inside a + b); the steady interval between
-  batches is the worker's whole cycle;
+  run): each item's dataset[i] inside the worker, its CPU (the worker
+  thread's time.thread_time) fitted as a + b x file size:
+  prep.decode_ms_per_item (a) and prep.decode_ms_per_mb (b),
+  prep.augment_ms = 0 (it is inside a + b); its wall time less its CPU and
+  less its wait for a core (/proc/thread-self/schedstat) is I/O wait (a
+  read, a GET's first byte), which is the storage's, not prep
+  (measured.method.item_wait_ms); the steady interval between batches is
+  the worker's whole cycle;
 - collate of one batch in this process: loader.collate_ms_per_item; the rest
-  of the worker's cycle (the batch in shared memory, the queue):
+  of the worker's CPU per batch (/proc/PID/stat of one persistent worker:
+  the batch in shared memory, the queue's pickling) beyond its items':
   loader.share_ms_per_item;
 - the same with one worker per core: loader.core_efficiency, the speed
   left to each when all cores are busy, beyond what the training process
   takes (the contention model of sim/kinds/loader_pytorch.c);
-- the training process's time in next() for a batch a worker has ready
-  (unpickling, rebuilding the shared-memory tensors): transfer_ms_per_item;
+- the training process's CPU in next() (its thread's time.thread_time) for
+  a batch a worker has ready (unpickling, rebuilding the shared-memory
+  tensors): transfer_ms_per_item;
+- the user's Dataset with 1, 2, 4, 8 and 16 x the cores' workers (one
+  batch size for all, the median of 3 runs each): the CPU the workers use
+  per item (/proc/PID/stat), relative to 1 x: loader.oversub, the cost of
+  more processes than cores (switches, caches, the scheduler);
 - the loop's own time per iteration around a sleeping GPU: loader.step_ms;
 - iter(loader) with 1..N workers, fitted per worker: worker_start_ms;
 - pin_memory: the copy of one batch into pinned memory when CUDA is present
@@ -52,6 +62,10 @@ import statistics
 import sys
 import tempfile
 import time
+import warnings
+
+# The probe runs up to 16 x the cores' workers on purpose (loader.oversub).
+warnings.filterwarnings("ignore", message="This DataLoader will create")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pipeline  # noqa: E402
@@ -120,8 +134,12 @@ def storage_fit(sizes, seconds):
 
 
 class Timed:
-    """The user's dataset, each item returned with its index and the seconds
-    dataset[i] took inside the worker."""
+    """The user's dataset, each item returned with its index, the seconds
+    dataset[i] took inside the worker less its time waiting for a core
+    (wall) and the CPU its thread spent on it (time.thread_time: user +
+    system, the worker's own thread; the queue's feeder thread that pickles
+    finished batches is not the item's). Wall less CPU is then waiting for
+    I/O (a read, a GET's first byte): none of it is prep."""
 
     def __init__(self, ds):
         self.ds = ds
@@ -130,27 +148,42 @@ class Timed:
         return len(self.ds)
 
     def __getitem__(self, i):
-        t0 = time.perf_counter()
+        t0, c0, q0 = time.perf_counter(), time.thread_time(), run_delay()
         x = self.ds[i]
-        return x, i, time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+        # Time runnable but not running (another process had the core) is
+        # not the item's wait either: the wait is what is left.
+        return x, i, max(cpu, wall - (run_delay() - q0)), cpu
+
+
+def run_delay():
+    """Seconds this thread has spent runnable, waiting for a core
+    (/proc/thread-self/schedstat's second field; 0 where the kernel keeps
+    none)."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 class StripCollate:
-    """default_collate of the items alone, with the items' times, indices and
-    the collate's own time beside."""
+    """default_collate of the items alone, with the items' indices, wall and
+    CPU times and the collate's own time beside."""
 
     def __call__(self, batch):
         from torch.utils.data import default_collate
 
         t0 = time.perf_counter()
-        out = default_collate([x for x, _, _ in batch])
+        out = default_collate([b[0] for b in batch])
         c = time.perf_counter() - t0
-        return out, [i for _, i, _ in batch], [t for _, _, t in batch], c
+        return out, [b[1] for b in batch], [b[2] for b in batch], c, [b[3] for b in batch]
 
 
 def loader_bound(ds, idx, batch, workers, seed):
-    """A real DataLoader over idx with no GPU work: each item's time in the
-    worker, the collates, and the steady interval between batches."""
+    """A real DataLoader over idx with no GPU work: each item's (index, CPU
+    seconds, wall seconds) in the worker, the collates, and the steady
+    interval between batches."""
     import torch
     from torch.utils.data import DataLoader, Subset
 
@@ -159,9 +192,9 @@ def loader_bound(ds, idx, batch, workers, seed):
     dl = DataLoader(Subset(Timed(ds), idx), batch_size=batch, shuffle=True, generator=g,
                     num_workers=workers, collate_fn=StripCollate())
     items, collates, stamps = [], [], []
-    for _, ii, tt, c in dl:
+    for _, ii, tt, c, cc in dl:
         stamps.append(time.perf_counter())
-        items += zip(ii, tt)
+        items += zip(ii, cc, tt)
         collates.append(c)
     skip = 2 * workers  # the prefetch window fills at the start
     k = len(stamps) - 1 - skip
@@ -184,16 +217,73 @@ def median_run(ds, idx, batch, workers, seed):
 
 
 def item_costs(ds, idx, batch, seed, paths):
-    """median_run with one worker: (a, b, mean), the items' seconds fitted
-    as a + b x MB of their files (b = 0 without files), and the run."""
+    """median_run with one worker: (a, b, mean, wait), the items' CPU
+    seconds fitted as a + b x MB of their files (b = 0 without files), their
+    mean, and the mean wait (wall less CPU) beside; and the run."""
     items, collates, cycle = median_run(ds, idx, batch, 1, seed)
-    times = [t for _, t in items]
+    cpu = [c for _, c, _ in items]
+    wait = statistics.mean(max(0.0, w - c) for _, c, w in items)
     if paths:
-        a0, b0 = fit_line([os.path.getsize(paths[i]) / 1e6 for i, _ in items], times,
-                          "item time over file size")
+        a0, b0 = fit_line([os.path.getsize(paths[i]) / 1e6 for i, _, _ in items], cpu,
+                          "item CPU over file size")
     else:
-        a0, b0 = statistics.mean(times), 0.0
-    return (a0, b0, statistics.mean(times)), items, collates, cycle
+        a0, b0 = statistics.mean(cpu), 0.0
+    return (a0, b0, statistics.mean(cpu), wait), items, collates, cycle
+
+
+def proc_cpu_s(pid):
+    """CPU seconds (user + system, every thread) process pid has used."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def workers_cpu(ds, idx, batch, workers, seed):
+    """A real DataLoader with `workers` persistent workers over idx, no GPU
+    work: (CPU seconds its workers used per item, wall seconds per item)."""
+    import torch
+    from torch.utils.data import DataLoader, Subset
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    dl = DataLoader(Subset(ds, idx), batch_size=batch, shuffle=True, generator=g,
+                    num_workers=workers, persistent_workers=True)
+    it = iter(dl)
+    pids = [w.pid for w in it._workers]
+    base = [proc_cpu_s(p) for p in pids]  # forked and idle so far
+    t0 = time.perf_counter()
+    for _ in it:
+        pass
+    wall = time.perf_counter() - t0
+    # Persistent workers stay up after the epoch: every item's CPU is in.
+    cpu = sum(proc_cpu_s(p) - b for p, b in zip(pids, base))
+    it._shutdown_workers()
+    return cpu / len(idx), wall / len(idx)
+
+
+OVERSUB = (1, 2, 4, 8, 16)
+
+
+def oversubscription(ds, idx, batch, cores, seed, reps):
+    """The user's Dataset with k x cores workers for each k of OVERSUB (the
+    median of REPS runs each): the workers' CPU per item, relative to k = 1.
+    More processes than cores cost each item more CPU (context switches,
+    caches and TLBs refilled, the scheduler's own work): loader.oversub,
+    which loader_pytorch.c applies to the cores' capacity. One batch size
+    for every point (each worker gets at least two batches at 16 x); reps
+    runs a point (the median)."""
+    b = max(1, min(batch, len(idx) // (2 * OVERSUB[-1] * cores)))
+    points, seen = [], []
+    for k in OVERSUB:
+        runs = sorted(workers_cpu(ds, idx, b, k * cores, seed + r) for r in range(reps))
+        cpu, wall = runs[len(runs) // 2]
+        points.append((k, cpu))
+        seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}")
+        log(f"{k * cores} workers ({k} x the cores, batch {b}): {cpu * 1e3:.3f} ms of worker CPU "
+            f"and {wall * 1e3:.3f} ms of wall per item")
+    c1 = points[0][1]
+    curve = ", ".join(f"{k}:{min(1.0, c1 / c):.3g}" if c > 0 else f"{k}:1" for k, c in points)
+    return curve, b, " ".join(seen)
 
 
 def pipeline_costs(data, idx, batch, seed, train_mean):
@@ -203,11 +293,11 @@ def pipeline_costs(data, idx, batch, seed, train_mean):
     dec_ds = regular_only(pipeline.pipeline_dataset(data, "decode"), f"--data {data}")
     paths = pipeline.item_paths(dec_ds)
     log(f"--pipelines: decode only (PIL open + convert RGB), one worker, {REPS} times")
-    (da, db, dmean), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths)
+    (da, db, dmean, _), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths)
     log(f"decode: mean {dmean * 1e3:.3f} ms = {da * 1e3:.3f} ms + {db * 1e3:.3f} ms/MB")
     log(f"--pipelines: Resize(256), CenterCrop(224), ToTensor, Normalize, one worker, {REPS} times")
     eval_ds = regular_only(pipeline.pipeline_dataset(data, "image_eval"), f"--data {data}")
-    (_, _, emean), _, _, _ = item_costs(eval_ds, idx, batch, seed, paths)
+    (_, _, emean, _), _, _, _ = item_costs(eval_ds, idx, batch, seed, paths)
     aug, ev = train_mean - dmean, emean - dmean
     for what, v in (("training augment", aug), ("evaluation transform", ev)):
         if v < 0:
@@ -240,15 +330,16 @@ def audio_costs(root, batch, n_items, seed):
     pipeline.warm([paths[i] for i in idx])
     log(f"--audio: torchaudio load, Resample 44.1 -> 16 kHz, MelSpectrogram, log over {len(idx)} "
         f"of {n} clips, one worker, {REPS} times")
-    (aa, ab, amean), items, _, cycle = item_costs(ds, idx, batch, seed, paths)
+    (aa, ab, amean, _), items, _, _ = item_costs(ds, idx, batch, seed, paths)
     if ab <= 0:
         log("warning: the audio item's time did not grow with the clip's size: audio_ms_per_mb 0 "
             "(stallsim refuses audio jobs until it is set); time more clips (--items)")
     item = ds[idx[0]]
     collate = main_collate(item, batch)
-    share = max(0.0, cycle - batch * amean - collate)
+    worker_item, _ = workers_cpu(ds, idx, batch, 1, seed)
+    share = max(0.0, batch * (worker_item - amean) - collate)
     nxt, _ = main_costs(item, batch)
-    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _ in items) / 1e3
+    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3
     log(f"audio: mean {amean * 1e3:.3f} ms = {aa * 1e3:.3f} ms + {ab * 1e3:.3f} ms/MB "
         f"(clips {mean_kb:.1f} KB mean); its collate {collate / batch * 1e3:.4f}, hand-over "
         f"{share / batch * 1e3:.4f}, next() {nxt / batch * 1e3:.4f} ms per item")
@@ -287,15 +378,18 @@ def main_costs(item, batch):
     ds = pipeline.ReadyItems(item, batch * 40)
     it = iter(DataLoader(ds, batch_size=batch, num_workers=1))
     time.sleep(0.5)  # the worker fills its prefetch window
+    # The CPU this thread spends in next() (thread_time): receiving a batch
+    # that is ready costs that; the wall time also holds the wait for a
+    # worker still busy, and for a core on a busy host.
     nexts = []
     while True:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         try:
             next(it)
         except StopIteration:
             break
-        nexts.append(time.perf_counter() - t0)
-        time.sleep(0.03)  # long enough for the worker to have the next one ready
+        nexts.append(time.thread_time() - t0)
+        time.sleep(0.03)  # the worker gets the next one ready meanwhile
     del it
     it0 = iter(DataLoader(ds, batch_size=batch, num_workers=0))
     step, want = [], 0.005
@@ -407,10 +501,12 @@ def main():
                     "prep.decode_* (decode alone), augment_ms and eval_ms")
     ap.add_argument("--audio", metavar="DIR",
                     help="also time the audio pipeline on DIR's WAVs: writes prep.audio_*")
+    ap.add_argument("--oversub-reps", type=int, default=REPS,
+                    help=f"runs of each loader.oversub point, the median kept (default {REPS})")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    if a.batch < 1 or a.items < 8:
-        ap.error("--batch must be >= 1 and --items >= 8")
+    if a.batch < 1 or a.items < 8 or a.oversub_reps < 1:
+        ap.error("--batch and --oversub-reps must be >= 1 and --items >= 8")
     if a.pipelines and a.dataset != "imagefolder":
         ap.error("--pipelines times ImageFolder's decode and torchvision's transforms: "
                  "it needs --dataset imagefolder")
@@ -447,14 +543,18 @@ def main():
     if paths:
         pipeline.warm([paths[i] for i in idx])
     log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), {REPS} times")
-    (a0, b0, mean_item), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
-    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _ in items) / 1e3 if paths else None
+    (a0, b0, mean_item, mean_wait), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
+    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3 if paths else None
     # What a worker spends per batch beyond its items: collate, then handing
     # the batch to the queue (from the steady interval: one worker is the
     # bottleneck, so the interval is its whole cycle).
     item = ds[idx[0]]
     collate_main = main_collate(item, a.batch)
-    share = max(0.0, cycle1 - a.batch * mean_item - collate_main)
+    # The hand-over in CPU: what one worker's process used per batch (its
+    # feeder thread's pickling included) less the items' and the collate's
+    # CPU. The cycle's wall time would also hold every wait for a core.
+    worker_item, _ = workers_cpu(ds, idx, a.batch, 1, a.seed)
+    share = max(0.0, a.batch * (worker_item - mean_item) - collate_main)
     log(f"item: mean {mean_item * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB; "
         f"worker cycle {cycle1 * 1e3:.1f} ms per batch: collate {collate_main * 1e3:.2f} ms "
         f"(in a worker {statistics.mean(collates) * 1e3:.2f} ms), hand-over {share * 1e3:.2f} ms")
@@ -465,9 +565,12 @@ def main():
         _, _, cyc = median_run(ds, idx, a.batch, cores, a.seed)
         # The model's contention (loader_pytorch.c) at cores workers with the
         # training process's share, the rest put down to the cores' efficiency.
+        # Only the worker's CPU contends: a Dataset that waits (a GET) is
+        # not CPU-bound at cores workers, and its efficiency comes out 1.
         main_share = (nxt + step_s) / cyc
         demand = cores + main_share
-        eff = min(1.0, max(0.2, cycle1 * max(demand, cores) / cores / (cores * cyc)))
+        cpu_cycle = max(cycle1 - a.batch * mean_wait, 1e-9)
+        eff = min(1.0, max(0.2, cpu_cycle * max(demand, cores) / cores / (cores * cyc)))
         log(f"{cores} workers: {cyc * 1e3:.1f} ms per batch (one worker: {cycle1 * 1e3:.1f}); "
             f"core efficiency {eff:.3f}")
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}",
@@ -487,6 +590,13 @@ def main():
             print(f"probe: --audio {a.audio}: {e}", file=sys.stderr)
             sys.exit(2)
         prep_lines, measured_lines = prep_lines + more, measured_lines + seen
+    if mean_wait > 0.05 * (mean_item + mean_wait):
+        log(f"the Dataset waits {mean_wait * 1e3:.3f} ms an item beside {mean_item * 1e3:.3f} ms "
+            f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
+            f"your scenario's server.storage gives (docs/pytorch.md)")
+    curve, curve_batch, curve_seen = oversubscription(ds, idx, a.batch, cores, a.seed,
+                                                      a.oversub_reps)
+    log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
     start, start0 = worker_start(item, a.batch, maxw)
     log(f"worker start-up {start * 1e3:.2f} ms per worker (+{start0 * 1e3:.2f} ms), fitted over 1..{maxw}")
     pin, pin_how = pin_cost(item, a.batch)
@@ -518,6 +628,7 @@ def main():
         f"    collate_ms_per_item: {collate_main / a.batch * 1e3:.6g}",
         f"    share_ms_per_item: {share / a.batch * 1e3:.6g}",
         f"    core_efficiency: {eff:.4g}",
+        f"    oversub: \"{curve}\"",
         f"    transfer_ms_per_item: {max(nxt, 0) / a.batch * 1e3:.6g}",
         f"    step_ms: {max(step_s, 0) * 1e3:.6g}",
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
@@ -531,6 +642,9 @@ def main():
         f"    batch: {a.batch}",
         f"    torch: \"{torch.__version__}\"",
         f"    item_mean_ms: {mean_item * 1e3:.6g}",
+        f"    item_wait_ms: {mean_wait * 1e3:.6g}",
+        f"    oversub_batch: {curve_batch}",
+        f"    oversub_cpu_wall_ms: \"{curve_seen}\"",
         f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
         f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",

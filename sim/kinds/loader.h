@@ -139,6 +139,14 @@ typedef struct {
      * says in the kind's own keys what would fit. */
     double (*shm_bytes)(const scenario_t *s, const job_t *j, double budget, char *note, size_t n);
 
+    /* Optional: the kind's own knob a user turns (the DataLoader's
+     * num_workers), for "what to change" and advise (model/knob.h runs the
+     * model over it): its key, the values worth trying for s (ascending, at
+     * most max; returns how many), and setting one in s. */
+    const char *knob;
+    int (*knob_values)(const scenario_t *s, int64_t *v, int max);
+    void (*knob_set)(scenario_t *s, int64_t v);
+
     /* Memory budget: bytes of one stream's prep state. */
     double (*state_bytes)(const scenario_t *s, const job_t *j, double cores, int ns);
 } loader_ops_t;

@@ -90,9 +90,48 @@ static double effective_cores(const scenario_t *s, double cores) {
     return scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
 }
 
-/* Core-seconds per second a server's `cores` give with every core busy. */
-static double cpu_capacity(const scenario_t *s, double cores) {
-    return effective_cores(s, cores) * s->loader.torch.core_efficiency;
+/* loader.oversub: "PER_CORE:EFFICIENCY, ..." into k[] (worker processes per
+ * core, rising from 1) and e[] (each CPU second's worth past 1 x, in (0, 1]).
+ * Returns the points, 0 for "", or -1 with *bad at the point that is wrong. */
+enum { OVERSUB_MAX = 16 };
+static int oversub_parse(const char *str, double *k, double *e, int *bad) {
+    int n = 0;
+    for (const char *p = str; *p;) {
+        char *end;
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (!*p) break;
+        *bad = n + 1;
+        if (n == OVERSUB_MAX) return -1;
+        k[n] = strtod(p, &end);
+        if (end == p || *end != ':') return -1;
+        p = end + 1;
+        e[n] = strtod(p, &end);
+        if (end == p || (*end && *end != ',' && *end != ' ')) return -1;
+        p = end;
+        if (!(k[n] >= 1 && k[n] < 1e6) || !(e[n] > 0 && e[n] <= 1)) return -1;
+        if (n == 0 ? k[0] != 1 || e[0] != 1 : k[n] <= k[n - 1]) return -1;
+        n++;
+    }
+    return n == 1 ? (*bad = 1, -1) : n;
+}
+
+/* The measured curve at x worker processes per core: 1 up to 1 x, linear
+ * between points, its last point past it (never extrapolated down). */
+static double oversub_at(const scenario_t *s, double x) {
+    double k[OVERSUB_MAX], e[OVERSUB_MAX];
+    int bad, n = oversub_parse(s->loader.torch.oversub, k, e, &bad);
+    if (n < 2 || x <= 1) return 1;
+    for (int i = 1; i < n; i++)
+        if (x <= k[i]) return e[i - 1] + (e[i] - e[i - 1]) * (x - k[i - 1]) / (k[i] - k[i - 1]);
+    return e[n - 1];
+}
+
+/* Core-seconds per second a server's `cores` give with every core busy,
+ * with gps ranks' workers on them. */
+static double cpu_capacity(const scenario_t *s, double cores, double gps) {
+    double x = cores > 0 ? gps * (double)s->loader.torch.num_workers / cores : 0;
+    return effective_cores(s, cores) * s->loader.torch.core_efficiency * oversub_at(s, x);
 }
 
 /* What the processes of one server ask of its cores in a slice of an epoch:
@@ -174,7 +213,8 @@ static int torch_init(prep_t *p) {
     if (!t->wfree || !t->pin_free || !t->clk || !t->items || !t->rank_sv || !t->cpu) return -1;
     for (int r = 0; r < t->G; r++) /* as the engine places ranks: a server's in a row */
         t->rank_sv[r] = (uint16_t)(r / (p->ranks_per_server > 0 ? p->ranks_per_server : 1));
-    double cap = cpu_capacity(s, p->cores), dt = cpu_bucket_s(s, p->job);
+    double cap = cpu_capacity(s, p->cores, p->ranks_per_server > 0 ? p->ranks_per_server : 1),
+           dt = cpu_bucket_s(s, p->job);
     for (size_t i = 0; i < C; i++)
         if (calendar_init(&t->cpu[i], dt, cap, CPU_LOG2) != 0) return -1;
     p->clock = t->clk;
@@ -308,6 +348,16 @@ static int torch_check(const scenario_t *s) {
                    "pytorch decodes in its workers on the CPU (use prep.decode: cpu)");
         bad = 1;
     }
+    double k[OVERSUB_MAX], e[OVERSUB_MAX];
+    int at = 0;
+    if (oversub_parse(s->loader.torch.oversub, k, e, &at) < 0) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.oversub")],
+                   "key 'loader.oversub': point %d: expected \"1:1, PER_CORE:EFFICIENCY, ...\" "
+                   "(at least two points, at most %d; worker processes per core rising from "
+                   "1:1, each efficiency in (0, 1]; the probe measures it)",
+                   at, OVERSUB_MAX);
+        bad = 1;
+    }
     int pf = schema_find(SCOPE_JOB, "prefetch_batches");
     for (int i = 0; i < s->njobs; i++) {
         if (!s->jobs[i].origin[pf].file) continue;
@@ -365,7 +415,7 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
         .G = (double)j->gpus,
         .floor = tl == 0 ? m->floor_s[at] : 0,
     };
-    return cpu_share(&d, cpu_capacity(s, m->cores));
+    return cpu_share(&d, cpu_capacity(s, m->cores, d.gps));
 }
 
 /* The simulator's batch pipeline at the mean costs, batch by batch, each
@@ -485,6 +535,7 @@ static const key_def_t keys[] = {
     {"loader.pin_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.pin_ms_per_item), "pytorch: pin-memory thread CPU to copy one item (with pin_memory)"},
     {"loader.step_ms", KT_REAL, "ms", "0.2", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.step_ms), "pytorch: training-process CPU per iteration, serial with the GPU's compute"},
     {"loader.core_efficiency", KT_REAL, "", "1", 0.05, 1, 0, NULL, SCN_FIELD(loader.torch.core_efficiency), "pytorch: each process's speed with every core busy, relative to one process alone (the probe measures it)"},
+    {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, SCN_FIELD(loader.torch.oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made"},
 };
 /* clang-format on */
@@ -502,6 +553,24 @@ static int64_t torch_readers(const scenario_t *s) {
         ranks += s->jobs[i].count * s->jobs[i].gpus;
     if (ranks > s->server.gpus) ranks = s->server.gpus;
     return ranks * w;
+}
+
+/* num_workers worth trying: 0, 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to 16
+ * workers per core of a GPU's share of its server (loader.oversub's reach). */
+static int torch_knob_values(const scenario_t *s, int64_t *v, int max) {
+    int64_t gps = s->njobs > 0 ? s->jobs[0].gpus / (s->server.count > 0 ? s->server.count : 1) : 1;
+    double top = 16 * (double)s->server.cpus / (double)(gps > 0 ? gps : 1);
+    int n = 0;
+    for (int64_t w = 0; n < max && (double)w <= top;) {
+        v[n++] = w;
+        int pow2 = w > 1 && (w & (w - 1)) == 0;
+        w = w < 2 ? w + 1 : pow2 ? w + w / 2 : (int64_t)1 << (64 - __builtin_clzll((uint64_t)w));
+    }
+    return n;
+}
+
+static void torch_knob_set(scenario_t *s, int64_t v) {
+    s->loader.torch.num_workers = v;
 }
 
 const loader_ops_t loader_pytorch = {
@@ -523,6 +592,9 @@ const loader_ops_t loader_pytorch = {
     .epoch_items = torch_epoch_items,
     .items_s = torch_items_s,
     .model_epoch = torch_model_epoch,
+    .knob = "loader.num_workers",
+    .knob_values = torch_knob_values,
+    .knob_set = torch_knob_set,
     .state_bytes = torch_bytes,
     .shm_bytes = torch_shm,
 };

@@ -174,6 +174,7 @@ typedef struct {
             double step_ms;
             double worker_start_ms;
             double core_efficiency;
+            char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
         } torch;
     } loader;
     struct { /* USD; 0 = not charged (no built-in prices) */

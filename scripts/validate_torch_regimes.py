@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+"""Validates `loader.kind: pytorch` where users go past the ImageFolder rows
+of scripts/validate_torch.py (issue 30; VALIDATION.md, "PyTorch: workers
+past the cores, Python Datasets, a store over HTTP"):
+
+  /usr/bin/python3 scripts/validate_torch_regimes.py [--bin build/sim/stallsim]
+      [--work /var/tmp/stallsim-regimes] [--only image,text,http,fresh]
+      [--out FILE.md] [--update VALIDATION.md]
+
+Datasets, each calibrated the way docs/pytorch.md tells a user (the probe
+on the Dataset itself, `--items 320`; over the store, with the store's
+delay present, and the store's first byte measured with curl):
+- image: torchvision ImageFolder over 600 generated JPEGs, page cache warm;
+- text: microbench/torch/text_dataset.py, a pure-Python tokeniser over 800
+  lines (`--dataset text_dataset:TokenisedText`);
+- http: microbench/torch/http_dataset.py, each item a GET from nginx in a
+  network namespace (scripts/objstore.py) that waits 20 ms before its first
+  byte (the echo module), one kept-alive connection per worker; predicted
+  with server.storage.kind: object, first_byte_ms and conn_mb_s as curl
+  measures them (objstore.probe);
+- fresh: the same with a new connection for every GET; first_byte_ms from
+  curl with a new connection per request (connect included).
+Rows: num_workers 0, 1, 2, 4, 8, 16, 32 (0 to 16 x this VM's 2 cores) at
+batch 32 and 10 ms of emulated GPU a batch (the loader-bound series, whose
+best num_workers is compared), and batch 16-128 rows beside. Each row is a
+real DataLoader in a fresh process, 2 epochs; the prediction is `stallsim
+run` (simulator) with --set for what the row changes.
+Targets (printed, exit 1 when missed): median |error| <= 10 % in epoch
+time, <= 5 pp in stall, every row within 25 %, the predicted best
+num_workers within one step of the measured best in each series. Exit 77
+without PyTorch; the HTTP series skip (said) without root, nginx's echo
+module, ip or tc. The load average is printed at the start and the end."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TORCH = os.path.join(ROOT, "microbench", "torch")
+sys.path.insert(0, HERE)
+sys.path.insert(0, TORCH)
+import harness  # noqa: E402
+
+WORKERS = [0, 1, 2, 4, 8, 16, 32]
+DELAY_MS = 20
+SPEC = {"image": "imagefolder", "text": "text_dataset:TokenisedText",
+        "http": "http_dataset:from_env", "fresh": "http_dataset:from_env"}
+
+
+def rows_of(kind):
+    """(workers, batch, GPU seconds a batch, in the best-workers series)."""
+    rows = [(w, 32, 0.01, True) for w in WORKERS]
+    if kind == "fresh":
+        return [(w, 32, 0.01, True) for w in (0, 2, 8, 32)]
+    extra = {"image": [(4, 16, 0.01), (8, 128, 0.05)], "text": [(2, 128, 0.02), (8, 16, 0.005)],
+             "http": [(8, 64, 0.05)]}[kind]
+    return rows + [(w, b, c, False) for w, b, c in extra]
+
+
+def run_one(a):
+    """One row in this fresh process: prints a JSON line."""
+    import torch
+    from torch.utils.data import DataLoader
+
+    import pipeline
+
+    torch.manual_seed(1)
+    ds = pipeline.make_dataset(a.data, a.spec)
+    paths = pipeline.item_paths(ds)
+    if paths and a.spec == "imagefolder":
+        pipeline.warm(paths)
+    kw = dict(batch_size=a.batch, shuffle=True, num_workers=a.workers)
+    if a.workers > 0:
+        kw.update(prefetch_factor=2)
+    dl = DataLoader(ds, **kw)
+    epochs, batches = pipeline.timed_epochs(lambda e: dl, 2, a.compute)
+    print(json.dumps(dict(epochs=epochs, batches=batches)))
+    return 0
+
+
+def fresh_ttfb(st, rels):
+    """Median seconds from a new connection's start to the first byte, curl
+    once per GET inside the store's namespace (connect included)."""
+    out = []
+    for r in rels:
+        p = subprocess.run(st.exec_prefix + ["curl", "-sS", "-o", "/dev/null", "-w",
+                                             "%{time_starttransfer}", st.url_of(r)],
+                           capture_output=True, text=True, check=True)
+        out.append(float(p.stdout))
+    return statistics.median(out)
+
+
+class Series:
+    """One dataset: its data, its profile and scenario, and how a row runs."""
+
+    def __init__(self, a, kind, work):
+        self.a, self.kind, self.work = a, kind, work
+        self.data = os.path.join(work, "text" if kind == "text" else "img")
+        self.prefix, self.env, self.sets = [], {}, []
+
+    def probe(self, st=None):
+        profile = os.path.join(self.work, f"host-{self.kind}.yaml")
+        cmd = self.prefix + ["env", f"PYTHONPATH={TORCH}"] + [f"{k}={v}" for k, v in self.env.items()]
+        cmd += [sys.executable, os.path.join(TORCH, "probe.py"), "--data", self.data,
+                "--dataset", SPEC[self.kind], "--out", profile, "--items", "320"]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=self.work)
+        return profile
+
+    def scenario(self, profile):
+        if self.kind == "text":
+            with open(os.path.join(self.data, "corpus.txt"), "rb") as f:
+                sizes = [len(line) for line in f]
+        else:
+            sizes = [os.path.getsize(p) for p in harness.jpegs(self.data)]
+        mean = statistics.mean(sizes)
+        scen = os.path.join(self.work, f"scen-{self.kind}.yaml")
+        storage = "{kind: object}" if self.kind in ("http", "fresh") else "{}"
+        with open(scen, "w") as f:
+            f.write(f"""# written by scripts/validate_torch_regimes.py
+host: {profile}
+epochs: 2
+dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {statistics.pstdev(sizes) / mean:.4g}}}
+server: {{gpus: 1, storage: {storage}}}
+loader: {{kind: pytorch, cache: none}}
+jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.01}}]
+""")
+        return scen
+
+    def measure(self, w, b, c):
+        cmd = self.prefix + ["env", f"PYTHONPATH={TORCH}"] + [f"{k}={v}" for k, v in self.env.items()]
+        cmd += [sys.executable, os.path.abspath(__file__), "--one", "--data", self.data,
+                "--spec", SPEC[self.kind], "--workers", str(w), "--batch", str(b),
+                "--compute", str(c)]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=self.work).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    def predict(self, scen, w, b, c):
+        sets = self.sets + [f"loader.num_workers={w}", f"jobs.0.batch_per_gpu={b}",
+                            f"jobs.0.compute_s_per_batch={c}"]
+        if self.kind in ("image", "text"):  # warm: the probe's item time holds the copy
+            sets += ["server.storage.latency_ms=0", "server.storage.read_mb_s=1e9"]
+        return harness.predict_epochs(self.a.bin, scen, sets)
+
+
+def run_series(a, kind, work, table):
+    """Probe, then every row of the series; appends to table."""
+    s = Series(a, kind, work)
+    if kind in ("image", "text"):
+        return rows_into(s, s.scenario(s.probe()), table)
+    import objstore
+
+    try:
+        objstore.check(True, False)
+    except Exception as e:  # objstore.Cannot: not root, a tool missing
+        print(f"validate_torch_regimes: {kind} rows skipped: {e}", file=sys.stderr)
+        return None
+    rels = [os.path.relpath(p, s.data) for p in harness.jpegs(s.data)][:40]
+    with objstore.ObjectStore(s.data, latency_ms=DELAY_MS) as st:
+        s.prefix = st.exec_prefix
+        s.env = {"STALLSIM_DATA_URL": st.url, "STALLSIM_DATA_KEEPALIVE": "0" if kind == "fresh" else "1"}
+        pr = objstore.probe(st, rels)
+        ttfb = fresh_ttfb(st, rels) if kind == "fresh" else pr.ttfb_s
+        s.sets = [f"server.storage.first_byte_ms={ttfb * 1e3:.6g}",
+                  f"server.storage.conn_mb_s={pr.conn_mb_s:.6g}"]
+        print(f"validate_torch_regimes: {kind}: curl's first byte {ttfb * 1e3:.2f} ms, one "
+              f"connection {pr.conn_mb_s:.0f} MB/s", file=sys.stderr, flush=True)
+        return rows_into(s, s.scenario(s.probe()), table)
+
+
+def rows_into(s, scen, table):
+    for w, b, c, series in rows_of(s.kind):
+        m = s.measure(w, b, c)
+        r = harness.compare_row(m["epochs"], m["batches"], c, s.predict(scen, w, b, c))
+        table.append(dict(kind=s.kind, workers=w, batch=b, compute=c, series=series, **r))
+        print(f"{s.kind} workers={w} batch={b} gpu={c * 1e3:.0f}ms: measured {r['meas_t']:.3f} s "
+              f"({r['meas_stall']:.1%} stall), predicted {r['pred_t']:.3f} s "
+              f"({r['pred_stall']:.1%}): {r['err']:+.1%}", file=sys.stderr, flush=True)
+    return True
+
+
+def best_steps(table):
+    """Per series: (kind, measured best workers, predicted best, steps apart)."""
+    out = []
+    for kind in SPEC:
+        rows = [r for r in table if r["kind"] == kind and r["series"]]
+        if not rows:
+            continue
+        ws = [r["workers"] for r in rows]
+        mb = min(rows, key=lambda r: r["meas_t"])["workers"]
+        pb = min(rows, key=lambda r: r["pred_t"])["workers"]
+        out.append((kind, mb, pb, abs(ws.index(mb) - ws.index(pb))))
+    return out
+
+
+def report(table, loads):
+    lines = ["| Dataset | workers | batch | GPU ms/batch | measured s/epoch | predicted | error | "
+             "measured stall | predicted stall |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in table:
+        lines.append(f"| {r['kind']} | {r['workers']} | {r['batch']} | {r['compute'] * 1e3:.0f} | "
+                     f"{r['meas_t']:.3f} | {r['pred_t']:.3f} | {r['err']:+.1%} | "
+                     f"{r['meas_stall']:.1%} | {r['pred_stall']:.1%} |")
+    errs = [abs(r["err"]) for r in table]
+    pp = [abs(r["pred_stall"] - r["meas_stall"]) * 100 for r in table]
+    best = best_steps(table)
+    med, worst, med_pp = statistics.median(errs), max(errs), statistics.median(pp)
+    lines += ["", f"{len(table)} rows: median |error| {med:.1%} in epoch time (worst {worst:.1%}), "
+              f"median {med_pp:.1f} pp in stall. Best num_workers (measured / predicted): "
+              + "; ".join(f"{k} {m} / {p}" for k, m, p, _ in best)
+              + f". Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end "
+              f"(2 cores)."]
+    ok = med <= 0.10 and med_pp <= 5 and worst <= 0.25 and all(d <= 1 for *_, d in best)
+    return "\n".join(lines) + "\n", ok
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
+    ap.add_argument("--work", default="/var/tmp/stallsim-regimes")
+    ap.add_argument("--only", default="image,text,http,fresh")
+    ap.add_argument("--out")
+    ap.add_argument("--update", metavar="VALIDATION.md")
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--data", help=argparse.SUPPRESS)
+    ap.add_argument("--spec", help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--batch", type=int, default=32, help=argparse.SUPPRESS)
+    ap.add_argument("--compute", type=float, default=0.0, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        return run_one(a)
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError:
+        harness.skip("validate_torch_regimes", "PyTorch is missing (scripts/setup.sh --torch)")
+    kinds = [k for k in a.only.split(",") if k]
+    if any(k not in SPEC for k in kinds):
+        ap.error(f"--only: choose from {', '.join(SPEC)}")
+    os.makedirs(a.work, exist_ok=True)
+    harness.generate(a.bin, os.path.join(a.work, "img"), 600)
+    import text_dataset
+
+    text_dataset.write_corpus(os.path.join(a.work, "text"))
+    load0 = os.getloadavg()[0]
+    table = []
+    for kind in kinds:
+        run_series(a, kind, a.work, table)
+    if not table:
+        harness.skip("validate_torch_regimes", "no series could run here")
+    text, ok = report(table, (load0, os.getloadavg()[0]))
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    if a.update and harness.update_markers(a.update, "validate_torch_regimes", text,
+                                           "validate_torch_regimes"):
+        return 2
+    print(f"validate_torch_regimes: targets {'met' if ok else 'NOT met'}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
