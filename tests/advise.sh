@@ -243,4 +243,30 @@ grep -A1 -F "what to change, as given (model, steady state, the first job):" <<<
   grep -qF "About 69 workers a GPU (loader.num_workers; 8 now: one GET in flight each) reach 90%." \
   && ok || bad "advise: no what-to-change line in loader.num_workers for the scenario as given: $out"
 
+
+# Decode on the GPU (issue 34): the GPUs' own prep is said beside training
+# (4 s of nvJPEG beside 2 s of training), cores cannot shorten it, and the
+# lever is decode on the CPU with the fewest cores that reach 90 % there.
+gd=$PWD/gpu_decode.yaml
+cat >"$gd" <<'YAML'
+epochs: 2
+dataset: {items: 20000, item_kb: 100, megapixels: 0.5}
+server: {cpus: 8, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}
+prep: {decode: gpu, decode_ms_per_mb: 20, augment_ms: 1, huffman_ms_per_mb: 5, gpu_decode_ms_per_mp: 0.4}
+jobs: [{gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 10000}]
+YAML
+line=$("$bin" run "$gd" --model-only | grep 'GPU .* busy')
+n=$(sed -n 's/.*About prep on the CPU (prep.decode: cpu) with \([0-9]*\) cores a server (8 now) reach 90%.*/\1/p' <<<"$line")
+cpu_ok() { # CORES: with decode on the CPU, T_prep of epoch 2 reaches 90 %
+  "$bin" run "$gd" --model-only --set prep.decode=cpu --set server.cpus="$1" --format csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $(col["epoch"]) == 2 { exit !($(col["t_prep_s"]) <= $(col["t_gpu_s"]) / 0.9 * 1.000001) }'
+}
+grep -qF "GPU 33% busy training, and 67% on its own prep (decode or augment on the GPU: 4.0 s an epoch beside 2.0 s of training)" <<<"$line" \
+  && [ -n "$n" ] && cpu_ok "$n" && ! cpu_ok $((n - 1)) \
+  && ok || bad "decode on the GPU: its share not said, or the CPU lever not the fewest cores: $line"
+# Without the CPU's decode costs the advice cannot price the CPU: it says so.
+line=$("$bin" run "$gd" --model-only --set prep.decode_ms_per_mb=0 | grep 'GPU .* busy')
+grep -qF "a faster prep on the GPU (a hardware JPEG decoder), or its CPU costs given (prep.decode_ms_per_mb)" <<<"$line" \
+  && ok || bad "decode on the GPU without CPU costs: $line"
 finish advise

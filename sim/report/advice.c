@@ -16,6 +16,7 @@
 #define STEADY_EPOCHS 32    /* epochs the model runs to find where the hit rates settle */
 #define STEADY_TOL    1e-4  /* a hit rate within this of its last epoch's has settled */
 #define CAP_GAIN      0.02  /* a cap binds when lifting it shortens the epoch by more */
+#define GPU_PREP_SAID 0.01  /* the GPUs' own prep is said past this share of the epoch */
 
 /* Everything the advice works on, allocated once per variant. */
 typedef struct {
@@ -143,6 +144,29 @@ static int prep_both(whatif_t *w, const scenario_t *base, const key_def_t *cpus,
     return *wk > 0 && *c > 0;
 }
 
+/* Prep the training GPUs do themselves (prep.decode gpu, prep.on_gpu) is
+ * not shortened by cores: where it is what binds, the lever is to move it
+ * to the CPU (when its CPU costs are given, so the model can price it) with
+ * the cores that then reach the goal. 1 with the text in buf, else 0. */
+static int gpu_prep_lever(whatif_t *w, const scenario_t *base, double goal, char *buf, size_t n) {
+    const key_def_t *cpus = lever_key(base, "server.cpus");
+    const int on_gpu = base->prep.on_gpu, decode = base->prep.decode == DECODE_GPU;
+    const int priced = base->prep.decode_ms_per_mb > 0 || base->prep.decode_ms_per_item > 0;
+    if (!cpus || !(on_gpu || decode) || (decode && !priced)) return 0;
+    scenario_t *c = malloc(sizeof *c);
+    if (!c) return 0;
+    *c = *base;
+    c->prep.decode = DECODE_CPU;
+    c->prep.on_gpu = 0;
+    int64_t k = lever_for(w, c, cpus, goal, LIMIT_PREP);
+    free(c);
+    if (k <= 0) return 0;
+    snprintf(buf, n, "prep on the CPU (%s%s%s) with %lld cores a server (%lld now)",
+             decode ? "prep.decode: cpu" : "", decode && on_gpu ? ", " : "",
+             on_gpu ? "prep.on_gpu: false" : "", (long long)k, (long long)base->server.cpus);
+    return 1;
+}
+
 /* What prep needs for the goal: cores a server, else the loader's workers,
  * else both. */
 static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *buf, size_t n) {
@@ -160,6 +184,12 @@ static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *b
                  (long long)key_int(workers, base));
     if (c > 0 || wk > 0)
         snprintf(buf, n, "%s%s%s", wks, c > 0 && wk > 0 ? " with " : "", cores);
+    else if (gpu_prep_lever(w, base, goal, buf, n))
+        return;
+    else if (base->prep.decode == DECODE_GPU || base->prep.on_gpu)
+        snprintf(buf, n,
+                 "a faster prep on the GPU (a hardware JPEG decoder), or its CPU costs given "
+                 "(prep.decode_ms_per_mb) to price prep on the CPU");
     else
         snprintf(buf, n, "a prep faster than more cores can make it");
 }
@@ -283,6 +313,17 @@ static double server_bytes(const variant_run_t *v, whatif_t *w) {
     return bytes;
 }
 
+/* The share of the epoch the training GPUs spend on their own prep: it is
+ * prep, not training (DS-Analyzer's T_gpu excludes it), so say it beside
+ * the GPU's busy share, which counts training alone. */
+static void gpu_prep_clause(FILE *out, const epoch_metrics_t *m) {
+    if (!(m->epoch_s > 0) || m->gpu_prep_s < GPU_PREP_SAID * m->epoch_s) return;
+    fprintf(out,
+            " training, and %.0f%% on its own prep (decode or augment on the GPU: %.1f s an "
+            "epoch beside %.1f s of training)",
+            100 * m->gpu_prep_s / m->epoch_s, m->gpu_prep_s, m->t_gpu_s);
+}
+
 static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     const scenario_t *base = &v->scn;
     w->epoch = steady_epoch(w, base, v->steady_from);
@@ -295,6 +336,8 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     if (!st) return;
     *st = *base;
     st->prep.decode_ms_per_mb = st->prep.decode_ms_per_item = st->prep.augment_ms = 0;
+    st->prep.decode = DECODE_CPU; /* the GPU's own prep is prep too (DS-Analyzer) */
+    st->prep.on_gpu = 0;
     w->s = *st;
     if (model_at(w, &free_prep)) {
         free(st);
@@ -304,6 +347,7 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     const double T = now.epoch_s, Tg = now.t_gpu_s, Tp = now.t_prep_s, Ts = free_prep.epoch_s;
     const double util = T > 0 ? Tg / T : 1, goal = Tg / w->target;
     fprintf(out, "%-10s GPU %.0f%% busy", base->variant, 100 * util);
+    gpu_prep_clause(out, &now);
     const int net = free_prep.bottleneck == BN_NETWORK;
     const char *fetch = net ? "the network" : "storage",
                *fetch_cap = net ? "The network" : "Storage";
