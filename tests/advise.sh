@@ -269,4 +269,29 @@ grep -qF "GPU 33% busy training, and 67% on its own prep (decode or augment on t
 line=$("$bin" run "$gd" --model-only --set prep.decode_ms_per_mb=0 | grep 'GPU .* busy')
 grep -qF "a faster prep on the GPU (a hardware JPEG decoder), or its CPU costs given (prep.decode_ms_per_mb)" <<<"$line" \
   && ok || bad "decode on the GPU without CPU costs: $line"
+
+# /dev/shm (issue 35): a configuration whose workers would die of a bus
+# error is left out of the search, never recommended, and counted; the
+# scenario as given past it is said; every point left out is one `check`
+# refuses with the bus error, and the recommendation is one it accepts.
+pl=$src/scenarios/templates/pytorch-local.yaml
+grid=(--model-only --target 'gpu_util>=0.45' --vary loader.num_workers=1,2,4,8 --vary server.cpus=8,16,32 --minimize server.cpus)
+out=$("$bin" advise "$pl" "${grid[@]}" --set server.shm_mb=2048 --format json)
+python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["recommendation"]["values"]
+assert d["meet_target"] == 2 and d["past_memory_limit"] == 6 and d["given"] == {"past_memory_limit": True}, d
+print(r["loader.num_workers"], r["server.cpus"])' <<<"$out" >rec.txt && read -r rw rc <rec.txt \
+  && "$bin" check "$pl" --variant as-written --set server.shm_mb=2048 --set loader.num_workers="$rw" --set server.cpus="$rc" >/dev/null 2>&1 \
+  && ok || bad "advise past server.shm_mb: not left out, counted, or the recommendation does not fit: $out"
+left=0
+for w in 1 2 4 8; do
+  "$bin" check "$pl" --variant as-written --set server.shm_mb=2048 --set loader.num_workers=$w 2>&1 | grep -q "Bus error" && left=$((left + 3))
+done
+[ "$left" = 6 ] && ok || bad "advise left out 6 configurations past server.shm_mb; check refuses $left"
+# Without the limit more of the grid meets the target (the limit is what removed them).
+"$bin" advise "$pl" "${grid[@]}" | grep -qF "searched 12 configurations with the model: 6 meet the target" \
+  && ok || bad "advise without server.shm_mb: the grid's count moved"
+# Every configuration past it: said, exit 0, no configuration named.
+out=$("$bin" advise "$pl" "${grid[@]}" --set server.shm_mb=512)
+grep -qF "no configuration of the grid meets the target: every one is past server.shm_mb" <<<"$out" \
+  && ok || bad "advise with every configuration past server.shm_mb: $out"
 finish advise

@@ -266,8 +266,8 @@ static int check_first(advise_plan_t *p) {
     if (!v) return EXIT_RUNTIME;
     assign_list_t sets = {0};
     double kv;
-    int rc = advise_config_sets(p, &p->main, 0, &sets, &kv);
-    if (!rc) rc = run_build(p->doc, &sets, p->variant, 0, v);
+    int over, rc = advise_config_sets(p, &p->main, 0, &sets, &kv);
+    if (!rc) rc = run_build_fitting(p->doc, &sets, p->variant, 0, v, &over);
     if (rc == EXIT_INPUT) {
         char what[4096];
         sweep_config_text(&p->grid, 0, what, sizeof what);
@@ -282,7 +282,8 @@ static int check_first(advise_plan_t *p) {
                          "");
     if (!rc && advise_evaluate(p, &p->main, -1, 0, v, &sets, &p->given, NULL) == 0)
         p->have_given = 1;
-    if (!rc && p->have_given && !p->given.ok) rc = given_advice(p, v, &sets);
+    if (!rc && p->have_given && !p->given.ok && !p->given.over_limit)
+        rc = given_advice(p, v, &sets);
     assign_list_free(&sets);
     free(v);
     return rc;

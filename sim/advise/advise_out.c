@@ -59,9 +59,20 @@ static void text_head(FILE *f, const advise_plan_t *p) {
         fprintf(f, "%s %s", k ? " and" : "", p->targets[k].text);
     fprintf(f, " (model, the run's last epoch, the worst job); %s %s\n",
             p->maximize ? "maximize" : "minimize", obj_name(p));
-    fprintf(f, "searched %lld configurations with the model: %lld meet the target\n",
+    fprintf(f, "searched %lld configurations with the model: %lld meet the target",
             (long long)p->grid.size, (long long)s->nok);
-    if (p->have_given) text_point(f, "the scenario as given (model)", &p->given), fputc('\n', f);
+    if (s->nover)
+        fprintf(f,
+                "; %lld left out, past server.shm_mb: their loaders' workers would die of a "
+                "bus error (/dev/shm full) at the first batches",
+                (long long)s->nover);
+    fputc('\n', f);
+    if (p->have_given && p->given.over_limit)
+        fputs("the scenario as given: past server.shm_mb, its loaders' workers would die of a bus "
+              "error (stallsim check says by how much)\n",
+              f);
+    else if (p->have_given)
+        text_point(f, "the scenario as given (model)", &p->given), fputc('\n', f);
     if (p->given_advice && p->given_advice[0])
         fprintf(f, "what to change, as given (model, steady state, the first job):\n%s",
                 p->given_advice);
@@ -88,7 +99,9 @@ static void text_recommendation(FILE *f, const advise_plan_t *p) {
         }
         const advise_point_t *now = k ? &k->sim : m;
         fprintf(f, "  its bottleneck becomes %s", bottleneck_names[now->bottleneck]);
-        if (p->have_given)
+        if (p->have_given && p->given.over_limit)
+            fputs(" (as given: past server.shm_mb, a bus error)", f);
+        else if (p->have_given)
             fprintf(f, " (as given: %s, gpu %.1f%%)", bottleneck_names[p->given.bottleneck],
                     100 * p->given.util);
         fputc('\n', f);
@@ -97,6 +110,9 @@ static void text_recommendation(FILE *f, const advise_plan_t *p) {
                 "no recommendation: the simulator found all %d candidates it ran missing the "
                 "target\n",
                 s->nsims);
+    } else if (!p->npareto) {
+        fputs("no configuration of the grid meets the target: every one is past server.shm_mb\n",
+              f);
     } else {
         int64_t top = p->pareto[p->npareto - 1]; /* the busiest, the cheapest of those */
         sweep_config_text(&p->grid, top, what, sizeof what);
@@ -252,9 +268,13 @@ static void write_json(FILE *f, const advise_plan_t *p) {
     }
     fprintf(f, "],\n  \"objective\": {\"key\": \"%s\", \"direction\": \"%s\"},\n", obj_name(p),
             p->maximize ? "maximize" : "minimize");
-    fprintf(f, "  \"configurations\": %lld,\n  \"meet_target\": %lld,\n  \"given\": ",
-            (long long)p->grid.size, (long long)s->nok);
-    if (p->have_given)
+    fprintf(f,
+            "  \"configurations\": %lld,\n  \"meet_target\": %lld,\n  \"past_memory_limit\": "
+            "%lld,\n  \"given\": ",
+            (long long)p->grid.size, (long long)s->nok, (long long)s->nover);
+    if (p->have_given && p->given.over_limit)
+        fputs("{\"past_memory_limit\": true}", f);
+    else if (p->have_given)
         json_point(f, p, &p->given);
     else
         fputs("null", f);

@@ -57,6 +57,7 @@ typedef struct {
     double epoch_s;   /* the slowest instance's epoch */
     signed char ok;   /* meets every target */
     signed char bottleneck;
+    signed char over_limit; /* past a memory limit (server.shm_mb): would crash, left out */
 } advise_point_t;
 
 typedef struct {
@@ -70,6 +71,7 @@ typedef struct {
     assign_list_t extra;    /* --alternative's assignments */
     advise_point_t *pts;
     int64_t nok;
+    int64_t nover;  /* left out: past a memory limit */
     int64_t rec;    /* the recommendation (confirmed, or the model's with no simulation), -1 */
     int64_t *order; /* the feasible configurations, best first */
     advise_checked_t *sims; /* every simulated configuration, in the order run */

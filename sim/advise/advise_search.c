@@ -65,9 +65,16 @@ int advise_evaluate(const advise_plan_t *p, const advise_search_t *s, int64_t c,
                     variant_run_t *v, assign_list_t *sets, advise_point_t *model,
                     advise_point_t *sim) {
     double key_value;
-    int rc = advise_config_sets(p, s, c, sets, &key_value);
-    if (!rc) rc = run_build(p->doc, sets, s->variant, simulate, v);
+    int over = 0, rc = advise_config_sets(p, s, c, sets, &key_value);
+    if (!rc) rc = run_build_fitting(p->doc, sets, s->variant, simulate, v, &over);
     if (rc) return rc;
+    if (over) { /* its workers would die at the first batches: never a candidate */
+        memset(model, 0, sizeof *model);
+        model->over_limit = 1;
+        model->objective = INFINITY;
+        if (sim) *sim = *model;
+        return 0;
+    }
     memset(&v->model, 0, sizeof v->model);
     memset(&v->sim, 0, sizeof v->sim);
     if (simulate) {
@@ -149,7 +156,7 @@ int advise_search_model(advise_plan_t *p, advise_search_t *s) {
     if (rc) return rc;
     int64_t nok = 0;
     for (int64_t c = 0; c < p->grid.size; c++)
-        nok += s->pts[c].ok;
+        nok += s->pts[c].ok, s->nover += s->pts[c].over_limit;
     s->nok = nok;
     s->order = malloc((size_t)(nok ? nok : 1) * sizeof *s->order);
     if (!s->order) return EXIT_RUNTIME;
@@ -229,7 +236,7 @@ int advise_pareto(advise_plan_t *p) {
     p->npareto = 0;
     for (int64_t i = 0; i < p->grid.size; i++) {
         const advise_point_t *pt = &s->pts[all[i]];
-        if (pt->util > best) {
+        if (!pt->over_limit && pt->util > best) {
             best = pt->util;
             p->pareto[p->npareto++] = all[i];
         }

@@ -41,14 +41,25 @@ static const instance_t *first_on(const topology_t *t, int v) {
     return NULL;
 }
 
+/* The first server past server.shm_mb, or -1. */
+static int shm_over(const scenario_t *s, const topology_t *t) {
+    if (!(s->server.shm_mb > 0) || !scenario_loader(s)->shm_bytes) return -1;
+    for (int v = 0; v < (int)s->server.count; v++)
+        if (memory_shm_peak(s, t, v) > s->server.shm_mb * MIB && first_on(t, v)) return v;
+    return -1;
+}
+
+int memory_fits(const scenario_t *s, const topology_t *t) {
+    return shm_over(s, t) < 0;
+}
+
 int memory_check(const scenario_t *s, const topology_t *t) {
-    if (!(s->server.shm_mb > 0)) return 0;
     const double limit = s->server.shm_mb * MIB;
     const loader_ops_t *l = scenario_loader(s);
-    for (int v = 0; v < (int)s->server.count; v++) {
+    const int v = shm_over(s, t);
+    if (v >= 0) {
         const double peak = memory_shm_peak(s, t, v);
         const instance_t *in = first_on(t, v);
-        if (peak <= limit || !in || !l->shm_bytes) continue;
         const int procs = processes_on(t, v);
         char note[256] = "";
         l->shm_bytes(s, &s->jobs[in->job], limit / procs, note, sizeof note);

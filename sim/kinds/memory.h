@@ -20,7 +20,10 @@
 double memory_shm_peak(const scenario_t *s, const topology_t *t, int v);
 /* Bytes of /dev/shm one training process of job j holds at its peak. */
 double memory_shm_process(const scenario_t *s, const job_t *j);
-/* 0, or EXIT_INPUT after an error for each server past a limit. */
+/* 0, or EXIT_INPUT after an error naming the first server past a limit. */
 int memory_check(const scenario_t *s, const topology_t *t);
+/* 1 when every server is within its limits (memory_check without a word:
+ * advise leaves a configuration past them out rather than stop). */
+int memory_fits(const scenario_t *s, const topology_t *t);
 
 #endif

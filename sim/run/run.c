@@ -102,10 +102,16 @@ double run_memory_bytes(const variant_run_t *v) {
 
 int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulations,
               variant_run_t *v) {
+    return run_build_fitting(doc, sets, variant, simulations, v, NULL);
+}
+
+int run_build_fitting(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
+                      int simulations, variant_run_t *v, int *over_limit) {
     int rc = scenario_build(doc, sets, variant, &v->scn);
     if (!rc) rc = topology_build(&v->scn, &v->topo);
     if (!rc) rc = kinds_check(&v->scn, &v->topo);
-    if (!rc) rc = memory_check(&v->scn, &v->topo);
+    if (!rc && over_limit) *over_limit = !memory_fits(&v->scn, &v->topo);
+    if (!rc && !over_limit) rc = memory_check(&v->scn, &v->topo);
     /* Refuse a simulation this machine cannot hold before allocating any of it. */
     if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
         rc = sim_memory_check_n(&v->scn, &v->topo, simulations);

@@ -66,6 +66,11 @@ double run_memory_bytes(const variant_run_t *v);
  * doc is not changed (threads may build from one doc). */
 int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant, int simulations,
               variant_run_t *v);
+/* run_build, but a configuration past a memory limit its processes run
+ * under (server.shm_mb) is built and said in *over_limit (1), not refused:
+ * advise leaves it out of its search and says how many it left. */
+int run_build_fitting(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
+                      int simulations, variant_run_t *v, int *over_limit);
 
 /* The model, and with `simulate` the simulator, of a built variant. 0, or
  * EXIT_RUNTIME without memory. */
