@@ -7,10 +7,13 @@ pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
       valgrind clang libclang-rt-14-dev   # memcheck test; libFuzzer targets
       python3 python3-yaml)               # the semantic fuzzer (tests/semfuzz)
 # --torch: Debian's PyTorch, torchvision and torchaudio for the DataLoader
-# probe and its validations (microbench/torch/probe.py,
-# scripts/validate_torch.py, validate_pipelines.py), run with /usr/bin/python3.
+# probe and its validations (python/stallsim/probe.py,
+# scripts/validate_torch.py, validate_pipelines.py), run with /usr/bin/python3;
+# venv, setuptools and wheel to install the probe's package offline
+# (docs/pytorch.md; tests/pypkg.sh).
 if [ "${1:-}" = "--torch" ]; then
-  pkgs+=(python3-torch python3-torchvision python3-torchaudio python3-pil python3-numpy)
+  pkgs+=(python3-torch python3-torchvision python3-torchaudio python3-pil python3-numpy
+         python3-venv python3-setuptools python3-wheel)
 fi
 # --object: nginx and its echo module (first-byte delays), curl and iproute2,
 # for the object store that scripts/validate_object.py serves on loopback.

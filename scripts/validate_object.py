@@ -41,10 +41,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "microbench", "torch"))
+sys.path.insert(0, os.path.join(ROOT, "microbench", "torch"))  # http_dataset, http_shards
+sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline
 import harness  # noqa: E402
 import objstore  # noqa: E402
-import pipeline  # noqa: E402
+from stallsim import pipeline  # noqa: E402
 
 TOOL = "validate_object"
 BATCH = 32

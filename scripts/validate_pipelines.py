@@ -15,7 +15,7 @@ pipelines against torchvision and torchaudio").
 2. The profile: microbench/torch/probe.py --data DIR --pipelines --audio
    WAVDIR --out DIR/../host-pipelines.yaml.
 3. Each row runs a real torch.utils.data.DataLoader in a fresh process over
-   the pipeline's dataset (microbench/torch/pipeline.py: ImageFolder with
+   the pipeline's dataset (python/stallsim/pipeline.py: ImageFolder with
    torchvision's training or evaluation transforms, or torchaudio's load,
    Resample, MelSpectrogram, log), batch 32, shuffle, the row's num_workers,
    the page cache warm, the GPU emulated by sleeping the row's compute per
@@ -43,10 +43,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "microbench", "torch"))
+sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline
 sys.path.insert(0, HERE)
 import harness  # noqa: E402
-import pipeline  # noqa: E402
+from stallsim import pipeline  # noqa: E402
 
 BATCH = 32
 PIPELINES = ["image_train", "image_eval", "audio"]

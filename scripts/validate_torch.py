@@ -36,10 +36,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "microbench", "torch"))
+sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline
 sys.path.insert(0, HERE)
 import harness  # noqa: E402
-import pipeline  # noqa: E402
+from stallsim import pipeline  # noqa: E402
 
 BATCH = 32
 

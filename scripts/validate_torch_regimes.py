@@ -43,6 +43,7 @@ ROOT = os.path.dirname(HERE)
 TORCH = os.path.join(ROOT, "microbench", "torch")
 sys.path.insert(0, HERE)
 sys.path.insert(0, TORCH)
+sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline
 import harness  # noqa: E402
 
 WORKERS = [0, 1, 2, 4, 8, 16, 32]
@@ -66,7 +67,7 @@ def run_one(a):
     import torch
     from torch.utils.data import DataLoader
 
-    import pipeline
+    from stallsim import pipeline
 
     torch.manual_seed(1)
     ds = pipeline.make_dataset(a.data, a.spec)

@@ -21,12 +21,17 @@ out=$("$p/bin/stallsim" run "$p/share/stallsim/scenarios/openimages.yaml" --mode
 if [ -f "$build/cuda/libstallsim_gpu.so" ]; then
   [ -f "$p/lib/stallsim/libstallsim_gpu.so" ] && ok || bad "CUDA module not in lib/stallsim"
 fi
-# The PyTorch probe is installed beside the scenarios and finds its own module.
-[ -x "$p/share/stallsim/torch/probe.py" ] && [ -f "$p/share/stallsim/torch/pipeline.py" ] && ok \
-  || bad "PyTorch probe not installed"
+# The Python package (the PyTorch probe and the notebooks' loader) is
+# installed as its source folder beside the scenarios, and runs from there
+# (tests/pypkg.sh pip-installs it).
+pk=$p/share/stallsim/python
+[ -f "$pk/pyproject.toml" ] && [ -f "$pk/stallsim/probe.py" ] && [ -f "$pk/stallsim/pipeline.py" ] \
+  && [ -f "$pk/stallsim/data.py" ] && ok || bad "the Python package is not in share/stallsim/python"
+[ -f "$p/share/stallsim/torch/http_dataset.py" ] && [ ! -e "$p/share/stallsim/torch/probe.py" ] && ok \
+  || bad "share/stallsim/torch: the example Datasets, and no loose probe"
 if [ -x /usr/bin/python3 ]; then
-  /usr/bin/python3 "$p/share/stallsim/torch/probe.py" --help | grep -q -- "--data" && ok \
-    || bad "installed probe.py --help"
+  PYTHONPATH=$pk /usr/bin/python3 -m stallsim.probe --help | grep -q -- "--data" && ok \
+    || bad "PYTHONPATH=share/stallsim/python python3 -m stallsim.probe --help"
 fi
 man=$p/share/man/man1/stallsim.1
 for w in server.storage.read_mb_s loader.cache "stallsim sweep" --threads belady "stallsim init" --gpu-items-per-s "GPU RATES" arxiv.org; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The notebooks' data module (notebooks/stallsim_data.py) on sweeps and runs
+# The notebooks' data module (stallsim.data, python/stallsim/data.py) on sweeps and runs
 # of this stallsim, malformed files included, and the cores notebook executed
 # headless on a user's own one-axis sweep. Skips (77) without Debian's
 # python3 and pandas (scripts/setup.sh --notebooks).

@@ -1,19 +1,17 @@
 #!/usr/bin/env python3
-"""probe_fits: the PyTorch probe's fits (microbench/torch/probe.py), which
-need no PyTorch: the cost line never goes negative, a fit that fails falls
-back to the plain mean and says so, and cold reads whose time did not grow
-with size give the plain mean rate, not 1 TB/s (issue 33, S7).
+"""probe_fits: the PyTorch probe's fits (stallsim.probe,
+python/stallsim/probe.py), which need no PyTorch: the cost line never goes
+negative, a fit that fails falls back to the plain mean and says so, and
+cold reads whose time did not grow with size give the plain mean rate, not
+1 TB/s (issue 33, S7).
 usage: probe_fits.py SOURCE_DIR"""
-import importlib.util
 import os
 import sys
 import unittest
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-sys.path.insert(0, os.path.join(SRC, "microbench", "torch"))
-spec = importlib.util.spec_from_file_location("probe", os.path.join(SRC, "microbench", "torch", "probe.py"))
-probe = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(probe)
+sys.path.insert(0, os.path.join(SRC, "python"))
+from stallsim import probe  # noqa: E402
 
 
 class FitCost(unittest.TestCase):

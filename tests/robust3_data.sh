@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Round 3 (issue 33) S8, C3: notebooks/stallsim_data.py on malformed files.
+# Round 3 (issue 33) S8, C3: stallsim.data (python/stallsim/data.py) on malformed files.
 # Skips (77) without Debian's python3 and pandas (scripts/setup.sh --notebooks).
 #   tests/robust3_data.sh STALLSIM SRCDIR
 set -u

@@ -1,10 +1,10 @@
-"""Round 3 (issue 33) S8 and C3: notebooks/stallsim_data.py refuses values
-stallsim never writes (non-finite numbers, shares outside [0, 1], negative
-times, epochs below 1, integers past 2^53, strings or null where JSON numbers
-belong, metadata that contradicts itself) and deeply nested JSON, each as a
-DataError naming the file, where each went through (or raised another
-exception) on f72e534. Files stallsim wrote still load, -1e-12 s stalls
-included.
+"""Round 3 (issue 33) S8 and C3: stallsim.data (python/stallsim/data.py,
+notebooks/stallsim_data.py before) refuses values stallsim never writes
+(non-finite numbers, shares outside [0, 1], negative times, epochs below 1,
+integers past 2^53, strings or null where JSON numbers belong, metadata
+that contradicts itself) and deeply nested JSON, each as a DataError naming
+the file, where each went through (or raised another exception) on f72e534.
+Files stallsim wrote still load, -1e-12 s stalls included.
 
     /usr/bin/python3 tests/test_data_robust.py STALLSIM SRCDIR   (tests/robust3_data.sh runs it)
 """
@@ -18,9 +18,9 @@ import unittest
 
 BIN, SRC = sys.argv[1], os.path.abspath(sys.argv[2])
 del sys.argv[1:3]
-sys.path.insert(0, os.path.join(SRC, 'notebooks'))
+sys.path.insert(0, os.path.join(SRC, 'python'))
 
-import stallsim_data as sd  # noqa: E402
+import stallsim.data as sd  # noqa: E402
 
 SMALL = os.path.join(SRC, 'tests', 'data', 'small.yaml')
 

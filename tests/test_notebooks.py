@@ -1,4 +1,4 @@
-"""notebooks/stallsim_data.py and the notebooks on a user's own sweeps.
+"""stallsim.data (python/stallsim/data.py) and the notebooks on a user's own sweeps.
 
     /usr/bin/python3 tests/test_notebooks.py STALLSIM SRCDIR   (tests/notebooks.sh runs it)
 
@@ -16,10 +16,10 @@ import unittest
 
 BIN, SRC = sys.argv[1], os.path.abspath(sys.argv[2])
 del sys.argv[1:3]
-sys.path.insert(0, os.path.join(SRC, 'notebooks'))
+sys.path.insert(0, os.path.join(SRC, 'python'))
 
-import stallsim_data as sd  # noqa: E402
-import stallsim_nb as nb  # noqa: E402
+import stallsim.data as sd  # noqa: E402
+import stallsim.nb as nb  # noqa: E402
 
 SMALL = ['--set', 'dataset.items=20000', '--epochs', '2']
 
@@ -230,6 +230,17 @@ class Data(unittest.TestCase):
         finally:
             del os.environ['STALLSIM_EPOCH']
         self.assertEqual(nb.param('epoch', None, 2, int), 2)
+
+    def test_notebooks_import_the_package(self):
+        """The notebooks' `import stallsim_nb as nb` (notebooks/stallsim_nb.py)
+        is the package's stallsim.nb itself, not a copy."""
+        sys.path.insert(0, os.path.join(SRC, 'notebooks'))
+        try:
+            import stallsim_nb
+        finally:
+            sys.path.remove(os.path.join(SRC, 'notebooks'))
+        self.assertIs(stallsim_nb, nb)
+        self.assertIs(stallsim_nb.load_sweep, sd.load_sweep)
 
     @unittest.skipUnless(has_nbconvert(), "jupyter nbconvert is missing (scripts/setup.sh --notebooks)")
     def test_cores_notebook_on_own_sweep(self):

@@ -1,5 +1,5 @@
-"""Round 3 (issue 33) H2: probe.py's file discovery drops what is not a
-regular file before anything opens it. f72e534 had no such step, and
+"""Round 3 (issue 33) H2: the probe's (stallsim.probe) file discovery drops
+what is not a regular file before anything opens it. f72e534 had no such step, and
 ImageFolder listed a FIFO named x.jpg: warm() blocked in open() for ever.
 Runs without PyTorch (the filter is plain Python; ImageFolder is stood in
 for by its samples list). Each step under alarm(20): a block fails the test.
@@ -15,10 +15,9 @@ import unittest
 
 SRC = os.path.abspath(sys.argv[1])
 del sys.argv[1:2]
-sys.path.insert(0, os.path.join(SRC, 'microbench', 'torch'))
+sys.path.insert(0, os.path.join(SRC, 'python'))
 
-import probe  # noqa: E402
-import pipeline  # noqa: E402
+from stallsim import pipeline, probe  # noqa: E402
 
 
 class FakeImageFolder:

@@ -1,6 +1,6 @@
 """An ImageFolder read over HTTP: each item is one GET of its JPEG from a
 server that serves the tree (an object store, nginx), then the same decode
-and transforms as pipeline.make_dataset's ImageFolder. What a user's Dataset
+and transforms as stallsim.pipeline.make_dataset's ImageFolder. What a user's Dataset
 over S3 or MinIO does, without a cloud SDK: http.client from the standard
 library, one kept-alive connection per process, made afresh in each
 DataLoader worker (a connection is not shared across fork).
@@ -8,8 +8,9 @@ DataLoader worker (a connection is not shared across fork).
     ds = HttpImageFolder("/data/train", "http://127.0.0.1:8080/")
     # ds[i] GETs http://127.0.0.1:8080/<class>/<file>.jpg
 
-As a --dataset for microbench/torch/probe.py: "http_dataset:from_env" with
-STALLSIM_DATA_URL set to the base URL (the tree under --data lists the
+As a --dataset for microbench/torch/probe.py (this folder is on its
+sys.path; for stallsim-probe, put it on PYTHONPATH): "http_dataset:from_env"
+with STALLSIM_DATA_URL set to the base URL (the tree under --data lists the
 items; STALLSIM_DATA_KEEPALIVE=0 opens a new connection for every GET).
 Debian's python3 with python3-torch, python3-torchvision, python3-pil."""
 
@@ -20,7 +21,7 @@ import urllib.parse
 
 from torch.utils.data import Dataset
 
-from pipeline import standard_transform
+from stallsim.pipeline import standard_transform
 
 
 class HttpImageFolder(Dataset):

@@ -2,7 +2,7 @@
 whose DataLoader workers split the shards (worker w of W takes shards w,
 w + W, ... of an order shuffled each epoch), GET each shard whole with one
 request and stream its members through tarfile as the bytes come, then
-decode and transform each JPEG as pipeline.make_dataset's ImageFolder does.
+decode and transform each JPEG as stallsim.pipeline.make_dataset's ImageFolder does.
 Standard library (http.client, tarfile) and Debian's python3-torch,
 python3-torchvision, python3-pil.
 
@@ -26,7 +26,7 @@ import urllib.parse
 
 from torch.utils.data import IterableDataset, get_worker_info
 
-from pipeline import standard_transform
+from stallsim.pipeline import standard_transform
 
 
 def write_shards(paths, S, folder):

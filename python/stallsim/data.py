@@ -1,5 +1,6 @@
-"""stallsim_data: stallsim's outputs as typed pandas tables.
+"""stallsim.data: stallsim's outputs as typed pandas tables.
 
+    from stallsim.data import load_sweep, load_run
     sw = load_sweep('data/cores.csv')     # a `stallsim sweep` CSV and its .meta.json
     sw.df                                  # one row per config x variant x job x epoch x source
     sw.meta.axes, sw.meta.effective        # what was varied, the configuration that ran
@@ -306,7 +307,8 @@ def _read_rows(path: str, leading: Dict[str, str]) -> pd.DataFrame:
     columns; every value converted to its dtype or a DataError."""
     if not os.path.isfile(path):
         raise _fail(path, 'no such file (a relative path is taken from the folder the '
-                          'notebook runs in, notebooks/: give an absolute path)')
+                          'notebook runs in, notebooks/ for the shipped ones: give an '
+                          'absolute path)')
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
     except pd.errors.EmptyDataError:

@@ -1,0 +1,665 @@
+"""stallsim's PyTorch probe: times the user's own DataLoader pipeline on this
+host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
+"Predicting a PyTorch DataLoader").
+
+  stallsim-probe --data DIR --out host-torch.yaml
+      [--dataset imagefolder|module:factory] [--batch 32] [--items 640]
+      [--max-workers N] [--pipelines] [--audio WAVDIR]
+
+(installed from python/ with pip; in a checkout without installing,
+/usr/bin/python3 microbench/torch/probe.py runs the same main).
+
+What it measures, each the way the DataLoader spends it:
+- a real DataLoader with one worker and no GPU work, 3 times (the median
+  run): each item's dataset[i] inside the worker, its CPU (the worker
+  thread's time.thread_time) fitted as a + b x file size:
+  prep.decode_ms_per_item (a) and prep.decode_ms_per_mb (b),
+  prep.augment_ms = 0 (it is inside a + b); its wall time less its CPU and
+  less its wait for a core (/proc/thread-self/schedstat) is I/O wait (a
+  read, a GET's first byte), which is the storage's, not prep
+  (measured.method.item_wait_ms); the steady interval between batches is
+  the worker's whole cycle;
+- collate of one batch in this process: loader.collate_ms_per_item; the rest
+  of the worker's CPU per batch (/proc/PID/stat of one persistent worker:
+  the batch in shared memory, the queue's pickling) beyond its items':
+  loader.share_ms_per_item;
+- the same with one worker per core: loader.core_efficiency, the speed
+  left to each when all cores are busy, beyond what the training process
+  takes (the contention model of sim/kinds/loader_pytorch.c);
+- the training process's CPU in next() (its thread's time.thread_time) for
+  a batch a worker has ready (unpickling, rebuilding the shared-memory
+  tensors): transfer_ms_per_item;
+- the user's Dataset with 1, 2, 4, 8 and 16 x the cores' workers (one
+  batch size for all, the median of 3 runs each): the CPU the workers use
+  per item (/proc/PID/stat), relative to 1 x: loader.oversub, the cost of
+  more processes than cores (switches, caches, the scheduler);
+- the loop's own time per iteration around a sleeping GPU: loader.step_ms;
+- iter(loader) with 1..N workers, fitted per worker: worker_start_ms;
+- pin_memory: the copy of one batch into pinned memory when CUDA is present
+  (PyTorch skips pinning without a GPU: 0 then, and said so);
+- cold reads (files evicted with POSIX_FADV_DONTNEED, read one at a time):
+  server.storage.latency_ms and read_mb_s, fitted as a + size / bandwidth;
+- server.cpus: the cores this process may run on.
+Opt-in, for jobs naming their pipeline (jobs.N.prep.pipeline), each timed as
+the training items are (one worker, the median of 3 runs, page cache warm):
+- --pipelines (ImageFolder only): ImageFolder's decode alone (PIL open +
+  convert RGB) fitted over file size replaces the fit above as
+  prep.decode_ms_per_item and _per_mb; prep.augment_ms is the training
+  item's mean less the decode's, prep.eval_ms the evaluation transform's
+  (Resize 256, CenterCrop 224, ToTensor, Normalize) less the decode's (each
+  written as 0, with a warning, if it comes out negative);
+- --audio WAVDIR: torchaudio's load of each 16-bit 44.1 kHz WAV, Resample to
+  16 kHz, MelSpectrogram (n_fft 400, hop 160, 80 mels), log, fitted over the
+  file's size as prep.audio_ms_per_item + prep.audio_ms_per_mb; the clips'
+  mean size, the item's out_kb and its own collate, hand-over and next()
+  costs go under measured: (the loader keys stay the image item's).
+Progress and the fits go to stderr; the profile is written atomically."""
+
+import argparse
+import datetime
+import os
+import platform
+import stat
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+
+# The probe runs up to 16 x the cores' workers on purpose (loader.oversub).
+warnings.filterwarnings("ignore", message="This DataLoader will create")
+
+from stallsim import pipeline  # noqa: E402
+
+
+def log(msg):
+    print(f"probe: {msg}", file=sys.stderr, flush=True)
+
+
+def fit_cost(xs, ys):
+    """Least squares y = a + b x with a, b >= 0 (a cost is never negative and
+    does not fall with size): the free line when both are >= 0, else the
+    better (lower squared error) of the line through 0 and the plain mean;
+    with no line to fit (one point, or every x equal) the plain mean.
+    Returns (a, b, how): how is "fit", or names the fallback and why."""
+    n = len(xs)
+    if n == 0:
+        raise ValueError("fit_cost: no samples")
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx <= 0:
+        return max(my, 0.0), 0.0, "plain mean (no line to fit: every sample has the same size)"
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    a = my - b * mx
+    if a >= 0 and b >= 0:
+        return a, b, "fit"
+
+    def sq_error(a, b):
+        return sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
+
+    s2 = sum(x * x for x in xs)
+    b0 = max(sum(x * y for x, y in zip(xs, ys)) / s2, 0.0) if s2 > 0 else 0.0
+    mean = max(my, 0.0)
+    free = f"the free fit was {a:.6g} + {b:.6g} x; held >= 0"
+    if sq_error(0.0, b0) < sq_error(mean, 0.0):
+        return 0.0, b0, f"line through 0 ({free})"
+    return mean, 0.0, f"plain mean ({free}: the cost did not grow with size)"
+
+
+FIT_NOTES = []  # the fits that fell back, for the profile's measured.method.fits
+
+
+def fit_line(xs, ys, what):
+    """fit_cost, returning (a, b); a fallback is logged and noted."""
+    a, b, how = fit_cost(xs, ys)
+    if how != "fit":
+        log(f"{what}: {how}")
+        FIT_NOTES.append(f"{what}: {how}")
+    return a, b
+
+
+def storage_fit(sizes, seconds):
+    """Cold reads as latency + size / bandwidth: (latency s, bytes/s, how).
+    A read time that did not grow with size (slope 0: noise on a fast
+    device, or one size) gives no bandwidth to fit; then the bandwidth is
+    the plain mean rate, all bytes over all seconds, with latency 0 (a
+    measured lower bound), never an invented one."""
+    a, b, how = fit_cost(sizes, seconds)
+    if b > 0:
+        return a, 1 / b, how
+    total_s = sum(seconds)
+    if total_s <= 0:
+        raise ValueError("storage_fit: the reads took no measurable time")
+    return 0.0, sum(sizes) / total_s, (f"plain mean rate, latency 0 (the fit gave no bandwidth: "
+                                       f"{how})")
+
+
+class Timed:
+    """The user's dataset, each item returned with its index, the seconds
+    dataset[i] took inside the worker less its time waiting for a core
+    (wall) and the CPU its thread spent on it (time.thread_time: user +
+    system, the worker's own thread; the queue's feeder thread that pickles
+    finished batches is not the item's). Wall less CPU is then waiting for
+    I/O (a read, a GET's first byte): none of it is prep."""
+
+    def __init__(self, ds):
+        self.ds = ds
+
+    def __len__(self):
+        return len(self.ds)
+
+    def __getitem__(self, i):
+        t0, c0, q0 = time.perf_counter(), time.thread_time(), run_delay()
+        x = self.ds[i]
+        wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
+        # Time runnable but not running (another process had the core) is
+        # not the item's wait either: the wait is what is left.
+        return x, i, max(cpu, wall - (run_delay() - q0)), cpu
+
+
+def run_delay():
+    """Seconds this thread has spent runnable, waiting for a core
+    (/proc/thread-self/schedstat's second field; 0 where the kernel keeps
+    none)."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+class StripCollate:
+    """default_collate of the items alone, with the items' indices, wall and
+    CPU times and the collate's own time beside."""
+
+    def __call__(self, batch):
+        from torch.utils.data import default_collate
+
+        t0 = time.perf_counter()
+        out = default_collate([b[0] for b in batch])
+        c = time.perf_counter() - t0
+        return out, [b[1] for b in batch], [b[2] for b in batch], c, [b[3] for b in batch]
+
+
+def loader_bound(ds, idx, batch, workers, seed):
+    """A real DataLoader over idx with no GPU work: each item's (index, CPU
+    seconds, wall seconds) in the worker, the collates, and the steady
+    interval between batches."""
+    import torch
+    from torch.utils.data import DataLoader, Subset
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    dl = DataLoader(Subset(Timed(ds), idx), batch_size=batch, shuffle=True, generator=g,
+                    num_workers=workers, collate_fn=StripCollate())
+    items, collates, stamps = [], [], []
+    for _, ii, tt, c, cc in dl:
+        stamps.append(time.perf_counter())
+        items += zip(ii, cc, tt)
+        collates.append(c)
+    skip = 2 * workers  # the prefetch window fills at the start
+    k = len(stamps) - 1 - skip
+    if k < 2:
+        raise SystemExit(f"probe: too few batches ({len(stamps)}) for {workers} workers: raise --items")
+    # Only full batches between the stamps (the last may be partial).
+    interval = (stamps[-2] - stamps[skip]) / (len(stamps) - 2 - skip)
+    return items, collates, interval
+
+
+REPS = 3
+
+
+def median_run(ds, idx, batch, workers, seed):
+    """loader_bound REPS times: the run whose interval is the median (the
+    machine's noise only ever slows a run; one outlier does not move this)."""
+    runs = sorted((loader_bound(ds, idx, batch, workers, seed + r) for r in range(REPS)),
+                  key=lambda r: r[2])
+    return runs[len(runs) // 2]
+
+
+def item_costs(ds, idx, batch, seed, paths):
+    """median_run with one worker: (a, b, mean, wait), the items' CPU
+    seconds fitted as a + b x MB of their files (b = 0 without files), their
+    mean, and the mean wait (wall less CPU) beside; and the run."""
+    items, collates, cycle = median_run(ds, idx, batch, 1, seed)
+    cpu = [c for _, c, _ in items]
+    wait = statistics.mean(max(0.0, w - c) for _, c, w in items)
+    if paths:
+        a0, b0 = fit_line([os.path.getsize(paths[i]) / 1e6 for i, _, _ in items], cpu,
+                          "item CPU over file size")
+    else:
+        a0, b0 = statistics.mean(cpu), 0.0
+    return (a0, b0, statistics.mean(cpu), wait), items, collates, cycle
+
+
+def proc_cpu_s(pid):
+    """CPU seconds (user + system, every thread) process pid has used."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def workers_cpu(ds, idx, batch, workers, seed):
+    """A real DataLoader with `workers` persistent workers over idx, no GPU
+    work: (CPU seconds its workers used per item, wall seconds per item)."""
+    import torch
+    from torch.utils.data import DataLoader, Subset
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    dl = DataLoader(Subset(ds, idx), batch_size=batch, shuffle=True, generator=g,
+                    num_workers=workers, persistent_workers=True)
+    it = iter(dl)
+    pids = [w.pid for w in it._workers]
+    base = [proc_cpu_s(p) for p in pids]  # forked and idle so far
+    t0 = time.perf_counter()
+    for _ in it:
+        pass
+    wall = time.perf_counter() - t0
+    # Persistent workers stay up after the epoch: every item's CPU is in.
+    cpu = sum(proc_cpu_s(p) - b for p, b in zip(pids, base))
+    it._shutdown_workers()
+    return cpu / len(idx), wall / len(idx)
+
+
+OVERSUB = (1, 2, 4, 8, 16)
+
+
+def oversubscription(ds, idx, batch, cores, seed, reps):
+    """The user's Dataset with k x cores workers for each k of OVERSUB (the
+    median of REPS runs each): the workers' CPU per item, relative to k = 1.
+    More processes than cores cost each item more CPU (context switches,
+    caches and TLBs refilled, the scheduler's own work): loader.oversub,
+    which loader_pytorch.c applies to the cores' capacity. One batch size
+    for every point (each worker gets at least two batches at 16 x); reps
+    runs a point (the median)."""
+    b = max(1, min(batch, len(idx) // (2 * OVERSUB[-1] * cores)))
+    points, seen = [], []
+    for k in OVERSUB:
+        runs = sorted(workers_cpu(ds, idx, b, k * cores, seed + r) for r in range(reps))
+        cpu, wall = runs[len(runs) // 2]
+        points.append((k, cpu))
+        seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}")
+        log(f"{k * cores} workers ({k} x the cores, batch {b}): {cpu * 1e3:.3f} ms of worker CPU "
+            f"and {wall * 1e3:.3f} ms of wall per item")
+    c1 = points[0][1]
+    curve = ", ".join(f"{k}:{min(1.0, c1 / c):.3g}" if c > 0 else f"{k}:1" for k, c in points)
+    return curve, b, " ".join(seen)
+
+
+def pipeline_costs(data, idx, batch, seed, train_mean):
+    """--pipelines: ImageFolder's decode alone and torchvision's evaluation
+    transform over the same items as the training one, each as the training
+    one is timed. Returns the profile's prep lines and the measured ones."""
+    dec_ds = regular_only(pipeline.pipeline_dataset(data, "decode"), f"--data {data}")
+    paths = pipeline.item_paths(dec_ds)
+    log(f"--pipelines: decode only (PIL open + convert RGB), one worker, {REPS} times")
+    (da, db, dmean, _), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths)
+    log(f"decode: mean {dmean * 1e3:.3f} ms = {da * 1e3:.3f} ms + {db * 1e3:.3f} ms/MB")
+    log(f"--pipelines: Resize(256), CenterCrop(224), ToTensor, Normalize, one worker, {REPS} times")
+    eval_ds = regular_only(pipeline.pipeline_dataset(data, "image_eval"), f"--data {data}")
+    (_, _, emean, _), _, _, _ = item_costs(eval_ds, idx, batch, seed, paths)
+    aug, ev = train_mean - dmean, emean - dmean
+    for what, v in (("training augment", aug), ("evaluation transform", ev)):
+        if v < 0:
+            log(f"warning: the {what} measured {v * 1e3:.3f} ms beyond the decode (noise, or a "
+                f"decode that dominates it): written as 0")
+    log(f"eval item mean {emean * 1e3:.3f} ms: eval_ms {ev * 1e3:.3f}; training item mean "
+        f"{train_mean * 1e3:.3f} ms: augment_ms {aug * 1e3:.3f}")
+    prep = [f"    decode_ms_per_item: {da * 1e3:.6g}",
+            f"    decode_ms_per_mb: {db * 1e3:.6g}",
+            f"    augment_ms: {max(aug, 0) * 1e3:.6g}",
+            f"    eval_ms: {max(ev, 0) * 1e3:.6g}"]
+    measured = [f"    decode_mean_ms: {dmean * 1e3:.6g}",
+                f"    eval_item_mean_ms: {emean * 1e3:.6g}"]
+    return prep, measured
+
+
+def audio_costs(root, batch, n_items, seed):
+    """--audio: the audio pipeline over the WAVs under root, timed as the
+    training items are, fitted over the files' sizes; the item's own loader
+    costs beside (collate and hand-over, next()), for the reader: the
+    profile's loader keys stay the image item's."""
+    ds = regular_only(pipeline.pipeline_dataset(root, "audio"), f"--audio {root}")
+    n = len(ds)
+    if min(n, n_items) < batch * 5:
+        print(f"probe: --audio {root}: {min(n, n_items)} clips to time ({n} there); batches of "
+              f"{batch} need {batch * 5}", file=sys.stderr)
+        sys.exit(2)
+    idx = list(range(0, n, max(1, n // n_items)))[:n_items]
+    paths = pipeline.item_paths(ds)
+    pipeline.warm([paths[i] for i in idx])
+    log(f"--audio: torchaudio load, Resample 44.1 -> 16 kHz, MelSpectrogram, log over {len(idx)} "
+        f"of {n} clips, one worker, {REPS} times")
+    (aa, ab, amean, _), items, _, _ = item_costs(ds, idx, batch, seed, paths)
+    if ab <= 0:
+        log("warning: the audio item's time did not grow with the clip's size: audio_ms_per_mb 0 "
+            "(stallsim refuses audio jobs until it is set); time more clips (--items)")
+    item = ds[idx[0]]
+    collate = main_collate(item, batch)
+    worker_item, _ = workers_cpu(ds, idx, batch, 1, seed)
+    share = max(0.0, batch * (worker_item - amean) - collate)
+    nxt, _ = main_costs(item, batch)
+    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3
+    log(f"audio: mean {amean * 1e3:.3f} ms = {aa * 1e3:.3f} ms + {ab * 1e3:.3f} ms/MB "
+        f"(clips {mean_kb:.1f} KB mean); its collate {collate / batch * 1e3:.4f}, hand-over "
+        f"{share / batch * 1e3:.4f}, next() {nxt / batch * 1e3:.4f} ms per item")
+    prep = [f"    audio_ms_per_item: {aa * 1e3:.6g}",
+            f"    audio_ms_per_mb: {ab * 1e3:.6g}"]
+    measured = [f"    audio_data: \"{os.path.abspath(root)}\"",
+                f"    audio_items_timed: {len(idx)}",
+                f"    audio_items_in_dataset: {n}",
+                f"    audio_mean_kb: {mean_kb:.6g}",
+                f"    audio_item_mean_ms: {amean * 1e3:.6g}",
+                f"    audio_out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
+                f"    audio_collate_ms_per_item: {collate / batch * 1e3:.6g}",
+                f"    audio_share_ms_per_item: {share / batch * 1e3:.6g}",
+                f"    audio_transfer_ms_per_item: {max(nxt, 0) / batch * 1e3:.6g}"]
+    return prep, measured
+
+
+def main_collate(item, batch):
+    """default_collate of one batch in this process (no shared memory)."""
+    from torch.utils.data import default_collate
+
+    items = [(item[0].clone(), item[1]) for _ in range(batch)]
+    ts = []
+    for _ in range(15):
+        t0 = time.perf_counter()
+        default_collate(items)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main_costs(item, batch):
+    """The training process's time in next() for a batch a worker has ready
+    (transfer), and the loop's own time per iteration around a sleep (step)."""
+    from torch.utils.data import DataLoader
+
+    ds = pipeline.ReadyItems(item, batch * 40)
+    it = iter(DataLoader(ds, batch_size=batch, num_workers=1))
+    time.sleep(0.5)  # the worker fills its prefetch window
+    # The CPU this thread spends in next() (thread_time): receiving a batch
+    # that is ready costs that; the wall time also holds the wait for a
+    # worker still busy, and for a core on a busy host.
+    nexts = []
+    while True:
+        t0 = time.thread_time()
+        try:
+            next(it)
+        except StopIteration:
+            break
+        nexts.append(time.thread_time() - t0)
+        time.sleep(0.03)  # the worker gets the next one ready meanwhile
+    del it
+    it0 = iter(DataLoader(ds, batch_size=batch, num_workers=0))
+    step, want = [], 0.005
+    for _ in range(30):
+        next(it0)
+        t1 = time.perf_counter()
+        time.sleep(want)
+        step.append(time.perf_counter() - t1 - want)
+    return statistics.median(nexts[2:]), statistics.median(step)
+
+
+def worker_start(ds_item, batch, max_workers):
+    from torch.utils.data import DataLoader
+
+    ds = pipeline.ReadyItems(ds_item, batch * 64)
+    xs, ys = [], []
+    for w in range(1, max_workers + 1):
+        for _ in range(3):
+            dl = DataLoader(ds, batch_size=batch, num_workers=w)
+            t0 = time.perf_counter()
+            it = iter(dl)
+            next(it)  # each worker is up once the first batch is back
+            ys.append(time.perf_counter() - t0)
+            xs.append(w)
+            del it
+    a, b = fit_line(xs, ys, "worker start-up over workers")
+    return b, a
+
+
+def pin_cost(item, batch):
+    import torch
+
+    if not torch.cuda.is_available():
+        return 0.0, "no CUDA device: PyTorch does not pin (pin_memory has no effect)"
+    from torch.utils.data import default_collate
+
+    b = default_collate([item] * batch)
+    ts = []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        b[0].pin_memory()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) / batch, "tensor.pin_memory() of one batch"
+
+
+def cold_reads(paths):
+    pipeline.evict(paths)
+    xs, ys = [], []
+    for p in paths:
+        t0 = time.perf_counter()
+        with open(p, "rb") as f:
+            n = len(f.read())
+        ys.append(time.perf_counter() - t0)
+        xs.append(n)
+    pipeline.warm(paths)
+    return storage_fit(xs, ys)
+
+
+def regular_only(ds, what):
+    """Drops the items whose file is not a regular file (a FIFO named *.jpg
+    blocks open() for ever, a device reads for ever), each said on stderr:
+    ImageFolder lists whatever has an image's name. Stat does not open, so it
+    never blocks. Datasets that do not list their files are left as they are."""
+    samples = getattr(ds, "samples", None)
+    if not samples or not isinstance(samples[0], (tuple, list)):
+        return ds
+    keep, dropped = [], []
+    for sample in samples:
+        try:
+            regular = stat.S_ISREG(os.stat(sample[0]).st_mode)
+        except OSError:
+            regular = False
+        (keep if regular else dropped).append(sample)
+    for sample in dropped[:10]:
+        log(f"{what}: skipping {sample[0]}: not a regular file (a FIFO, a device or a dangling link)")
+    if len(dropped) > 10:
+        log(f"{what}: ... and {len(dropped) - 10} more that are not regular files")
+    if dropped:
+        ds.samples = keep
+        if isinstance(getattr(ds, "imgs", None), list):
+            ds.imgs = keep
+        if isinstance(getattr(ds, "targets", None), list):
+            ds.targets = [t for _, t in keep]
+    return ds
+
+
+def write_profile(path, text):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", required=True, help="the dataset's root (ImageFolder tree)")
+    ap.add_argument("--out", required=True, help="the host profile to write")
+    ap.add_argument("--dataset", default="imagefolder", help="imagefolder or module:factory")
+    ap.add_argument("--batch", type=int, default=32, help="batch size per GPU (default 32)")
+    ap.add_argument("--items", type=int, default=640, help="items to time (default 640)")
+    ap.add_argument("--max-workers", type=int, default=0, help="worker start-up fit up to N (default: cores)")
+    ap.add_argument("--pipelines", action="store_true",
+                    help="also time decode alone and the evaluation transform: writes "
+                    "prep.decode_* (decode alone), augment_ms and eval_ms")
+    ap.add_argument("--audio", metavar="DIR",
+                    help="also time the audio pipeline on DIR's WAVs: writes prep.audio_*")
+    ap.add_argument("--oversub-reps", type=int, default=REPS,
+                    help=f"runs of each loader.oversub point, the median kept (default {REPS})")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if a.batch < 1 or a.items < 8 or a.oversub_reps < 1:
+        ap.error("--batch and --oversub-reps must be >= 1 and --items >= 8")
+    if a.pipelines and a.dataset != "imagefolder":
+        ap.error("--pipelines times ImageFolder's decode and torchvision's transforms: "
+                 "it needs --dataset imagefolder")
+    if a.audio and not os.path.isdir(a.audio):
+        ap.error(f"--audio {a.audio}: not a directory")
+    try:
+        import torch
+    except ImportError:
+        sys.exit("probe: PyTorch is missing: scripts/setup.sh --torch installs Debian's python3-torch "
+                 "(a venv sees it only when made with --system-site-packages)")
+    if not os.path.isdir(a.data):
+        ap.error(f"--data {a.data}: not a directory")
+    torch.manual_seed(a.seed)
+    cores = len(os.sched_getaffinity(0))
+    try:
+        ds = regular_only(pipeline.make_dataset(a.data, a.dataset), f"--data {a.data}")
+        n = len(ds)
+    except (OSError, RuntimeError, ValueError, TypeError) as e:
+        print(f"probe: --data {a.data}: {e}", file=sys.stderr)
+        sys.exit(2)
+    if n < 2 * a.batch:
+        print(f"probe: --data {a.data}: {n} items; need at least two batches ({2 * a.batch})",
+              file=sys.stderr)
+        sys.exit(2)
+    maxw = a.max_workers or cores
+    # loader_bound skips the first 2 x workers batches and needs 3 after them.
+    need = a.batch * (2 * maxw + 4)
+    if min(n, a.items) < need:
+        print(f"probe: {min(n, a.items)} items to time ({n} in --data, --items {a.items}); "
+              f"batches of {a.batch} over {maxw} workers need {need}", file=sys.stderr)
+        sys.exit(2)
+    step = max(1, n // a.items)
+    idx = list(range(0, n, step))[: a.items]
+    paths = pipeline.item_paths(ds)
+    if paths:
+        pipeline.warm([paths[i] for i in idx])
+    log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), {REPS} times")
+    (a0, b0, mean_item, mean_wait), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
+    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3 if paths else None
+    # What a worker spends per batch beyond its items: collate, then handing
+    # the batch to the queue (from the steady interval: one worker is the
+    # bottleneck, so the interval is its whole cycle).
+    item = ds[idx[0]]
+    collate_main = main_collate(item, a.batch)
+    # The hand-over in CPU: what one worker's process used per batch (its
+    # feeder thread's pickling included) less the items' and the collate's
+    # CPU. The cycle's wall time would also hold every wait for a core.
+    worker_item, _ = workers_cpu(ds, idx, a.batch, 1, a.seed)
+    share = max(0.0, a.batch * (worker_item - mean_item) - collate_main)
+    log(f"item: mean {mean_item * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB; "
+        f"worker cycle {cycle1 * 1e3:.1f} ms per batch: collate {collate_main * 1e3:.2f} ms "
+        f"(in a worker {statistics.mean(collates) * 1e3:.2f} ms), hand-over {share * 1e3:.2f} ms")
+    nxt, step_s = main_costs(item, a.batch)
+    log(f"next() on a ready batch {nxt * 1e3:.3f} ms, loop {step_s * 1e3:.3f} ms (batch {a.batch})")
+    eff = 1.0
+    if cores > 1:
+        _, _, cyc = median_run(ds, idx, a.batch, cores, a.seed)
+        # The model's contention (loader_pytorch.c) at cores workers with the
+        # training process's share, the rest put down to the cores' efficiency.
+        # Only the worker's CPU contends: a Dataset that waits (a GET) is
+        # not CPU-bound at cores workers, and its efficiency comes out 1.
+        main_share = (nxt + step_s) / cyc
+        demand = cores + main_share
+        cpu_cycle = max(cycle1 - a.batch * mean_wait, 1e-9)
+        eff = min(1.0, max(0.2, cpu_cycle * max(demand, cores) / cores / (cores * cyc)))
+        log(f"{cores} workers: {cyc * 1e3:.1f} ms per batch (one worker: {cycle1 * 1e3:.1f}); "
+            f"core efficiency {eff:.3f}")
+    prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}",
+                  f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
+                  "    augment_ms: 0"]
+    measured_lines = []
+    if a.pipelines:
+        prep_lines, measured_lines = pipeline_costs(a.data, idx, a.batch, a.seed, mean_item)
+    if a.audio:
+        try:
+            more, seen = audio_costs(a.audio, a.batch, a.items, a.seed)
+        except ImportError as e:
+            print(f"probe: --audio needs torchaudio ({e}): scripts/setup.sh --torch installs "
+                  "Debian's python3-torchaudio", file=sys.stderr)
+            sys.exit(2)
+        except (OSError, RuntimeError, ValueError) as e:
+            print(f"probe: --audio {a.audio}: {e}", file=sys.stderr)
+            sys.exit(2)
+        prep_lines, measured_lines = prep_lines + more, measured_lines + seen
+    if mean_wait > 0.05 * (mean_item + mean_wait):
+        log(f"the Dataset waits {mean_wait * 1e3:.3f} ms an item beside {mean_item * 1e3:.3f} ms "
+            f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
+            f"your scenario's server.storage gives (docs/pytorch.md)")
+    curve, curve_batch, curve_seen = oversubscription(ds, idx, a.batch, cores, a.seed,
+                                                      a.oversub_reps)
+    log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
+    start, start0 = worker_start(item, a.batch, maxw)
+    log(f"worker start-up {start * 1e3:.2f} ms per worker (+{start0 * 1e3:.2f} ms), fitted over 1..{maxw}")
+    pin, pin_how = pin_cost(item, a.batch)
+    log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
+    lat = bw = None
+    if paths:
+        lat, bw, how = cold_reads([paths[i] for i in idx])
+        if how != "fit":
+            FIT_NOTES.append(f"cold reads: {how}")
+        log(f"cold reads: {lat * 1e3:.3f} ms + size / {bw / 1e6:.1f} MB/s ({how})")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = [
+        f"# stallsim host profile: written by stallsim-probe on {platform.node()} at {now}",
+        "# for loader.kind: pytorch; every figure measured on this host (see the probe's header)",
+        "profile_version: 1",
+        "scenario:",
+        "  server:",
+        f"    cpus: {cores}",
+    ]
+    if lat is not None:
+        lines += ["    storage:", f"      latency_ms: {lat * 1e3:.6g}",
+                  f"      read_mb_s: {bw / 1e6:.6g}"]
+    lines += [
+        "  prep:",
+        *prep_lines,
+        f"    out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
+        "  loader:",
+        "    kind: pytorch",
+        f"    collate_ms_per_item: {collate_main / a.batch * 1e3:.6g}",
+        f"    share_ms_per_item: {share / a.batch * 1e3:.6g}",
+        f"    core_efficiency: {eff:.4g}",
+        f"    oversub: \"{curve}\"",
+        f"    transfer_ms_per_item: {max(nxt, 0) / a.batch * 1e3:.6g}",
+        f"    step_ms: {max(step_s, 0) * 1e3:.6g}",
+        f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
+        f"    pin_ms_per_item: {pin * 1e3:.6g}",
+        "measured:",
+        "  method:",
+        f"    data: \"{os.path.abspath(a.data)}\"",
+        f"    dataset: \"{a.dataset}\"",
+        f"    items_timed: {len(idx)}",
+        f"    items_in_dataset: {n}",
+        f"    batch: {a.batch}",
+        f"    torch: \"{torch.__version__}\"",
+        f"    item_mean_ms: {mean_item * 1e3:.6g}",
+        f"    item_wait_ms: {mean_wait * 1e3:.6g}",
+        f"    oversub_batch: {curve_batch}",
+        f"    oversub_cpu_wall_ms: \"{curve_seen}\"",
+        f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
+        f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
+        f"    pin: \"{pin_how}\"",
+    ]
+    if FIT_NOTES:
+        lines.append("    fits:")
+        lines += [f"      - \"{note}\"" for note in FIT_NOTES]
+    if mean_kb:
+        lines.append(f"    mean_kb: {mean_kb:.6g}")
+    lines += measured_lines
+    write_profile(a.out, "\n".join(lines) + "\n")
+    log(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
