@@ -5,7 +5,7 @@ past the cores, Python Datasets, a store over HTTP"):
 
   /usr/bin/python3 scripts/validate_torch_regimes.py [--bin build/sim/stallsim]
       [--work /var/tmp/stallsim-regimes] [--only image,text,http,fresh]
-      [--out FILE.md] [--update VALIDATION.md]
+      [--out FILE.md] [--update VALIDATION.md] [--quick]
 
 Datasets, each calibrated the way docs/pytorch.md tells a user (the probe
 on the Dataset itself, `--items 320`; over the store, with the store's
@@ -27,7 +27,11 @@ real DataLoader in a fresh process, 2 epochs; the prediction is `stallsim
 run` (simulator) with --set for what the row changes.
 Targets (printed, exit 1 when missed): median |error| <= 10 % in epoch
 time, <= 5 pp in stall, every row within 25 %, the predicted best
-num_workers within one step of the measured best in each series. Exit 77
+num_workers within one step of the measured best in each series. --quick:
+the image series alone at 0, 2, 8 and 32 workers, the oversubscription
+curve from one run a point, held to 20 % median, 10 pp, 50 % a row and the
+best within one step, in a few minutes. Not in ctest until the targets are
+met (VALIDATION.md, "PyTorch past the cores"). Exit 77
 without PyTorch; the HTTP series skip (said) without root, nginx's echo
 module, ip or tc. The load average is printed at the start and the end."""
 
@@ -52,8 +56,13 @@ SPEC = {"image": "imagefolder", "text": "text_dataset:TokenisedText",
         "http": "http_dataset:from_env", "fresh": "http_dataset:from_env"}
 
 
-def rows_of(kind):
+QUICK_WORKERS = [0, 2, 8, 32]
+
+
+def rows_of(kind, quick=False):
     """(workers, batch, GPU seconds a batch, in the best-workers series)."""
+    if quick:
+        return [(w, 32, 0.01, True) for w in QUICK_WORKERS]
     rows = [(w, 32, 0.01, True) for w in WORKERS]
     if kind == "fresh":
         return [(w, 32, 0.01, True) for w in (0, 2, 8, 32)]
@@ -108,6 +117,8 @@ class Series:
         cmd = self.prefix + ["env", f"PYTHONPATH={TORCH}"] + [f"{k}={v}" for k, v in self.env.items()]
         cmd += [sys.executable, os.path.join(TORCH, "probe.py"), "--data", self.data,
                 "--dataset", SPEC[self.kind], "--out", profile, "--items", "320"]
+        if self.a.quick:
+            cmd += ["--oversub-reps", "1"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=self.work)
         return profile
 
@@ -173,7 +184,7 @@ def run_series(a, kind, work, table):
 
 
 def rows_into(s, scen, table):
-    for w, b, c, series in rows_of(s.kind):
+    for w, b, c, series in rows_of(s.kind, s.a.quick):
         m = s.measure(w, b, c)
         r = harness.compare_row(m["epochs"], m["batches"], c, s.predict(scen, w, b, c))
         table.append(dict(kind=s.kind, workers=w, batch=b, compute=c, series=series, **r))
@@ -197,7 +208,7 @@ def best_steps(table):
     return out
 
 
-def report(table, loads):
+def report(table, loads, lim=(0.10, 5, 0.25)):
     lines = ["| Dataset | workers | batch | GPU ms/batch | measured s/epoch | predicted | error | "
              "measured stall | predicted stall |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in table:
@@ -213,7 +224,7 @@ def report(table, loads):
               + "; ".join(f"{k} {m} / {p}" for k, m, p, _ in best)
               + f". Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end "
               f"(2 cores)."]
-    ok = med <= 0.10 and med_pp <= 5 and worst <= 0.25 and all(d <= 1 for *_, d in best)
+    ok = med <= lim[0] and med_pp <= lim[1] and worst <= lim[2] and all(d <= 1 for *_, d in best)
     return "\n".join(lines) + "\n", ok
 
 
@@ -224,6 +235,7 @@ def main():
     ap.add_argument("--only", default="image,text,http,fresh")
     ap.add_argument("--out")
     ap.add_argument("--update", metavar="VALIDATION.md")
+    ap.add_argument("--quick", action="store_true")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     ap.add_argument("--spec", help=argparse.SUPPRESS)
@@ -233,12 +245,14 @@ def main():
     a = ap.parse_args()
     if a.one:
         return run_one(a)
+    if a.update and a.quick:
+        ap.error("--update writes the full run's table: leave out --quick")
     try:
         import torch  # noqa: F401
         import torchvision  # noqa: F401
     except ImportError:
         harness.skip("validate_torch_regimes", "PyTorch is missing (scripts/setup.sh --torch)")
-    kinds = [k for k in a.only.split(",") if k]
+    kinds = ["image"] if a.quick else [k for k in a.only.split(",") if k]
     if any(k not in SPEC for k in kinds):
         ap.error(f"--only: choose from {', '.join(SPEC)}")
     os.makedirs(a.work, exist_ok=True)
@@ -252,7 +266,10 @@ def main():
         run_series(a, kind, a.work, table)
     if not table:
         harness.skip("validate_torch_regimes", "no series could run here")
-    text, ok = report(table, (load0, os.getloadavg()[0]))
+    # --quick holds a few rows on a shared machine to a looser bar (as
+    # validate_torch.py --quick does) that still fails on a broken mechanism.
+    lim = (0.20, 10, 0.50) if a.quick else (0.10, 5, 0.25)
+    text, ok = report(table, (load0, os.getloadavg()[0]), lim)
     print(text)
     if a.out:
         with open(a.out, "w") as f:

@@ -23,9 +23,9 @@ What it measures, each the way the DataLoader spends it:
   of the worker's CPU per batch (/proc/PID/stat of one persistent worker:
   the batch in shared memory, the queue's pickling) beyond its items':
   loader.share_ms_per_item;
-- the same with one worker per core: loader.core_efficiency, the speed
-  left to each when all cores are busy, beyond what the training process
-  takes (the contention model of sim/kinds/loader_pytorch.c);
+- the workers' CPU per item with one worker per core against one worker
+  alone: loader.core_efficiency, the speed left to each when all cores
+  are busy (the capacity of sim/kinds/loader_pytorch.c's cores);
 - the training process's CPU in next() (its thread's time.thread_time) for
   a batch a worker has ready (unpickling, rebuilding the shared-memory
   tensors): transfer_ms_per_item;
@@ -564,17 +564,22 @@ def main():
     log(f"next() on a ready batch {nxt * 1e3:.3f} ms, loop {step_s * 1e3:.3f} ms (batch {a.batch})")
     eff = 1.0
     if cores > 1:
-        _, _, cyc = median_run(ds, idx, a.batch, cores, a.seed)
-        # The model's contention (loader_pytorch.c) at cores workers with the
-        # training process's share, the rest put down to the cores' efficiency.
-        # Only the worker's CPU contends: a Dataset that waits (a GET) is
-        # not CPU-bound at cores workers, and its efficiency comes out 1.
-        main_share = (nxt + step_s) / cyc
-        demand = cores + main_share
-        cpu_cycle = max(cycle1 - a.batch * mean_wait, 1e-9)
-        eff = min(1.0, max(0.2, cpu_cycle * max(demand, cores) / cores / (cores * cyc)))
-        log(f"{cores} workers: {cyc * 1e3:.1f} ms per batch (one worker: {cycle1 * 1e3:.1f}); "
-            f"core efficiency {eff:.3f}")
+        # With a worker on every core each item costs more CPU than it does
+        # alone (SMT siblings, shared caches, memory bandwidth, the kernel's
+        # work): the workers' CPU per item (/proc/PID/stat), one worker
+        # against one a core, the median of REPS runs each. CPU, not the
+        # batches' interval: a Dataset that waits (a GET), or a store this
+        # host serves, stretches the interval without costing the cores
+        # anything, and the interval made a 20 ms GET's Dataset look like a
+        # quarter of its cores (issue 30).
+        def cpu_per_item(workers):
+            runs = sorted(workers_cpu(ds, idx, a.batch, workers, a.seed + r)[0] for r in range(REPS))
+            return runs[len(runs) // 2]
+
+        one, full = cpu_per_item(1), cpu_per_item(cores)
+        eff = min(1.0, max(0.2, one / full)) if full > 0 else 1.0
+        log(f"{cores} workers: {full * 1e3:.3f} ms of worker CPU per item (one worker: "
+            f"{one * 1e3:.3f}); core efficiency {eff:.3f}")
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}",
                   f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
                   "    augment_ms: 0"]
