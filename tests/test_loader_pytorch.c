@@ -275,6 +275,39 @@ static void test_sync_reads_and_start(void **state) {
     metrics_free(&m), metrics_free(&s);
 }
 
+/* The iterator forks its workers one after another (100 ms each) and the
+ * loop takes no batch before the last is forked; each worker then spends
+ * 50 ms of CPU of its own before its first item. 4 workers on 4 cores, 25
+ * batches of 64 ms each: worker 3, forked at 0.4 s and ready at 0.45 s,
+ * works through its 25 batches without a pause (its prefetched batches are
+ * taken as they come), so the epoch ends at 0.45 + 25 x 0.064 = 2.05 s
+ * (epoch 2 forks again). 8 workers over 4 short batches: the loop waits for
+ * the iterator, 8 x 100 ms, though 4 workers would do. */
+static void test_iterator_start(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=4", "loader.worker_start_ms=100",
+                          "loader.worker_init_ms=50", NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    near("fork and init, sim", metrics_at(&s, 0, 1)->epoch_s, 0.45 + 25 * 0.064, 1e-6);
+    near("fork and init, model", metrics_at(&m, 0, 1)->epoch_s, 0.45 + 25 * 0.064, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    const char *wide[] = {"loader.num_workers=8",     "loader.worker_start_ms=100",
+                          "dataset.items=128",        "prep.decode_ms_per_item=0.1",
+                          "loader.prefetch_factor=1", NULL};
+    run(wide, &m, &s);
+    near("iterator of 8, sim", metrics_at(&s, 0, 1)->epoch_s, 0.8, 1e-6);
+    near("iterator of 8, model", metrics_at(&m, 0, 1)->epoch_s, 0.8, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    const char *keep[] = {
+        "loader.num_workers=8",        "loader.worker_start_ms=100",     "dataset.items=128",
+        "prep.decode_ms_per_item=0.1", "loader.persistent_workers=true", NULL};
+    run(keep, &m, &s);
+    near("persistent: no iterator to wait for, sim", metrics_at(&s, 0, 1)->epoch_s, 0.0032, 1e-5);
+    near("persistent: model", metrics_at(&m, 0, 1)->epoch_s, 0.0032, 1e-5);
+    metrics_free(&m), metrics_free(&s);
+}
+
 /* Eight workers reading synchronously, each item 0.01 ms of prep: the reads
  * that arrive out of time order (the engine walks batch after batch) still
  * see the device as it is: latency-bound at 8 / latency (100 batches on 8
@@ -398,6 +431,7 @@ int main(void) {
         cmocka_unit_test(test_workers_and_contention),
         cmocka_unit_test(test_gpu_bound),
         cmocka_unit_test(test_sync_reads_and_start),
+        cmocka_unit_test(test_iterator_start),
         cmocka_unit_test(test_readers_bound),
         cmocka_unit_test(test_free_reads),
         cmocka_unit_test(test_drop_last),

@@ -34,7 +34,9 @@ What it measures, each the way the DataLoader spends it:
   per item (/proc/PID/stat), relative to 1 x: loader.oversub, the cost of
   more processes than cores (switches, caches, the scheduler);
 - the loop's own time per iteration around a sleeping GPU: loader.step_ms;
-- iter(loader) with 1..N workers, fitted per worker: worker_start_ms;
+- iter(loader) with 1..N workers and nothing to load, fitted per worker
+  (the iterator forks them one after another): worker_start_ms; and each
+  worker's own CPU until it waits for its first index: worker_init_ms;
 - pin_memory: the copy of one batch into pinned memory when CUDA is present
   (PyTorch skips pinning without a GPU: 0 then, and said so);
 - cold reads (files evicted with POSIX_FADV_DONTNEED, read one at a time):
@@ -402,22 +404,43 @@ def main_costs(item, batch):
     return statistics.median(nexts[2:]), statistics.median(step)
 
 
-def worker_start(ds_item, batch, max_workers):
-    from torch.utils.data import DataLoader
+def idle_cpu_s(pids):
+    """Each process's CPU seconds once it has stopped using any (polled
+    every 50 ms, at most 20 s): what a worker spent before it waits for
+    its first index."""
+    last = None
+    for _ in range(400):
+        now = [proc_cpu_s(p) for p in pids]
+        if now == last:
+            return now
+        last = now
+        time.sleep(0.05)
+    return last
 
-    ds = pipeline.ReadyItems(ds_item, batch * 64)
-    xs, ys = [], []
-    for w in range(1, max_workers + 1):
-        for _ in range(3):
-            dl = DataLoader(ds, batch_size=batch, num_workers=w)
+
+def worker_start(ds, max_workers):
+    """The DataLoader's iterator forks its workers one after another, and
+    returns once the last is forked: iter()'s wall time over 1..max_workers
+    workers with nothing to load (an empty Subset of the user's Dataset, so
+    each fork copies this process as it is), fitted per worker:
+    worker_start_ms. Each worker's own CPU before it waits for an index
+    (/proc/PID/stat once it stops growing: imports, seeding, the pages it
+    touches): worker_init_ms, the median over every worker started."""
+    from torch.utils.data import DataLoader, Subset
+
+    xs, ys, init = [], [], []
+    for w in sorted({1, max(1, max_workers // 2), max_workers}):
+        for _ in range(REPS):
+            dl = DataLoader(Subset(ds, []), batch_size=1, num_workers=w, persistent_workers=True)
             t0 = time.perf_counter()
             it = iter(dl)
-            next(it)  # each worker is up once the first batch is back
             ys.append(time.perf_counter() - t0)
             xs.append(w)
-            del it
-    a, b = fit_line(xs, ys, "worker start-up over workers")
-    return b, a
+            init += idle_cpu_s([p.pid for p in it._workers])
+            it._shutdown_workers()
+            del it, dl
+    a, b = fit_line(xs, ys, "iter() over workers")
+    return b, a, statistics.median(init)
 
 
 def pin_cost(item, batch):
@@ -496,7 +519,7 @@ def main():
     ap.add_argument("--dataset", default="imagefolder", help="imagefolder or module:factory")
     ap.add_argument("--batch", type=int, default=32, help="batch size per GPU (default 32)")
     ap.add_argument("--items", type=int, default=640, help="items to time (default 640)")
-    ap.add_argument("--max-workers", type=int, default=0, help="worker start-up fit up to N (default: cores)")
+    ap.add_argument("--max-workers", type=int, default=0, help="iter()'s fork fit up to N workers (default: 4 x cores)")
     ap.add_argument("--pipelines", action="store_true",
                     help="also time decode alone and the evaluation transform: writes "
                     "prep.decode_* (decode alone), augment_ms and eval_ms")
@@ -604,8 +627,10 @@ def main():
     curve, curve_batch, curve_seen = oversubscription(ds, idx, a.batch, cores, a.seed,
                                                       a.oversub_reps)
     log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
-    start, start0 = worker_start(item, a.batch, maxw)
-    log(f"worker start-up {start * 1e3:.2f} ms per worker (+{start0 * 1e3:.2f} ms), fitted over 1..{maxw}")
+    forks = a.max_workers or 4 * cores  # nothing to load: forking more is cheap
+    start, start0, init = worker_start(ds, forks)
+    log(f"iter() forks {start * 1e3:.2f} ms a worker (+{start0 * 1e3:.2f} ms), fitted over 1..{forks}; "
+        f"a worker's own start {init * 1e3:.2f} ms of CPU")
     pin, pin_how = pin_cost(item, a.batch)
     log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
     lat = bw = None
@@ -639,6 +664,7 @@ def main():
         f"    transfer_ms_per_item: {max(nxt, 0) / a.batch * 1e3:.6g}",
         f"    step_ms: {max(step_s, 0) * 1e3:.6g}",
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
+        f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
         f"    pin_ms_per_item: {pin * 1e3:.6g}",
         "measured:",
         "  method:",

@@ -20,7 +20,11 @@
  * - pin_memory: a thread of the training process copies each batch, in
  *   order, before the loop can take it;
  * - workers are forked one after another when an epoch's iterator is
- *   created, unless persistent_workers keeps them from the first epoch.
+ *   created (loader.worker_start_ms each, the training process's), unless
+ *   persistent_workers keeps them from the first epoch; iter() returns,
+ *   and the loop takes its first batch, once the last is forked; each
+ *   worker then runs its own start on a core (loader.worker_init_ms)
+ *   before its first item;
  * CPU: every rank's workers, pin-memory threads and training process on a
  * server share the stream's cores there, event by event. Each server has a
  * calendar of its cores (calendar.h) per timeline: an item's prep, a batch's
@@ -50,14 +54,16 @@
 
 typedef struct {
     int W, G, ns, persistent;
-    double start_s, collate_s, pin_s; /* per worker start; per item of a batch */
-    int64_t k;                        /* the batch's worker */
-    double *wfree;                    /* [2][G][W]: when each worker is free */
-    double *pin_free;                 /* [2][G]: when each rank's pin thread is free */
-    double *clk;                      /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
-    int *items;                       /* [G]: items of the batch on each rank */
-    uint16_t *rank_sv;                /* [G]: the server of each rank, as the engine places them */
-    calendar_t *cpu;                  /* [2][ns]: each server's cores on each timeline */
+    double start_s, init_s;  /* a worker's fork (the iterator's), its own start */
+    double collate_s, pin_s; /* per item of a batch */
+    double open[2];          /* when the epoch's iterator is made, per timeline */
+    int64_t k;               /* the batch's worker */
+    double *wfree;           /* [2][G][W]: when each worker is free */
+    double *pin_free;        /* [2][G]: when each rank's pin thread is free */
+    double *clk;             /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
+    int *items;              /* [G]: items of the batch on each rank */
+    uint16_t *rank_sv;       /* [G]: the server of each rank, as the engine places them */
+    calendar_t *cpu;         /* [2][ns]: each server's cores on each timeline */
 } torch_t;
 
 /* The CPU calendars remember 2^CPU_LOG2 buckets (2 x ns of them a stream). */
@@ -201,6 +207,7 @@ static int torch_init(prep_t *p) {
     p->cpu_slots = effective_cores(s, p->cores);
     p->iter_cpu_s = iter_cpu(s, p->job);
     t->start_s = ms(s->loader.torch.worker_start_ms);
+    t->init_s = ms(s->loader.torch.worker_init_ms);
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
@@ -221,34 +228,53 @@ static int torch_init(prep_t *p) {
     return 0;
 }
 
+/* One core of server sv on timeline tl for dur seconds from t on: when done. */
+static inline double on_core(torch_t *t, int tl, int sv, double at, double dur) {
+    double end;
+    calendar_hold(&t->cpu[tl * t->ns + sv], at, dur, &end);
+    return end;
+}
+
+/* An epoch that forks its workers: the iterator forks them one after
+ * another and returns when the last is forked (the training loop takes no
+ * batch before); each worker then runs its own start (imports, the
+ * Dataset's pages touched) on a core before its first item. Every worker
+ * starts, whether the epoch has a batch for it or not. */
+static void torch_spawn(torch_t *t, const double issue[2]) {
+    const int G = t->G, W = t->W;
+    for (int tl = 0; tl < 2; tl++) {
+        t->open[tl] = issue[tl] + t->start_s * (double)W;
+        for (int r = 0; r < G; r++)
+            for (int k = 0; k < W; k++) {
+                double *wf = &t->wfree[((size_t)tl * G + r) * W + k];
+                *wf = issue[tl] + t->start_s * (double)(k + 1);
+                if (t->init_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->init_s);
+            }
+    }
+}
+
 static void torch_begin_batch(prep_t *p, int epoch, int64_t batch, const double issue[2],
                               const double idle[2]) {
     torch_t *t = p->state;
     int G = t->G, W = t->W;
     t->k = W > 0 ? (p->batch_worker ? (int64_t)p->batch_worker[batch] : batch % W) : 0;
-    int spawn = W > 0 && batch < W && (epoch == 0 || !t->persistent);
+    if (batch == 0) {
+        t->open[0] = t->open[1] = 0;
+        if (W > 0 && (epoch == 0 || !t->persistent)) torch_spawn(t, issue);
+    }
     for (int tl = 0; tl < 2; tl++) {
         for (int r = 0; r < G; r++) {
             double at = issue[tl];
             if (W == 0) {
                 if (idle[tl] > at) at = idle[tl];
             } else {
-                double *wf = &t->wfree[((size_t)tl * G + r) * W + t->k];
-                /* The iterator forks its workers one after another. */
-                if (spawn) *wf = issue[tl] + t->start_s * (double)(t->k + 1);
-                if (*wf > at) at = *wf;
+                double wf = t->wfree[((size_t)tl * G + r) * W + t->k];
+                if (wf > at) at = wf;
             }
             t->clk[tl * G + r] = at;
         }
     }
     memset(t->items, 0, sizeof *t->items * (size_t)G);
-}
-
-/* One core of server sv on timeline tl for dur seconds from t on: when done. */
-static inline double on_core(torch_t *t, int tl, int sv, double at, double dur) {
-    double end;
-    calendar_hold(&t->cpu[tl * t->ns + sv], at, dur, &end);
-    return end;
 }
 
 static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double ready_mem,
@@ -285,7 +311,7 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
         }
         if (done > ready) ready = done;
     }
-    return ready;
+    return ready > t->open[tl] ? ready : t->open[tl];
 }
 
 /* Every rank's training process takes its step's CPU on its server's cores
@@ -426,7 +452,8 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const int W = (int)s->loader.torch.num_workers;
     const int64_t P = torch_staged(s, j);
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
-    const double cpu = iter_cpu(s, j), start = ms(s->loader.torch.worker_start_ms);
+    const double cpu = iter_cpu(s, j), start = ms(s->loader.torch.worker_start_ms),
+                 init = ms(s->loader.torch.worker_init_ms);
     const double collate = collate_item(s), pin = pin_item(s);
     const int drop = s->loader.torch.drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
@@ -442,8 +469,11 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const double tail_workers = (double)(nb - last_round);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, pin_free = 0, io_free = 0;
-        for (int w = 0; wfree && w < W; w++)
-            wfree[w] = spawn ? start * (w + 1) : 0;
+        /* The iterator forks every worker before the loop takes a batch;
+         * each worker's own start takes the first slice's share of a core. */
+        const double open = spawn ? start * W : 0;
+        for (int w = 0; wfree && sg && w < W; w++)
+            wfree[w] = spawn ? start * (w + 1) + init * sg[tl * m->steps] : 0;
         for (int64_t k = 0; wfree && started && sg && k < nb; k++) {
             int last = k == nb - 1;
             double items = last && !drop ? (m->items - (double)k * M) : M;
@@ -468,6 +498,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             if (pin > 0)
                 done = pin_free = (done > pin_free ? done : pin_free) + pin * slow * per_rank;
             double go = done > end ? done : end;
+            if (go < open) go = open;
             end = go + cpu * slow + (last ? m->t_last : m->t_batch);
             started[k % P] = go;
         }
@@ -536,7 +567,8 @@ static const key_def_t keys[] = {
     {"loader.step_ms", KT_REAL, "ms", "0.2", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.step_ms), "pytorch: training-process CPU per iteration, serial with the GPU's compute"},
     {"loader.core_efficiency", KT_REAL, "", "1", 0.05, 1, 0, NULL, SCN_FIELD(loader.torch.core_efficiency), "pytorch: each process's speed with every core busy, relative to one process alone (the probe measures it)"},
     {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, SCN_FIELD(loader.torch.oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
-    {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made"},
+    {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
+    {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
 };
 /* clang-format on */
 

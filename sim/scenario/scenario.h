@@ -173,6 +173,7 @@ typedef struct {
             double pin_ms_per_item;
             double step_ms;
             double worker_start_ms;
+            double worker_init_ms;
             double core_efficiency;
             char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
         } torch;
