@@ -425,7 +425,8 @@ def worker_start(ds, max_workers):
     each fork copies this process as it is), fitted per worker:
     worker_start_ms. Each worker's own CPU before it waits for an index
     (/proc/PID/stat once it stops growing: imports, seeding, the pages it
-    touches): worker_init_ms, the median over every worker started."""
+    touches): worker_init_ms, the median of the runs with one worker (with
+    more, the cores' crowding is in it, which loader.oversub applies)."""
     from torch.utils.data import DataLoader, Subset
 
     xs, ys, init = [], [], []
@@ -436,7 +437,8 @@ def worker_start(ds, max_workers):
             it = iter(dl)
             ys.append(time.perf_counter() - t0)
             xs.append(w)
-            init += idle_cpu_s([p.pid for p in it._workers])
+            if w == 1:  # alone: the cores' curve (loader.oversub) scales it where workers crowd
+                init += idle_cpu_s([p.pid for p in it._workers])
             it._shutdown_workers()
             del it, dl
     a, b = fit_line(xs, ys, "iter() over workers")
