@@ -24,7 +24,8 @@ Before the cores were simulated (main f72e534) a tier hit was costed as the
 store's GET in the workers' contention factor, so the workers looked idle
 and the prediction was several times too fast.
 Exit 0 when every row is within 15 % (the issue's target) and the median
-within 10 %; 1 when not; 77 without PyTorch."""
+within 10 % (--quick: 50 % and 20 %, as validate_torch.py --quick); 1 when
+not; 77 without PyTorch."""
 
 import argparse
 import os
@@ -133,8 +134,13 @@ def main():
             f.write(text)
     if a.update and harness.update_markers(a.update, "validate_tier", text, "validate_tier"):
         return 2
-    ok = med <= 0.10 and worst <= 0.15
-    print(f"validate_tier: targets (median <= 10 %, every row <= 15 %) "
+    # --quick (ctest torch_tier, CI) holds 4 rows of 300 items on a shared
+    # machine to validate_torch --quick's looser bar, which still fails on
+    # the defect this harness was written for (f72e534: every row about
+    # half the real epoch); the full run holds the issue's targets.
+    lim = (0.20, 0.50) if a.quick else (0.10, 0.15)
+    ok = med <= lim[0] and worst <= lim[1]
+    print(f"validate_tier: targets (median <= {lim[0]:.0%}, every row <= {lim[1]:.0%}) "
           f"{'met' if ok else 'NOT met'}", file=sys.stderr)
     return 0 if ok else 1
 
