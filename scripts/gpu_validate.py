@@ -691,7 +691,11 @@ def main():
     os.makedirs(a.out_dir, exist_ok=True)
     st = State(os.path.join(a.out_dir, "results.json"),
                "cpu-smoke" if a.cpu_smoke else "gpu", a.fresh)
-    st.d.update(device_name=gpurate.device_name(a.device), host=platform.node(),
+    name = gpurate.device_name(a.device)
+    if st.d.get("device_name", name) != name:
+        log(f"{st.path} holds a run on {st.d['device_name']}, not {name}: starting afresh")
+        st.d = dict(mode=st.d["mode"])
+    st.d.update(device_name=name, host=platform.node(),
                 torch=torch.__version__,
                 when=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     if not harness.has_jpegs(a.data):

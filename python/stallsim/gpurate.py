@@ -91,12 +91,18 @@ class Trainer:
         x = x.to(self.device, non_blocking=True)
         y = y.to(self.device, non_blocking=True)
         self.opt.zero_grad(set_to_none=True)
-        with torch.autocast(device_type=self.device.type, dtype=self.dtype or torch.float32,
-                            enabled=self.dtype is not None):
+        with self.autocast():
             loss = self.loss(self.model(x), y)
         self.scaler.scale(loss).backward()
         self.scaler.step(self.opt)
         self.scaler.update()
+
+    def autocast(self):
+        if self.dtype is None:  # fp32: no autocast (CPU autocast warns at float32)
+            import contextlib
+
+            return contextlib.nullcontext()
+        return self.torch.autocast(device_type=self.device.type, dtype=self.dtype)
 
     def sync(self):
         if self.device.type == "cuda":
