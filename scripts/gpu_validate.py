@@ -553,7 +553,7 @@ def step_train(a, st, out_of_time):
     scen = validate_torch.write_scenario(os.path.join(a.out_dir, "train.yaml"),
                                          st.d["probe"]["profile"], a.epochs, a.data, batch=a.batch,
                                          name="gpu-validation", tool=TOOL)
-    done = st.d.setdefault("train", {})
+    done, failed = st.d.setdefault("train", {}), []
     for m in a.models:
         rate = st.d["rate"].get(m, {}).get("at_batch", {}).get("items_per_s")
         if not rate:
@@ -567,7 +567,13 @@ def step_train(a, st, out_of_time):
                     continue
                 if out_of_time():
                     return False
-                meas = train_row(a, m, w, pin)
+                try:
+                    meas = train_row(a, m, w, pin)
+                except subprocess.CalledProcessError as e:
+                    log(f"train: {key}: FAILED (exit {e.returncode}): see {a.out_dir}/train.log",
+                        a.cpu_smoke)
+                    failed.append(key)
+                    continue
                 sim = validate_torch.predict(a, scen, dict(workers=w, compute=compute, cache="warm",
                                                            persistent=False, pin=pin))
                 c = harness.compare_row(meas["epochs"], meas["batches"], compute, sim)
@@ -578,6 +584,8 @@ def step_train(a, st, out_of_time):
                 log(f"train: {m} workers={w} pin={'on' if pin else 'off'}: measured "
                     f"{c['meas_t']:.3f} s ({c['meas_stall']:.1%} stall), predicted {c['pred_t']:.3f} s "
                     f"({c['pred_stall']:.1%}): {c['err']:+.1%}", a.cpu_smoke)
+    if failed:
+        raise RuntimeError(f"{len(failed)} rows failed ({', '.join(failed)}); a rerun tries them again")
     return True
 
 
@@ -668,8 +676,9 @@ def device_or_skip(a):
     if not torch.cuda.is_available():
         why = ("PyTorch here is built without CUDA" if not torch.version.cuda
                else "torch.cuda.is_available() is false")
-        harness.skip(TOOL, f"no CUDA device: nothing measured (torch {torch.__version__}: {why}; "
-                     "--cpu-smoke tests the harness on the CPU)")
+        harness.skip(TOOL, f"no CUDA device: nothing measured (torch {torch.__version__} in "
+                     f"{sys.executable}: {why}; gpu_validate.sh --python PY names a python3 whose "
+                     "PyTorch has CUDA; --cpu-smoke tests the harness on the CPU)")
     return "cuda"
 
 

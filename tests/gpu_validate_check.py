@@ -261,5 +261,30 @@ class Tables(unittest.TestCase):
         self.assertIn("batch_per_gpu: 128", text)
 
 
+class CommandLine(unittest.TestCase):
+    """Refusals that come before PyTorch is loaded (exit 2, the reason said)."""
+
+    def run_py(self, *args):
+        import subprocess
+
+        env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"))
+        return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env)
+
+    def test_probe(self):
+        p = self.run_py("-m", "stallsim.probe", "--gpu-rate", "--batch", "0")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--gpu-rate: --batch and --iters must be >= 1", p.stderr)
+        # the loader's probe still needs --data and --out
+        p = self.run_py("-m", "stallsim.probe", "--out", "x.yaml")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("required: --data", p.stderr)
+
+    def test_smoke_never_updates(self):
+        p = self.run_py(os.path.join(SRC, "scripts", "gpu_validate.py"), "--cpu-smoke",
+                        "--update", "VALIDATION.md")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("CPU smoke figures never go into VALIDATION.md", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
