@@ -199,9 +199,16 @@ def dev_label(device, smoke):
 def banner(smoke, device_name, host, when):
     if smoke:
         return [f"**{SMOKE} run** (`--cpu-smoke`, {host}, {when}): every figure below was measured "
-                f"on the CPU ({device_name}) at tiny sizes to test the harness. None is a GPU "
-                "result.", ""]
+                f"on {device_name} at tiny sizes to test the harness. None is a GPU result.", ""]
     return [f"Run on {host} ({device_name}), {when}, by `scripts/gpu_validate.sh`.", ""]
+
+
+def md_head(caption, cols):
+    """A caption and a Markdown table's head; cols: the names, '~' for a
+    space, each ending in '>' right-aligned."""
+    names = [c.rstrip(">").replace("~", " ") for c in cols.split()]
+    align = ["---:" if c.endswith(">") else "---" for c in cols.split()]
+    return [caption, "", f"| {' | '.join(names)} |", f"|{'|'.join(align)}|"]
 
 
 def fmt_calib(cal, ctest, smoke):
@@ -231,10 +238,8 @@ def fmt_calib(cal, ctest, smoke):
 
 def fmt_decode(d, smoke):
     tag = f" ({SMOKE})" if smoke else ""
-    out = [f"Decode{tag}:", "",
-           "| device | API | images | mean KB | mean MP | batch | measured items/s | "
-           "predicted items/s | error | predicted with |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    out = md_head(f"Decode{tag}:", "device API images> mean~KB> mean~MP> batch> measured~items/s> "
+                  "predicted~items/s> error> predicted~with")
     pred = d.get("pred_items_s")
     err = f"{pred / d['items_s'] - 1:+.1%}" if pred else "–"
     out.append(f"| {dev_label(d['device'], smoke)} | {d['api']} | {d['n']} | {d['kb']:.1f} | "
@@ -246,11 +251,9 @@ def fmt_decode(d, smoke):
 def fmt_rates(rates, smoke):
     """Each model's measured rate, and the published row beside it."""
     tag = f" ({SMOKE})" if smoke else ""
-    out = [f"The models' own rate{tag} (synthetic input on the device, `stallsim-probe --gpu-rate`):",
-           "",
-           "| model | device | batch | precision | measured items/s | published row | "
-           "published items/s | measured / published |",
-           "|---|---|---:|---|---:|---|---:|---:|"]
+    out = md_head(f"The models' own rate{tag} (synthetic input on the device, `stallsim-probe "
+                  "--gpu-rate`):", "model device batch> precision measured~items/s> published~row "
+                  "published~items/s> measured~/~published>")
     for model, r in rates.items():
         p = r.get("published")
         pub = (f"{p['gpu']} batch {p['batch']} {p['precision']}" if p
@@ -270,10 +273,8 @@ def fmt_rates(rates, smoke):
 
 def fmt_train(rows, smoke):
     tag = f" ({SMOKE} figures, not GPU results)" if smoke else ""
-    out = [f"Training{tag}:", "",
-           "| model | device | num_workers | pin_memory | GPU items/s | measured s/epoch | "
-           "predicted | error | measured stall | predicted stall |",
-           "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    out = md_head(f"Training{tag}:", "model device num_workers> pin_memory model~items/s~(rate~step)> "
+                  "measured~s/epoch> predicted> error> measured~stall> predicted~stall>")
     for r in rows:
         out.append(f"| {r['model']} | {dev_label(r['device'], smoke)} | {r['workers']} | "
                    f"{'on' if r['pin'] else 'off'} | {r['rate']:.1f} | {r['meas_t']:.3f} | "
@@ -704,9 +705,9 @@ def main():
     if st.d.get("device_name", name) != name:
         log(f"{st.path} holds a run on {st.d['device_name']}, not {name}: starting afresh")
         st.d = dict(mode=st.d["mode"])
-    st.d.update(device_name=name, host=platform.node(),
-                torch=torch.__version__,
-                when=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    st.d.update(device_name=name, host=platform.node(), torch=torch.__version__)
+    # when the run began: a rerun that goes on keeps it
+    st.d.setdefault("when", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     if not harness.has_jpegs(a.data):
         log(f"generating {a.items} JPEGs in {a.data}", a.cpu_smoke)
     harness.generate(a.bin, a.data, a.items)

@@ -58,7 +58,7 @@ fi
 # against TurboJPEG's, and what each says when it cannot run.
 (cd "$build" && ctest -R calib_gpu --output-on-failure -V) >"$out/ctest-calib_gpu.log" 2>&1
 rc=$?
-grep -E "testing on|no GPU to test on|nvJPEG|tests passed" "$out/ctest-calib_gpu.log" \
+grep -E "testing on|no GPU to test on|nvJPEG|% tests passed" "$out/ctest-calib_gpu.log" \
   | sed 's/^[0-9]*: //' | sort -u | sed 's/^/gpu_validate.sh: ctest: /' >&2
 [ $rc = 0 ] || echo "gpu_validate.sh: ctest -R calib_gpu FAILED (see $out/ctest-calib_gpu.log)" >&2
 "$py" scripts/gpu_validate.py --bin "$build/sim/stallsim" --out-dir "$out" \

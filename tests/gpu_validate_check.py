@@ -183,6 +183,9 @@ class Tables(unittest.TestCase):
     def test_train_table(self):
         rows = [row("resnet18", 1, False, 0.1), row("resnet18", 1, True, -0.2)]
         text = "\n".join(gv.fmt_train(rows, False))
+        self.assertIn("| model | device | num_workers | pin_memory | model items/s (rate step) | "
+                      "measured s/epoch | predicted | error | measured stall | predicted stall |\n"
+                      "|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n", text)
         self.assertIn("| resnet18 | NVIDIA H100 80GB HBM3 | 1 | off | 2500.0 | 2.000 | 2.200 | "
                       "+10.0% | 25.0% | 30.0% |", text)
         self.assertIn("| resnet18 | NVIDIA H100 80GB HBM3 | 1 | on | 2500.0 | 2.000 | 1.600 | "
