@@ -104,6 +104,25 @@ def dataset_stats(data):
     return len(sizes), mean / 1e3, statistics.pstdev(sizes) / mean
 
 
+def write_scenario(scen, profile, epochs, data, batch=BATCH, name="torch-validation",
+                   tool="validate_torch"):
+    """The harness's training job over data's JPEGs on the probe's profile
+    (predict() sets what each row changes); returns scen."""
+    n, kb, cv = dataset_stats(data)
+    with open(scen, "w") as f:
+        f.write(f"""# written by scripts/{tool}.py: the harness's training job
+name: {name}
+host: {profile}
+epochs: {epochs}
+dataset: {{items: {n}, item_kb: {kb:.6g}, item_kb_cv: {cv:.4g}}}
+server: {{gpus: 1, cache_gb: 1000}}
+loader: {{kind: pytorch, cache: lru}}
+jobs:
+  - {{name: train, gpus: 1, batch_per_gpu: {batch}, compute_s_per_batch: 0.01}}
+""")
+    return scen
+
+
 def predict(a, scen, r):
     """`stallsim run` on the row: the simulator's (epoch_s, t_gpu_s) per epoch."""
     sets = ["loader.num_workers=%d" % r["workers"],
@@ -149,19 +168,8 @@ def main():
     profile = os.path.join(os.path.dirname(os.path.abspath(a.data)), "host-torch.yaml")
     subprocess.run([sys.executable, os.path.join(ROOT, "microbench", "torch", "probe.py"),
                     "--data", a.data, "--out", profile], check=True)
-    n, kb, cv = dataset_stats(a.data)
-    scen = os.path.join(os.path.dirname(profile), "torch-validation.yaml")
-    with open(scen, "w") as f:
-        f.write(f"""# written by scripts/validate_torch.py: the harness's training job
-name: torch-validation
-host: {profile}
-epochs: {a.epochs}
-dataset: {{items: {n}, item_kb: {kb:.6g}, item_kb_cv: {cv:.4g}}}
-server: {{gpus: 1, cache_gb: 1000}}
-loader: {{kind: pytorch, cache: lru}}
-jobs:
-  - {{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: 0.01}}
-""")
+    scen = write_scenario(os.path.join(os.path.dirname(profile), "torch-validation.yaml"),
+                          profile, a.epochs, a.data)
     rows = matrix(a.quick)
     table = []
     for r in rows:

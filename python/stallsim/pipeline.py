@@ -131,14 +131,19 @@ def make_dataset(root, spec="imagefolder"):
     if ":" not in spec:
         print(f"--dataset {spec}: expected imagefolder or module:factory", file=sys.stderr)
         sys.exit(2)
+    return load_factory(spec, "--dataset")(root)
+
+
+def load_factory(spec, flag):
+    """The callable a "module:factory" spec names, the module imported from
+    the working directory or PYTHONPATH; exit 2 saying why when it cannot."""
     mod, fn = spec.split(":", 1)
     sys.path.insert(0, os.getcwd())
     try:
-        factory = getattr(importlib.import_module(mod), fn)
+        return getattr(importlib.import_module(mod), fn)
     except (ImportError, AttributeError) as e:
-        print(f"--dataset {spec}: cannot load {fn} from {mod}: {e}", file=sys.stderr)
+        print(f"{flag} {spec}: cannot load {fn} from {mod}: {e}", file=sys.stderr)
         sys.exit(2)
-    return factory(root)
 
 
 def item_paths(ds):
@@ -185,12 +190,14 @@ def warm(paths):
                 pass
 
 
-def timed_epochs(loader_for, epochs, compute_s, on_batch=None):
+def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None):
     """The harnesses' training loop: for each epoch the DataLoader
     loader_for(epoch) gives, every batch taken and the GPU emulated by
     sleeping compute_s; returns each epoch's wall time (from making its
     iterator to the end of its last step) and the last epoch's batches;
-    on_batch(epoch, batch), when given, sees each batch first."""
+    on_batch(epoch, batch), when given, sees each batch first (a real
+    training step, with compute_s 0), and on_epoch_end(), when given, runs
+    inside the epoch's time after its last batch (waiting for the GPU)."""
     import time
 
     eps, nb = [], 0
@@ -203,5 +210,7 @@ def timed_epochs(loader_for, epochs, compute_s, on_batch=None):
                 on_batch(e, batch)
             time.sleep(compute_s)
             nb += 1
+        if on_epoch_end:
+            on_epoch_end()
         eps.append(time.perf_counter() - t0)
     return eps, nb

@@ -5,6 +5,9 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
   stallsim-probe --data DIR --out host-torch.yaml
       [--dataset imagefolder|module:factory] [--batch 32] [--items 640]
       [--max-workers N] [--pipelines] [--audio WAVDIR]
+  stallsim-probe --gpu-rate [--model resnet18,resnet50|module:factory]
+      [--batch 32] [--precision auto|amp|bf16|fp32] [--iters 50]
+      [--warmup 10] [--device cuda|cpu] [--out gpu-rate.yaml]
 
 (installed from python/ with pip; in a checkout without installing,
 /usr/bin/python3 microbench/torch/probe.py runs the same main).
@@ -55,6 +58,14 @@ the training items are (one worker, the median of 3 runs, page cache warm):
   file's size as prep.audio_ms_per_item + prep.audio_ms_per_mb; the clips'
   mean size, the item's out_kb and its own collate, hand-over and next()
   costs go under measured: (the loader keys stay the image item's).
+--gpu-rate times the model instead of the loader (stallsim.gpurate): real
+forward and backward passes and SGD steps of each --model at --batch and
+--precision ("auto": float16 autocast with a GradScaler on CUDA, fp32 on
+the CPU) on synthetic input already on the device, --warmup steps and then
+--iters timed ones; one JSON line a model on stdout with its items/s and
+the `--set jobs.0.gpu_items_per_s=...` to give stallsim (--out: the same
+as YAML). It is the GPU's rate for your model, where scenarios/gpus/rates.yaml
+has a published one only for some GPUs and models.
 Progress and the fits go to stderr; the profile is written atomically."""
 
 import argparse
@@ -516,8 +527,8 @@ def write_profile(path, text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", required=True, help="the dataset's root (ImageFolder tree)")
-    ap.add_argument("--out", required=True, help="the host profile to write")
+    ap.add_argument("--data", help="the dataset's root (ImageFolder tree; required but with --gpu-rate)")
+    ap.add_argument("--out", help="the host profile to write (with --gpu-rate: the rates, optional)")
     ap.add_argument("--dataset", default="imagefolder", help="imagefolder or module:factory")
     ap.add_argument("--batch", type=int, default=32, help="batch size per GPU (default 32)")
     ap.add_argument("--items", type=int, default=640, help="items to time (default 640)")
@@ -530,7 +541,23 @@ def main():
     ap.add_argument("--oversub-reps", type=int, default=REPS,
                     help=f"runs of each loader.oversub point, the median kept (default {REPS})")
     ap.add_argument("--seed", type=int, default=1)
+    g = ap.add_argument_group("--gpu-rate: the model's own rate on this device")
+    g.add_argument("--gpu-rate", action="store_true",
+                   help="time forward+backward passes of --model at --batch instead of the loader")
+    g.add_argument("--model", default="resnet18,resnet50",
+                   help="torchvision models or module:factory, comma-separated (default resnet18,resnet50)")
+    g.add_argument("--precision", default="auto", help="auto (amp on CUDA, else fp32), amp, bf16 or fp32")
+    g.add_argument("--iters", type=int, default=50, help="timed steps (default 50)")
+    g.add_argument("--warmup", type=int, default=10, help="untimed steps first (default 10)")
+    g.add_argument("--device", help="cuda, cuda:N or cpu (default: cuda when there is one)")
     a = ap.parse_args()
+    if a.gpu_rate:
+        if a.batch < 1 or a.iters < 1 or a.warmup < 0:
+            ap.error("--gpu-rate: --batch and --iters must be >= 1 and --warmup >= 0")
+    else:
+        missing = [f for f, v in (("--data", a.data), ("--out", a.out)) if not v]
+        if missing:
+            ap.error(f"the following arguments are required: {', '.join(missing)}")
     if a.batch < 1 or a.items < 8 or a.oversub_reps < 1:
         ap.error("--batch and --oversub-reps must be >= 1 and --items >= 8")
     if a.pipelines and a.dataset != "imagefolder":
@@ -543,6 +570,10 @@ def main():
     except ImportError:
         sys.exit("probe: PyTorch is missing: scripts/setup.sh --torch installs Debian's python3-torch "
                  "(a venv sees it only when made with --system-site-packages)")
+    if a.gpu_rate:
+        from stallsim import gpurate
+
+        sys.exit(gpurate.main_rate(a, log, write_profile))
     if not os.path.isdir(a.data):
         ap.error(f"--data {a.data}: not a directory")
     torch.manual_seed(a.seed)
