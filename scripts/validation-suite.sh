@@ -18,9 +18,14 @@
 # - if nothing was measured (everything skipped or busy) it says so and
 #   exits 77, never 0.
 #
-# usage: scripts/validation-suite.sh [--build DIR] [--wait S] [--only REGEX] [--no-torch-quick]
+# - with --budget, an item is started only while the suite has run for less
+#   than the budget; the items left are listed "not run: past the budget",
+#   never passed (a started item runs to its end, its retry included).
+#
+# usage: scripts/validation-suite.sh [--build DIR] [--wait S] [--budget S] [--only REGEX] [--no-torch-quick]
 #   --build  the configured and built tree (default: build; README command 2 makes it)
 #   --wait   seconds to wait for a busy host to settle before a run (default 60)
+#   --budget start no item once the suite has run this many seconds (default: none)
 #   --only   run only the validation tests whose names match (ctest -R)
 #   --no-torch-quick  leave out scripts/validate_torch.py --quick
 # Exit: 0 every test that measured passed (at least one did), 1 a test
@@ -30,20 +35,23 @@ cd "$(dirname "$0")/.."
 
 build=build
 wait_s=60
+budget=
 only=
 torch_quick=1
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=${2:?--build needs a folder}; shift ;;
     --wait) wait_s=${2:?--wait needs seconds}; shift ;;
+    --budget) budget=${2:?--budget needs seconds}; shift ;;
     --only) only=${2:?--only needs a regular expression}; shift ;;
     --no-torch-quick) torch_quick=0 ;;
-    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "validation-suite.sh: unknown option '$1' (--help for usage)" >&2; exit 2 ;;
   esac
   shift
 done
 case $wait_s in '' | *[!0-9]*) echo "validation-suite.sh: --wait: expected whole seconds, got '$wait_s'" >&2; exit 2 ;; esac
+case $budget in *[!0-9]*) echo "validation-suite.sh: --budget: expected whole seconds, got '$budget'" >&2; exit 2 ;; esac
 [ -f "$build/CTestTestfile.cmake" ] && [ -x "$build/sim/stallsim" ] || {
   echo "validation-suite.sh: no built tree in '$build': build first (README command 2, or" \
     "cmake -S . -B $build && cmake --build $build -j)" >&2
@@ -103,8 +111,15 @@ skip_reason() { # LOG: the test's own words for why it skipped
 
 results=()
 measured=0 failures=0
+unrun=0
 run_item() { # NAME RUNNER
   local name=$1 runner=$2 l1 l2 log=$log_dir/$1.log t0
+  if [ -n "$budget" ] && [ $(($(date +%s) - t_begin)) -ge "$budget" ]; then
+    unrun=$((unrun + 1))
+    results+=("$(printf '%-24s %s' "$name" "not run: past the budget (--budget $budget s)")")
+    echo "validation: $name: not run: past the budget ($budget s)" >&2
+    return
+  fi
   l1=$(settle)
   t0=$(date +%s)
   echo "validation: $name (load average $l1 on $cores cores) ..." >&2
@@ -151,8 +166,8 @@ if [ $failures -gt 0 ]; then
   exit 1
 fi
 if [ $measured = 0 ]; then
-  echo "validation: NOTHING MEASURED: every item skipped or found the host busy (reasons above);" \
+  echo "validation: NOTHING MEASURED: every item skipped, found the host busy or was not run (reasons above);" \
     "this is not a pass"
   exit 77
 fi
-echo "validation: $measured measured and passed; the rest skipped or not measured (reasons above)"
+echo "validation: $measured measured and passed; the rest skipped, not measured or not run (reasons above)"
