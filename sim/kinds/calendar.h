@@ -22,7 +22,10 @@
 
 typedef struct calendar {
     double dt, rate, cap; /* cap = rate x dt, the units of one bucket */
-    int64_t top;          /* the latest bucket touched */
+    /* 1 / dt and 1 / rate: every read and every item's core divides by
+     * them, and a division costs several multiplications' time. */
+    double inv_dt, inv_rate;
+    int64_t top; /* the latest bucket touched */
     uint32_t mask;
     /* By bucket & mask: the units left in it and which bucket the slot
      * holds (another: all left), side by side, one cache line a bucket. */
@@ -57,7 +60,7 @@ static inline double calendar_hold(calendar_t *c, double t, double dur, double *
     const double dt = c->dt;
     /* floor(t / dt) for t >= 0, as a truncation (no libm call); earlier
      * times are bucket 0. */
-    const double q = t / dt;
+    const double q = t * c->inv_dt;
     int64_t i = q > 0 ? (int64_t)q : 0;
     if (i < c->top - (int64_t)c->mask) {
         *end = t + dur;
