@@ -292,6 +292,19 @@ done
   && ok || bad "advise without server.shm_mb: the grid's count moved"
 # Every configuration past it: said, exit 0, no configuration named.
 out=$("$bin" advise "$pl" "${grid[@]}" --set server.shm_mb=512)
-grep -qF "no configuration of the grid meets the target: every one is past server.shm_mb" <<<"$out" \
+grep -qF "no configuration of the grid meets the target: every one is past a memory limit (server.shm_mb or server.mem_gb)" <<<"$out" \
   && ok || bad "advise with every configuration past server.shm_mb: $out"
+# server.mem_gb (issue 35): 8 training processes of 2 GiB and workers of
+# 600 MiB on a 24 GiB server: 16 + W x 8 x 0.586 GiB + /dev/shm (1 worker
+# fits, 2 do not); advise leaves out what the OOM killer would end, and
+# check refuses exactly those.
+mem=(--set jobs.0.host_mem_gb=2 --set loader.worker_mem_mb=600 --set server.mem_gb=24)
+out=$("$bin" advise "$pl" "${grid[@]}" "${mem[@]}" --format json)
+over=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["past_memory_limit"])' <<<"$out")
+left=0
+for w in 1 2 4 8; do
+  "$bin" check "$pl" --variant as-written "${mem[@]}" --set loader.num_workers=$w 2>&1 | grep -q "OOM killer" && left=$((left + 3))
+done
+[ "$over" = 9 ] && [ "$over" = "$left" ] && ok \
+  || bad "advise under server.mem_gb left out '$over' configurations; check refuses $left: $out"
 finish advise

@@ -330,6 +330,36 @@ static void test_shm(void **state) {
     assert_int_equal(memory_check(&S, &T), 0);
 }
 
+/* A server's memory (memory.c): 2 training processes of 3 GiB, 2 workers
+ * each of 500 MiB, test_shm's 10 batches in /dev/shm, and a MinIO cache of
+ * 5 GB held in the loader (an LRU stands for the page cache: not counted).
+ * 6 + 1.953 + 0.184 + 4.657 = 12.79 GiB: refused at 12.5, accepted at 13. */
+static void test_server_memory(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 2000, item_kb: 110}\n"
+                       "server: {gpus: 2, cache_gb: 5}\nprep: {out_kb: 602.112}\n"
+                       "loader: {kind: pytorch, num_workers: 2, worker_mem_mb: 500, cache: minio}\n"
+                       "jobs: [{gpus: 2, batch_per_gpu: 32, compute_s_per_batch: 0.1, "
+                       "host_mem_gb: 3}]\n";
+    const double batch = 4704.0 * 4096 + 4096, G = 1073741824.0;
+    const double want = 6 * G + 4 * 500 * 1048576.0 + 10 * batch + 5e9;
+    const char *none[] = {NULL};
+    assert_int_equal(tu_build(yaml, none, &S, &T), 0);
+    memory_parts_t m = memory_peak(&S, &T, 0);
+    if (fabs(m.total - want) > 1 || m.procs != 2 || fabs(m.cache - 5e9) > 1)
+        fail_msg("server memory %.0f B (cache %.0f, %d processes), want %.0f", m.total, m.cache,
+                 m.procs, want);
+    const char *lru[] = {"loader.cache=lru", NULL};
+    assert_int_equal(tu_build(yaml, lru, &S, &T), 0);
+    assert_true(fabs(memory_peak(&S, &T, 0).total - (want - 5e9)) < 1);
+    const char *tight[] = {"server.mem_gb=12.5", NULL}, *roomy[] = {"server.mem_gb=13", NULL};
+    assert_int_equal(tu_build(yaml, tight, &S, &T), 0);
+    assert_int_equal(memory_check(&S, &T), 2);
+    assert_int_equal(memory_fits(&S, &T), 0);
+    assert_int_equal(tu_build(yaml, roomy, &S, &T), 0);
+    assert_int_equal(memory_check(&S, &T), 0);
+}
+
 /* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
  * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
  * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
@@ -493,8 +523,9 @@ int main(void) {
         cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
         cmocka_unit_test(test_train_cpu),       cmocka_unit_test(test_drop_last_reads),
         cmocka_unit_test(test_torch_tier),      cmocka_unit_test(test_shm),
-        cmocka_unit_test(test_job_pipelines),   cmocka_unit_test(test_gpu_decode),
-        cmocka_unit_test(test_gpu_memory),      cmocka_unit_test(test_mem_bound),
+        cmocka_unit_test(test_server_memory),   cmocka_unit_test(test_job_pipelines),
+        cmocka_unit_test(test_gpu_decode),      cmocka_unit_test(test_gpu_memory),
+        cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

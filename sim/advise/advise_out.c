@@ -63,13 +63,14 @@ static void text_head(FILE *f, const advise_plan_t *p) {
             (long long)p->grid.size, (long long)s->nok);
     if (s->nover)
         fprintf(f,
-                "; %lld left out, past server.shm_mb: their loaders' workers would die of a "
-                "bus error (/dev/shm full) at the first batches",
+                "; %lld left out, past a memory limit (server.shm_mb or server.mem_gb): "
+                "their processes would die, of a bus error (/dev/shm full) at the first "
+                "batches or by the OOM killer",
                 (long long)s->nover);
     fputc('\n', f);
     if (p->have_given && p->given.over_limit)
-        fputs("the scenario as given: past server.shm_mb, its loaders' workers would die of a bus "
-              "error (stallsim check says by how much)\n",
+        fputs("the scenario as given: past a memory limit (server.shm_mb or server.mem_gb), its "
+              "processes would die (stallsim check says which limit and by how much)\n",
               f);
     else if (p->have_given)
         text_point(f, "the scenario as given (model)", &p->given), fputc('\n', f);
@@ -100,7 +101,7 @@ static void text_recommendation(FILE *f, const advise_plan_t *p) {
         const advise_point_t *now = k ? &k->sim : m;
         fprintf(f, "  its bottleneck becomes %s", bottleneck_names[now->bottleneck]);
         if (p->have_given && p->given.over_limit)
-            fputs(" (as given: past server.shm_mb, a bus error)", f);
+            fputs(" (as given: past a memory limit, a crash)", f);
         else if (p->have_given)
             fprintf(f, " (as given: %s, gpu %.1f%%)", bottleneck_names[p->given.bottleneck],
                     100 * p->given.util);
@@ -111,7 +112,8 @@ static void text_recommendation(FILE *f, const advise_plan_t *p) {
                 "target\n",
                 s->nsims);
     } else if (!p->npareto) {
-        fputs("no configuration of the grid meets the target: every one is past server.shm_mb\n",
+        fputs("no configuration of the grid meets the target: every one is past a memory limit "
+              "(server.shm_mb or server.mem_gb)\n",
               f);
     } else {
         int64_t top = p->pareto[p->npareto - 1]; /* the busiest, the cheapest of those */

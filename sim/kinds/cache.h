@@ -63,6 +63,10 @@ typedef struct {
     /* What `measure` runs for this policy on a real pipeline: CACHE_REAL_*;
      * 0 (unset): measure cannot run it. */
     int real;
+    /* 1: the cache's bytes are the loader's own memory (charged to the
+     * server's limit); 0: none, or the page cache, which the kernel
+     * reclaims before it kills anything. */
+    int holds_memory;
 } cache_ops_t;
 
 enum {

@@ -73,4 +73,5 @@ const cache_ops_t cache_minio = {
     .hit_at = minio_at,
     .state_bytes = minio_bytes,
     .real = CACHE_REAL_LOADER,
+    .holds_memory = 1,
 };

@@ -138,6 +138,10 @@ typedef struct {
      * none without). When note is given and the bytes pass `budget`, it
      * says in the kind's own keys what would fit. */
     double (*shm_bytes)(const scenario_t *s, const job_t *j, double budget, char *note, size_t n);
+    /* Optional: bytes of private memory one training process's loader
+     * holds at its peak outside /dev/shm and the process itself (its worker
+     * processes' own pages); with note, says what it is in the kind's keys. */
+    double (*proc_bytes)(const scenario_t *s, const job_t *j, char *note, size_t n);
 
     /* Optional: the kind's own knob a user turns (the DataLoader's
      * num_workers), for "what to change" and advise (model/knob.h runs the

@@ -49,6 +49,7 @@
 #include "diag.h"
 #include "kinds.h"
 #include "loader.h"
+#include "memory.h"
 
 #include "calendar.h"
 
@@ -553,6 +554,18 @@ static double torch_shm(const scenario_t *s, const job_t *j, double budget, char
     return need;
 }
 
+/* Each worker is a process of its own: what a memory cgroup charges it is
+ * its private pages (the training process's pages it copied on write, its
+ * buffers), the probe's loader.worker_mem_mb; the pages still shared with
+ * the training process are charged once, to it. */
+static double torch_proc(const scenario_t *s, const job_t *j, char *note, size_t n) {
+    (void)j;
+    const int64_t W = s->loader.torch.num_workers;
+    const double each = s->loader.torch.worker_mem_mb * MIB;
+    if (note) snprintf(note, n, "%lld workers x %g MiB", (long long)W, each / MIB);
+    return (double)W * each;
+}
+
 /* clang-format off */
 static const key_def_t keys[] = {
     {"loader.num_workers", KT_INT, "processes", "0", 0, 4096, 0, NULL, SCN_FIELD(loader.torch.num_workers), "pytorch: worker processes per training process (GPU); 0 = load in the training process"},
@@ -569,6 +582,7 @@ static const key_def_t keys[] = {
     {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, SCN_FIELD(loader.torch.oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
     {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
+    {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory at its peak (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup), counted against server.mem_gb"},
 };
 /* clang-format on */
 
@@ -629,4 +643,5 @@ const loader_ops_t loader_pytorch = {
     .knob_set = torch_knob_set,
     .state_bytes = torch_bytes,
     .shm_bytes = torch_shm,
+    .proc_bytes = torch_proc,
 };

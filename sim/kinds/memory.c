@@ -2,6 +2,7 @@
 #include "memory.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "diag.h"
 #include "kinds.h"
@@ -41,6 +42,38 @@ static const instance_t *first_on(const topology_t *t, int v) {
     return NULL;
 }
 
+memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v) {
+    memory_parts_t m = {0};
+    const loader_ops_t *l = scenario_loader(s);
+    for (int i = 0; i < t->ninst; i++) {
+        const instance_t *in = &t->inst[i];
+        if (v < in->first_server || v >= in->first_server + in->nservers) continue;
+        const job_t *j = &s->jobs[in->job];
+        m.procs += in->gpus_per_server;
+        m.processes += in->gpus_per_server * j->host_mem_gb * GIB;
+        if (l->proc_bytes) m.workers += in->gpus_per_server * l->proc_bytes(s, j, NULL, 0);
+    }
+    m.shm = memory_shm_peak(s, t, v);
+    if (scenario_cache(s)->holds_memory && m.procs > 0) m.cache = s->server.cache_gb * 1e9;
+    m.total = m.processes + m.workers + m.shm + m.cache;
+    return m;
+}
+
+int memory_counted(const scenario_t *s) {
+    int jobs = 0;
+    for (int i = 0; i < s->njobs; i++)
+        jobs |= s->jobs[i].host_mem_gb > 0;
+    return s->server.mem_gb > 0 || jobs || s->loader.torch.worker_mem_mb > 0;
+}
+
+/* The first server past server.mem_gb, or -1. */
+static int mem_over(const scenario_t *s, const topology_t *t) {
+    if (!(s->server.mem_gb > 0)) return -1;
+    for (int v = 0; v < (int)s->server.count; v++)
+        if (memory_peak(s, t, v).total > s->server.mem_gb * GIB && first_on(t, v)) return v;
+    return -1;
+}
+
 /* The first server past server.shm_mb, or -1. */
 static int shm_over(const scenario_t *s, const topology_t *t) {
     if (!(s->server.shm_mb > 0) || !scenario_loader(s)->shm_bytes) return -1;
@@ -50,7 +83,48 @@ static int shm_over(const scenario_t *s, const topology_t *t) {
 }
 
 int memory_fits(const scenario_t *s, const topology_t *t) {
-    return shm_over(s, t) < 0;
+    return shm_over(s, t) < 0 && mem_over(s, t) < 0;
+}
+
+/* The largest value of the loader's own knob (num_workers) under which
+ * every server fits its limits, or -1: the lever in the user's key. */
+static int64_t knob_fit(const scenario_t *s, const topology_t *t) {
+    const loader_ops_t *l = scenario_loader(s);
+    if (!l->knob || !l->knob_values || !l->knob_set) return -1;
+    int64_t v[64], best = -1;
+    scenario_t *w = malloc(sizeof *w);
+    if (!w) return -1;
+    int n = l->knob_values(s, v, 64);
+    for (int i = 0; i < n; i++) {
+        *w = *s;
+        l->knob_set(w, v[i]);
+        if (memory_fits(w, t)) best = v[i];
+    }
+    free(w);
+    return best;
+}
+
+/* Server v past server.mem_gb: what holds it and what the kernel does. */
+static void mem_error(const scenario_t *s, const topology_t *t, int v) {
+    const memory_parts_t m = memory_peak(s, t, v);
+    const instance_t *in = first_on(t, v);
+    const job_t *j = &s->jobs[in->job];
+    const loader_ops_t *l = scenario_loader(s);
+    char note[128] = "no worker processes", fit[96] = "";
+    if (l->proc_bytes) l->proc_bytes(s, j, note, sizeof note);
+    const int64_t k = knob_fit(s, t);
+    if (k >= 0) snprintf(fit, sizeof fit, " (%s %lld fits)", l->knob, (long long)k);
+    diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.mem_gb")],
+               "server %d: its processes would hold %.2f GiB at their peak (%d training "
+               "process%s of job '%s' at %g GiB each: %.2f GiB; their loaders' workers, %s each: "
+               "%.2f GiB; /dev/shm %.2f GiB; a cache in the loader's memory %.2f GiB), but "
+               "server.mem_gb is %g: the kernel's OOM killer ends a process (a DataLoader "
+               "worker dies with \"killed by signal: Killed\", or the training process itself). "
+               "Raise the container's memory limit, or lower the workers or their batches in "
+               "flight%s",
+               v + 1, m.total / GIB, m.procs, m.procs == 1 ? "" : "es", j->name, j->host_mem_gb,
+               m.processes / GIB, note, m.workers / GIB, m.shm / GIB, m.cache / GIB,
+               s->server.mem_gb, fit);
 }
 
 int memory_check(const scenario_t *s, const topology_t *t) {
@@ -72,6 +146,11 @@ int memory_check(const scenario_t *s, const topology_t *t) {
                    "/dev/shm), or lower the loader's batches in flight",
                    v + 1, peak / MIB, procs, procs == 1 ? "" : "es", s->jobs[in->job].name, note,
                    s->server.shm_mb);
+        return EXIT_INPUT;
+    }
+    const int w = mem_over(s, t);
+    if (w >= 0) {
+        mem_error(s, t, w);
         return EXIT_INPUT;
     }
     return 0;

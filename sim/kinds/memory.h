@@ -1,10 +1,17 @@
 /* memory: what each server's processes hold in memory, by component, from
  * the kinds' own figures, and the limits they must fit before a run starts.
- * Today: /dev/shm, where PyTorch's worker processes put every collated batch
- * (loader_ops_t.shm_bytes); a server whose loaders would hold more than
+ * /dev/shm, where PyTorch's worker processes put every collated batch
+ * (loader_ops_t.shm_bytes): a server whose loaders would hold more than
  * server.shm_mb is refused with the bus error its workers would die of.
+ * The server's memory (server.mem_gb): the training processes
+ * (jobs.N.host_mem_gb), their loaders' worker processes
+ * (loader_ops_t.proc_bytes), /dev/shm (a tmpfs: its pages are charged to
+ * the cgroup that wrote them) and a cache held in the loader's own memory
+ * (cache_ops_t.holds_memory; the page cache is reclaimed, not counted): a
+ * server past it is refused with the OOM kill it would meet.
  *
- *   double mb = memory_shm_peak(s, t, server) / 1e6;
+ *   double mib = memory_shm_peak(s, t, server) / MIB;
+ *   memory_parts_t m = memory_peak(s, t, server);   // m.total, by component
  *   if (memory_check(s, t)) ... refused (EXIT_INPUT, errors printed) */
 #ifndef STALLSIM_MEMORY_H
 #define STALLSIM_MEMORY_H
@@ -15,9 +22,24 @@
 /* server.shm_mb counts MiB, as df -m, docker's --shm-size=64m and a tmpfs's
  * size=64m do. */
 #define MIB 1048576.0
+/* server.mem_gb and jobs.N.host_mem_gb count GiB, as docker's --memory=64g does. */
+#define GIB 1073741824.0
 
 /* Bytes of /dev/shm server v's training processes' loaders hold at their peak. */
 double memory_shm_peak(const scenario_t *s, const topology_t *t, int v);
+/* Server v's memory at its peak, by component (bytes). */
+typedef struct {
+    double processes; /* the training processes themselves (host_mem_gb) */
+    double workers;   /* their loaders' worker processes' private pages */
+    double shm;       /* /dev/shm */
+    double cache;     /* a cache in the loader's own memory */
+    double total;
+    int procs; /* training processes on it */
+} memory_parts_t;
+memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v);
+/* 1 when the scenario gives any of server.mem_gb's components or the limit
+ * (the report then shows the server's memory). */
+int memory_counted(const scenario_t *s);
 /* Bytes of /dev/shm one training process of job j holds at its peak. */
 double memory_shm_process(const scenario_t *s, const job_t *j);
 /* 0, or EXIT_INPUT after an error naming the first server past a limit. */

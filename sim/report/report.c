@@ -569,6 +569,15 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
             fprintf(out, "\"shm_peak_mib\": {\"per_process\": %.6g, \"server\": %.6g}, ",
                     memory_shm_process(&v[k].scn, &v[k].scn.jobs[v[k].topo.inst[i].job]) / MIB,
                     memory_shm_peak(&v[k].scn, &v[k].topo, v[k].topo.inst[i].first_server) / MIB);
+            if (memory_counted(&v[k].scn)) {
+                memory_parts_t m =
+                    memory_peak(&v[k].scn, &v[k].topo, v[k].topo.inst[i].first_server);
+                fprintf(out,
+                        "\"mem_peak_gib\": {\"server\": %.6g, \"training_processes\": %.6g, "
+                        "\"workers\": %.6g, \"shm\": %.6g, \"cache\": %.6g}, ",
+                        m.total / GIB, m.processes / GIB, m.workers / GIB, m.shm / GIB,
+                        m.cache / GIB);
+            }
             /* Only under a curve or the memory bound: as before without. */
             if (scenario_prep_cores_shaped(&v[k].scn)) {
                 prep_cores_why_t w;
@@ -693,12 +702,34 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
     }
 }
 
+/* The fullest server's memory by component, where the scenario counts it
+ * (memory.c refused the run past server.mem_gb already). */
+static void write_text_host_memory(FILE *out, const variant_run_t *v, int k, int *head) {
+    const scenario_t *s = &v[k].scn;
+    if (!memory_counted(s)) return;
+    memory_parts_t most = {0};
+    int at = 0;
+    for (int sv = 0; sv < (int)s->server.count; sv++) {
+        memory_parts_t m = memory_peak(s, &v[k].topo, sv);
+        if (m.total > most.total) most = m, at = sv;
+    }
+    if (!(*head)++) fprintf(out, "\nmemory at its peak (the fullest server)\n");
+    char lim[96] = "server.mem_gb not given: nothing checked";
+    if (s->server.mem_gb > 0) snprintf(lim, sizeof lim, "fits server.mem_gb %g", s->server.mem_gb);
+    fprintf(out,
+            "%-10s memory %.2f GiB on server %d: %d training processes %.2f, their workers "
+            "%.2f, /dev/shm %.2f, a cache in the loader %.2f GiB; %s\n",
+            s->variant, most.total / GIB, at + 1, most.procs, most.processes / GIB,
+            most.workers / GIB, most.shm / GIB, most.cache / GIB, lim);
+}
+
 /* /dev/shm at its peak, where a loader puts batches there: the figure a
  * container's --shm-size must hold (memory.c refused the run past
  * server.shm_mb already). */
 static void write_text_memory(FILE *out, const variant_run_t *v, int nv) {
     int head = 0;
     for (int k = 0; k < nv; k++) {
+        write_text_host_memory(out, v, k, &head);
         double most = 0;
         int at = 0;
         for (int sv = 0; sv < (int)v[k].scn.server.count; sv++) {

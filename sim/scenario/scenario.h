@@ -54,6 +54,7 @@ typedef struct {
     int64_t prefetch_batches;
     int64_t cpus;        /* cores for this job's prep under partitioned prep; 0 = an equal share */
     double gpu_mem_gb;   /* GPU memory the training itself takes on each GPU */
+    double host_mem_gb;  /* host memory each training process holds itself (GiB) */
     double train_cpu_ms; /* CPU of each training process per iteration, beside its GPU's compute */
     struct {
         int pipeline;  /* pipeline_t */
@@ -123,6 +124,7 @@ typedef struct {
         } network;
         double gpu_mem_gb;   /* memory of each GPU; 0 = not checked */
         double shm_mb;       /* the servers' /dev/shm; 0 = not checked */
+        double mem_gb;       /* each server's memory limit (GiB); 0 = not checked */
         struct {             /* a local cache device in front of storage (sim.c's tier) */
             double cache_gb; /* 0 = none */
             int cache;       /* policy: index into the cache kinds */
@@ -174,6 +176,7 @@ typedef struct {
             double step_ms;
             double worker_start_ms;
             double worker_init_ms;
+            double worker_mem_mb; /* a worker's private memory at its peak (MiB) */
             double core_efficiency;
             char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
         } torch;
