@@ -188,6 +188,14 @@ class Recorder:
         finally:
             self._close_epoch(series, complete, holder[0])
 
+    def add_epoch(self, iterations, wait_s, step_s, complete=True):
+        """An epoch measured elsewhere (a harness's own loop) into the same
+        profile: its batches, its seconds waiting and stepping."""
+        self.epochs.append(dict(iterations=iterations, items=iterations * self.batch,
+                                epoch_ns=round((wait_s + step_s) * 1e9),
+                                wait_ns=round(wait_s * 1e9), step_ns=round(step_s * 1e9),
+                                complete=complete, waits=[]))
+
     def _close_epoch(self, series, complete, last):
         n = series.n
         waits = series.wait[:n]
