@@ -356,31 +356,37 @@ def reset(out=None):
         _RECORDERS.pop(out, None)
 
 
-def overhead(n=200000, reps=5):
-    """watch's own cost per iteration (ns): a loop over range(n) with an
-    empty step, watched against bare, the median of `reps` alternating
-    runs (out=None: nothing written)."""
+def overhead(n=200000, reps=5, work=0):
+    """watch's own cost per iteration (ns of this thread's CPU time, which a
+    busy host's other processes do not inflate): a loop over range(n) whose
+    step sums range(work) (0: an empty step), watched against bare; the
+    median of `reps` alternating runs, and the bare step's own CPU time
+    (out=None: nothing written)."""
     import statistics
 
+    clock = time.thread_time_ns
+    r = range(work)
+
     def bare():
-        t0 = _now()
+        t0 = clock()
         for _ in range(n):
-            pass
-        return _now() - t0
+            sum(r)
+        return clock() - t0
 
     def watched():
         reset(None)
-        t0 = _now()
+        t0 = clock()
         for _ in watch(range(n), out=None):
-            pass
-        return _now() - t0
+            sum(r)
+        return clock() - t0
 
-    diffs = []
+    diffs, steps = [], []
     for _ in range(reps):
         b, w = bare(), watched()
         diffs.append((w - b) / n)
+        steps.append(b / n)
     reset(None)
-    return statistics.median(diffs)
+    return statistics.median(diffs), statistics.median(steps)
 
 
 def main(argv=None):
@@ -395,11 +401,15 @@ def main(argv=None):
     if not a.overhead:
         ap.print_help()
         return 0
-    ns = overhead(a.iterations)
-    print(f"stallsim.watch: {ns:.0f} ns an iteration over a bare loop (median of 5 runs of "
-          f"{a.iterations} iterations, Python {platform.python_version()})")
+    ns, _ = overhead(a.iterations)
+    print(f"stallsim.watch: {ns:.0f} ns of CPU an iteration over a bare loop with an empty step "
+          f"(median of 5 runs of {a.iterations} iterations, Python {platform.python_version()})")
     for step_ms in (0.1, 1.0, 10.0):
-        print(f"  at a step of {step_ms:g} ms: {ns / (step_ms * 1e6):.3%} of the step")
+        print(f"  at a step of {step_ms:g} ms that is {ns / (step_ms * 1e6):.3%} of the step")
+    n1 = max(a.iterations // 100, 100)
+    ns1, step = overhead(n1, work=20000)
+    print(f"  a cheap step (sum(range(20000)), {step / 1e3:.0f} us of CPU), {n1} iterations: "
+          f"{ns1:.0f} ns an iteration, {ns1 / step:.3%} of the step")
     return 0
 
 
