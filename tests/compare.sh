@@ -86,7 +86,7 @@ expect 2 "key 'measured_version': expected a whole number equal to 1" -- \
 bad_file noiters '/^  1:/s/iterations: 40, //'
 expect 2 "key 'epochs.1.iterations': missing" -- "$bin" compare "$tmp/noiters.yaml" "$s" --variant base
 bad_file halfdiff '/t_gpu_ms/d'
-expect 2 "key 'differential.t_gpu_ms': missing" -- \
+expect 2 "halfdiff.yaml:17:3: error: key 'differential.t_gpu_ms': missing" -- \
   "$bin" compare "$tmp/halfdiff.yaml" "$s" --variant base
 bad_file boolean '/^  1:/s/complete: true/complete: yes/'
 expect 2 "expected true or false, got 'yes'" -- "$bin" compare "$tmp/boolean.yaml" "$s" --variant base

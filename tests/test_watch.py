@@ -69,6 +69,12 @@ rec = W.recorder(out)
 assert rec.epochs[0]["iterations"] == 3 and not rec.epochs[0]["complete"], rec.epochs
 assert "complete: false" in open(out).read()
 
+# An empty pass is no epoch, and writes nothing.
+empty = os.path.join(tmp, "empty.yaml")
+for b in W.watch([], out=empty):
+    pass
+assert W.recorder(empty).epochs == [] and not os.path.exists(empty)
+
 # Per rank: RANK names the file of a rank > 0.
 assert W.rank_path("m.yaml", 0) == "m.yaml" and W.rank_path("m.yaml", 3) == "m.rank3.yaml"
 assert W.batch_items({"x": [[1, 2]] * 5}) == 5 and W.batch_items(object()) == 0

@@ -145,10 +145,13 @@ class Recorder:
         self.batch = 0
         self.differential = None
 
-    def _pass(self, it, limit, series, holder):
+    def _pass(self, it, limit, series, holder=None):
         """Yields up to `limit` batches of iterator `it`, timing each: the
         time in next() into series.wait, from the yield to the next call
-        into series.step. holder[0] keeps the last batch."""
+        into series.step; the next() that ends the iterator counts as the
+        last batch's wait (a DataLoader shuts its workers down there).
+        holder[0], when given, keeps the last batch (else none is kept
+        beyond the loop's own reference)."""
         sync = self.sync
         t_yield = None
         while limit is None or series.n < limit:
@@ -160,6 +163,8 @@ class Recorder:
             try:
                 batch = next(it)
             except StopIteration:
+                if series.n:
+                    series.wait[series.n - 1] += _now() - t0
                 return True
             t1 = _now()
             if series.n == len(series.wait):
@@ -167,7 +172,10 @@ class Recorder:
             series.wait[series.n] = t1 - t0
             series.step[series.n] = 0
             series.n += 1
-            holder[0] = batch
+            if holder is not None:
+                holder[0] = batch
+            if series.n == 1 and not self.batch:
+                self.batch = batch_items(batch)
             t_yield = _now()
             yield batch
         if t_yield is not None:
@@ -180,13 +188,12 @@ class Recorder:
         if differential and self.differential is None and not self.epochs:
             yield from self._differential(loader, differential, device)
         series = _Series()
-        holder = [None]
         complete = False
         try:
             # iter(loader) runs inside the first next(): the first wait holds it.
-            complete = yield from self._pass(_LazyIter(loader), None, series, holder)
+            complete = yield from self._pass(_LazyIter(loader), None, series)
         finally:
-            self._close_epoch(series, complete, holder[0])
+            self._close_epoch(series, complete)
 
     def add_epoch(self, iterations, wait_s, step_s, complete=True):
         """An epoch measured elsewhere (a harness's own loop) into the same
@@ -196,16 +203,16 @@ class Recorder:
                                 wait_ns=round(wait_s * 1e9), step_ns=round(step_s * 1e9),
                                 complete=complete, waits=[]))
 
-    def _close_epoch(self, series, complete, last):
+    def _close_epoch(self, series, complete):
         n = series.n
+        if not n:
+            return  # an empty pass is no epoch (its time would be 0)
         waits = series.wait[:n]
         steps = series.step[:n]
-        if not self.batch and last is not None:
-            self.batch = batch_items(last)
         w, s = sum(waits), sum(steps)
         self.epochs.append(dict(iterations=n, items=n * self.batch, epoch_ns=w + s, wait_ns=w,
                                 step_ns=s, complete=complete, waits=sorted(waits)))
-        if self.path and n:
+        if self.path:
             self.write()
 
     def _differential(self, loader, n, device):
@@ -224,7 +231,7 @@ class Recorder:
         if not self.batch:
             self.batch = batch_items(held)
         series = _Series(n)
-        yield from self._pass(_Repeat(held), n, series, [None])
+        yield from self._pass(_Repeat(held), n, series)
         res["t_gpu"] = series
 
         def mean_ms(s):

@@ -42,6 +42,7 @@ typedef struct {
      * each when it did not run them. */
     long long diff_iterations;
     double t_ms, t_prep_ms, t_gpu_ms;
+    src_pos_t diff_pos; /* the first differential key's, for the errors */
 } measured_t;
 
 /* Reads path into *m. 0, or EXIT_INPUT after every error found on stderr. */

@@ -198,6 +198,7 @@ static int fill(const assign_list_t *l, measured_t *m, unsigned char *seen, unsi
             if (e > m->nepochs) m->nepochs = e;
             errors += store(&measured_keys[r], a, ep);
         } else {
+            if (!strncmp(name, "differential.", 13) && !m->diff_pos.line) m->diff_pos = a->keypos;
             seen[r] = 1;
             errors += store(&measured_keys[r], a, m);
         }
@@ -249,7 +250,7 @@ static int check(const char *path, measured_t *m, const unsigned char *seen,
     for (int r = 0; nd && r < NKEYS; r++)
         if (!strncmp(measured_keys[r].name, "differential.", 13) && !seen[r] &&
             measured_keys[r].type != MK_STR) {
-            diag_error(top, "key '%s': missing (%s; the differential passes come whole)",
+            diag_error(m->diff_pos, "key '%s': missing (%s; the differential passes come whole)",
                        measured_keys[r].name, measured_keys[r].help);
             errors++;
         }
