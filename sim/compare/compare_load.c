@@ -115,9 +115,10 @@ static int store(const mkey_t *k, const assign_t *a, void *base) {
         char range[96];
         if (k->max > 0 && k->max == k->min)
             snprintf(range, sizeof range, " equal to %g", k->min);
+        else if (k->max > 0)
+            snprintf(range, sizeof range, " in [%g, %g]", k->min, k->max);
         else
-            snprintf(range, sizeof range, " %s %g%s", k->min_open ? ">" : ">=", k->min,
-                     k->max > 0 ? " (at most the table's bound)" : "");
+            snprintf(range, sizeof range, " %s %g", k->min_open ? ">" : ">=", k->min);
         diag_error(a->pos, "key '%s': expected %s%s (finite), got '%s'", a->key, type_text(k),
                    range, v);
         return 1;
