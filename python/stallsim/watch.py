@@ -36,8 +36,9 @@ runs 3N extra times (a profiling run, not a training run):
           iterable (the same items only when it repeats its order);
   T_gpu   one batch held on the device (device=..., else where it came)
           handed over N times: the step with no loading.
-So prep stall = T_prep - T_gpu and fetch stall = T - T_prep, per
-iteration, as stallsim defines them.
+Each pass's first quarter (workers starting, the prefetch filling) is left
+out of its mean. So prep stall = T_prep - T_gpu and fetch stall = T -
+T_prep, per iteration, as stallsim defines them.
 
 The profile (measured_version: 1) is YAML: `run:` (tool, host, date, rank,
 world_size, batch), `epochs:` keyed by epoch number (iterations, items,
@@ -234,10 +235,14 @@ class Recorder:
         yield from self._pass(_Repeat(held), n, series)
         res["t_gpu"] = series
 
-        def mean_ms(s):
-            return (sum(s.wait[:s.n]) + sum(s.step[:s.n])) / max(s.n, 1) / 1e6
+        # Each pass's first quarter warms up (workers start, the prefetch
+        # fills, the held batch reaches the device) and is left out.
+        warm = min(s.n for s in res.values()) // 4
 
-        self.differential = dict(iterations=min(s.n for s in res.values()),
+        def mean_ms(s):
+            return (sum(s.wait[warm:s.n]) + sum(s.step[warm:s.n])) / max(s.n - warm, 1) / 1e6
+
+        self.differential = dict(iterations=min(s.n for s in res.values()) - warm,
                                  t_ms=mean_ms(res["t"]), t_prep_ms=mean_ms(res["t_prep"]),
                                  t_gpu_ms=mean_ms(res["t_gpu"]), t_prep_method=how)
 
