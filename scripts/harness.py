@@ -137,6 +137,36 @@ def predict_epochs(stallsim, scen, sets, job=0):
     return [(e["sim"]["epoch_s"], e["sim"]["t_gpu_s"]) for e in eps]
 
 
+def compare_measured(stallsim, scen, sets, epochs, batches, compute_s, batch, path):
+    """The row through `stallsim compare` (one comparison path): its epochs
+    written as a measured profile at path (stallsim.watch's writer; each
+    epoch's steps are its batches' sleeps, the rest its waits), compared
+    with scen under sets; the same dict as compare_row, and the predicted
+    epoch times."""
+    import json
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "python"))
+    from stallsim.watch import Recorder
+
+    rec = Recorder(path)
+    rec.rank, rec.world, rec.path, rec.batch = 0, 1, path, batch
+    for e in epochs:
+        step = batches * compute_s
+        rec.add_epoch(batches, max(e - step, 0.0), step)
+    rec.write()
+    cmd = [stallsim, "compare", path, scen, "--format", "json"]
+    for s in sets:
+        cmd += ["--set", s]
+    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    n = len(out["epochs"])
+    meas_t, pred_t = out["total"]["measured_s"] / n, out["total"]["predicted_s"] / n
+    meas_stall = sum(e["measured"]["stall_s"] for e in out["epochs"]) / out["total"]["measured_s"]
+    pred_stall = sum(e["predicted"]["stall_s"] for e in out["epochs"]) / out["total"]["predicted_s"]
+    return dict(meas_t=meas_t, pred_t=pred_t, err=out["total"]["error"], meas_stall=meas_stall,
+                pred_stall=pred_stall, pred_epochs=[e["predicted"]["epoch_s"] for e in out["epochs"]])
+
+
 def compare_row(epochs, batches, compute_s, sim):
     """A measured row (each epoch's seconds, the batches of one, the sleep
     per batch) against predict_epochs' figures: means over the epochs of the

@@ -15,8 +15,11 @@ this host (issue 14; VALIDATION.md, "PyTorch DataLoader").
    shuffle, the row's num_workers / persistent_workers / pin_memory, the GPU
    emulated by sleeping the row's compute time per batch; each epoch's wall
    time runs from iter(loader) to the end of its last step.
-4. `stallsim run` predicts the same configuration from the profile with
-   --set only for what the row changes, and the table compares them.
+4. `stallsim compare` holds the row's epochs (written as a measured
+   profile, stallsim.watch's format) against the same configuration
+   predicted from the profile with --set only for what the row changes:
+   the one comparison path (tests/test_harness_compare.py checks it gives
+   the figures the harness's own arithmetic gave).
 Page cache: "warm" reads every file first and predicts with reads served at
 no cost beyond what the probe timed (the probe times dataset[i] with the page
 cache warm); "evicted" drops the files' pages before the first epoch
@@ -123,8 +126,8 @@ jobs:
     return scen
 
 
-def predict(a, scen, r):
-    """`stallsim run` on the row: the simulator's (epoch_s, t_gpu_s) per epoch."""
+def row_sets(r):
+    """The --set list that makes the scenario the row's configuration."""
     sets = ["loader.num_workers=%d" % r["workers"],
             "jobs.0.compute_s_per_batch=%g" % r["compute"],
             "loader.persistent_workers=%s" % ("true" if r["persistent"] else "false"),
@@ -132,7 +135,22 @@ def predict(a, scen, r):
     if r["cache"] == "warm":
         # Every read hits the page cache, whose copy the probe's item time holds.
         sets += ["loader.cache=none", "server.storage.latency_ms=0", "server.storage.read_mb_s=1e9"]
-    return harness.predict_epochs(a.bin, scen, sets)
+    return sets
+
+
+def predict(a, scen, r):
+    """`stallsim run` on the row: the simulator's (epoch_s, t_gpu_s) per epoch
+    (scripts/gpu_validate.py's rows)."""
+    return harness.predict_epochs(a.bin, scen, row_sets(r))
+
+
+def compare(a, scen, r, m):
+    """The row through `stallsim compare` (issue 36: one comparison path): the
+    measured epochs as a measured profile beside the scenario, the row's
+    --set applied; tests/test_harness_compare.py holds it to compare_row."""
+    path = os.path.join(os.path.dirname(scen), "measured-row.yaml")
+    return harness.compare_measured(a.bin, scen, row_sets(r), m["epochs"], m["batches"],
+                                    r["compute"], BATCH, path)
 
 
 def main():
@@ -174,11 +192,10 @@ def main():
     table = []
     for r in rows:
         m = measure_row(a, r)
-        sim = predict(a, scen, r)
-        c = harness.compare_row(m["epochs"], m["batches"], r["compute"], sim)
+        c = compare(a, scen, r, m)
         meas_t, pred_t, err = c["meas_t"], c["pred_t"], c["err"]
         meas_stall, pred_stall = c["meas_stall"], c["pred_stall"]
-        table.append((r, meas_t, pred_t, err, meas_stall, pred_stall, m["epochs"], [e for e, _ in sim]))
+        table.append((r, meas_t, pred_t, err, meas_stall, pred_stall, m["epochs"], c["pred_epochs"]))
         print(f"workers={r['workers']} compute={r['compute'] * 1e3:.0f}ms {r['cache']}"
               f"{' persistent' if r['persistent'] else ''}{' pin' if r['pin'] else ''}: "
               f"measured {meas_t:.3f} s ({meas_stall:.1%} stall), predicted {pred_t:.3f} s "

@@ -22,7 +22,7 @@ declare -A rank=(
   [sim/mrc]=4
   [sim/run]=5
   [sim/report]=6
-  [sim/sweep]=7 [microbench/measure]=7
+  [sim/sweep]=7 [microbench/measure]=7 [sim/compare]=7
   [sim/advise]=8 [sim/init]=8
   [sim/cli]=9
 )

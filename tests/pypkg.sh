@@ -79,7 +79,7 @@ cmake_ver=$(sed -n 's/^project(stallsim VERSION \([0-9.]*\).*/\1/p' "$src/CMakeL
 out=$("$v" - "$tmp/v" "$cmake_ver" 2>&1 <<'PY'
 import importlib.metadata, os, sys
 venv, want = sys.argv[1], sys.argv[2]
-import stallsim, stallsim.pipeline, stallsim.probe
+import stallsim, stallsim.pipeline, stallsim.probe, stallsim.watch
 where = os.path.realpath(stallsim.__file__)
 assert where.startswith(os.path.realpath(venv)), f"stallsim imported from {where}, not the venv"
 assert "torch" not in sys.modules, "importing stallsim.probe loaded torch"
@@ -87,6 +87,7 @@ assert stallsim.__version__ == want, f"stallsim.__version__ {stallsim.__version_
 got = importlib.metadata.version("stallsim")
 assert got == want, f"pip's metadata says {got}, CMake's {want}"
 assert stallsim.probe.fit_cost([1.0, 2.0], [3.0, 5.0])[:2] == (1.0, 2.0)
+assert [b for b in stallsim.watch.watch([1, 2], out=None)] == [1, 2]
 PY
 )
 [ $? = 0 ] && ok || bad "the installed package: $out"

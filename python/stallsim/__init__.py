@@ -3,6 +3,10 @@
 stallsim.probe      the PyTorch probe (the `stallsim-probe` command): times
                     your Dataset in a real DataLoader and writes a host profile
                     for loader.kind: pytorch (docs/pytorch.md)
+stallsim.watch      a few lines in your training loop (for batch in
+                    watch(loader): ...) that measure its waits and steps
+                    and write a measured profile for `stallsim compare`
+                    (docs/watch.md)
 stallsim.pipeline   the Datasets and transforms the probe times
 stallsim.data       stallsim's sweeps and runs as typed pandas tables
                     (docs/outputs.md, "Notebooks")

@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "gpu_rates.h"
 #include "calibrate.h"
+#include "compare.h"
 #include "import_dlio.h"
 #include "init.h"
 #include "measure.h"
@@ -604,11 +605,13 @@ static const struct {
      &calibrate_command},
     {"measure", "SCENARIO", "run the scenario's input pipeline for real on this host (--data DIR)",
      measure_main, &measure_command},
+    {"compare", "MEASURED SCENARIO", "a measured run (stallsim.watch) against the prediction",
+     compare_main, &compare_command},
     {"init", "[options]", "a commented starter scenario from a few flags (--data DIR, --gpu)",
      init_main, &init_command},
     {"import", "dlio WORKLOAD", "a DLIO / MLPerf Storage workload as a stallsim scenario",
      cmd_import, &import_command},
-    {"help", "[TOPIC]", "keys: every key; kinds: every kind; gpus: published GPU rates; COMMAND",
+    {"help", "[TOPIC]", "keys, kinds, gpus, measured (a measured profile's keys), COMMAND",
      cmd_help, NULL},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
@@ -654,6 +657,10 @@ static int cmd_help(int argc, char **argv) {
         schema_print_reference(stdout, md);
         return EXIT_OK;
     }
+    if (argc >= 2 && strcmp(argv[1], "measured") == 0) {
+        compare_print_keys(stdout, argc >= 3 && strcmp(argv[2], "--markdown") == 0);
+        return EXIT_OK;
+    }
     if (argc >= 2 && strcmp(argv[1], "kinds") == 0) {
         print_kinds(stdout);
         return EXIT_OK;
@@ -672,6 +679,7 @@ static int cmd_help(int argc, char **argv) {
     if (argc >= 2) {
         fprintf(stderr,
                 "stallsim help: unknown topic '%s' (try: stallsim help keys, stallsim help kinds, "
+                "stallsim help measured, "
                 "stallsim help gpus, stallsim help run)\n",
                 argv[1]);
         return EXIT_INPUT;
