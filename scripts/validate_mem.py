@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""validate_mem: stallsim's server memory (server.mem_gb: the training
+process, its DataLoader workers' private pages, /dev/shm's batches) against
+a real DataLoader in a memory cgroup this script creates and removes.
+
+The Dataset is the common one that holds its sample list as Python objects
+(a path and a label a sample): every worker that reads a sample writes its
+reference counts, so the kernel copies the list's pages into each worker,
+the growth PyTorch's issue #13246 reports. What a user would measure for
+stallsim, measured here the same way (no cgroup figure is used for it):
+  - jobs.N.host_mem_gb: the training process's anonymous memory
+    (/proc/self/smaps_rollup, Anonymous) while it trains with no workers;
+  - loader.worker_mem_mb: one worker's private pages at their peak
+    (/proc/PID/smaps_rollup of the worker, Private_Dirty, sampled each batch)
+    in a run with one worker;
+  - /dev/shm: stallsim's own figure from the batch's size (validate_shm.py
+    checks it).
+Then, for each num_workers:
+  - peak: the cgroup's own peak charge (memory.max_usage_in_bytes) of a run
+    without a limit, against stallsim's server memory (target: 15 %);
+  - verdict: the same run under a limit between the configurations'
+    predictions: does the kernel's OOM killer end it, as stallsim says
+    (check exits 2 naming server.mem_gb) or not (target: every row agrees).
+
+usage: validate_mem.py [--bin build/sim/stallsim] [--quick] [--update VALIDATION.md]
+Exit 0 targets met, 1 missed, 77 cannot measure here (not root, no cgroup v1
+memory controller, no PyTorch in /usr/bin/python3), 2 bad usage.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CG_BASE = "/sys/fs/cgroup/memory"
+sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.memprobe
+from stallsim.memprobe import rollup  # noqa: E402
+
+MIB = 1048576.0
+GIB = 1073741824.0
+
+
+def skip(why):
+    print(f"validate_mem: skipped: {why}")
+    sys.exit(77)
+
+
+class Samples:
+    """A Dataset over n samples kept as (path, label) Python objects."""
+
+    def __init__(self, n, side):
+        self.samples = [(f"/data/train/n{i % 1000:08d}/img_{i:09d}.JPEG", i % 1000) for i in range(n)]
+        self.side = side
+
+    def __len__(self):
+        return len(self.samples)
+
+    def __getitem__(self, i):
+        import torch
+        path, label = self.samples[i]
+        x = torch.full((3, self.side, self.side), float(len(path) % 7))
+        return x, label
+
+
+def inner(a):
+    """One training run (inside the cgroup when the parent put it there)."""
+    from torch.utils.data import DataLoader
+    ds = Samples(a.n, a.side)
+    if a.workers:
+        dl = DataLoader(ds, batch_size=a.batch, shuffle=True, num_workers=a.workers,
+                        prefetch_factor=2)
+    else:
+        dl = DataLoader(ds, batch_size=a.batch, shuffle=True)
+    host = worker = 0
+    it = iter(dl)
+    pids = [w.pid for w in getattr(it, "_workers", [])]
+    for k, (x, y) in enumerate(it):
+        if k % 4 == 0:
+            host = max(host, rollup(os.getpid(), "Anonymous"))
+            for p in pids:
+                worker = max(worker, rollup(p, "Private_Dirty"))
+        float(x.sum())
+    print(json.dumps({"host": host, "worker": worker}))
+
+
+def cg_make(name):
+    cg = os.path.join(CG_BASE, name)
+    os.mkdir(cg)
+    return cg
+
+
+def cg_remove(cg):
+    for _ in range(50):
+        try:
+            os.rmdir(cg)
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+def run_in(a, workers, limit=None):
+    """Runs inner() in a fresh cgroup; returns (killed, peak bytes, figures)."""
+    cg = cg_make(f"stallsim-validate-mem-{os.getpid()}-{workers}")
+    try:
+        if limit:
+            with open(os.path.join(cg, "memory.limit_in_bytes"), "w") as f:
+                f.write(str(int(limit)))
+        cmd = [sys.executable, os.path.abspath(__file__), "--inner", "--workers", str(workers),
+               "--n", str(a.n), "--batch", str(a.batch), "--side", str(a.side)]
+        wrap = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg] + cmd
+        p = subprocess.run(wrap, capture_output=True, text=True, timeout=600)
+        with open(os.path.join(cg, "memory.max_usage_in_bytes")) as f:
+            peak = int(f.read())
+        with open(os.path.join(cg, "memory.oom_control")) as f:
+            m = re.search(r"oom_kill (\d+)", f.read())
+        kills = int(m.group(1)) if m else 0
+        killed = p.returncode != 0 and (kills > 0 or "Killed" in p.stderr or p.returncode == -9)
+        if p.returncode != 0 and not killed:
+            sys.exit(f"validate_mem: the run with {workers} workers failed (exit {p.returncode}): "
+                     f"{p.stderr[-800:]}")
+        fig = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else None
+        return killed, peak, fig
+    finally:
+        cg_remove(cg)
+
+
+def predict(a, workers, host, worker, limit_gib=None):
+    """stallsim's server memory for the run (GiB), and check's verdict under a limit."""
+    sets = ["--set", "server.gpus=1", "--set", "jobs.0.gpus=1",
+            "--set", f"jobs.0.batch_per_gpu={a.batch}", "--set", f"dataset.items={a.n}",
+            "--set", f"prep.out_kb={3 * a.side * a.side * 4 / 1000}",
+            "--set", "loader.kind=pytorch", "--set", f"loader.num_workers={workers}",
+            "--set", f"loader.worker_mem_mb={worker / MIB}",
+            "--set", f"jobs.0.host_mem_gb={host / GIB}"]
+    scn = os.path.join(ROOT, "tests", "data", "small.yaml")  # its variant "base": as written
+    if limit_gib is not None:
+        p = subprocess.run([a.bin, "check", scn, "--variant", "base"] + sets +
+                           ["--set", f"server.mem_gb={limit_gib}"], capture_output=True, text=True)
+        if p.returncode not in (0, 2):
+            sys.exit(f"validate_mem: stallsim check failed: {p.stderr[-500:]}")
+        return p.returncode == 2 and "OOM killer" in p.stderr
+    p = subprocess.run([a.bin, "run", scn, "--variant", "base", "--epochs", "1",
+                        "--format", "json"] + sets, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"validate_mem: stallsim run failed: {p.stderr[-500:]}")
+    d = json.loads(p.stdout)
+    return d["variants"][0]["jobs"][0]["mem_peak_gib"]["server"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
+    ap.add_argument("--quick", action="store_true", help="0, 1, 2 and 4 workers")
+    ap.add_argument("--update", metavar="VALIDATION.md")
+    ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, default=200000, help=argparse.SUPPRESS)
+    ap.add_argument("--batch", type=int, default=512, help=argparse.SUPPRESS)
+    ap.add_argument("--side", type=int, default=16, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.inner:
+        return inner(a)
+    if os.geteuid() != 0:
+        skip("not root (a memory cgroup needs root)")
+    if not os.access(CG_BASE, os.W_OK):
+        skip(f"no writable cgroup v1 memory controller at {CG_BASE}")
+    if subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode:
+        skip(f"no PyTorch in {sys.executable}")
+    if not os.access(a.bin, os.X_OK):
+        sys.exit(f"validate_mem: {a.bin}: no stallsim binary (build first)")
+    series = [0, 1, 2, 4] if a.quick else [0, 1, 2, 4, 8]
+    # The user's measurements: the process alone, and one worker.
+    _, _, f0 = run_in(a, 0)
+    _, _, f1 = run_in(a, 1)
+    host, worker = f0["host"], f1["worker"]
+    print(f"measured: training process {host / MIB:.0f} MiB anonymous, one worker "
+          f"{worker / MIB:.0f} MiB private")
+    rows = []
+    for w in series:
+        _, peak, _ = run_in(a, w)
+        pred = predict(a, w, host, worker) * GIB
+        rows.append({"workers": w, "peak": peak, "pred": pred, "err": pred / peak - 1})
+    # A limit halfway between the middle configurations' predictions: some
+    # fit it and some do not, by stallsim's figures.
+    mid = len(rows) // 2
+    limit = (rows[mid - 1]["pred"] + rows[mid]["pred"]) / 2
+    for r in rows:
+        killed, _, _ = run_in(a, r["workers"], limit)
+        r["killed"] = killed
+        r["says"] = predict(a, r["workers"], host, worker, limit / GIB)
+    print(f"| num_workers | stallsim server memory MiB | cgroup peak MiB | error | "
+          f"under {limit / MIB:.0f} MiB: stallsim | real |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(f"| {r['workers']} | {r['pred'] / MIB:.0f} | {r['peak'] / MIB:.0f} | "
+              f"{100 * r['err']:+.1f} % | {'refused (OOM)' if r['says'] else 'fits'} | "
+              f"{'OOM-killed' if r['killed'] else 'ran'} |")
+    worst = max(abs(r["err"]) for r in rows)
+    agree = all(r["says"] == r["killed"] for r in rows)
+    ok = worst <= 0.15 and agree
+    print(f"validate_mem: worst peak error {100 * worst:.1f} % (target 15 %); verdicts "
+          f"{'all agree' if agree else 'DISAGREE'}: {'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
