@@ -276,14 +276,13 @@ static double thr_items_s(double cores, double item_s) {
 
 /* The closed form: items/s of one training process in a slice whose reads
  * wait `wait` seconds an item (0 on T_prep), its server's cores shared by
- * gps processes alike. */
-static double rank_rate(const loader_model_t *m, double wait, double gps) {
+ * gps processes alike, collating at `collate` seconds an item. */
+static double rank_rate(const loader_model_t *m, double wait, double gps, double collate) {
     const scenario_t *s = m->s;
     thr_t t = {.read_s = ms(s->loader.threads.gil_read_ms),
                .aug_s = transform_s(s, m->job),
                .gd = s->loader.threads.gil_decode_share,
                .gt = s->loader.threads.gil_transform_share};
-    const double collate = ms(s->loader.threads.collate_ms_per_item);
     const double cpu = m->prep_s + t.read_s + collate;
     const double held = held_s(&t, m->prep_s) + t.gt * collate;
     const double T = (double)s->loader.threads.threads;
@@ -314,13 +313,19 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             double per_rank = ceil(items / G);
             int at = (int)(((double)k * M + items / 2) / m->items * m->steps);
             if (at >= m->steps) at = m->steps - 1;
-            double x = rank_rate(m, tl == 0 ? m->wait_s[at] : 0, gps);
-            double floor_s = tl == 0 ? m->floor_s[at] : 0;
-            if (floor_s > 0 && 1 / (floor_s * G) < x) x = 1 / (floor_s * G);
+            double wait = tl == 0 ? m->wait_s[at] : 0, floor_s = tl == 0 ? m->floor_s[at] : 0;
+            /* The items' rate with the collate's CPU and GIL in it, and
+             * without: a batch is ready once both it and its own collate
+             * after its items are done. */
+            double x = rank_rate(m, wait, gps, collate), x0 = rank_rate(m, wait, gps, 0);
+            double cap = floor_s > 0 ? 1 / (floor_s * G) : INFINITY;
+            if (cap < x) x = cap;
+            if (cap < x0) x0 = cap;
             double issue = k < P ? 0 : started[k % P];
             double begin = prod > issue ? prod : issue;
             prod = begin + per_rank / x;
-            double go = prod + collate * per_rank;
+            double go = begin + per_rank / x0 + collate * per_rank;
+            if (go < prod) go = prod;
             if (go < end) go = end;
             end = go + (last ? m->t_last : m->t_batch);
             started[k % P] = go;
