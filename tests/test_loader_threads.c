@@ -127,9 +127,20 @@ static void test_collate_holds_gil(void **state) {
     expect(sets, 1, 3200 * 3e-3, 2e-3, "collate under the GIL");
 }
 
+/* The training step (jobs.N.train_cpu_ms) is Python in the same process:
+ * 32 ms a batch of 32 holds the GIL 1 ms an item beside the transform's 2. */
+static void test_step_holds_gil(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.gil_transform_share=1", "jobs.0.train_cpu_ms=32",
+                          "server.cpus=16", NULL};
+    const double want = 3200 * 3e-3;
+    expect(sets, 1, want, 2e-3, "step under the GIL");
+    tells_apart("the step beside the GIL", 3200 * 2e-3, want, 2e-3);
+}
+
 static void test_rules(void **state) {
     (void)state;
-    const char *bad[][3] = {
+    const char *bad[][5] = {
         {"loader.gil_decode_share=1.5", NULL},
         {"loader.gil_transform_share=-0.1", NULL},
         {"loader.threads=0", NULL},
@@ -137,7 +148,8 @@ static void test_rules(void **state) {
         {"loader.prep=coordinated", "jobs.0.count=2", NULL},
         {"loader.shuffle_buffer=64", NULL},
         {"dataset.shard_items=16", NULL},
-        {"prep.decode=gpu", NULL},
+        {"prep.decode=gpu", "prep.huffman_ms_per_mb=1", "prep.gpu_decode_ms_per_mp=0.1",
+         "dataset.megapixels=0.2", NULL},
         {"loader.kind=pytorch", NULL}, /* the threads keys belong to threads */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -149,7 +161,7 @@ int main(void) {
         cmocka_unit_test(test_gil_bound),       cmocka_unit_test(test_core_bound),
         cmocka_unit_test(test_thread_bound),    cmocka_unit_test(test_read_bound),
         cmocka_unit_test(test_gil_per_process), cmocka_unit_test(test_collate_holds_gil),
-        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_step_holds_gil),  cmocka_unit_test(test_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

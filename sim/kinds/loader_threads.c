@@ -229,6 +229,19 @@ static double thr_batch_ready(prep_t *p, int tl, double last_item) {
     return ready;
 }
 
+/* Each rank's training process runs its step's CPU (jobs.N.train_cpu_ms)
+ * beside its GPU's compute, in Python: on its server's cores and holding its
+ * GIL, against its own loader threads. */
+static double thr_train_cpu(prep_t *p, int tl, double start, double dur) {
+    thr_t *t = p->state;
+    double end = start;
+    for (int r = 0; r < t->G; r++) {
+        double e = run_cpu(t, tl, t->rank_sv[r], r, start, dur, t->gil ? dur : 0);
+        if (e > end) end = e;
+    }
+    return end;
+}
+
 static void thr_destroy(prep_t *p) {
     thr_t *t = p->state;
     if (t) {
@@ -276,15 +289,18 @@ static double thr_items_s(double cores, double item_s) {
 
 /* The closed form: items/s of one training process in a slice whose reads
  * wait `wait` seconds an item (0 on T_prep), its server's cores shared by
- * gps processes alike, collating at `collate` seconds an item. */
-static double rank_rate(const loader_model_t *m, double wait, double gps, double collate) {
+ * gps processes alike, collating at `collate` seconds an item, its training
+ * step taking `train` an item (on the cores, and the GIL where one is held). */
+static double rank_rate(const loader_model_t *m, double wait, double gps, double collate,
+                        double train) {
     const scenario_t *s = m->s;
     thr_t t = {.read_s = ms(s->loader.threads.gil_read_ms),
                .aug_s = transform_s(s, m->job),
                .gd = s->loader.threads.gil_decode_share,
                .gt = s->loader.threads.gil_transform_share};
-    const double cpu = m->prep_s + t.read_s + collate;
-    const double held = held_s(&t, m->prep_s) + t.gt * collate;
+    const double cpu = m->prep_s + t.read_s + collate + train;
+    const double held =
+        held_s(&t, m->prep_s) + t.gt * collate + (t.gt + t.gd > 0 || t.read_s > 0 ? train : 0);
     const double T = (double)s->loader.threads.threads;
     double x = T / (m->prep_s + t.read_s + wait);
     const double cores = effective_cores(s, m->cores) / gps;
@@ -304,6 +320,10 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
     const int gps_i = (int)(j->gpus / m->ns);
     const double gps = gps_i > 0 ? gps_i : 1;
     const double collate = ms(m->s->loader.threads.collate_ms_per_item);
+    /* An iteration lasts at least the training process's own CPU
+     * (jobs.N.train_cpu_ms), taken beside the GPU's compute. */
+    const double train = j->train_cpu_ms / 1e3, step = train / (double)j->batch_per_gpu;
+    const double t_batch = fmax(m->t_batch, train), t_last = fmax(m->t_last, train);
     double *started = calloc((size_t)P, sizeof *started);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, prod = 0;
@@ -316,18 +336,19 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             double wait = tl == 0 ? m->wait_s[at] : 0, floor_s = tl == 0 ? m->floor_s[at] : 0;
             /* The items' rate with the collate's CPU and GIL in it, and
              * without: a batch is ready once both it and its own collate
-             * after its items are done. */
-            double x = rank_rate(m, wait, gps, collate), x0 = rank_rate(m, wait, gps, 0);
+             * after its items are done (and the step is the whole rate's). */
+            double x = rank_rate(m, wait, gps, collate, step), x0 = rank_rate(m, wait, gps, 0, 0);
             double cap = floor_s > 0 ? 1 / (floor_s * G) : INFINITY;
             if (cap < x) x = cap;
             if (cap < x0) x0 = cap;
             double issue = k < P ? 0 : started[k % P];
             double begin = prod > issue ? prod : issue;
             prod = begin + per_rank / x;
+            /* The step's own CPU comes after the batch is taken. */
             double go = begin + per_rank / x0 + collate * per_rank;
-            if (go < prod) go = prod;
+            if (go < prod - step * per_rank) go = prod - step * per_rank;
             if (go < end) go = end;
-            end = go + (last ? m->t_last : m->t_batch);
+            end = go + (last ? t_last : t_batch);
             started[k % P] = go;
         }
         if (tl == 0)
@@ -398,6 +419,7 @@ const loader_ops_t loader_threads = {
     .begin_batch = thr_begin_batch,
     .item = thr_item,
     .batch_ready = thr_batch_ready,
+    .train_cpu = thr_train_cpu,
     .destroy = thr_destroy,
     .check = thr_check,
     .shard_lanes = thr_shard_lanes,
