@@ -37,6 +37,7 @@ import collections
 import concurrent.futures
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -92,7 +93,11 @@ def run_one(a):
         def loader_for(e):
             return dl
     epochs, batches = pipeline.timed_epochs(loader_for, a.epochs, a.compute)
-    print(json.dumps(dict(epochs=epochs, batches=batches)))
+    # The CPU the row used (its threads, and its workers once joined): on a
+    # busy host, how much of the cores the run got beside the others'.
+    cpu = sum(resource.getrusage(w).ru_utime + resource.getrusage(w).ru_stime
+              for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    print(json.dumps(dict(epochs=epochs, batches=batches, cpu_s=cpu)))
 
 
 def matrix(quick):
@@ -149,14 +154,14 @@ def probe(a, out, loader):
 
 def table_of(rows):
     lines = ["| loader | threads / workers | compute ms/batch | measured s/epoch | predicted | "
-             "error | measured stall | predicted stall |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "error | measured stall | predicted stall | cores' CPU the run got |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r, c in rows:
         kind = "ThreadPoolExecutor" if r["threads"] else "DataLoader"
         n = r["threads"] or r["workers"]
         lines.append(f"| {kind} | {n} | {r['compute'] * 1e3:.0f} | {c['meas_t']:.3f} | "
                      f"{c['pred_t']:.3f} | {c['err']:+.1%} | {c['meas_stall']:.1%} | "
-                     f"{c['pred_stall']:.1%} |")
+                     f"{c['pred_stall']:.1%} | {c['cpu_got']:.0%} |")
     return lines
 
 
@@ -210,11 +215,15 @@ def main():
         m = measure_row(a, r)
         c = harness.compare_row(m["epochs"], m["batches"], r["compute"],
                                 predict(a, scen_t if r["threads"] else scen_p, r))
+        # The share of the host's cores (server.cpus in the profile) the
+        # row's process used over its epochs, the import and start included.
+        c["cpu_got"] = m["cpu_s"] / (sum(m["epochs"]) * len(os.sched_getaffinity(0)))
         done.append((r, c))
         print(f"{'threads' if r['threads'] else 'workers'}={r['threads'] or r['workers']} "
               f"compute={r['compute'] * 1e3:.0f}ms: measured {c['meas_t']:.3f} s "
               f"({c['meas_stall']:.1%} stall), predicted {c['pred_t']:.3f} s "
-              f"({c['pred_stall']:.1%}): {c['err']:+.1%}", file=sys.stderr, flush=True)
+              f"({c['pred_stall']:.1%}): {c['err']:+.1%}; the run used {c['cpu_got']:.0%} of "
+              "the cores", file=sys.stderr, flush=True)
     thr = [x for x in done if x[0]["threads"]]
     dl = [x for x in done if not x[0]["threads"]]
     med, worst, med_pp, line = summary(thr, "thread pool")
