@@ -75,6 +75,21 @@ def stage(fn, inputs, p):
     return cpu, (many / one if one > 0 else 1.0)
 
 
+def reconcile(cpu, ratio, held_item, p):
+    """Each stage's share from its CPU seconds and wall ratio on p threads:
+    a ratio above RESOLVED / p is the share; the other stages share what
+    the whole item holds (held_item seconds) beyond the resolved ones', in
+    proportion to their CPU, at most 1/p each. Returns (shares, resolved)."""
+    resolved = [k for k in cpu if ratio[k] > RESOLVED / p]
+    share = {k: min(1.0, ratio[k]) for k in resolved}
+    left = max(0.0, held_item - sum(share[k] * cpu[k] for k in resolved))
+    rest = [k for k in cpu if k not in resolved]
+    rest_cpu = sum(cpu[k] for k in rest)
+    for k in rest:
+        share[k] = min(1.0 / p, left / rest_cpu) if rest_cpu > 0 else 0.0
+    return share, resolved
+
+
 def _imagefolder_stages(ds, idx):
     """The stages of an ImageFolder item and their inputs, each stage's
     input the previous one's output (made once, untimed)."""
@@ -113,18 +128,11 @@ def measure(ds, idx, p, log):
         return dict(read_ms=0.0, decode=share, transform=share, cpu_ms={"item": item_cpu * 1e3},
                     ratio={"item": item_ratio}, resolved=["item"] if item_resolved else [],
                     item_share=share)
-    cpu, ratio, share = {}, {}, {}
+    cpu, ratio = {}, {}
     for name, fn, inputs in _imagefolder_stages(ds, idx):
         cpu[name], ratio[name] = stage(fn, inputs, p)
         log(f"GIL: {name} {cpu[name] * 1e3:.3f} ms CPU, {p} threads at {ratio[name]:.3f} x")
-    resolved = [k for k in cpu if ratio[k] > RESOLVED / p]
-    for k in resolved:
-        share[k] = min(1.0, ratio[k])
-    left = max(0.0, held_item - sum(share[k] * cpu[k] for k in resolved))
-    rest = [k for k in cpu if k not in resolved]
-    rest_cpu = sum(cpu[k] for k in rest)
-    for k in rest:
-        share[k] = min(1.0 / p, left / rest_cpu) if rest_cpu > 0 else 0.0
+    share, resolved = reconcile(cpu, ratio, held_item, p)
     return dict(read_ms=share["read"] * cpu["read"] * 1e3, decode=share["decode"],
                 transform=share["transform"], cpu_ms={k: v * 1e3 for k, v in cpu.items()},
                 ratio=ratio, resolved=resolved,
