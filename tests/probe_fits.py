@@ -3,7 +3,8 @@
 python/stallsim/probe.py), which need no PyTorch: the cost line never goes
 negative, a fit that fails falls back to the plain mean and says so, and
 cold reads whose time did not grow with size give the plain mean rate, not
-1 TB/s (issue 33, S7).
+1 TB/s (issue 33, S7); the threads kind's GIL shares (stallsim.gilshare)
+from the stages' wall ratios on 1 and p threads.
 usage: probe_fits.py SOURCE_DIR"""
 import os
 import sys
@@ -11,7 +12,33 @@ import unittest
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, os.path.join(SRC, "python"))
-from stallsim import probe  # noqa: E402
+from stallsim import gilshare, probe  # noqa: E402
+
+
+class GilShares(unittest.TestCase):
+    def test_resolved_ratio_is_the_share(self):
+        # p = 4: a ratio of 0.8 is the GIL's (above 1.15 / 4), 0.25 the cores'.
+        share, resolved = gilshare.reconcile({"decode": 2.0, "transform": 1.0},
+                                             {"decode": 0.25, "transform": 0.8}, 1.0, 4)
+        self.assertEqual(resolved, ["transform"])
+        self.assertAlmostEqual(share["transform"], 0.8)
+        # The item held 1.0 s: 0.2 s is left for the decode's 2 s of CPU.
+        self.assertAlmostEqual(share["decode"], 0.1)
+
+    def test_unresolved_stages_never_pass_one_over_p(self):
+        share, resolved = gilshare.reconcile({"read": 0.1, "decode": 2.0, "transform": 2.0},
+                                             {"read": 0.5, "decode": 0.52, "transform": 0.5},
+                                             3.0, 2)
+        self.assertEqual(resolved, [])
+        for k in share:
+            self.assertLessEqual(share[k], 0.5)
+        # Their held seconds never exceed what the whole item holds.
+        self.assertLessEqual(0.1 * share["read"] + 2 * share["decode"] + 2 * share["transform"],
+                             3.0 + 1e-12)
+
+    def test_a_serial_stage_holds_it_all(self):
+        share, _ = gilshare.reconcile({"transform": 1.0}, {"transform": 1.3}, 1.0, 2)
+        self.assertEqual(share["transform"], 1.0)
 
 
 class FitCost(unittest.TestCase):

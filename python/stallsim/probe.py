@@ -513,6 +513,71 @@ def regular_only(ds, what):
     return ds
 
 
+def threads_main(a, ds, idx, n, cores, paths, costs, items):
+    """--loader threads: the item's CPU as for pytorch (one worker, the
+    median run), the stages' GIL shares on this host's cores
+    (stallsim.gilshare), the collate in this process, cold reads; writes a
+    profile for loader.kind: threads."""
+    from stallsim import gilshare
+
+    a0, b0, mean_item, mean_wait = costs
+    item = ds[idx[0]]
+    collate = main_collate(item, a.batch) / a.batch
+    g = gilshare.measure(ds, idx[: min(len(idx), 160)], cores, log)
+    prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}", f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
+                  "    augment_ms: 0"]
+    measured_lines = []
+    if a.pipelines:
+        prep_lines, measured_lines = pipeline_costs(a.data, idx, a.batch, a.seed, mean_item)
+        read_ms, gd, gt = g["read_ms"], g["decode"], g["transform"]
+    else:
+        # The item's CPU is all prep.decode_* here (the read's in it too):
+        # its share is the stages' GIL-held CPU over the item's.
+        cpu = g["cpu_ms"]
+        held = g["read_ms"] + sum(g[k] * cpu[k] for k in ("decode", "transform") if k in cpu)
+        total = sum(cpu.values())
+        read_ms, gd = 0.0, (min(1.0, held / total) if "read" in cpu and total > 0 else g["decode"])
+        gt = g["transform"]
+    unresolved = [k for k in g["ratio"] if k not in g["resolved"]]
+    if unresolved:
+        log(f"GIL: {', '.join(unresolved)}: the cores bind before the GIL on {max(2, cores)} "
+            f"threads here; their share is at most 1/{max(2, cores)}, given what the whole item "
+            "holds (a host with more cores resolves it)")
+    lat = bw = None
+    if paths:
+        lat, bw, how = cold_reads([paths[i] for i in idx])
+        if how != "fit":
+            FIT_NOTES.append(f"cold reads: {how}")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = [f"# stallsim host profile: written by stallsim-probe on {platform.node()} at {now}",
+             "# for loader.kind: threads; every figure measured on this host (see the probe's "
+             "header and stallsim/gilshare.py)",
+             "profile_version: 1", "scenario:", "  server:", f"    cpus: {cores}"]
+    if lat is not None:
+        lines += ["    storage:", f"      latency_ms: {lat * 1e3:.6g}", f"      read_mb_s: {bw / 1e6:.6g}"]
+    lines += ["  prep:", *prep_lines,
+              f"    out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
+              "  loader:", "    kind: threads",
+              f"    gil_read_ms: {read_ms:.6g}", f"    gil_decode_share: {gd:.4g}",
+              f"    gil_transform_share: {gt:.4g}",
+              f"    threads_collate_ms_per_item: {collate * 1e3:.6g}",
+              "measured:", "  method:", f"    data: \"{os.path.abspath(a.data)}\"",
+              f"    dataset: \"{a.dataset}\"", f"    items_timed: {len(idx)}",
+              f"    items_in_dataset: {n}", f"    batch: {a.batch}",
+              f"    item_mean_ms: {mean_item * 1e3:.6g}", f"    item_wait_ms: {mean_wait * 1e3:.6g}",
+              f"    gil_threads: {max(2, cores)}",
+              "    gil_stage_cpu_ms: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["cpu_ms"].items()) + "\"",
+              "    gil_wall_ratio: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["ratio"].items()) + "\"",
+              f"    gil_unresolved: \"{', '.join(unresolved)}\"",
+              f"    gil_item_share: {g['item_share']:.4g}"]
+    if FIT_NOTES:
+        lines.append("    fits:")
+        lines += [f"      - \"{note}\"" for note in FIT_NOTES]
+    lines += measured_lines
+    write_profile(a.out, "\n".join(lines) + "\n")
+    log(f"wrote {a.out}")
+
+
 def write_profile(path, text):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=d)
@@ -541,6 +606,10 @@ def main():
     ap.add_argument("--oversub-reps", type=int, default=REPS,
                     help=f"runs of each loader.oversub point, the median kept (default {REPS})")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--loader", choices=("pytorch", "threads"), default="pytorch",
+                    help="the loader kind to profile: pytorch (the DataLoader's worker processes) "
+                    "or threads (a thread pool in the training process: the stages' GIL shares, "
+                    "stallsim.gilshare)")
     g = ap.add_argument_group("--gpu-rate: the model's own rate on this device")
     g.add_argument("--gpu-rate", action="store_true",
                    help="time forward+backward passes of --model at --batch instead of the loader")
@@ -603,6 +672,8 @@ def main():
     log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), {REPS} times")
     (a0, b0, mean_item, mean_wait), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
     mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3 if paths else None
+    if a.loader == "threads":
+        return threads_main(a, ds, idx, n, cores, paths, (a0, b0, mean_item, mean_wait), items)
     # What a worker spends per batch beyond its items: collate, then handing
     # the batch to the queue (from the steady interval: one worker is the
     # bottleneck, so the interval is its whole cycle).

@@ -11,7 +11,7 @@
 
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady, cache_linux;
 extern const storage_ops_t storage_fixed, storage_object, storage_hdd, storage_ssd;
-extern const loader_ops_t loader_pool, loader_pytorch;
+extern const loader_ops_t loader_pool, loader_pytorch, loader_threads;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
@@ -37,7 +37,7 @@ const cache_ops_t *scenario_cache(const scenario_t *s) {
     return cache_kind(s->loader.cache);
 }
 
-static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch};
+static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch, &loader_threads};
 #define NLOADERS ((int)(sizeof loaders / sizeof loaders[0]))
 
 const loader_ops_t *scenario_loader(const scenario_t *s) {

@@ -180,6 +180,13 @@ typedef struct {
             double core_efficiency;
             char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
         } torch;
+        struct { /* loader.kind: threads (loader_threads.c owns these keys) */
+            int64_t threads;
+            double gil_read_ms;
+            double gil_decode_share;
+            double gil_transform_share;
+            double collate_ms_per_item;
+        } threads;
     } loader;
     struct { /* USD; 0 = not charged (no built-in prices) */
         double get_per_1000;

@@ -184,7 +184,8 @@ class _Gen:
 
     def loader(self):
         r = self.r
-        kind = r.choice(["pool", "pool", "pytorch"])
+        # the threads kind reads loose items only (record shards refused)
+        kind = r.choice(["pool", "pool", "pytorch"] + ([] if self.shards else ["threads"]))
         self.loader_kind = kind
         self.set("loader.kind", kind)
         self.maybe(0.85, "loader.cache", lambda: r.choice(["none", "lru", "lru", "minio", "minio",
@@ -202,6 +203,12 @@ class _Gen:
             if self.storage_kind == "object":
                 self.maybe(0.5, "server.storage.reader_threads", lambda: r.choice(
                     [1, 4, 16, 64, 256]))
+        elif kind == "threads":
+            self.maybe(0.8, "loader.threads", lambda: r.choice([1, 2, 4, 8, 16, 32]))
+            self.maybe(0.4, "loader.gil_read_ms", lambda: _r(r.uniform(0, 0.2)))
+            self.maybe(0.5, "loader.gil_decode_share", lambda: _r(r.uniform(0, 1), 2))
+            self.maybe(0.5, "loader.gil_transform_share", lambda: _r(r.uniform(0, 1), 2))
+            self.maybe(0.3, "loader.threads_collate_ms_per_item", lambda: _r(r.uniform(0, 0.3)))
         else:
             self.maybe(0.8, "loader.num_workers", lambda: r.choice([0, 1, 2, 4, 8]))
             self.maybe(0.3, "loader.prefetch_factor", lambda: r.choice([1, 2, 4]))
@@ -218,7 +225,8 @@ class _Gen:
             self.maybe(0.2, "loader.worker_init_ms", lambda: _r(r.uniform(0, 100)))
             self.maybe(0.15, "loader.oversub",
                        lambda: r.choice(["1:1, 2:0.9, 4:0.7, 8:0.5, 16:0.4", "1:1, 4:0.5"]))
-        self.maybe(0.15, "loader.shuffle_buffer", lambda: r.choice([16, 64, 256, 1000]))
+        if kind != "threads":  # the threads kind samples by index: no shuffle buffer
+            self.maybe(0.15, "loader.shuffle_buffer", lambda: r.choice([16, 64, 256, 1000]))
         self.known |= {"loader.dist_cache", "loader.staging_mb", "loader.open_shards"}
         self.known |= {k for k in self.t.keys if k.startswith("loader.")}
 
@@ -271,7 +279,7 @@ class _Gen:
                 job["gpu_items_per_s"] = _r(_lu(r, 30, 6000))
             else:
                 job["compute_s_per_batch"] = _r(job["batch_per_gpu"] / _lu(r, 30, 6000))
-            if self.loader_kind == "pool":
+            if self.loader_kind in ("pool", "threads"):
                 if r.random() < 0.3:
                     job["prefetch_batches"] = r.choice([1, 2, 4, 8])
                 # the training process's CPU an iteration, from a tenth of the

@@ -1,0 +1,139 @@
+"""How much of each stage of a Dataset's item holds the GIL, for
+`loader.kind: threads` (sim/kinds/loader_threads.c): `stallsim-probe
+--loader threads` writes it into loader.gil_read_ms, gil_decode_share and
+gil_transform_share.
+
+The method: a stage (read the file's bytes, decode them with PIL, the
+Dataset's transform; or the whole dataset[i] for a Dataset that is not an
+ImageFolder) is timed over the same inputs on 1 thread and on p threads of
+a concurrent.futures.ThreadPoolExecutor, p the cores this process may use
+(at least 2). The kind's model of a pool, items/s = min(p / CPU, 1 / held),
+gives the wall per item on p threads as max(CPU / p, held): where the ratio
+of the two walls is above 1/p, the GIL binds and the ratio is the share
+held. Below about 1/p the cores bind first and the share is only known to
+be at most 1/p (a host with more cores resolves more): such stages share
+what the whole item's own measurement leaves, in proportion to their CPU,
+so the stages' sum never exceeds what the item holds.
+
+  shares = measure(ds, idx, p, log)   # dict, see measure()
+"""
+
+import concurrent.futures
+import io
+import statistics
+import time
+
+REPS = 3
+# A ratio within this factor of 1/p is the cores' bound, not the GIL's.
+RESOLVED = 1.15
+
+
+def _run_delay():
+    """Seconds this thread has been runnable but waiting for a core
+    (/proc/thread-self/schedstat; 0 where the kernel keeps none)."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _wall_per_item(fn, inputs, threads):
+    """Seconds of wall time per input for fn over inputs on `threads`
+    threads (the pool made first, so its threads' start is not timed), less
+    the threads' mean wait for a core: on a busy host other processes take
+    the cores, which is not the GIL (a thread waiting for the GIL sleeps; it
+    is not runnable)."""
+
+    def timed(x):
+        q0 = _run_delay()
+        fn(x)
+        return _run_delay() - q0
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as ex:
+        list(ex.map(fn, inputs[: 2 * threads]))  # warm: the threads exist
+        t0 = time.perf_counter()
+        delay = sum(ex.map(timed, inputs))
+        wall = time.perf_counter() - t0
+    return max(wall - delay / threads, wall / 10) / len(inputs)
+
+
+def _cpu_per_item(fn, inputs):
+    """CPU seconds (this thread's) per input, one at a time."""
+    c0 = time.thread_time()
+    for x in inputs:
+        fn(x)
+    return (time.thread_time() - c0) / len(inputs)
+
+
+def stage(fn, inputs, p):
+    """(CPU seconds per item alone, the p-thread to 1-thread wall ratio),
+    each the median of REPS runs."""
+    cpu = statistics.median(_cpu_per_item(fn, inputs) for _ in range(REPS))
+    one = statistics.median(_wall_per_item(fn, inputs, 1) for _ in range(REPS))
+    many = statistics.median(_wall_per_item(fn, inputs, p) for _ in range(REPS))
+    return cpu, (many / one if one > 0 else 1.0)
+
+
+def reconcile(cpu, ratio, held_item, p):
+    """Each stage's share from its CPU seconds and wall ratio on p threads:
+    a ratio above RESOLVED / p is the share; the other stages share what
+    the whole item holds (held_item seconds) beyond the resolved ones', in
+    proportion to their CPU, at most 1/p each. Returns (shares, resolved)."""
+    resolved = [k for k in cpu if ratio[k] > RESOLVED / p]
+    share = {k: min(1.0, ratio[k]) for k in resolved}
+    left = max(0.0, held_item - sum(share[k] * cpu[k] for k in resolved))
+    rest = [k for k in cpu if k not in resolved]
+    rest_cpu = sum(cpu[k] for k in rest)
+    for k in rest:
+        share[k] = min(1.0 / p, left / rest_cpu) if rest_cpu > 0 else 0.0
+    return share, resolved
+
+
+def _imagefolder_stages(ds, idx):
+    """The stages of an ImageFolder item and their inputs, each stage's
+    input the previous one's output (made once, untimed)."""
+    from PIL import Image
+
+    paths = [ds.samples[i][0] for i in idx]
+
+    def read(path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def decode(data):
+        img = Image.open(io.BytesIO(data))
+        return img.convert("RGB")
+
+    raw = [read(p) for p in paths]
+    imgs = [decode(b) for b in raw]
+    transform = ds.transform or (lambda x: x)
+    return [("read", read, paths), ("decode", decode, raw), ("transform", transform, imgs)]
+
+
+def measure(ds, idx, p, log):
+    """GIL shares of ds's items over idx on p threads: a dict with
+    read_ms (GIL-held CPU ms of the read), decode and transform (shares of
+    their CPU), cpu_ms {stage: CPU ms per item}, ratio {stage: p-thread /
+    1-thread wall}, resolved [stages whose ratio resolved their share], and
+    item_share (the whole item's) beside."""
+    p = max(2, p)
+    item_cpu, item_ratio = stage(lambda i: ds[i], list(idx), p)
+    item_resolved = item_ratio > RESOLVED / p
+    held_item = min(1.0, item_ratio) * item_cpu  # at most this, when unresolved
+    log(f"GIL: whole item {item_cpu * 1e3:.3f} ms CPU, {p} threads at {item_ratio:.3f} x the "
+        f"1-thread wall per item ({'GIL-bound' if item_resolved else f'at most 1/{p}: cores bind'})")
+    if not hasattr(ds, "samples") or not hasattr(ds, "transform"):
+        share = min(1.0, held_item / item_cpu) if item_cpu > 0 else 0.0
+        return dict(read_ms=0.0, decode=share, transform=share, cpu_ms={"item": item_cpu * 1e3},
+                    ratio={"item": item_ratio}, resolved=["item"] if item_resolved else [],
+                    item_share=share)
+    cpu, ratio = {}, {}
+    for name, fn, inputs in _imagefolder_stages(ds, idx):
+        cpu[name], ratio[name] = stage(fn, inputs, p)
+        log(f"GIL: {name} {cpu[name] * 1e3:.3f} ms CPU, {p} threads at {ratio[name]:.3f} x")
+    share, resolved = reconcile(cpu, ratio, held_item, p)
+    return dict(read_ms=share["read"] * cpu["read"] * 1e3, decode=share["decode"],
+                transform=share["transform"], cpu_ms={k: v * 1e3 for k, v in cpu.items()},
+                ratio=ratio, resolved=resolved,
+                item_share=held_item / item_cpu if item_cpu > 0 else 0.0)

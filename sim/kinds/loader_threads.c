@@ -1,0 +1,433 @@
+/* loader_threads: a pool of threads inside each training process (one per
+ * GPU) reads, decodes and transforms the items, as SPDL, torchdata.nodes
+ * (method="thread") and a concurrent.futures.ThreadPoolExecutor over a
+ * Dataset do:
+ * - loader.threads threads per training process; each takes the process's
+ *   next item when it is free, reads it synchronously (waiting holds
+ *   neither a core nor the GIL), then runs its CPU on one of the server's
+ *   cores (the cores calendar every rank on the server shares, as for the
+ *   pytorch kind);
+ * - the GIL is one per training process (a calendar of one slot): of an
+ *   item's CPU, loader.gil_read_ms (the read's Python), the share
+ *   loader.gil_decode_share of the decode (libjpeg-turbo in PIL releases it
+ *   for most of it) and loader.gil_transform_share of the transform
+ *   (prep.augment_ms: Python-level transforms hold it) hold it; a
+ *   free-threaded interpreter holds none (all three 0). Its free part runs
+ *   first, then the held part, taking the GIL and a core together;
+ * - the training process collates each batch (loader.threads_collate_ms_
+ *   per_item a item, holding the GIL for the transform's share) and hands
+ *   it over in memory: no shared-memory copy, no pickling, no worker fork
+ *   or start; jobs.N.prefetch_batches batches in flight (one process's
+ *   memory: none in /dev/shm).
+ * The model's rate is the closed form of the same sharing, per process:
+ * items/s = min(threads / (CPU + read wait), cores' share / CPU, 1 / GIL
+ * held), along the epoch's slices (threads_model_epoch). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calendar.h"
+#include "diag.h"
+#include "kinds.h"
+#include "loader.h"
+
+typedef struct {
+    int G, T, ns;
+    double read_s, aug_s, gd, gt, collate_s; /* seconds; the GIL's shares */
+    double *tfree;                           /* [2][G][T]: when each thread is free */
+    int *amin;                               /* [2][G]: each rank's earliest-free thread */
+    double *clk;                             /* [2][G]: its time; clk[0..G) is p->clock */
+    double *bend;                            /* [2][G]: the batch's last item done, per rank */
+    int *items;                              /* [G]: the batch's items on each rank */
+    uint16_t *rank_sv;                       /* [G]: each rank's server */
+    calendar_t *cpu;                         /* [2][ns]: each server's cores */
+    calendar_t *gil;                         /* [2][G]: each process's GIL; NULL: none held */
+} thr_t;
+
+enum { CPU_LOG2 = 13, GIL_LOG2 = 11 };
+
+static double ms(double v) {
+    return v / 1e3;
+}
+
+/* The transform's seconds of a job's item: its CPU beyond the decode's
+ * (prep.augment_ms, prep.eval_ms; an audio item is all decode). */
+static double transform_s(const scenario_t *s, const job_t *j) {
+    if (j->prep.pipeline == PIPE_AUDIO) return 0;
+    double t = scenario_job_prep_s(s, j, 0) - ms(s->prep.decode_ms_per_item);
+    return t > 0 ? t : 0;
+}
+
+/* GIL-held seconds of an item whose prep takes dur seconds of CPU. */
+static double held_s(const thr_t *t, double dur) {
+    double aug = t->aug_s < dur ? t->aug_s : dur;
+    return t->gd * (dur - aug) + t->gt * aug + t->read_s;
+}
+
+static double effective_cores(const scenario_t *s, double cores) {
+    return scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
+}
+
+/* Buckets of about two items' CPU (or GIL), reaching back over a batch at a
+ * few times its cost: the engine walks batch after batch. */
+static double bucket_s(const scenario_t *s, const job_t *j, double per_item, int log2) {
+    double c = scenario_job_prep_s(s, j, scenario_item_bytes_mean(s));
+    double wait = scenario_storage(s)->service_s(s, scenario_item_bytes_mean(s));
+    double reach = 4 * (double)j->batch_per_gpu * (c + wait);
+    if (reach < CALENDAR_REACH_S) reach = CALENDAR_REACH_S;
+    double dt = 2 * per_item, least = reach / (double)(1 << log2);
+    return dt > least ? dt : least;
+}
+
+static int thr_alloc(thr_t *t, int ns, int gil) {
+    size_t G = (size_t)t->G, T = (size_t)t->T;
+    t->tfree = calloc(2 * G * T, sizeof *t->tfree);
+    t->amin = calloc(2 * G, sizeof *t->amin);
+    t->clk = calloc(2 * G, sizeof *t->clk);
+    t->bend = calloc(2 * G, sizeof *t->bend);
+    t->items = calloc(G, sizeof *t->items);
+    t->rank_sv = calloc(G, sizeof *t->rank_sv);
+    t->cpu = calloc(2 * (size_t)ns, sizeof *t->cpu);
+    if (gil) t->gil = calloc(2 * G, sizeof *t->gil);
+    return !t->tfree || !t->amin || !t->clk || !t->bend || !t->items || !t->rank_sv || !t->cpu ||
+                   (gil && !t->gil)
+               ? -1
+               : 0;
+}
+
+static int thr_init(prep_t *p) {
+    const scenario_t *s = p->s;
+    thr_t *t = calloc(1, sizeof *t);
+    p->state = t;
+    if (!t) return -1;
+    t->G = p->ranks;
+    t->T = (int)s->loader.threads.threads;
+    t->ns = p->ns;
+    t->read_s = ms(s->loader.threads.gil_read_ms);
+    t->aug_s = transform_s(s, p->job);
+    t->gd = s->loader.threads.gil_decode_share;
+    t->gt = s->loader.threads.gil_transform_share;
+    t->collate_s = ms(s->loader.threads.collate_ms_per_item);
+    const int gil = t->read_s > 0 || t->gd > 0 || t->gt > 0;
+    p->slowdown = 1;
+    p->cpu_slots = effective_cores(s, p->cores);
+    if (thr_alloc(t, p->ns, gil) != 0) return -1;
+    const int per = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
+    for (int r = 0; r < t->G; r++)
+        t->rank_sv[r] = (uint16_t)(r / per < p->ns ? r / per : p->ns - 1);
+    const double mean = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s));
+    const double dt = bucket_s(s, p->job, mean + t->read_s, CPU_LOG2);
+    for (int i = 0; i < 2 * p->ns; i++)
+        if (calendar_init(&t->cpu[i], dt, p->cpu_slots, CPU_LOG2) != 0) return -1;
+    const double g = held_s(t, mean) + t->gt * t->collate_s;
+    for (int i = 0; gil && i < 2 * t->G; i++)
+        if (calendar_init(&t->gil[i], bucket_s(s, p->job, g > 0 ? g : mean, GIL_LOG2), 1,
+                          GIL_LOG2) != 0)
+            return -1;
+    p->clock = t->clk;
+    return 0;
+}
+
+/* calendar_hold, ending no sooner than the bucket it ends in has served
+ * what it gave out at its rate: the slots alone let requests at a bucket's
+ * start all take its capacity at once (4 items of 2 ms on 2 cores ending
+ * together at 2 ms), which served more CPU than the cores have. */
+static double hold(calendar_t *c, double at, double dur, double *end) {
+    double start = calendar_hold(c, at, dur, end);
+    const double q = *end / c->dt;
+    int64_t i = q > 0 ? (int64_t)q : 0;
+    if ((double)i * c->dt >= *end && i > 0) i--; /* ended on a boundary: the bucket before */
+    if (i < c->top - (int64_t)c->mask) return start;
+    const double fluid = (double)i * c->dt + (c->cap - *calendar_left(c, i)) / c->rate;
+    if (fluid > *end) *end = fluid;
+    return start;
+}
+
+/* cpu seconds on server sv's cores from `at` on, of which the last `held`
+ * hold rank r's GIL too: when done. */
+static double run_cpu(thr_t *t, int tl, int sv, int r, double at, double cpu, double held) {
+    double end = at;
+    if (cpu > held) hold(&t->cpu[tl * t->ns + sv], at, cpu - held, &end);
+    if (held <= 0 || !t->gil) return end;
+    double gil_end, core_end;
+    double start = hold(&t->gil[tl * t->G + r], end, held, &gil_end);
+    hold(&t->cpu[tl * t->ns + sv], start, held, &core_end);
+    return gil_end > core_end ? gil_end : core_end;
+}
+
+/* Rank r's earliest-free thread on timeline tl, into amin and clk. */
+static void thr_earliest(thr_t *t, int tl, int r) {
+    const double *f = &t->tfree[((size_t)tl * t->G + r) * t->T];
+    int k = 0;
+    for (int i = 1; i < t->T; i++)
+        if (f[i] < f[k]) k = i;
+    t->amin[tl * t->G + r] = k;
+    t->clk[tl * t->G + r] = f[k];
+}
+
+/* The calendar's bucket holding `at` keeps only the capacity after it: an
+ * epoch's first items may not take the time before the epoch began (the
+ * fluid would otherwise serve more CPU than the cores have in the epoch). */
+static void cap_bucket(calendar_t *c, double at) {
+    const double q = at / c->dt;
+    const int64_t i = q > 0 ? (int64_t)q : 0;
+    if (i < c->top - (int64_t)c->mask) return;
+    double *left = calendar_left(c, i), room = ((double)(i + 1) * c->dt - at) * c->rate;
+    if (*left > room) *left = room;
+}
+
+/* A batch's items may start once its buffer is free (issue). */
+static void thr_begin_batch(prep_t *p, int epoch, int64_t batch, const double issue[2],
+                            const double idle[2]) {
+    (void)epoch, (void)idle;
+    thr_t *t = p->state;
+    for (int tl = 0; batch == 0 && tl < 2; tl++) {
+        for (int i = 0; i < t->ns; i++)
+            cap_bucket(&t->cpu[tl * t->ns + i], issue[tl]);
+        for (int r = 0; t->gil && r < t->G; r++)
+            cap_bucket(&t->gil[tl * t->G + r], issue[tl]);
+    }
+    for (int tl = 0; tl < 2; tl++)
+        for (int r = 0; r < t->G; r++) {
+            double *f = &t->tfree[((size_t)tl * t->G + r) * t->T];
+            for (int i = 0; i < t->T; i++)
+                if (f[i] < issue[tl]) f[i] = issue[tl];
+            thr_earliest(t, tl, r);
+            t->bend[tl * t->G + r] = issue[tl];
+        }
+    memset(t->items, 0, sizeof *t->items * (size_t)t->G);
+}
+
+static prep_end_t thr_item(prep_t *p, int sv, int rank, double ready, double ready_mem,
+                           double dur) {
+    (void)ready_mem;
+    thr_t *t = p->state;
+    const int G = t->G;
+    const double cpu = dur + t->read_s, held = held_s(t, dur);
+    /* T: the read issued at clk[rank] is done at ready; T_prep: in memory. */
+    double start[2] = {ready, t->clk[G + rank]}, end[2];
+    for (int tl = 0; tl < 2; tl++) {
+        end[tl] = run_cpu(t, tl, sv, rank, start[tl], cpu, held);
+        t->tfree[((size_t)tl * G + rank) * t->T + t->amin[tl * G + rank]] = end[tl];
+        thr_earliest(t, tl, rank);
+        double *b = &t->bend[tl * G + rank];
+        if (end[tl] > *b) *b = end[tl];
+    }
+    t->items[rank]++;
+    return (prep_end_t){end[0], end[1]};
+}
+
+/* The training process collates each rank's items once they are done. */
+static double thr_batch_ready(prep_t *p, int tl, double last_item) {
+    thr_t *t = p->state;
+    double ready = last_item;
+    for (int r = 0; r < t->G; r++) {
+        double done = t->bend[tl * t->G + r], c = t->collate_s * t->items[r];
+        if (c > 0) done = run_cpu(t, tl, t->rank_sv[r], r, done, c, c * t->gt);
+        if (done > ready) ready = done;
+    }
+    return ready;
+}
+
+/* Each rank's training process runs its step's CPU (jobs.N.train_cpu_ms)
+ * beside its GPU's compute, in Python: on its server's cores and holding its
+ * GIL, against its own loader threads. */
+static double thr_train_cpu(prep_t *p, int tl, double start, double dur) {
+    thr_t *t = p->state;
+    double end = start;
+    for (int r = 0; r < t->G; r++) {
+        double e = run_cpu(t, tl, t->rank_sv[r], r, start, dur, t->gil ? dur : 0);
+        if (e > end) end = e;
+    }
+    return end;
+}
+
+static void thr_destroy(prep_t *p) {
+    thr_t *t = p->state;
+    if (t) {
+        for (int i = 0; t->cpu && i < 2 * t->ns; i++)
+            calendar_destroy(&t->cpu[i]);
+        for (int i = 0; t->gil && i < 2 * t->G; i++)
+            calendar_destroy(&t->gil[i]);
+        free(t->tfree), free(t->amin), free(t->clk), free(t->bend), free(t->items);
+        free(t->rank_sv), free(t->cpu), free(t->gil);
+    }
+    free(t);
+    p->state = NULL;
+    p->clock = NULL;
+}
+
+/* What the kind does not model, refused with the key that asks for it. */
+static int refuse(const scenario_t *s, const char *key, int on, const char *why) {
+    if (!on) return 0;
+    diag_error(s->origin[schema_find(SCOPE_SCENARIO, key)], "%s: loader.kind: threads %s", key,
+               why);
+    return 1;
+}
+
+static int thr_check(const scenario_t *s) {
+    int bad = 0;
+    bad |= refuse(s, "loader.prep", s->loader.prep == PREP_COORDINATED,
+                  "has a pool in each training process (use partitioned)");
+    bad |= refuse(s, "loader.dist_cache", s->loader.dist_cache == DIST_SHARDED,
+                  "reads through each server's own cache (use local)");
+    bad |= refuse(s, "prep.decode", s->prep.decode == DECODE_GPU,
+                  "decodes in its threads on the CPU (use prep.decode: cpu; DALI's mixed "
+                  "decoder is loader.kind: pool)");
+    bad |= refuse(s, "dataset.shard_items", s->dataset.shard_items > 1,
+                  "reads loose items (record shards are not modelled for it yet: use "
+                  "loader.kind: pool or pytorch)");
+    bad |= refuse(s, "loader.shuffle_buffer", s->loader.shuffle_buffer > 0,
+                  "samples items by index (a shuffle buffer is not modelled for it: leave it "
+                  "out)");
+    return bad ? EXIT_INPUT : 0;
+}
+
+static double thr_items_s(double cores, double item_s) {
+    return item_s > 0 ? cores / item_s : INFINITY;
+}
+
+/* The closed form: items/s of one training process in a slice whose reads
+ * wait `wait` seconds an item (0 on T_prep), its server's cores shared by
+ * gps processes alike, collating at `collate` seconds an item, its training
+ * step taking `train` an item (on the cores, and the GIL where one is held). */
+static double rank_rate(const loader_model_t *m, double wait, double gps, double collate,
+                        double train) {
+    const scenario_t *s = m->s;
+    thr_t t = {.read_s = ms(s->loader.threads.gil_read_ms),
+               .aug_s = transform_s(s, m->job),
+               .gd = s->loader.threads.gil_decode_share,
+               .gt = s->loader.threads.gil_transform_share};
+    const double cpu = m->prep_s + t.read_s + collate + train;
+    const double held =
+        held_s(&t, m->prep_s) + t.gt * collate + (t.gt + t.gd > 0 || t.read_s > 0 ? train : 0);
+    const double T = (double)s->loader.threads.threads;
+    double x = T / (m->prep_s + t.read_s + wait);
+    const double cores = effective_cores(s, m->cores) / gps;
+    if (cpu > 0 && cores / cpu < x) x = cores / cpu;
+    if (held > 0 && 1 / held < x) x = 1 / held;
+    return x;
+}
+
+/* The batch pipeline at the closed form's rate, slice by slice: the pool
+ * works through the batches back to back, batch k starting once batch k -
+ * prefetch_batches is taken; the storage's floor binds the whole stream. */
+static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double *t_prep_s) {
+    const job_t *j = m->job;
+    const int64_t P = loader_staged_batches(m->s, j);
+    const double G = (double)j->gpus, M = (double)j->batch_per_gpu * G;
+    const int64_t nb = (int64_t)ceil(m->items / M);
+    const int gps_i = (int)(j->gpus / m->ns);
+    const double gps = gps_i > 0 ? gps_i : 1;
+    const double collate = ms(m->s->loader.threads.collate_ms_per_item);
+    /* An iteration lasts at least the training process's own CPU
+     * (jobs.N.train_cpu_ms), taken beside the GPU's compute. */
+    const double train = j->train_cpu_ms / 1e3, step = train / (double)j->batch_per_gpu;
+    const double t_batch = fmax(m->t_batch, train), t_last = fmax(m->t_last, train);
+    double *started = calloc((size_t)P, sizeof *started);
+    for (int tl = 0; tl < 2; tl++) {
+        double end = 0, prod = 0;
+        for (int64_t k = 0; started && k < nb; k++) {
+            int last = k == nb - 1;
+            double items = last ? m->items - (double)k * M : M;
+            double per_rank = ceil(items / G);
+            int at = (int)(((double)k * M + items / 2) / m->items * m->steps);
+            if (at >= m->steps) at = m->steps - 1;
+            double wait = tl == 0 ? m->wait_s[at] : 0, floor_s = tl == 0 ? m->floor_s[at] : 0;
+            /* The items' rate with the collate's CPU and GIL in it, and
+             * without: a batch is ready once both it and its own collate
+             * after its items are done (and the step is the whole rate's). */
+            double x = rank_rate(m, wait, gps, collate, step), x0 = rank_rate(m, wait, gps, 0, 0);
+            double cap = floor_s > 0 ? 1 / (floor_s * G) : INFINITY;
+            if (cap < x) x = cap;
+            if (cap < x0) x0 = cap;
+            double issue = k < P ? 0 : started[k % P];
+            double begin = prod > issue ? prod : issue;
+            prod = begin + per_rank / x;
+            /* The step's own CPU comes after the batch is taken. */
+            double go = begin + per_rank / x0 + collate * per_rank;
+            if (go < prod - step * per_rank) go = prod - step * per_rank;
+            if (go < end) go = end;
+            end = go + (last ? t_last : t_batch);
+            started[k % P] = go;
+        }
+        if (tl == 0)
+            *epoch_s = end;
+        else
+            *t_prep_s = end;
+    }
+    free(started);
+}
+
+static double thr_bytes(const scenario_t *s, const job_t *j, double cores, int ns) {
+    (void)cores;
+    const double G = (double)j->gpus, T = (double)s->loader.threads.threads;
+    return 8 * 2 * G * T + 4 * 2 * G + 8 * 4 * G + 4 * G + 2 * G + 128 +
+           2 * ns * (calendar_bytes(CPU_LOG2) + 64) + 2 * G * (calendar_bytes(GIL_LOG2) + 64);
+}
+
+/* One shard stream a process: refused by thr_check; the engine asks anyway. */
+static uint32_t thr_shard_lanes(const scenario_t *s, int *per_rank) {
+    (void)s;
+    *per_rank = 1;
+    return 1;
+}
+
+/* One read per thread: ranks x threads, a server holding at most its GPUs' ranks. */
+static int64_t thr_readers(const scenario_t *s) {
+    int64_t ranks = 0;
+    for (int i = 0; i < s->njobs; i++)
+        ranks += s->jobs[i].count * s->jobs[i].gpus;
+    if (ranks > s->server.gpus) ranks = s->server.gpus;
+    return ranks * s->loader.threads.threads;
+}
+
+/* threads worth trying: 1, 2, 3, 4, 6, 8, 12, 16, ... up to 64. */
+static int thr_knob_values(const scenario_t *s, int64_t *v, int max) {
+    (void)s;
+    int n = 0;
+    for (int64_t w = 1; n < max && w <= 64;) {
+        v[n++] = w;
+        int pow2 = w > 1 && (w & (w - 1)) == 0;
+        w = w < 2 ? w + 1 : pow2 ? w + w / 2 : (int64_t)1 << (64 - __builtin_clzll((uint64_t)w));
+    }
+    return n;
+}
+
+static void thr_knob_set(scenario_t *s, int64_t v) {
+    s->loader.threads.threads = v;
+}
+
+/* clang-format off */
+static const key_def_t keys[] = {
+    {"loader.threads", KT_INT, "threads", "8", 1, 1024, 0, NULL, SCN_FIELD(loader.threads.threads), "threads: the pool's threads in each training process (GPU), each reading, decoding and transforming one item at a time"},
+    {"loader.gil_read_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.gil_read_ms), "threads: CPU per item that the read's Python (open, read) spends holding the GIL, on a core (the wait for the bytes holds neither; the probe measures it)"},
+    {"loader.gil_decode_share", KT_REAL, "", "0.1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_decode_share), "threads: share of the decode's CPU (prep.decode_*) holding the GIL (libjpeg-turbo in PIL releases it for most of it; 0 = a free-threaded build; the probe measures it)"},
+    {"loader.gil_transform_share", KT_REAL, "", "1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_transform_share), "threads: share of the transform's CPU (prep.augment_ms, prep.eval_ms) and of the collate holding the GIL (Python-level transforms hold it; 0 = a free-threaded build; the probe measures it)"},
+    {"loader.threads_collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.collate_ms_per_item), "threads: the training process's CPU to collate one item into its batch (handed over in memory: no shared-memory copy)"},
+};
+/* clang-format on */
+
+const loader_ops_t loader_threads = {
+    .name = "threads",
+    .help = "a pool of loader.threads threads in each training process, sharing its GIL "
+            "(SPDL, torchdata.nodes, a ThreadPoolExecutor)",
+    .keys = keys,
+    .nkeys = sizeof keys / sizeof keys[0],
+    .sync_reads = 1,
+    .init = thr_init,
+    .begin_batch = thr_begin_batch,
+    .item = thr_item,
+    .batch_ready = thr_batch_ready,
+    .train_cpu = thr_train_cpu,
+    .destroy = thr_destroy,
+    .check = thr_check,
+    .shard_lanes = thr_shard_lanes,
+    .readers_in_flight = thr_readers,
+    .items_s = thr_items_s,
+    .model_epoch = threads_model_epoch,
+    .knob = "loader.threads",
+    .knob_values = thr_knob_values,
+    .knob_set = thr_knob_set,
+    .state_bytes = thr_bytes,
+};

@@ -1,0 +1,167 @@
+/* loader.kind: threads, the simulator and the model against the closed form
+ * per training process, items/s = min(threads / (CPU + read wait), cores /
+ * CPU, 1 / GIL-held), in cases where one bound is far below the others:
+ * GIL-bound, core-bound, thread-bound, read-bound, and two processes each
+ * with its own GIL. Each case also states what a plausible wrong kind would
+ * give (the GIL ignored, a core per thread, a read holding a core, one GIL
+ * a server) and that it is far outside the tolerance, so the case fails on
+ * it (the commit that added this file shows each failing on such a mutant);
+ * then the rules the kind adds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kinds.h"
+#include "testutil.h"
+
+static scenario_t S;
+static topology_t T;
+
+/* 1 GPU, 3200 equal items of 100 KB in batches of 32; prep is 1 ms of
+ * decode and 2 ms of transform; no GIL unless a test sets it. The cache
+ * holds everything: epoch 2 reads nothing. */
+static const char *base = "epochs: 2\ndataset: {items: 3200, item_kb: 100}\n"
+                          "server: {cpus: 4, gpus: 2, cache_gb: 1}\n"
+                          "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 1, augment_ms: 2}\n"
+                          "loader: {kind: threads, threads: 4, gil_read_ms: 0, gil_decode_share: 0,"
+                          " gil_transform_share: 0, threads_collate_ms_per_item: 0}\n"
+                          "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 1e-9}]\n";
+
+static void near(const char *what, double got, double want, double tol) {
+    if (fabs(got - want) > tol * want) fail_msg("%s: %.9g, want %.9g", what, got, want);
+}
+
+/* The wrong kind's figure is far outside the tolerance of the right one. */
+static void tells_apart(const char *wrong, double wrong_s, double want, double tol) {
+    if (fabs(wrong_s - want) <= 5 * tol * want)
+        fail_msg("%s gives %.6g, too close to %.6g to be told apart", wrong, wrong_s, want);
+}
+
+/* Epoch `e` of simulator and model, both within tol of want. */
+static void expect(const char *const *sets, int e, double want, double tol, const char *what) {
+    run_metrics_t m, s;
+    assert_int_equal(tu_run(base, sets, &S, &T, &m, &s), 0);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s (sim)", what);
+    near(buf, metrics_at(&s, 0, e)->epoch_s, want, tol);
+    snprintf(buf, sizeof buf, "%s (model)", what);
+    near(buf, metrics_at(&m, 0, e)->epoch_s, want, tol);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* The transform holds the GIL: 2 ms of each item's 3 ms, one at a time,
+ * however many threads and cores: 3200 x 2 ms. */
+static void test_gil_bound(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.gil_transform_share=1", NULL};
+    const double want = 3200 * 2e-3;
+    expect(sets, 1, want, 1e-3, "GIL-bound");
+    /* GIL ignored: 4 threads on 4 cores at 3 ms an item. */
+    tells_apart("GIL ignored", 3200 * 3e-3 / 4, want, 1e-3);
+    /* With the decode's share held too (1 ms of it), 3 ms an item. */
+    const char *both[] = {"loader.gil_transform_share=1", "loader.gil_decode_share=1", NULL};
+    expect(both, 1, 3200 * 3e-3, 1e-3, "GIL-bound, decode held too");
+    tells_apart("decode share ignored", want, 3200 * 3e-3, 1e-3);
+}
+
+/* 8 threads on 2 cores, little GIL (0.2 ms): the cores bind, 3 ms / 2. */
+static void test_core_bound(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.threads=8", "server.cpus=2", "loader.gil_read_ms=0.2", NULL};
+    /* CPU per item: 3 ms of prep and the read's 0.2 ms. */
+    const double want = 3200 * 3.2e-3 / 2;
+    expect(sets, 1, want, 2e-3, "core-bound");
+    tells_apart("a core per thread", 3200 * 3.2e-3 / 8, want, 2e-3);
+    tells_apart("GIL held for all of it", 3200 * 3.2e-3, want, 2e-3);
+}
+
+/* 2 threads on 8 cores: the threads bind, 3 ms / 2. */
+static void test_thread_bound(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.threads=2", "server.cpus=8", NULL};
+    const double want = 3200 * 3e-3 / 2;
+    expect(sets, 1, want, 1e-3, "thread-bound");
+    tells_apart("threads unbounded (the cores)", 3200 * 3e-3 / 8, want, 1e-3);
+}
+
+/* Cold reads of 20 ms each, nothing cached: a thread's cycle is 23 ms, of
+ * which the wait holds neither a core nor the GIL, so 4 threads on 2 cores
+ * with the transform's GIL give 4 items a 23 ms. */
+static void test_read_bound(void **state) {
+    (void)state;
+    const char *sets[] = {"server.cache_gb=0",
+                          "server.cpus=2",
+                          "server.storage.latency_ms=20",
+                          "server.storage.read_mb_s=1e12",
+                          "server.storage.queue_depth=64",
+                          "loader.gil_transform_share=1",
+                          NULL};
+    const double want = 3200 * 23e-3 / 4;
+    expect(sets, 0, want, 2e-3, "read-bound");
+    tells_apart("the read holding a core", 3200 * 23e-3 / 2, want, 2e-3);
+    tells_apart("the read holding the GIL", 3200 * (20e-3 + 2e-3), want, 2e-3);
+}
+
+/* Two training processes on one server: each has its own GIL, so two GPUs
+ * prepare twice as fast as one when the GIL binds. */
+static void test_gil_per_process(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.gil_transform_share=1", "server.cpus=16", "jobs.0.gpus=2", NULL};
+    const double want = 3200 * 2e-3 / 2;
+    expect(sets, 1, want, 1e-3, "GIL per process");
+    tells_apart("one GIL a server", 3200 * 2e-3, want, 1e-3);
+}
+
+/* The collate in the training process holds the GIL for the transform's
+ * share: 1 ms of collate beside 2 ms of transform, 3 ms of GIL an item. */
+static void test_collate_holds_gil(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.gil_transform_share=1", "loader.threads_collate_ms_per_item=1",
+                          "server.cpus=16", NULL};
+    expect(sets, 1, 3200 * 3e-3, 2e-3, "collate under the GIL");
+}
+
+/* The training step (jobs.N.train_cpu_ms) is Python in the same process:
+ * 32 ms a batch of 32 holds the GIL 1 ms an item beside the transform's 2. */
+static void test_step_holds_gil(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.gil_transform_share=1", "jobs.0.train_cpu_ms=32",
+                          "server.cpus=16", NULL};
+    const double want = 3200 * 3e-3;
+    expect(sets, 1, want, 2e-3, "step under the GIL");
+    tells_apart("the step beside the GIL", 3200 * 2e-3, want, 2e-3);
+}
+
+static void test_rules(void **state) {
+    (void)state;
+    const char *bad[][5] = {
+        {"loader.gil_decode_share=1.5", NULL},
+        {"loader.gil_transform_share=-0.1", NULL},
+        {"loader.threads=0", NULL},
+        {"loader.gil_read_ms=-1", NULL},
+        {"loader.prep=coordinated", "jobs.0.count=2", NULL},
+        {"loader.shuffle_buffer=64", NULL},
+        {"dataset.shard_items=16", NULL},
+        {"prep.decode=gpu", "prep.huffman_ms_per_mb=1", "prep.gpu_decode_ms_per_mp=0.1",
+         "dataset.megapixels=0.2", NULL},
+        {"loader.kind=pytorch", NULL}, /* the threads keys belong to threads */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (tu_build(base, bad[i], &S, &T) != EXIT_INPUT) fail_msg("accepted: %s", bad[i][0]);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gil_bound),       cmocka_unit_test(test_core_bound),
+        cmocka_unit_test(test_thread_bound),    cmocka_unit_test(test_read_bound),
+        cmocka_unit_test(test_gil_per_process), cmocka_unit_test(test_collate_holds_gil),
+        cmocka_unit_test(test_step_holds_gil),  cmocka_unit_test(test_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
