@@ -40,6 +40,11 @@ What it measures, each the way the DataLoader spends it:
 - iter(loader) with 1..N workers and nothing to load, fitted per worker
   (the iterator forks them one after another): worker_start_ms; and each
   worker's own CPU until it waits for its first index: worker_init_ms;
+- one worker's private pages at their peak over the timed items
+  (/proc/PID/smaps_rollup, Private_Dirty: what a memory cgroup charges it,
+  the training process's pages it copied): loader.worker_mem_mb, for
+  server.mem_gb's check (stallsim.memprobe; a worker that reads fewer of
+  the samples copies fewer: VALIDATION.md, "Server memory");
 - pin_memory: the copy of one batch into pinned memory when CUDA is present
   (PyTorch skips pinning without a GPU: 0 then, and said so);
 - cold reads (files evicted with POSIX_FADV_DONTNEED, read one at a time):
@@ -83,6 +88,7 @@ import warnings
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
 from stallsim import pipeline  # noqa: E402
+from stallsim.memprobe import worker_private  # noqa: E402
 
 
 def log(msg):
@@ -737,6 +743,8 @@ def main():
         f"a worker's own start {init * 1e3:.2f} ms of CPU")
     pin, pin_how = pin_cost(item, a.batch)
     log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
+    wmem = worker_private(ds, idx, a.batch, a.seed)
+    log(f"one worker's private pages at their peak: {wmem / 2**20:.1f} MiB over {len(idx)} items")
     lat = bw = None
     if paths:
         lat, bw, how = cold_reads([paths[i] for i in idx])
@@ -770,6 +778,7 @@ def main():
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
         f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
         f"    pin_ms_per_item: {pin * 1e3:.6g}",
+        f"    worker_mem_mb: {wmem / 2**20:.6g}",
         "measured:",
         "  method:",
         f"    data: \"{os.path.abspath(a.data)}\"",
