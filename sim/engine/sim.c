@@ -39,6 +39,7 @@
  * processes' jobs.N.train_cpu_ms on the pool's cores), memory copy
  * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
  * write traffic, and the partial-batch padding of DistributedSampler. */
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -135,7 +136,9 @@ typedef struct {
      * each server's weight, and per server and epoch the sum over its items
      * of the time from issue to prepared (the bound's figure). */
     server_sample_t smp;
-    double *lat; /* [server * epochs + epoch] */
+    double *lat;       /* [server * epochs + epoch] */
+    double *last_prep; /* [server]: its latest item prepared in the batch being run */
+    double *strag;     /* [epoch]: the straggler term of the bound, seconds (sample_straggle) */
     /* The observer (NULL: none), and the counters it last saw of the batch
      * being run: hits, tier hits, bytes read, remote hits. */
     const sim_observer_t *obs;
@@ -319,6 +322,8 @@ static int build(world_t *w, gsl_rng *master) {
     if (s->sampling.servers_sampled > 0) {
         if (server_sample_init(&w->smp, w->nservers, s->sampling.servers_sampled)) return -1;
         w->lat = xcalloc((size_t)w->nservers * (size_t)s->epochs, sizeof *w->lat, &fail);
+        w->last_prep = xcalloc((size_t)w->nservers, sizeof *w->last_prep, &fail);
+        w->strag = xcalloc((size_t)s->epochs, sizeof *w->strag, &fail);
         if (fail) return -1;
     }
     w->size = xcalloc(w->n, sizeof *w->size, &fail);
@@ -495,7 +500,8 @@ static void destroy(world_t *w) {
         if (w->tier_dev[k].ops) w->tier_dev[k].ops->destroy(&w->tier_dev[k]);
     free(w->tier_cache), free(w->tier_dev), free(w->tier_s);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
-    free(w->size), free(w->srv), free(w->shard_size), free(w->lat);
+    free(w->size), free(w->srv), free(w->shard_size), free(w->lat), free(w->last_prep),
+        free(w->strag);
     server_sample_free(&w->smp);
     perm_gen_free(&w->pg);
 }
@@ -554,6 +560,34 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     here->storage_reads++;
     here->storage_read_bytes += bytes;
     return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
+}
+
+/* A sampled batch is ready when the last of K servers is, the full run's
+ * when the last of N is: the sample's is the earlier by about (E[max of N] -
+ * E[max of K]) standard deviations of the servers' readiness (normal order
+ * statistics, Blom's approximation). Summed over the batches the GPUs wait
+ * for (ready past their last iteration's end), it bounds how much shorter
+ * the sample's epoch may be. Resets the servers' readiness for the next. */
+static void sample_straggle(world_t *w, stream_t *st, double issue, double ready) {
+    const int k = w->smp.k, n = w->nservers;
+    double sum = 0, ss = 0, idle = 0;
+    for (int v = 0; v < n; v++)
+        if (w->smp.weight[v] > 0) sum += w->last_prep[v] > issue ? w->last_prep[v] - issue : 0;
+    const double mean = sum / k;
+    for (int v = 0; v < n; v++)
+        if (w->smp.weight[v] > 0) {
+            double d = (w->last_prep[v] > issue ? w->last_prep[v] - issue : 0) - mean;
+            ss += d * d;
+            w->last_prep[v] = 0;
+        }
+    for (int c = 0; c < st->ninst; c++)
+        if (st->end[c] > idle) idle = st->end[c];
+    if (ready <= idle || k < 2) return;
+    const double cn = gsl_cdf_ugaussian_Pinv((n - 0.375) / (n + 0.25));
+    const double ck = gsl_cdf_ugaussian_Pinv((k - 0.375) / (k + 0.25));
+    double gap = (cn - ck) * sqrt(ss / (k - 1));
+    /* The batch cannot wait longer than the GPUs waited for it. */
+    w->strag[st->epoch] += gap < ready - idle ? gap : ready - idle;
 }
 
 /* A read from a device of the server's own, its io counted for the wt
@@ -909,7 +943,10 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (end.mem > ready_mem) ready_mem = end.mem;
         prep_busy += prep * wt;
         prepped += wt;
-        if (weight) w->lat[server * epochs + st->epoch] += end.t - at;
+        if (weight) {
+            w->lat[server * epochs + st->epoch] += end.t - at;
+            if (end.t > w->last_prep[server]) w->last_prep[server] = end.t;
+        }
         if (obs)
             observe_item(w, st, x, sv, r, at, fetched, end.t, prep, hits, tier_hits, read_bytes);
     }
@@ -927,6 +964,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
     ready = w->loader->batch_ready(&st->prep, 0, ready);
+    if (weight) sample_straggle(w, st, issue, ready);
     ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
     int64_t slice = st->batch++;
     if (!st->lag) {
@@ -999,11 +1037,12 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
     if (last) finish_epoch(w, st, out);
 }
 
-/* The bound of a server-sampled run: the widest 95% t-interval, in percent
- * of the mean, over the epochs and two per-server figures, the mean time an
- * item took from issue to prepared (what its GPUs wait on) and the bytes
- * read from storage (the load it puts there). */
-static double sample_bound(const world_t *w) {
+/* The bound of a server-sampled run, in percent, the largest over the
+ * epochs of: the 95% t-intervals of two per-server figures over their
+ * means, the mean time an item took from issue to prepared (what its GPUs
+ * wait on) and the bytes read from storage (the load it puts there); and
+ * the straggler term (sample_straggle) over the epoch's time. */
+static double sample_bound(const world_t *w, const run_metrics_t *out) {
     const int k = w->smp.k, n = w->nservers, epochs = (int)w->s->epochs;
     double *x = malloc(2 * (size_t)k * sizeof *x), most = 0;
     if (!x) return INFINITY; /* no bound to state: none is claimed */
@@ -1016,8 +1055,11 @@ static double sample_bound(const world_t *w) {
             x[k + j++] = m->storage_read_bytes;
         }
         double a = server_sample_bound(x, k, n), b = server_sample_bound(x + k, k, n);
+        const double ep = metrics_at(out, 0, e)->epoch_s;
+        double c = ep > 0 ? 100 * w->strag[e] / ep : 0;
         if (a > most) most = a;
         if (b > most) most = b;
+        if (c > most) most = c;
     }
     free(x);
     return most;
@@ -1083,7 +1125,7 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
                             w.srv[k].storage_reads;
     if (out->srv) memcpy(out->srv, w.srv, sizeof *w.srv * (size_t)w.nservers * (size_t)s->epochs);
     out->servers_sampled = w.smp.weight ? w.smp.k : 0;
-    out->servers_bound = w.smp.weight ? sample_bound(&w) : 0;
+    out->servers_bound = w.smp.weight ? sample_bound(&w, out) : 0;
     destroy(&w);
     return 0;
 }

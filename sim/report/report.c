@@ -858,8 +858,10 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
                     "%s (%s): a cache on every server, sampled (sim.servers: the exact run "
                     "would not fit this machine's memory, or sampled was asked): the simulator "
                     "ran %d evenly spaced servers, each standing for its share of the others "
-                    "(a shared store loaded by all); the bound is the widest 95%% t-interval of "
-                    "the sampled servers' per-epoch mean item wait and storage bytes\n",
+                    "(a shared store loaded by all); the bound is the widest over the epochs of "
+                    "the 95%% t-intervals of the sampled servers' mean item wait and storage "
+                    "bytes, and of the time the slowest of all servers would add (normal order "
+                    "statistics of the sampled servers' readiness)\n",
                     line, v[k].scn.variant, v[k].sim.servers_sampled);
         }
     gap_write_warnings(out, v, nv);
