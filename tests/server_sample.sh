@@ -52,6 +52,9 @@ expect_rc() { "$@" >"$tmp/o" 2>"$tmp/e"; echo $?; }
 rc=$(expect_rc "$bin" run "${args[@]}" --set loader.dist_cache=partitioned --set loader.cache=minio)
 [ "$rc" = 2 ] && grep -q "sim.servers: sampled: .*partitioned caching" "$tmp/e" && ok ||
   bad "sampling partitioned caches: expected exit 2 and the reason, got $rc: $(head -2 "$tmp/e")"
+rc=$(expect_rc "$bin" run "${args[@]}" --trace "$tmp/trace.json")
+[ "$rc" = 2 ] && grep -q "simulates 16 of its 32 servers" "$tmp/e" && [ ! -e "$tmp/trace.json" ] && ok ||
+  bad "--trace of a server-sampled run: expected exit 2 and the reason, got $rc: $(head -2 "$tmp/e")"
 "$bin" run $sc --set server.count=32 --set jobs.0.gpus=256 --format csv >"$tmp/auto" || bad "auto run"
 cmp -s "$tmp/auto" "$tmp/exact.32" && ok || bad "auto did not keep the exact run that fits"
 finish server_sample
