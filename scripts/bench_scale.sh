@@ -7,8 +7,23 @@
 # shared machine disturbs least), item-accesses per CPU second (N x 3
 # epochs x 2 variants), and the largest peak RSS (/usr/bin/time's maximum
 # resident set). usage: scripts/bench_scale.sh BIN REPS N...
+#
+# --cluster (issue 37): `stallsim run scenarios/cluster-s3.yaml` (an
+# ImageNet-22k-sized set, 14.2 M items of 110 KB, 200 GB caches, a shared
+# object store, 2 epochs), each variant alone (dali: a cache on every server,
+# loose; coordl: partitioned caches, loose; dali-shards: a cache on every
+# server, 1 GB tar shards) at server.count = S and 8 S GPUs, R runs each;
+# prints a markdown row per S and variant: median wall s, median CPU s, the
+# largest peak RSS, how the simulator ran it (exact, or "sampled: K of N
+# servers, bound ±x %") and its total simulated time; then each variant's
+# CPU and RSS at the largest S over those at the smallest (same run).
+# usage: scripts/bench_scale.sh --cluster BIN REPS S...
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1-}" = --cluster ]; then
+  shift
+  exec bash scripts/bench_cluster.sh "$@"
+fi
 bin=$1
 reps=$2
 shift 2

@@ -347,6 +347,19 @@ static int trace_target_check(const char *cmd, const run_opts_t *o, const scenar
                     nv > 1 ? ", or --trace-variant names another variant" : "");
             return EXIT_INPUT;
         }
+    /* A server-sampled run's timeline has its sampled servers only, the
+     * store's load from repeated reads: no trace of the cluster. */
+    for (int k = 0; k < nv; k++)
+        if (trace_wanted(o, runs[k].scn.variant) && runs[k].scn.sampling.servers_sampled > 0) {
+            fprintf(stderr,
+                    "stallsim %s: --trace: variant %s simulates %d of its %lld servers "
+                    "(sim.servers): its timeline is the sample's, not the cluster's; --set "
+                    "sim.servers=exact traces every server where memory allows%s\n",
+                    cmd, runs[k].scn.variant, runs[k].scn.sampling.servers_sampled,
+                    (long long)runs[k].scn.server.count,
+                    nv > 1 ? ", or --trace-variant names another variant" : "");
+            return EXIT_INPUT;
+        }
     /* A window past the run would give an empty trace: said instead. */
     int64_t epochs = 0, iters = 0;
     for (int k = 0; k < nv; k++) {

@@ -19,6 +19,10 @@
 size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     const double n = (double)s->dataset.items;
     const double servers = (double)s->server.count;
+    /* The servers whose caches, tiers and own devices are simulated: every
+     * one, or a sample (server_sample.h), with a per-server figure each. */
+    const int k = s->sampling.servers_sampled;
+    const double cached = k > 0 && k < servers ? (double)k : servers;
     const cache_ops_t *cache = scenario_cache(s);
     const int future = cache->needs_future;
     double b = 4 * n; /* item sizes */
@@ -28,14 +32,15 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
         b += 2 * n + 8 * servers; /* owner per item, bytes per server */
     else
         /* one cache per server, over the shards when the data are sharded */
-        b += servers * cache->state_bytes(s->dataset.shard_items > 1
-                                              ? ceil(n / (double)s->dataset.shard_items)
-                                              : n);
+        b += cached * cache->state_bytes(s->dataset.shard_items > 1
+                                             ? ceil(n / (double)s->dataset.shard_items)
+                                             : n);
     if (s->dataset.shard_items > 1) b += 4 * ceil(n / (double)s->dataset.shard_items);
-    double stor = s->server.storage.shared ? 1 : servers;
+    double stor = s->server.storage.shared ? 1 : cached;
     b += stor * scenario_storage(s)->state_bytes(s); /* storage state */
     b += servers * 64;                               /* cache, NIC, storage structs */
-    if (tier_on(s)) b += tier_state_bytes(s);
+    if (tier_on(s)) b += tier_state_bytes(s) * cached / servers;
+    if (k > 0) b += 2 * servers * (double)s->epochs * 8 + servers * 9; /* lat, weight, keep */
 
     /* Streams: one per instance, or one per group of servers under coordinated prep. */
     for (int i = 0; i < t->ninst; i++) {

@@ -39,6 +39,7 @@
  * processes' jobs.N.train_cpu_ms on the pool's cores), memory copy
  * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
  * write traffic, and the partial-batch padding of DistributedSampler. */
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,6 +50,7 @@
 #include "hugemem.h"
 #include "kinds.h"
 #include "perm.h"
+#include "server_sample.h"
 #include "shards.h"
 #include "sim.h"
 
@@ -130,11 +132,23 @@ typedef struct {
     cache_t *tier_cache;
     storage_t *tier_dev;
     scenario_t *tier_s;
+    /* A server-sampled run (server_sample.h; weight NULL: every server):
+     * each server's weight, and per server and epoch the sum over its items
+     * of the time from issue to prepared (the bound's figure). */
+    server_sample_t smp;
+    double *lat;       /* [server * epochs + epoch] */
+    double *last_prep; /* [server]: its latest item prepared in the batch being run */
+    double *strag;     /* [epoch]: the straggler term of the bound, seconds (sample_straggle) */
     /* The observer (NULL: none), and the counters it last saw of the batch
      * being run: hits, tier hits, bytes read, remote hits. */
     const sim_observer_t *obs;
     double obs_seen[4];
 } world_t;
+
+/* Whether server v is simulated: every server, or a sampled one. */
+static inline int simulated(const world_t *w, int v) {
+    return !w->smp.weight || w->smp.weight[v] > 0;
+}
 
 /* Zeroed; the per-item arrays on huge pages (hugemem.h). */
 static void *xcalloc(size_t n, size_t sz, int *fail) {
@@ -157,6 +171,7 @@ static int tier_init(world_t *w) {
     uint32_t entries = w->S ? (uint32_t)(((uint64_t)w->n + w->S - 1) / w->S) : w->n;
     const uint32_t *sizes = w->S ? w->shard_size : w->size;
     for (int k = 0; k < w->nservers; k++) {
+        if (!simulated(w, k)) continue;
         if (cache_init(&w->tier_cache[k], cache_kind(s->server.tier.cache), entries, sizes,
                        (uint64_t)(s->server.tier.cache_gb * 1e9)) != 0)
             return -1;
@@ -304,6 +319,13 @@ static int build(world_t *w, gsl_rng *master) {
     int fail = 0;
     w->n = (uint32_t)s->dataset.items;
     w->nservers = (int)s->server.count;
+    if (s->sampling.servers_sampled > 0) {
+        if (server_sample_init(&w->smp, w->nservers, s->sampling.servers_sampled)) return -1;
+        w->lat = xcalloc((size_t)w->nservers * (size_t)s->epochs, sizeof *w->lat, &fail);
+        w->last_prep = xcalloc((size_t)w->nservers, sizeof *w->last_prep, &fail);
+        w->strag = xcalloc((size_t)s->epochs, sizeof *w->strag, &fail);
+        if (fail) return -1;
+    }
     w->size = xcalloc(w->n, sizeof *w->size, &fail);
     if (fail || perm_gen_init(&w->pg, w->n)) return -1;
     draw_sizes(w, master);
@@ -337,10 +359,11 @@ static int build(world_t *w, gsl_rng *master) {
             sizes = w->shard_size;
         }
         for (int k = 0; k < w->nservers && !fail; k++)
-            fail = cache_init(&w->cache[k], scenario_cache(s), entries, sizes,
-                              (uint64_t)scenario_cache_bytes(s)) != 0;
+            fail = simulated(w, k) && cache_init(&w->cache[k], scenario_cache(s), entries, sizes,
+                                                 (uint64_t)scenario_cache_bytes(s)) != 0;
     }
     for (int k = 0; k < nstor && !fail; k++) {
+        if (nstor > 1 && !simulated(w, k)) continue;
         w->storage[k].ops = scenario_storage(s);
         w->storage[k].unordered = w->loader->sync_reads;
         fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
@@ -477,7 +500,9 @@ static void destroy(world_t *w) {
         if (w->tier_dev[k].ops) w->tier_dev[k].ops->destroy(&w->tier_dev[k]);
     free(w->tier_cache), free(w->tier_dev), free(w->tier_s);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
-    free(w->size), free(w->srv), free(w->shard_size);
+    free(w->size), free(w->srv), free(w->shard_size), free(w->lat), free(w->last_prep),
+        free(w->strag);
+    server_sample_free(&w->smp);
     perm_gen_free(&w->pg);
 }
 
@@ -535,6 +560,74 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     here->storage_reads++;
     here->storage_read_bytes += bytes;
     return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
+}
+
+/* A sampled batch is ready when the last of K servers is, the full run's
+ * when the last of N is: the sample's is the earlier by about (E[max of N] -
+ * E[max of K]) standard deviations of the servers' readiness (normal order
+ * statistics, Blom's approximation). Summed over the batches the GPUs wait
+ * for (ready past their last iteration's end), it bounds how much shorter
+ * the sample's epoch may be. Resets the servers' readiness for the next. */
+static void sample_straggle(world_t *w, stream_t *st, double issue, double ready) {
+    const int k = w->smp.k, n = w->nservers;
+    double sum = 0, ss = 0, idle = 0;
+    for (int v = 0; v < n; v++)
+        if (w->smp.weight[v] > 0) sum += w->last_prep[v] > issue ? w->last_prep[v] - issue : 0;
+    const double mean = sum / k;
+    for (int v = 0; v < n; v++)
+        if (w->smp.weight[v] > 0) {
+            double d = (w->last_prep[v] > issue ? w->last_prep[v] - issue : 0) - mean;
+            ss += d * d;
+            w->last_prep[v] = 0;
+        }
+    for (int c = 0; c < st->ninst; c++)
+        if (st->end[c] > idle) idle = st->end[c];
+    if (ready <= idle || k < 2) return;
+    const double cn = gsl_cdf_ugaussian_Pinv((n - 0.375) / (n + 0.25));
+    const double ck = gsl_cdf_ugaussian_Pinv((k - 0.375) / (k + 0.25));
+    double gap = (cn - ck) * sqrt(ss / (k - 1));
+    /* The batch cannot wait longer than the GPUs waited for it. */
+    w->strag[st->epoch] += gap < ready - idle ? gap : ready - idle;
+}
+
+/* A read from a device of the server's own, its io counted for the wt
+ * servers it stands for (the others' devices are not simulated). */
+static inline double read_own(storage_t *d, double at, double bytes, double off, io_acct_t *acct,
+                              double wt) {
+    if (wt == 1) return d->ops->read(d, at, bytes, off, acct);
+    io_acct_t one = {0};
+    double end = d->ops->read(d, at, bytes, off, &one);
+    acct->reads += one.reads * wt, acct->xfer_busy += one.xfer_busy * wt;
+    acct->slot_busy += one.slot_busy * wt;
+    return end;
+}
+
+/* Loose items through server `server`'s own cache (and tier): returns when
+ * item x is local, *src where it came from (SIM_FROM_CACHE, _TIER or
+ * _STORAGE). wt is the servers a sampled one stands for: a read of a shared
+ * store is followed by the wt - 1 reads of the group's other servers (the
+ * same bytes, at the same time), so the store's queues and caps see every
+ * server's load. */
+static inline double fetch_local(world_t *w, stream_t *st, int server, uint32_t x,
+                                 uint64_t next_use, double at, double bytes, double wt, int *src) {
+    cache_t *cc = &w->cache[server];
+    if (cc->ops->access(cc, x, next_use)) {
+        *src = SIM_FROM_CACHE;
+        return at;
+    }
+    if (w->tier_cache &&
+        w->tier_cache[server].ops->access(&w->tier_cache[server], x, CACHE_NEVER)) {
+        *src = SIM_FROM_TIER;
+        return read_own(&w->tier_dev[server], at, bytes, item_offset(w, x), &st->tier_io, wt);
+    }
+    *src = SIM_FROM_STORAGE;
+    if (!w->s->server.storage.shared)
+        return read_own(&w->storage[server], at, bytes, item_offset(w, x), &st->io, wt);
+    storage_t *d = &w->storage[0];
+    double end = d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
+    for (double g = 1; g < wt; g++)
+        d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
+    return end;
 }
 
 /* Items in the batches staged at the epoch's peak: at most the epoch's own
@@ -613,6 +706,7 @@ static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
     w->obs_seen[2] = st->read_bytes, w->obs_seen[3] = st->remote_hits;
     w->obs->batch(w->obs->ctx, &b);
     for (int v = st->first_server; v < st->first_server + st->ns; v++) {
+        if (!simulated(w, v)) continue;
         const cache_t *c = w->owner ? NULL : &w->cache[v];
         w->obs->cache(w->obs->ctx, v, issue, c ? (double)c->used : (double)w->owned[v],
                       c ? (double)c->capacity : scenario_cache_bytes(w->s));
@@ -744,6 +838,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
      * batch's counts once at the end (integers in doubles: exact sums). */
     server_metrics_t *const srv_here = &w->srv[first * epochs + st->epoch];
     const double hits0 = hits, read_bytes0 = read_bytes, tier_hits0 = tier_hits;
+    const double *const weight = w->smp.weight;
     for (int64_t idx = lo; idx < hi; idx++) {
         /* The item's size, cache entry or owner are random accesses into
          * arrays of N entries: start them early enough to hide the misses. */
@@ -753,12 +848,12 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
             if (partitioned) __builtin_prefetch(&w->owner[ahead]);
             if (prefetch) {
                 const cache_t *c = &caches[ns > 1 ? rank_server[rank_far] : 0];
-                c->ops->prefetch(c, ahead, 0);
+                if (c->ops) c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
             }
         }
         if (prefetch && idx + PREFETCH_NEAR < hi) {
             const cache_t *c = &caches[ns > 1 ? rank_server[rank_near] : 0];
-            c->ops->prefetch(c, perm[idx + PREFETCH_NEAR], 1);
+            if (c->ops) c->ops->prefetch(c, perm[idx + PREFETCH_NEAR], 1);
         }
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
@@ -768,6 +863,9 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (++rank_far == G) rank_far = 0;
         if (++rank_near == G) rank_near = 0;
         int server = first + sv;
+        /* Sampled: the servers it stands for (0: not sampled, skipped). */
+        const double wt = weight ? weight[server] : 1;
+        if (wt == 0) continue;
         storage_t *d = &w->storage[shared ? 0 : server];
         double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
@@ -826,31 +924,29 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         } else {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
-            cache_t *c = &w->cache[server];
-            if (c->ops->access(c, x, next_use)) {
-                hits++;
-                if (ns > 1) srv_here[sv * epochs].local_hits++;
-                fetched = at;
-            } else if (w->tier_cache &&
-                       w->tier_cache[server].ops->access(&w->tier_cache[server], x, CACHE_NEVER)) {
-                storage_t *td = &w->tier_dev[server];
-                tier_hits++;
-                if (ns > 1) srv_here[sv * epochs].tier_hits++;
-                fetched = td->ops->read(td, at, bytes, item_offset(w, x), &st->tier_io);
+            int src;
+            fetched = fetch_local(w, st, server, x, next_use, at, bytes, wt, &src);
+            server_metrics_t *m = &srv_here[sv * epochs];
+            if (src == SIM_FROM_CACHE) {
+                hits += wt;
+                if (ns > 1) m->local_hits++;
+            } else if (src == SIM_FROM_TIER) {
+                tier_hits += wt;
+                if (ns > 1) m->tier_hits++;
             } else {
-                read_bytes += bytes;
-                if (ns > 1) {
-                    srv_here[sv * epochs].storage_reads++;
-                    srv_here[sv * epochs].storage_read_bytes += bytes;
-                }
-                fetched = d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
+                read_bytes += bytes * wt;
+                if (ns > 1) m->storage_reads++, m->storage_read_bytes += bytes;
             }
         }
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > ready) ready = end.t;
         if (end.mem > ready_mem) ready_mem = end.mem;
-        prep_busy += prep;
-        prepped++;
+        prep_busy += prep * wt;
+        prepped += wt;
+        if (weight) {
+            w->lat[server * epochs + st->epoch] += end.t - at;
+            if (end.t > w->last_prep[server]) w->last_prep[server] = end.t;
+        }
         if (obs)
             observe_item(w, st, x, sv, r, at, fetched, end.t, prep, hits, tier_hits, read_bytes);
     }
@@ -868,6 +964,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
     ready = w->loader->batch_ready(&st->prep, 0, ready);
+    if (weight) sample_straggle(w, st, issue, ready);
     ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
     int64_t slice = st->batch++;
     if (!st->lag) {
@@ -940,6 +1037,34 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
     if (last) finish_epoch(w, st, out);
 }
 
+/* The bound of a server-sampled run, in percent, the largest over the
+ * epochs of: the 95% t-intervals of two per-server figures over their
+ * means, the mean time an item took from issue to prepared (what its GPUs
+ * wait on) and the bytes read from storage (the load it puts there); and
+ * the straggler term (sample_straggle) over the epoch's time. */
+static double sample_bound(const world_t *w, const run_metrics_t *out) {
+    const int k = w->smp.k, n = w->nservers, epochs = (int)w->s->epochs;
+    double *x = malloc(2 * (size_t)k * sizeof *x), most = 0;
+    if (!x) return INFINITY; /* no bound to state: none is claimed */
+    for (int e = 0; e < epochs; e++) {
+        int j = 0;
+        for (int v = 0; v < n; v++) {
+            if (!simulated(w, v)) continue;
+            const server_metrics_t *m = &w->srv[v * epochs + e];
+            x[j] = m->accesses > 0 ? w->lat[v * epochs + e] / m->accesses : 0;
+            x[k + j++] = m->storage_read_bytes;
+        }
+        double a = server_sample_bound(x, k, n), b = server_sample_bound(x + k, k, n);
+        const double ep = metrics_at(out, 0, e)->epoch_s;
+        double c = ep > 0 ? 100 * w->strag[e] / ep : 0;
+        if (a > most) most = a;
+        if (b > most) most = b;
+        if (c > most) most = c;
+    }
+    free(x);
+    return most;
+}
+
 static double wall_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -999,6 +1124,8 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
         w.srv[k].accesses = w.srv[k].local_hits + w.srv[k].remote_hits + w.srv[k].tier_hits +
                             w.srv[k].storage_reads;
     if (out->srv) memcpy(out->srv, w.srv, sizeof *w.srv * (size_t)w.nservers * (size_t)s->epochs);
+    out->servers_sampled = w.smp.weight ? w.smp.k : 0;
+    out->servers_bound = w.smp.weight ? sample_bound(&w, out) : 0;
     destroy(&w);
     return 0;
 }

@@ -177,6 +177,10 @@ static int owned_by_other(kind_family_t family, int chosen, const char *name) {
 int kinds_key_used(const scenario_t *s, const char *name) {
     /* Sampling means nothing to a dataset below its threshold. */
     if (!strncmp(name, "sim.sample_", 11) && s->dataset.items <= s->sampling.above_items) return 0;
+    /* Server sampling means nothing to one server, partitioned caches or shards. */
+    if (!strncmp(name, "sim.server", 10) &&
+        (s->server.count < 2 || s->loader.dist_cache == DIST_SHARDED || s->dataset.shard_items > 1))
+        return 0;
     if (!tier_key_used(s, name)) return 0;
     /* No curve is linear scaling: the echo says nothing of it. */
     if (!s->prep.scaling[0] && !strcmp(name, "prep.scaling")) return 0;

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "mrc.h"
 #include "schema.h"
+#include "server_sample.h"
 #include "sim.h"
 #include "text.h"
 
@@ -94,6 +95,29 @@ static double sample_rate(const scenario_t *s) {
     return s->sampling.rate < cap ? s->sampling.rate : cap;
 }
 
+/* sim.servers: whether the simulator samples the servers (server_sample.h),
+ * decided by the memory check under auto: every server when that fits. */
+static int sample_servers(variant_run_t *v, int simulations) {
+    scenario_t *s = &v->scn;
+    s->sampling.servers_sampled = 0;
+    const int mode = s->sampling.servers_mode;
+    if (mode == SERVERS_EXACT || s->sampling.server_sample >= s->server.count) return 0;
+    const char *why = server_sample_unfit(s, &v->topo);
+    if (mode == SERVERS_SAMPLED && why) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "sim.servers")],
+                   "sim.servers: sampled: these servers are not alike enough to sample (%s); "
+                   "expected auto or exact",
+                   why);
+        return EXIT_INPUT;
+    }
+    if (why) return 0;
+    if (mode == SERVERS_AUTO &&
+        (double)sim_memory_bytes(s, &v->topo) * simulations <= (double)sim_memory_available())
+        return 0;
+    s->sampling.servers_sampled = (int)s->sampling.server_sample;
+    return 0;
+}
+
 double run_memory_bytes(const variant_run_t *v) {
     return run_sampled(&v->scn, &v->topo)
                ? mrc_memory_bytes(&v->scn, &v->topo, sample_rate(&v->scn), 1)
@@ -112,6 +136,8 @@ int run_build_fitting(const scenario_doc_t *doc, const assign_list_t *sets, int 
     if (!rc) rc = kinds_check(&v->scn, &v->topo);
     if (!rc && over_limit) *over_limit = !memory_fits(&v->scn, &v->topo);
     if (!rc && !over_limit) rc = memory_check(&v->scn, &v->topo);
+    if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
+        rc = sample_servers(v, simulations);
     /* Refuse a simulation this machine cannot hold before allocating any of it. */
     if (!rc && simulations > 0 && !run_sampled(&v->scn, &v->topo))
         rc = sim_memory_check_n(&v->scn, &v->topo, simulations);

@@ -88,5 +88,10 @@ void run_release(variant_run_t *v);
  * Its `sim` metrics then have the sample's hit rates and the model's
  * timings given them (model_run_hits). */
 int run_sampled(const scenario_t *s, const topology_t *t);
+/* The source a simulated row names: "sample" for a sampled run (a share of
+ * the items, or of the servers: sim.servers), else "sim". */
+static inline const char *run_sim_source(const variant_run_t *v) {
+    return v->sampled > 0 || v->sim.servers_sampled > 0 ? "sample" : "sim";
+}
 
 #endif

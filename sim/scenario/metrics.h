@@ -59,6 +59,10 @@ typedef struct {
     int ninst, nepochs, nservers;
     epoch_metrics_t *m;    /* [inst * nepochs + epoch] */
     server_metrics_t *srv; /* [server * nepochs + epoch], or NULL when not wanted */
+    /* The simulator's server sample (sim/engine/server_sample.h): servers
+     * simulated (0: every one) and the bound of its figures, in percent. */
+    int servers_sampled;
+    double servers_bound;
 } run_metrics_t;
 
 /* The one rule every producer (simulator, model, measure) applies to what it

@@ -28,6 +28,8 @@
  * two ideas have their own names: prep per job, caches sharded by server. */
 typedef enum { PREP_PER_JOB, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
 typedef enum { DIST_LOCAL, DIST_SHARDED, DIST__COUNT } dist_mode_t;
+/* sim.servers: when a run over alike servers simulates a sample of them. */
+typedef enum { SERVERS_AUTO, SERVERS_SAMPLED, SERVERS_EXACT, SERVERS__COUNT } server_mode_t;
 /* A job's prep pipeline (jobs.N.prep.pipeline), each with its own costs:
  * image_train decodes and augments (prep.decode_*, prep.augment_ms, as
  * every job did before pipelines), image_eval decodes and resizes
@@ -201,6 +203,11 @@ typedef struct {
         int64_t above_items;
         double rate;
         int64_t items_max;
+        /* sim.servers and sim.server_sample: a run over many alike servers
+         * simulated as a sample of them (sim/engine/server_sample.h). */
+        int servers_mode;      /* server_mode_t */
+        int64_t server_sample; /* K: servers a sampled run simulates */
+        int servers_sampled;   /* resolved by run.c: K, or 0 for every server */
     } sampling;
     int njobs;
     job_t jobs[SCN_MAX_JOBS];

@@ -46,6 +46,11 @@ const char *dist_mode_name(int i) {
     return i >= 0 && i < DIST__COUNT ? names[i] : NULL;
 }
 
+const char *server_mode_name(int i) {
+    static const char *const names[] = {"auto", "sampled", "exact"};
+    return i >= 0 && i < SERVERS__COUNT ? names[i] : NULL;
+}
+
 #define S(field) SCN_FIELD(field)
 #define J(field) offsetof(job_t, field), sizeof(((job_t *)0)->field)
 #define BIG      SCHEMA_BIG
@@ -109,6 +114,8 @@ static const key_def_t core_keys[] = {
     {"sim.sample_above_items", KT_INT, "items", "100000000", 0, 4000000000.0, 0, NULL, S(sampling.above_items), "above this many items (lru or minio, loose items, one stream per cache) the simulator replays a hash-sampled share of the items (sim.sample_rate, SHARDS) for the hits and takes the timings from the model given them; the output says so"},
     {"sim.sample_rate", KT_REAL, "", "0.01", 0, 1, 1, NULL, S(sampling.rate), "share of the items a sampled run replays (items whose hash falls below it; the cache scaled alike)"},
     {"sim.sample_items_max", KT_INT, "items", "4000000", 1000, 4000000000.0, 0, NULL, S(sampling.items_max), "a sampled run replays at most about this many items: the share is lowered to fit (SHARDS' fixed-size form; time and memory stay bounded as the dataset grows)"},
+    {"sim.servers", KT_ENUM, "", "auto", 0, 0, 0, server_mode_name, S(sampling.servers_mode), "per-server caches over alike servers (one job on every server, loose items, local caching): auto simulates every server when that fits this machine's memory and a sample of sim.server_sample of them (the shared store loaded by all) when not; sampled always samples; exact never does"},
+    {"sim.server_sample", KT_INT, "servers", "16", 2, 65535, 0, NULL, S(sampling.server_sample), "servers a server-sampled run simulates (evenly spaced; each stands for its share of the others, their reads loading a shared store)"},
 };
 
 static const key_def_t job_keys[] = {
