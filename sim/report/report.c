@@ -195,11 +195,11 @@ static const column_t columns[] = {
     {"shards_per_batch", OUT_NUM, "%.6g", get_shards_per_batch, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"tier_hit_rate", OUT_NUM, "%.6f", get_tier_hit_rate, FIG_SHARE, NULL, NULL, 0, NULL},
     {"gpu_prep_s", OUT_NUM, "%.9g", get_gpu_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
-    {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
-    {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
     {"storage_heads", OUT_NUM, "%.9g", get_storage_heads, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"storage_retries", OUT_NUM, "%.9g", get_storage_retries, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"storage_lists", OUT_NUM, "%.9g", get_storage_lists, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
+    {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
