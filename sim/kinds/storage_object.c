@@ -211,6 +211,8 @@ static double prefix_admit(object_t *o, double t, double offset, io_acct_t *acct
     if (!o->pre) return t;
     uint64_t key = (uint64_t)(offset / o->key_bytes + 0.5);
     calendar_t *c = &o->pre[key % (uint64_t)o->npre];
+    /* retry_base_ms and retry_cap_ms are positive (their rows' bounds) and
+     * a draw is never 0, so every retry moves on: no loop without end. */
     double ceiling = o->retry_base;
     while (!prefix_admits(c, t)) {
         acct->retries++;
@@ -479,8 +481,8 @@ static const key_def_t keys[] = {
     {"server.storage.range_mb", KT_REAL, "MB", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.range_mb), "object: an object larger than this is fetched as ranged GETs of at most this much, issued at once on connections of their own (boto3's multipart download; 0 = one GET)"},
     {"server.storage.prefixes", KT_INT, "prefixes", "1", 1, 65536, 0, NULL, SCN_FIELD(server.storage.object.prefixes), "object: key prefixes the objects are spread over (object or shard k under prefix k mod prefixes, as a hashed key prefix spreads them); prefix_get_s holds for each"},
     {"server.storage.prefix_get_s", KT_REAL, "GET/s a prefix", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.prefix_get_s), "object: GET and HEAD requests a second one prefix serves; more are answered 503 SlowDown and retried after a back-off (S3 publishes 5,500; 0 = no limit)"},
-    {"server.storage.retry_base_ms", KT_REAL, "ms", "1000", 0, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_base_ms), "object: back-off after the first 503, doubling each retry up to retry_cap_ms, each drawn uniformly below its ceiling (botocore's standard mode: 1 s)"},
-    {"server.storage.retry_cap_ms", KT_REAL, "ms", "20000", 0, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_cap_ms), "object: the longest back-off ceiling after a 503 (botocore: 20 s)"},
+    {"server.storage.retry_base_ms", KT_REAL, "ms", "1000", 0.001, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_base_ms), "object: back-off after the first 503, doubling each retry up to retry_cap_ms, each drawn uniformly below its ceiling (botocore's standard mode: 1 s)"},
+    {"server.storage.retry_cap_ms", KT_REAL, "ms", "20000", 0.001, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_cap_ms), "object: the longest back-off ceiling after a 503 (botocore: 20 s)"},
     {"server.storage.head", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(server.storage.object.head), "object: a HEAD before each object's GET, as a loader that stats a file first sends (s3fs, fsspec, a FUSE mount): a request of one first byte, against the prefix's rate"},
     {"server.storage.list_each_epoch", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(server.storage.object.list_each_epoch), "object: the job lists the keys at every epoch's start (LIST pages of 1000 keys, counted and priced at prices.list_per_1000), not once at its first"},
     {"server.storage.connections_per_server", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_server), "object: HTTP connections all processes of one server may open together (0 = no cap)"},
