@@ -227,6 +227,15 @@ static double prefix_admit(object_t *o, double t, double offset, io_acct_t *acct
     double ceiling = o->retry_base;
     while (!prefix_admits(c, t)) {
         acct->retries++;
+        if (ceiling >= o->retry_cap) {
+            /* A window only loses requests: every retry before the next one
+             * is refused. Where that is many back-offs away (a slow rate's
+             * long windows), they are counted at their mean step, not drawn
+             * one by one (1e-6 GET/s took a million draws a request). */
+            double step = o->refuse_s + o->retry_cap / 2;
+            double k = floor(((floor(t / c->dt) + 1) * c->dt - t) / step) - 1;
+            if (k > 0) acct->retries += k, t += k * step;
+        }
         double b = ceiling < o->retry_cap ? ceiling : o->retry_cap;
         t += o->refuse_s + b * unit(o->seed ^ RETRY_STREAM, o->nretry++);
         if (ceiling < o->retry_cap) ceiling *= 2;
