@@ -251,6 +251,23 @@ static void test_prefix_closed_form(void **state) {
     assert_true(a.retries == 0 && a.sim == b.sim);
 }
 
+/* PyTorch's workers read out of time order (the prefixes' windows then
+ * count requests whatever order they come in): 8 GPUs x 16 workers on 2
+ * prefixes at 1000 GET/s, 64,000 items in 32 s. */
+static void test_prefix_pytorch(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 1\ndataset: {items: 64000, item_kb: 100}\n"
+        "server: {cpus: 64, gpus: 8, cache_gb: 0, storage: {kind: object, first_byte_ms: 10,\n"
+        "  prefixes: 2, prefix_get_s: 1000, retry_base_ms: 1, retry_cap_ms: 10}}\n"
+        "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+        "loader: {cache: none, kind: pytorch, num_workers: 16}\n"
+        "jobs: [{gpus: 8, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
+    tu_epoch_t r = run(yaml, (const char *[]){NULL});
+    tu_expect_epoch("pytorch, 2 prefixes", r, 32, 0.015, BN_STORAGE_LATENCY);
+    assert_true(r.reads == 64000 && r.retries > 0);
+}
+
 /* One store shared by 2 servers: its prefixes serve both, 2 prefixes x 1000
  * GET/s in all (64,000 items over 2 jobs' GPUs take 32 s, not 16); a store
  * each: each its own prefixes, twice the rate. */
@@ -305,6 +322,7 @@ int main(void) {
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_ranged_gets),
         cmocka_unit_test(test_prefix_closed_form),
+        cmocka_unit_test(test_prefix_pytorch),
         cmocka_unit_test(test_prefix_shared),
         cmocka_unit_test(test_lists),
     };
