@@ -382,6 +382,8 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             /* Requests: one a shard, or an object's ranged parts. */
             const double parts = storage->requests ? storage->requests(s, req) : 1;
             m->storage_reads = miss * n_used / S * parts;
+            m->storage_heads = storage->heads ? miss * n_used / S * storage->heads(s) : 0;
+            m->storage_lists = storage->lists ? storage->lists(s, e) : 0;
             m->items_prepped = n_used;
             m->items_consumed = n_used;
             m->staged_bytes = staged;

@@ -214,6 +214,20 @@ line=$(advice "${cap[@]}" --set server.storage.max_get_s=2000)
 n=$(sed -n 's/.*About \([0-9,]*\) GET\/s (server.storage.max_get_s; the store'"'"'s cap of 2,000 GET\/s binds: spread the objects over more prefixes or read record shards, dataset.shard_mb) reach 90%.*/\1/p' <<<"$line" | tr -d ,)
 [ -n "$n" ] && fetch_ok server.storage.max_get_s "$n" "${cap[@]}" && ! fetch_ok server.storage.max_get_s $((n * 99 / 100)) "${cap[@]}" \
   && ok || bad "512 readers at 2,000 GET/s: the cap is not named with its key, value and the GET/s that reach 90%: $line"
+# 16 servers sharing the store at 5,500 GET/s a prefix (issue 37): the
+# prefixes and the shard size that lift it, each computed (the fewest that
+# reach 90%; one fewer does not), with the readers when they bind next.
+pre=(--set server.cache_gb=0 --set server.count=16 --set jobs.0.gpus=128 --set server.storage.shared=true --set server.storage.max_mb_s=0
+  --set server.storage.max_get_s=0 --set server.storage.prefix_get_s=5500 --set server.storage.reader_threads=2048)
+line=$(advice "${pre[@]}")
+p=$(sed -n 's/.*About \([0-9]*\) prefixes (server.storage.prefixes; 1 now: 5,500 GET\/s a prefix binds, server.storage.prefix_get_s) or shards of >= \([0-9]*\) items (dataset.shard_items) reach 90%.*/\1/p' <<<"$line")
+sh=$(sed -n 's/.*About \([0-9]*\) prefixes (server.storage.prefixes; 1 now: 5,500 GET\/s a prefix binds, server.storage.prefix_get_s) or shards of >= \([0-9]*\) items (dataset.shard_items) reach 90%.*/\2/p' <<<"$line")
+[ -n "$p" ] && [ -n "$sh" ] && fetch_ok server.storage.prefixes "$p" "${pre[@]}" && ! fetch_ok server.storage.prefixes $((p - 1)) "${pre[@]}" \
+  && fetch_ok dataset.shard_items "$sh" "${pre[@]}" && ! fetch_ok dataset.shard_items $((sh - 1)) "${pre[@]}" \
+  && ok || bad "16 servers at 5,500 GET/s a prefix: the prefixes or shards that lift it are not named, or not the fewest: $line"
+line=$(advice "${pre[@]}" --set server.storage.reader_threads=128)
+grep -q "prefixes (server.storage.prefixes; 1 now: 5,500 GET/s a prefix binds, server.storage.prefix_get_s) with [0-9]* GETs in flight a server (server.storage.reader_threads; 128 now)" <<<"$line" \
+  && ok || bad "16 servers, 128 readers: the readers that bind next are not named beside the prefixes: $line"
 # A 200 GB tier with no DRAM cache: epoch 1 reads S3, epochs 2 on the tier.
 line=$(advice --set server.storage.reader_threads=64 --set server.tier.cache_gb=200 --set server.tier.read_mb_s=3000 \
   --set server.tier.latency_ms=0.08 --set server.cache_gb=0)

@@ -19,7 +19,7 @@ for kv in server.storage.read_iops=1e-300 server.storage.read_mb_s=1e-300 \
   done
 done
 # An object store's own rates too (a kind's rows, found by their unit).
-for kv in server.storage.conn_mb_s=1e-300 server.storage.max_get_s=1e-300; do
+for kv in server.storage.conn_mb_s=1e-300 server.storage.max_get_s=1e-300 server.storage.prefix_get_s=1e-300; do
   expect 2 "key '${kv%%=*}' = 1e-300" -- "$bin" run "$src/scenarios/imagenet-s3.yaml" --set "$kv"
 done
 # The same through a sweep (exit 2 before any row) and advise.

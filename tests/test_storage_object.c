@@ -2,7 +2,9 @@
  * forms: items/s = concurrency / (first byte + size / conn_mb_s) until the
  * aggregate bandwidth or the GET rate binds; one GET per item read; the
  * concurrency the pool loader's reader threads or PyTorch's workers give,
- * capped per process and per server; a latency tail drawn from the seed. */
+ * capped per process and per server; a latency tail drawn from the seed;
+ * the store's limit per key prefix: items/s = prefixes x prefix_get_s /
+ * requests an item, its 503s retried after a seeded back-off. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,6 +206,97 @@ static void test_ranged_gets(void **state) {
                     -1);
 }
 
+/* 64,000 items of 100 KB, 256 connections asking about 22,750 GET/s. */
+static const char *many = "epochs: 1\ndataset: {items: 64000, item_kb: 100}\n"
+                          "server: {cpus: 16, gpus: 1, cache_gb: 0, storage: {kind: object,\n"
+                          "  first_byte_ms: 10, reader_threads: 256, prefix_get_s: 1000,\n"
+                          "  retry_base_ms: 1, retry_cap_ms: 10}}\n"
+                          "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+                          "loader: {cache: none}\n"
+                          "jobs: [{gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001,\n"
+                          "  prefetch_batches: 16}]\n";
+
+/* The closed form: items/s = prefixes x prefix_get_s x items a request, the
+ * connections asking far more; every GET served once, the refusals retried
+ * (and counted apart); the same seed gives the same run. */
+static void test_prefix_closed_form(void **state) {
+    (void)state;
+    const int pre[] = {1, 2, 4};
+    for (int i = 0; i < 3; i++) {
+        char p[64], what[64];
+        snprintf(p, sizeof p, "server.storage.prefixes=%d", pre[i]);
+        const char *sets[] = {p, NULL};
+        double want = 64000 / (1000.0 * pre[i]);
+        snprintf(what, sizeof what, "%d prefixes at 1000 GET/s", pre[i]);
+        tu_epoch_t r = run(many, sets);
+        tu_expect_epoch(what, r, want, 0.01, BN_STORAGE_LATENCY);
+        assert_true(r.reads == 64000);
+        assert_true(r.retries > 64000); /* 22,750 asked of 1000 x prefixes */
+        assert_int_equal(r.approx, 0);
+        tu_epoch_t again = run(many, sets);
+        assert_true(again.sim == r.sim && again.retries == r.retries);
+    }
+    /* Shards of 8 items: 8 items a request, 8 x the rate. */
+    const char *sh[] = {"dataset.shard_items=8", "server.storage.prefixes=1", NULL};
+    tu_expect_epoch("shards of 8", run(many, sh), 64000 / 8000.0, 0.02, -1);
+    /* A HEAD before each GET is a request against the prefix too: half the items. */
+    const char *head[] = {"server.storage.head=true", NULL};
+    tu_epoch_t h = run(many, head);
+    tu_expect_epoch("HEAD and GET", h, 128, 0.01, BN_STORAGE_LATENCY);
+    assert_true(h.heads == 64000 && h.model_heads == 64000 && h.reads == 64000);
+    /* Far below the limit nothing is refused and nothing changes. */
+    const char *idle[] = {"server.storage.prefix_get_s=1e6", NULL};
+    const char *none[] = {"server.storage.prefix_get_s=0", NULL};
+    tu_epoch_t a = run(many, idle), b = run(many, none);
+    assert_true(a.retries == 0 && a.sim == b.sim);
+}
+
+/* PyTorch's workers read out of time order (the prefixes' windows then
+ * count requests whatever order they come in): 8 GPUs x 16 workers on 2
+ * prefixes at 1000 GET/s, 64,000 items in 32 s. */
+static void test_prefix_pytorch(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 1\ndataset: {items: 64000, item_kb: 100}\n"
+        "server: {cpus: 64, gpus: 8, cache_gb: 0, storage: {kind: object, first_byte_ms: 10,\n"
+        "  prefixes: 2, prefix_get_s: 1000, retry_base_ms: 1, retry_cap_ms: 10}}\n"
+        "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+        "loader: {cache: none, kind: pytorch, num_workers: 16}\n"
+        "jobs: [{gpus: 8, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
+    tu_epoch_t r = run(yaml, (const char *[]){NULL});
+    tu_expect_epoch("pytorch, 2 prefixes", r, 32, 0.015, BN_STORAGE_LATENCY);
+    assert_true(r.reads == 64000 && r.retries > 0);
+}
+
+/* One store shared by 2 servers: its prefixes serve both, 2 prefixes x 1000
+ * GET/s in all (64,000 items over 2 jobs' GPUs take 32 s, not 16); a store
+ * each: each its own prefixes, twice the rate. */
+static void test_prefix_shared(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 1\ndataset: {items: 64000, item_kb: 100}\n"
+        "server: {count: 2, cpus: 16, gpus: 1, cache_gb: 0,\n"
+        "  storage: {kind: object, shared: true, first_byte_ms: 10, reader_threads: 256,\n"
+        "  prefixes: 2, prefix_get_s: 1000, retry_base_ms: 1, retry_cap_ms: 10}}\n"
+        "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+        "loader: {cache: none}\n"
+        "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.001, prefetch_batches: 16}]\n";
+    tu_expect_epoch("shared", run(yaml, (const char *[]){NULL}), 32, 0.01, BN_STORAGE_LATENCY);
+    const char *own[] = {"server.storage.shared=false", NULL};
+    tu_expect_epoch("a store each", run(yaml, own), 16, 0.01, BN_STORAGE_LATENCY);
+}
+
+/* LISTs: pages of 1000 keys (shards, where sharded), at the first epoch, or
+ * every epoch. */
+static void test_lists(void **state) {
+    (void)state;
+    tu_epoch_t r = run(many, (const char *[]){NULL});
+    assert_true(r.lists == 64 && r.model_lists == 64);
+    const char *sh[] = {"dataset.shard_items=100", NULL};
+    r = run(many, sh);
+    assert_true(r.lists == 1);
+}
+
 /* The kind's rules, and the fixed kind's keys refused under it. */
 static void test_rules(void **state) {
     (void)state;
@@ -228,6 +321,10 @@ int main(void) {
         cmocka_unit_test(test_latency_tail),
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_ranged_gets),
+        cmocka_unit_test(test_prefix_closed_form),
+        cmocka_unit_test(test_prefix_pytorch),
+        cmocka_unit_test(test_prefix_shared),
+        cmocka_unit_test(test_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

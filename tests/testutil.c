@@ -64,9 +64,18 @@ int tu_run(const char *yaml, const char *const *sets, scenario_t *s, topology_t 
 tu_epoch_t tu_epoch(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t) {
     run_metrics_t m, sm;
     assert_int_equal(tu_run(yaml, sets, s, t, &m, &sm), 0);
-    tu_epoch_t r = {metrics_at(&sm, 0, 0)->epoch_s,    metrics_at(&m, 0, 0)->epoch_s,
-                    metrics_at(&sm, 0, 0)->bottleneck, metrics_at(&m, 0, 0)->bottleneck,
-                    metrics_at(&m, 0, 0)->approximate, metrics_at(&sm, 0, 0)->storage_reads};
+    const epoch_metrics_t *me = metrics_at(&m, 0, 0), *se = metrics_at(&sm, 0, 0);
+    tu_epoch_t r = {.sim = se->epoch_s,
+                    .model = me->epoch_s,
+                    .bn_sim = se->bottleneck,
+                    .bn_model = me->bottleneck,
+                    .approx = me->approximate,
+                    .reads = se->storage_reads};
+    r.heads = metrics_at(&sm, 0, 0)->storage_heads;
+    r.retries = metrics_at(&sm, 0, 0)->storage_retries;
+    r.lists = metrics_at(&sm, 0, 0)->storage_lists;
+    r.model_heads = metrics_at(&m, 0, 0)->storage_heads;
+    r.model_lists = metrics_at(&m, 0, 0)->storage_lists;
     metrics_free(&m), metrics_free(&sm);
     return r;
 }

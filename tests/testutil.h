@@ -18,7 +18,9 @@ int tu_run(const char *yaml, const char *const *sets, scenario_t *s, topology_t 
 typedef struct {
     double sim, model; /* epoch_s */
     int bn_sim, bn_model, approx;
-    double reads; /* the simulator's storage reads */
+    double reads;                 /* the simulator's storage reads */
+    double heads, retries, lists; /* the simulator's HEADs, 503s retried, LISTs */
+    double model_heads, model_lists;
 } tu_epoch_t;
 /* tu_run, failing the test (cmocka) when the scenario does not build. */
 tu_epoch_t tu_epoch(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t);

@@ -48,6 +48,9 @@ RESULT_DTYPES: Dict[str, str] = {
     'storage_requests': 'float64',
     'shards_per_batch': 'float64',
     'tier_hit_rate': 'float64',
+    'storage_heads': 'float64',
+    'storage_retries': 'float64',
+    'storage_lists': 'float64',
     'vs_model': 'float64',  # the simulator's difference from the model, a signed fraction
     'model_differs': 'bool',
 }

@@ -660,6 +660,9 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->network_bytes = st->net_bytes;
         m->items_prepped = st->prepped;
         m->storage_reads = st->io.reads;
+        m->storage_heads = st->io.heads;
+        m->storage_retries = st->io.retries;
+        m->storage_lists = w->storage->ops->lists ? w->storage->ops->lists(s, st->epoch) : 0;
         m->shards_per_batch = st->mixed > 0 ? st->mix / st->mixed : 0;
         m->items_consumed = st->consumed[c];
         m->staged_bytes = staged_items(st) * scenario_job_out_item_bytes(s, st->prep.job);

@@ -14,7 +14,9 @@
 
 /* What the reads of one stream cost a device, for its utilisations. */
 typedef struct {
-    double reads;
+    double reads;     /* GETs served (an object's ranged parts each) */
+    double heads;     /* HEADs served (object stores, server.storage.head) */
+    double retries;   /* requests refused (503 SlowDown) and retried after a back-off */
     double xfer_busy; /* seconds the transfer channel moved this stream's bytes */
     double slot_busy; /* seconds this stream's requests held a request slot */
 } io_acct_t;
@@ -65,6 +67,11 @@ typedef struct {
      * a real reader opens one per slot, hundreds of them), 0 when they are a
      * device's queue (a real reader needs a few threads to keep it full). */
     int slots_are_connections;
+    /* Optional: HEADs one read makes (a loader that stats a file before
+     * reading it), and LIST requests a job makes at the start of epoch e
+     * (0-based); NULL: none. */
+    double (*heads)(const scenario_t *s);
+    double (*lists)(const scenario_t *s, int epoch);
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that

@@ -12,13 +12,25 @@
  *   only the per-server cap can bind;
  * - optional aggregate caps: max_mb_s over all connections (the store's or
  *   the NIC's bandwidth, served as a fluid: a transfer ends no earlier than
- *   its share of the channel allows) and max_get_s GETs a second (S3's
- *   request rate per prefix).
+ *   its share of the channel allows) and max_get_s GETs a second (a
+ *   client-side limiter: a GET over it waits for its turn);
+ * - the store's own limit per key prefix (S3: 5,500 GET/HEAD a second a
+ *   prefix): objects striped over `prefixes` prefixes (object k, or shard k,
+ *   in prefix k mod prefixes), each admitting prefix_get_s requests a
+ *   second in windows of an integer number of requests; a request over it is
+ *   answered 503 SlowDown after a median first byte, and the client retries
+ *   after a back-off drawn as botocore's: U(0, 1) x min(retry_cap_ms,
+ *   retry_base_ms x 2^attempt), from the seed. Every refusal is a request
+ *   (io_acct_t.retries) and holds its connection through the back-off;
+ * - optionally a HEAD before each object (a loader that stats a file before
+ *   reading it): a request of its own, one first byte long, against the
+ *   prefix's rate like a GET.
  *
- * The model's closed form: items/s = slots / (E[first byte] + size /
- * conn_mb_s), until max_mb_s / size or max_get_s binds; exact without a
- * latency tail (object_model_exact). One item = one GET, so the output's
- * storage_reads are the GETs of an epoch. */
+ * The model's closed form: items/s = slots / (n x (E[first byte] + size / n
+ * / conn_mb_s) + head x E[first byte]) for n ranged parts, until max_mb_s /
+ * size, max_get_s / (n + head) or prefixes x prefix_get_s / (n + head) binds;
+ * exact without a latency tail (object_model_exact). One item = one GET, so
+ * the output's storage_reads are the GETs of an epoch. */
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdint.h>
@@ -35,8 +47,16 @@ typedef struct {
     double median_s, sigma, conn_bw, max_bw, range_b;
     double get_gap, get_free; /* max_get_s: one GET admitted per gap */
     uint64_t seed, nreq;
-    int slots, unordered;
+    int slots, unordered, head;
     calendar_t cal_slots, cal_chan, cal_get;
+    /* The prefixes' limit: a calendar each, a window of whole requests a
+     * bucket; objects to prefixes by their offset's number. */
+    calendar_t *pre;
+    int64_t npre;
+    double key_bytes; /* bytes an object's offset advances: mean item x items a read */
+    double retry_base, retry_cap, refuse_s;
+    double admit_gap; /* 1 / the requests a second the store admits (0: no cap) */
+    uint64_t nretry;
     /* In issue order: when each connection is next free, a min-heap. GETs
      * of different latencies finish out of order, so a GET takes whichever
      * connection frees first, not the next in turn. */
@@ -119,6 +139,110 @@ static double first_byte(object_t *o) {
     return o->median_s * exp(o->sigma * gsl_cdf_ugaussian_Pinv(unit(o->seed, o->nreq++)));
 }
 
+/* The back-off draws are a stream of their own, so a scenario that is never
+ * throttled draws the same latencies as before the prefixes existed. */
+#define RETRY_STREAM 0x5DEECE66DA3B9F1Dull
+enum { PRE_LOG2 = 8 }; /* buckets a prefix's calendar remembers */
+/* A prefix's window is at least this long: the store's rate is a rate over
+ * a time, not a gap between requests. With one request a window, a window
+ * no retry happened to land in was capacity lost (8% at 2.5 attempts a
+ * window); with 32 at 1e6 GET/s, 256 connections' first GETs at once were
+ * refused by a store nowhere near its rate. */
+#define PRE_WINDOW_S 0.1
+
+static int prefix_cap_on(const scenario_t *s) {
+    return s->server.storage.object.prefix_get_s > 0;
+}
+
+/* Requests an object costs the request rate: its ranged parts, and its HEAD. */
+static double rate_requests(const scenario_t *s, double bytes);
+
+/* A prefix's window: a whole number of requests (so a window admits exactly
+ * rate x dt), long enough that its 2^PRE_LOG2 windows reach back over the
+ * longest a request comes out of time order: a refusal, the longest
+ * back-off, a slow first byte and a read's transfer, twice; under a
+ * synchronous loader also over the workers' batches (CALENDAR_REACH_S), and
+ * over every connection's batch at the prefix's rate: at 1 GET/s, 8
+ * workers' batches of 32 came 256 s out of order, and a request older than
+ * the windows remembered was admitted free (semfuzz: 4% faster than the
+ * rate allows). */
+static double prefix_window_s(const scenario_t *s, int unordered) {
+    const double rate = s->server.storage.object.prefix_get_s;
+    double p99 = s->server.storage.object.first_byte_p99_ms,
+           med = s->server.storage.object.first_byte_ms;
+    double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) /
+                  (s->server.storage.object.conn_mb_s * 1e6);
+    double reach =
+        2 * ((med + (p99 > med ? p99 : med) + s->server.storage.object.retry_cap_ms) / 1e3 + xfer);
+    if (unordered) {
+        int64_t batch = 1;
+        for (int j = 0; j < s->njobs; j++)
+            if (s->jobs[j].batch_per_gpu > batch) batch = s->jobs[j].batch_per_gpu;
+        double behind = 2 * (double)object_slots_n(s) * (double)batch / rate;
+        if (reach < CALENDAR_REACH_S) reach = CALENDAR_REACH_S;
+        if (reach < behind) reach = behind;
+    }
+    double k = ceil(reach / (1 << PRE_LOG2) * rate);
+    double least = ceil(PRE_WINDOW_S * rate);
+    return (k > least ? k : least) / rate;
+}
+
+static int prefix_init(object_t *o, const scenario_t *s, int unordered) {
+    o->npre = s->server.storage.object.prefixes;
+    o->key_bytes = scenario_item_bytes_mean(s) * scenario_items_per_read(s);
+    o->retry_base = s->server.storage.object.retry_base_ms / 1e3;
+    o->retry_cap = s->server.storage.object.retry_cap_ms / 1e3;
+    o->refuse_s = o->median_s;
+    o->admit_gap = 1 / ((double)o->npre * s->server.storage.object.prefix_get_s);
+    o->pre = calloc((size_t)o->npre, sizeof o->pre[0]);
+    if (!o->pre) return -1;
+    double dt = prefix_window_s(s, unordered);
+    for (int64_t p = 0; p < o->npre; p++)
+        if (calendar_init(&o->pre[p], dt, s->server.storage.object.prefix_get_s, PRE_LOG2))
+            return -1;
+    return 0;
+}
+
+/* Whether the prefix admits a request at t: a whole request left in t's
+ * window (the window's count does not depend on the order requests come
+ * in); one older than the windows remembered is admitted. */
+static int prefix_admits(calendar_t *c, double t) {
+    const double q = t / c->dt;
+    int64_t i = q > 0 ? (int64_t)q : 0;
+    if (i < c->top - (int64_t)c->mask) return 1;
+    double *left = calendar_left(c, i);
+    if (*left < 0.5) return 0;
+    *left -= 1;
+    return 1;
+}
+
+/* A request for the object at `offset`, first sent at t: when its prefix
+ * admits it, after each refusal's answer and back-off. */
+static double prefix_admit(object_t *o, double t, double offset, io_acct_t *acct) {
+    if (!o->pre) return t;
+    uint64_t key = (uint64_t)(offset / o->key_bytes + 0.5);
+    calendar_t *c = &o->pre[key % (uint64_t)o->npre];
+    /* retry_base_ms and retry_cap_ms are positive (their rows' bounds) and
+     * a draw is never 0, so every retry moves on: no loop without end. */
+    double ceiling = o->retry_base;
+    while (!prefix_admits(c, t)) {
+        acct->retries++;
+        if (ceiling >= o->retry_cap) {
+            /* A window only loses requests: every retry before the next one
+             * is refused. Where that is many back-offs away (a slow rate's
+             * long windows), they are counted at their mean step, not drawn
+             * one by one (1e-6 GET/s took a million draws a request). */
+            double step = o->refuse_s + o->retry_cap / 2;
+            double k = floor(((floor(t / c->dt) + 1) * c->dt - t) / step) - 1;
+            if (k > 0) acct->retries += k, t += k * step;
+        }
+        double b = ceiling < o->retry_cap ? ceiling : o->retry_cap;
+        t += o->refuse_s + b * unit(o->seed ^ RETRY_STREAM, o->nretry++);
+        if (ceiling < o->retry_cap) ceiling *= 2;
+    }
+    return t;
+}
+
 static int object_init(storage_t *d, const scenario_t *s) {
     int slots = object_slots_n(s);
     object_t *o = calloc(1, sizeof *o + (size_t)slots * sizeof o->heap[0]);
@@ -134,6 +258,8 @@ static int object_init(storage_t *d, const scenario_t *s) {
     o->seed = (uint64_t)s->seed;
     o->slots = slots;
     o->unordered = d->unordered;
+    o->head = s->server.storage.object.head;
+    if (prefix_cap_on(s) && prefix_init(o, s, d->unordered)) return -1;
     double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / o->conn_bw;
     double dt = calendar_bucket_s(lat_mean_s(s) + xfer, 0, 0);
     /* First bytes come out of issue order whenever latencies differ, so the
@@ -148,8 +274,10 @@ static int object_init(storage_t *d, const scenario_t *s) {
     return 0;
 }
 
-/* One GET of `bytes`, issued at `issue`: when its last byte arrives. */
-static double object_get(object_t *o, double issue, double bytes, io_acct_t *acct) {
+/* One GET of `bytes` (a HEAD: no bytes, is_head) of the object at `offset`,
+ * issued at `issue`: when its last byte arrives. */
+static double object_get(object_t *o, double issue, double bytes, double offset, int is_head,
+                         io_acct_t *acct) {
     double lat = first_byte(o), xfer = bytes / o->conn_bw,
            chan = o->max_bw > 0 ? bytes / o->max_bw : 0;
     double start, end;
@@ -157,6 +285,7 @@ static double object_get(object_t *o, double issue, double bytes, io_acct_t *acc
         double held;
         start = calendar_hold(&o->cal_slots, issue, lat + xfer, &held);
         double go = o->get_gap > 0 ? calendar_take(&o->cal_get, start, 1, &held) : start;
+        go = prefix_admit(o, go, offset, acct);
         end = go + lat + xfer;
     } else {
         double slot = o->heap[0];
@@ -167,6 +296,7 @@ static double object_get(object_t *o, double issue, double bytes, io_acct_t *acc
             if (go < o->get_free) go = o->get_free;
             o->get_free = go + o->get_gap;
         }
+        go = prefix_admit(o, go, offset, acct);
         end = go + lat + xfer;
     }
     if (chan > 0) {
@@ -178,8 +308,15 @@ static double object_get(object_t *o, double issue, double bytes, io_acct_t *acc
     }
     if (!o->unordered) heap_replace_top(o->heap, o->slots, end);
     acct->xfer_busy += chan > 0 ? chan : xfer / o->slots;
-    acct->reads++;
-    double held_s = end - start, admit_s = o->slots * o->get_gap;
+    if (is_head)
+        acct->heads++;
+    else
+        acct->reads++;
+    /* Under a request-rate cap each request also takes its share of the
+     * admitted rate's slot time, so a stream the cap binds shows its
+     * connections full (storage_queue_account's rule). */
+    double gap = o->get_gap > o->admit_gap ? o->get_gap : o->admit_gap;
+    double held_s = end - start, admit_s = o->slots * gap;
     acct->slot_busy += held_s > admit_s ? held_s : admit_s;
     return end;
 }
@@ -188,11 +325,14 @@ static double object_get(object_t *o, double issue, double bytes, io_acct_t *acc
  * own (boto3's and s5cmd's parallel parts): done when its last part is. */
 static double object_read(storage_t *d, double issue, double bytes, double offset,
                           io_acct_t *acct) {
-    (void)offset; /* its latency does not depend on where the bytes are */
+    /* The offset names the object (its prefix); its latency does not
+     * depend on where the bytes are. */
     object_t *o = d->state;
+    /* A loader that stats the object first sends its GETs on the answer. */
+    if (o->head) issue = object_get(o, issue, 0, offset, 1, acct);
     double n = parts_of(o->range_b, bytes), end = issue;
     for (double k = 0; k < n; k++) {
-        double e = object_get(o, issue, bytes / n, acct);
+        double e = object_get(o, issue, bytes / n, offset, 0, acct);
         if (e > end) end = e;
     }
     return end;
@@ -201,8 +341,13 @@ static double object_read(storage_t *d, double issue, double bytes, double offse
 static void object_destroy(storage_t *d) {
     object_t *o = d->state;
     if (o) /* calendars never set up are zero: freeing them is a no-op */
+    {
         calendar_destroy(&o->cal_slots), calendar_destroy(&o->cal_get),
             calendar_destroy(&o->cal_chan);
+        for (int64_t p = 0; o->pre && p < o->npre; p++)
+            calendar_destroy(&o->pre[p]);
+        free(o->pre);
+    }
     free(d->state);
     d->state = NULL;
 }
@@ -211,18 +356,39 @@ static double object_requests(const scenario_t *s, double bytes) {
     return parts_of(s->server.storage.object.range_mb * 1e6, bytes);
 }
 
-/* An object's time: a first byte and its largest part, the parts in parallel. */
+static double rate_requests(const scenario_t *s, double bytes) {
+    return object_requests(s, bytes) + (s->server.storage.object.head ? 1 : 0);
+}
+
+/* An object's time: its HEAD's first byte if any, then a first byte and its
+ * largest part, the parts in parallel. */
 static double object_service_s(const scenario_t *s, double bytes) {
-    return lat_mean_s(s) +
+    double head = s->server.storage.object.head ? lat_mean_s(s) : 0;
+    return head + lat_mean_s(s) +
            bytes / object_requests(s, bytes) / (s->server.storage.object.conn_mb_s * 1e6);
 }
 
-/* concurrency / (n x (E[first byte] + size / n / conn_mb_s)) for n ranged
- * parts, or the aggregate caps. */
+/* Requests a second the store admits at most: max_get_s, or all prefixes
+ * at prefix_get_s each, whichever is less (0: no cap). */
+static double object_request_cap(const scenario_t *s) {
+    double cap = s->server.storage.object.max_get_s;
+    if (prefix_cap_on(s)) {
+        double pre =
+            (double)s->server.storage.object.prefixes * s->server.storage.object.prefix_get_s;
+        if (cap <= 0 || pre < cap) cap = pre;
+    }
+    return cap;
+}
+
+/* concurrency / (n x (E[first byte] + size / n / conn_mb_s) + a HEAD's first
+ * byte) for n ranged parts, or the aggregate caps: the request rate over
+ * the requests an object makes, its bandwidth over its size. */
 static double object_items_s(const scenario_t *s, double bytes, int *latency_bound) {
-    double n = object_requests(s, bytes);
-    double by_conn = object_slots_n(s) / (n * object_service_s(s, bytes));
-    double gets = s->server.storage.object.max_get_s / n;
+    double n = object_requests(s, bytes), lat = lat_mean_s(s);
+    double held = n * (lat + bytes / n / (s->server.storage.object.conn_mb_s * 1e6)) +
+                  (s->server.storage.object.head ? lat : 0);
+    double by_conn = object_slots_n(s) / held;
+    double gets = object_request_cap(s) / rate_requests(s, bytes);
     if (gets > 0 && gets < by_conn) by_conn = gets;
     double bw = s->server.storage.object.max_mb_s * 1e6;
     double by_bw = bw > 0 ? bw / bytes : INFINITY;
@@ -238,15 +404,53 @@ static double object_xfer_s(const scenario_t *s, double bytes) {
     return bytes / (s->server.storage.object.conn_mb_s * 1e6 * object_slots_n(s));
 }
 
+static double object_heads(const scenario_t *s) {
+    return s->server.storage.object.head ? 1 : 0;
+}
+
+/* A LIST returns at most 1000 keys (S3's ListObjectsV2): a job lists the
+ * objects (its shards where the data are sharded) once, or every epoch. */
+static double object_lists(const scenario_t *s, int epoch) {
+    if (epoch > 0 && !s->server.storage.object.list_each_epoch) return 0;
+    return ceil((double)s->dataset.items / scenario_items_per_read(s) / 1000);
+}
+
 static double object_slots(const scenario_t *s) {
     return object_slots_n(s);
 }
 
 static double object_bytes(const scenario_t *s) {
     double b = 8 * (double)object_slots_n(s);
+    if (prefix_cap_on(s))
+        b += (double)s->server.storage.object.prefixes *
+             (calendar_bytes(PRE_LOG2) + sizeof(calendar_t));
     if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CALENDAR_LOG2);
     if (s->server.storage.object.max_mb_s > 0) b += calendar_bytes(CALENDAR_LOG2);
     return b;
+}
+
+/* The prefixes' rate is the simulator's where the connections ask for far
+ * more (every window's requests are taken) or far less (no 503s); between,
+ * clients asleep in their back-off leave windows unused: with 16 attempts a
+ * second a connection and 1.3 x the rate asked, the simulator was 6% slower.
+ * Asking far more is not enough when the back-off is long: 16,384
+ * connections sleeping up to botocore's 20 s attempt about 1,600 times a
+ * second, under one prefix's 5,500 (the simulator 12% slower), so the
+ * attempts the connections make at the longest back-off must cover it too
+ * (a retry counts a request whatever it asks: GET or HEAD). */
+static int prefix_inexact(const scenario_t *s) {
+    if (!prefix_cap_on(s)) return 0;
+    double bytes = scenario_item_bytes_mean(s) * scenario_items_per_read(s);
+    double n = object_requests(s, bytes), lat = lat_mean_s(s);
+    double held = n * (lat + bytes / n / (s->server.storage.object.conn_mb_s * 1e6)) +
+                  (s->server.storage.object.head ? lat : 0);
+    double asked = object_slots_n(s) / held * rate_requests(s, bytes);
+    double cap = (double)s->server.storage.object.prefixes * s->server.storage.object.prefix_get_s;
+    /* a refused attempt waits a median first byte and half the longest
+     * back-off (at 2.1 x the rate: 2.3% slower; 0.3 x: 12%) */
+    double asleep = object_slots_n(s) / (s->server.storage.object.first_byte_ms / 1e3 +
+                                         s->server.storage.object.retry_cap_ms / 2e3);
+    return asked > cap / 2 && (asked < 4 * cap || asleep < 2 * cap);
 }
 
 /* With a latency tail a batch waits for its slowest GET, and the loader's
@@ -257,7 +461,7 @@ static double object_bytes(const scenario_t *s) {
 static int object_model_exact(const scenario_t *s) {
     /* Ranged parts of items of spread sizes: the model counts the mean's. */
     int parts_vary = s->server.storage.object.range_mb > 0 && s->dataset.item_kb_cv > 0;
-    return lat_sigma(s) == 0 && !parts_vary;
+    return lat_sigma(s) == 0 && !parts_vary && !prefix_inexact(s);
 }
 
 static int object_check(const scenario_t *s) {
@@ -304,6 +508,12 @@ static const key_def_t keys[] = {
     {"server.storage.reader_threads", KT_INT, "requests", "16", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.object.reader_threads), "object, pool loader: GETs a server's reader keeps in flight (DALI's or CoorDL's reader threads)"},
     {"server.storage.connections_per_process", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_process), "object: HTTP connections one process may open (boto3's max_pool_connections is 10; 0 = no cap)"},
     {"server.storage.range_mb", KT_REAL, "MB", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.range_mb), "object: an object larger than this is fetched as ranged GETs of at most this much, issued at once on connections of their own (boto3's multipart download; 0 = one GET)"},
+    {"server.storage.prefixes", KT_INT, "prefixes", "1", 1, 65536, 0, NULL, SCN_FIELD(server.storage.object.prefixes), "object: key prefixes the objects are spread over (object or shard k under prefix k mod prefixes, as a hashed key prefix spreads them); prefix_get_s holds for each"},
+    {"server.storage.prefix_get_s", KT_REAL, "GET/s a prefix", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.prefix_get_s), "object: GET and HEAD requests a second one prefix serves; more are answered 503 SlowDown and retried after a back-off (S3 publishes 5,500; 0 = no limit)"},
+    {"server.storage.retry_base_ms", KT_REAL, "ms", "1000", 0.001, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_base_ms), "object: back-off after the first 503, doubling each retry up to retry_cap_ms, each drawn uniformly below its ceiling (botocore's standard mode: 1 s)"},
+    {"server.storage.retry_cap_ms", KT_REAL, "ms", "20000", 0.001, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_cap_ms), "object: the longest back-off ceiling after a 503 (botocore: 20 s)"},
+    {"server.storage.head", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(server.storage.object.head), "object: a HEAD before each object's GET, as a loader that stats a file first sends (s3fs, fsspec, a FUSE mount): a request of one first byte, against the prefix's rate"},
+    {"server.storage.list_each_epoch", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(server.storage.object.list_each_epoch), "object: the job lists the keys at every epoch's start (LIST pages of 1000 keys, counted and priced at prices.list_per_1000), not once at its first"},
     {"server.storage.connections_per_server", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_server), "object: HTTP connections all processes of one server may open together (0 = no cap)"},
 };
 /* clang-format on */
@@ -326,4 +536,6 @@ const storage_ops_t storage_object = {
     .model_exact = object_model_exact,
     .slots_are_connections = 1,
     .requests = object_requests,
+    .heads = object_heads,
+    .lists = object_lists,
 };

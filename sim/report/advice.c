@@ -250,11 +250,83 @@ static void in_flight_text(char *buf, size_t n, const scenario_t *st, const key_
                  k->name, (long long)key_int(k, st), gets ? "GET" : "read");
 }
 
-/* What storage needs for the goal (prep free in st): the requests in
- * flight; a GET/s cap raised where one binds (with more requests in flight
- * when those bind next); else the bytes per second. */
+/* The store's limit per key prefix, where the kind has one and it is set:
+ * its rate key (unit "GET/s a prefix") and the prefixes' key (unit
+ * "prefixes"); 0 otherwise. */
+static int prefix_keys(const scenario_t *st, const key_def_t **rate, const key_def_t **pre) {
+    int nk;
+    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &nk);
+    *rate = *pre = NULL;
+    for (int i = 0; i < nk; i++) {
+        if (!kinds_key_used(st, k[i].name)) continue;
+        if (k[i].type == KT_REAL && strcmp(k[i].unit, "GET/s a prefix") == 0) *rate = &k[i];
+        if (k[i].type == KT_INT && strcmp(k[i].unit, "prefixes") == 0) *pre = &k[i];
+    }
+    return *rate && *pre && *(const double *)((const char *)st + (*rate)->offset) > 0;
+}
+
+/* Where a prefix's rate binds (lifting it shortens the epoch), what lifts
+ * it to the goal: more prefixes, or record shards of enough items (one
+ * request each), each the fewest the model needs; with st's requests in
+ * flight, or with the fewest that reach the goal when those bind next. 1
+ * with the text in buf, else 0 (the prefixes do not bind). */
+static int prefix_lever(whatif_t *w, const scenario_t *st, double Ts, double goal, char *buf,
+                        size_t n) {
+    const key_def_t *rate, *pre, *fk;
+    if (!prefix_keys(st, &rate, &pre)) return 0;
+    const double r = *(const double *)((const char *)st + rate->offset);
+    char why[256], a[32];
+    w->s = *st;
+    if (schema_store(rate, &w->s, "0", why, sizeof why) ||
+        !(limit_of(w, LIMIT_EPOCH) < (1 - CAP_GAIN) * Ts))
+        return 0;
+    scenario_t *t = malloc(sizeof *t);
+    if (!t) return 0;
+    *t = *st;
+    int64_t x = 0, p = lever_for(w, t, pre, goal, LIMIT_EPOCH);
+    /* Shards only where the data are loose and sized by items. */
+    const key_def_t *sk = st->dataset.shard_items <= 1 && st->dataset.shard_mb <= 0
+                              ? lever_key(st, "dataset.shard_items")
+                              : NULL;
+    int64_t sh = sk ? lever_for(w, t, sk, goal, LIMIT_EPOCH) : 0;
+    char fl[160] = "";
+    if (!p) {
+        /* The connections bind next: the fewest in flight that reach the
+         * goal with the prefixes lifted, then the prefixes with those. */
+        scenario_t *lifted = malloc(sizeof *lifted);
+        if (lifted) {
+            *lifted = *st;
+            if (!schema_store(rate, lifted, "0", why, sizeof why) &&
+                in_flight(w, lifted, goal, &fk, &x) && !set_int(t, fk, x)) {
+                in_flight_text(fl, sizeof fl, st, fk, x);
+                p = lever_for(w, t, pre, goal, LIMIT_EPOCH);
+            }
+            free(lifted);
+        }
+    }
+    free(t);
+    if (!p && !sh) return 0;
+    char ptext[320] = "", stext[160] = "";
+    if (p)
+        snprintf(ptext, sizeof ptext,
+                 "%lld prefixes (%s; %lld now: %s GET/s a prefix binds, %s)%s%s", (long long)p,
+                 pre->name, (long long)key_int(pre, st), grouped(a, sizeof a, r), rate->name,
+                 p && *fl ? " with " : "", p ? fl : "");
+    else
+        snprintf(ptext, sizeof ptext, "(%s GET/s a prefix binds, %s) ", grouped(a, sizeof a, r),
+                 rate->name);
+    if (sh) snprintf(stext, sizeof stext, "shards of >= %lld items (%s)", (long long)sh, sk->name);
+    snprintf(buf, n, "%s%s%s", ptext, p && sh ? " or " : "", stext);
+    return 1;
+}
+
+/* What storage needs for the goal (prep free in st): the store's prefixes
+ * where their rate binds; the requests in flight; a GET/s cap raised where
+ * one binds (with more requests in flight when those bind next); else the
+ * bytes per second. */
 static void fetch_lever(whatif_t *w, const scenario_t *st, double bytes, double Ts, double goal,
                         char *buf, size_t n) {
+    if (prefix_lever(w, st, Ts, goal, buf, n)) return;
     double cap = 0;
     const key_def_t *k = get_cap(st, &cap), *fk;
     scenario_t *lifted = k ? malloc(sizeof *lifted) : NULL;

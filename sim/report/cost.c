@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "kinds.h"
+
 int cost_priced(const scenario_t *s) {
     return s->prices.get_per_1000 > 0 || s->prices.list_per_1000 > 0 ||
            s->prices.egress_per_gb > 0 || s->prices.gpu_hour > 0 || s->prices.core_hour > 0 ||
@@ -19,12 +21,20 @@ void cost_epoch(const scenario_t *s, const topology_t *t, int i, int e, const ep
     double stall = m->epoch_s - m->t_gpu_s;
     c->gpu_stall = (stall > 0 ? stall : 0) / 3600 * gpus * s->prices.gpu_hour;
     if (in->lead == i) {
-        c->requests = m->storage_reads / 1000 * s->prices.get_per_1000;
+        /* S3 prices a HEAD as a GET; it bills no 5XX answer, so the 503s
+         * of retried requests cost time, not money (S3 user guide,
+         * "Billing for Amazon S3 error responses"). */
+        double gets = m->storage_reads + m->storage_heads;
+        c->requests = gets / 1000 * s->prices.get_per_1000;
         c->egress = m->storage_read_bytes / 1e9 * s->prices.egress_per_gb;
         c->cores = hours * in->cpus * s->prices.core_hour;
-        /* A LIST returns at most 1000 keys (S3's ListObjectsV2). */
-        if (e == 0)
-            c->lists = ceil((double)s->dataset.items / 1000) / 1000 * s->prices.list_per_1000;
+        /* A LIST returns at most 1000 keys (S3's ListObjectsV2); a kind that
+         * says what it lists (the object store: each epoch, or shards) says. */
+        const storage_ops_t *ops = scenario_storage(s);
+        double lists = ops->lists ? ops->lists(s, e)
+                       : e == 0   ? ceil((double)s->dataset.items / 1000)
+                                  : 0;
+        c->lists = lists / 1000 * s->prices.list_per_1000;
     }
     const double share = (double)in->nservers * in->gpus_per_server / (double)s->server.gpus;
     c->cache = hours * share *

@@ -17,8 +17,8 @@
 #include "topology.h"
 
 typedef struct {
-    double requests;  /* storage reads (GETs) x prices.get_per_1000 / 1000 */
-    double lists;     /* listing the dataset once, in the first epoch */
+    double requests;  /* storage reads (GETs) and HEADs x prices.get_per_1000 / 1000 */
+    double lists;     /* listing the dataset: once, in the first epoch, or every epoch */
     double egress;    /* bytes read from storage x prices.egress_per_gb */
     double gpu;       /* the instance's GPUs for the epoch */
     double gpu_stall; /* the part of gpu spent waiting for data: (T - T_gpu) */

@@ -88,6 +88,9 @@ GETTER(t_gpu_s)
 GETTER(t_prep_s)
 GETTER(staged_bytes)
 GETTER(storage_reads)
+GETTER(storage_heads)
+GETTER(storage_retries)
+GETTER(storage_lists)
 GETTER(shards_per_batch)
 GETTER(tier_hit_rate)
 GETTER(gpu_prep_s)
@@ -192,6 +195,9 @@ static const column_t columns[] = {
     {"shards_per_batch", OUT_NUM, "%.6g", get_shards_per_batch, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"tier_hit_rate", OUT_NUM, "%.6f", get_tier_hit_rate, FIG_SHARE, NULL, NULL, 0, NULL},
     {"gpu_prep_s", OUT_NUM, "%.9g", get_gpu_prep_s, FIG_TIME, NULL, NULL, 0, NULL},
+    {"storage_heads", OUT_NUM, "%.9g", get_storage_heads, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"storage_retries", OUT_NUM, "%.9g", get_storage_retries, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"storage_lists", OUT_NUM, "%.9g", get_storage_lists, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
     {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };
@@ -465,21 +471,26 @@ static void write_text_requests(FILE *out, const variant_run_t *v, int nv) {
         int shards = s->dataset.shard_items > 1;
         if (!shards && !scenario_storage(s)->lists_requests) continue;
         if (!head++)
-            fprintf(out, "\n%-10s %-12s %16s %18s\n", "variant", "job", "requests/epoch",
-                    "shards_per_batch");
+            fprintf(out, "\n%-10s %-12s %16s %18s %12s %12s %8s\n", "variant", "job",
+                    "requests/epoch", "shards_per_batch", "503_retried", "HEADs", "LISTs");
         const run_metrics_t *r = best_source(&v[k]);
         for (int i = 0; i < v[k].topo.ninst; i++) {
             const epoch_metrics_t *m = metrics_at(r, i, v[k].scn.epochs - 1);
             char mix[32] = "-";
             if (shards && v[k].sim.m) snprintf(mix, sizeof mix, "%.2f", m->shards_per_batch);
-            fprintf(out, "%-10s %-12s %16.0f %18s\n", s->variant, v[k].topo.inst[i].name,
-                    m->storage_reads, mix);
+            fprintf(out, "%-10s %-12s %16.0f %18s %12.0f %12.0f %8.0f\n", s->variant,
+                    v[k].topo.inst[i].name, m->storage_reads, mix, m->storage_retries,
+                    m->storage_heads, m->storage_lists);
         }
     }
     if (head)
         fprintf(out, "requests/epoch: storage requests of the last epoch (simulator where run): "
                      "GETs, or whole record shards; shards_per_batch: distinct shards a batch "
-                     "drew from (loose files: every item its own).\n");
+                     "drew from (loose files: every item its own); 503_retried: requests the "
+                     "store refused over a prefix's rate and the client sent again after a "
+                     "back-off (simulator only; not billed); HEADs: one an object where the "
+                     "loader stats it (server.storage.head); LISTs: pages of 1000 keys at the "
+                     "epoch's start.\n");
 }
 
 /* ---- cost ---- */

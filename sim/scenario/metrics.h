@@ -38,6 +38,9 @@ typedef struct {
     double shards_per_batch; /* record shards: distinct shards in a batch, mean (0: loose items) */
     double tier_hit_rate;    /* served by the tier (server.tier) over accesses */
     double gpu_prep_s;       /* of the training GPUs' busy time, prep (nvJPEG, GPU augment) */
+    double storage_heads;    /* object stores: HEADs (server.storage.head) */
+    double storage_retries;  /* requests refused (503 SlowDown) and retried; simulator only */
+    double storage_lists;    /* LIST requests at the epoch's start (pages of 1000 keys) */
     int bottleneck;          /* bottleneck_t */
     int approximate;         /* model: no exact closed form for this case */
 } epoch_metrics_t;

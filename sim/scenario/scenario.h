@@ -102,7 +102,13 @@ typedef struct {
                 int64_t reader_threads;   /* pool loader: GETs in flight per server */
                 int64_t conns_per_process;
                 int64_t conns_per_server;
-                double range_mb; /* ranged GETs of at most this much, issued at once; 0 = whole */
+                double range_mb;  /* ranged GETs of at most this much, issued at once; 0 = whole */
+                int64_t prefixes; /* key prefixes the objects are striped over */
+                double prefix_get_s;  /* GET+HEAD/s one prefix serves before 503s; 0 = none */
+                double retry_base_ms; /* back-off after a 503: U(0,1) x min(cap, base x 2^k) */
+                double retry_cap_ms;
+                int head;            /* a HEAD before each object's GET (the loader stats) */
+                int list_each_epoch; /* the job lists the keys every epoch, not once */
             } object;
             struct { /* server.storage.kind: ssd (storage_ssd.c owns these keys) */
                 double latency_qd1_ms; /* per-request latency, 1 request in flight */

@@ -144,8 +144,12 @@ class View:
         k = self["server.storage.kind"]
         if k in ("fixed", "ssd") and self.get("server.storage.read_iops") > 0:
             return self["server.storage.read_iops"]
-        if k == "object" and self.get("server.storage.max_get_s") > 0:
-            return self["server.storage.max_get_s"]
+        if k == "object":
+            # max_get_s, or every prefix at prefix_get_s, the lesser
+            caps = [c for c in (self.get("server.storage.max_get_s"),
+                                self.get("server.storage.prefixes", 1)
+                                * self.get("server.storage.prefix_get_s")) if c > 0]
+            return min(caps) if caps else None
         return None
 
 
@@ -251,7 +255,8 @@ def _lower_row(v, sj, nserv, m, where):
     req = m.get("storage_requests", 0)
     cap = v.iops_cap()
     if cap:
-        bounds["storage-iops"] = req / (cap * sdev)
+        # a HEAD is a request against the store's rate like a GET
+        bounds["storage-iops"] = (req + m.get("storage_heads", 0)) / (cap * sdev)
     lat = v.min_latency_s()
     if lat:
         slots = lat[1] * (sreaders if v["server.storage.kind"] == "object" else sdev)
@@ -301,6 +306,27 @@ def check_conservation(v, doc):
                 out.append(finding("conserve:requests", where,
                                    "storage requests != misses (items x (1 - hit - tier hit))",
                                    requests=req, misses=miss * n))
+            heads = m.get("storage_heads", 0)
+            if v["server.storage.kind"] == "object" and v.get("server.storage.head") and \
+                    not ranged and abs(heads - req) > 0.5:
+                out.append(finding("conserve:heads", where,
+                                   "HEADs != GETs (a loader that stats sends one an object)",
+                                   heads=heads, requests=req))
+            if heads and not v.get("server.storage.head"):
+                out.append(finding("conserve:heads", where, "HEADs without server.storage.head",
+                                   heads=heads))
+            if v["server.storage.kind"] == "object":
+                first = e["epoch"] == 1 or v.get("server.storage.list_each_epoch")
+                keys = math.ceil(v["dataset.items"] / (v.shards or 1))
+                want = math.ceil(keys / 1000) if first else 0
+                if abs(m.get("storage_lists", 0) - want) > 0.5:
+                    out.append(finding("conserve:lists", where,
+                                       "LISTs != pages of 1000 keys at the listing epochs",
+                                       lists=m.get("storage_lists", 0), expected=want))
+            if m.get("storage_retries", 0) and not v.get("server.storage.prefix_get_s"):
+                out.append(finding("conserve:retries", where,
+                                   "503s retried with no prefix limit",
+                                   retries=m.get("storage_retries", 0)))
             if cv0 and loose and not ranged and abs(by - req * ib) > 1e-6 * max(by, 1) + 1:
                 out.append(finding("conserve:bytes", where,
                                    "bytes read != requests x item size", bytes=by,

@@ -142,6 +142,15 @@ class _Gen:
             self.maybe(0.2, "server.storage.connections_per_server", lambda: r.randint(1, 256))
             self.maybe(0.15, "server.storage.range_mb", lambda: _r(self.item_kb / 1e3
                                                                  * r.uniform(0.2, 2)))
+            # the store's limit a prefix (issue 37): 503s retried after a
+            # back-off; HEADs and LISTs where the loader issues them
+            if r.random() < 0.3:
+                self.set("server.storage.prefix_get_s", _r(_lu(r, 50, 5500)))
+                self.maybe(0.6, "server.storage.prefixes", lambda: r.choice([1, 2, 4, 32, 256]))
+                self.maybe(0.3, "server.storage.retry_base_ms", lambda: _r(_lu(r, 1, 1000)))
+                self.maybe(0.3, "server.storage.retry_cap_ms", lambda: _r(_lu(r, 10, 20000)))
+            self.maybe(0.15, "server.storage.head", lambda: True)
+            self.maybe(0.1, "server.storage.list_each_epoch", lambda: True)
         # the pool loader's reader pool; drawn once the loader is known
         self.known.add("server.storage.reader_threads")
 

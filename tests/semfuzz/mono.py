@@ -34,6 +34,11 @@ EXCUSES = {
                         "turning a resource up for all lets a neighbour demand more of what "
                         "they share: one job's total may lengthen; the fuzzer then holds the "
                         "last job's end (the makespan) to the rule instead",
+    "throttle-backoff": "a store refusing requests over a prefix's rate (503 SlowDown): the "
+                        "refused clients sleep a random back-off drawn in request order, so a "
+                        "faster resource reorders the requests, which are refused and how long "
+                        "their clients sleep; windows of the rate left unused while they sleep "
+                        "are lost (retry storms: real clients show it too)",
     "shared-cache-timing": "streams sharing one cache (partitioned jobs on a server, PyTorch "
                            "workers reading concurrently, coordinated jobs advancing together) "
                            "interleave by timing: a faster resource reorders the accesses, and "
@@ -117,6 +122,8 @@ def excuse(scen, knob, base_m, up_m):
             return "linux-two-list"
         if knob == "cache" and tier:
             return "two-level"
+    if base_m.get("storage_retries", 0) > 0 or up_m.get("storage_retries", 0) > 0:
+        return "throttle-backoff"
     if _shared_streams(scen) and cache != "none" and \
             abs(up_m.get("hit_rate", 0) - base_m.get("hit_rate", 0)) + \
             abs(up_m.get("tier_hit_rate", 0) - base_m.get("tier_hit_rate", 0)) > 1e-9 and \
