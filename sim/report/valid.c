@@ -136,8 +136,8 @@ int report_valid_variant(const variant_run_t *v, int from, int steady, const cha
                      v->topo.inst[i].name, e + 1);
             if (report_valid_row(mm, NULL, &v->scn, cmd, where, 0)) return EXIT_RUNTIME;
             if (!v->sim.m) continue;
-            snprintf(where, sizeof where, "%s, variant %s, job %s, epoch %d",
-                     run_sim_source(v), var, v->topo.inst[i].name, e + 1);
+            snprintf(where, sizeof where, "%s, variant %s, job %s, epoch %d", run_sim_source(v),
+                     var, v->topo.inst[i].name, e + 1);
             if (report_valid_row(metrics_at(&v->sim, i, e), mm, &v->scn, cmd, where, 0))
                 return EXIT_RUNTIME;
         }

@@ -322,9 +322,8 @@ static int run_config(const plan_t *p, grid_worker_t *w, int64_t c, char **buf, 
                 report_csv_row(m, prefix, v->scn.variant, job, e + 1, "model",
                                metrics_at(&v->model, i, e), NULL);
                 if (v->sim.m)
-                    report_csv_row(m, prefix, v->scn.variant, job, e + 1,
-                                   run_sim_source(v), metrics_at(&v->sim, i, e),
-                                   metrics_at(&v->model, i, e));
+                    report_csv_row(m, prefix, v->scn.variant, job, e + 1, run_sim_source(v),
+                                   metrics_at(&v->sim, i, e), metrics_at(&v->model, i, e));
             }
         run_release(v);
     }
