@@ -60,10 +60,12 @@ memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v) {
 }
 
 int memory_counted(const scenario_t *s) {
-    int jobs = 0;
-    for (int i = 0; i < s->njobs; i++)
-        jobs |= s->jobs[i].host_mem_gb > 0;
-    return s->server.mem_gb > 0 || jobs || s->loader.torch.worker_mem_mb > 0;
+    const loader_ops_t *l = scenario_loader(s);
+    int given = s->server.mem_gb > 0;
+    for (int i = 0; i < s->njobs && !given; i++)
+        given = s->jobs[i].host_mem_gb > 0 ||
+                (l->proc_bytes && l->proc_bytes(s, &s->jobs[i], NULL, 0) > 0);
+    return given;
 }
 
 /* The first server past server.mem_gb, or -1. */

@@ -37,8 +37,9 @@ typedef struct {
     int procs; /* training processes on it */
 } memory_parts_t;
 memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v);
-/* 1 when the scenario gives any of server.mem_gb's components or the limit
- * (the report then shows the server's memory). */
+/* 1 when the scenario gives server.mem_gb, a training process's memory, or
+ * a loader whose workers hold memory (asked through its proc_bytes): the
+ * report then shows the server's memory. */
 int memory_counted(const scenario_t *s);
 /* Bytes of /dev/shm one training process of job j holds at its peak. */
 double memory_shm_process(const scenario_t *s, const job_t *j);
