@@ -10,9 +10,9 @@ the growth PyTorch's issue #13246 reports. What a user would measure for
 stallsim, measured here the same way (no cgroup figure is used for it):
   - jobs.N.host_mem_gb: the training process's anonymous memory
     (/proc/self/smaps_rollup, Anonymous) while it trains with no workers;
-  - loader.worker_mem_mb: one worker's private pages at their peak
-    (/proc/PID/smaps_rollup of the worker, Private_Dirty, sampled each batch)
-    in a run with one worker;
+  - loader.worker_mem_mb: one worker's private pages at their peak over
+    every sample, by the probe's own stallsim.memprobe.worker_private
+    (/proc/PID/smaps_rollup of the worker, Private_Dirty);
   - /dev/shm: stallsim's own figure from the batch's size (validate_shm.py
     checks it).
 Then, for each num_workers:
@@ -37,7 +37,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CG_BASE = "/sys/fs/cgroup/memory"
 sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.memprobe
-from stallsim.memprobe import rollup  # noqa: E402
+from stallsim.memprobe import rollup, worker_private  # noqa: E402
 
 MIB = 1048576.0
 GIB = 1073741824.0
@@ -66,24 +66,25 @@ class Samples:
 
 
 def inner(a):
-    """One training run (inside the cgroup when the parent put it there)."""
+    """One training run (inside the cgroup when the parent put it there);
+    prints the training process's anonymous memory at its peak or, with
+    --measure-worker, one worker's private pages as the probe measures them."""
     from torch.utils.data import DataLoader
     ds = Samples(a.n, a.side)
+    if a.measure_worker:
+        print(json.dumps({"worker": worker_private(ds, range(a.n), a.batch, 0, every=4)}))
+        return
     if a.workers:
         dl = DataLoader(ds, batch_size=a.batch, shuffle=True, num_workers=a.workers,
                         prefetch_factor=2)
     else:
         dl = DataLoader(ds, batch_size=a.batch, shuffle=True)
-    host = worker = 0
-    it = iter(dl)
-    pids = [w.pid for w in getattr(it, "_workers", [])]
-    for k, (x, y) in enumerate(it):
+    host = 0
+    for k, (x, y) in enumerate(dl):
         if k % 4 == 0:
             host = max(host, rollup(os.getpid(), "Anonymous"))
-            for p in pids:
-                worker = max(worker, rollup(p, "Private_Dirty"))
         float(x.sum())
-    print(json.dumps({"host": host, "worker": worker}))
+    print(json.dumps({"host": host}))
 
 
 def cg_make(name):
@@ -101,7 +102,7 @@ def cg_remove(cg):
             time.sleep(0.1)
 
 
-def run_in(a, workers, limit=None):
+def run_in(a, workers, limit=None, measure_worker=False):
     """Runs inner() in a fresh cgroup; returns (killed, peak bytes, figures)."""
     cg = cg_make(f"stallsim-validate-mem-{os.getpid()}-{workers}")
     try:
@@ -110,6 +111,8 @@ def run_in(a, workers, limit=None):
                 f.write(str(int(limit)))
         cmd = [sys.executable, os.path.abspath(__file__), "--inner", "--workers", str(workers),
                "--n", str(a.n), "--batch", str(a.batch), "--side", str(a.side)]
+        if measure_worker:
+            cmd.append("--measure-worker")
         wrap = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg] + cmd
         p = subprocess.run(wrap, capture_output=True, text=True, timeout=600)
         with open(os.path.join(cg, "memory.max_usage_in_bytes")) as f:
@@ -157,6 +160,7 @@ def main():
     ap.add_argument("--update", metavar="VALIDATION.md")
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--measure-worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=200000, help=argparse.SUPPRESS)
     ap.add_argument("--batch", type=int, default=512, help=argparse.SUPPRESS)
     ap.add_argument("--side", type=int, default=16, help=argparse.SUPPRESS)
@@ -174,7 +178,7 @@ def main():
     series = [0, 1, 2, 4] if a.quick else [0, 1, 2, 4, 8]
     # The user's measurements: the process alone, and one worker.
     _, _, f0 = run_in(a, 0)
-    _, _, f1 = run_in(a, 1)
+    _, _, f1 = run_in(a, 1, measure_worker=True)
     host, worker = f0["host"], f1["worker"]
     print(f"measured: training process {host / MIB:.0f} MiB anonymous, one worker "
           f"{worker / MIB:.0f} MiB private")
