@@ -181,6 +181,22 @@ prep_ok() { # CORES: 1 when the model's steady T_prep of coordl reaches T_gpu / 
 "$bin" run "$src/scenarios/hpsearch.yaml" --model-only | grep -q "^coordl     GPU 100% busy: the GPUs bind" && ok \
   || bad "a GPU-bound variant is not told so"
 "$bin" run "$oi" --model-only --format csv | grep -qi "what to change" && bad "CSV has the what-to-change line" || ok
+# What is left with prep free is named for what it is: a small data set
+# whose PyTorch workers fork every epoch reads nothing from epoch 2 on, and
+# its 2 cores spend the epoch starting workers (it was "storage would at
+# 13 s"); openimages' pools with prep free are the GPUs alone.
+cat >own.yaml <<'EOF'
+epochs: 2
+dataset: {items: 400, item_kb: 100}
+server: {cpus: 2, gpus: 8, cache_gb: 64}
+loader: {kind: pytorch, num_workers: 8, worker_start_ms: 300, worker_init_ms: 100}
+jobs: [{gpus: 8, batch_per_gpu: 32, gpu_items_per_s: 700}]
+EOF
+out=$("$bin" run own.yaml --model-only 2>&1)
+grep -q "the loader's own work would at [0-9]* s" <<<"$out" && ! grep -q "storage would" <<<"$out" && ok \
+  || bad "forks named as storage: $(grep 'GPU .*busy' <<<"$out")"
+"$bin" run "$oi" --model-only --set dataset.items=150000 | grep -q "^dali       GPU 16% busy. Prep limits you at 52 s an epoch (the GPUs alone: 9 s)" && ok \
+  || bad "a pool with prep free bound by its GPUs is not told so"
 
 # 7. "What to change" in the user's own knobs (issue 29 item 5), on
 #    imagenet-s3's object store: the lever is the readers' GETs in flight

@@ -421,8 +421,20 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     fprintf(out, "%-10s GPU %.0f%% busy", base->variant, 100 * util);
     gpu_prep_clause(out, &now);
     const int net = free_prep.bottleneck == BN_NETWORK;
-    const char *fetch = net ? "the network" : "storage",
-               *fetch_cap = net ? "The network" : "Storage";
+    /* With prep free, what is left may be no read at all but the loader's
+     * own work (PyTorch's worker start-up, collation, hand-over): prep
+     * stall that no storage removes (a 400-item job forking 64 workers an
+     * epoch was told "storage would limit you at 13 s" with nothing read). */
+    const double own_s = free_prep.t_prep_s - free_prep.t_gpu_s,
+                 fetch_s = free_prep.epoch_s - free_prep.t_prep_s, tiny = 0.01 * free_prep.epoch_s;
+    const int own = !net && own_s > fetch_s && own_s > tiny;
+    /* Nor either: the GPUs alone (only ever the parenthesis below). */
+    const int gpus = !net && !own && fetch_s <= tiny;
+    const char *fetch = net    ? "the network"
+                        : own  ? "the loader's own work"
+                        : gpus ? "the GPUs alone"
+                               : "storage";
+    const char *fetch_cap = net ? "The network" : own ? "The loader's own work" : "Storage";
     const int prep_first = Tp >= Ts;
     const double a = prep_first ? Tp : Ts, b = prep_first ? Ts : Tp;
     if (now.bottleneck == BN_GPU) {
@@ -439,6 +451,11 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
         if (net)
             snprintf(reads, sizeof reads, "a faster network (it carries %.1f GB an epoch)",
                      now.network_bytes / 1e9);
+        else if (own)
+            snprintf(reads, sizeof reads,
+                     "less of the loader's own work (worker start-up, collation, hand-over: "
+                     "%.1f s an epoch with prep free)",
+                     own_s);
         else
             fetch_lever(w, st, bytes, Ts, goal, reads, sizeof reads);
         fprintf(out, ". %s limits you at %.0f s an epoch", prep_first ? "Prep" : fetch_cap, a);
