@@ -8,12 +8,22 @@
 # package missing from scripts/setup.sh fails here, whatever this machine has.
 #
 #   scripts/ci_fresh_root.sh          (as root; network to the Debian mirror)
+#   scripts/ci_fresh_root.sh --with-components
+#       the same, with PyTorch, nginx and Chromium installed in the root first
+#       (scripts/setup.sh --torch --object --html), so README command 2 is
+#       shown to pass, deterministic, where the validation tools are present
 #
 # The minbase root (with git and ca-certificates) is cached as a tarball in
 # $STALLSIM_CI_CACHE (default /var/cache/stallsim-ci); delete it for a cold run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { echo "ci_fresh_root: $*" >&2; }
+components=0
+case ${1:-} in
+  --with-components) components=1 ;;
+  '') ;;
+  *) say "unknown option '$1' (usage: ci_fresh_root.sh [--with-components])"; exit 2 ;;
+esac
 [ "$(id -u)" = 0 ] || { say "needs root (debootstrap, chroot, mount)"; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
 if ! command -v debootstrap >/dev/null; then
@@ -92,8 +102,15 @@ git bundle create -q "$a/tmp/stallsim.bundle" HEAD
 in_root "$a" "git -c advice.detachedHead=false clone -q /tmp/stallsim.bundle /root/stallsim"
 say "README command 1"
 in_root "$a" "cd /root/stallsim && scripts/readme-commands.sh 1" | tail -n 4
-say "README command 2 ($(($(date +%s) - t0)) s)"
+if [ $components = 1 ]; then
+  say "PyTorch, nginx and Chromium ($(($(date +%s) - t0)) s)"
+  in_root "$a" "cd /root/stallsim && scripts/setup.sh --torch && scripts/setup.sh --object &&
+    scripts/setup.sh --html" | tail -n 4
+fi
+t2=$(date +%s)
+say "README command 2 ($((t2 - t0)) s)"
 in_root "$a" "cd /root/stallsim && scripts/readme-commands.sh 2" | tail -n 6
+say "README command 2 passed in $(($(date +%s) - t2)) s"
 
 say "install, delete the build tree, run the installed program ($(($(date +%s) - t0)) s)"
 in_root "$a" "cd /root/stallsim && cmake --install build --prefix /opt/stallsim >/dev/null &&
