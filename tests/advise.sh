@@ -197,6 +197,11 @@ grep -q "the loader's own work would at [0-9]* s" <<<"$out" && ! grep -q "storag
   || bad "forks named as storage: $(grep 'GPU .*busy' <<<"$out")"
 "$bin" run "$oi" --model-only --set dataset.items=150000 | grep -q "^dali       GPU 16% busy. Prep limits you at 52 s an epoch (the GPUs alone: 9 s)" && ok \
   || bad "a pool with prep free bound by its GPUs is not told so"
+# A thread loader bound by its GIL is told so, in its own keys (it was "a
+# prep faster than more cores can make it").
+"$bin" run "$src/scenarios/imagenet-threads.yaml" --model-only --variant threads-16 |
+  grep -q "^threads-16 GPU 38% busy.*free-threaded Python (loader.gil_decode_share and gil_transform_share 0), since the GIL holds each training process to 535 items/s" \
+  && ok || bad "a GIL-bound thread loader is not told so"
 
 # 7. "What to change" in the user's own knobs (issue 29 item 5), on
 #    imagenet-s3's object store: the lever is the readers' GETs in flight

@@ -150,6 +150,12 @@ typedef struct {
     const char *knob;
     int (*knob_values)(const scenario_t *s, int64_t *v, int max);
     void (*knob_set)(scenario_t *s, int64_t v);
+    /* With knob: what one of its units is, for the advice ("workers a GPU"). */
+    const char *knob_unit;
+    /* Optional: what bounds a job's prep that neither more cores nor the
+     * knob would lift (a thread loader's GIL), said in the kind's own keys
+     * into buf; 0 where nothing beyond them does. */
+    int (*prep_bound)(const scenario_t *s, const job_t *j, char *buf, size_t n);
 
     /* Memory budget: bytes of one stream's prep state. */
     double (*state_bytes)(const scenario_t *s, const job_t *j, double cores, int ns);

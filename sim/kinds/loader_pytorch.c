@@ -639,6 +639,7 @@ const loader_ops_t loader_pytorch = {
     .items_s = torch_items_s,
     .model_epoch = torch_model_epoch,
     .knob = "loader.num_workers",
+    .knob_unit = "workers a GPU",
     .knob_values = torch_knob_values,
     .knob_set = torch_knob_set,
     .state_bytes = torch_bytes,

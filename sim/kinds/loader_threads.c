@@ -23,6 +23,7 @@
  * items/s = min(threads / (CPU + read wait), cores' share / CPU, 1 / GIL
  * held), along the epoch's slices (threads_model_epoch). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,6 +399,28 @@ static void thr_knob_set(scenario_t *s, int64_t v) {
     s->loader.threads.threads = v;
 }
 
+/* The GIL binds a process where its threads hold it longer an item than
+ * its share of the cores takes to prepare one: then neither more cores nor
+ * more threads help (a job of 16 threads a GPU on ImageNet: 3.6 ms held of
+ * 14 ms of CPU an item; what to change said "a prep faster than more cores
+ * can make it"). */
+static int thr_prep_bound(const scenario_t *s, const job_t *j, char *buf, size_t n) {
+    const double prep = scenario_job_prep_s(s, j, scenario_item_bytes_mean(s));
+    thr_t t = {.read_s = ms(s->loader.threads.gil_read_ms),
+               .aug_s = transform_s(s, j),
+               .gd = s->loader.threads.gil_decode_share,
+               .gt = s->loader.threads.gil_transform_share};
+    const double held = held_s(&t, prep) + t.gt * ms(s->loader.threads.collate_ms_per_item);
+    if (held <= 0) return 0;
+    snprintf(buf, n,
+             "worker processes (loader.kind: pytorch) or a free-threaded Python "
+             "(loader.gil_decode_share and gil_transform_share 0), since the GIL holds each "
+             "training process to %.0f items/s (its threads hold it %.2f ms an item) whatever its "
+             "cores or threads",
+             1 / held, 1e3 * held);
+    return 1;
+}
+
 /* clang-format off */
 static const key_def_t keys[] = {
     {"loader.threads", KT_INT, "threads", "8", 1, 1024, 0, NULL, SCN_FIELD(loader.threads.threads), "threads: the pool's threads in each training process (GPU), each reading, decoding and transforming one item at a time"},
@@ -427,6 +450,8 @@ const loader_ops_t loader_threads = {
     .items_s = thr_items_s,
     .model_epoch = threads_model_epoch,
     .knob = "loader.threads",
+    .knob_unit = "threads a GPU",
+    .prep_bound = thr_prep_bound,
     .knob_values = thr_knob_values,
     .knob_set = thr_knob_set,
     .state_bytes = thr_bytes,

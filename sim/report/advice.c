@@ -80,6 +80,12 @@ static const key_def_t *lever_key(const scenario_t *base, const char *name) {
 }
 
 /* An integer key's value, or a rate's (a GET/s cap) rounded up. */
+/* The loader's own knob (num_workers, threads) as a lever, or NULL. */
+static const key_def_t *knob_key(const scenario_t *base) {
+    const char *knob = scenario_loader(base)->knob;
+    return knob ? lever_key(base, knob) : NULL;
+}
+
 static int64_t key_int(const key_def_t *k, const scenario_t *s) {
     const char *at = (const char *)s + k->offset;
     return k->type == KT_INT ? *(const int64_t *)at : (int64_t)ceil(*(const double *)at);
@@ -170,8 +176,7 @@ static int gpu_prep_lever(whatif_t *w, const scenario_t *base, double goal, char
 /* What prep needs for the goal: cores a server, else the loader's workers,
  * else both. */
 static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *buf, size_t n) {
-    const key_def_t *cpus = lever_key(base, "server.cpus"),
-                    *workers = lever_key(base, "loader.num_workers");
+    const key_def_t *cpus = lever_key(base, "server.cpus"), *workers = knob_key(base);
     int64_t c = cpus ? lever_for(w, base, cpus, goal, LIMIT_PREP) : 0;
     int64_t wk = !c && workers ? lever_for(w, base, workers, goal, LIMIT_PREP) : 0;
     char cores[96] = "", wks[96] = "";
@@ -180,7 +185,8 @@ static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *b
         snprintf(cores, sizeof cores, "%lld cores a server (%.1f per GPU; %lld now)", (long long)c,
                  (double)c / (double)base->server.gpus, (long long)base->server.cpus);
     if (wk > 0)
-        snprintf(wks, sizeof wks, "%lld workers a GPU (%s; %lld now)", (long long)wk, workers->name,
+        snprintf(wks, sizeof wks, "%lld %s (%s; %lld now)", (long long)wk,
+                 scenario_loader(base)->knob_unit, workers->name,
                  (long long)key_int(workers, base));
     if (c > 0 || wk > 0)
         snprintf(buf, n, "%s%s%s", wks, c > 0 && wk > 0 ? " with " : "", cores);
@@ -190,7 +196,8 @@ static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *b
         snprintf(buf, n,
                  "a faster prep on the GPU (a hardware JPEG decoder), or its CPU costs given "
                  "(prep.decode_ms_per_mb) to price prep on the CPU");
-    else
+    else if (!scenario_loader(base)->prep_bound ||
+             !scenario_loader(base)->prep_bound(base, &base->jobs[0], buf, n))
         snprintf(buf, n, "a prep faster than more cores can make it");
 }
 
@@ -233,7 +240,7 @@ static void cap_text(char *buf, size_t n, const key_def_t *k, double cap, int64_
 static int in_flight(whatif_t *w, const scenario_t *st, double goal, const key_def_t **k,
                      int64_t *x) {
     const key_def_t *readers = lever_key(st, "server.storage.reader_threads"),
-                    *workers = lever_key(st, "loader.num_workers");
+                    *workers = knob_key(st);
     *k = readers, *x = readers ? lever_for(w, st, readers, goal, LIMIT_EPOCH) : 0;
     if (*x == 0) *k = workers, *x = workers ? lever_for(w, st, workers, goal, LIMIT_EPOCH) : 0;
     return *x > 0;
@@ -246,8 +253,9 @@ static void in_flight_text(char *buf, size_t n, const scenario_t *st, const key_
         snprintf(buf, n, "%lld %s in flight a server (%s; %lld now)", (long long)x,
                  gets ? "GETs" : "reads", k->name, (long long)key_int(k, st));
     else
-        snprintf(buf, n, "%lld workers a GPU (%s; %lld now: one %s in flight each)", (long long)x,
-                 k->name, (long long)key_int(k, st), gets ? "GET" : "read");
+        snprintf(buf, n, "%lld %s (%s; %lld now: one %s in flight each)", (long long)x,
+                 scenario_loader(st)->knob_unit, k->name, (long long)key_int(k, st),
+                 gets ? "GET" : "read");
 }
 
 /* The store's limit per key prefix, where the kind has one and it is set:
@@ -446,7 +454,7 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
                 100 * w->target, prep_first ? "prep" : fetch, a, Tg);
     } else {
         /* What each needs for the target alone. */
-        char cores[200], reads[512];
+        char cores[512], reads[512];
         prep_lever(w, base, goal, cores, sizeof cores);
         if (net)
             snprintf(reads, sizeof reads, "a faster network (it carries %.1f GB an epoch)",
