@@ -3,12 +3,12 @@
 
 Mohan, Phanishayee, Raniwala, Chidambaram, "Analyzing and Mitigating Data
 Stalls in DNN Training", PVLDB 14(5), 2021 (arXiv 2007.06775). Its published
-inputs and the figures read off its charts are collected in PAPER.md (the
-project's shared notes: /work/shared/PAPER.md); every input below names the
-section of PAPER.md it comes from. Each figure's scenario is built from those
+inputs and the figures read off its charts are collected in docs/paper.md (the
+project's notes on the paper); every input below names the section of
+docs/paper.md it comes from. Each figure's scenario is built from those
 inputs alone (hardware, dataset sizes, models, loaders, cache sizes), plus
 stallsim's own defaults where the study states nothing (said so beside each)
-and the few assumptions PAPER.md marks "(est.)" (stated, never fitted). No
+and the few assumptions docs/paper.md marks "(est.)" (stated, never fitted). No
 parameter is chosen by looking at the figures it is compared with.
 
   scripts/validate_paper.py [--bin build/sim/stallsim] [--loader KIND]
@@ -53,12 +53,12 @@ FIGURE_LOADER = {"fig3": "pool", "fig4": "pool", "fig5": "pool", "fig6": "pool",
 # What a loader kind needs beyond loader.kind, from the study's inputs.
 KIND_KEYS = {
     "pool": [],
-    # PAPER.md, Inputs, Loader: "DALI, one pipeline per GPU with 3 CPU
+    # docs/paper.md, Inputs, Loader: "DALI, one pipeline per GPU with 3 CPU
     # threads (-j 3)".
-    "dali": [("loader.num_threads", 3, "PAPER.md Inputs/Loader: -j 3 threads per GPU")],
+    "dali": [("loader.num_threads", 3, "docs/paper.md Inputs/Loader: -j 3 threads per GPU")],
 }
 
-# --- The study's published inputs (PAPER.md, "Inputs") ---
+# --- The study's published inputs (docs/paper.md, "Inputs") ---
 CPUS = 24               # Inputs/Servers: Config-SSD-V100 "24 physical CPU cores"
 GPUS = 8                # Inputs/Servers: "8 x V100"
 DRAM_GB = 500           # Inputs/Servers: "500 GB DRAM"
@@ -76,7 +76,7 @@ HP_CACHE_ITEMS = 190000  # Inputs/CoorDL: "cache_size 190,000 items per loader"
 # Inputs/Rates read off Fig 5: "AlexNet >= 3,550" (a lower bound; not in
 # rates.yaml, so only Fig 5 uses it, and says so).
 ALEXNET_GPU_LOWER = 3550
-# --- Assumptions PAPER.md marks (est.): stated, never fitted ---
+# --- Assumptions docs/paper.md marks (est.): stated, never fitted ---
 # OpenImages' item count is not in the study ("item count est."): the
 # OpenImages v4 training images with boxes, the count scenarios/openimages.yaml
 # takes; its mean item size follows as 645 GB / count.
@@ -86,7 +86,7 @@ OPENIMAGES_ITEMS = 1743042
 # costs proportionally more (an assumption, as any size scaling would be).
 DECODE_MS_PER_MB = 1000.0 / CORE_ITEMS_S / (IMAGENET_KB / 1000.0)
 
-# The study's 9 models (PAPER.md, Inputs/Models) as rates.yaml names them,
+# The study's 9 models (docs/paper.md, Inputs/Models) as rates.yaml names them,
 # and the dataset each trains on.
 MODELS = [("ShuffleNet v2 x0.5", "shufflenet_v2_x0_5", "imagenet"),
           ("AlexNet", "alexnet", "imagenet"), ("ResNet18", "resnet18", "imagenet"),
@@ -95,7 +95,7 @@ MODELS = [("ShuffleNet v2 x0.5", "shufflenet_v2_x0_5", "imagenet"),
           ("VGG11", "vgg11", "imagenet"), ("SSD+ResNet18", "ssd_resnet18", "coco"),
           ("AudioM5", "audiom5", "fma")]
 
-# --- The published figures (PAPER.md, "Figures"), read off the charts ---
+# --- The published figures (docs/paper.md, "Figures"), read off the charts ---
 FIG3 = {"shufflenet_v2_x0_5": 52, "alexnet": 42, "resnet18": 35, "squeezenet1_0": 18,
         "mobilenet_v2": 8.5, "resnet50": 8, "vgg11": 3.5, "ssd_resnet18": 13, "audiom5": 66}
 FIG6 = {"shufflenet_v2_x0_5": 65, "alexnet": 63, "resnet18": 53, "squeezenet1_0": 43,
@@ -115,7 +115,7 @@ SPEEDUP_TARGET = 0.10   # and the HP-search speed-up within 10 % of 5.7x.
 
 def published_v100_models(path=RATES):
     """The models rates.yaml has a `gpu: v100` row for (the study's own rows:
-    PAPER.md does not say which V100 form or memory)."""
+    docs/paper.md does not say which V100 form or memory)."""
     models, gpu = set(), None
     with open(path) as f:
         for raw in f:
@@ -130,9 +130,9 @@ def published_v100_models(path=RATES):
 def why_not(model, dataset, rated):
     """Why a model's scenario cannot be built from published inputs, or None."""
     if dataset == "coco":
-        return "COCO's size and item count are not in PAPER.md, nor a V100 rate for SSD-ResNet18"
+        return "COCO's size and item count are not in docs/paper.md, nor a V100 rate for SSD-ResNet18"
     if dataset == "fma":
-        return ("FMA's item count and the WAV pipeline's CPU cost are not in PAPER.md, "
+        return ("FMA's item count and the WAV pipeline's CPU cost are not in docs/paper.md, "
                 "nor a V100 rate for AudioM5")
     if model not in rated:
         return f"no published V100 rate for {model} (scenarios/gpus/rates.yaml, WANTED)"
@@ -175,7 +175,7 @@ def to_yaml(title, entries, jobs, variants):
     """A scenario's text: entries as above, jobs a list of entry lists,
     variants {name: ({key: value}, comment)}."""
     lines = [f"# {title}", "# Written by scripts/validate_paper.py from the VLDB'21 study's",
-             "# published inputs (PAPER.md); stallsim's defaults where it states none."]
+             "# published inputs (docs/paper.md); stallsim's defaults where it states none."]
     render(nest(entries), 0, lines)
     lines.append("jobs:")
     for job in jobs:
@@ -193,7 +193,7 @@ def to_yaml(title, entries, jobs, variants):
 
 def loader_entries(fig, kind, cache, why_cache):
     out = [("loader.kind", kind, f"FIGURE_LOADER[{fig}]: the study's loader is DALI "
-            "(PAPER.md Inputs/Loader), CoorDL for its caching and coordinated prep")]
+            "(docs/paper.md Inputs/Loader), CoorDL for its caching and coordinated prep")]
     out += KIND_KEYS[kind]
     out.append(("loader.cache", cache, why_cache))
     return out
@@ -203,35 +203,35 @@ def server_entries(name, epochs, items, item_kb, cpus, gpus, cache_gb, why_cache
     return [
         ("name", name, None),
         ("epochs", epochs, None),
-        ("dataset.items", items, "PAPER.md Inputs/Datasets" if items == IMAGENET_ITEMS
-         else "assumption (PAPER.md: OpenImages item count est.): OpenImages v4's training images"),
-        ("dataset.item_kb", item_kb, "PAPER.md Inputs/Datasets: ~114 KB each" if items == IMAGENET_ITEMS
-         else "PAPER.md Inputs/Datasets: ~645 GB / the assumed count"),
-        ("dataset.item_kb_cv", 0, "stallsim's default: PAPER.md gives no spread of sizes"),
+        ("dataset.items", items, "docs/paper.md Inputs/Datasets" if items == IMAGENET_ITEMS
+         else "assumption (docs/paper.md: OpenImages item count est.): OpenImages v4's training images"),
+        ("dataset.item_kb", item_kb, "docs/paper.md Inputs/Datasets: ~114 KB each" if items == IMAGENET_ITEMS
+         else "docs/paper.md Inputs/Datasets: ~645 GB / the assumed count"),
+        ("dataset.item_kb_cv", 0, "stallsim's default: docs/paper.md gives no spread of sizes"),
         ("server.count", 1, "one Config-SSD-V100 server"),
-        ("server.cpus", cpus, "PAPER.md Inputs/Servers: 24 physical cores"
-         if cpus == CPUS else "PAPER.md Figures/Fig 5: cores per GPU"),
-        ("server.gpus", gpus, "PAPER.md Inputs/Servers: 8 x V100" if gpus == GPUS
-         else "PAPER.md Figures/Fig 5: one V100"),
+        ("server.cpus", cpus, "docs/paper.md Inputs/Servers: 24 physical cores"
+         if cpus == CPUS else "docs/paper.md Figures/Fig 5: cores per GPU"),
+        ("server.gpus", gpus, "docs/paper.md Inputs/Servers: 8 x V100" if gpus == GPUS
+         else "docs/paper.md Figures/Fig 5: one V100"),
         ("server.cache_gb", round(cache_gb, 6), why_cache),
-        ("server.storage.read_mb_s", SSD_MB_S, "PAPER.md Inputs/Servers: DS-Analyzer's 525 MB/s"),
+        ("server.storage.read_mb_s", SSD_MB_S, "docs/paper.md Inputs/Servers: DS-Analyzer's 525 MB/s"),
         ("prep.decode_ms_per_mb", round(DECODE_MS_PER_MB, 6),
-         "PAPER.md Inputs/Rates (Fig 5): one core ~310-330 images/s (320) of ~114 KB"),
+         "docs/paper.md Inputs/Rates (Fig 5): one core ~310-330 images/s (320) of ~114 KB"),
         ("prep.decode_ms_per_item", 0, "the per-core rate above is the whole per-item cost"),
         ("prep.augment_ms", 0, "included in the per-core rate above"),
     ]
 
 
 def job_entries(model, gpus, count=1, rate=None):
-    out = [("name", model, None), ("model", model, "PAPER.md Inputs/Models")]
+    out = [("name", model, None), ("model", model, "docs/paper.md Inputs/Models")]
     if count > 1:
-        out.append(("count", count, "PAPER.md Inputs/CoorDL: 8 jobs of the HP search"))
-    out.append(("gpus", gpus, "one GPU each" if gpus == 1 else "PAPER.md Inputs/Servers: 8 x V100"))
-    out.append(("batch_per_gpu", BATCH, "PAPER.md Inputs/Models: per-GPU batch 512"))
+        out.append(("count", count, "docs/paper.md Inputs/CoorDL: 8 jobs of the HP search"))
+    out.append(("gpus", gpus, "one GPU each" if gpus == 1 else "docs/paper.md Inputs/Servers: 8 x V100"))
+    out.append(("batch_per_gpu", BATCH, "docs/paper.md Inputs/Models: per-GPU batch 512"))
     if rate is None:
         out.append(("gpu", "v100", "the study's own row in scenarios/gpus/rates.yaml (Fig 5)"))
     else:
-        out.append(("gpu_items_per_s", rate, "PAPER.md Inputs/Rates: AlexNet >= 3,550 (a lower bound)"))
+        out.append(("gpu_items_per_s", rate, "docs/paper.md Inputs/Rates: AlexNet >= 3,550 (a lower bound)"))
     return out
 
 
@@ -244,9 +244,9 @@ def fig3_scenario(model):
     T_prep and T_gpu (the differential runs) give Fig 6's prep stall."""
     gb = 0.35 * imagenet_gb()
     ents = server_entries(f"paper-fig3-{model}", 3, IMAGENET_ITEMS, IMAGENET_KB, CPUS, GPUS, gb,
-                          "PAPER.md Figures/Fig 3: 35 % of the data cached")
+                          "docs/paper.md Figures/Fig 3: 35 % of the data cached")
     ents += loader_entries("fig3", FIGURE_LOADER["fig3"], "linux",
-                           "DALI reads through the OS page cache (PAPER.md Figures/Fig 4: 'page cache')")
+                           "DALI reads through the OS page cache (docs/paper.md Figures/Fig 4: 'page cache')")
     return to_yaml(f"Fig 3 and Fig 6: {model}", ents, [job_entries(model, GPUS)], {})
 
 
@@ -255,10 +255,10 @@ def fig4_scenario(pct):
     ideal cache, CoorDL) as two variants; T_prep is the 'compute' bar."""
     gb = pct / 100.0 * imagenet_gb()
     ents = server_entries(f"paper-fig4-{pct}", 3, IMAGENET_ITEMS, IMAGENET_KB, CPUS, GPUS, gb,
-                          f"PAPER.md Figures/Fig 4: {pct} % of the data cached")
+                          f"docs/paper.md Figures/Fig 4: {pct} % of the data cached")
     ents += loader_entries("fig4", FIGURE_LOADER["fig4"], "linux", "the page-cache bar (DALI)")
     var = {"page": ({"loader.cache": "linux"}, "DALI over the page cache"),
-           "ideal": ({"loader.cache": "minio"}, "PAPER.md Inputs/CoorDL: MinIO, the ideal cache")}
+           "ideal": ({"loader.cache": "minio"}, "docs/paper.md Inputs/CoorDL: MinIO, the ideal cache")}
     return to_yaml(f"Fig 4: ResNet18 at {pct} % cached", ents, [job_entries("resnet18", GPUS)], var)
 
 
@@ -278,13 +278,13 @@ def hpsearch_scenario():
     kb = OPENIMAGES_GB * 1e6 / OPENIMAGES_ITEMS
     gb = HP_JOBS * HP_CACHE_ITEMS * kb / 1e6
     ents = server_entries("paper-hpsearch", HP_EPOCHS, OPENIMAGES_ITEMS, round(kb, 6), CPUS, GPUS, gb,
-                          "PAPER.md Inputs/CoorDL: 190,000 items per loader x 8 loaders, "
+                          "docs/paper.md Inputs/CoorDL: 190,000 items per loader x 8 loaders, "
                           "the same memory for DALI's page cache")
     ents += loader_entries("hpsearch", FIGURE_LOADER["hpsearch"], "linux", "DALI's page cache")
     var = {"dali": ({"loader.cache": "linux", "loader.prep": "partitioned"},
-                    "each job its own pipeline (24 cores / 8 = 3 each: PAPER.md Inputs/Loader -j 3)"),
+                    "each job its own pipeline (24 cores / 8 = 3 each: docs/paper.md Inputs/Loader -j 3)"),
            "coordl": ({"loader.cache": "minio", "loader.prep": "coordinated"},
-                      "PAPER.md Inputs/CoorDL: MinIO and coordinated prep")}
+                      "docs/paper.md Inputs/CoorDL: MinIO and coordinated prep")}
     return to_yaml("HP search: 8 ResNet18 jobs on OpenImages (CoorDL's README example)", ents,
                    [job_entries("resnet18", 1, count=HP_JOBS)], var)
 
@@ -411,7 +411,7 @@ def fig4_rows(res):
                          last_epoch(res["fig4-50"], "page")["t_prep_s"]))
     rows.append(none_row("Fig 4", "HDD-1080Ti, every cache size (12 bars)",
                          "250 s compute; 3350-6450 s",
-                         "the disk's rate (PAPER.md: est. 15-50 MB/s), the 1080Ti's ResNet18 "
+                         "the disk's rate (docs/paper.md: est. 15-50 MB/s), the 1080Ti's ResNet18 "
                          "rate and that server's cores are not published"))
     return rows
 
@@ -444,7 +444,7 @@ def speedup_rows(res):
                      f"{pub:.2f}x", f"{pred:.2f}x", f"{100 * err:+.1f} %",
                      "yes" if abs(err) <= TIME_TARGET else "**no**"))
     rows.append(none_row("single-server", "headline 'up to 2x' (later abstract: 5x)", "2x",
-                         "PAPER.md does not say which model, dataset or cache gave it"))
+                         "docs/paper.md does not say which model, dataset or cache gave it"))
     h = res["hpsearch"]
     steady = last_epoch(h, "dali")["epoch_s"] / last_epoch(h, "coordl")["epoch_s"]
     whole = total_s(h, "dali") / total_s(h, "coordl")
@@ -454,17 +454,17 @@ def speedup_rows(res):
         rows.append(("HP search", case, "5.7x", f"{pred:.2f}x", f"{100 * err:+.1f} %",
                      "yes" if abs(err) <= SPEEDUP_TARGET else "**no**"))
     rows.append(none_row("multi-server", "headline 'up to 15x'", "15x",
-                         "PAPER.md gives 2 servers over 40 Gbit/s but not the model, dataset or "
+                         "docs/paper.md gives 2 servers over 40 Gbit/s but not the model, dataset or "
                          "cache of that run"))
     return rows
 
 
 NOTES = """
-Notes. Figures are read off the study's charts (PAPER.md: about +-5 %).
+Notes. Figures are read off the study's charts (docs/paper.md: about +-5 %).
 Every scenario's loader is `loader.kind: {loaders}` (FIGURE_LOADER in the
 script), a shared pool of 24 prep cores standing in for DALI's 8 pipelines
 of 3 threads and for CoorDL. Prep costs one core 1/320 s an ImageNet item
-(PAPER.md: one core 310-330 images/s, its middle), decode and augment
+(docs/paper.md: one core 310-330 images/s, its middle), decode and augment
 together, on the CPU: the study decodes most models on the GPU (nvJPEG), but
 its per-core and per-GPU rates (Fig 5) were measured that way, and nvJPEG's
 CPU and GPU shares are not published, so `prep.decode: gpu` is not used.
@@ -472,17 +472,17 @@ GPU rates are the study's own rows in scenarios/gpus/rates.yaml (Fig 5's
 plateaus: ResNet18 2,200, MobileNet v2 1,230, ResNet50 700 images/s); the
 other six models have no published V100 rate and are left out (rates.yaml,
 WANTED). Stalls are split as DS-Analyzer splits them (fetch = T - T_prep,
-prep = T_prep - T_gpu). Two assumptions PAPER.md marks est.: OpenImages'
+prep = T_prep - T_gpu). Two assumptions docs/paper.md marks est.: OpenImages'
 item count (1,743,042, OpenImages v4's training images, so 370 KB an item)
 and prep cost per encoded MB (an OpenImages item costs 3.2x an ImageNet
 one). The README run's 190,000 items x 8 loaders then need 562 GB, more than
 the server's 500 GB DRAM: the assumed count is probably too small.
 Which 5.7x: the study's text that this project can reach (its abstract,
-PAPER.md) says CoorDL "accelerates hyperparameter search by up to 5.7x" and
+docs/paper.md) says CoorDL "accelerates hyperparameter search by up to 5.7x" and
 does not say per epoch; the run it points to (CoorDL's README) is 3 epochs,
 so the 3-epoch row is the comparison and the steady-state row is beside it.
-Fig 7: PAPER.md gives no figures from it, so there is nothing to compare.
-Page-cache rows are epoch 3 of 3 (PAPER.md does not say which epoch the
+Fig 7: docs/paper.md gives no figures from it, so there is nothing to compare.
+Page-cache rows are epoch 3 of 3 (docs/paper.md does not say which epoch the
 study timed); stallsim's page cache (`loader.cache: linux`) is still warming
 there: ResNet18 at 35 % cached hits {hits} % of reads in epochs 1 to 3.
 """
@@ -543,7 +543,7 @@ def main(argv):
         res = run_all(a.bin, paths)
     r3, r6 = fig3_fig6_rows(res, rated)
     rows = r3 + fig4_rows(res) + fig5_rows(res, rated) + r6
-    rows.append(none_row("Fig 7", "-", "-", "PAPER.md gives no figures from Fig 7"))
+    rows.append(none_row("Fig 7", "-", "-", "docs/paper.md gives no figures from Fig 7"))
     rows += speedup_rows(res)
     cmd = "scripts/validate_paper.py" + "".join(f" {x}" for x in argv)
     ver = stallsim(a.bin, ["--version"]).stdout.strip().splitlines()[0]
