@@ -13,8 +13,8 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
 /usr/bin/python3 microbench/torch/probe.py runs the same main).
 
 What it measures, each the way the DataLoader spends it:
-- a real DataLoader with one worker and no GPU work, 3 times (the median
-  run): each item's dataset[i] inside the worker, its CPU (the worker
+- a real DataLoader with one worker and no GPU work, repeated until the
+  items' mean CPU agrees (see "Repeats" below; the run nearest the median): each item's dataset[i] inside the worker, its CPU (the worker
   thread's time.thread_time) fitted as a + b x file size:
   prep.decode_ms_per_item (a) and prep.decode_ms_per_mb (b),
   prep.augment_ms = 0 (it is inside a + b); its wall time less its CPU and
@@ -71,6 +71,13 @@ the CPU) on synthetic input already on the device, --warmup steps and then
 the `--set jobs.0.gpu_items_per_s=...` to give stallsim (--out: the same
 as YAML). It is the GPU's rate for your model, where scenarios/gpus/rates.yaml
 has a published one only for some GPUs and models.
+Repeats: each timed figure (the items' CPU, collate, one worker's and a
+worker a core's CPU per item, next()) runs until (max - min) / median of its
+3 runs that agree best is within --max-spread (0.10), or --max-repeats (10)
+or --repeat-s (300 s) are spent, then is flagged with its spread and the
+host's load; the host is judged by calibrate's rule (stallsim.stable). The
+profile's measured.stability has each scenario key's spread, which
+`stallsim run` turns into the prediction's range.
 Progress and the fits go to stderr; the profile is written atomically."""
 
 import argparse
@@ -785,7 +792,8 @@ def main():
     paths = pipeline.item_paths(ds)
     if paths:
         pipeline.warm([paths[i] for i in idx])
-    log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), {REPS} times")
+    log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), repeated to "
+        f"within {100 * POLICY.bound:.0f}%")
     (a0, b0, mean_item, mean_wait), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
     mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3 if paths else None
     if a.loader == "threads":
