@@ -4,15 +4,18 @@ python/stallsim/probe.py), which need no PyTorch: the cost line never goes
 negative, a fit that fails falls back to the plain mean and says so, and
 cold reads whose time did not grow with size give the plain mean rate, not
 1 TB/s (issue 33, S7); the threads kind's GIL shares (stallsim.gilshare)
-from the stages' wall ratios on 1 and p threads.
+from the stages' wall ratios on 1 and p threads; the repeats to a spread
+bound (stallsim.stable) on scripted figures and a fake clock, and the
+busy-host rule and wording being calibrate's own (microbench/stability.*).
 usage: probe_fits.py SOURCE_DIR"""
 import os
+import re
 import sys
 import unittest
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, os.path.join(SRC, "python"))
-from stallsim import gilshare, probe  # noqa: E402
+from stallsim import gilshare, probe, stable  # noqa: E402
 
 
 class GilShares(unittest.TestCase):
@@ -106,6 +109,111 @@ class StorageFit(unittest.TestCase):
         self.assertEqual(lat, 0.0)
         self.assertAlmostEqual(bw, 2e5 / 0.004, places=3)
         self.assertIn("no line", how)
+
+
+class FakeClock:
+    """A clock that moves `step` seconds each time it is read."""
+
+    def __init__(self, step):
+        self.t, self.step = 0.0, step
+
+    def __call__(self):
+        self.t += self.step
+        return self.t
+
+
+def scripted(values):
+    """run_once for repeat(): the k-th run measures values[k]."""
+    return lambda k: values[k]
+
+
+class Repeats(unittest.TestCase):
+    def policy(self, **kw):
+        return stable.Policy(clock=kw.pop("clock", FakeClock(1.0)), **kw)
+
+    def test_repeats_until_three_agree(self):
+        # 10, 14, 10.5: 40 % apart; the 4th run (10.2) makes 10, 10.2, 10.5
+        # agree within 5 %: it stops there, the slow run left out.
+        r = stable.repeat(scripted([10, 14, 10.5, 10.2, 99, 99]), {"x": lambda v: v},
+                          self.policy(bound=0.10), "x")
+        self.assertEqual(r.n, 4)
+        self.assertTrue(r.stable)
+        self.assertEqual(r.values["x"], 10.2)
+        self.assertAlmostEqual(r.spreads["x"], 0.5 / 10.2)
+        self.assertEqual(r.ranges["x"], (10, 10.5))
+        self.assertEqual(r.result, 10.2)
+        self.assertEqual(r.warnings, [])
+
+    def test_idle_host_costs_three_runs(self):
+        r = stable.repeat(scripted([5.0, 5.1, 4.95, 1, 1]), {"x": lambda v: v},
+                          self.policy(), "x")
+        self.assertEqual(r.n, 3)
+
+    def test_stops_at_max_repeats_and_warns_with_the_spread(self):
+        vals = [1, 2, 4, 8, 16, 32, 64, 128]
+        r = stable.repeat(scripted(vals), {"x": lambda v: v}, self.policy(max_repeats=5), "item")
+        self.assertEqual(r.n, 5)
+        self.assertFalse(r.stable)
+        self.assertEqual(len(r.warnings), 1)
+        # calibrate's wording: "<what> varied by N% over n repetitions (lo..hi): unstable"
+        self.assertIn("item: x varied by 150% over 5 repetitions (1..4): unstable", r.warnings[0])
+
+    def test_stops_at_the_time_limit(self):
+        # Each read of the clock is 50 s after the last: the first at the
+        # start, then one after each run from the third; 100 s is reached
+        # after the 4th run, long before max_repeats (10).
+        vals = [1, 2, 4, 8, 16, 32]
+        r = stable.repeat(scripted(vals), {"x": lambda v: v},
+                          self.policy(max_s=100, clock=FakeClock(50)), "x")
+        self.assertEqual(r.n, 4)
+        self.assertFalse(r.stable)
+
+    def test_a_tighter_bound_takes_more_runs(self):
+        vals = [10, 10.8, 10.4, 10.1, 10.15, 10.12]
+        loose = stable.repeat(scripted(vals), {"x": lambda v: v}, self.policy(bound=0.10), "x")
+        tight = stable.repeat(scripted(vals), {"x": lambda v: v}, self.policy(bound=0.01), "x")
+        self.assertEqual(loose.n, 3)
+        self.assertEqual(tight.n, 6)
+        self.assertLessEqual(tight.spreads["x"], 0.01)
+
+    def test_only_judged_figures_decide(self):
+        runs = [(1.0, 1), (1.01, 50), (1.02, 3)]
+        r = stable.repeat(scripted(runs), {"a": lambda v: v[0], "b": lambda v: v[1]},
+                          self.policy(), "x", judged=["a"])
+        self.assertEqual(r.n, 3)
+        self.assertTrue(r.stable)
+        self.assertGreater(r.spreads["b"], 1)
+
+    def test_zero_median(self):
+        self.assertEqual(stable.tightest([0, 0, 0], 3)[0], 0.0)
+        self.assertEqual(stable.tightest([0, 0, 1], 3)[0], float("inf"))
+
+
+class BusyHost(unittest.TestCase):
+    """The probe's busy host is calibrate's: its thresholds and messages."""
+
+    def c_source(self, name):
+        with open(os.path.join(SRC, "microbench", name)) as f:
+            return f.read()
+
+    def test_thresholds_are_calibrates(self):
+        h = self.c_source("stability.h")
+        for name in ("STABILITY_MAX_LOAD", "STABILITY_MAX_OTHER", "STABILITY_MAX_STEAL"):
+            m = re.search(r"#define\s+%s\s+([0-9.]+)" % name, h)
+            self.assertIsNotNone(m, name)
+            self.assertEqual(float(m.group(1)), getattr(stable, name), name)
+
+    def test_wording_is_calibrates(self):
+        c = self.c_source("stability.c")
+        for fmt in (stable.HOST_LOAD, stable.HOST_OTHER, stable.HOST_STEAL, stable.FIGURE):
+            self.assertIn('"%s"' % fmt, c.replace('"\n             "', "").replace('"\n        "', ""))
+
+    def test_rule(self):
+        self.assertEqual(stable.judge_host(1.9, 2, 0.1, 0.0), [])
+        w = stable.judge_host(5.64, 2, 0.6, 0.1)
+        self.assertEqual(w, ["host busy: load average 5.64 on 2 cores; rerun on an idle host",
+                             "host busy: other processes took 60% of the CPU time; figures may be slow",
+                             "the hypervisor stole 10% of the CPU time; figures may be slow"])
 
 
 if __name__ == "__main__":

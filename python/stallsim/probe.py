@@ -13,8 +13,8 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
 /usr/bin/python3 microbench/torch/probe.py runs the same main).
 
 What it measures, each the way the DataLoader spends it:
-- a real DataLoader with one worker and no GPU work, 3 times (the median
-  run): each item's dataset[i] inside the worker, its CPU (the worker
+- a real DataLoader with one worker and no GPU work, repeated until the
+  items' mean CPU agrees (see "Repeats" below; the run nearest the median): each item's dataset[i] inside the worker, its CPU (the worker
   thread's time.thread_time) fitted as a + b x file size:
   prep.decode_ms_per_item (a) and prep.decode_ms_per_mb (b),
   prep.augment_ms = 0 (it is inside a + b); its wall time less its CPU and
@@ -71,6 +71,13 @@ the CPU) on synthetic input already on the device, --warmup steps and then
 the `--set jobs.0.gpu_items_per_s=...` to give stallsim (--out: the same
 as YAML). It is the GPU's rate for your model, where scenarios/gpus/rates.yaml
 has a published one only for some GPUs and models.
+Repeats: each timed figure (the items' CPU, collate, one worker's and a
+worker a core's CPU per item, next()) runs until (max - min) / median of its
+3 runs that agree best is within --max-spread (0.10), or --max-repeats (10)
+or --repeat-s (300 s) are spent, then is flagged with its spread and the
+host's load; the host is judged by calibrate's rule (stallsim.stable). The
+profile's measured.stability has each scenario key's spread, which
+`stallsim run` turns into the prediction's range.
 Progress and the fits go to stderr; the profile is written atomically."""
 
 import argparse
@@ -87,7 +94,7 @@ import warnings
 # The probe runs up to 16 x the cores' workers on purpose (loader.oversub).
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
-from stallsim import pipeline  # noqa: E402
+from stallsim import pipeline, stable  # noqa: E402
 from stallsim.memprobe import worker_private  # noqa: E402
 
 
@@ -225,22 +232,51 @@ def loader_bound(ds, idx, batch, workers, seed):
     return items, collates, interval
 
 
-REPS = 3
+REPS = 3  # runs of the figures not repeated to a bound (oversub, worker start)
+
+# The repeats (stallsim.stable): set by main from --max-spread, --max-repeats
+# and --repeat-s; HOST judges the host over the whole probe.
+POLICY = stable.Policy()
+HOST = None
+SPREADS = {}  # scenario key: (spread, repeats), for measured.stability (the last wins)
+UNSTABLE = []  # the figures that did not settle, for measured.stability.warnings
 
 
-def median_run(ds, idx, batch, workers, seed):
-    """loader_bound REPS times: the run whose interval is the median (the
-    machine's noise only ever slows a run; one outlier does not move this)."""
-    runs = sorted((loader_bound(ds, idx, batch, workers, seed + r) for r in range(REPS)),
-                  key=lambda r: r[2])
-    return runs[len(runs) // 2]
+def settled(r, keys, figure):
+    """Notes repeat()'s result r: its figure's spread for each scenario key
+    of keys (none when the spread is not finite), its warnings."""
+    s = r.spreads[figure]
+    if s == s and s != float("inf"):
+        SPREADS.update((k, (s, r.n)) for k in keys)
+    for w in r.warnings:
+        log(f"warning: {w}")
+        UNSTABLE.append(w)
+    lo, hi = r.ranges[figure]
+    log(f"{figure}: {r.n} runs, spread {100 * s:.1f}% ({lo:.4g}..{hi:.4g}) "
+        f"{'within' if s <= POLICY.bound else 'over'} {100 * POLICY.bound:.0f}%")
 
 
-def item_costs(ds, idx, batch, seed, paths):
-    """median_run with one worker: (a, b, mean, wait), the items' CPU
+def stable_run(ds, idx, batch, workers, seed, what, keys):
+    """loader_bound repeated until the items' mean CPU (what the profile's
+    prep figures are fitted from) agrees within POLICY's bound over its
+    best runs (stallsim.stable): the run nearest their median."""
+    def cpu(run):
+        return statistics.mean(c for _, c, _ in run[0])
+
+    r = stable.repeat(lambda k: loader_bound(ds, idx, batch, workers, seed + k),
+                      {"item CPU": cpu, "cycle": lambda run: run[2]}, POLICY, what,
+                      judged=["item CPU"], host=HOST)
+    settled(r, keys, "item CPU")
+    return r.result
+
+
+def item_costs(ds, idx, batch, seed, paths, what="item",
+               keys=("prep.decode_ms_per_item", "prep.decode_ms_per_mb")):
+    """stable_run with one worker: (a, b, mean, wait), the items' CPU
     seconds fitted as a + b x MB of their files (b = 0 without files), their
-    mean, and the mean wait (wall less CPU) beside; and the run."""
-    items, collates, cycle = median_run(ds, idx, batch, 1, seed)
+    mean, and the mean wait (wall less CPU) beside; and the run. keys: the
+    profile keys the items' spread is written for."""
+    items, collates, cycle = stable_run(ds, idx, batch, 1, seed, what, keys)
     cpu = [c for _, c, _ in items]
     wait = statistics.mean(max(0.0, w - c) for _, c, w in items)
     if paths:
@@ -281,6 +317,56 @@ def workers_cpu(ds, idx, batch, workers, seed):
     return cpu / len(idx), wall / len(idx)
 
 
+def loader_costs(ds, idx, batch, seed, cores, item, mean_item):
+    """The loader's figures, each repeated to POLICY's bound
+    (stallsim.stable): collate in this process; one worker's CPU per item
+    (/proc/PID/stat of a persistent worker: the batch in shared memory and
+    the queue's pickling beyond the items' and the collate's CPU is the
+    hand-over); next() on a ready batch and the loop; and the cores'
+    efficiency. Returns (collate, share, next, step, efficiency) in seconds
+    a batch (efficiency: a fraction)."""
+    r = stable.repeat(lambda k: main_collate(item, batch), {"collate": lambda c: c}, POLICY,
+                      "collate", host=HOST)
+    settled(r, ("loader.collate_ms_per_item",), "collate")
+    collate = r.values["collate"]
+
+    def worker_cpu(workers, what):
+        w = stable.repeat(lambda k: workers_cpu(ds, idx, batch, workers, seed + k),
+                          {"worker CPU": lambda run: run[0]}, POLICY, what, host=HOST)
+        settled(w, (), "worker CPU")
+        return w
+
+    one = worker_cpu(1, "one worker")
+    share = max(0.0, batch * (one.values["worker CPU"] - mean_item) - collate)
+    lo, hi = one.ranges["worker CPU"]
+    if share > 0:  # a difference: its spread is the worker's range over the share
+        SPREADS["loader.share_ms_per_item"] = (batch * (hi - lo) / share, one.n)
+    m = stable.repeat(lambda k: main_costs(item, batch), {"next()": lambda run: run[0],
+                      "loop": lambda run: run[1]}, POLICY, "the training process",
+                      judged=["next()"], host=HOST)
+    settled(m, ("loader.transfer_ms_per_item",), "next()")
+    if m.values["loop"] > 0 and m.spreads["loop"] != float("inf"):
+        SPREADS["loader.step_ms"] = (m.spreads["loop"], m.n)  # a sleep's overshoot: not judged
+    eff = 1.0
+    if cores > 1:
+        # With a worker on every core each item costs more CPU than it does
+        # alone (SMT siblings, shared caches, memory bandwidth, the kernel's
+        # work): the workers' CPU per item (/proc/PID/stat), one worker
+        # against one a core. CPU, not the batches' interval: a Dataset that
+        # waits (a GET), or a store this host serves, stretches the interval
+        # without costing the cores anything, and the interval made a 20 ms
+        # GET's Dataset look like a quarter of its cores (issue 30).
+        full = worker_cpu(cores, f"{cores} workers")
+        c1, cn = one.values["worker CPU"], full.values["worker CPU"]
+        eff = min(1.0, max(0.2, c1 / cn)) if cn > 0 else 1.0
+        # A ratio: its relative spread is about the sum of its terms'.
+        SPREADS["loader.core_efficiency"] = (one.spreads["worker CPU"] +
+                                             full.spreads["worker CPU"], one.n + full.n)
+        log(f"{cores} workers: {cn * 1e3:.3f} ms of worker CPU per item (one worker: "
+            f"{c1 * 1e3:.3f}); core efficiency {eff:.3f}")
+    return collate, share, m.values["next()"], m.values["loop"], eff
+
+
 OVERSUB = (1, 2, 4, 8, 16)
 
 
@@ -312,12 +398,13 @@ def pipeline_costs(data, idx, batch, seed, train_mean):
     one is timed. Returns the profile's prep lines and the measured ones."""
     dec_ds = regular_only(pipeline.pipeline_dataset(data, "decode"), f"--data {data}")
     paths = pipeline.item_paths(dec_ds)
-    log(f"--pipelines: decode only (PIL open + convert RGB), one worker, {REPS} times")
-    (da, db, dmean, _), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths)
+    log(f"--pipelines: decode only (PIL open + convert RGB), one worker, repeated to within {100 * POLICY.bound:.0f}%")
+    (da, db, dmean, _), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths, "decode alone")
     log(f"decode: mean {dmean * 1e3:.3f} ms = {da * 1e3:.3f} ms + {db * 1e3:.3f} ms/MB")
-    log(f"--pipelines: Resize(256), CenterCrop(224), ToTensor, Normalize, one worker, {REPS} times")
+    log(f"--pipelines: Resize(256), CenterCrop(224), ToTensor, Normalize, one worker, repeated to within {100 * POLICY.bound:.0f}%")
     eval_ds = regular_only(pipeline.pipeline_dataset(data, "image_eval"), f"--data {data}")
-    (_, _, emean, _), _, _, _ = item_costs(eval_ds, idx, batch, seed, paths)
+    (_, _, emean, _), _, _, _ = item_costs(eval_ds, idx, batch, seed, paths,
+                                           "evaluation item", keys=())
     aug, ev = train_mean - dmean, emean - dmean
     for what, v in (("training augment", aug), ("evaluation transform", ev)):
         if v < 0:
@@ -349,8 +436,9 @@ def audio_costs(root, batch, n_items, seed):
     paths = pipeline.item_paths(ds)
     pipeline.warm([paths[i] for i in idx])
     log(f"--audio: torchaudio load, Resample 44.1 -> 16 kHz, MelSpectrogram, log over {len(idx)} "
-        f"of {n} clips, one worker, {REPS} times")
-    (aa, ab, amean, _), items, _, _ = item_costs(ds, idx, batch, seed, paths)
+        f"of {n} clips, one worker, repeated to within {100 * POLICY.bound:.0f}%")
+    (aa, ab, amean, _), items, _, _ = item_costs(
+        ds, idx, batch, seed, paths, "audio item", keys=("prep.audio_ms_per_item", "prep.audio_ms_per_mb"))
     if ab <= 0:
         log("warning: the audio item's time did not grow with the clip's size: audio_ms_per_mb 0 "
             "(stallsim refuses audio jobs until it is set); time more clips (--items)")
@@ -579,9 +667,24 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
     if FIT_NOTES:
         lines.append("    fits:")
         lines += [f"      - \"{note}\"" for note in FIT_NOTES]
-    lines += measured_lines
+    lines += measured_lines + stability_lines()
     write_profile(a.out, "\n".join(lines) + "\n")
     log(f"wrote {a.out}")
+
+
+def stability_lines():
+    """measured.stability: the host judged over the whole probe (calibrate's
+    rule, stallsim.stable), each scenario key's spread and runs; the host's
+    and the unsettled figures' warnings also on stderr, last, where they
+    are seen."""
+    HOST.end()
+    for w in HOST.warnings:
+        log(f"warning: {w} (on {HOST.hostname}, over the probe)")
+    if UNSTABLE or HOST.warnings:
+        log("warning: the figures above are not to be trusted on this host: rerun on an idle "
+            "one (measured.stability in the profile says which and by how much)")
+    figures = [(k, s, n) for k, (s, n) in SPREADS.items()]
+    return stable.profile_lines(HOST, POLICY, figures, UNSTABLE)
 
 
 def write_profile(path, text):
@@ -612,6 +715,13 @@ def main():
     ap.add_argument("--oversub-reps", type=int, default=REPS,
                     help=f"runs of each loader.oversub point, the median kept (default {REPS})")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-spread", type=float, default=0.10,
+                    help="repeat each timed figure until (max - min) / median of its 3 runs that "
+                    "agree best is within this (default 0.10); the spread goes into the profile")
+    ap.add_argument("--max-repeats", type=int, default=10,
+                    help="at most this many runs of a figure (default 10; then it is flagged)")
+    ap.add_argument("--repeat-s", type=float, default=300,
+                    help="no new run of a figure after this many seconds on it (default 300)")
     ap.add_argument("--loader", choices=("pytorch", "threads"), default="pytorch",
                     help="the loader kind to profile: pytorch (the DataLoader's worker processes) "
                     "or threads (a thread pool in the training process: the stages' GIL shares, "
@@ -635,6 +745,8 @@ def main():
             ap.error(f"the following arguments are required: {', '.join(missing)}")
     if a.batch < 1 or a.items < 8 or a.oversub_reps < 1:
         ap.error("--batch and --oversub-reps must be >= 1 and --items >= 8")
+    if not a.max_spread > 0 or a.max_repeats < 3 or not a.repeat_s >= 0:
+        ap.error("--max-spread must be > 0, --max-repeats >= 3 and --repeat-s >= 0")
     if a.pipelines and a.dataset != "imagefolder":
         ap.error("--pipelines times ImageFolder's decode and torchvision's transforms: "
                  "it needs --dataset imagefolder")
@@ -653,6 +765,11 @@ def main():
         ap.error(f"--data {a.data}: not a directory")
     torch.manual_seed(a.seed)
     cores = len(os.sched_getaffinity(0))
+    global POLICY, HOST
+    POLICY = stable.Policy(a.max_spread, a.max_repeats, a.repeat_s)
+    HOST = stable.HostLoad()
+    for w in stable.judge_host(max(HOST.load1, 0.0), HOST.cores, 0.0, 0.0):
+        log(f"warning: {w} (at the start, on {HOST.hostname})")
     try:
         ds = regular_only(pipeline.make_dataset(a.data, a.dataset), f"--data {a.data}")
         n = len(ds)
@@ -675,7 +792,8 @@ def main():
     paths = pipeline.item_paths(ds)
     if paths:
         pipeline.warm([paths[i] for i in idx])
-    log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), {REPS} times")
+    log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), repeated to "
+        f"within {100 * POLICY.bound:.0f}%")
     (a0, b0, mean_item, mean_wait), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
     mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3 if paths else None
     if a.loader == "threads":
@@ -684,35 +802,12 @@ def main():
     # the batch to the queue (from the steady interval: one worker is the
     # bottleneck, so the interval is its whole cycle).
     item = ds[idx[0]]
-    collate_main = main_collate(item, a.batch)
-    # The hand-over in CPU: what one worker's process used per batch (its
-    # feeder thread's pickling included) less the items' and the collate's
-    # CPU. The cycle's wall time would also hold every wait for a core.
-    worker_item, _ = workers_cpu(ds, idx, a.batch, 1, a.seed)
-    share = max(0.0, a.batch * (worker_item - mean_item) - collate_main)
+    collate_main, share, nxt, step_s, eff = loader_costs(ds, idx, a.batch, a.seed, cores, item,
+                                                         mean_item)
     log(f"item: mean {mean_item * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB; "
         f"worker cycle {cycle1 * 1e3:.1f} ms per batch: collate {collate_main * 1e3:.2f} ms "
         f"(in a worker {statistics.mean(collates) * 1e3:.2f} ms), hand-over {share * 1e3:.2f} ms")
-    nxt, step_s = main_costs(item, a.batch)
     log(f"next() on a ready batch {nxt * 1e3:.3f} ms, loop {step_s * 1e3:.3f} ms (batch {a.batch})")
-    eff = 1.0
-    if cores > 1:
-        # With a worker on every core each item costs more CPU than it does
-        # alone (SMT siblings, shared caches, memory bandwidth, the kernel's
-        # work): the workers' CPU per item (/proc/PID/stat), one worker
-        # against one a core, the median of REPS runs each. CPU, not the
-        # batches' interval: a Dataset that waits (a GET), or a store this
-        # host serves, stretches the interval without costing the cores
-        # anything, and the interval made a 20 ms GET's Dataset look like a
-        # quarter of its cores (issue 30).
-        def cpu_per_item(workers):
-            runs = sorted(workers_cpu(ds, idx, a.batch, workers, a.seed + r)[0] for r in range(REPS))
-            return runs[len(runs) // 2]
-
-        one, full = cpu_per_item(1), cpu_per_item(cores)
-        eff = min(1.0, max(0.2, one / full)) if full > 0 else 1.0
-        log(f"{cores} workers: {full * 1e3:.3f} ms of worker CPU per item (one worker: "
-            f"{one * 1e3:.3f}); core efficiency {eff:.3f}")
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}",
                   f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
                   "    augment_ms: 0"]
@@ -800,7 +895,7 @@ def main():
         lines += [f"      - \"{note}\"" for note in FIT_NOTES]
     if mean_kb:
         lines.append(f"    mean_kb: {mean_kb:.6g}")
-    lines += measured_lines
+    lines += measured_lines + stability_lines()
     write_profile(a.out, "\n".join(lines) + "\n")
     log(f"wrote {a.out}")
 

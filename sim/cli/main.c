@@ -468,6 +468,11 @@ static int cmd_run(int argc, char **argv, int check_only) {
             w.k = k, w.variant = runs[k].scn.variant;
             rc = run_execute_observed(&runs[k], !o.a.model_only, &watch, NULL);
         }
+        /* The prediction's sensitivity to the host profile's spread (spread.h). */
+        for (int k = 0; k < nv && !rc; k++) {
+            rc = spread_load(&doc, &runs[k].scn, &runs[k].spread);
+            if (!rc) rc = spread_apply(&runs[k].scn, &runs[k].topo, &runs[k].spread);
+        }
         if (rc == SIM_STOPPED)
             rc = EXIT_RUNTIME;
         else if (rc == EXIT_RUNTIME && !o.trace)

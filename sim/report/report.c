@@ -15,6 +15,7 @@
 #include "html.h"
 #include "kinds.h"
 #include "schema.h"
+#include "spread_out.h"
 #include "text.h"
 #include "valid.h"
 
@@ -641,6 +642,7 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         }
         fprintf(out, "]");
         json_servers(out, &v[k]);
+        report_spread_json(out, &v[k]);
         fprintf(out, "}");
     }
     fprintf(out, "\n]}\n");
@@ -933,6 +935,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         "\nspeed-up: the first variant's total time over each variant's (simulator where run).\n"
         "~ after epoch_s marks a model figure with no exact closed form; after vs_model, a "
         "simulator more than 5%% from the model.\n");
+    report_spread_text(out, v, nv);
     write_text_scaling(out, v, nv);
     write_text_memory(out, v, nv);
     advice_write_text(out, v, nv);

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "scenario.h"
 #include "sim.h"
+#include "spread.h"
 #include "topology.h"
 
 /* What every command that runs a scenario takes from its command line. A
@@ -48,6 +49,9 @@ typedef struct {
      * for the hits (0: simulated item by item), and three standard errors
      * of its hit rates, the largest over instances and epochs. */
     double sampled, sample_err;
+    /* The prediction's sensitivity to the host profile's measured spread
+     * (spread.h): filled by `run` alone (spread_load, spread_apply). */
+    spread_t spread;
 } variant_run_t;
 
 /* Variant indices into doc->variants (-1: a scenario without variants) of

@@ -1,0 +1,49 @@
+/* spread_out: see spread_out.h. */
+#include "spread_out.h"
+
+#include <math.h>
+
+#include "fig.h"
+#include "report.h"
+#include "text.h"
+
+/* Signed percent of b against a, one decimal, never "-0.0". */
+static const char *pct(char *buf, size_t n, double b, double a) {
+    double p = a > 0 ? 100 * (b - a) / a : 0;
+    snprintf(buf, n, "%+.1f", fabs(p) < 0.05 ? 0.0 : p);
+    return buf;
+}
+
+void report_spread_text(FILE *out, const variant_run_t *v, int nv) {
+    int head = 0;
+    for (int k = 0; k < nv; k++) {
+        const spread_t *sp = &v[k].spread;
+        if (sp->n == 0) continue;
+        if (!head++)
+            fprintf(out, "\nprofile spread: the model's total time with the host profile's "
+                         "figures moved by their measured spread (each to x(1 +- s), the way "
+                         "it slows and the way it speeds the run)\n");
+        char t[32], lo[32], hi[32], plo[16], phi[16];
+        fprintf(out, "%-10s %s s: %s .. %s s (%s%% .. %s%%) over %d figure%s of ", v[k].scn.variant,
+                fig(t, sizeof t, sp->total_s, 1), fig(lo, sizeof lo, sp->fast_s, 1),
+                fig(hi, sizeof hi, sp->slow_s, 1), pct(plo, sizeof plo, sp->fast_s, sp->total_s),
+                pct(phi, sizeof phi, sp->slow_s, sp->total_s), sp->n, sp->n == 1 ? "" : "s");
+        text_put_escaped(out, sp->profile);
+        fprintf(out, " (widest %s, %.1f%%)\n", sp->key[sp->widest], 100 * sp->rel[sp->widest]);
+    }
+}
+
+void report_spread_json(FILE *out, const variant_run_t *v) {
+    const spread_t *sp = &v->spread;
+    if (sp->n == 0) return;
+    fprintf(out, ",\n   \"profile_spread\": {\"profile\": ");
+    report_json_string(out, sp->profile);
+    fprintf(out, ", \"figures\": {");
+    for (int i = 0; i < sp->n; i++) {
+        fprintf(out, "%s", i ? ", " : "");
+        report_json_string(out, sp->key[i]);
+        fprintf(out, ": %.6g", sp->rel[i]);
+    }
+    fprintf(out, "}, \"total_s\": {\"model\": %.9g, \"fast\": %.9g, \"slow\": %.9g}}", sp->total_s,
+            sp->fast_s, sp->slow_s);
+}
