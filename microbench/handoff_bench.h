@@ -24,8 +24,10 @@
  * The segment's name is removed as soon as every reader has mapped it (and
  * on every error before that, and by cleanup.h on SIGINT/SIGTERM/SIGHUP), so
  * no run leaves one in /dev/shm; a batch larger than /dev/shm's free space,
- * or than the free memory for the writer's and readers' buffers, is refused
- * before anything is created.
+ * than the process's file-size limit (ulimit -f: a segment is a file), or
+ * than the free memory for the writer's and readers' buffers, is refused
+ * before anything is created. calibrate then writes neither key and says
+ * why (`hand-off not measured: ...`), as it does without a GPU.
  *
  * Use: handoff_result r;
  *      int n[] = {1, 2, 4, 8};
@@ -48,6 +50,8 @@ typedef struct {
 } handoff_point;
 
 typedef struct {
+    int measured; /* calibrate's run: 0 where this host cannot hold a batch (reason) */
+    char reason[320];
     double batch_mb;    /* one batch, as measured */
     double shm_free_mb; /* /dev/shm's free space before the run */
     int reps, npoints, online_cores;

@@ -1026,9 +1026,15 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
             iter_cpu ? iter_cpu(&st->prep, 1, start_mem) : start_mem + st->prep.iter_cpu_s;
         double end = cpu + tb, end_mem = cpu_mem + tb;
         if (st->train_s[c] > 0) train_beside(w, st, st->train_s[c], cpu, cpu_mem, &end, &end_mem);
-        if (w->obs)
-            observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu, cpu_mem}, end - cpu,
-                              (double)(hi - lo), last);
+        if (w->obs) {
+            /* A hand-off copy outlasting the GPU (and the process's own CPU)
+             * is prep, as in T_gpu: the trace shows it before the compute. */
+            const double own = fmax(tb, (st->train_s[c] - st->handoff_s[c]) * st->prep.train_share);
+            const double over = st->handoff_s[c] > 0 && end - cpu > own ? end - cpu - own : 0;
+            const double at3 = over > 0 ? end_mem - (end - cpu - over) : cpu_mem;
+            observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu + over, at3},
+                              end - cpu - over, (double)(hi - lo), last);
+        }
         st->end[c] = end;
         st->end_mem[c] = end_mem;
         /* DS-Analyzer's T_gpu is an iteration on synthetic data already on
