@@ -12,7 +12,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include "bench.h"
 
 #include "handoff_bench.h"
 
@@ -74,6 +77,32 @@ static void test_refuses_past_shm(void **state) {
     assert_non_null(strstr(err, "bad arguments"));
 }
 
+/* calibrate's entry under a file-size limit (ulimit -f: a segment is a
+ * file): not measured, saying why, no keys, no failure of calibrate. */
+static void test_calibrate_not_measured(void **state) {
+    (void)state;
+    const calib_bench_t *b = NULL;
+    for (int i = 0; calib_benches[i]; i++)
+        if (strcmp(calib_benches[i]->section, "handoff") == 0) b = calib_benches[i];
+    assert_non_null(b);
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old, lim.rlim_cur = 4096;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    static handoff_result r;
+    calib_ctx c = {.reps = 1};
+    char err[256] = "";
+    int rc = b->run(&c, &r, err, sizeof err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r.measured, 0);
+    if (!strstr(r.reason, "file-size limit")) fail_msg("the reason: %s", r.reason);
+    profile_keys k = {0};
+    b->keys(&r, &k);
+    assert_int_equal(k.n, 0);
+    assert_int_equal(leftovers(), 0);
+}
+
 /* The fit: a line it recovers; a falling cost is flat at the mean, not a
  * negative slope; a line below the origin is pinned there. */
 static void test_fit(void **state) {
@@ -99,6 +128,7 @@ int main(void) {
         cmocka_unit_test(test_small_batch),
         cmocka_unit_test(test_refuses_past_shm),
         cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_calibrate_not_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
