@@ -207,22 +207,31 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
          * ranks take it from the stream's cores once a batch. */
         const double share = loader->train_share ? loader->train_share(in->cpus / ns) : 1;
         double train_item = 0;
+        /* A shared stream's batch handed to each consumer (CoorDL): copied
+         * by every rank as part of its own CPU, counted as prep. */
+        int consumers = 0;
+        for (int o = 0; o < t->ninst; o++)
+            consumers += t->inst[o].lead == t->inst[i].lead;
+        const int readers = consumers * in->gpus_per_server;
         for (int o = 0; o < t->ninst; o++) {
             if (t->inst[o].lead != t->inst[i].lead) continue;
             const job_t *qj = &s->jobs[t->inst[o].job];
             if (o == i) me = nc;
-            const double alone = qj->train_cpu_ms / 1e3 * share;
+            const double hand =
+                loader->handoff_s ? loader->handoff_s(s, qj, consumers, readers) : 0;
+            const double alone = (qj->train_cpu_ms / 1e3 + hand) * share;
             tb[nc] = fmax(scenario_job_compute_s(s, qj, b), alone);
             tl[nc] = rem > 0 ? fmax(scenario_job_compute_s(s, qj, ceil(rem / G)), alone) : tb[nc];
-            train_item += qj->train_cpu_ms / 1e3 / b;
+            train_item += (qj->train_cpu_ms / 1e3 + hand) / b;
             nc++;
         }
         /* The GPU's own prep (nvJPEG, augment on the GPU) is not T_gpu. */
         const double g_full = scenario_job_gpu_prep_s(s, jb, b);
         const double g_last = rem > 0 ? scenario_job_gpu_prep_s(s, jb, ceil(rem / G)) : g_full;
         const double alone = jb->train_cpu_ms / 1e3 * share;
+        /* (the hand-off in tb is prep: T_gpu is the compute and the CPU alone) */
         t_gpu =
-            nb_full * fmax(tb[me] - g_full, alone) + (rem > 0 ? fmax(tl[me] - g_last, alone) : 0);
+            nb_full * fmax(t_batch - g_full, alone) + (rem > 0 ? fmax(t_last - g_last, alone) : 0);
         const double gpu_prep = nb_full * g_full + (rem > 0 ? g_last : 0);
         /* The cores prepare as the measured curve's effective cores (prep.scaling). */
         const double eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);

@@ -247,6 +247,48 @@ static void test_train_cpu(void **state) {
     assert_int_equal(tu_build(yaml, torch, &S, &T), 2);
 }
 
+/* CoorDL's hand-off (loader.handoff_ms_per_mb): 8 coordinated jobs, one GPU
+ * each and fast, on 2 cores. A batch of 100 items of 1 MB out is 100 MB per
+ * rank: at 0.5 ms/MB each of the 8 training processes copies for 50 ms, so
+ * a batch costs 100 x 1 ms of prep + 8 x 50 ms of copies = 0.5 core-s, and
+ * 200 batches on 2 cores take 50 s (10 s with the hand-off free); 0.1 ms/MB
+ * more per further reader makes each copy 1.2 ms/MB: 106 s. The copies are
+ * prep, not T_gpu (DS-Analyzer's synthetic run has none). One job alone
+ * hands nothing over. */
+static void test_handoff(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+                       "server: {cpus: 2, gpus: 8, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0, augment_ms: 1, "
+                       "out_kb: 1000}\n"
+                       "loader: {prep: coordinated}\n"
+                       "jobs: [{count: 8, gpus: 1, batch_per_gpu: 100, gpu_items_per_s: 1e6}]\n";
+    const char *none[] = {NULL};
+    const char *copy[] = {"loader.handoff_ms_per_mb=0.5", NULL};
+    const char *more[] = {"loader.handoff_ms_per_mb=0.5", "loader.handoff_ms_per_mb_per_reader=0.1",
+                          NULL};
+    const char *alone[] = {"loader.handoff_ms_per_mb=0.5", "jobs.0.count=1", NULL};
+    const char *const *sets[] = {none, copy, more, alone};
+    const double want[] = {10, 50, 106, 10};
+    for (int i = 0; i < 4; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] || es->t_gpu_s > 0.1 ||
+            em->t_gpu_s > 0.1 || fabs(es->cpu_util - 1) > 0.02 || fabs(em->cpu_util - 1) > 0.02)
+            fail_msg("case %d: sim %.3f s (T_gpu %.3f, cpu %.3f), model %.3f s (T_gpu %.3f, cpu "
+                     "%.3f), want %.3f s",
+                     i, es->epoch_s, es->t_gpu_s, es->cpu_util, em->epoch_s, em->t_gpu_s,
+                     em->cpu_util, want[i]);
+        metrics_free(&m), metrics_free(&s);
+    }
+    /* Partitioned prep hands nothing over: the key set there is refused. */
+    const char *part[] = {"loader.prep=partitioned", "server.cpus=8",
+                          "loader.handoff_ms_per_mb=0.5", NULL};
+    assert_int_equal(tu_build(yaml, part, &S, &T), 2);
+}
+
 /* Under drop_last an epoch reads only its whole batches: 826 items in
  * batches of 32 read 800. The model counted the data set's 826 and printed a
  * storage utilisation of 1.018 (the semantic fuzzer's seed 8). */
@@ -517,14 +559,23 @@ static void test_determinism(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lru_closed_form), cmocka_unit_test(test_minio_closed_form),
-        cmocka_unit_test(test_belady_and_fifo), cmocka_unit_test(test_conservation),
-        cmocka_unit_test(test_regimes),         cmocka_unit_test(test_determinism),
-        cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
-        cmocka_unit_test(test_train_cpu),       cmocka_unit_test(test_drop_last_reads),
-        cmocka_unit_test(test_torch_tier),      cmocka_unit_test(test_shm),
-        cmocka_unit_test(test_server_memory),   cmocka_unit_test(test_job_pipelines),
-        cmocka_unit_test(test_gpu_decode),      cmocka_unit_test(test_gpu_memory),
+        cmocka_unit_test(test_lru_closed_form),
+        cmocka_unit_test(test_minio_closed_form),
+        cmocka_unit_test(test_belady_and_fifo),
+        cmocka_unit_test(test_conservation),
+        cmocka_unit_test(test_regimes),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_iops_cap),
+        cmocka_unit_test(test_scaling_curve),
+        cmocka_unit_test(test_train_cpu),
+        cmocka_unit_test(test_handoff),
+        cmocka_unit_test(test_drop_last_reads),
+        cmocka_unit_test(test_torch_tier),
+        cmocka_unit_test(test_shm),
+        cmocka_unit_test(test_server_memory),
+        cmocka_unit_test(test_job_pipelines),
+        cmocka_unit_test(test_gpu_decode),
+        cmocka_unit_test(test_gpu_memory),
         cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,7 +36,8 @@
  * compute times (T_gpu, GPUs fed instantly).
  * Not simulated: CPU contention between prep and other work (but for the
  * pytorch kind's own workers and training processes, and the training
- * processes' jobs.N.train_cpu_ms on the pool's cores), memory copy
+ * processes' jobs.N.train_cpu_ms and coordinated prep's hand-off copies on
+ * the pool's cores), memory copy
  * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
  * write traffic, and the partial-batch padding of DistributedSampler. */
 #include <gsl/gsl_cdf.h>
@@ -74,8 +75,9 @@ typedef struct {
     double *started, *started_mem; /* [ahead]: when the last consumer started batch k, by k % ahead:
                                     * batch k + ahead may be issued then (its buffer is free) */
     double *end, *end_mem;         /* [ninst]: each consumer's last iteration end */
-    double *t_full, *t_last, *t_gpu;  /* [ninst] */
-    double *train_s;                  /* [ninst]: each consumer's training CPU per iteration */
+    double *t_full, *t_last, *t_gpu; /* [ninst] */
+    double *train_s;                 /* [ninst]: each consumer's training CPU per iteration */
+    double *handoff_s; /* [ninst]: of train_s, receiving the shared batch (prep, not T_gpu) */
     double *g_full, *g_last, *g_prep; /* [ninst]: of t_full and t_last, the GPU's prep; its sum */
     double *consumed;                 /* [ninst]: items each consumer trained on this epoch */
     uint16_t *rank_server;            /* [G]: which of the stream's servers GPU rank r is on */
@@ -451,6 +453,7 @@ static int build(world_t *w, gsl_rng *master) {
         st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
         st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
         st->train_s = xcalloc((size_t)st->ninst, sizeof *st->train_s, &fail);
+        st->handoff_s = xcalloc((size_t)st->ninst, sizeof *st->handoff_s, &fail);
         st->g_full = xcalloc((size_t)st->ninst, sizeof *st->g_full, &fail);
         st->g_last = xcalloc((size_t)st->ninst, sizeof *st->g_last, &fail);
         st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
@@ -463,7 +466,10 @@ static int build(world_t *w, gsl_rng *master) {
         for (int c = 0; c < st->ninst; c++) {
             const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
             st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
-            st->train_s[c] = jb->train_cpu_ms / 1e3;
+            st->handoff_s[c] = w->loader->handoff_s
+                                   ? w->loader->handoff_s(s, jb, st->ninst, st->ninst * st->gps)
+                                   : 0;
+            st->train_s[c] = jb->train_cpu_ms / 1e3 + st->handoff_s[c];
             st->g_full[c] = scenario_job_gpu_prep_s(s, jb, (double)jb->batch_per_gpu);
             st->g_last[c] =
                 rem ? scenario_job_gpu_prep_s(s, jb, (double)((rem + st->G - 1) / st->G))
@@ -484,7 +490,8 @@ static void destroy(world_t *w) {
         free(st->inst), free(st->perm), free(st->perm_next), free(st->pos_next);
         free(st->started), free(st->started_mem);
         free(st->end), free(st->end_mem), free(st->t_full), free(st->t_last), free(st->t_gpu);
-        free(st->train_s), free(st->g_full), free(st->g_last), free(st->g_prep);
+        free(st->train_s), free(st->handoff_s), free(st->g_full), free(st->g_last),
+            free(st->g_prep);
         free(st->consumed), free(st->rank_server);
         if (w->S) shards_free(&st->shards);
         free(st->out_order);
@@ -1019,15 +1026,21 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
             iter_cpu ? iter_cpu(&st->prep, 1, start_mem) : start_mem + st->prep.iter_cpu_s;
         double end = cpu + tb, end_mem = cpu_mem + tb;
         if (st->train_s[c] > 0) train_beside(w, st, st->train_s[c], cpu, cpu_mem, &end, &end_mem);
-        if (w->obs)
-            observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu, cpu_mem}, end - cpu,
-                              (double)(hi - lo), last);
+        if (w->obs) {
+            /* A hand-off copy outlasting the GPU (and the process's own CPU)
+             * is prep, as in T_gpu: the trace shows it before the compute. */
+            const double own = fmax(tb, (st->train_s[c] - st->handoff_s[c]) * st->prep.train_share);
+            const double over = st->handoff_s[c] > 0 && end - cpu > own ? end - cpu - own : 0;
+            const double at3 = over > 0 ? end_mem - (end - cpu - over) : cpu_mem;
+            observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu + over, at3},
+                              end - cpu - over, (double)(hi - lo), last);
+        }
         st->end[c] = end;
         st->end_mem[c] = end_mem;
         /* DS-Analyzer's T_gpu is an iteration on synthetic data already on
          * the GPU: no decode or augment there (they are prep stall), and the
          * training process's own CPU, alone, bounds it too. */
-        const double alone = st->train_s[c] * st->prep.train_share;
+        const double alone = (st->train_s[c] - st->handoff_s[c]) * st->prep.train_share;
         const double gprep = last ? st->g_last[c] : st->g_full[c];
         st->t_gpu[c] += tb - gprep > alone ? tb - gprep : alone;
         st->g_prep[c] += gprep;

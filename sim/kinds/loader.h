@@ -107,6 +107,12 @@ typedef struct {
      * CPU second takes on a server of `cores` (a fractional share of a
      * server runs time-shared, slower; default 1). The model uses it too. */
     double (*train_share)(double cores);
+    /* Optional: seconds of CPU each rank of a job that consumes a stream
+     * shared by `consumers` jobs spends per iteration receiving its slice of
+     * the batch (CoorDL's hand-off through shared memory), `readers` ranks
+     * of the stream copying on its server at once; charged as
+     * jobs.N.train_cpu_ms is (train_cpu), but prep, not T_gpu. Default 0. */
+    double (*handoff_s)(const scenario_t *s, const job_t *j, int consumers, int readers);
     void (*destroy)(prep_t *p);
 
     /* Optional: the scenario rules this kind adds (0, or EXIT_INPUT after errors). */

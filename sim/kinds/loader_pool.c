@@ -203,12 +203,41 @@ static int pool_check(const scenario_t *s) {
                                    "dataset.shard_items (> 1) too, or leave it out");
         return EXIT_INPUT;
     }
+    /* Set by hand under partitioned prep it would be charged nothing, silently
+     * (a host profile's figure is a default: it stays). */
+    const char *const handoff[] = {"loader.handoff_ms_per_mb",
+                                   "loader.handoff_ms_per_mb_per_reader"};
+    for (int k = 0; k < 2; k++) {
+        row = schema_find(SCOPE_SCENARIO, handoff[k]);
+        if (s->explicit_key[row] && s->loader.prep != PREP_COORDINATED) {
+            diag_error(s->origin[row],
+                       "%s is the copy of coordinated prep's shared batches into each job; "
+                       "under loader.prep: partitioned every job has its own stream and nothing "
+                       "is handed over: leave it out, or set loader.prep: coordinated",
+                       handoff[k]);
+            return EXIT_INPUT;
+        }
+    }
     return 0;
+}
+
+/* CoorDL's coordinated prep stages each batch in shared memory once and
+ * every job's training process copies its slice out into its own buffer
+ * (calibrate's hand-off benchmark measures the copy, one writer and N
+ * readers): the copy is the training process's CPU, beside its GPU, as
+ * jobs.N.train_cpu_ms is. A stream of one consumer hands nothing over. */
+static double pool_handoff_s(const scenario_t *s, const job_t *j, int consumers, int readers) {
+    if (s->loader.prep != PREP_COORDINATED || consumers < 2) return 0;
+    const double mb = (double)j->batch_per_gpu * scenario_job_out_item_bytes(s, j) / 1e6;
+    const double more = readers > 1 ? (double)(readers - 1) : 0;
+    return (s->loader.handoff_ms_per_mb + s->loader.handoff_ms_per_mb_per_reader * more) * mb / 1e3;
 }
 
 /* clang-format off */
 static const key_def_t keys[] = {
     {"loader.open_shards", KT_INT, "shards", "1", 1, 65536, 0, NULL, SCN_FIELD(loader.open_shards), "pool, record shards: shards read at once, their items taken in turn (tf.data's interleave cycle_length; DALI's readers)"},
+    {"loader.handoff_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e6, 0, NULL, SCN_FIELD(loader.handoff_ms_per_mb), "pool, coordinated prep: CPU each training process spends per MB of its slice of a batch copying it out of the shared staging memory (CoorDL's hand-off; calibrate measures it: one writer, N reader processes): charged as jobs.N.train_cpu_ms is, on the server's cores beside the GPU, counted as prep (0 = free)"},
+    {"loader.handoff_ms_per_mb_per_reader", KT_REAL, "ms/MB", "0", 0, 1e6, 0, NULL, SCN_FIELD(loader.handoff_ms_per_mb_per_reader), "pool, coordinated prep: what each further reader copying at once adds to loader.handoff_ms_per_mb (memory contention; calibrate's fit over 1, 2, 4, 8 readers)"},
 };
 /* clang-format on */
 
@@ -224,6 +253,7 @@ const loader_ops_t loader_pool = {
     .batch_ready = pool_batch_ready,
     .train_cpu = pool_train_cpu,
     .train_share = pool_train_share,
+    .handoff_s = pool_handoff_s,
     .destroy = pool_destroy,
     .items_s = pool_items_s,
     .state_bytes = pool_bytes,

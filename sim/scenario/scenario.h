@@ -168,7 +168,11 @@ typedef struct {
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
         double staging_mb;
-        int64_t open_shards;    /* loader.kind: pool (loader_pool.c owns it): shards read at once */
+        int64_t open_shards; /* loader.kind: pool (loader_pool.c owns it): shards read at once */
+        /* loader.kind: pool, coordinated prep (loader_pool.c owns them): each
+         * training process's CPU per MB to copy a batch out of the shared
+         * stream's staging memory, alone and added per further reader. */
+        double handoff_ms_per_mb, handoff_ms_per_mb_per_reader;
         int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c:
                                    loader_buffer_slices) */
         struct {                /* loader.kind: pytorch (loader_pytorch.c owns these keys) */

@@ -18,13 +18,14 @@
 #include "eval_bench.h"
 #include "gpu_bench.h"
 #include "gpu_decode_bench.h"
+#include "handoff_bench.h"
 #include "membw.h"
 #include "prep_traffic.h"
 #include "profile.h"
 #include "storage_bench.h"
 
 extern const calib_bench_t bench_storage, bench_decode, bench_augment, bench_membw, bench_traffic,
-    bench_eval, bench_audio, bench_nvjpeg, bench_gpu;
+    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff;
 
 static double next;
 
@@ -119,6 +120,14 @@ static void fill_pipelines(prep_traffic *t, eval_result *e, audio_result *au) {
     au->ms_per_audio_s = S();
 }
 
+static void fill_handoff(handoff_result *h) {
+    h->measured = 1, h->batch_mb = 38.535168, h->shm_free_mb = v(), h->reps = 5, h->npoints = 4;
+    h->online_cores = 16;
+    for (int k = 0; k < h->npoints; k++)
+        h->pt[k].readers = 1 << k, h->pt[k].cpu_ms_per_mb = S(), h->pt[k].wall_ms_per_mb = S();
+    h->write_ms_per_mb = S(), h->ms_per_mb = v(), h->ms_per_mb_per_reader = v();
+}
+
 static void fill_gpu(gpu_result *g, nvjpeg_result *nj, int gpu) {
     g->built = 1, g->available = gpu;
     snprintf(g->reason, sizeof g->reason, "%s", gpu ? "" : "no CUDA device: \"test\"");
@@ -144,6 +153,7 @@ static void fill(calib_results *r, int gpu) {
     fill_pipelines(calib_result(r, &bench_traffic), calib_result(r, &bench_eval),
                    calib_result(r, &bench_audio));
     fill_gpu(calib_result(r, &bench_gpu), calib_result(r, &bench_nvjpeg), gpu);
+    fill_handoff(calib_result(r, &bench_handoff));
 }
 
 /* 0 when DIR/NAME holds exactly the profile of r (or was rewritten). */

@@ -27,6 +27,7 @@
 #include "eval_bench.h"
 #include "gpu_bench.h"
 #include "gpu_decode_bench.h"
+#include "handoff_bench.h"
 #include "jpeg_gen.h"
 #include "membw.h"
 #include "prep_traffic.h"
@@ -35,7 +36,7 @@
 #include "scenario.h"
 
 extern const calib_bench_t bench_storage, bench_decode, bench_augment, bench_membw, bench_traffic,
-    bench_eval, bench_audio, bench_nvjpeg, bench_gpu;
+    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff;
 
 /* Each benchmark's result in r. */
 static storage_result *storage_(calib_results *r) {
@@ -72,6 +73,10 @@ static gpu_result *gpu_(calib_results *r) {
 
 static nvjpeg_result *nvjpeg_(calib_results *r) {
     return calib_result(r, &bench_nvjpeg);
+}
+
+static handoff_result *handoff_(calib_results *r) {
+    return calib_result(r, &bench_handoff);
 }
 
 static char problem[512];
@@ -191,6 +196,8 @@ static int check_profile(const char *path, int expect_gpu) {
     yaml_node_t *root = yaml_document_get_root_node(&d);
     static const char *top[] = {"profile_version", "scenario", "measured", NULL};
     static const char *scen[] = {"server", "prep", NULL};
+    static const char *scen_opt[] = {"loader", NULL}; /* where calibrate measured the hand-off */
+    static const char *loader[] = {"handoff_ms_per_mb", "handoff_ms_per_mb_per_reader", NULL};
     static const char *server[] = {"cpus", "mem_gbps", "storage", NULL};
     static const char *storage[] = {"read_mb_s",       "latency_ms",     "queue_depth",
                                     "latency_qd1_ms",  "latency_qd4_ms", "latency_qd16_ms",
@@ -213,10 +220,13 @@ static int check_profile(const char *path, int expect_gpu) {
     yaml_node_t *st = child(&d, sv, "storage");
     yaml_node_t *pr = child(&d, sc, "prep");
     if (exact_keys(&d, root, "top level", top, NULL) ||
-        exact_keys(&d, sc, "scenario", scen, NULL) ||
+        exact_keys(&d, sc, "scenario", scen, scen_opt) ||
         exact_keys(&d, sv, "scenario.server", server, NULL) ||
         exact_keys(&d, st, "scenario.server.storage", storage, NULL) ||
         exact_keys(&d, pr, "scenario.prep", prep, prep_opt) ||
+        (child(&d, sc, "loader") &&
+         (exact_keys(&d, child(&d, sc, "loader"), "scenario.loader", loader, NULL) ||
+          positive_number(&d, child(&d, sc, "loader"), "loader", "handoff_ms_per_mb", 0))) ||
         exact_keys(&d, child(&d, root, "measured"), "measured", measured, sections) ||
         positive_number(&d, root, "", "profile_version", 1) ||
         positive_number(&d, sv, "server", "cpus", 1) ||
@@ -256,6 +266,16 @@ static int check_profile(const char *path, int expect_gpu) {
             goto out;
         }
     }
+    /* The contention term may be 0 (none measured), never negative. */
+    yaml_node_t *per = child(&d, child(&d, sc, "loader"), "handoff_ms_per_mb_per_reader");
+    if (child(&d, sc, "loader") &&
+        (!per || per->type != YAML_SCALAR_NODE || !isdigit(per->data.scalar.value[0]) ||
+         strspn((char *)per->data.scalar.value, "0123456789.") !=
+             strlen((char *)per->data.scalar.value))) {
+        snprintf(problem, sizeof problem,
+                 "loader.handoff_ms_per_mb_per_reader: not a non-negative plain decimal");
+        goto out;
+    }
     if (expect_gpu >= 0 && (child(&d, pr, "gpu_augment_ms") != NULL) != expect_gpu) {
         snprintf(problem, sizeof problem, "prep.gpu_augment_ms %s",
                  expect_gpu ? "missing with a GPU" : "present without a GPU");
@@ -291,6 +311,8 @@ static void fill(calib_results *r, int gpu) {
     audio_(r)->model_ms_per_mb = 3.25, audio_(r)->model_ms_per_item = 0.125;
     membw_(r)->gb_s = 12.5, membw_(r)->npoints = 1, membw_(r)->curve[0].threads = 2;
     traffic_(r)->mb_per_item = 1.75;
+    handoff_(r)->measured = 1, handoff_(r)->ms_per_mb = 0.125,
+    handoff_(r)->ms_per_mb_per_reader = 0; /* no contention: 0 */
     augment_(r)->max_threads = 2;
     augment_(r)->npoints = 2;
     augment_(r)->curve[0].threads = 1, augment_(r)->curve[0].speedup = 1;

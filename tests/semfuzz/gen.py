@@ -323,6 +323,11 @@ class _Gen:
             out_kb = j0.get("prep.out_kb") or self.top.get("prep.out_kb", 602.112)
             batch_mb = j0["gpus"] * j0["batch_per_gpu"] * out_kb / 1e3
             self.set("loader.staging_mb", _r(batch_mb * r.uniform(1.0, 6)))
+        # CoorDL's hand-off of each batch to every job: a copy at 2 to 50 GB/s
+        # a reader, slowed by the others copying at once (calibrate's fit)
+        if coordinated and r.random() < 0.4:
+            self.set("loader.handoff_ms_per_mb", _r(_lu(r, 0.02, 0.5)))
+            self.maybe(0.5, "loader.handoff_ms_per_mb_per_reader", lambda: _r(r.uniform(0, 0.05)))
         if r.random() < 0.1:
             self.set("server.gpu_mem_gb", r.choice([16, 40, 80]))
             for j in self.jobs:
