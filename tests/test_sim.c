@@ -360,6 +360,33 @@ static void test_server_memory(void **state) {
     assert_int_equal(memory_check(&S, &T), 0);
 }
 
+/* A worker's private pages by its share of the epoch (loader_pytorch's
+ * proc_bytes): 20 + 0.5 MiB per 1000 items read. 2000 items over 2 GPUs and
+ * 2 workers: 500 items a worker, 20.25 MiB; with 4 workers 250 items,
+ * 20.125 MiB each. Persistent workers over 3 epochs read 1000 x (1 -
+ * 0.5^3) = 875 distinct items: 20.4375 MiB. Without the growth the
+ * figure is worker_mem_mb alone, as before. */
+static void test_worker_growth(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 2000, item_kb: 110}\n"
+                       "server: {gpus: 2}\nprep: {out_kb: 602.112}\n"
+                       "loader: {kind: pytorch, num_workers: 2, worker_mem_mb: 20, "
+                       "worker_mem_mb_per_kitem: 0.5}\n"
+                       "jobs: [{gpus: 2, batch_per_gpu: 32, compute_s_per_batch: 0.1}]\n";
+    const double M = 1048576.0;
+    const char *none[] = {NULL}, *four[] = {"loader.num_workers=4", NULL};
+    const char *kept[] = {"loader.persistent_workers=true", "epochs=3", NULL};
+    const char *flat[] = {"loader.worker_mem_mb_per_kitem=0", NULL};
+    const char *const *sets[] = {none, four, kept, flat};
+    const double want[] = {4 * 20.25 * M, 8 * 20.125 * M, 4 * 20.4375 * M, 4 * 20 * M};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(tu_build(yaml, sets[i], &S, &T), 0);
+        const double got = memory_peak(&S, &T, 0).workers;
+        if (fabs(got - want[i]) > 1)
+            fail_msg("case %d: workers hold %.0f B, want %.0f", i, got, want[i]);
+    }
+}
+
 /* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
  * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
  * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
@@ -523,9 +550,9 @@ int main(void) {
         cmocka_unit_test(test_iops_cap),        cmocka_unit_test(test_scaling_curve),
         cmocka_unit_test(test_train_cpu),       cmocka_unit_test(test_drop_last_reads),
         cmocka_unit_test(test_torch_tier),      cmocka_unit_test(test_shm),
-        cmocka_unit_test(test_server_memory),   cmocka_unit_test(test_job_pipelines),
-        cmocka_unit_test(test_gpu_decode),      cmocka_unit_test(test_gpu_memory),
-        cmocka_unit_test(test_mem_bound),
+        cmocka_unit_test(test_server_memory),   cmocka_unit_test(test_worker_growth),
+        cmocka_unit_test(test_job_pipelines),   cmocka_unit_test(test_gpu_decode),
+        cmocka_unit_test(test_gpu_memory),      cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,16 @@ its samples as Python objects has their pages copied into every worker that
 reads them (PyTorch issue #13246). What a cgroup charges a worker is then
 its private pages, not its resident set (which counts the shared ones too).
 
-    from stallsim.memprobe import worker_private, rollup
-    mb = worker_private(ds, idx, batch, seed) / 2**20   # loader.worker_mem_mb
+    from stallsim.memprobe import worker_growth, worker_private, rollup
+    fixed, per_item, points = worker_growth(ds, n, batch, seed)
+    # loader.worker_mem_mb = fixed / 2**20,
+    # loader.worker_mem_mb_per_kitem = per_item * 1000 / 2**20
+
+The pages copied grow with the samples a worker reads, and a worker among W
+reads 1/W of the epoch: worker_growth measures one worker reading shares of
+the Dataset, drawn at random over all of it as a shuffling sampler deals them
+(a share spread over the whole sample list touches many more of its pages
+than the same count read in order), and fits fixed + per item.
 """
 
 
@@ -43,3 +51,60 @@ def worker_private(ds, idx, batch, seed, every=1):
                 peak = max(peak, rollup(p, "Private_Dirty"))
     del it
     return peak
+
+
+def worker_share(ds, idx, batch):
+    """One worker's private pages at their peak while it reads the items
+    idx of ds in that order, as worker 0 of a DataLoader does: the indices
+    reach it through the queue (a sampler in this process), so the worker
+    touches the Dataset's own objects and nothing of a Subset's."""
+    from torch.utils.data import DataLoader
+    dl = DataLoader(ds, batch_size=batch, sampler=list(idx), num_workers=1)
+    it = iter(dl)
+    pids = [w.pid for w in getattr(it, "_workers", [])]
+    peak = 0
+    for k, _ in enumerate(it):
+        if k % 4 == 0:
+            peak = max([peak] + [rollup(p, "Private_Dirty") for p in pids])
+    peak = max([peak] + [rollup(p, "Private_Dirty") for p in pids])
+    del it
+    return peak
+
+
+def fit_growth(points):
+    """fixed + per_item x items through (items, bytes) points, least squares
+    on the relative error (each point weighs 1 / bytes^2: a worker's share is
+    judged by its error in per cent, small shares as much as large ones).
+    Neither part is negative."""
+    w = [1 / max(b, 1) ** 2 for _, b in points]
+    sw = sum(w)
+    mx = sum(wi * k for wi, (k, _) in zip(w, points)) / sw
+    my = sum(wi * b for wi, (_, b) in zip(w, points)) / sw
+    sxx = sum(wi * (k - mx) ** 2 for wi, (k, _) in zip(w, points))
+    sxy = sum(wi * (k - mx) * (b - my) for wi, (k, b) in zip(w, points))
+    per = max(sxy / sxx, 0.0) if sxx > 0 else 0.0
+    fixed = my - per * mx
+    if fixed < 0:
+        fixed, per = 0.0, sum(wi * k * b for wi, (k, b) in zip(w, points)) / \
+            sum(wi * k * k for wi, (k, _) in zip(w, points))
+    return fixed, per
+
+
+def worker_growth(ds, n, batch, seed, shares=(8, 4, 2, 1), most=None):
+    """A worker's private pages as fixed + per item read: one worker reads
+    most/d items for each d of shares (the share of an epoch of `most`
+    items that a worker among d reads; default most = all n), drawn at
+    random over all n items of ds by a permutation of `seed`, as a shuffling
+    sampler deals them. Returns (fixed bytes, bytes per item,
+    [(items read, bytes)])."""
+    import torch
+    g = torch.Generator()
+    g.manual_seed(seed)
+    perm = torch.randperm(n, generator=g).tolist()
+    top = n if most is None else max(1, min(most, n))
+    points = []
+    for d in shares:
+        k = max(min(batch, top), top // d)
+        points.append((k, worker_share(ds, perm[:k], batch)))
+    fixed, per = fit_growth(points)
+    return fixed, per, points
