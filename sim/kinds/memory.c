@@ -59,6 +59,19 @@ memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v) {
     return m;
 }
 
+double memory_cache_bytes(const scenario_t *s, const topology_t *t) {
+    const double C = scenario_cache_bytes(s);
+    const cache_ops_t *c = scenario_cache(s);
+    if (!c->room || !(s->server.mem_gb > 0)) return C;
+    double room = C;
+    for (int v = 0; v < (int)s->server.count; v++) {
+        if (!first_on(t, v)) continue;
+        const double r = c->room(C, s->server.mem_gb * GIB, memory_peak(s, t, v).total);
+        if (r < room) room = r;
+    }
+    return room;
+}
+
 int memory_counted(const scenario_t *s) {
     const loader_ops_t *l = scenario_loader(s);
     int given = s->server.mem_gb > 0;
