@@ -44,6 +44,16 @@ memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v);
  * server.mem_gb, what the processes leave of it on the server that leaves
  * the least (every server's cache has one size). */
 double memory_cache_bytes(const scenario_t *s, const topology_t *t);
+/* Server v's peaks as the outputs give them (bytes): /dev/shm, its
+ * processes' resident memory (memory_peak's total), and the most one of
+ * its GPUs holds (jobs.N.gpu_mem_gb and the batches of input on it). */
+typedef struct {
+    double shm, rss, gpu;
+} memory_server_t;
+memory_server_t memory_server(const scenario_t *s, const topology_t *t, int v);
+/* 1 when the outputs show each server's memory: memory_counted, or a
+ * /dev/shm limit (server.shm_mb) given. */
+int memory_shown(const scenario_t *s);
 /* 1 when the scenario gives server.mem_gb, a training process's memory, or
  * a loader whose workers hold memory (asked through its proc_bytes): the
  * report then shows the server's memory. */
