@@ -71,23 +71,37 @@ def worker_share(ds, idx, batch):
     return peak
 
 
+def _worst(points, fixed, per):
+    return max(abs((fixed + per * k) / max(b, 1) - 1) for k, b in points)
+
+
+def _ternary(f, lo, hi, steps=100):
+    """The minimum of a convex f on [lo, hi]: (x, f(x))."""
+    for _ in range(steps):
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if f(m1) <= f(m2):
+            hi = m2
+        else:
+            lo = m1
+    x = (lo + hi) / 2
+    return x, f(x)
+
+
 def fit_growth(points):
-    """fixed + per_item x items through (items, bytes) points, least squares
-    on the relative error (each point weighs 1 / bytes^2: a worker's share is
-    judged by its error in per cent, small shares as much as large ones).
-    Neither part is negative."""
-    w = [1 / max(b, 1) ** 2 for _, b in points]
-    sw = sum(w)
-    mx = sum(wi * k for wi, (k, _) in zip(w, points)) / sw
-    my = sum(wi * b for wi, (_, b) in zip(w, points)) / sw
-    sxx = sum(wi * (k - mx) ** 2 for wi, (k, _) in zip(w, points))
-    sxy = sum(wi * (k - mx) * (b - my) for wi, (k, b) in zip(w, points))
-    per = max(sxy / sxx, 0.0) if sxx > 0 else 0.0
-    fixed = my - per * mx
-    if fixed < 0:
-        fixed, per = 0.0, sum(wi * k * b for wi, (k, b) in zip(w, points)) / \
-            sum(wi * k * k for wi, (k, _) in zip(w, points))
-    return fixed, per
+    """fixed + per_item x items through (items, bytes) points, the line
+    whose worst relative error over the points is least (a worker among W
+    reads one of these shares, and each is judged by its error in per cent,
+    small shares as much as large ones; the worst error over a line's two
+    parts is convex, so nested ternary searches find it). Neither part is
+    negative."""
+    top = max(b for _, b in points)
+    span = max(k for k, _ in points) or 1
+
+    def best_fixed(per):
+        return _ternary(lambda f: _worst(points, f, per), 0.0, top)
+
+    per, _ = _ternary(lambda p: best_fixed(p)[1], 0.0, 2 * top / span)
+    return best_fixed(per)[0], per
 
 
 def worker_growth(ds, n, batch, seed, shares=(8, 4, 2, 1), most=None):
