@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "memory.h"
 
 double model_hit_epoch(int kind, double f, double p, int k, int e, int *exact) {
     int ex;
@@ -153,7 +154,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
     const double N = (double)s->dataset.items;
     const double mean = scenario_item_bytes_mean(s);
     const double D = scenario_dataset_bytes(s);
-    const double C = scenario_cache_bytes(s);
+    const double C = memory_cache_bytes(s, t);
     const int dist = s->loader.dist_cache == DIST_SHARDED;
     const storage_ops_t *storage = scenario_storage(s);
     /* The tier (server.tier): a second cache over the DRAM cache's misses on

@@ -10,12 +10,17 @@ the growth PyTorch's issue #13246 reports. What a user would measure for
 stallsim, measured here the same way (no cgroup figure is used for it):
   - jobs.N.host_mem_gb: the training process's anonymous memory
     (/proc/self/smaps_rollup, Anonymous) while it trains with no workers;
-  - loader.worker_mem_mb: one worker's private pages at their peak over
-    every sample, by the probe's own stallsim.memprobe.worker_private
-    (/proc/PID/smaps_rollup of the worker, Private_Dirty);
+  - loader.worker_mem_mb and worker_mem_mb_per_kitem: one worker's private
+    pages at their peak reading 1/8, 1/4, 1/2 and all of the samples drawn
+    at random, fitted as fixed + per item read, by the probe's own
+    stallsim.memprobe.worker_growth (/proc/PID/smaps_rollup of the worker,
+    Private_Dirty);
   - /dev/shm: stallsim's own figure from the batch's size (validate_shm.py
     checks it).
 Then, for each num_workers:
+  - worker: each real worker's private pages at their peak (the mean over
+    the workers) against stallsim's figure for a worker's share of the
+    epoch (target: 15 %);
   - peak: the cgroup's own peak charge (memory.max_usage_in_bytes) of a run
     without a limit, against stallsim's server memory (target: 15 %);
   - verdict: the same run under a limit between the configurations'
@@ -37,7 +42,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CG_BASE = "/sys/fs/cgroup/memory"
 sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.memprobe
-from stallsim.memprobe import rollup, worker_private  # noqa: E402
+from stallsim.memprobe import rollup, worker_growth  # noqa: E402
 
 MIB = 1048576.0
 GIB = 1073741824.0
@@ -72,19 +77,27 @@ def inner(a):
     from torch.utils.data import DataLoader
     ds = Samples(a.n, a.side)
     if a.measure_worker:
-        print(json.dumps({"worker": worker_private(ds, range(a.n), a.batch, 0, every=4)}))
+        fixed, per, points = worker_growth(ds, a.n, a.batch, 0)
+        print(json.dumps({"fixed": fixed, "per_item": per, "points": points}))
         return
     if a.workers:
         dl = DataLoader(ds, batch_size=a.batch, shuffle=True, num_workers=a.workers,
                         prefetch_factor=2)
     else:
         dl = DataLoader(ds, batch_size=a.batch, shuffle=True)
-    host = 0
-    for k, (x, y) in enumerate(dl):
+    host, it = 0, iter(dl)
+    pids = [w.pid for w in getattr(it, "_workers", [])]
+    peaks = {p: 0 for p in pids}
+    for k, (x, y) in enumerate(it):
         if k % 4 == 0:
             host = max(host, rollup(os.getpid(), "Anonymous"))
+            for p in pids:
+                peaks[p] = max(peaks[p], rollup(p, "Private_Dirty"))
         float(x.sum())
-    print(json.dumps({"host": host}))
+    for p in pids:
+        peaks[p] = max(peaks[p], rollup(p, "Private_Dirty"))
+    worker = sum(peaks.values()) / len(pids) if pids else 0
+    print(json.dumps({"host": host, "worker": worker}))
 
 
 def cg_make(name):
@@ -130,13 +143,14 @@ def run_in(a, workers, limit=None, measure_worker=False):
         cg_remove(cg)
 
 
-def predict(a, workers, host, worker, limit_gib=None):
+def predict(a, workers, host, growth, limit_gib=None):
     """stallsim's server memory for the run (GiB), and check's verdict under a limit."""
     sets = ["--set", "server.gpus=1", "--set", "jobs.0.gpus=1",
             "--set", f"jobs.0.batch_per_gpu={a.batch}", "--set", f"dataset.items={a.n}",
             "--set", f"prep.out_kb={3 * a.side * a.side * 4 / 1000}",
             "--set", "loader.kind=pytorch", "--set", f"loader.num_workers={workers}",
-            "--set", f"loader.worker_mem_mb={worker / MIB}",
+            "--set", f"loader.worker_mem_mb={growth[0] / MIB}",
+            "--set", f"loader.worker_mem_mb_per_kitem={growth[1] * 1e3 / MIB}",
             "--set", f"jobs.0.host_mem_gb={host / GIB}"]
     scn = os.path.join(ROOT, "tests", "data", "small.yaml")  # its variant "base": as written
     if limit_gib is not None:
@@ -179,14 +193,21 @@ def main():
     # The user's measurements: the process alone, and one worker.
     _, _, f0 = run_in(a, 0)
     _, _, f1 = run_in(a, 1, measure_worker=True)
-    host, worker = f0["host"], f1["worker"]
-    print(f"measured: training process {host / MIB:.0f} MiB anonymous, one worker "
-          f"{worker / MIB:.0f} MiB private")
+    host, growth = f0["host"], (f1["fixed"], f1["per_item"])
+    print(f"measured: training process {host / MIB:.0f} MiB anonymous, a worker "
+          f"{growth[0] / MIB:.1f} MiB + {growth[1] * 1e3 / MIB:.4f} MiB per 1000 items read (" +
+          ", ".join(f"{k} items: {b / MIB:.1f} MiB" for k, b in f1["points"]) + ")")
     rows = []
     for w in series:
-        _, peak, _ = run_in(a, w)
-        pred = predict(a, w, host, worker) * GIB
-        rows.append({"workers": w, "peak": peak, "pred": pred, "err": pred / peak - 1})
+        _, peak, fig = run_in(a, w)
+        pred = predict(a, w, host, growth) * GIB
+        r = {"workers": w, "peak": peak, "pred": pred, "err": pred / peak - 1}
+        if w:
+            # stallsim's figure for one worker: fixed + per item x its share.
+            r["wreal"] = fig["worker"]
+            r["wpred"] = growth[0] + growth[1] * a.n / w
+            r["werr"] = r["wpred"] / r["wreal"] - 1
+        rows.append(r)
     # A limit halfway between the middle configurations' predictions: some
     # fit it and some do not, by stallsim's figures.
     mid = len(rows) // 2
@@ -194,18 +215,23 @@ def main():
     for r in rows:
         killed, _, _ = run_in(a, r["workers"], limit)
         r["killed"] = killed
-        r["says"] = predict(a, r["workers"], host, worker, limit / GIB)
-    print(f"| num_workers | stallsim server memory MiB | cgroup peak MiB | error | "
+        r["says"] = predict(a, r["workers"], host, growth, limit / GIB)
+    print(f"| num_workers | stallsim worker MiB | real worker MiB | error | "
+          f"stallsim server memory MiB | cgroup peak MiB | error | "
           f"under {limit / MIB:.0f} MiB: stallsim | real |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        print(f"| {r['workers']} | {r['pred'] / MIB:.0f} | {r['peak'] / MIB:.0f} | "
+        wk = (f"{r['wpred'] / MIB:.1f} | {r['wreal'] / MIB:.1f} | {100 * r['werr']:+.1f} %"
+              if "werr" in r else "- | - | -")
+        print(f"| {r['workers']} | {wk} | {r['pred'] / MIB:.0f} | {r['peak'] / MIB:.0f} | "
               f"{100 * r['err']:+.1f} % | {'refused (OOM)' if r['says'] else 'fits'} | "
               f"{'OOM-killed' if r['killed'] else 'ran'} |")
     worst = max(abs(r["err"]) for r in rows)
+    wworst = max([abs(r["werr"]) for r in rows if "werr" in r] or [0])
     agree = all(r["says"] == r["killed"] for r in rows)
-    ok = worst <= 0.15 and agree
-    print(f"validate_mem: worst peak error {100 * worst:.1f} % (target 15 %); verdicts "
+    ok = worst <= 0.15 and wworst <= 0.15 and agree
+    print(f"validate_mem: worst worker error {100 * wworst:.1f} %, worst server peak error "
+          f"{100 * worst:.1f} % (targets 15 %); verdicts "
           f"{'all agree' if agree else 'DISAGREE'}: {'met' if ok else 'MISSED'}")
     return 0 if ok else 1
 

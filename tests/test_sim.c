@@ -402,6 +402,67 @@ static void test_server_memory(void **state) {
     assert_int_equal(memory_check(&S, &T), 0);
 }
 
+/* A worker's private pages by its share of the epoch (loader_pytorch's
+ * proc_bytes): 20 + 0.5 MiB per 1000 items read. 2000 items over 2 GPUs and
+ * 2 workers: 500 items a worker, 20.25 MiB; with 4 workers 250 items,
+ * 20.125 MiB each. Persistent workers over 3 epochs read 1000 x (1 -
+ * 0.5^3) = 875 distinct items: 20.4375 MiB. Without the growth the
+ * figure is worker_mem_mb alone, as before. */
+static void test_worker_growth(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 2000, item_kb: 110}\n"
+                       "server: {gpus: 2}\nprep: {out_kb: 602.112}\n"
+                       "loader: {kind: pytorch, num_workers: 2, worker_mem_mb: 20, "
+                       "worker_mem_mb_per_kitem: 0.5}\n"
+                       "jobs: [{gpus: 2, batch_per_gpu: 32, compute_s_per_batch: 0.1}]\n";
+    const double M = 1048576.0;
+    const char *none[] = {NULL}, *four[] = {"loader.num_workers=4", NULL};
+    const char *kept[] = {"loader.persistent_workers=true", "epochs=3", NULL};
+    const char *flat[] = {"loader.worker_mem_mb_per_kitem=0", NULL};
+    const char *const *sets[] = {none, four, kept, flat};
+    const double want[] = {4 * 20.25 * M, 8 * 20.125 * M, 4 * 20.4375 * M, 4 * 20 * M};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(tu_build(yaml, sets[i], &S, &T), 0);
+        const double got = memory_peak(&S, &T, 0).workers;
+        if (fabs(got - want[i]) > 1)
+            fail_msg("case %d: workers hold %.0f B, want %.0f", i, got, want[i]);
+    }
+}
+
+/* The page cache left for data (memory_cache_bytes, cache_linux's room):
+ * under server.mem_gb 8, 2 training processes of 1.5 GiB leave the page
+ * cache 5 GiB of its 10 GB. 2000 items of 3 MB (6 GB) then cannot all stay
+ * cached: an epoch reads each item once, so at most what was resident when
+ * it began hits, 5 GiB / 6 GB = 0.895 of it, in the simulator and the model
+ * alike; without the limit the whole dataset stays and epoch 2 hits all. A
+ * cache in the loader's memory (MinIO) keeps its own size. */
+static void test_page_cache_room(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 3\ndataset: {items: 2000, item_kb: 3000}\n"
+                       "server: {gpus: 2, cache_gb: 10}\nloader: {cache: linux}\n"
+                       "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.01, "
+                       "host_mem_gb: 1.5}]\n";
+    const double G = 1073741824.0, room = 8 * G - 3 * G, f = room / 6e9;
+    const char *none[] = {NULL}, *limit[] = {"server.mem_gb=8", NULL};
+    const char *minio[] = {"server.mem_gb=30", "loader.cache=minio", NULL};
+    assert_int_equal(tu_build(yaml, limit, &S, &T), 0);
+    if (fabs(memory_cache_bytes(&S, &T) - room) > 1)
+        fail_msg("page cache %.0f B, want %.0f", memory_cache_bytes(&S, &T), room);
+    assert_int_equal(tu_build(yaml, minio, &S, &T), 0);
+    assert_true(fabs(memory_cache_bytes(&S, &T) - 10e9) < 1);
+    for (int i = 0; i < 2; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, i ? limit : none, &S, &T, &m, &s), 0);
+        const double hs = metrics_at(&s, 0, 2)->hit_rate, hm = metrics_at(&m, 0, 2)->hit_rate;
+        if (i == 0 && (hs < 0.999 || hm < 0.999))
+            fail_msg("no limit: epoch 3 hits %.3f (sim), %.3f (model), want 1", hs, hm);
+        if (i == 1 && (hs > f + 1e-3 || hs < 0.5 * f || hm > f + 1e-3 || hm < 0.5 * f))
+            fail_msg("5 GiB left: epoch 3 hits %.3f (sim), %.3f (model), want at most %.3f", hs, hm,
+                     f);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 /* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
  * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
  * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
@@ -576,6 +637,8 @@ int main(void) {
         cmocka_unit_test(test_job_pipelines),
         cmocka_unit_test(test_gpu_decode),
         cmocka_unit_test(test_gpu_memory),
+        cmocka_unit_test(test_worker_growth),
+        cmocka_unit_test(test_page_cache_room),
         cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,16 @@ its samples as Python objects has their pages copied into every worker that
 reads them (PyTorch issue #13246). What a cgroup charges a worker is then
 its private pages, not its resident set (which counts the shared ones too).
 
-    from stallsim.memprobe import worker_private, rollup
-    mb = worker_private(ds, idx, batch, seed) / 2**20   # loader.worker_mem_mb
+    from stallsim.memprobe import worker_growth, worker_private, rollup
+    fixed, per_item, points = worker_growth(ds, n, batch, seed)
+    # loader.worker_mem_mb = fixed / 2**20,
+    # loader.worker_mem_mb_per_kitem = per_item * 1000 / 2**20
+
+The pages copied grow with the samples a worker reads, and a worker among W
+reads 1/W of the epoch: worker_growth measures one worker reading shares of
+the Dataset, drawn at random over all of it as a shuffling sampler deals them
+(a share spread over the whole sample list touches many more of its pages
+than the same count read in order), and fits fixed + per item.
 """
 
 
@@ -43,3 +51,74 @@ def worker_private(ds, idx, batch, seed, every=1):
                 peak = max(peak, rollup(p, "Private_Dirty"))
     del it
     return peak
+
+
+def worker_share(ds, idx, batch):
+    """One worker's private pages at their peak while it reads the items
+    idx of ds in that order, as worker 0 of a DataLoader does: the indices
+    reach it through the queue (a sampler in this process), so the worker
+    touches the Dataset's own objects and nothing of a Subset's."""
+    from torch.utils.data import DataLoader
+    dl = DataLoader(ds, batch_size=batch, sampler=list(idx), num_workers=1)
+    it = iter(dl)
+    pids = [w.pid for w in getattr(it, "_workers", [])]
+    peak = 0
+    for k, _ in enumerate(it):
+        if k % 4 == 0:
+            peak = max([peak] + [rollup(p, "Private_Dirty") for p in pids])
+    peak = max([peak] + [rollup(p, "Private_Dirty") for p in pids])
+    del it
+    return peak
+
+
+def _worst(points, fixed, per):
+    return max(abs((fixed + per * k) / max(b, 1) - 1) for k, b in points)
+
+
+def _ternary(f, lo, hi, steps=100):
+    """The minimum of a convex f on [lo, hi]: (x, f(x))."""
+    for _ in range(steps):
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if f(m1) <= f(m2):
+            hi = m2
+        else:
+            lo = m1
+    x = (lo + hi) / 2
+    return x, f(x)
+
+
+def fit_growth(points):
+    """fixed + per_item x items through (items, bytes) points, the line
+    whose worst relative error over the points is least (a worker among W
+    reads one of these shares, and each is judged by its error in per cent,
+    small shares as much as large ones; the worst error over a line's two
+    parts is convex, so nested ternary searches find it). Neither part is
+    negative."""
+    top = max(b for _, b in points)
+    span = max(k for k, _ in points) or 1
+
+    def best_fixed(per):
+        return _ternary(lambda f: _worst(points, f, per), 0.0, top)
+
+    per, _ = _ternary(lambda p: best_fixed(p)[1], 0.0, 2 * top / span)
+    return best_fixed(per)[0], per
+
+
+def worker_growth(ds, n, batch, seed, shares=(8, 4, 2, 1), most=None):
+    """A worker's private pages as fixed + per item read: one worker reads
+    most/d items for each d of shares (the share of an epoch of `most`
+    items that a worker among d reads; default most = all n), drawn at
+    random over all n items of ds by a permutation of `seed`, as a shuffling
+    sampler deals them. Returns (fixed bytes, bytes per item,
+    [(items read, bytes)])."""
+    import torch
+    g = torch.Generator()
+    g.manual_seed(seed)
+    perm = torch.randperm(n, generator=g).tolist()
+    top = n if most is None else max(1, min(most, n))
+    points = []
+    for d in shares:
+        k = max(min(batch, top), top // d)
+        points.append((k, worker_share(ds, perm[:k], batch)))
+    fixed, per = fit_growth(points)
+    return fixed, per, points

@@ -4,7 +4,7 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
 
   stallsim-probe --data DIR --out host-torch.yaml
       [--dataset imagefolder|module:factory] [--batch 32] [--items 640]
-      [--max-workers N] [--pipelines] [--audio WAVDIR]
+      [--max-workers N] [--mem-items N] [--pipelines] [--audio WAVDIR]
   stallsim-probe --gpu-rate [--model resnet18,resnet50|module:factory]
       [--batch 32] [--precision auto|amp|bf16|fp32] [--iters 50]
       [--warmup 10] [--device cuda|cpu] [--out gpu-rate.yaml]
@@ -40,11 +40,13 @@ What it measures, each the way the DataLoader spends it:
 - iter(loader) with 1..N workers and nothing to load, fitted per worker
   (the iterator forks them one after another): worker_start_ms; and each
   worker's own CPU until it waits for its first index: worker_init_ms;
-- one worker's private pages at their peak over the timed items
-  (/proc/PID/smaps_rollup, Private_Dirty: what a memory cgroup charges it,
-  the training process's pages it copied): loader.worker_mem_mb, for
-  server.mem_gb's check (stallsim.memprobe; a worker that reads fewer of
-  the samples copies fewer: VALIDATION.md, "Server memory");
+- a worker's private pages at their peak (/proc/PID/smaps_rollup,
+  Private_Dirty: what a memory cgroup charges it, the training process's
+  pages it copied) with one worker reading 1/8, 1/4, 1/2 and all of
+  --mem-items items drawn at random over the whole Dataset (the share a
+  worker among 8, 4, 2, 1 reads), fitted as fixed + per item read:
+  loader.worker_mem_mb and loader.worker_mem_mb_per_kitem, for
+  server.mem_gb's check (stallsim.memprobe; VALIDATION.md, "Server memory");
 - pin_memory: the copy of one batch into pinned memory when CUDA is present
   (PyTorch skips pinning without a GPU: 0 then, and said so);
 - cold reads (files evicted with POSIX_FADV_DONTNEED, read one at a time):
@@ -95,7 +97,7 @@ import warnings
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
 from stallsim import pipeline, stable  # noqa: E402
-from stallsim.memprobe import worker_private  # noqa: E402
+from stallsim.memprobe import worker_growth  # noqa: E402
 
 
 def log(msg):
@@ -706,6 +708,10 @@ def main():
     ap.add_argument("--dataset", default="imagefolder", help="imagefolder or module:factory")
     ap.add_argument("--batch", type=int, default=32, help="batch size per GPU (default 32)")
     ap.add_argument("--items", type=int, default=640, help="items to time (default 640)")
+    ap.add_argument("--mem-items", type=int, default=0,
+                    help="a worker's memory is fitted over one worker reading 1/8 to all of this many "
+                         "items drawn over the whole Dataset (default 4 x --items; give the share "
+                         "a worker reads, items / gpus / num_workers, or more)")
     ap.add_argument("--max-workers", type=int, default=0, help="iter()'s fork fit up to N workers (default: 4 x cores)")
     ap.add_argument("--pipelines", action="store_true",
                     help="also time decode alone and the evaluation transform: writes "
@@ -838,8 +844,14 @@ def main():
         f"a worker's own start {init * 1e3:.2f} ms of CPU")
     pin, pin_how = pin_cost(item, a.batch)
     log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
-    wmem = worker_private(ds, idx, a.batch, a.seed)
-    log(f"one worker's private pages at their peak: {wmem / 2**20:.1f} MiB over {len(idx)} items")
+    most = a.mem_items or 4 * len(idx)
+    wfix, wper, wpts = worker_growth(ds, n, a.batch, a.seed, most=most)
+    log(f"a worker's private pages: {wfix / 2**20:.1f} MiB + {wper * 1e3 / 2**20:.4g} MiB per 1000 "
+        f"items read (one worker reading " +
+        ", ".join(f"{k} items: {b / 2**20:.1f} MiB" for k, b in wpts) + ")")
+    if min(most, n) < n:
+        FIT_NOTES.append(f"worker memory fitted over shares of {min(most, n)} of the {n} items "
+                         f"(--mem-items): past them it is extrapolated")
     lat = bw = None
     if paths:
         lat, bw, how = cold_reads([paths[i] for i in idx])
@@ -873,7 +885,8 @@ def main():
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
         f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
         f"    pin_ms_per_item: {pin * 1e3:.6g}",
-        f"    worker_mem_mb: {wmem / 2**20:.6g}",
+        f"    worker_mem_mb: {wfix / 2**20:.6g}",
+        f"    worker_mem_mb_per_kitem: {wper * 1e3 / 2**20:.6g}",
         "measured:",
         "  method:",
         f"    data: \"{os.path.abspath(a.data)}\"",

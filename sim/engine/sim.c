@@ -50,6 +50,7 @@
 
 #include "hugemem.h"
 #include "kinds.h"
+#include "memory.h"
 #include "perm.h"
 #include "server_sample.h"
 #include "shards.h"
@@ -122,8 +123,9 @@ typedef struct {
     stream_t *st;
     const loader_ops_t *loader;
     double nic_bw, nic_lat;
-    double mean_bytes; /* item_offset's item size */
-    int clairvoyant;   /* the cache policy needs each access's next use */
+    double mean_bytes;  /* item_offset's item size */
+    double cache_bytes; /* each server's cache (memory_cache_bytes) */
+    int clairvoyant;    /* the cache policy needs each access's next use */
     /* Record shards: items a shard (0: loose items) and each shard's bytes
      * (the cache's entries then). */
     uint32_t S;
@@ -362,7 +364,7 @@ static int build(world_t *w, gsl_rng *master) {
         }
         for (int k = 0; k < w->nservers && !fail; k++)
             fail = simulated(w, k) && cache_init(&w->cache[k], scenario_cache(s), entries, sizes,
-                                                 (uint64_t)scenario_cache_bytes(s)) != 0;
+                                                 (uint64_t)w->cache_bytes) != 0;
     }
     for (int k = 0; k < nstor && !fail; k++) {
         if (nstor > 1 && !simulated(w, k)) continue;
@@ -559,7 +561,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
         w->srv[(o - 1) * w->s->epochs + st->epoch].net_out_bytes += bytes;
         return end;
     }
-    if (w->owned[sv] + w->size[x] <= (uint64_t)scenario_cache_bytes(w->s)) {
+    if (w->owned[sv] + w->size[x] <= (uint64_t)w->cache_bytes) {
         w->owner[x] = (uint16_t)(sv + 1);
         w->owned[sv] += w->size[x];
     }
@@ -719,7 +721,7 @@ static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
         if (!simulated(w, v)) continue;
         const cache_t *c = w->owner ? NULL : &w->cache[v];
         w->obs->cache(w->obs->ctx, v, issue, c ? (double)c->used : (double)w->owned[v],
-                      c ? (double)c->capacity : scenario_cache_bytes(w->s));
+                      c ? (double)c->capacity : w->cache_bytes);
     }
 }
 
@@ -1096,6 +1098,7 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
     world_t w;
     memset(&w, 0, sizeof w);
     w.s = s;
+    w.cache_bytes = memory_cache_bytes(s, t);
     w.t = t;
     w.obs = obs;
     gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937);

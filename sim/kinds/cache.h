@@ -67,6 +67,10 @@ typedef struct {
      * server's limit); 0: none, or the page cache, which the kernel
      * reclaims before it kills anything. */
     int holds_memory;
+    /* Optional: the bytes it can hold of its size `bytes` on a server whose
+     * memory limit is `limit` of which the processes hold `held` (the page
+     * cache has what they leave); NULL: its size, whatever they hold. */
+    double (*room)(double bytes, double limit, double held);
 } cache_ops_t;
 
 enum {

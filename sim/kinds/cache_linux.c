@@ -213,6 +213,14 @@ static double linux_bytes(double n) {
     return (double)sizeof(item_t) * n + 2 * 4 * cap;
 }
 
+/* The page cache holds what the processes leave of the memory limit (a
+ * memory cgroup charges both, and reclaims file pages first), at most the
+ * cache's own size. */
+static double linux_room(double bytes, double limit, double held) {
+    const double left = limit - held;
+    return left < 0 ? 0 : left < bytes ? left : bytes;
+}
+
 const cache_ops_t cache_linux = {
     .name = "linux",
     .help = "the Linux page cache: inactive and active lists, promotion on a second access, "
@@ -224,4 +232,5 @@ const cache_ops_t cache_linux = {
     .hit_epoch = linux_epoch,
     .hit_at = NULL,
     .state_bytes = linux_bytes,
+    .room = linux_room,
 };

@@ -554,15 +554,40 @@ static double torch_shm(const scenario_t *s, const job_t *j, double budget, char
     return need;
 }
 
+/* Items one worker reads over the run: its share of its rank's epoch, a
+ * DistributedSampler's items / gpus split over W workers batch by batch. A
+ * worker forked afresh every epoch starts from the training process's pages
+ * again; a persistent one keeps what it copied, and with shuffling reads a
+ * new share each epoch: the distinct items it has read after E epochs. */
+static double torch_items_touched(const scenario_t *s, const job_t *j) {
+    const double W = (double)s->loader.torch.num_workers;
+    const double rank = (double)s->dataset.items / (double)(j->gpus > 0 ? j->gpus : 1);
+    if (!s->loader.torch.persistent_workers || s->epochs <= 1) return rank / W;
+    return rank * (1 - pow(1 - 1 / W, (double)s->epochs));
+}
+
 /* Each worker is a process of its own: what a memory cgroup charges it is
  * its private pages (the training process's pages it copied on write, its
- * buffers), the probe's loader.worker_mem_mb; the pages still shared with
- * the training process are charged once, to it. */
+ * buffers). They grow with the samples it reads (reading a Python object
+ * writes its reference count): the probe's fixed part, worker_mem_mb, and
+ * worker_mem_mb_per_kitem for each 1000 items of the worker's share. The
+ * pages still shared with the training process are charged once, to it. */
 static double torch_proc(const scenario_t *s, const job_t *j, char *note, size_t n) {
-    (void)j;
     const int64_t W = s->loader.torch.num_workers;
-    const double each = s->loader.torch.worker_mem_mb * MIB;
-    if (note) snprintf(note, n, "%lld workers x %g MiB", (long long)W, each / MIB);
+    if (W == 0) {
+        if (note) snprintf(note, n, "0 workers x %g MiB", s->loader.torch.worker_mem_mb);
+        return 0;
+    }
+    const double items = torch_items_touched(s, j);
+    const double each =
+        (s->loader.torch.worker_mem_mb + s->loader.torch.worker_mem_mb_per_kitem * items / 1e3) *
+        MIB;
+    if (note && s->loader.torch.worker_mem_mb_per_kitem > 0)
+        snprintf(note, n, "%lld workers x %.1f MiB (%g MiB + %.0f items read x %g MiB per 1000)",
+                 (long long)W, each / MIB, s->loader.torch.worker_mem_mb, items,
+                 s->loader.torch.worker_mem_mb_per_kitem);
+    else if (note)
+        snprintf(note, n, "%lld workers x %g MiB", (long long)W, each / MIB);
     return (double)W * each;
 }
 
@@ -582,7 +607,8 @@ static const key_def_t keys[] = {
     {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, SCN_FIELD(loader.torch.oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
     {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
-    {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory at its peak (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup), counted against server.mem_gb"},
+    {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
+    {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
 };
 /* clang-format on */
 

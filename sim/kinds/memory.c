@@ -59,6 +59,35 @@ memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v) {
     return m;
 }
 
+double memory_cache_bytes(const scenario_t *s, const topology_t *t) {
+    const double C = scenario_cache_bytes(s);
+    const cache_ops_t *c = scenario_cache(s);
+    if (!c->room || !(s->server.mem_gb > 0)) return C;
+    double room = C;
+    for (int v = 0; v < (int)s->server.count; v++) {
+        if (!first_on(t, v)) continue;
+        const double r = c->room(C, s->server.mem_gb * GIB, memory_peak(s, t, v).total);
+        if (r < room) room = r;
+    }
+    return room;
+}
+
+memory_server_t memory_server(const scenario_t *s, const topology_t *t, int v) {
+    memory_server_t m = {memory_shm_peak(s, t, v), memory_peak(s, t, v).total, 0};
+    for (int i = 0; i < t->ninst; i++) {
+        const instance_t *in = &t->inst[i];
+        if (v < in->first_server || v >= in->first_server + in->nservers) continue;
+        const job_t *j = &s->jobs[in->job];
+        const double g = j->gpu_mem_gb * 1e9 + scenario_job_gpu_input_bytes(s, j);
+        if (g > m.gpu) m.gpu = g;
+    }
+    return m;
+}
+
+int memory_shown(const scenario_t *s) {
+    return memory_counted(s) || s->server.shm_mb > 0;
+}
+
 int memory_counted(const scenario_t *s) {
     const loader_ops_t *l = scenario_loader(s);
     int given = s->server.mem_gb > 0;

@@ -8,7 +8,9 @@
  * (loader_ops_t.proc_bytes), /dev/shm (a tmpfs: its pages are charged to
  * the cgroup that wrote them) and a cache held in the loader's own memory
  * (cache_ops_t.holds_memory; the page cache is reclaimed, not counted): a
- * server past it is refused with the OOM kill it would meet.
+ * server past it is refused with the OOM kill it would meet. The page cache
+ * has what they leave (memory_cache_bytes), the size the simulator and the
+ * model give it.
  *
  *   double mib = memory_shm_peak(s, t, server) / MIB;
  *   memory_parts_t m = memory_peak(s, t, server);   // m.total, by component
@@ -37,6 +39,21 @@ typedef struct {
     int procs; /* training processes on it */
 } memory_parts_t;
 memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v);
+/* Bytes each server's cache holds: server.cache_gb, or for a cache that
+ * shares the server's memory (cache_ops_t.room: the page cache) under
+ * server.mem_gb, what the processes leave of it on the server that leaves
+ * the least (every server's cache has one size). */
+double memory_cache_bytes(const scenario_t *s, const topology_t *t);
+/* Server v's peaks as the outputs give them (bytes): /dev/shm, its
+ * processes' resident memory (memory_peak's total), and the most one of
+ * its GPUs holds (jobs.N.gpu_mem_gb and the batches of input on it). */
+typedef struct {
+    double shm, rss, gpu;
+} memory_server_t;
+memory_server_t memory_server(const scenario_t *s, const topology_t *t, int v);
+/* 1 when the outputs show each server's memory: memory_counted, or a
+ * /dev/shm limit (server.shm_mb) given. */
+int memory_shown(const scenario_t *s);
 /* 1 when the scenario gives server.mem_gb, a training process's memory, or
  * a loader whose workers hold memory (asked through its proc_bytes): the
  * report then shows the server's memory. */

@@ -7,6 +7,7 @@
 
 #include "fig.h"
 #include "gap.h"
+#include "memout.h"
 #include "report.h"
 #include "svg.h"
 
@@ -265,6 +266,7 @@ void html_run_write(FILE *out, const char *path, const variant_run_t *v, int nv,
     }
     fputs("<h2>Every epoch</h2>\n", out);
     epoch_table(out, v, nv);
+    memout_html(out, v, nv);
     gap_html(out, v, nv);
     html_end(out);
 }

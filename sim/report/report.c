@@ -10,8 +10,9 @@
 #include "cost.h"
 #include "fig.h"
 #include "gap.h"
-#include "memory.h"
 #include "gpu_rates.h"
+#include "memory.h"
+#include "memout.h"
 #include "html.h"
 #include "kinds.h"
 #include "schema.h"
@@ -252,10 +253,14 @@ size_t report_csv_quote(char *buf, size_t n, const char *s) {
     return used;
 }
 
-void report_csv_header(FILE *out, const char *extra) {
+static void csv_header_body(FILE *out, const char *extra) {
     fprintf(out, "%svariant,job,epoch,source", extra ? extra : "");
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].get) fprintf(out, ",%s", columns[i].name);
+}
+
+void report_csv_header(FILE *out, const char *extra) {
+    csv_header_body(out, extra);
     fputc('\n', out);
 }
 
@@ -276,8 +281,9 @@ int report_check_metrics(const epoch_metrics_t *m, const epoch_metrics_t *model,
     return 0;
 }
 
-void report_csv_row(FILE *out, const char *extra, const char *variant, const char *job, int epoch,
-                    const char *source, const epoch_metrics_t *m, const epoch_metrics_t *model) {
+static void csv_row_body(FILE *out, const char *extra, const char *variant, const char *job,
+                         int epoch, const char *source, const epoch_metrics_t *m,
+                         const epoch_metrics_t *model) {
     fputs(extra ? extra : "", out);
     report_csv_field(out, variant);
     fputc(',', out);
@@ -288,6 +294,11 @@ void report_csv_row(FILE *out, const char *extra, const char *variant, const cha
             fputc(',', out);
             put_value(out, &columns[i], m, model, 0);
         }
+}
+
+void report_csv_row(FILE *out, const char *extra, const char *variant, const char *job, int epoch,
+                    const char *source, const epoch_metrics_t *m, const epoch_metrics_t *model) {
+    csv_row_body(out, extra, variant, job, epoch, source, m, model);
     fputc('\n', out);
 }
 
@@ -299,17 +310,27 @@ static void server_sample_line(char *buf, size_t n, const variant_run_t *v) {
              fig(b, sizeof b, fig_zero(v->sim.servers_bound, 2), 2));
 }
 
+/* A row, and where memory is shown the job's first server's memory. */
+static void csv_row_mem(FILE *out, const variant_run_t *v, int i, int e, const char *source,
+                        const epoch_metrics_t *m, const epoch_metrics_t *model, int mem) {
+    csv_row_body(out, NULL, v->scn.variant, v->topo.inst[i].name, e + 1, source, m, model);
+    if (mem) memout_csv_values(out, v, v->topo.inst[i].first_server);
+    fputc('\n', out);
+}
+
 static void write_csv(FILE *out, const variant_run_t *v, int nv) {
-    report_csv_header(out, NULL);
+    const int mem = memout_any(v, nv);
+    csv_header_body(out, NULL);
+    if (mem) memout_csv_names(out);
+    fputc('\n', out);
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 const epoch_metrics_t *mm = metrics_at(&v[k].model, i, e);
-                report_csv_row(out, NULL, v[k].scn.variant, v[k].topo.inst[i].name, e + 1, "model",
-                               mm, NULL);
+                csv_row_mem(out, &v[k], i, e, "model", mm, NULL, mem);
                 if (v[k].sim.m)
-                    report_csv_row(out, NULL, v[k].scn.variant, v[k].topo.inst[i].name, e + 1,
-                                   run_sim_source(&v[k]), metrics_at(&v[k].sim, i, e), mm);
+                    csv_row_mem(out, &v[k], i, e, run_sim_source(&v[k]),
+                                metrics_at(&v[k].sim, i, e), mm, mem);
             }
 }
 
@@ -643,6 +664,7 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
         fprintf(out, "]");
         json_servers(out, &v[k]);
         report_spread_json(out, &v[k]);
+        memout_json(out, &v[k]);
         fprintf(out, "}");
     }
     fprintf(out, "\n]}\n");
@@ -938,6 +960,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
     report_spread_text(out, v, nv);
     write_text_scaling(out, v, nv);
     write_text_memory(out, v, nv);
+    memout_text(out, v, nv);
     advice_write_text(out, v, nv);
     write_text_requests(out, v, nv);
     write_text_cost(out, v, nv);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kinds.h"
+#include "memory.h"
 #include "report.h"
 
 #ifndef STALLSIM_VERSION
@@ -66,6 +67,7 @@ struct trace {
     inst_t *inst;
     stream_acct_t *acct;
     int nstreams;
+    int mem; /* the scenario counts memory (memory_shown): a memory track per server */
     int failed;
 };
 
@@ -140,6 +142,38 @@ static void counter(trace_t *t, const char *name, double ts, const char *key, do
     report_json_string(t->f, name);
     put_us(t->f, "ts", ts);
     fprintf(t->f, ",\"args\":{\"%s\":%.9g}}", key, value);
+}
+
+/* ---- the memory track ---- */
+
+/* Server sv's memory (MiB): its processes at their peak from the start
+ * (memory.h: the training processes, their workers, /dev/shm, a cache in
+ * the loader), and the cache's bytes held so far (page cache or the
+ * loader's), one counter track of stacked series. */
+static void memory_counter(trace_t *t, int sv, double ts, double cache_used) {
+    const memory_parts_t m = memory_peak(&t->v->scn, &t->v->topo, sv);
+    char name[64];
+    snprintf(name, sizeof name, "memory of server %d: MiB", sv + 1);
+    begin_event(t);
+    fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", t->pid);
+    report_json_string(t->f, name);
+    put_us(t->f, "ts", ts);
+    fprintf(t->f,
+            ",\"args\":{\"training processes\":%.9g,\"workers\":%.9g,\"/dev/shm\":%.9g,"
+            "\"cache\":%.9g}}",
+            m.processes / MIB, m.workers / MIB, m.shm / MIB, cache_used / MIB);
+}
+
+/* Each server that runs a training process, at the variant's start. */
+static void memory_start(trace_t *t) {
+    const topology_t *tp = &t->v->topo;
+    for (int sv = 0; sv < (int)t->v->scn.server.count; sv++)
+        for (int i = 0; i < tp->ninst; i++)
+            if (sv >= tp->inst[i].first_server &&
+                sv < tp->inst[i].first_server + tp->inst[i].nservers) {
+                memory_counter(t, sv, 0, 0);
+                break;
+            }
 }
 
 /* ---- counters of requests in flight ---- */
@@ -285,6 +319,7 @@ static void on_cache(void *ctx, int server, double at, double used, double capac
     char name[64];
     snprintf(name, sizeof name, "cache of server %d: GB held", server + 1);
     counter(t, name, at, "GB", used / 1e9);
+    if (t->mem) memory_counter(t, server, at, used);
 }
 
 static void on_item(void *ctx, const sim_item_t *it) {
@@ -422,6 +457,7 @@ const sim_observer_t *trace_variant(trace_t *t, const variant_run_t *v) {
     t->nlanes = 0;
     t->nticks = 0;
     t->nstreams = v->topo.ninst; /* streams are at most the instances */
+    t->mem = memory_shown(&v->scn);
     t->inst = calloc((size_t)v->topo.ninst, sizeof *t->inst);
     t->acct = calloc((size_t)v->topo.ninst, sizeof *t->acct);
     if (!t->inst || !t->acct) {
@@ -443,6 +479,7 @@ const sim_observer_t *trace_variant(trace_t *t, const variant_run_t *v) {
         meta_name(t, "thread_name", 1 + i, name);
         meta_sort(t, "thread_sort_index", 1 + i, 1 + i);
     }
+    if (t->mem) memory_start(t);
     return &t->obs;
 }
 

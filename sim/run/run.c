@@ -179,7 +179,7 @@ static double sample_hits(void *ctx, int i, int e, double *hu) {
 /* The hits from a hash-sampled replay, the timings from the model given them. */
 static int execute_sampled(variant_run_t *v) {
     mrc_t m;
-    uint64_t cap = (uint64_t)scenario_cache_bytes(&v->scn);
+    uint64_t cap = (uint64_t)memory_cache_bytes(&v->scn, &v->topo);
     if (mrc_run_sampled(&v->scn, &v->topo, &cap, 1, sample_rate(&v->scn), &m)) {
         fprintf(stderr, "stallsim: cannot allocate the sampled replay of %lld items\n",
                 (long long)v->scn.dataset.items);

@@ -333,6 +333,37 @@ class _Gen:
             for j in self.jobs:
                 j["gpu_mem_gb"] = _r(r.uniform(1, 12))
 
+    def memory(self):
+        """The server's memory (memory.c): the training processes' own,
+        PyTorch's workers' (fixed and by the items each reads), a limit
+        mostly above their need, now and then under it (refused, counted
+        apart) or tight enough that the page cache (linux) gets less, and a
+        /dev/shm limit."""
+        r = self.r
+        self.known |= {"server.mem_gb", "server.shm_mb", "loader.worker_mem_mb",
+                       "loader.worker_mem_mb_per_kitem"}
+        self.known_jobs = {"host_mem_gb"}
+        if r.random() >= 0.3:
+            return
+        host = 0
+        for j in self.jobs:
+            if r.random() < 0.8:
+                j["host_mem_gb"] = _r(r.uniform(0.2, 4), 2)
+                host = max(host, j["host_mem_gb"])
+        workers = 0
+        if self.loader_kind == "pytorch":
+            W = self.top.get("loader.num_workers", 0)
+            mb = _r(r.uniform(5, 800), 2)
+            per = _r(r.choice([0, 0.05, 0.5, 5]) * r.random(), 2)
+            self.maybe(0.8, "loader.worker_mem_mb", lambda: mb)
+            self.maybe(0.5, "loader.worker_mem_mb_per_kitem", lambda: per)
+            items = self.items / max(1, min(j["gpus"] for j in self.jobs))
+            workers = W * (self.top.get("loader.worker_mem_mb", 0) +
+                           self.top.get("loader.worker_mem_mb_per_kitem", 0) * items / 1e3) / 1024
+        need = self.gpus * (host + workers) + 0.5
+        self.maybe(0.8, "server.mem_gb", lambda: _r(need * r.choice([0.7, 1.05, 1.5, 3, 10]), 3))
+        self.maybe(0.2, "server.shm_mb", lambda: r.choice([64, 256, 1024, 16384]))
+
     def sampling(self):
         """The sampled simulation (SHARDS), lowered into reach now and then."""
         r = self.r
@@ -373,6 +404,7 @@ def generate(table, seed, index):
     g.prep()
     g.loader()
     g.jobs_()
+    g.memory()
     g.sampling()
     g.set("seed", r.randint(1, 1000))
     generic = []
@@ -392,7 +424,7 @@ def generate(table, seed, index):
     for name, row in sorted(table.job_keys.items()):
         known_job = {"count", "gpus", "batch_per_gpu", "gpu_items_per_s", "compute_s_per_batch",
                      "prefetch_batches", "cpus", "gpu_mem_gb", "prep.pipeline", "prep.out_kb",
-                     "train_cpu_ms"}
+                     "train_cpu_ms"} | g.known_jobs
         if name in known_job or name in JOB_SKIP:
             continue
         generic.append("jobs[]." + name)
