@@ -69,10 +69,12 @@ int tier_check(const scenario_t *s) {
     }
     const cache_ops_t *tc = cache_kind(s->server.tier.cache);
     if (tc->needs_future) {
+        char use[256];
+        cache_kinds_list(use, sizeof use, 0, " or ");
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache")],
                    "server.tier.cache: %s needs the future of the tier's own access stream, "
-                   "which stallsim does not build: use lru, linux, minio, fifo or none",
-                   tc->name);
+                   "which stallsim does not build: use %s",
+                   tc->name, use);
         bad = 1;
     }
     if (s->loader.dist_cache == DIST_SHARDED) {
