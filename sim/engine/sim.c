@@ -784,6 +784,155 @@ static void observe_iteration(world_t *w, stream_t *st, int c, int64_t k, const 
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
                     double ready_mem);
 
+/* The batch's start: the loader told when it is issued and when its
+ * consumers went idle, and the batches staged ahead of it counted. */
+static void begin_batch(world_t *w, stream_t *st, double issue, double issue_mem) {
+    if (w->loader->begin_batch) {
+        double at[2] = {issue, issue_mem}, idle[2] = {0, 0};
+        for (int c = 0; c < st->ninst; c++) {
+            if (st->end[c] > idle[0]) idle[0] = st->end[c];
+            if (st->end_mem[c] > idle[1]) idle[1] = st->end_mem[c];
+        }
+        w->loader->begin_batch(&st->prep, st->epoch, st->batch, at, idle);
+    }
+    /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
+    int staged = 1;
+    for (int64_t j = 0; j < st->ahead; j++)
+        staged += st->started[j] > issue;
+    if (staged > st->staged_peak) st->staged_peak = staged;
+    if (w->obs) observe_batch(w, st, issue, staged);
+}
+
+/* The hot loop's helpers below are always inlined: the sums they add to
+ * are run_batch's locals (pointers into its frame), which inlining keeps in
+ * registers as when the code stood in the loop. */
+#define HOT static inline __attribute__((always_inline))
+
+/* Record shards: a shard is looked up and read whole when its first item
+ * comes (from the cache, the tier's device or storage); its items then
+ * arrive in turn from that one request. Returns when item x is here; m is
+ * the server's counters this epoch, counted when `count` (several servers). */
+HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double at, double bytes,
+                       storage_t *d, server_metrics_t *m, int count, double *hits,
+                       double *tier_hits, double *read_bytes, double *reqs) {
+    shards_t *sh = &st->shards;
+    const uint32_t S = w->S, h = x / S;
+    if (x == h * S) {
+        cache_t *c = &w->cache[server];
+        sh->hit[h] = (unsigned char)c->ops->access(c, h, CACHE_NEVER);
+        sh->cum[h] = 0;
+        if (sh->hit[h]) {
+            sh->first[h] = at;
+        } else if (w->tier_cache &&
+                   w->tier_cache[server].ops->access(&w->tier_cache[server], h, CACHE_NEVER)) {
+            /* From the tier's device, streamed as from storage. */
+            storage_t *td = &w->tier_dev[server];
+            double sb = w->shard_size[h];
+            sh->hit[h] = SHARD_FROM_TIER;
+            sh->span[h] = td->ops->service_s(w->tier_s, sb) - td->ops->service_s(w->tier_s, 0);
+            sh->first[h] = td->ops->read(td, at, sb, item_offset(w, x), &st->tier_io) - sh->span[h];
+        } else {
+            /* The read's own transfer, as the kind times it (ranged
+             * parts in parallel): the shard's bytes arrive over it. */
+            double sb = w->shard_size[h];
+            sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
+            sh->first[h] = d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
+            *read_bytes += sb;
+            (*reqs)++;
+            if (count) {
+                m->storage_reads++;
+                m->storage_read_bytes += sb;
+            }
+        }
+    }
+    if (sh->hit[h] == 1) {
+        (*hits)++;
+        if (count) m->local_hits++;
+        return at;
+    }
+    if (sh->hit[h] == SHARD_FROM_TIER) {
+        (*tier_hits)++;
+        if (count) m->tier_hits++;
+    }
+    sh->cum[h] += bytes;
+    double fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
+    return fetched < at ? at : fetched;
+}
+
+/* A loose item's source (fetch_local's src) added to the batch's sums, with
+ * weight wt (the servers a sampled one stands for), and to the server's
+ * counters m when `count`. */
+HOT void count_local(int src, double bytes, double wt, server_metrics_t *m, int count, double *hits,
+                     double *tier_hits, double *read_bytes) {
+    if (src == SIM_FROM_CACHE) {
+        *hits += wt;
+        if (count) m->local_hits++;
+    } else if (src == SIM_FROM_TIER) {
+        *tier_hits += wt;
+        if (count) m->tier_hits++;
+    } else {
+        *read_bytes += bytes * wt;
+        if (count) m->storage_reads++, m->storage_read_bytes += bytes;
+    }
+}
+
+/* The item's size, cache entry or owner are random accesses into arrays
+ * of N entries: start them early enough to hide the misses. at: the
+ * batch's order from the current item on, `left` items of it; rank_server
+ * NULL on one server; the far and near ranks of the items PREFETCH and
+ * PREFETCH_NEAR ahead. */
+HOT void prefetch_ahead(const uint32_t *at, int64_t left, const uint32_t *size,
+                        const uint16_t *owner, const cache_t *caches, int sized, int prefetch,
+                        const uint16_t *rank_server, int64_t rank_far, int64_t rank_near) {
+    if (PREFETCH < left) {
+        uint32_t ahead = at[PREFETCH];
+        if (!sized) __builtin_prefetch(&size[ahead]);
+        if (owner) __builtin_prefetch(&owner[ahead]);
+        if (prefetch) {
+            const cache_t *c = &caches[rank_server ? rank_server[rank_far] : 0];
+            if (c->ops) c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
+        }
+    }
+    if (prefetch && PREFETCH_NEAR < left) {
+        const cache_t *c = &caches[rank_server ? rank_server[rank_near] : 0];
+        if (c->ops) c->ops->prefetch(c, at[PREFETCH_NEAR], 1);
+    }
+}
+
+/* A stream on one server adds a batch's counts to its server's once
+ * (integers in doubles: exact sums): reqs the record shards' storage
+ * requests, or -1 for loose items, each miss one read of the batch's n. */
+static void count_server(server_metrics_t *m, double hits, double tier_hits, double read_bytes,
+                         double reqs, double n) {
+    m->local_hits += hits;
+    m->tier_hits += tier_hits;
+    m->storage_reads += reqs >= 0 ? reqs : n - hits - tier_hits;
+    m->storage_read_bytes += read_bytes;
+}
+
+/* The batch's end: ready once the loader says so (on both timelines), then
+ * consumed, or, behind a shuffle buffer of B items, output batch k leaves it
+ * once the reads have gone lag = ceil(B / M) slices further (the buffer
+ * refilled). */
+static void end_batch(world_t *w, stream_t *st, run_metrics_t *out, double issue, double ready,
+                      double ready_mem) {
+    ready = w->loader->batch_ready(&st->prep, 0, ready);
+    if (w->smp.weight) sample_straggle(w, st, issue, ready);
+    ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
+    int64_t slice = st->batch++;
+    if (!st->lag) {
+        consume(w, st, out, slice, ready, ready_mem);
+        return;
+    }
+    if (ready > st->buf_ready) st->buf_ready = ready;
+    if (ready_mem > st->buf_ready_mem) st->buf_ready_mem = ready_mem;
+    int64_t k0 = slice >= st->lag ? slice - st->lag : -1;
+    int64_t k1 = slice + 1 == st->nbatches ? st->nbatches - 1 : k0;
+    double r = st->buf_ready, rm = st->buf_ready_mem;
+    for (int64_t k = k0 < 0 ? 0 : k0; k <= k1 && k >= 0; k++)
+        consume(w, st, out, k, r, rm);
+}
+
 static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int64_t lo = st->batch * st->M;
     const int64_t n_used = st->n_used;
@@ -795,24 +944,11 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int last_epoch = st->epoch + 1 == w->s->epochs;
     prep_end_t (*const item)(prep_t *, int, int, double, double, double) = w->loader->item;
     double ready = issue, ready_mem = issue_mem;
-    if (w->loader->begin_batch) {
-        double at[2] = {issue, issue_mem}, idle[2] = {0, 0};
-        for (int c = 0; c < st->ninst; c++) {
-            if (st->end[c] > idle[0]) idle[0] = st->end[c];
-            if (st->end_mem[c] > idle[1]) idle[1] = st->end_mem[c];
-        }
-        w->loader->begin_batch(&st->prep, st->epoch, st->batch, at, idle);
-    }
+    begin_batch(w, st, issue, issue_mem);
     /* A loader whose workers read synchronously issues each read when its
      * previous item is done. */
     const double *const clock = st->prep.clock;
-    /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
-    int staged = 1;
-    for (int64_t j = 0; j < st->ahead; j++)
-        staged += st->started[j] > issue;
-    if (staged > st->staged_peak) st->staged_peak = staged;
     const sim_observer_t *const obs = w->obs;
-    if (obs) observe_batch(w, st, issue, staged);
     /* Rank of each position in the batch (lo is a multiple of G), kept by
      * counting: a division per item costs more than the rest of the lookup. */
     const int64_t G = st->G;
@@ -843,21 +979,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const double hits0 = hits, read_bytes0 = read_bytes, tier_hits0 = tier_hits;
     const double *const weight = w->smp.weight;
     for (int64_t idx = lo; idx < hi; idx++) {
-        /* The item's size, cache entry or owner are random accesses into
-         * arrays of N entries: start them early enough to hide the misses. */
-        if (idx + PREFETCH < hi) {
-            uint32_t ahead = perm[idx + PREFETCH];
-            if (!sized) __builtin_prefetch(&size[ahead]);
-            if (partitioned) __builtin_prefetch(&w->owner[ahead]);
-            if (prefetch) {
-                const cache_t *c = &caches[ns > 1 ? rank_server[rank_far] : 0];
-                if (c->ops) c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
-            }
-        }
-        if (prefetch && idx + PREFETCH_NEAR < hi) {
-            const cache_t *c = &caches[ns > 1 ? rank_server[rank_near] : 0];
-            if (c->ops) c->ops->prefetch(c, perm[idx + PREFETCH_NEAR], 1);
-        }
+        prefetch_ahead(perm + idx, hi - idx, size, w->owner, caches, sized, prefetch,
+                       ns > 1 ? rank_server : NULL, rank_far, rank_near);
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
         const int r = (int)rank;
@@ -876,70 +999,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + first, x, at, d, &hits, &read_bytes);
         } else if (S) {
-            /* A shard is looked up and read whole when its first item comes;
-             * its items then arrive in turn from that one request. */
-            shards_t *sh = &st->shards;
-            uint32_t h = x / S;
-            if (x == h * S) {
-                cache_t *c = &w->cache[server];
-                sh->hit[h] = (unsigned char)c->ops->access(c, h, CACHE_NEVER);
-                sh->cum[h] = 0;
-                if (sh->hit[h]) {
-                    sh->first[h] = at;
-                } else if (w->tier_cache && w->tier_cache[server].ops->access(
-                                                &w->tier_cache[server], h, CACHE_NEVER)) {
-                    /* From the tier's device, streamed as from storage. */
-                    storage_t *td = &w->tier_dev[server];
-                    double sb = w->shard_size[h];
-                    sh->hit[h] = SHARD_FROM_TIER;
-                    sh->span[h] =
-                        td->ops->service_s(w->tier_s, sb) - td->ops->service_s(w->tier_s, 0);
-                    sh->first[h] =
-                        td->ops->read(td, at, sb, item_offset(w, x), &st->tier_io) - sh->span[h];
-                } else {
-                    /* The read's own transfer, as the kind times it (ranged
-                     * parts in parallel): the shard's bytes arrive over it. */
-                    double sb = w->shard_size[h];
-                    sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
-                    sh->first[h] =
-                        d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
-                    read_bytes += sb;
-                    reqs++;
-                    if (ns > 1) {
-                        srv_here[sv * epochs].storage_reads++;
-                        srv_here[sv * epochs].storage_read_bytes += sb;
-                    }
-                }
-            }
-            if (sh->hit[h] == 1) {
-                hits++;
-                if (ns > 1) srv_here[sv * epochs].local_hits++;
-                fetched = at;
-            } else {
-                if (sh->hit[h] == SHARD_FROM_TIER) {
-                    tier_hits++;
-                    if (ns > 1) srv_here[sv * epochs].tier_hits++;
-                }
-                sh->cum[h] += bytes;
-                fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
-                if (fetched < at) fetched = at;
-            }
+            fetched = fetch_shard(w, st, x, server, at, bytes, d, &srv_here[sv * epochs], ns > 1,
+                                  &hits, &tier_hits, &read_bytes, &reqs);
         } else {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
             int src;
             fetched = fetch_local(w, st, server, x, next_use, at, bytes, wt, &src);
-            server_metrics_t *m = &srv_here[sv * epochs];
-            if (src == SIM_FROM_CACHE) {
-                hits += wt;
-                if (ns > 1) m->local_hits++;
-            } else if (src == SIM_FROM_TIER) {
-                tier_hits += wt;
-                if (ns > 1) m->tier_hits++;
-            } else {
-                read_bytes += bytes * wt;
-                if (ns > 1) m->storage_reads++, m->storage_read_bytes += bytes;
-            }
+            count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &hits, &tier_hits,
+                        &read_bytes);
         }
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > ready) ready = end.t;
@@ -953,36 +1021,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (obs)
             observe_item(w, st, x, sv, r, at, fetched, end.t, prep, hits, tier_hits, read_bytes);
     }
-    if (ns == 1 && !partitioned) {
-        double batch_hits = hits - hits0, batch_bytes = read_bytes - read_bytes0;
-        double batch_tier = tier_hits - tier_hits0;
-        srv_here->local_hits += batch_hits;
-        srv_here->tier_hits += batch_tier;
-        srv_here->storage_reads += S ? reqs : (double)(hi - lo) - batch_hits - batch_tier;
-        srv_here->storage_read_bytes += batch_bytes;
-    }
+    if (ns == 1 && !partitioned)
+        count_server(srv_here, hits - hits0, tier_hits - tier_hits0, read_bytes - read_bytes0,
+                     S ? reqs : -1, (double)(hi - lo));
     st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
     st->tier_hits = tier_hits;
     if (S && !st->buffered)
         st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
-    ready = w->loader->batch_ready(&st->prep, 0, ready);
-    if (weight) sample_straggle(w, st, issue, ready);
-    ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
-    int64_t slice = st->batch++;
-    if (!st->lag) {
-        consume(w, st, out, slice, ready, ready_mem);
-        return;
-    }
-    /* A shuffle buffer of B items: output batch k leaves it once the reads
-     * have gone lag = ceil(B / M) slices further (the buffer refilled). */
-    if (ready > st->buf_ready) st->buf_ready = ready;
-    if (ready_mem > st->buf_ready_mem) st->buf_ready_mem = ready_mem;
-    int64_t k0 = slice >= st->lag ? slice - st->lag : -1;
-    int64_t k1 = slice + 1 == st->nbatches ? st->nbatches - 1 : k0;
-    double r = st->buf_ready, rm = st->buf_ready_mem;
-    for (int64_t k = k0 < 0 ? 0 : k0; k <= k1 && k >= 0; k++)
-        consume(w, st, out, k, r, rm);
+    end_batch(w, st, out, issue, ready, ready_mem);
 }
 
 /* Each rank's training process spends dur seconds of CPU beside its GPU's
