@@ -313,27 +313,11 @@ static void start_epoch(world_t *w, stream_t *st) {
         st->t_gpu[c] = st->consumed[c] = st->g_prep[c] = 0;
 }
 
-static int build(world_t *w, gsl_rng *master) {
+/* Each server's cache (or the partitioned caches' owners; record shards
+ * cached whole, as entries of their own), storage and tier. */
+static int build_servers(world_t *w) {
     const scenario_t *s = w->s;
-    const topology_t *t = w->t;
     int fail = 0;
-    w->n = (uint32_t)s->dataset.items;
-    w->nservers = (int)s->server.count;
-    if (s->sampling.servers_sampled > 0) {
-        if (server_sample_init(&w->smp, w->nservers, s->sampling.servers_sampled)) return -1;
-        w->lat = xcalloc((size_t)w->nservers * (size_t)s->epochs, sizeof *w->lat, &fail);
-        w->last_prep = xcalloc((size_t)w->nservers, sizeof *w->last_prep, &fail);
-        w->strag = xcalloc((size_t)s->epochs, sizeof *w->strag, &fail);
-        if (fail) return -1;
-    }
-    w->size = xcalloc(w->n, sizeof *w->size, &fail);
-    if (fail || perm_gen_init(&w->pg, w->n)) return -1;
-    draw_sizes(w, master);
-    w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
-    w->nic_lat = s->server.network.latency_us / 1e6;
-    w->clairvoyant = scenario_cache(s)->needs_future;
-    w->loader = scenario_loader(s);
-
     int partitioned_dist = s->loader.dist_cache == DIST_SHARDED;
     w->cache = xcalloc((size_t)w->nservers, sizeof *w->cache, &fail);
     w->nic = xcalloc((size_t)w->nservers, sizeof *w->nic, &fail);
@@ -369,9 +353,15 @@ static int build(world_t *w, gsl_rng *master) {
         fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
     }
     if (!fail && s->server.tier.cache_gb > 0 && tier_init(w) != 0) fail = 1;
-    if (fail) return -1;
+    return fail ? -1 : 0;
+}
 
-    /* Streams: one per instance, or one per server group under coordinated prep. */
+/* Streams: one per instance, or one per server group under coordinated
+ * prep; the lead instance sets its batch sizes and the batches ahead. */
+static int build_streams(world_t *w) {
+    const scenario_t *s = w->s;
+    const topology_t *t = w->t;
+    int fail = 0;
     w->st = xcalloc((size_t)t->ninst, sizeof *w->st, &fail);
     if (fail) return -1;
     for (int i = 0; i < t->ninst; i++) {
@@ -406,73 +396,103 @@ static int build(world_t *w, gsl_rng *master) {
         if (fail) return -1;
         st->inst[st->ninst++] = i;
     }
-    for (int k = 0; k < w->nstreams && !fail; k++) {
-        stream_t *st = &w->st[k];
-        /* Each stream its own generator, seeded in stream order: its orders do
-         * not depend on how the merge interleaves the streams. */
-        st->rng = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!st->rng) return -1;
-        gsl_rng_set(st->rng, gsl_rng_get(master));
-        st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
-        if (w->clairvoyant) {
-            st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
-            st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
-        }
-        if (w->S) {
-            st->shard_lanes = w->loader->shard_lanes(s, &st->shard_per_rank);
-            uint32_t streams =
-                st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
-            if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
-            st->buffered = s->loader.shuffle_buffer > 0;
-            if (st->buffered) {
-                /* the output order and the buffer's scratch */
-                int64_t B = s->loader.shuffle_buffer < w->n ? s->loader.shuffle_buffer : w->n;
-                st->out_order = xcalloc((size_t)w->n + (size_t)B + 1, sizeof *st->out_order, &fail);
-                if (fail) return -1;
-            }
-            if (st->shard_per_rank) st->prep.batch_worker = st->shards.batch_worker;
-        }
-        st->prep.s = s;
-        st->prep.job = &s->jobs[t->inst[st->inst[0]].job];
-        /* Coordinated jobs share one pipeline (scenario.c): the first's. */
-        st->decode_per_byte = scenario_job_prep_per_byte(s, st->prep.job);
-        st->prep_fixed = scenario_job_prep_s(s, st->prep.job, 0);
-        st->prep.ns = st->ns;
-        st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
-        st->prep.ranks = (int)st->G;
-        st->prep.ranks_per_server = st->gps;
-        st->prep.train_share = w->loader->train_share ? w->loader->train_share(st->prep.cores) : 1;
-        if (w->loader->init(&st->prep)) return -1;
-        st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
-        st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
-        st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
-        st->end_mem = xcalloc((size_t)st->ninst, sizeof *st->end_mem, &fail);
-        st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
-        st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
-        st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
-        st->train_s = xcalloc((size_t)st->ninst, sizeof *st->train_s, &fail);
-        st->g_full = xcalloc((size_t)st->ninst, sizeof *st->g_full, &fail);
-        st->g_last = xcalloc((size_t)st->ninst, sizeof *st->g_last, &fail);
-        st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
-        st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
-        st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
-        if (fail) return -1;
-        for (int64_t r = 0; r < st->G; r++)
-            st->rank_server[r] = (uint16_t)(r / st->gps);
-        int64_t rem = (int64_t)st->n_used % st->M;
-        for (int c = 0; c < st->ninst; c++) {
-            const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
-            st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
-            st->train_s[c] = jb->train_cpu_ms / 1e3;
-            st->g_full[c] = scenario_job_gpu_prep_s(s, jb, (double)jb->batch_per_gpu);
-            st->g_last[c] =
-                rem ? scenario_job_gpu_prep_s(s, jb, (double)((rem + st->G - 1) / st->G))
-                    : st->g_full[c];
-            st->t_last[c] = rem ? scenario_job_compute_s(s, jb, (double)((rem + st->G - 1) / st->G))
-                                : st->t_full[c];
-        }
-        start_epoch(w, st);
+    return 0;
+}
+
+/* Stream st's generator (seeded from master, in stream order), orders,
+ * shards, loader state and per-instance step times; its first epoch begun. */
+static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
+    const scenario_t *s = w->s;
+    const topology_t *t = w->t;
+    int fail = 0;
+    /* Each stream its own generator, seeded in stream order: its orders do
+     * not depend on how the merge interleaves the streams. */
+    st->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!st->rng) return -1;
+    gsl_rng_set(st->rng, gsl_rng_get(master));
+    st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
+    if (w->clairvoyant) {
+        st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
+        st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
     }
+    if (w->S) {
+        st->shard_lanes = w->loader->shard_lanes(s, &st->shard_per_rank);
+        uint32_t streams = st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
+        if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
+        st->buffered = s->loader.shuffle_buffer > 0;
+        if (st->buffered) {
+            /* the output order and the buffer's scratch */
+            int64_t B = s->loader.shuffle_buffer < w->n ? s->loader.shuffle_buffer : w->n;
+            st->out_order = xcalloc((size_t)w->n + (size_t)B + 1, sizeof *st->out_order, &fail);
+            if (fail) return -1;
+        }
+        if (st->shard_per_rank) st->prep.batch_worker = st->shards.batch_worker;
+    }
+    st->prep.s = s;
+    st->prep.job = &s->jobs[t->inst[st->inst[0]].job];
+    /* Coordinated jobs share one pipeline (scenario.c): the first's. */
+    st->decode_per_byte = scenario_job_prep_per_byte(s, st->prep.job);
+    st->prep_fixed = scenario_job_prep_s(s, st->prep.job, 0);
+    st->prep.ns = st->ns;
+    st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
+    st->prep.ranks = (int)st->G;
+    st->prep.ranks_per_server = st->gps;
+    st->prep.train_share = w->loader->train_share ? w->loader->train_share(st->prep.cores) : 1;
+    if (w->loader->init(&st->prep)) return -1;
+    st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
+    st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
+    st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
+    st->end_mem = xcalloc((size_t)st->ninst, sizeof *st->end_mem, &fail);
+    st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
+    st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
+    st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
+    st->train_s = xcalloc((size_t)st->ninst, sizeof *st->train_s, &fail);
+    st->g_full = xcalloc((size_t)st->ninst, sizeof *st->g_full, &fail);
+    st->g_last = xcalloc((size_t)st->ninst, sizeof *st->g_last, &fail);
+    st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
+    st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
+    st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
+    if (fail) return -1;
+    for (int64_t r = 0; r < st->G; r++)
+        st->rank_server[r] = (uint16_t)(r / st->gps);
+    int64_t rem = (int64_t)st->n_used % st->M;
+    for (int c = 0; c < st->ninst; c++) {
+        const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
+        st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
+        st->train_s[c] = jb->train_cpu_ms / 1e3;
+        st->g_full[c] = scenario_job_gpu_prep_s(s, jb, (double)jb->batch_per_gpu);
+        st->g_last[c] = rem ? scenario_job_gpu_prep_s(s, jb, (double)((rem + st->G - 1) / st->G))
+                            : st->g_full[c];
+        st->t_last[c] = rem ? scenario_job_compute_s(s, jb, (double)((rem + st->G - 1) / st->G))
+                            : st->t_full[c];
+    }
+    start_epoch(w, st);
+    return 0;
+}
+
+static int build(world_t *w, gsl_rng *master) {
+    const scenario_t *s = w->s;
+    int fail = 0;
+    w->n = (uint32_t)s->dataset.items;
+    w->nservers = (int)s->server.count;
+    if (s->sampling.servers_sampled > 0) {
+        if (server_sample_init(&w->smp, w->nservers, s->sampling.servers_sampled)) return -1;
+        w->lat = xcalloc((size_t)w->nservers * (size_t)s->epochs, sizeof *w->lat, &fail);
+        w->last_prep = xcalloc((size_t)w->nservers, sizeof *w->last_prep, &fail);
+        w->strag = xcalloc((size_t)s->epochs, sizeof *w->strag, &fail);
+        if (fail) return -1;
+    }
+    w->size = xcalloc(w->n, sizeof *w->size, &fail);
+    if (fail || perm_gen_init(&w->pg, w->n)) return -1;
+    draw_sizes(w, master);
+    w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
+    w->nic_lat = s->server.network.latency_us / 1e6;
+    w->clairvoyant = scenario_cache(s)->needs_future;
+    w->loader = scenario_loader(s);
+
+    if (build_servers(w) || build_streams(w)) return -1;
+    for (int k = 0; k < w->nstreams; k++)
+        if (build_stream(w, &w->st[k], master)) return -1;
     return 0;
 }
 
