@@ -232,6 +232,10 @@ static void test_kind_rows_spliced(void **state) {
         assert_true(i >= 1);
         assert_null(k->choice(i));
     }
+    /* The tier's policy key names every policy: usable ones and refused ones. */
+    const char *tier = rows[schema_find(SCOPE_SCENARIO, "server.tier.cache")].help;
+    for (int i = 0; kind_name(FAMILY_CACHE, i); i++)
+        assert_non_null(strstr(tier, kind_name(FAMILY_CACHE, i)));
     /* storage_fixed owns the three device keys. */
     assert_true(schema_find(SCOPE_SCENARIO, "server.storage.queue_depth") >= 0);
 }

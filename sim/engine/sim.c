@@ -317,27 +317,11 @@ static void start_epoch(world_t *w, stream_t *st) {
         st->t_gpu[c] = st->consumed[c] = st->g_prep[c] = 0;
 }
 
-static int build(world_t *w, gsl_rng *master) {
+/* Each server's cache (or the partitioned caches' owners; record shards
+ * cached whole, as entries of their own), storage and tier. */
+static int build_servers(world_t *w) {
     const scenario_t *s = w->s;
-    const topology_t *t = w->t;
     int fail = 0;
-    w->n = (uint32_t)s->dataset.items;
-    w->nservers = (int)s->server.count;
-    if (s->sampling.servers_sampled > 0) {
-        if (server_sample_init(&w->smp, w->nservers, s->sampling.servers_sampled)) return -1;
-        w->lat = xcalloc((size_t)w->nservers * (size_t)s->epochs, sizeof *w->lat, &fail);
-        w->last_prep = xcalloc((size_t)w->nservers, sizeof *w->last_prep, &fail);
-        w->strag = xcalloc((size_t)s->epochs, sizeof *w->strag, &fail);
-        if (fail) return -1;
-    }
-    w->size = xcalloc(w->n, sizeof *w->size, &fail);
-    if (fail || perm_gen_init(&w->pg, w->n)) return -1;
-    draw_sizes(w, master);
-    w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
-    w->nic_lat = s->server.network.latency_us / 1e6;
-    w->clairvoyant = scenario_cache(s)->needs_future;
-    w->loader = scenario_loader(s);
-
     int partitioned_dist = s->loader.dist_cache == DIST_SHARDED;
     w->cache = xcalloc((size_t)w->nservers, sizeof *w->cache, &fail);
     w->nic = xcalloc((size_t)w->nservers, sizeof *w->nic, &fail);
@@ -373,9 +357,15 @@ static int build(world_t *w, gsl_rng *master) {
         fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
     }
     if (!fail && s->server.tier.cache_gb > 0 && tier_init(w) != 0) fail = 1;
-    if (fail) return -1;
+    return fail ? -1 : 0;
+}
 
-    /* Streams: one per instance, or one per server group under coordinated prep. */
+/* Streams: one per instance, or one per server group under coordinated
+ * prep; the lead instance sets its batch sizes and the batches ahead. */
+static int build_streams(world_t *w) {
+    const scenario_t *s = w->s;
+    const topology_t *t = w->t;
+    int fail = 0;
     w->st = xcalloc((size_t)t->ninst, sizeof *w->st, &fail);
     if (fail) return -1;
     for (int i = 0; i < t->ninst; i++) {
@@ -410,77 +400,106 @@ static int build(world_t *w, gsl_rng *master) {
         if (fail) return -1;
         st->inst[st->ninst++] = i;
     }
-    for (int k = 0; k < w->nstreams && !fail; k++) {
-        stream_t *st = &w->st[k];
-        /* Each stream its own generator, seeded in stream order: its orders do
-         * not depend on how the merge interleaves the streams. */
-        st->rng = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!st->rng) return -1;
-        gsl_rng_set(st->rng, gsl_rng_get(master));
-        st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
-        if (w->clairvoyant) {
-            st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
-            st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
-        }
-        if (w->S) {
-            st->shard_lanes = w->loader->shard_lanes(s, &st->shard_per_rank);
-            uint32_t streams =
-                st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
-            if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
-            st->buffered = s->loader.shuffle_buffer > 0;
-            if (st->buffered) {
-                /* the output order and the buffer's scratch */
-                int64_t B = s->loader.shuffle_buffer < w->n ? s->loader.shuffle_buffer : w->n;
-                st->out_order = xcalloc((size_t)w->n + (size_t)B + 1, sizeof *st->out_order, &fail);
-                if (fail) return -1;
-            }
-            if (st->shard_per_rank) st->prep.batch_worker = st->shards.batch_worker;
-        }
-        st->prep.s = s;
-        st->prep.job = &s->jobs[t->inst[st->inst[0]].job];
-        /* Coordinated jobs share one pipeline (scenario.c): the first's. */
-        st->decode_per_byte = scenario_job_prep_per_byte(s, st->prep.job);
-        st->prep_fixed = scenario_job_prep_s(s, st->prep.job, 0);
-        st->prep.ns = st->ns;
-        st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
-        st->prep.ranks = (int)st->G;
-        st->prep.ranks_per_server = st->gps;
-        st->prep.train_share = w->loader->train_share ? w->loader->train_share(st->prep.cores) : 1;
-        if (w->loader->init(&st->prep)) return -1;
-        st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
-        st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
-        st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
-        st->end_mem = xcalloc((size_t)st->ninst, sizeof *st->end_mem, &fail);
-        st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
-        st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
-        st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
-        st->train_s = xcalloc((size_t)st->ninst, sizeof *st->train_s, &fail);
-        st->handoff_s = xcalloc((size_t)st->ninst, sizeof *st->handoff_s, &fail);
-        st->g_full = xcalloc((size_t)st->ninst, sizeof *st->g_full, &fail);
-        st->g_last = xcalloc((size_t)st->ninst, sizeof *st->g_last, &fail);
-        st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
-        st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
-        st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
-        if (fail) return -1;
-        for (int64_t r = 0; r < st->G; r++)
-            st->rank_server[r] = (uint16_t)(r / st->gps);
-        int64_t rem = (int64_t)st->n_used % st->M;
-        for (int c = 0; c < st->ninst; c++) {
-            const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
-            st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
-            st->handoff_s[c] = w->loader->handoff_s
-                                   ? w->loader->handoff_s(s, jb, st->ninst, st->ninst * st->gps)
-                                   : 0;
-            st->train_s[c] = jb->train_cpu_ms / 1e3 + st->handoff_s[c];
-            st->g_full[c] = scenario_job_gpu_prep_s(s, jb, (double)jb->batch_per_gpu);
-            st->g_last[c] =
-                rem ? scenario_job_gpu_prep_s(s, jb, (double)((rem + st->G - 1) / st->G))
-                    : st->g_full[c];
-            st->t_last[c] = rem ? scenario_job_compute_s(s, jb, (double)((rem + st->G - 1) / st->G))
-                                : st->t_full[c];
-        }
-        start_epoch(w, st);
+    return 0;
+}
+
+/* Stream st's generator (seeded from master, in stream order), orders,
+ * shards, loader state and per-instance step times; its first epoch begun. */
+static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
+    const scenario_t *s = w->s;
+    const topology_t *t = w->t;
+    int fail = 0;
+    /* Each stream its own generator, seeded in stream order: its orders do
+     * not depend on how the merge interleaves the streams. */
+    st->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!st->rng) return -1;
+    gsl_rng_set(st->rng, gsl_rng_get(master));
+    st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
+    if (w->clairvoyant) {
+        st->perm_next = xcalloc(w->n, sizeof *st->perm_next, &fail);
+        st->pos_next = xcalloc(w->n, sizeof *st->pos_next, &fail);
     }
+    if (w->S) {
+        st->shard_lanes = w->loader->shard_lanes(s, &st->shard_per_rank);
+        uint32_t streams = st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
+        if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
+        st->buffered = s->loader.shuffle_buffer > 0;
+        if (st->buffered) {
+            /* the output order and the buffer's scratch */
+            int64_t B = s->loader.shuffle_buffer < w->n ? s->loader.shuffle_buffer : w->n;
+            st->out_order = xcalloc((size_t)w->n + (size_t)B + 1, sizeof *st->out_order, &fail);
+            if (fail) return -1;
+        }
+        if (st->shard_per_rank) st->prep.batch_worker = st->shards.batch_worker;
+    }
+    st->prep.s = s;
+    st->prep.job = &s->jobs[t->inst[st->inst[0]].job];
+    /* Coordinated jobs share one pipeline (scenario.c): the first's. */
+    st->decode_per_byte = scenario_job_prep_per_byte(s, st->prep.job);
+    st->prep_fixed = scenario_job_prep_s(s, st->prep.job, 0);
+    st->prep.ns = st->ns;
+    st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
+    st->prep.ranks = (int)st->G;
+    st->prep.ranks_per_server = st->gps;
+    st->prep.train_share = w->loader->train_share ? w->loader->train_share(st->prep.cores) : 1;
+    if (w->loader->init(&st->prep)) return -1;
+    st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
+    st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
+    st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
+    st->end_mem = xcalloc((size_t)st->ninst, sizeof *st->end_mem, &fail);
+    st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
+    st->t_last = xcalloc((size_t)st->ninst, sizeof *st->t_last, &fail);
+    st->t_gpu = xcalloc((size_t)st->ninst, sizeof *st->t_gpu, &fail);
+    st->train_s = xcalloc((size_t)st->ninst, sizeof *st->train_s, &fail);
+    st->handoff_s = xcalloc((size_t)st->ninst, sizeof *st->handoff_s, &fail);
+    st->g_full = xcalloc((size_t)st->ninst, sizeof *st->g_full, &fail);
+    st->g_last = xcalloc((size_t)st->ninst, sizeof *st->g_last, &fail);
+    st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
+    st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
+    st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
+    if (fail) return -1;
+    for (int64_t r = 0; r < st->G; r++)
+        st->rank_server[r] = (uint16_t)(r / st->gps);
+    int64_t rem = (int64_t)st->n_used % st->M;
+    for (int c = 0; c < st->ninst; c++) {
+        const job_t *jb = &s->jobs[t->inst[st->inst[c]].job];
+        st->t_full[c] = scenario_job_compute_s(s, jb, (double)jb->batch_per_gpu);
+        st->handoff_s[c] =
+            w->loader->handoff_s ? w->loader->handoff_s(s, jb, st->ninst, st->ninst * st->gps) : 0;
+        st->train_s[c] = jb->train_cpu_ms / 1e3 + st->handoff_s[c];
+        st->g_full[c] = scenario_job_gpu_prep_s(s, jb, (double)jb->batch_per_gpu);
+        st->g_last[c] = rem ? scenario_job_gpu_prep_s(s, jb, (double)((rem + st->G - 1) / st->G))
+                            : st->g_full[c];
+        st->t_last[c] = rem ? scenario_job_compute_s(s, jb, (double)((rem + st->G - 1) / st->G))
+                            : st->t_full[c];
+    }
+    start_epoch(w, st);
+    return 0;
+}
+
+static int build(world_t *w, gsl_rng *master) {
+    const scenario_t *s = w->s;
+    int fail = 0;
+    w->n = (uint32_t)s->dataset.items;
+    w->nservers = (int)s->server.count;
+    if (s->sampling.servers_sampled > 0) {
+        if (server_sample_init(&w->smp, w->nservers, s->sampling.servers_sampled)) return -1;
+        w->lat = xcalloc((size_t)w->nservers * (size_t)s->epochs, sizeof *w->lat, &fail);
+        w->last_prep = xcalloc((size_t)w->nservers, sizeof *w->last_prep, &fail);
+        w->strag = xcalloc((size_t)s->epochs, sizeof *w->strag, &fail);
+        if (fail) return -1;
+    }
+    w->size = xcalloc(w->n, sizeof *w->size, &fail);
+    if (fail || perm_gen_init(&w->pg, w->n)) return -1;
+    draw_sizes(w, master);
+    w->nic_bw = s->server.network.gbit_s * 1e9 / 8;
+    w->nic_lat = s->server.network.latency_us / 1e6;
+    w->clairvoyant = scenario_cache(s)->needs_future;
+    w->loader = scenario_loader(s);
+
+    if (build_servers(w) || build_streams(w)) return -1;
+    for (int k = 0; k < w->nstreams; k++)
+        if (build_stream(w, &w->st[k], master)) return -1;
     return 0;
 }
 
@@ -793,6 +812,155 @@ static void observe_iteration(world_t *w, stream_t *st, int c, int64_t k, const 
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
                     double ready_mem);
 
+/* The batch's start: the loader told when it is issued and when its
+ * consumers went idle, and the batches staged ahead of it counted. */
+static void begin_batch(world_t *w, stream_t *st, double issue, double issue_mem) {
+    if (w->loader->begin_batch) {
+        double at[2] = {issue, issue_mem}, idle[2] = {0, 0};
+        for (int c = 0; c < st->ninst; c++) {
+            if (st->end[c] > idle[0]) idle[0] = st->end[c];
+            if (st->end_mem[c] > idle[1]) idle[1] = st->end_mem[c];
+        }
+        w->loader->begin_batch(&st->prep, st->epoch, st->batch, at, idle);
+    }
+    /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
+    int staged = 1;
+    for (int64_t j = 0; j < st->ahead; j++)
+        staged += st->started[j] > issue;
+    if (staged > st->staged_peak) st->staged_peak = staged;
+    if (w->obs) observe_batch(w, st, issue, staged);
+}
+
+/* The hot loop's helpers below are always inlined: the sums they add to
+ * are run_batch's locals (pointers into its frame), which inlining keeps in
+ * registers as when the code stood in the loop. */
+#define HOT static inline __attribute__((always_inline))
+
+/* Record shards: a shard is looked up and read whole when its first item
+ * comes (from the cache, the tier's device or storage); its items then
+ * arrive in turn from that one request. Returns when item x is here; m is
+ * the server's counters this epoch, counted when `count` (several servers). */
+HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double at, double bytes,
+                       storage_t *d, server_metrics_t *m, int count, double *hits,
+                       double *tier_hits, double *read_bytes, double *reqs) {
+    shards_t *sh = &st->shards;
+    const uint32_t S = w->S, h = x / S;
+    if (x == h * S) {
+        cache_t *c = &w->cache[server];
+        sh->hit[h] = (unsigned char)c->ops->access(c, h, CACHE_NEVER);
+        sh->cum[h] = 0;
+        if (sh->hit[h]) {
+            sh->first[h] = at;
+        } else if (w->tier_cache &&
+                   w->tier_cache[server].ops->access(&w->tier_cache[server], h, CACHE_NEVER)) {
+            /* From the tier's device, streamed as from storage. */
+            storage_t *td = &w->tier_dev[server];
+            double sb = w->shard_size[h];
+            sh->hit[h] = SHARD_FROM_TIER;
+            sh->span[h] = td->ops->service_s(w->tier_s, sb) - td->ops->service_s(w->tier_s, 0);
+            sh->first[h] = td->ops->read(td, at, sb, item_offset(w, x), &st->tier_io) - sh->span[h];
+        } else {
+            /* The read's own transfer, as the kind times it (ranged
+             * parts in parallel): the shard's bytes arrive over it. */
+            double sb = w->shard_size[h];
+            sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
+            sh->first[h] = d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
+            *read_bytes += sb;
+            (*reqs)++;
+            if (count) {
+                m->storage_reads++;
+                m->storage_read_bytes += sb;
+            }
+        }
+    }
+    if (sh->hit[h] == 1) {
+        (*hits)++;
+        if (count) m->local_hits++;
+        return at;
+    }
+    if (sh->hit[h] == SHARD_FROM_TIER) {
+        (*tier_hits)++;
+        if (count) m->tier_hits++;
+    }
+    sh->cum[h] += bytes;
+    double fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
+    return fetched < at ? at : fetched;
+}
+
+/* A loose item's source (fetch_local's src) added to the batch's sums, with
+ * weight wt (the servers a sampled one stands for), and to the server's
+ * counters m when `count`. */
+HOT void count_local(int src, double bytes, double wt, server_metrics_t *m, int count, double *hits,
+                     double *tier_hits, double *read_bytes) {
+    if (src == SIM_FROM_CACHE) {
+        *hits += wt;
+        if (count) m->local_hits++;
+    } else if (src == SIM_FROM_TIER) {
+        *tier_hits += wt;
+        if (count) m->tier_hits++;
+    } else {
+        *read_bytes += bytes * wt;
+        if (count) m->storage_reads++, m->storage_read_bytes += bytes;
+    }
+}
+
+/* The item's size, cache entry or owner are random accesses into arrays
+ * of N entries: start them early enough to hide the misses. at: the
+ * batch's order from the current item on, `left` items of it; rank_server
+ * NULL on one server; the far and near ranks of the items PREFETCH and
+ * PREFETCH_NEAR ahead. */
+HOT void prefetch_ahead(const uint32_t *at, int64_t left, const uint32_t *size,
+                        const uint16_t *owner, const cache_t *caches, int sized, int prefetch,
+                        const uint16_t *rank_server, int64_t rank_far, int64_t rank_near) {
+    if (PREFETCH < left) {
+        uint32_t ahead = at[PREFETCH];
+        if (!sized) __builtin_prefetch(&size[ahead]);
+        if (owner) __builtin_prefetch(&owner[ahead]);
+        if (prefetch) {
+            const cache_t *c = &caches[rank_server ? rank_server[rank_far] : 0];
+            if (c->ops) c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
+        }
+    }
+    if (prefetch && PREFETCH_NEAR < left) {
+        const cache_t *c = &caches[rank_server ? rank_server[rank_near] : 0];
+        if (c->ops) c->ops->prefetch(c, at[PREFETCH_NEAR], 1);
+    }
+}
+
+/* A stream on one server adds a batch's counts to its server's once
+ * (integers in doubles: exact sums): reqs the record shards' storage
+ * requests, or -1 for loose items, each miss one read of the batch's n. */
+static void count_server(server_metrics_t *m, double hits, double tier_hits, double read_bytes,
+                         double reqs, double n) {
+    m->local_hits += hits;
+    m->tier_hits += tier_hits;
+    m->storage_reads += reqs >= 0 ? reqs : n - hits - tier_hits;
+    m->storage_read_bytes += read_bytes;
+}
+
+/* The batch's end: ready once the loader says so (on both timelines), then
+ * consumed, or, behind a shuffle buffer of B items, output batch k leaves it
+ * once the reads have gone lag = ceil(B / M) slices further (the buffer
+ * refilled). */
+static void end_batch(world_t *w, stream_t *st, run_metrics_t *out, double issue, double ready,
+                      double ready_mem) {
+    ready = w->loader->batch_ready(&st->prep, 0, ready);
+    if (w->smp.weight) sample_straggle(w, st, issue, ready);
+    ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
+    int64_t slice = st->batch++;
+    if (!st->lag) {
+        consume(w, st, out, slice, ready, ready_mem);
+        return;
+    }
+    if (ready > st->buf_ready) st->buf_ready = ready;
+    if (ready_mem > st->buf_ready_mem) st->buf_ready_mem = ready_mem;
+    int64_t k0 = slice >= st->lag ? slice - st->lag : -1;
+    int64_t k1 = slice + 1 == st->nbatches ? st->nbatches - 1 : k0;
+    double r = st->buf_ready, rm = st->buf_ready_mem;
+    for (int64_t k = k0 < 0 ? 0 : k0; k <= k1 && k >= 0; k++)
+        consume(w, st, out, k, r, rm);
+}
+
 static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int64_t lo = st->batch * st->M;
     const int64_t n_used = st->n_used;
@@ -804,24 +972,11 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int last_epoch = st->epoch + 1 == w->s->epochs;
     prep_end_t (*const item)(prep_t *, int, int, double, double, double) = w->loader->item;
     double ready = issue, ready_mem = issue_mem;
-    if (w->loader->begin_batch) {
-        double at[2] = {issue, issue_mem}, idle[2] = {0, 0};
-        for (int c = 0; c < st->ninst; c++) {
-            if (st->end[c] > idle[0]) idle[0] = st->end[c];
-            if (st->end_mem[c] > idle[1]) idle[1] = st->end_mem[c];
-        }
-        w->loader->begin_batch(&st->prep, st->epoch, st->batch, at, idle);
-    }
+    begin_batch(w, st, issue, issue_mem);
     /* A loader whose workers read synchronously issues each read when its
      * previous item is done. */
     const double *const clock = st->prep.clock;
-    /* Batches prepared ahead when this one is issued: those not yet started by every consumer. */
-    int staged = 1;
-    for (int64_t j = 0; j < st->ahead; j++)
-        staged += st->started[j] > issue;
-    if (staged > st->staged_peak) st->staged_peak = staged;
     const sim_observer_t *const obs = w->obs;
-    if (obs) observe_batch(w, st, issue, staged);
     /* Rank of each position in the batch (lo is a multiple of G), kept by
      * counting: a division per item costs more than the rest of the lookup. */
     const int64_t G = st->G;
@@ -852,21 +1007,8 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const double hits0 = hits, read_bytes0 = read_bytes, tier_hits0 = tier_hits;
     const double *const weight = w->smp.weight;
     for (int64_t idx = lo; idx < hi; idx++) {
-        /* The item's size, cache entry or owner are random accesses into
-         * arrays of N entries: start them early enough to hide the misses. */
-        if (idx + PREFETCH < hi) {
-            uint32_t ahead = perm[idx + PREFETCH];
-            if (!sized) __builtin_prefetch(&size[ahead]);
-            if (partitioned) __builtin_prefetch(&w->owner[ahead]);
-            if (prefetch) {
-                const cache_t *c = &caches[ns > 1 ? rank_server[rank_far] : 0];
-                if (c->ops) c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
-            }
-        }
-        if (prefetch && idx + PREFETCH_NEAR < hi) {
-            const cache_t *c = &caches[ns > 1 ? rank_server[rank_near] : 0];
-            if (c->ops) c->ops->prefetch(c, perm[idx + PREFETCH_NEAR], 1);
-        }
+        prefetch_ahead(perm + idx, hi - idx, size, w->owner, caches, sized, prefetch,
+                       ns > 1 ? rank_server : NULL, rank_far, rank_near);
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
         const int r = (int)rank;
@@ -885,70 +1027,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + first, x, at, d, &hits, &read_bytes);
         } else if (S) {
-            /* A shard is looked up and read whole when its first item comes;
-             * its items then arrive in turn from that one request. */
-            shards_t *sh = &st->shards;
-            uint32_t h = x / S;
-            if (x == h * S) {
-                cache_t *c = &w->cache[server];
-                sh->hit[h] = (unsigned char)c->ops->access(c, h, CACHE_NEVER);
-                sh->cum[h] = 0;
-                if (sh->hit[h]) {
-                    sh->first[h] = at;
-                } else if (w->tier_cache && w->tier_cache[server].ops->access(
-                                                &w->tier_cache[server], h, CACHE_NEVER)) {
-                    /* From the tier's device, streamed as from storage. */
-                    storage_t *td = &w->tier_dev[server];
-                    double sb = w->shard_size[h];
-                    sh->hit[h] = SHARD_FROM_TIER;
-                    sh->span[h] =
-                        td->ops->service_s(w->tier_s, sb) - td->ops->service_s(w->tier_s, 0);
-                    sh->first[h] =
-                        td->ops->read(td, at, sb, item_offset(w, x), &st->tier_io) - sh->span[h];
-                } else {
-                    /* The read's own transfer, as the kind times it (ranged
-                     * parts in parallel): the shard's bytes arrive over it. */
-                    double sb = w->shard_size[h];
-                    sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
-                    sh->first[h] =
-                        d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
-                    read_bytes += sb;
-                    reqs++;
-                    if (ns > 1) {
-                        srv_here[sv * epochs].storage_reads++;
-                        srv_here[sv * epochs].storage_read_bytes += sb;
-                    }
-                }
-            }
-            if (sh->hit[h] == 1) {
-                hits++;
-                if (ns > 1) srv_here[sv * epochs].local_hits++;
-                fetched = at;
-            } else {
-                if (sh->hit[h] == SHARD_FROM_TIER) {
-                    tier_hits++;
-                    if (ns > 1) srv_here[sv * epochs].tier_hits++;
-                }
-                sh->cum[h] += bytes;
-                fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
-                if (fetched < at) fetched = at;
-            }
+            fetched = fetch_shard(w, st, x, server, at, bytes, d, &srv_here[sv * epochs], ns > 1,
+                                  &hits, &tier_hits, &read_bytes, &reqs);
         } else {
             uint64_t next_use =
                 w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
             int src;
             fetched = fetch_local(w, st, server, x, next_use, at, bytes, wt, &src);
-            server_metrics_t *m = &srv_here[sv * epochs];
-            if (src == SIM_FROM_CACHE) {
-                hits += wt;
-                if (ns > 1) m->local_hits++;
-            } else if (src == SIM_FROM_TIER) {
-                tier_hits += wt;
-                if (ns > 1) m->tier_hits++;
-            } else {
-                read_bytes += bytes * wt;
-                if (ns > 1) m->storage_reads++, m->storage_read_bytes += bytes;
-            }
+            count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &hits, &tier_hits,
+                        &read_bytes);
         }
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > ready) ready = end.t;
@@ -962,36 +1049,15 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (obs)
             observe_item(w, st, x, sv, r, at, fetched, end.t, prep, hits, tier_hits, read_bytes);
     }
-    if (ns == 1 && !partitioned) {
-        double batch_hits = hits - hits0, batch_bytes = read_bytes - read_bytes0;
-        double batch_tier = tier_hits - tier_hits0;
-        srv_here->local_hits += batch_hits;
-        srv_here->tier_hits += batch_tier;
-        srv_here->storage_reads += S ? reqs : (double)(hi - lo) - batch_hits - batch_tier;
-        srv_here->storage_read_bytes += batch_bytes;
-    }
+    if (ns == 1 && !partitioned)
+        count_server(srv_here, hits - hits0, tier_hits - tier_hits0, read_bytes - read_bytes0,
+                     S ? reqs : -1, (double)(hi - lo));
     st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
     st->tier_hits = tier_hits;
     if (S && !st->buffered)
         st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
     st->prepped = prepped;
-    ready = w->loader->batch_ready(&st->prep, 0, ready);
-    if (weight) sample_straggle(w, st, issue, ready);
-    ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
-    int64_t slice = st->batch++;
-    if (!st->lag) {
-        consume(w, st, out, slice, ready, ready_mem);
-        return;
-    }
-    /* A shuffle buffer of B items: output batch k leaves it once the reads
-     * have gone lag = ceil(B / M) slices further (the buffer refilled). */
-    if (ready > st->buf_ready) st->buf_ready = ready;
-    if (ready_mem > st->buf_ready_mem) st->buf_ready_mem = ready_mem;
-    int64_t k0 = slice >= st->lag ? slice - st->lag : -1;
-    int64_t k1 = slice + 1 == st->nbatches ? st->nbatches - 1 : k0;
-    double r = st->buf_ready, rm = st->buf_ready_mem;
-    for (int64_t k = k0 < 0 ? 0 : k0; k <= k1 && k >= 0; k++)
-        consume(w, st, out, k, r, rm);
+    end_batch(w, st, out, issue, ready, ready_mem);
 }
 
 /* Each rank's training process spends dur seconds of CPU beside its GPU's

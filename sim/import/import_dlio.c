@@ -67,58 +67,65 @@ static void clean_name(char *out, size_t n, const char *in) {
     if (!k) snprintf(out, n, "dlio");
 }
 
-int import_dlio(const char *path, const import_dlio_opts_t *o, FILE *out) {
-    assign_list_t a = {0};
-    int rc = scenario_flat_load(path, path, &a);
-    if (rc) {
-        assign_list_free(&a);
-        return rc;
-    }
-    workload_t w = {&a, path, 0};
-    double files, per_file, len, sd = 0, resize = 0, batch, threads, compute, epochs, pre = 0,
-                                 prefetch = 0;
-    const char *k_len = NULL, *k_sd = NULL, *k_resize = NULL, *k_epochs = NULL, *k_pre = NULL,
-               *k_prefetch = NULL, *k_compute = NULL, *k_files = NULL;
-    number(&w, NAMES("dataset.num_files_train"), 0, 1, -1, &files, &k_files);
-    number(&w, NAMES("dataset.num_samples_per_file"), 0, 1, 1, &per_file, NULL);
-    number(&w, NAMES("dataset.record_length", "dataset.record_length_bytes"), 0, 1, -1, &len,
-           &k_len);
-    number(&w,
+/* What the scenario is written from: DLIO's values and the keys they came
+ * under (NULL: absent). */
+typedef struct {
+    double files, per_file, len, sd, resize, batch, threads, compute, epochs, pre, prefetch;
+    const char *k_len, *k_sd, *k_resize, *k_epochs, *k_pre, *k_prefetch, *k_compute, *k_files;
+    const char *k_loader;
+    const assign_t *loader, *model, *format;
+} dlio_t;
+
+/* DLIO's values into d; w->errors counts what is wrong. */
+static void read_workload(workload_t *w, const char *path, dlio_t *d) {
+    number(w, NAMES("dataset.num_files_train"), 0, 1, -1, &d->files, &d->k_files);
+    number(w, NAMES("dataset.num_samples_per_file"), 0, 1, 1, &d->per_file, NULL);
+    number(w, NAMES("dataset.record_length", "dataset.record_length_bytes"), 0, 1, -1, &d->len,
+           &d->k_len);
+    number(w,
            NAMES("dataset.record_length_stdev", "dataset.record_length_std",
                  "dataset.record_length_bytes_stdev"),
-           0, 0, 0, &sd, &k_sd);
-    number(&w, NAMES("dataset.record_length_resize", "dataset.record_length_bytes_resize"), 0, 1, 0,
-           &resize, &k_resize);
-    number(&w, NAMES("reader.batch_size"), 0, 1, -1, &batch, NULL);
-    number(&w, NAMES("reader.read_threads"), 0, 0, 1, &threads, NULL);
-    number(&w, NAMES("reader.prefetch_size"), 0, 0, 0, &prefetch, &k_prefetch);
-    number(&w, NAMES("reader.preprocess_time", "reader.preprocess_time.mean"), 0, 0, 0, &pre,
-           &k_pre);
-    number(&w, NAMES("train.computation_time", "train.computation_time.mean"), 0, 0, -1, &compute,
-           &k_compute);
-    number(&w, NAMES("train.epochs", "train.epoch"), 0, 1, 1, &epochs, &k_epochs);
-    double items = files * per_file;
-    if (!w.errors && (items > 4e9 || batch != floor(batch) || epochs != floor(epochs) ||
-                      files != floor(files) || per_file != floor(per_file) ||
-                      threads != floor(threads) || epochs > 1000 || threads > 4096)) {
+           0, 0, 0, &d->sd, &d->k_sd);
+    number(w, NAMES("dataset.record_length_resize", "dataset.record_length_bytes_resize"), 0, 1, 0,
+           &d->resize, &d->k_resize);
+    number(w, NAMES("reader.batch_size"), 0, 1, -1, &d->batch, NULL);
+    number(w, NAMES("reader.read_threads"), 0, 0, 1, &d->threads, NULL);
+    number(w, NAMES("reader.prefetch_size"), 0, 0, 0, &d->prefetch, &d->k_prefetch);
+    number(w, NAMES("reader.preprocess_time", "reader.preprocess_time.mean"), 0, 0, 0, &d->pre,
+           &d->k_pre);
+    number(w, NAMES("train.computation_time", "train.computation_time.mean"), 0, 0, -1, &d->compute,
+           &d->k_compute);
+    number(w, NAMES("train.epochs", "train.epoch"), 0, 1, 1, &d->epochs, &d->k_epochs);
+    double items = d->files * d->per_file;
+    if (!w->errors &&
+        (items > 4e9 || d->batch != floor(d->batch) || d->epochs != floor(d->epochs) ||
+         d->files != floor(d->files) || d->per_file != floor(d->per_file) ||
+         d->threads != floor(d->threads) || d->epochs > 1000 || d->threads > 4096)) {
         src_pos_t top = {path, 1, 1};
         diag_error(top,
                    "DLIO workload: counts must be whole numbers within stallsim's bounds "
                    "(%.0f samples of at most 4e9; epochs at most 1000; read_threads at most "
                    "4096)",
                    items);
-        w.errors++;
+        w->errors++;
     }
-    const char *k_loader = NULL;
-    const assign_t *loader = find(&w, NAMES("reader.data_loader"), &k_loader);
-    const assign_t *model = find(&w, NAMES("model.name", "model"), NULL);
-    const assign_t *format = find(&w, NAMES("dataset.format"), NULL);
-    int torch = !loader || strstr(loader->value, "pytorch") != NULL;
-    if (w.errors) {
-        assign_list_free(&a);
-        return EXIT_INPUT;
-    }
+    d->loader = find(w, NAMES("reader.data_loader"), &d->k_loader);
+    d->model = find(w, NAMES("model.name", "model"), NULL);
+    d->format = find(w, NAMES("dataset.format"), NULL);
+}
 
+/* The scenario, each value commented with the DLIO key it comes from. */
+static void write_scenario(FILE *out, const char *path, const import_dlio_opts_t *o,
+                           const dlio_t *d) {
+    const double files = d->files, per_file = d->per_file, len = d->len, sd = d->sd;
+    const double resize = d->resize, batch = d->batch, threads = d->threads;
+    const double compute = d->compute, epochs = d->epochs, pre = d->pre, prefetch = d->prefetch;
+    const char *k_len = d->k_len, *k_sd = d->k_sd, *k_resize = d->k_resize;
+    const char *k_epochs = d->k_epochs, *k_pre = d->k_pre, *k_prefetch = d->k_prefetch;
+    const char *k_compute = d->k_compute;
+    const assign_t *loader = d->loader, *model = d->model, *format = d->format;
+    const double items = files * per_file;
+    const int torch = !loader || strstr(loader->value, "pytorch") != NULL;
     char name[64];
     clean_name(name, sizeof name, model && model->is_scalar ? model->value : NULL);
     int acc = o->accelerators, hosts = o->hosts, th = (int)threads;
@@ -196,6 +203,23 @@ int import_dlio(const char *path, const import_dlio_opts_t *o, FILE *out) {
                 "# dataset.format %s: the format's own decode is not modelled (DLIO's "
                 "is not either).\n",
                 format->value);
+}
+
+int import_dlio(const char *path, const import_dlio_opts_t *o, FILE *out) {
+    assign_list_t a = {0};
+    int rc = scenario_flat_load(path, path, &a);
+    if (rc) {
+        assign_list_free(&a);
+        return rc;
+    }
+    workload_t w = {&a, path, 0};
+    dlio_t d = {.sd = 0, .resize = 0, .pre = 0, .prefetch = 0};
+    read_workload(&w, path, &d);
+    if (w.errors) {
+        assign_list_free(&a);
+        return EXIT_INPUT;
+    }
+    write_scenario(out, path, o, &d);
     assign_list_free(&a);
     return 0;
 }

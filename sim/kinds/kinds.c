@@ -37,6 +37,20 @@ const cache_ops_t *scenario_cache(const scenario_t *s) {
     return cache_kind(s->loader.cache);
 }
 
+void cache_kinds_list(char *buf, size_t n, int needs_future, const char *last) {
+    int k = 0, m = 0;
+    for (int i = 0; i < NCACHES; i++)
+        m += !caches[i]->needs_future == !needs_future;
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < NCACHES && used < n; i++) {
+        if (!caches[i]->needs_future != !needs_future) continue;
+        const char *sep = k == 0 ? "" : k == m - 1 ? last : ", ";
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", sep, caches[i]->name);
+        k++;
+    }
+}
+
 static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch, &loader_threads};
 #define NLOADERS ((int)(sizeof loaders / sizeof loaders[0]))
 
@@ -266,11 +280,13 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
     }
     if (c->check && c->check(s, t)) rc = EXIT_INPUT;
     if (s->dataset.shard_items > 1 && (c->needs_future || s->loader.dist_cache == DIST_SHARDED)) {
+        char what[64], use[256];
+        snprintf(what, sizeof what, "loader.cache: %s", c->name);
+        cache_kinds_list(use, sizeof use, 0, " or ");
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "dataset.shard_items")],
                    "dataset.shard_items: record shards are cached whole by the servers' own "
-                   "caches; %s is not modelled with them (use lru, linux, minio, fifo or none, "
-                   "and loader.dist_cache: local)",
-                   c->needs_future ? "loader.cache: belady" : "loader.dist_cache: partitioned");
+                   "caches; %s is not modelled with them (use %s, and loader.dist_cache: local)",
+                   c->needs_future ? what : "loader.dist_cache: partitioned", use);
         rc = EXIT_INPUT;
     }
     if (foreign_keys(s, FAMILY_STORAGE, s->server.storage.kind, "server.storage.kind"))

@@ -23,6 +23,10 @@ const cache_ops_t *cache_kind(int i);
 int cache_kind_find(const char *name);
 /* The policy of a built scenario. */
 const cache_ops_t *scenario_cache(const scenario_t *s);
+/* The names of the policies that need the future (needs_future) or not, in
+ * the registry's order, joined by ", " and the last by `last` (" or "), into
+ * buf: what a message lists, so a new policy is named where it may be used. */
+void cache_kinds_list(char *buf, size_t n, int needs_future, const char *last);
 
 /* The checks that need the registry and the topology: every kind's own
  * check, and rules across kinds. 0, or EXIT_INPUT after the errors. Call

@@ -2,6 +2,8 @@
 #include "tier.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +17,9 @@ static const char *tier_cache_choice(int i) {
 }
 
 /* clang-format off */
-static const key_def_t keys[] = {
+static key_def_t keys[] = {
     {"server.tier.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, SCN_FIELD(server.tier.cache_gb), "a local cache device per server in front of storage (an NVMe cache before an object store): GB of items it holds; a DRAM miss looks here before storage (0 = no tier)"},
-    {"server.tier.cache", KT_ENUM, "", "lru", 0, 0, 0, tier_cache_choice, SCN_FIELD(server.tier.cache), "the tier's policy over the DRAM cache's misses: lru, fifo, linux, minio, none (belady is refused)"},
+    {"server.tier.cache", KT_ENUM, "", "lru", 0, 0, 0, tier_cache_choice, SCN_FIELD(server.tier.cache), NULL /* tier_help */},
     {"server.tier.read_mb_s", KT_REAL, "MB/s", "3000", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.tier.read_mb_s), "the tier device's read bandwidth (as server.storage.kind: fixed)"},
     {"server.tier.latency_ms", KT_REAL, "ms", "0.08", 0, 1e6, 0, NULL, SCN_FIELD(server.tier.latency_ms), "the tier device's per-request latency"},
     {"server.tier.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.tier.read_iops), "the tier device's read requests per second at most (0 = no limit)"},
@@ -26,7 +28,24 @@ static const key_def_t keys[] = {
 /* clang-format on */
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
+/* server.tier.cache's help lists the registry's policies, those that need
+ * the future as refused, so a new policy is listed where it may be chosen. */
+static char cache_help[512];
+static pthread_once_t help_once = PTHREAD_ONCE_INIT;
+
+static void tier_help(void) {
+    char use[256], refused[128];
+    cache_kinds_list(use, sizeof use, 0, ", ");
+    cache_kinds_list(refused, sizeof refused, 1, " or ");
+    int n = snprintf(cache_help, sizeof cache_help,
+                     "the tier's policy over the DRAM cache's misses: %s", use);
+    if (refused[0])
+        snprintf(cache_help + n, sizeof cache_help - (size_t)n, " (%s is refused)", refused);
+    keys[1].help = cache_help;
+}
+
 const key_def_t *tier_keys(int *n) {
+    pthread_once(&help_once, tier_help);
     *n = NKEYS;
     return keys;
 }
@@ -69,10 +88,12 @@ int tier_check(const scenario_t *s) {
     }
     const cache_ops_t *tc = cache_kind(s->server.tier.cache);
     if (tc->needs_future) {
+        char use[256];
+        cache_kinds_list(use, sizeof use, 0, " or ");
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.tier.cache")],
                    "server.tier.cache: %s needs the future of the tier's own access stream, "
-                   "which stallsim does not build: use lru, linux, minio, fifo or none",
-                   tc->name);
+                   "which stallsim does not build: use %s",
+                   tc->name, use);
         bad = 1;
     }
     if (s->loader.dist_cache == DIST_SHARDED) {

@@ -475,7 +475,9 @@ static int check_items_per_gpu(const scenario_t *s, const scenario_doc_t *doc) {
     return errors;
 }
 
-static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
+/* The data's rules: items and shards the simulator can hold, and the
+ * memory-bandwidth bound's two keys together. Returns the errors. */
+static int check_data(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
     /* The simulator holds item sizes below 4 GB: a size distribution whose
      * tail reaches past that would be clamped there, and the simulator would
@@ -517,6 +519,12 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
                    alone_bw ? mb : bw, alone_bw ? mb : bw);
         errors++;
     }
+    return errors;
+}
+
+/* The jobs' rules against the cluster and the loader's prep. */
+static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = check_data(s, doc);
     int64_t gpus_used = 0, instances = 0, pinned_cpus = 0;
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];
