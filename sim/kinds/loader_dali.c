@@ -10,7 +10,8 @@
  *   #587). Here a batch's samples are taken by the rank's threads in turn,
  *   each holding one of its server's cores (the CPU calendar, calendar.h,
  *   that every pipeline and training process on the server shares, as the
- *   pytorch kind's processes do); a batch's CPU stage starts when the
+ *   pytorch kind's processes do; several jobs on a server each have their
+ *   share of its cores, as under every kind); a batch's CPU stage starts when the
  *   previous one's has ended (the executor runs a stage iteration by
  *   iteration). The samples' operators are one task per sample: DALI runs
  *   operator after operator with the pool between them, which is the same
