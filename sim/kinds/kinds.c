@@ -11,7 +11,7 @@
 
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady, cache_linux;
 extern const storage_ops_t storage_fixed, storage_object, storage_hdd, storage_ssd;
-extern const loader_ops_t loader_pool, loader_pytorch, loader_threads;
+extern const loader_ops_t loader_pool, loader_pytorch, loader_threads, loader_dali;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
@@ -51,7 +51,8 @@ void cache_kinds_list(char *buf, size_t n, int needs_future, const char *last) {
     }
 }
 
-static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch, &loader_threads};
+static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch, &loader_threads,
+                                              &loader_dali};
 #define NLOADERS ((int)(sizeof loaders / sizeof loaders[0]))
 
 const loader_ops_t *scenario_loader(const scenario_t *s) {
@@ -69,7 +70,6 @@ int64_t loader_sync_readers(const scenario_t *s) {
 }
 
 int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m) {
-    (void)j;
     int64_t B = s->loader.shuffle_buffer < n ? s->loader.shuffle_buffer : n;
     if (B <= 0) return 0;
     int per_rank = 0;
@@ -80,6 +80,11 @@ int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int
      * reads move earlier but its busy time does not: the buffer changes the
      * mix, not the time. tf.data's and DALI's fill B before the first. */
     if (per_rank) return 0;
+    const loader_ops_t *l = scenario_loader(s);
+    if (l->buffer_items) {
+        B = l->buffer_items(s, j, B);
+        if (B > n) B = n;
+    }
     return (B + m - 1) / m;
 }
 

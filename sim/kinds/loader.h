@@ -149,6 +149,15 @@ typedef struct {
      * processes' own pages); with note, says what it is in the kind's keys. */
     double (*proc_bytes)(const scenario_t *s, const job_t *j, char *note, size_t n);
 
+    /* Optional: bytes of GPU memory one training process's loader holds on
+     * its GPU at its peak (buffers of its GPU operators, its GPU-side
+     * prefetch queue); none without. With note, says what it is. */
+    double (*gpu_bytes)(const scenario_t *s, const job_t *j, char *note, size_t n);
+    /* Optional: items the stream's shuffle buffers hold together when each
+     * is loader.shuffle_buffer = B items (default B: one for the stream;
+     * DALI: one in each rank's pipeline). */
+    int64_t (*buffer_items)(const scenario_t *s, const job_t *j, int64_t B);
+
     /* Optional: the kind's own knob a user turns (the DataLoader's
      * num_workers), for "what to change" and advise (model/knob.h runs the
      * model over it): its key, the values worth trying for s (ascending, at

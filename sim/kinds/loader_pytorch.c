@@ -370,9 +370,10 @@ static int torch_check(const scenario_t *s) {
      * a DataLoader's forked workers cannot use CUDA, and a decode in the
      * training process is not what this kind replays. */
     if (s->prep.decode == DECODE_GPU) {
-        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "prep.decode")],
-                   "prep.decode: gpu is DALI's mixed decoder (loader.kind: pool); loader.kind: "
-                   "pytorch decodes in its workers on the CPU (use prep.decode: cpu)");
+        diag_error(
+            s->origin[schema_find(SCOPE_SCENARIO, "prep.decode")],
+            "prep.decode: gpu is DALI's mixed decoder (loader.kind: dali or pool); loader.kind: "
+            "pytorch decodes in its workers on the CPU (use prep.decode: cpu)");
         bad = 1;
     }
     double k[OVERSUB_MAX], e[OVERSUB_MAX];

@@ -274,7 +274,7 @@ static int thr_check(const scenario_t *s) {
                   "reads through each server's own cache (use local)");
     bad |= refuse(s, "prep.decode", s->prep.decode == DECODE_GPU,
                   "decodes in its threads on the CPU (use prep.decode: cpu; DALI's mixed "
-                  "decoder is loader.kind: pool)");
+                  "decoder is loader.kind: dali or pool)");
     bad |= refuse(s, "dataset.shard_items", s->dataset.shard_items > 1,
                   "reads loose items (record shards are not modelled for it yet: use "
                   "loader.kind: pool or pytorch)");

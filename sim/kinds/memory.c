@@ -78,7 +78,11 @@ memory_server_t memory_server(const scenario_t *s, const topology_t *t, int v) {
         const instance_t *in = &t->inst[i];
         if (v < in->first_server || v >= in->first_server + in->nservers) continue;
         const job_t *j = &s->jobs[in->job];
-        const double g = j->gpu_mem_gb * 1e9 + scenario_job_gpu_input_bytes(s, j);
+        /* The loader's own GPU buffers where it says (DALI's queues), else
+         * the prepared batches the training process keeps on the GPU. */
+        const loader_ops_t *l = scenario_loader(s);
+        const double g = j->gpu_mem_gb * 1e9 + (l->gpu_bytes ? l->gpu_bytes(s, j, NULL, 0)
+                                                             : scenario_job_gpu_input_bytes(s, j));
         if (g > m.gpu) m.gpu = g;
     }
     return m;

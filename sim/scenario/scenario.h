@@ -200,6 +200,14 @@ typedef struct {
             double gil_transform_share;
             double collate_ms_per_item;
         } threads;
+        struct { /* loader.kind: dali (loader_dali.c owns these keys) */
+            int64_t num_threads;
+            int64_t prefetch_queue_depth;
+            int64_t cpu_queue_depth; /* with gpu_queue_depth: separated queues; 0 = uniform */
+            int64_t gpu_queue_depth;
+            int64_t reader_threads;
+            int64_t reader_queue_depth;
+        } dali;
     } loader;
     struct { /* USD; 0 = not charged (no built-in prices) */
         double get_per_1000;

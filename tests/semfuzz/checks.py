@@ -110,7 +110,7 @@ class View:
     def object_conns(self):
         """GETs in flight on one server at most, as the keys' help says
         (pool: its reader threads; pytorch: one per worker of each GPU; threads:
-        one per thread of each GPU), or
+        one per thread of each GPU; dali: its reader threads of each GPU), or
         None with ranged GETs (parts take connections of their own)."""
         if self.get("server.storage.range_mb") > 0:
             return None
@@ -118,6 +118,8 @@ class View:
             per = max(1, self.get("loader.num_workers")) * self["server.gpus"]
         elif self.get("loader.kind") == "threads":
             per = self.get("loader.threads", 8) * self["server.gpus"]
+        elif self.get("loader.kind") == "dali":
+            per = self.get("loader.reader_threads", 1) * self["server.gpus"]
         else:
             per = self.get("server.storage.reader_threads", 16)
             cpp = self.get("server.storage.connections_per_process")

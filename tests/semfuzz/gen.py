@@ -193,8 +193,8 @@ class _Gen:
 
     def loader(self):
         r = self.r
-        # the threads kind reads loose items only (record shards refused)
-        kind = r.choice(["pool", "pool", "pytorch"] + ([] if self.shards else ["threads"]))
+        # the threads and dali kinds read loose items only (record shards refused)
+        kind = r.choice(["pool", "pool", "pytorch"] + ([] if self.shards else ["threads", "dali"]))
         self.loader_kind = kind
         self.set("loader.kind", kind)
         self.maybe(0.85, "loader.cache", lambda: r.choice(["none", "lru", "lru", "minio", "minio",
@@ -218,6 +218,18 @@ class _Gen:
             self.maybe(0.5, "loader.gil_decode_share", lambda: _r(r.uniform(0, 1), 2))
             self.maybe(0.5, "loader.gil_transform_share", lambda: _r(r.uniform(0, 1), 2))
             self.maybe(0.3, "loader.threads_collate_ms_per_item", lambda: _r(r.uniform(0, 0.3)))
+        elif kind == "dali":
+            self.maybe(0.8, "loader.num_threads", lambda: r.choice([1, 2, 3, 4, 8, 16]))
+            if r.random() < 0.3:
+                self.set("loader.cpu_queue_depth", r.choice([1, 2, 4]))
+                self.set("loader.gpu_queue_depth", r.choice([1, 2, 4]))
+            else:
+                self.maybe(0.4, "loader.prefetch_queue_depth", lambda: r.choice([1, 2, 4, 8]))
+            self.maybe(0.4, "loader.reader_threads", lambda: r.choice([1, 2, 4]))
+            self.maybe(0.3, "loader.reader_queue_depth", lambda: r.choice([1, 2, 4]))
+            # DALI's mixed decoder: the hybrid nvJPEG backend on the training GPU
+            if r.random() < 0.4 and "server.tier.cache_gb" not in self.top and self.gpus > 1:
+                self.decode_gpu()
         else:
             self.maybe(0.8, "loader.num_workers", lambda: r.choice([0, 1, 2, 4, 8]))
             self.maybe(0.3, "loader.prefetch_factor", lambda: r.choice([1, 2, 4]))
@@ -288,8 +300,9 @@ class _Gen:
                 job["gpu_items_per_s"] = _r(_lu(r, 30, 6000))
             else:
                 job["compute_s_per_batch"] = _r(job["batch_per_gpu"] / _lu(r, 30, 6000))
-            if self.loader_kind in ("pool", "threads"):
-                if r.random() < 0.3:
+            if self.loader_kind in ("pool", "threads", "dali"):
+                # dali's depth is its own key (loader.prefetch_queue_depth)
+                if r.random() < 0.3 and self.loader_kind != "dali":
                     job["prefetch_batches"] = r.choice([1, 2, 4, 8])
                 # the training process's CPU an iteration, from a tenth of the
                 # GPU's compute to past it (a Python-bound loop); the pytorch
