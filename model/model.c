@@ -149,286 +149,381 @@ static double net_lockstep_factor(double M, int ns, double h, double cv) {
     return 1 + excess / mu;
 }
 
-static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
-                     run_metrics_t *out, int first) {
-    const double N = (double)s->dataset.items;
-    const double mean = scenario_item_bytes_mean(s);
-    const double D = scenario_dataset_bytes(s);
-    const double C = memory_cache_bytes(s, t);
-    const int dist = s->loader.dist_cache == DIST_SHARDED;
-    const storage_ops_t *storage = scenario_storage(s);
+/* What every instance of a run shares: the cluster's figures, computed once. */
+typedef struct {
+    const scenario_t *s;
+    const topology_t *t;
+    double N, mean, D, C, C2;
+    int dist, tier, servers_used, units;
+    const storage_ops_t *storage, *tier_dev;
+    scenario_t ts; /* the tier's device as a scenario (set when tier) */
+    int per_server[SCN_MAX_SERVERS];
+} run_ctx_t;
+
+/* One instance's figures, the same every epoch. */
+typedef struct {
+    int i, ns, nc, me, latency_bound, shard_guess, k, exact_share;
+    const instance_t *in;
+    const job_t *jb;
+    const loader_ops_t *loader;
+    double G, b, M, tprep, n_used, nb_full, rem, Du, t_batch, t_last, t_gpu, gpu_prep;
+    double share, train_item, eff_cpus, r_prep, S, req, B, buf_lag, cap, cap_inst, nic;
+    double p, f, f2, tier_cap, staged;
+    int64_t ahead;
+    double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES]; /* the consumers' batch times */
+} inst_ctx_t;
+
+/* One epoch's hits: the epoch's rates and their profile along its order. */
+typedef struct {
+    int exact;
+    double h, th, share_remote, remote, miss, net_f, net_lat;
+    double hu[FLUID_STEPS], tu[FLUID_STEPS];
+} epoch_hits_t;
+
+static void run_setup(run_ctx_t *r, const scenario_t *s, const topology_t *t) {
+    r->s = s;
+    r->t = t;
+    r->N = (double)s->dataset.items;
+    r->mean = scenario_item_bytes_mean(s);
+    r->D = scenario_dataset_bytes(s);
+    r->C = memory_cache_bytes(s, t);
+    r->dist = s->loader.dist_cache == DIST_SHARDED;
+    r->storage = scenario_storage(s);
     /* The tier (server.tier): a second cache over the DRAM cache's misses on
      * each server's own device. Its items are those a cache of the tier's
      * size would hold beyond the DRAM cache's: the two levels' hit rate as
      * one cache of the larger size, marked approximate (the tier sees only
      * the misses, so its recency differs). */
-    const int tier = s->server.tier.cache_gb > 0;
-    scenario_t ts;
-    if (tier) tier_scenario(&ts, s);
-    const storage_ops_t *tier_dev = tier ? scenario_storage(&ts) : NULL;
-    const double C2 = tier ? s->server.tier.cache_gb * 1e9 : 0;
-    int servers_used = 0;
+    r->tier = s->server.tier.cache_gb > 0;
+    if (r->tier) tier_scenario(&r->ts, s);
+    r->tier_dev = r->tier ? scenario_storage(&r->ts) : NULL;
+    r->C2 = r->tier ? s->server.tier.cache_gb * 1e9 : 0;
+    r->servers_used = 0;
     for (int i = 0; i < t->ninst; i++) {
         int last = t->inst[i].first_server + t->inst[i].nservers;
-        if (last > servers_used) servers_used = last;
+        if (last > r->servers_used) r->servers_used = last;
     }
     /* Streams reading each server's device, for its share of storage. */
-    int per_server[SCN_MAX_SERVERS] = {0}, units = 0;
+    memset(r->per_server, 0, sizeof r->per_server);
+    r->units = 0;
     for (int i = 0; i < t->ninst; i++)
         if (t->inst[i].lead == i)
             for (int k = 0; k < t->inst[i].nservers; k++)
-                per_server[t->inst[i].first_server + k]++, units++;
+                r->per_server[t->inst[i].first_server + k]++, r->units++;
+}
+
+/* The instance's batch times: its GPUs', its consumers' and its loader's. */
+static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
+    const scenario_t *s = r->s;
+    const topology_t *t = r->t;
+    const instance_t *in = c->in = &t->inst[i];
+    const job_t *jb = c->jb = &s->jobs[in->job];
+    c->i = i;
+    const double G = c->G = (double)jb->gpus, b = c->b = (double)jb->batch_per_gpu;
+    c->M = G * b;
+    const int ns = c->ns = in->nservers;
+    /* The job's own pipeline (coordinated jobs share one). */
+    c->tprep = scenario_job_prep_s(s, jb, r->mean);
+    const loader_ops_t *loader = c->loader = scenario_loader(s);
+    /* Data-parallel: every iteration waits for all GPUs; a partial last
+     * batch is split evenly, so its GPUs compute ceil(rem / G) items. */
+    /* Under drop_last an epoch reads only whole batches. */
+    c->n_used =
+        loader->epoch_items ? (double)loader->epoch_items(s, (int64_t)r->N, (int64_t)c->M) : r->N;
+    c->nb_full = floor(c->n_used / c->M);
+    const double rem = c->rem = c->n_used - c->nb_full * c->M;
+    /* An epoch under drop_last reads, moves and prepares n_used items. */
+    c->Du = r->N > 0 ? r->D * c->n_used / r->N : 0;
+    c->t_batch = scenario_job_compute_s(s, jb, b);
+    c->t_last = rem > 0 ? scenario_job_compute_s(s, jb, ceil(rem / G)) : c->t_batch;
+    c->t_gpu = c->nb_full * c->t_batch + (rem > 0 ? c->t_last : 0);
+    /* The consumers of this instance's stream (itself alone unless coordinated). */
+    c->nc = 0, c->me = 0;
+    /* The training processes' CPU beside their GPUs (jobs.N.train_cpu_ms):
+     * an iteration lasts at least that long alone, and every consumer's
+     * ranks take it from the stream's cores once a batch. */
+    const double share = c->share = loader->train_share ? loader->train_share(in->cpus / ns) : 1;
+    c->train_item = 0;
+    /* A shared stream's batch handed to each consumer (CoorDL): copied
+     * by every rank as part of its own CPU, counted as prep. */
+    int consumers = 0;
+    for (int o = 0; o < t->ninst; o++)
+        consumers += t->inst[o].lead == t->inst[i].lead;
+    const int readers = consumers * in->gpus_per_server;
+    for (int o = 0; o < t->ninst; o++) {
+        if (t->inst[o].lead != t->inst[i].lead) continue;
+        const job_t *qj = &s->jobs[t->inst[o].job];
+        if (o == i) c->me = c->nc;
+        const double hand = loader->handoff_s ? loader->handoff_s(s, qj, consumers, readers) : 0;
+        const double alone = (qj->train_cpu_ms / 1e3 + hand) * share;
+        c->tb[c->nc] = fmax(scenario_job_compute_s(s, qj, b), alone);
+        c->tl[c->nc] =
+            rem > 0 ? fmax(scenario_job_compute_s(s, qj, ceil(rem / G)), alone) : c->tb[c->nc];
+        c->train_item += (qj->train_cpu_ms / 1e3 + hand) / b;
+        c->nc++;
+    }
+    /* The GPU's own prep (nvJPEG, augment on the GPU) is not T_gpu. */
+    const double g_full = scenario_job_gpu_prep_s(s, jb, b);
+    const double g_last = rem > 0 ? scenario_job_gpu_prep_s(s, jb, ceil(rem / G)) : g_full;
+    const double alone = jb->train_cpu_ms / 1e3 * share;
+    /* (the hand-off in tb is prep: T_gpu is the compute and the CPU alone) */
+    c->t_gpu = c->nb_full * fmax(c->t_batch - g_full, alone) +
+               (rem > 0 ? fmax(c->t_last - g_last, alone) : 0);
+    c->gpu_prep = c->nb_full * g_full + (rem > 0 ? g_last : 0);
+    /* The cores prepare as the measured curve's effective cores (prep.scaling). */
+    c->eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);
+    c->r_prep = loader->items_s(c->eff_cpus, c->tprep);
+}
+
+/* The instance's storage: the items a second its share of the device gives.
+ * A local device serves the streams of its server; a shared one every
+ * stream of the cluster. */
+static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
+    const scenario_t *s = r->s;
+    const storage_ops_t *storage = r->storage;
+    const double M = c->M;
+    /* Record shards: one request a shard, S items of it. */
+    const double S = c->S = scenario_items_per_read(s);
+    const double req = c->req = S * r->mean;
+    /* A shuffle buffer of B items: reads run ceil(B / M) batches further
+     * (a worker's own: loader_buffer_slices). */
+    c->B = (double)s->loader.shuffle_buffer;
+    c->buf_lag = (double)loader_buffer_slices(s, c->jb, (int64_t)r->N, (int64_t)M);
+    double cap = storage->items_s(s, req, &c->latency_bound) * S;
+    int lanes_per_rank = 0;
+    c->shard_guess = 0;
+    if (S > 1) {
+        double lanes = c->loader->shard_lanes(s, &lanes_per_rank);
+        if (!lanes_per_rank) {
+            /* The pool's lanes each read a shard; a lane's next shard is
+             * asked for when the loader's window reaches its first item,
+             * so the window adds about ahead x M / S requests in flight.
+             * The simulator has the lanes' real timing: the model's
+             * figure is marked approximate. */
+            /* (A shuffle buffer's read-ahead opened few more shards in
+             * the simulator while it is small beside the data: left out.) */
+            double w_ahead = (double)loader_staged_batches(s, c->jb);
+            double inflight = lanes + w_ahead * M / S - 1;
+            if (inflight < 1) inflight = 1;
+            double by_lanes = inflight * S / storage->service_s(s, req);
+            if (by_lanes < cap) cap = by_lanes, c->latency_bound = 1;
+            c->shard_guess = 1;
+        } else {
+            /* Workers with a shard more than the others finish the epoch
+             * alone (the simulator has it; the model's batches do not). */
+            double streams = lanes * c->G, nsh = ceil(r->N / S);
+            if (fmod(nsh, streams) != 0) c->shard_guess = 1;
+        }
+    } else if (!c->loader->sync_reads) {
+        /* A loader that issues a batch's reads at once has at most its
+         * window's items in flight, however many slots the device has:
+         * with a deep object-store pool and a short window the window
+         * binds (the simulator's batches refill it in steps: marked
+         * approximate). */
+        double window = ((double)loader_staged_batches(s, c->jb) + c->buf_lag) * M;
+        double by_window = window / storage->service_s(s, req);
+        if (by_window < cap) cap = by_window, c->latency_bound = 1, c->shard_guess = 1;
+    }
+    c->cap = cap;
+    c->cap_inst = s->server.storage.shared ? cap * c->ns / r->units
+                                           : cap * c->ns / r->per_server[c->in->first_server];
+    c->nic = s->server.network.gbit_s * 1e9 / 8;
+}
+
+/* The instance's cache: how it is shared, its fractions of the data, the
+ * tier's device and the loader's window. */
+static void inst_cache(inst_ctx_t *c, const run_ctx_t *r) {
+    const scenario_t *s = r->s;
+    cache_sharing(s, r->t, c->i, r->servers_used, &c->k, &c->p, &c->exact_share);
+    double f = r->D > 0 ? r->C / r->D : 1;
+    if (r->dist) f = f * r->servers_used < 1 ? f * r->servers_used : 1;
+    c->f = f;
+    c->f2 = r->D > 0 ? r->C2 / r->D : 1;
+    int tier_lb;
+    c->tier_cap = r->tier ? r->tier_dev->items_s(&r->ts, c->req, &tier_lb) * c->S * c->ns /
+                                r->per_server[c->in->first_server]
+                          : 1;
+    int64_t ahead = loader_staged_batches(s, c->jb);
+    if ((double)ahead > ceil(r->N / c->M)) ahead = (int64_t)ceil(r->N / c->M);
+    c->ahead = ahead;
+    /* At most the epoch's items are staged: a data set smaller than the
+     * window is not a window of full batches. */
+    c->staged = fmin((double)loader_staged_batches(s, c->jb) * c->M, c->n_used) *
+                scenario_job_out_item_bytes(s, c->jb);
+}
+
+/* Epoch e's hits: a given hit profile (a replayed curve) or the closed form. */
+static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c, int e,
+                       model_hits_fn hits, void *ctx) {
+    const scenario_t *s = r->s;
+    const int tier = r->tier, k = c->k;
+    const double f = c->f, f2 = c->f2, p = c->p;
+    double *hu = eh->hu, *tu = eh->tu;
+    double h = hits ? (eh->exact = 1, hits(ctx, c->i, e, hu))
+                    : model_hit_epoch(s->loader.cache, f, p, k, e, &eh->exact);
+    eh->h = h;
+    /* A partitioned item is local on one of the servers: 1/S of the hits. */
+    eh->share_remote = r->dist ? (double)(r->servers_used - 1) / r->servers_used : 0;
+    eh->remote = h * eh->share_remote;
+    eh->miss = 1 - h;
+    /* Lock-step: the fullest link's batch, and the request's latency once a batch. */
+    const int lockstep = r->dist && c->ahead == 1;
+    eh->net_f = lockstep ? net_lockstep_factor(c->M, r->servers_used, h, s->dataset.item_kb_cv) : 1;
+    eh->net_lat = lockstep ? s->server.network.latency_us / 1e6 / c->M : 0;
+    /* The hit probability along the epoch's order. */
+    for (int j = 0; j < FLUID_STEPS; j++) {
+        if (!hits) hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
+        double h2 = tier && f2 > f
+                        ? model_hit_at(s->server.tier.cache, f2, p, k, e, (j + 0.5) / FLUID_STEPS)
+                        : 0;
+        tu[j] = h2 > hu[j] ? h2 - hu[j] : 0;
+    }
+    double th = 0;
+    if (tier && f2 > f) {
+        double h2 = model_hit_epoch(s->server.tier.cache, f2, p, k, e, NULL);
+        th = h2 > h ? h2 - h : 0;
+    }
+    eh->th = th;
+    eh->miss -= th;
+}
+
+/* Epoch e's ends, each consumer's: T, the loader at the cost profile, and
+ * T_prep, every item in memory (ends_p). */
+static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits_t *eh, int e,
+                       double *ends, double *ends_p) {
+    const scenario_t *s = r->s;
+    const double *hu = eh->hu, *tu = eh->tu;
+    const int me = c->me;
+    if (c->loader->model_epoch) {
+        /* The kind's own pipeline: a worker waits for each miss. */
+        double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
+        /* A worker waits for each of its shards' requests once, and
+         * the shard's items then stream: per item, 1 / S of it. */
+        double service = r->storage->service_s(s, c->req) / c->S;
+        double tier_service = r->tier ? r->tier_dev->service_s(&r->ts, c->req) / c->S : 0;
+        for (int j = 0; j < FLUID_STEPS; j++) {
+            double from_store = 1 - hu[j] - tu[j];
+            wait[j] = from_store * service + tu[j] * tier_service;
+            floor_s[j] = from_store / c->cap_inst;
+            if (tu[j] / c->tier_cap > floor_s[j]) floor_s[j] = tu[j] / c->tier_cap;
+        }
+        loader_model_t lm = {s,    c->jb,   c->n_used,   c->in->cpus / c->ns, c->ns,    e, c->tprep,
+                             wait, floor_s, FLUID_STEPS, c->t_batch,          c->t_last};
+        c->loader->model_epoch(&lm, &ends[me], &ends_p[me]);
+        return;
+    }
+    /* Per-item loader cost along the order: the slowest of prep,
+     * storage for the misses and the network for remote hits. */
+    double cost[FLUID_STEPS], cost_p[FLUID_STEPS];
+    for (int j = 0; j < FLUID_STEPS; j++) {
+        double cc = (isfinite(c->r_prep) ? 1 / c->r_prep : 0) + c->train_item / c->in->cpus;
+        cost_p[j] = cc;
+        double c_store = (1 - hu[j] - tu[j]) / c->cap_inst;
+        if (tu[j] / c->tier_cap > c_store) c_store = tu[j] / c->tier_cap;
+        double c_net = r->dist ? hu[j] * eh->share_remote * r->mean / (c->nic * c->ns) * eh->net_f +
+                                     eh->net_lat
+                               : 0;
+        if (c_store > cc) cc = c_store;
+        if (c_net > cc) cc = c_net;
+        cost[j] = cc;
+    }
+    batch_pipeline(r->N, c->M, cost, c->ahead, c->nc, c->tb, c->tl, ends);
+    batch_pipeline(r->N, c->M, cost_p, c->ahead, c->nc, c->tb, c->tl, ends_p);
+    if (c->buf_lag > 0) {
+        /* The GPUs first wait for the buffer to fill (B items
+         * read), or, loader-bound, drain its last lag batches
+         * after the last read: the lesser of the two is added. */
+        const double B = c->B, N = r->N;
+        double fill = (B < N ? B : N) * cost[0], drain = c->buf_lag * c->tb[me];
+        double fill_p = (B < N ? B : N) * cost_p[0];
+        ends[me] += fill < drain ? fill : drain;
+        ends_p[me] += fill_p < drain ? fill_p : drain;
+    }
+}
+
+/* Epoch e's metrics of the instance, given its hits and its ends. */
+static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t *c,
+                       const epoch_hits_t *eh, int e, double end, double end_p) {
+    const scenario_t *s = r->s;
+    const storage_ops_t *storage = r->storage;
+    const double n_used = c->n_used, Du = c->Du, S = c->S, miss = eh->miss, remote = eh->remote;
+    m->t_gpu_s = c->t_gpu;
+    m->gpu_prep_s = c->gpu_prep;
+    m->t_prep_s = end_p;
+    m->epoch_s = end;
+    if (m->epoch_s < m->t_prep_s) m->epoch_s = m->t_prep_s;
+    m->hit_rate = eh->h;
+    m->tier_hit_rate = eh->th;
+    m->remote_hit_rate = remote;
+    m->storage_read_bytes = miss * Du;
+    m->network_bytes = remote * Du;
+    /* Requests: one a shard, or an object's ranged parts. */
+    const double parts = storage->requests ? storage->requests(s, c->req) : 1;
+    m->storage_reads = miss * n_used / S * parts;
+    m->storage_heads = storage->heads ? miss * n_used / S * storage->heads(s) : 0;
+    m->storage_lists = storage->lists ? storage->lists(s, e) : 0;
+    m->items_prepped = n_used;
+    m->items_consumed = n_used;
+    m->staged_bytes = c->staged;
+    m->cpu_util = c->eff_cpus > 0 ? n_used * c->tprep / (c->eff_cpus * m->epoch_s) : 0;
+    m->cpu_util += c->train_item * n_used / (c->in->cpus * m->epoch_s);
+    /* A stream's transfers over the devices it reads: its servers' own,
+     * or the one device every server shares. */
+    double devices = s->server.storage.shared ? 1 : c->ns;
+    m->storage_util = storage->xfer_s(s, miss * Du) / devices / m->epoch_s;
+    m->slot_util = miss * n_used / S * parts * storage->service_s(s, c->req) /
+                   (storage->slots(s) * devices * m->epoch_s);
+    /* A request-rate cap binds before the slots do: its share of the
+     * requests the device admits. */
+    double admitted = miss * n_used / (c->cap_inst * m->epoch_s);
+    if (c->latency_bound && admitted > m->slot_util) m->slot_util = admitted;
+    m->network_util = remote * Du / (c->nic * c->ns * m->epoch_s);
+    metrics_derive(m, n_used);
+    m->approximate = !eh->exact || !c->exact_share || c->shard_guess || c->buf_lag > 0 || r->tier ||
+                     eh->net_f > 1 || (storage->model_exact && !storage->model_exact(s));
+}
+
+/* Each stream's reads spread evenly over its servers. */
+static void epoch_spread(run_metrics_t *out, const inst_ctx_t *c, const epoch_hits_t *eh, int e) {
+    const double n_used = c->n_used, Du = c->Du, ns = c->ns, S = c->S;
+    const double h = eh->h, remote = eh->remote, miss = eh->miss, th = eh->th;
+    for (int v = c->in->first_server; v < c->in->first_server + c->ns; v++) {
+        server_metrics_t *sv = server_at(out, v, e);
+        sv->accesses += n_used / ns;
+        sv->local_hits += (h - remote) * n_used / ns;
+        sv->remote_hits += remote * n_used / ns;
+        sv->tier_hits += th * n_used / ns;
+        sv->storage_reads += miss * n_used / S / ns; /* reads, as the simulator counts them */
+        sv->storage_read_bytes += miss * Du / ns;
+        sv->net_in_bytes += remote * Du / ns;
+        sv->net_out_bytes += remote * Du / ns;
+        sv->staged_bytes += c->staged / ns;
+    }
+}
+
+/* The run: per instance its figures, then per epoch its hits, ends and
+ * metrics. On the stack, not static: sweeps run the model on threads. */
+static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
+                     run_metrics_t *out, int first) {
+    run_ctx_t r;
+    inst_ctx_t c;
+    run_setup(&r, s, t);
     if (out->srv)
         memset(out->srv, 0, sizeof *out->srv * (size_t)out->nservers * (size_t)out->nepochs);
-
     for (int i = 0; i < t->ninst; i++) {
-        const instance_t *in = &t->inst[i];
-        const job_t *jb = &s->jobs[in->job];
-        const double G = (double)jb->gpus, b = (double)jb->batch_per_gpu, M = G * b;
-        const int ns = in->nservers;
-        /* The job's own pipeline (coordinated jobs share one). */
-        const double tprep = scenario_job_prep_s(s, jb, mean);
-        const loader_ops_t *loader = scenario_loader(s);
-        /* Data-parallel: every iteration waits for all GPUs; a partial last
-         * batch is split evenly, so its GPUs compute ceil(rem / G) items. */
-        /* Under drop_last an epoch reads only whole batches. */
-        const double n_used =
-            loader->epoch_items ? (double)loader->epoch_items(s, (int64_t)N, (int64_t)M) : N;
-        double nb_full = floor(n_used / M), rem = n_used - nb_full * M;
-        /* An epoch under drop_last reads, moves and prepares n_used items. */
-        const double Du = N > 0 ? D * n_used / N : 0;
-        double t_batch = scenario_job_compute_s(s, jb, b);
-        double t_last = rem > 0 ? scenario_job_compute_s(s, jb, ceil(rem / G)) : t_batch;
-        double t_gpu = nb_full * t_batch + (rem > 0 ? t_last : 0);
-        /* The consumers of this instance's stream (itself alone unless coordinated). */
-        int nc = 0, me = 0;
-        double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES];
-        /* The training processes' CPU beside their GPUs (jobs.N.train_cpu_ms):
-         * an iteration lasts at least that long alone, and every consumer's
-         * ranks take it from the stream's cores once a batch. */
-        const double share = loader->train_share ? loader->train_share(in->cpus / ns) : 1;
-        double train_item = 0;
-        /* A shared stream's batch handed to each consumer (CoorDL): copied
-         * by every rank as part of its own CPU, counted as prep. */
-        int consumers = 0;
-        for (int o = 0; o < t->ninst; o++)
-            consumers += t->inst[o].lead == t->inst[i].lead;
-        const int readers = consumers * in->gpus_per_server;
-        for (int o = 0; o < t->ninst; o++) {
-            if (t->inst[o].lead != t->inst[i].lead) continue;
-            const job_t *qj = &s->jobs[t->inst[o].job];
-            if (o == i) me = nc;
-            const double hand =
-                loader->handoff_s ? loader->handoff_s(s, qj, consumers, readers) : 0;
-            const double alone = (qj->train_cpu_ms / 1e3 + hand) * share;
-            tb[nc] = fmax(scenario_job_compute_s(s, qj, b), alone);
-            tl[nc] = rem > 0 ? fmax(scenario_job_compute_s(s, qj, ceil(rem / G)), alone) : tb[nc];
-            train_item += (qj->train_cpu_ms / 1e3 + hand) / b;
-            nc++;
-        }
-        /* The GPU's own prep (nvJPEG, augment on the GPU) is not T_gpu. */
-        const double g_full = scenario_job_gpu_prep_s(s, jb, b);
-        const double g_last = rem > 0 ? scenario_job_gpu_prep_s(s, jb, ceil(rem / G)) : g_full;
-        const double alone = jb->train_cpu_ms / 1e3 * share;
-        /* (the hand-off in tb is prep: T_gpu is the compute and the CPU alone) */
-        t_gpu =
-            nb_full * fmax(t_batch - g_full, alone) + (rem > 0 ? fmax(t_last - g_last, alone) : 0);
-        const double gpu_prep = nb_full * g_full + (rem > 0 ? g_last : 0);
-        /* The cores prepare as the measured curve's effective cores (prep.scaling). */
-        const double eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);
-        double r_prep = loader->items_s(eff_cpus, tprep);
-
-        /* Storage: a local device serves the streams of its server; a shared
-         * one every stream of the cluster. */
-        int latency_bound;
-        /* Record shards: one request a shard, S items of it. */
-        const double S = scenario_items_per_read(s), req = S * mean;
-        /* A shuffle buffer of B items: reads run ceil(B / M) batches further
-         * (a worker's own: loader_buffer_slices). */
-        const double B = (double)s->loader.shuffle_buffer;
-        const double buf_lag = (double)loader_buffer_slices(s, jb, (int64_t)N, (int64_t)M);
-        double cap = storage->items_s(s, req, &latency_bound) * S;
-        int lanes_per_rank = 0, shard_guess = 0;
-        if (S > 1) {
-            double lanes = loader->shard_lanes(s, &lanes_per_rank);
-            if (!lanes_per_rank) {
-                /* The pool's lanes each read a shard; a lane's next shard is
-                 * asked for when the loader's window reaches its first item,
-                 * so the window adds about ahead x M / S requests in flight.
-                 * The simulator has the lanes' real timing: the model's
-                 * figure is marked approximate. */
-                /* (A shuffle buffer's read-ahead opened few more shards in
-                 * the simulator while it is small beside the data: left out.) */
-                double w_ahead = (double)loader_staged_batches(s, jb);
-                double inflight = lanes + w_ahead * M / S - 1;
-                if (inflight < 1) inflight = 1;
-                double by_lanes = inflight * S / storage->service_s(s, req);
-                if (by_lanes < cap) cap = by_lanes, latency_bound = 1;
-                shard_guess = 1;
-            } else {
-                /* Workers with a shard more than the others finish the epoch
-                 * alone (the simulator has it; the model's batches do not). */
-                double streams = lanes * G, nsh = ceil(N / S);
-                if (fmod(nsh, streams) != 0) shard_guess = 1;
-            }
-        } else if (!loader->sync_reads) {
-            /* A loader that issues a batch's reads at once has at most its
-             * window's items in flight, however many slots the device has:
-             * with a deep object-store pool and a short window the window
-             * binds (the simulator's batches refill it in steps: marked
-             * approximate). */
-            double window = ((double)loader_staged_batches(s, jb) + buf_lag) * M;
-            double by_window = window / storage->service_s(s, req);
-            if (by_window < cap) cap = by_window, latency_bound = 1, shard_guess = 1;
-        }
-        double cap_inst =
-            s->server.storage.shared ? cap * ns / units : cap * ns / per_server[in->first_server];
-        double nic = s->server.network.gbit_s * 1e9 / 8;
-        int k, exact_share;
-        double p;
-        cache_sharing(s, t, i, servers_used, &k, &p, &exact_share);
-        double f = D > 0 ? C / D : 1;
-        if (dist) f = f * servers_used < 1 ? f * servers_used : 1;
-        const double f2 = D > 0 ? C2 / D : 1;
-        int tier_lb;
-        const double tier_cap =
-            tier ? tier_dev->items_s(&ts, req, &tier_lb) * S * ns / per_server[in->first_server]
-                 : 1;
-        int64_t ahead = loader_staged_batches(s, jb);
-        if ((double)ahead > ceil(N / M)) ahead = (int64_t)ceil(N / M);
-        /* At most the epoch's items are staged: a data set smaller than the
-         * window is not a window of full batches. */
-        const double staged = fmin((double)loader_staged_batches(s, jb) * M, n_used) *
-                              scenario_job_out_item_bytes(s, jb);
-
+        inst_times(&c, &r, i);
+        inst_storage(&c, &r);
+        inst_cache(&c, &r);
         for (int e = first; e < s->epochs; e++) {
             epoch_metrics_t *m = metrics_at(out, i, e);
             memset(m, 0, sizeof *m);
-            int exact;
-            double hu[FLUID_STEPS], tu[FLUID_STEPS];
-            /* A given hit profile (a replayed curve) in place of the closed form. */
-            double h = hits ? (exact = 1, hits(ctx, i, e, hu))
-                            : model_hit_epoch(s->loader.cache, f, p, k, e, &exact);
-            /* A partitioned item is local on one of the servers: 1/S of the hits. */
-            double share_remote = dist ? (double)(servers_used - 1) / servers_used : 0;
-            double remote = h * share_remote;
-            double miss = 1 - h;
-            /* Lock-step: the fullest link's batch, and the request's latency once a batch. */
-            const int lockstep = dist && ahead == 1;
-            const double net_f =
-                lockstep ? net_lockstep_factor(M, servers_used, h, s->dataset.item_kb_cv) : 1;
-            const double net_lat = lockstep ? s->server.network.latency_us / 1e6 / M : 0;
-            /* The hit probability along the epoch's order. */
-            for (int j = 0; j < FLUID_STEPS; j++) {
-                if (!hits)
-                    hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
-                double h2 = tier && f2 > f ? model_hit_at(s->server.tier.cache, f2, p, k, e,
-                                                          (j + 0.5) / FLUID_STEPS)
-                                           : 0;
-                tu[j] = h2 > hu[j] ? h2 - hu[j] : 0;
-            }
-            double th = 0;
-            if (tier && f2 > f) {
-                double h2 = model_hit_epoch(s->server.tier.cache, f2, p, k, e, NULL);
-                th = h2 > h ? h2 - h : 0;
-            }
-            miss -= th;
-
-            /* T: the loader at the cost profile; T_prep: every item in memory. */
+            epoch_hits_t eh;
+            epoch_hits(&eh, &r, &c, e, hits, ctx);
             double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES];
-            if (loader->model_epoch) {
-                /* The kind's own pipeline: a worker waits for each miss. */
-                double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
-                /* A worker waits for each of its shards' requests once, and
-                 * the shard's items then stream: per item, 1 / S of it. */
-                double service = storage->service_s(s, req) / S;
-                double tier_service = tier ? tier_dev->service_s(&ts, req) / S : 0;
-                for (int j = 0; j < FLUID_STEPS; j++) {
-                    double from_store = 1 - hu[j] - tu[j];
-                    wait[j] = from_store * service + tu[j] * tier_service;
-                    floor_s[j] = from_store / cap_inst;
-                    if (tu[j] / tier_cap > floor_s[j]) floor_s[j] = tu[j] / tier_cap;
-                }
-                loader_model_t lm = {s,     jb,   n_used,  in->cpus / ns, ns,      e,
-                                     tprep, wait, floor_s, FLUID_STEPS,   t_batch, t_last};
-                loader->model_epoch(&lm, &ends[me], &ends_p[me]);
-            } else {
-                /* Per-item loader cost along the order: the slowest of prep,
-                 * storage for the misses and the network for remote hits. */
-                double cost[FLUID_STEPS], cost_p[FLUID_STEPS];
-                for (int j = 0; j < FLUID_STEPS; j++) {
-                    double c = (isfinite(r_prep) ? 1 / r_prep : 0) + train_item / in->cpus;
-                    cost_p[j] = c;
-                    double c_store = (1 - hu[j] - tu[j]) / cap_inst;
-                    if (tu[j] / tier_cap > c_store) c_store = tu[j] / tier_cap;
-                    double c_net =
-                        dist ? hu[j] * share_remote * mean / (nic * ns) * net_f + net_lat : 0;
-                    if (c_store > c) c = c_store;
-                    if (c_net > c) c = c_net;
-                    cost[j] = c;
-                }
-                batch_pipeline(N, M, cost, ahead, nc, tb, tl, ends);
-                batch_pipeline(N, M, cost_p, ahead, nc, tb, tl, ends_p);
-                if (buf_lag > 0) {
-                    /* The GPUs first wait for the buffer to fill (B items
-                     * read), or, loader-bound, drain its last lag batches
-                     * after the last read: the lesser of the two is added. */
-                    double fill = (B < N ? B : N) * cost[0], drain = buf_lag * tb[me];
-                    double fill_p = (B < N ? B : N) * cost_p[0];
-                    ends[me] += fill < drain ? fill : drain;
-                    ends_p[me] += fill_p < drain ? fill_p : drain;
-                }
-            }
-            m->t_gpu_s = t_gpu;
-            m->gpu_prep_s = gpu_prep;
-            m->t_prep_s = ends_p[me];
-            m->epoch_s = ends[me];
-            if (m->epoch_s < m->t_prep_s) m->epoch_s = m->t_prep_s;
-            m->hit_rate = h;
-            m->tier_hit_rate = th;
-            m->remote_hit_rate = remote;
-            m->storage_read_bytes = miss * Du;
-            m->network_bytes = remote * Du;
-            /* Requests: one a shard, or an object's ranged parts. */
-            const double parts = storage->requests ? storage->requests(s, req) : 1;
-            m->storage_reads = miss * n_used / S * parts;
-            m->storage_heads = storage->heads ? miss * n_used / S * storage->heads(s) : 0;
-            m->storage_lists = storage->lists ? storage->lists(s, e) : 0;
-            m->items_prepped = n_used;
-            m->items_consumed = n_used;
-            m->staged_bytes = staged;
-            m->cpu_util = eff_cpus > 0 ? n_used * tprep / (eff_cpus * m->epoch_s) : 0;
-            m->cpu_util += train_item * n_used / (in->cpus * m->epoch_s);
-            /* A stream's transfers over the devices it reads: its servers' own,
-             * or the one device every server shares. */
-            double devices = s->server.storage.shared ? 1 : ns;
-            m->storage_util = storage->xfer_s(s, miss * Du) / devices / m->epoch_s;
-            m->slot_util = miss * n_used / S * parts * storage->service_s(s, req) /
-                           (storage->slots(s) * devices * m->epoch_s);
-            /* A request-rate cap binds before the slots do: its share of the
-             * requests the device admits. */
-            double admitted = miss * n_used / (cap_inst * m->epoch_s);
-            if (latency_bound && admitted > m->slot_util) m->slot_util = admitted;
-            m->network_util = remote * Du / (nic * ns * m->epoch_s);
-            metrics_derive(m, n_used);
-            m->approximate = !exact || !exact_share || shard_guess || buf_lag > 0 || tier ||
-                             net_f > 1 || (storage->model_exact && !storage->model_exact(s));
-
-            /* Each stream's reads spread evenly over its servers. */
+            epoch_ends(&r, &c, &eh, e, ends, ends_p);
+            epoch_fill(m, &r, &c, &eh, e, ends[c.me], ends_p[c.me]);
             if (t->inst[i].lead != i || !out->srv) continue;
-            for (int v = in->first_server; v < in->first_server + ns; v++) {
-                server_metrics_t *sv = server_at(out, v, e);
-                sv->accesses += n_used / ns;
-                sv->local_hits += (h - remote) * n_used / ns;
-                sv->remote_hits += remote * n_used / ns;
-                sv->tier_hits += th * n_used / ns;
-                sv->storage_reads +=
-                    miss * n_used / S / ns; /* reads, as the simulator counts them */
-                sv->storage_read_bytes += miss * Du / ns;
-                sv->net_in_bytes += remote * Du / ns;
-                sv->net_out_bytes += remote * Du / ns;
-                sv->staged_bytes += staged / ns;
-            }
+            epoch_spread(out, &c, &eh, e);
         }
     }
 }

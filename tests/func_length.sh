@@ -3,18 +3,12 @@
 # cuda/) is over 100 lines (the project's rule), counted from the line that
 # names it to its closing brace in column 0 (clang-format's layout). Prints
 # the longest. It first checks itself on a function of 101 lines (its
-# parameters on two), which must fail.
-# One function is over and known (KNOWN below: file, name, its length when
-# listed): it is printed, not failed, while it grows no longer; split it and
-# take it off the list. Any other function over the limit fails.
+# parameters on two), which must fail. Any function over the limit fails:
+# there are no known exceptions.
 # usage: func_length.sh SRCDIR WORKDIR
 set -u
 SRC=$1 W=$2
 LIMIT=100
-# model.c's run_with: the analytical model's per-instance, per-epoch loop
-# (issue 32); its locals are shared across the two loops, so the split needs
-# a per-instance struct of its own.
-KNOWN="model/model.c run_with 274"
 mkdir -p "$W" || exit 1
 # "LINES FILE:LINE NAME" for every function of the files given, longest first.
 lengths() {
@@ -39,15 +33,7 @@ n=$(lengths "$W/long.c" | awk '{ print $1; exit }')
 files=$(find "$SRC/sim" "$SRC/model" "$SRC/microbench" "$SRC/cuda" \( -name '*.c' -o -name '*.cu' \) | sort)
 lengths $files >"$W/lengths"
 echo "longest: $(head -n 1 "$W/lengths" | sed "s#$SRC/##")"
-# "LINES FILE:LINE NAME..." of the functions over, less the known ones at
-# their listed length or below.
-over=$(sed "s#$SRC/##" "$W/lengths" | awk -v L=$LIMIT -v K="$KNOWN" '
-BEGIN { n = split(K, k, "\n"); for (i = 1; i <= n; i++) { split(k[i], f, " "); max[f[1] " " f[2]] = f[3] } }
-$1 > L {
-    file = $2; sub(/:.*/, "", file); name = $0; sub(/\(.*/, "", name); m = split(name, w, /[ *]+/)
-    key = file " " w[m]
-    if (key in max && $1 <= max[key]) { print "known, to split: " $0 > "/dev/stderr"; next }
-    print
-}')
+# "LINES FILE:LINE NAME..." of the functions over.
+over=$(sed "s#$SRC/##" "$W/lengths" | awk -v L=$LIMIT '$1 > L')
 [ -z "$over" ] || { echo "FAIL: functions over $LIMIT lines:"; echo "$over"; exit 1; }
-echo "no other function in sim/, model/, microbench/ or cuda/ over $LIMIT lines"
+echo "no function in sim/, model/, microbench/ or cuda/ over $LIMIT lines"
