@@ -64,6 +64,23 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j) {
     return l->staged_batches ? l->staged_batches(s, j) : scenario_staged_batches(s, j);
 }
 
+int64_t loader_ranks_a_server(const scenario_t *s) {
+    int64_t ranks = 0;
+    for (int i = 0; i < s->njobs; i++)
+        ranks += s->jobs[i].count * s->jobs[i].gpus;
+    return ranks > s->server.gpus ? s->server.gpus : ranks;
+}
+
+int loader_knob_ladder(int64_t *v, int max, int64_t from, double top) {
+    int n = 0;
+    for (int64_t w = from; n < max && (double)w <= top;) {
+        v[n++] = w;
+        int pow2 = w > 1 && (w & (w - 1)) == 0;
+        w = w < 2 ? w + 1 : pow2 ? w + w / 2 : (int64_t)1 << (64 - __builtin_clzll((uint64_t)w));
+    }
+    return n;
+}
+
 int64_t loader_sync_readers(const scenario_t *s) {
     const loader_ops_t *l = scenario_loader(s);
     return l->sync_reads ? l->readers_in_flight(s) : 0;

@@ -51,6 +51,11 @@ int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int
  * on one read (loader_ops_t.sync_reads); 0 for a loader that issues a
  * batch's reads at once. */
 int64_t loader_sync_readers(const scenario_t *s);
+/* Training processes (ranks) one server holds: every job's, at most its GPUs. */
+int64_t loader_ranks_a_server(const scenario_t *s);
+/* A knob's values worth trying, ascending from `from` (0 or 1) to at most
+ * top: from, ..., 2, 3, 4, 6, 8, 12, 16, ...; at most max; how many. */
+int loader_knob_ladder(int64_t *v, int max, int64_t from, double top);
 /* The storage kind of a built scenario. */
 const storage_ops_t *scenario_storage(const scenario_t *s);
 /* The index of the storage kind called name, or -1. */

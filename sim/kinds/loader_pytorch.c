@@ -621,11 +621,8 @@ static uint32_t torch_shard_lanes(const scenario_t *s, int *per_rank) {
 /* One read per worker (per training process when it loads itself): ranks x
  * workers, a server holding at most its GPUs' ranks. */
 static int64_t torch_readers(const scenario_t *s) {
-    int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1, ranks = 0;
-    for (int i = 0; i < s->njobs; i++)
-        ranks += s->jobs[i].count * s->jobs[i].gpus;
-    if (ranks > s->server.gpus) ranks = s->server.gpus;
-    return ranks * w;
+    int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1;
+    return loader_ranks_a_server(s) * w;
 }
 
 /* num_workers worth trying: 0, 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to 16
@@ -633,13 +630,7 @@ static int64_t torch_readers(const scenario_t *s) {
 static int torch_knob_values(const scenario_t *s, int64_t *v, int max) {
     int64_t gps = s->njobs > 0 ? s->jobs[0].gpus / (s->server.count > 0 ? s->server.count : 1) : 1;
     double top = 16 * (double)s->server.cpus / (double)(gps > 0 ? gps : 1);
-    int n = 0;
-    for (int64_t w = 0; n < max && (double)w <= top;) {
-        v[n++] = w;
-        int pow2 = w > 1 && (w & (w - 1)) == 0;
-        w = w < 2 ? w + 1 : pow2 ? w + w / 2 : (int64_t)1 << (64 - __builtin_clzll((uint64_t)w));
-    }
-    return n;
+    return loader_knob_ladder(v, max, 0, top);
 }
 
 static void torch_knob_set(scenario_t *s, int64_t v) {

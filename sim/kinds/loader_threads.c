@@ -376,23 +376,13 @@ static uint32_t thr_shard_lanes(const scenario_t *s, int *per_rank) {
 
 /* One read per thread: ranks x threads, a server holding at most its GPUs' ranks. */
 static int64_t thr_readers(const scenario_t *s) {
-    int64_t ranks = 0;
-    for (int i = 0; i < s->njobs; i++)
-        ranks += s->jobs[i].count * s->jobs[i].gpus;
-    if (ranks > s->server.gpus) ranks = s->server.gpus;
-    return ranks * s->loader.threads.threads;
+    return loader_ranks_a_server(s) * s->loader.threads.threads;
 }
 
 /* threads worth trying: 1, 2, 3, 4, 6, 8, 12, 16, ... up to 64. */
 static int thr_knob_values(const scenario_t *s, int64_t *v, int max) {
     (void)s;
-    int n = 0;
-    for (int64_t w = 1; n < max && w <= 64;) {
-        v[n++] = w;
-        int pow2 = w > 1 && (w & (w - 1)) == 0;
-        w = w < 2 ? w + 1 : pow2 ? w + w / 2 : (int64_t)1 << (64 - __builtin_clzll((uint64_t)w));
-    }
-    return n;
+    return loader_knob_ladder(v, max, 1, 64);
 }
 
 static void thr_knob_set(scenario_t *s, int64_t v) {
