@@ -706,7 +706,7 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
                mv[k].run.scn.variant, scenario_cache(&mv[k].run.scn)->name, mv[k].minio_bytes / 1e9,
                100 * mv[k].minio_bytes / d->bytes);
     /* run's table (valid_out passed the figures), finer: measured epochs are short. */
-    static const report_table_t table = {8, 1};
+    static const report_table_t table = {8, 1, 0};
     report_text_header(stdout, &table);
     for (int k = 0; k < nv; k++)
         for (int e = 0; e < mv[k].run.scn.epochs; e++)

@@ -7,6 +7,7 @@
 
 #include "kinds.h"
 #include "model.h"
+#include "report.h"
 #include "schema.h"
 
 /* Two limits within this fraction of each other both bind: lifting one gains little. */
@@ -25,6 +26,7 @@ typedef struct {
     run_metrics_t r;
     int epoch;     /* the steady epoch (0-based) */
     double target; /* the GPU utilisation aimed at */
+    int width;     /* the variant column (report_variant_width) */
 } whatif_t;
 
 /* The model's steady epoch of instance 0 for w->s; 0, or -1 when the
@@ -174,8 +176,9 @@ static int gpu_prep_lever(whatif_t *w, const scenario_t *base, double goal, char
 }
 
 /* What prep needs for the goal: cores a server, else the loader's workers,
- * else both. */
-static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *buf, size_t n) {
+ * else both; 1 when the text names an amount ("72 cores a server"), 0 when
+ * it is advice in words (the GIL's bound, a faster prep). */
+static int prep_lever(whatif_t *w, const scenario_t *base, double goal, char *buf, size_t n) {
     const key_def_t *cpus = lever_key(base, "server.cpus"), *workers = knob_key(base);
     int64_t c = cpus ? lever_for(w, base, cpus, goal, LIMIT_PREP) : 0;
     int64_t wk = !c && workers ? lever_for(w, base, workers, goal, LIMIT_PREP) : 0;
@@ -188,17 +191,33 @@ static void prep_lever(whatif_t *w, const scenario_t *base, double goal, char *b
         snprintf(wks, sizeof wks, "%lld %s (%s; %lld now)", (long long)wk,
                  scenario_loader(base)->knob_unit, workers->name,
                  (long long)key_int(workers, base));
-    if (c > 0 || wk > 0)
+    if (c > 0 || wk > 0) {
         snprintf(buf, n, "%s%s%s", wks, c > 0 && wk > 0 ? " with " : "", cores);
-    else if (gpu_prep_lever(w, base, goal, buf, n))
-        return;
-    else if (base->prep.decode == DECODE_GPU || base->prep.on_gpu)
+        return 1;
+    }
+    if (gpu_prep_lever(w, base, goal, buf, n)) return 1;
+    if (base->prep.decode == DECODE_GPU || base->prep.on_gpu)
         snprintf(buf, n,
                  "a faster prep on the GPU (a hardware JPEG decoder), or its CPU costs given "
                  "(prep.decode_ms_per_mb) to price prep on the CPU");
     else if (!scenario_loader(base)->prep_bound ||
              !scenario_loader(base)->prep_bound(base, &base->jobs[0], buf, n))
         snprintf(buf, n, "a prep faster than more cores can make it");
+    return 0;
+}
+
+/* The sentence that ends the advice: amounts read "About 72 cores a server
+ * reach 90%."; advice in words "For 90%: worker processes ...". */
+static void lever_sentence(FILE *out, const char *a, int a_amount, const char *b, int b_amount,
+                           double target) {
+    if (!b && a_amount)
+        fprintf(out, "About %s reach %.0f%%.\n", a, 100 * target);
+    else if (!b)
+        fprintf(out, "For %.0f%%: %s.\n", 100 * target, a);
+    else if (a_amount && b_amount)
+        fprintf(out, "About %s and %s together reach %.0f%%.\n", a, b, 100 * target);
+    else
+        fprintf(out, "For %.0f%%, both: %s; and %s.\n", 100 * target, a, b);
 }
 
 /* 5500 as "5,500": a cap as its documentation writes it. */
@@ -426,7 +445,7 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
 
     const double T = now.epoch_s, Tg = now.t_gpu_s, Tp = now.t_prep_s, Ts = free_prep.epoch_s;
     const double util = T > 0 ? Tg / T : 1, goal = Tg / w->target;
-    fprintf(out, "%-10s GPU %.0f%% busy", base->variant, 100 * util);
+    fprintf(out, "%-*s GPU %.0f%% busy", w->width, base->variant, 100 * util);
     gpu_prep_clause(out, &now);
     const int net = free_prep.bottleneck == BN_NETWORK;
     /* With prep free, what is left may be no read at all but the loader's
@@ -455,7 +474,8 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     } else {
         /* What each needs for the target alone. */
         char cores[512], reads[512];
-        prep_lever(w, base, goal, cores, sizeof cores);
+        const int cores_amount = prep_lever(w, base, goal, cores, sizeof cores);
+        const int reads_amount = !net && !own;
         if (net)
             snprintf(reads, sizeof reads, "a faster network (it carries %.1f GB an epoch)",
                      now.network_bytes / 1e9);
@@ -475,11 +495,14 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
                         "most %.0f%%, only %s %.0f%%",
                         100 * (1 - b / a), prep_first ? "prep" : fetch, 100 * (1 - b / T),
                         prep_first ? fetch : "prep", 100 * (1 - a / T > 0 ? 1 - a / T : 0));
-            fprintf(out, ". About %s and %s together reach %.0f%%.\n", prep_first ? cores : reads,
-                    prep_first ? reads : cores, 100 * w->target);
+            fprintf(out, ". ");
+            lever_sentence(out, prep_first ? cores : reads,
+                           prep_first ? cores_amount : reads_amount, prep_first ? reads : cores,
+                           prep_first ? reads_amount : cores_amount, w->target);
         } else {
-            fprintf(out, " (%s: %.0f s). About %s reach %.0f%%.\n", prep_first ? fetch : "prep", b,
-                    prep_first ? cores : reads, 100 * w->target);
+            fprintf(out, " (%s: %.0f s). ", prep_first ? fetch : "prep", b);
+            lever_sentence(out, prep_first ? cores : reads,
+                           prep_first ? cores_amount : reads_amount, NULL, 0, w->target);
         }
     }
     free(st);
@@ -489,6 +512,7 @@ void advice_write_text(FILE *out, const variant_run_t *v, int nv) {
     whatif_t *w = calloc(1, sizeof *w);
     if (!w) return;
     w->target = ADVICE_TARGET;
+    w->width = report_variant_width(v, nv);
     fprintf(out,
             "\nwhat to change (model, steady state, for %.0f%% GPU utilisation; the first "
             "job):\n",
@@ -503,6 +527,7 @@ void advice_line(FILE *out, const variant_run_t *v, double target) {
     whatif_t *w = calloc(1, sizeof *w);
     if (!w) return;
     w->target = target;
+    w->width = report_variant_width(v, 1);
     one_variant(out, v, w);
     metrics_free(&w->r);
     free(w);

@@ -1,5 +1,6 @@
 /* memout: see memout.h. */
 #include "memout.h"
+#include "report.h"
 
 #include "memory.h"
 #include "svg.h"
@@ -45,7 +46,8 @@ int memout_any(const variant_run_t *v, int nv) {
 
 void memout_text(FILE *out, const variant_run_t *v, int nv) {
     if (!memout_any(v, nv)) return;
-    fprintf(out, "\nmemory by server at its peak (MiB)\n%-10s %6s", "variant", "server");
+    const int w = report_variant_width(v, nv);
+    fprintf(out, "\nmemory by server at its peak (MiB)\n%-*s %6s", w, "variant", "server");
     for (int c = 0; c < NMEM; c++)
         fprintf(out, " %15s", mem_columns[c].name);
     fputc('\n', out);
@@ -59,12 +61,12 @@ void memout_text(FILE *out, const variant_run_t *v, int nv) {
                 continue;
             }
             const memory_server_t m = memory_server(&v[k].scn, &v[k].topo, sv);
-            fprintf(out, "%-10s %6d", v[k].scn.variant, sv + 1);
+            fprintf(out, "%-*s %6d", w, v[k].scn.variant, sv + 1);
             for (int c = 0; c < NMEM; c++)
                 fprintf(out, " %15.1f", mem_columns[c].get(&m) / MIB);
             fputc('\n', out);
         }
-        if (left) fprintf(out, "%-10s (%d more servers: --format json has each)\n", "", left);
+        if (left) fprintf(out, "%-*s (%d more servers: --format json has each)\n", w, "", left);
     }
 }
 

@@ -488,19 +488,20 @@ static void json_servers(FILE *out, const variant_run_t *v) {
  * shards' batches are: the speed and the shuffle quality side by side. */
 static void write_text_requests(FILE *out, const variant_run_t *v, int nv) {
     int head = 0;
+    const int w = report_variant_width(v, nv);
     for (int k = 0; k < nv; k++) {
         const scenario_t *s = &v[k].scn;
         int shards = s->dataset.shard_items > 1;
         if (!shards && !scenario_storage(s)->lists_requests) continue;
         if (!head++)
-            fprintf(out, "\n%-10s %-12s %16s %18s %12s %12s %8s\n", "variant", "job",
+            fprintf(out, "\n%-*s %-12s %16s %18s %12s %12s %8s\n", w, "variant", "job",
                     "requests/epoch", "shards_per_batch", "503_retried", "HEADs", "LISTs");
         const run_metrics_t *r = best_source(&v[k]);
         for (int i = 0; i < v[k].topo.ninst; i++) {
             const epoch_metrics_t *m = metrics_at(r, i, v[k].scn.epochs - 1);
             char mix[32] = "-";
             if (shards && v[k].sim.m) snprintf(mix, sizeof mix, "%.2f", m->shards_per_batch);
-            fprintf(out, "%-10s %-12s %16.0f %18s %12.0f %12.0f %8.0f\n", s->variant,
+            fprintf(out, "%-*s %-12s %16.0f %18s %12.0f %12.0f %8.0f\n", w, s->variant,
                     v[k].topo.inst[i].name, m->storage_reads, mix, m->storage_retries,
                     m->storage_heads, m->storage_lists);
         }
@@ -541,9 +542,9 @@ static void json_cost(FILE *out, const variant_run_t *v, int i) {
     fprintf(out, "}");
 }
 
-static void text_cost_row(FILE *out, const char *variant, const char *job, const char *epoch,
+static void text_cost_row(FILE *out, int w, const char *variant, const char *job, const char *epoch,
                           const cost_t *c) {
-    fprintf(out, "%-10s %-12s %5s %11.2f %9.2f %9.2f %11.2f %11.2f %9.2f %9.2f %11.2f\n", variant,
+    fprintf(out, "%-*s %-12s %5s %11.2f %9.2f %9.2f %11.2f %11.2f %9.2f %9.2f %11.2f\n", w, variant,
             job, epoch, c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->cache,
             c->total);
 }
@@ -556,8 +557,10 @@ static void write_text_cost(FILE *out, const variant_run_t *v, int nv) {
     if (!any) return;
     fprintf(out, "\ncost in USD (simulator where run; prices: %s)\n",
             v[0].scn.prices_file[0] ? v[0].scn.prices_file : "the scenario's prices.*");
-    fprintf(out, "%-10s %-12s %5s %11s %9s %9s %11s %11s %9s %9s %11s\n", "variant", "job", "epoch",
-            "requests", "lists", "egress", "gpu", "gpu_stalled", "cores", "cache", "total");
+    const int w = report_variant_width(v, nv);
+    fprintf(out, "%-*s %-12s %5s %11s %9s %9s %11s %11s %9s %9s %11s\n", w, "variant", "job",
+            "epoch", "requests", "lists", "egress", "gpu", "gpu_stalled", "cores", "cache",
+            "total");
     for (int k = 0; k < nv; k++) {
         if (!cost_priced(&v[k].scn)) continue;
         const run_metrics_t *r = best_source(&v[k]);
@@ -568,9 +571,9 @@ static void write_text_cost(FILE *out, const variant_run_t *v, int nv) {
                 cost_epoch(&v[k].scn, &v[k].topo, i, e, metrics_at(r, i, e), &c);
                 cost_add(&run, &c);
                 snprintf(ep, sizeof ep, "%d", e + 1);
-                text_cost_row(out, v[k].scn.variant, v[k].topo.inst[i].name, ep, &c);
+                text_cost_row(out, w, v[k].scn.variant, v[k].topo.inst[i].name, ep, &c);
             }
-            text_cost_row(out, v[k].scn.variant, v[k].topo.inst[i].name, "run", &run);
+            text_cost_row(out, w, v[k].scn.variant, v[k].topo.inst[i].name, "run", &run);
         }
     }
     fprintf(out, "gpu_stalled: the part of gpu paid while the GPUs waited for data (T - T_gpu); "
@@ -672,12 +675,25 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
 
 /* ---- text ---- */
 
-const report_table_t report_run_table = {6, 0};
+const report_table_t report_run_table = {6, 0, 0};
+
+int report_variant_width(const variant_run_t *v, int nv) {
+    int w = 10;
+    for (int k = 0; k < nv; k++) {
+        int n = (int)strlen(v[k].scn.variant);
+        if (n > w) w = n;
+    }
+    return w;
+}
+
+static int table_width(const report_table_t *t) {
+    return t->variant_width > 0 ? t->variant_width : 10;
+}
 
 void report_text_row(FILE *out, const report_table_t *t, const char *variant, const char *job,
                      int epoch, const char *src, const epoch_metrics_t *m,
                      const epoch_metrics_t *ref) {
-    fprintf(out, "%-10s %-12s %5d  %-*s", variant, job, epoch, t->source_width, src);
+    fprintf(out, "%-*s %-12s %5d  %-*s", table_width(t), variant, job, epoch, t->source_width, src);
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].text) {
             char buf[64];
@@ -688,7 +704,8 @@ void report_text_row(FILE *out, const report_table_t *t, const char *variant, co
 }
 
 void report_text_header(FILE *out, const report_table_t *t) {
-    fprintf(out, "\n%-10s %-12s %5s  %-*s", "variant", "job", "epoch", t->source_width, "source");
+    fprintf(out, "\n%-*s %-12s %5s  %-*s", table_width(t), "variant", "job", "epoch",
+            t->source_width, "source");
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].text)
             fprintf(out, "%s%*s", columns[i].sep, columns[i].width, columns[i].head);
@@ -716,10 +733,10 @@ static void text_config_diff(FILE *out, const scenario_t *a, const scenario_t *b
     if (!shown) fprintf(out, "(baseline)");
 }
 
-static void text_server_row(FILE *out, const char *variant, int server, int epoch, const char *src,
-                            const server_metrics_t *m) {
+static void text_server_row(FILE *out, int w, const char *variant, int server, int epoch,
+                            const char *src, const server_metrics_t *m) {
     double n = m->accesses > 0 ? m->accesses : 1;
-    fprintf(out, "%-10s %6d %5d  %-6s", variant, server + 1, epoch, src);
+    fprintf(out, "%-*s %6d %5d  %-6s", w, variant, server + 1, epoch, src);
     for (int i = 0; i < NSERVER_COLUMNS; i++) {
         const server_column_t *c = &server_columns[i];
         double v = fig_clean(c->json(m), FIG_NONNEG, 1);
@@ -739,7 +756,8 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
     for (int k = 0; k < nv; k++)
         wanted |= v[k].model.srv && (v[k].model.nservers > 1 || v[k].topo.ninst > 1);
     if (!wanted) return;
-    fprintf(out, "\n%-10s %6s %5s  %-6s", "variant", "server", "epoch", "source");
+    const int w = report_variant_width(v, nv);
+    fprintf(out, "\n%-*s %6s %5s  %-6s", w, "variant", "server", "epoch", "source");
     for (int i = 0; i < NSERVER_COLUMNS; i++)
         fprintf(out, " %*s", server_columns[i].width, server_columns[i].head);
     fputc('\n', out);
@@ -749,19 +767,19 @@ static void write_text_servers(FILE *out, const variant_run_t *v, int nv) {
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 const server_metrics_t *mm = server_at(&v[k].model, sv, e);
                 if (mm->accesses == 0) continue; /* a server no job uses */
-                text_server_row(out, v[k].scn.variant, sv, e + 1, "model", mm);
+                text_server_row(out, w, v[k].scn.variant, sv, e + 1, "model", mm);
                 if (!v[k].sim.m || !v[k].sim.srv) continue;
                 const server_metrics_t *sm = server_at(&v[k].sim, sv, e);
                 /* A server-sampled run has figures of its sampled servers only. */
                 if (v[k].sim.servers_sampled > 0 && sm->accesses == 0) continue;
-                text_server_row(out, v[k].scn.variant, sv, e + 1, run_sim_source(&v[k]), sm);
+                text_server_row(out, w, v[k].scn.variant, sv, e + 1, run_sim_source(&v[k]), sm);
             }
     }
 }
 
 /* The fullest server's memory by component, where the scenario counts it
  * (memory.c refused the run past server.mem_gb already). */
-static void write_text_host_memory(FILE *out, const variant_run_t *v, int k, int *head) {
+static void write_text_host_memory(FILE *out, const variant_run_t *v, int nv, int k, int *head) {
     const scenario_t *s = &v[k].scn;
     if (!memory_counted(s)) return;
     memory_parts_t most = {0};
@@ -774,10 +792,10 @@ static void write_text_host_memory(FILE *out, const variant_run_t *v, int k, int
     char lim[96] = "server.mem_gb not given: nothing checked";
     if (s->server.mem_gb > 0) snprintf(lim, sizeof lim, "fits server.mem_gb %g", s->server.mem_gb);
     fprintf(out,
-            "%-10s memory %.2f GiB on server %d: %d training processes %.2f, their workers "
+            "%-*s memory %.2f GiB on server %d: %d training processes %.2f, their workers "
             "%.2f, /dev/shm %.2f, a cache in the loader %.2f GiB; %s\n",
-            s->variant, most.total / GIB, at + 1, most.procs, most.processes / GIB,
-            most.workers / GIB, most.shm / GIB, most.cache / GIB, lim);
+            report_variant_width(v, nv), s->variant, most.total / GIB, at + 1, most.procs,
+            most.processes / GIB, most.workers / GIB, most.shm / GIB, most.cache / GIB, lim);
 }
 
 /* /dev/shm at its peak, where a loader puts batches there: the figure a
@@ -786,7 +804,7 @@ static void write_text_host_memory(FILE *out, const variant_run_t *v, int k, int
 static void write_text_memory(FILE *out, const variant_run_t *v, int nv) {
     int head = 0;
     for (int k = 0; k < nv; k++) {
-        write_text_host_memory(out, v, k, &head);
+        write_text_host_memory(out, v, nv, k, &head);
         double most = 0;
         int at = 0;
         for (int sv = 0; sv < (int)v[k].scn.server.count; sv++) {
@@ -800,8 +818,8 @@ static void write_text_memory(FILE *out, const variant_run_t *v, int nv) {
             snprintf(lim, sizeof lim, "fits server.shm_mb %g", v[k].scn.server.shm_mb);
         fprintf(
             out,
-            "%-10s /dev/shm %.1f MiB on server %d: the DataLoaders' batches in shared memory; %s\n",
-            v[k].scn.variant, most / MIB, at + 1, lim);
+            "%-*s /dev/shm %.1f MiB on server %d: the DataLoaders' batches in shared memory; %s\n",
+            report_variant_width(v, nv), v[k].scn.variant, most / MIB, at + 1, lim);
     }
 }
 
@@ -890,22 +908,23 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
             (long long)s->server.count, (long long)s->server.gpus, (long long)s->server.cpus,
             C / 1e9, fig(pct, sizeof pct, D > 0 ? 100 * C / D : 0, 1));
     for (int k = 0; k < nv; k++) {
-        fprintf(out, "variant %-10s ", v[k].scn.variant);
+        fprintf(out, "variant %-*s ", report_variant_width(v, nv), v[k].scn.variant);
         text_config_diff(out, s, &v[k].scn);
         fprintf(out, "\n");
     }
     write_text_rates(out, v, nv);
-    report_text_header(out, &report_run_table);
+    report_table_t table = report_run_table;
+    table.variant_width = report_variant_width(v, nv);
+    report_text_header(out, &table);
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 const epoch_metrics_t *mm = metrics_at(&v[k].model, i, e);
-                report_text_row(out, &report_run_table, v[k].scn.variant, v[k].topo.inst[i].name,
-                                e + 1, "model", mm, NULL);
+                report_text_row(out, &table, v[k].scn.variant, v[k].topo.inst[i].name, e + 1,
+                                "model", mm, NULL);
                 if (v[k].sim.m)
-                    report_text_row(out, &report_run_table, v[k].scn.variant,
-                                    v[k].topo.inst[i].name, e + 1, run_sim_source(&v[k]),
-                                    metrics_at(&v[k].sim, i, e), mm);
+                    report_text_row(out, &table, v[k].scn.variant, v[k].topo.inst[i].name, e + 1,
+                                    run_sim_source(&v[k]), metrics_at(&v[k].sim, i, e), mm);
             }
     for (int k = 0; k < nv; k++)
         if (v[k].sampled > 0)
@@ -932,7 +951,8 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         }
     gap_write_warnings(out, v, nv);
     write_text_servers(out, v, nv);
-    fprintf(out, "\n%-10s %14s %14s %9s  %s\n", "variant", "total_s(model)", "total_s(sim)",
+    const int w = report_variant_width(v, nv);
+    fprintf(out, "\n%-*s %14s %14s %9s  %s\n", w, "variant", "total_s(model)", "total_s(sim)",
             "speed-up", "steady-state bottleneck (model, where the hit rate stops changing)");
     double base = report_total_s(best_source(&v[0]));
     for (int k = 0; k < nv; k++) {
@@ -947,7 +967,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         else
             snprintf(when, sizeof when, "from epoch %d; epoch %lld, the last run, is still warming",
                      v[k].steady_from + 1, (long long)v[k].scn.epochs);
-        fprintf(out, "%-10s %14s %14s %8.2fx  %s (%s)\n", v[k].scn.variant,
+        fprintf(out, "%-*s %14s %14s %8.2fx  %s (%s)\n", w, v[k].scn.variant,
                 fig(modt, sizeof modt, report_total_s(&v[k].model), 1), simt,
                 base / report_total_s(best_source(&v[k])), bottleneck_names[v[k].steady.bottleneck],
                 when);

@@ -54,11 +54,15 @@ int report_check_metrics(const epoch_metrics_t *m, const epoch_metrics_t *model,
  * rows through it with a wider source column and finer figures (its
  * epochs are short). The header line starts with an empty line. */
 typedef struct {
-    int source_width; /* the source column: 6 (model, sim, sample), 8 (measured) */
-    int fine;         /* more decimals: epoch_s 3, stalls 2, read_GB 4 (else 1) */
+    int source_width;  /* the source column: 6 (model, sim, sample), 8 (measured) */
+    int fine;          /* more decimals: epoch_s 3, stalls 2, read_GB 4 (else 1) */
+    int variant_width; /* the variant column (report_variant_width); 0: 10 */
 } report_table_t;
 extern const report_table_t report_run_table;
 void report_text_header(FILE *out, const report_table_t *t);
+/* The variant column's width in every text table: the longest name, at
+ * least 10, so a long name shifts the columns of every row alike. */
+int report_variant_width(const variant_run_t *v, int nv);
 void report_text_row(FILE *out, const report_table_t *t, const char *variant, const char *job,
                      int epoch, const char *src, const epoch_metrics_t *m,
                      const epoch_metrics_t *ref);

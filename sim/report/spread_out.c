@@ -24,9 +24,10 @@ void report_spread_text(FILE *out, const variant_run_t *v, int nv) {
                          "figures moved by their measured spread (each to x(1 +- s), the way "
                          "it slows and the way it speeds the run)\n");
         char t[32], lo[32], hi[32], plo[16], phi[16];
-        fprintf(out, "%-10s %s s: %s .. %s s (%s%% .. %s%%) over %d figure%s of ", v[k].scn.variant,
-                fig(t, sizeof t, sp->total_s, 1), fig(lo, sizeof lo, sp->fast_s, 1),
-                fig(hi, sizeof hi, sp->slow_s, 1), pct(plo, sizeof plo, sp->fast_s, sp->total_s),
+        fprintf(out, "%-*s %s s: %s .. %s s (%s%% .. %s%%) over %d figure%s of ",
+                report_variant_width(v, nv), v[k].scn.variant, fig(t, sizeof t, sp->total_s, 1),
+                fig(lo, sizeof lo, sp->fast_s, 1), fig(hi, sizeof hi, sp->slow_s, 1),
+                pct(plo, sizeof plo, sp->fast_s, sp->total_s),
                 pct(phi, sizeof phi, sp->slow_s, sp->total_s), sp->n, sp->n == 1 ? "" : "s");
         text_put_escaped(out, sp->profile);
         fprintf(out, " (widest %s, %.1f%%)\n", sp->key[sp->widest], 100 * sp->rel[sp->widest]);
