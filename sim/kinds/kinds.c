@@ -284,6 +284,33 @@ static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, c
     return bad;
 }
 
+/* A GPU's memory where the loader keeps no buffers of its own there (a
+ * kind that does, DALI, checks its queues in its own check): the job's
+ * training memory and the prepared batches it holds on the GPU. */
+static int gpu_input_fits(const scenario_t *s) {
+    int errors = 0;
+    if (!(s->server.gpu_mem_gb > 0)) return 0;
+    for (int j = 0; j < s->njobs; j++) {
+        const job_t *jb = &s->jobs[j];
+        double input = scenario_job_gpu_input_bytes(s, jb), need = jb->gpu_mem_gb * 1e9 + input;
+        if (need > s->server.gpu_mem_gb * 1e9) {
+            const int gpu = s->prep.decode == DECODE_GPU && jb->prep.pipeline != PIPE_AUDIO;
+            diag_error(scenario_job_pos(s, j, "gpu_mem_gb"),
+                       "job '%s' does not fit its GPUs: %.3g GB each (training %.3g GB + "
+                       "%lld prepared batch(es) of %lld x %.6g KB%s = %.3g GB of input) but "
+                       "server.gpu_mem_gb = %g; lower batch_per_gpu%s",
+                       jb->name, need / 1e9, jb->gpu_mem_gb,
+                       (long long)(gpu ? scenario_staged_batches(s, jb) : 1),
+                       (long long)jb->batch_per_gpu, scenario_job_out_item_bytes(s, jb) / 1e3,
+                       gpu ? " + one batch of decoded full-size images" : "", input / 1e9,
+                       s->server.gpu_mem_gb,
+                       gpu ? " or prefetch_batches, or decode on the CPU" : "");
+            errors++;
+        }
+    }
+    return errors;
+}
+
 int kinds_check(const scenario_t *s, const topology_t *t) {
     int rc = 0;
     const cache_ops_t *c = scenario_cache(s);
@@ -317,6 +344,7 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
     if (tier_check(s)) rc = EXIT_INPUT;
     const loader_ops_t *l = scenario_loader(s);
     if (l->check && l->check(s)) rc = EXIT_INPUT;
+    if (!l->gpu_bytes && gpu_input_fits(s)) rc = EXIT_INPUT;
     const storage_ops_t *st = scenario_storage(s);
     if (st->check && st->check(s)) rc = EXIT_INPUT;
     return rc;

@@ -232,7 +232,7 @@ static int check_required(const scenario_t *s, const scenario_doc_t *doc) {
     return errors;
 }
 
-static src_pos_t job_pos(const scenario_t *s, int j, const char *key) {
+src_pos_t scenario_job_pos(const scenario_t *s, int j, const char *key) {
     int row = schema_find(SCOPE_JOB, key);
     src_pos_t p = s->jobs[j].origin[row];
     if (!p.file)
@@ -270,13 +270,13 @@ static int published_rates(scenario_t *s) {
             gpu_known |= gpu_rates_name_eq(rows[i].gpu, jb->gpu);
         gpu_rates_names(rows, n, gpu_known ? jb->gpu : NULL, known, sizeof known);
         if (!jb->model[0])
-            diag_error(job_pos(s, j, "gpu"),
+            diag_error(scenario_job_pos(s, j, "gpu"),
                        "job '%s': jobs.%d.gpu '%s' picks a published rate with jobs.%d.model, "
                        "which is not given (models with a rate on %s: %s)",
                        jb->name, j, jb->gpu, j, jb->gpu, gpu_known ? known : "none");
         else
             diag_error(
-                job_pos(s, j, gpu_known ? "model" : "gpu"),
+                scenario_job_pos(s, j, gpu_known ? "model" : "gpu"),
                 "job '%s': no published rate for %s '%s'%s%s in the GPU rate table "
                 "(stallsim help gpus); %s: %s. Give the rate instead: jobs.%d.gpu_items_per_s",
                 jb->name, gpu_known ? "model" : "GPU", gpu_known ? jb->model : jb->gpu,
@@ -322,31 +322,14 @@ static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
             miss = "prep.audio_ms_per_mb",
             what = "CPU ms per MB of WAV: decode, resample, log-mel spectrogram";
         if (miss) {
-            diag_error(job_pos(s, j, "prep.pipeline"),
+            diag_error(scenario_job_pos(s, j, "prep.pipeline"),
                        "job '%s': prep.pipeline %s needs %s (%s): calibrate measures it into the "
                        "host profile, or set it; it has no built-in value",
                        jb->name, pipeline_name(jb->prep.pipeline), miss, what);
             errors++;
         }
-        if (s->server.gpu_mem_gb > 0) {
-            double input = scenario_job_gpu_input_bytes(s, jb), need = jb->gpu_mem_gb * 1e9 + input;
-            if (need > s->server.gpu_mem_gb * 1e9) {
-                const int gpu = s->prep.decode == DECODE_GPU && jb->prep.pipeline != PIPE_AUDIO;
-                diag_error(job_pos(s, j, "gpu_mem_gb"),
-                           "job '%s' does not fit its GPUs: %.3g GB each (training %.3g GB + "
-                           "%lld prepared batch(es) of %lld x %.6g KB%s = %.3g GB of input) but "
-                           "server.gpu_mem_gb = %g; lower batch_per_gpu%s",
-                           jb->name, need / 1e9, jb->gpu_mem_gb,
-                           (long long)(gpu ? scenario_staged_batches(s, jb) : 1),
-                           (long long)jb->batch_per_gpu, scenario_job_out_item_bytes(s, jb) / 1e3,
-                           gpu ? " + one batch of decoded full-size images" : "", input / 1e9,
-                           s->server.gpu_mem_gb,
-                           gpu ? " or prefetch_batches, or decode on the CPU" : "");
-                errors++;
-            }
-        }
         if (s->prep.on_gpu && jb->prep.pipeline != PIPE_IMAGE_TRAIN) {
-            diag_error(job_pos(s, j, "prep.pipeline"),
+            diag_error(scenario_job_pos(s, j, "prep.pipeline"),
                        "job '%s': prep.on_gpu moves the training augment to the GPU (its cost "
                        "prep.gpu_augment_ms); prep.pipeline %s has no GPU cost: leave on_gpu "
                        "false",
@@ -356,7 +339,7 @@ static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
         if (s->loader.prep == PREP_COORDINATED && j > 0 &&
             (jb->prep.pipeline != s->jobs[0].prep.pipeline ||
              scenario_job_out_item_bytes(s, jb) != scenario_job_out_item_bytes(s, &s->jobs[0]))) {
-            diag_error(job_pos(s, j, "prep.pipeline"),
+            diag_error(scenario_job_pos(s, j, "prep.pipeline"),
                        "coordinated prep hands the same prepared batches to every job: job '%s' "
                        "must use the prep.pipeline and prep.out_kb of job '%s'",
                        jb->name, s->jobs[0].name);
@@ -530,13 +513,13 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
         const job_t *jb = &s->jobs[j];
         if ((jb->gpu_items_per_s > 0) == (jb->compute_s_per_batch > 0)) {
             diag_error(
-                job_pos(s, j, "gpu_items_per_s"),
+                scenario_job_pos(s, j, "gpu_items_per_s"),
                 "job '%s': set exactly one of gpu_items_per_s (> 0) and compute_s_per_batch (> 0)",
                 jb->name);
             errors++;
         }
         if (jb->gpus > s->server.gpus && jb->gpus % s->server.gpus != 0) {
-            diag_error(job_pos(s, j, "gpus"),
+            diag_error(scenario_job_pos(s, j, "gpus"),
                        "job '%s': gpus = %lld spans servers, so it must be a multiple of "
                        "server.gpus = %lld",
                        jb->name, (long long)jb->gpus, (long long)s->server.gpus);
@@ -548,7 +531,7 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     }
     int64_t gpus_have = s->server.count * s->server.gpus;
     if (s->njobs && gpus_used > gpus_have) {
-        diag_error(job_pos(s, 0, "gpus"),
+        diag_error(scenario_job_pos(s, 0, "gpus"),
                    "the jobs use %lld GPUs but the cluster has %lld (server.count %lld x "
                    "server.gpus %lld)",
                    (long long)gpus_used, (long long)gpus_have, (long long)s->server.count,
@@ -557,7 +540,7 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
     }
     if (s->loader.prep == PREP_PER_JOB && s->njobs) {
         if (pinned_cpus > s->server.cpus * s->server.count) {
-            diag_error(job_pos(s, 0, "cpus"),
+            diag_error(scenario_job_pos(s, 0, "cpus"),
                        "the jobs pin %lld prep cores but the cluster has %lld",
                        (long long)pinned_cpus, (long long)(s->server.cpus * s->server.count));
             errors++;
@@ -573,7 +556,7 @@ static int check_consistency(const scenario_t *s, const scenario_doc_t *doc) {
             if (s->jobs[j].gpus != s->jobs[0].gpus ||
                 s->jobs[j].batch_per_gpu != s->jobs[0].batch_per_gpu) {
                 diag_error(
-                    job_pos(s, j, "batch_per_gpu"),
+                    scenario_job_pos(s, j, "batch_per_gpu"),
                     "coordinated prep hands the same batches to every job: job '%s' must use "
                     "the gpus and batch_per_gpu of job '%s'",
                     s->jobs[j].name, s->jobs[0].name);
@@ -663,7 +646,7 @@ static int check_rates(const scenario_t *s, const scenario_doc_t *doc) {
             if (!u) continue;
             memcpy(&v, (const char *)&s->jobs[j] + jk[i].offset, sizeof v);
             snprintf(name, sizeof name, "jobs.%d.%s", j, jk[i].name);
-            errors += rate_too_slow(s, u, name, v, job_pos(s, j, jk[i].name));
+            errors += rate_too_slow(s, u, name, v, scenario_job_pos(s, j, jk[i].name));
         }
     return errors;
 }

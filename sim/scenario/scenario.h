@@ -353,6 +353,9 @@ const char *decode_place_name(int i);
  * decoded full-size images (RGB, dataset.megapixels); its own training
  * memory apart. */
 double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j);
+/* Where job j's key was given (file:line:col), else where any of its keys
+ * was: what an error about the job points at. */
+src_pos_t scenario_job_pos(const scenario_t *s, int j, const char *key);
 /* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
 /* Of that, the seconds the GPU spends on prep (nvJPEG's stages under
