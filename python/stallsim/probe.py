@@ -32,10 +32,14 @@ What it measures, each the way the DataLoader spends it:
 - the training process's CPU in next() (its thread's time.thread_time) for
   a batch a worker has ready (unpickling, rebuilding the shared-memory
   tensors): transfer_ms_per_item;
-- the user's Dataset with 1, 2, 4, 8 and 16 x the cores' workers (one
-  batch size for all, the median of 3 runs each): the CPU the workers use
-  per item (/proc/PID/stat), relative to 1 x: loader.oversub, the cost of
-  more processes than cores (switches, caches, the scheduler);
+- the user's Dataset with 1, 2, 4, 8 and 16 x the cores' persistent
+  workers over two epochs (one batch size for all, the median of 3 runs
+  each): the CPU the warm workers use per item in the second epoch
+  (/proc/PID/stat), relative to 1 x: loader.oversub, the cost of more
+  processes than cores (switches, caches, the scheduler); and each
+  worker's first epoch's CPU beyond its second, less worker_init_ms:
+  loader.worker_warmup_ms, a fresh worker's first items' extra cost
+  (pages copied on write, cold caches), paid once per worker start;
 - the loop's own time per iteration around a sleeping GPU: loader.step_ms;
 - iter(loader) with 1..N workers and nothing to load, fitted per worker
   (the iterator forks them one after another): worker_start_ms; and each
@@ -372,26 +376,75 @@ def loader_costs(ds, idx, batch, seed, cores, item, mean_item):
 OVERSUB = (1, 2, 4, 8, 16)
 
 
+def workers_two_epochs(ds, idx, batch, workers, seed):
+    """A real DataLoader with `workers` persistent workers over idx, no GPU
+    work, two epochs: (the workers' CPU per item in the second, warm, epoch;
+    its wall per item; each worker's CPU in the first epoch beyond the
+    second, from its fork: a forked child's counters start at 0, so its
+    start and its first items' extra cost are in it)."""
+    import torch
+    from torch.utils.data import DataLoader, Subset
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    dl = DataLoader(Subset(ds, idx), batch_size=batch, shuffle=True, generator=g,
+                    num_workers=workers, persistent_workers=True)
+    it = iter(dl)
+    pids = [w.pid for w in it._workers]
+    for _ in it:
+        pass
+    first = [proc_cpu_s(p) for p in pids]
+    it = iter(dl)  # persistent: the same workers, warm
+    t0 = time.perf_counter()
+    for _ in it:
+        pass
+    wall = time.perf_counter() - t0
+    second = sum(proc_cpu_s(p) - b for p, b in zip(pids, first))
+    it._shutdown_workers()
+    return second / len(idx), wall / len(idx), (sum(first) - second) / workers
+
+
 def oversubscription(ds, idx, batch, cores, seed, reps):
-    """The user's Dataset with k x cores workers for each k of OVERSUB (the
-    median of REPS runs each): the workers' CPU per item, relative to k = 1.
-    More processes than cores cost each item more CPU (context switches,
-    caches and TLBs refilled, the scheduler's own work): loader.oversub,
-    which loader_pytorch.c applies to the cores' capacity. One batch size
-    for every point (each worker gets at least two batches at 16 x); reps
-    runs a point (the median)."""
+    """The user's Dataset with k x cores persistent workers for each k of
+    OVERSUB (the median of reps runs each, by warm CPU), two epochs a run.
+    The second epoch's workers' CPU per item against k = 1 is
+    loader.oversub: what more processes than cores cost each item once the
+    workers are warm (switches, caches and TLBs shared, the scheduler's
+    work), which loader_pytorch.c applies to the cores' capacity. The first
+    epoch's CPU beyond the second, per worker, is a fresh worker's start and
+    warm-up (worker_warmup below): a cost per worker, not per item, which
+    the first epoch alone put into the curve at this probe's items per
+    worker (10 at 16 x), not the user's (issue 30). CPU, not the items'
+    throughput: a Dataset that waits on a GET has a throughput that grows
+    with workers without any core getting faster or slower. One batch size
+    for every point (each worker gets at least two batches at 16 x).
+    Returns (curve, batch, seen, extra): extra[k] is the first epoch's CPU
+    per worker beyond the second at k x, seconds."""
     b = max(1, min(batch, len(idx) // (2 * OVERSUB[-1] * cores)))
-    points, seen = [], []
+    points, seen, extra = [], [], {}
     for k in OVERSUB:
-        runs = sorted(workers_cpu(ds, idx, b, k * cores, seed + r) for r in range(reps))
-        cpu, wall = runs[len(runs) // 2]
+        runs = sorted(workers_two_epochs(ds, idx, b, k * cores, seed + r) for r in range(reps))
+        cpu, wall, fresh = runs[len(runs) // 2]
         points.append((k, cpu))
-        seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}")
-        log(f"{k * cores} workers ({k} x the cores, batch {b}): {cpu * 1e3:.3f} ms of worker CPU "
-            f"and {wall * 1e3:.3f} ms of wall per item")
+        extra[k] = fresh
+        seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}:{fresh * 1e3:.4g}")
+        log(f"{k * cores} workers ({k} x the cores, batch {b}): warm, {cpu * 1e3:.3f} ms of worker "
+            f"CPU and {wall * 1e3:.3f} ms of wall per item; a fresh worker's first epoch "
+            f"{fresh * 1e3:.1f} ms of CPU more")
     c1 = points[0][1]
     curve = ", ".join(f"{k}:{min(1.0, c1 / c):.3g}" if c > 0 else f"{k}:1" for k, c in points)
-    return curve, b, " ".join(seen)
+    return curve, b, " ".join(seen), extra
+
+
+def worker_warmup(curve, extra, init):
+    """loader.worker_warmup_ms: a fresh worker's first-epoch CPU beyond its
+    warm one (oversubscription's extra), less its start before the first
+    item (worker_init_ms, measured alone), the median over the points.
+    Each point's extra is taken back to one worker a core by that point's
+    efficiency, since the simulator scales every CPU second there by it.
+    Seconds, >= 0."""
+    eff = dict((int(k), float(e)) for k, e in (p.split(":") for p in curve.split(", ")))
+    return max(0.0, statistics.median(x * eff[k] for k, x in extra.items()) - init)
 
 
 def pipeline_costs(data, idx, batch, seed, train_mean):
@@ -835,13 +888,16 @@ def main():
         log(f"the Dataset waits {mean_wait * 1e3:.3f} ms an item beside {mean_item * 1e3:.3f} ms "
             f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
             f"your scenario's server.storage gives (docs/pytorch.md)")
-    curve, curve_batch, curve_seen = oversubscription(ds, idx, a.batch, cores, a.seed,
-                                                      a.oversub_reps)
+    curve, curve_batch, curve_seen, fresh = oversubscription(ds, idx, a.batch, cores, a.seed,
+                                                             a.oversub_reps)
     log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
     forks = a.max_workers or 4 * cores  # nothing to load: forking more is cheap
     start, start0, init = worker_start(ds, forks)
     log(f"iter() forks {start * 1e3:.2f} ms a worker (+{start0 * 1e3:.2f} ms), fitted over 1..{forks}; "
         f"a worker's own start {init * 1e3:.2f} ms of CPU")
+    warmup = worker_warmup(curve, fresh, init)
+    log(f"a fresh worker's first items: {warmup * 1e3:.2f} ms of CPU beyond warm ones "
+        f"(loader.worker_warmup_ms)")
     pin, pin_how = pin_cost(item, a.batch)
     log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
     most = a.mem_items or 4 * len(idx)
@@ -884,6 +940,7 @@ def main():
         f"    step_ms: {max(step_s, 0) * 1e3:.6g}",
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
         f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
+        f"    worker_warmup_ms: {warmup * 1e3:.6g}",
         f"    pin_ms_per_item: {pin * 1e3:.6g}",
         f"    worker_mem_mb: {wfix / 2**20:.6g}",
         f"    worker_mem_mb_per_kitem: {wper * 1e3 / 2**20:.6g}",
@@ -898,7 +955,7 @@ def main():
         f"    item_mean_ms: {mean_item * 1e3:.6g}",
         f"    item_wait_ms: {mean_wait * 1e3:.6g}",
         f"    oversub_batch: {curve_batch}",
-        f"    oversub_cpu_wall_ms: \"{curve_seen}\"",
+        f"    oversub_cpu_wall_fresh_ms: \"{curve_seen}\"",
         f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
         f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",

@@ -24,7 +24,8 @@
  *   persistent_workers keeps them from the first epoch; iter() returns,
  *   and the loop takes its first batch, once the last is forked; each
  *   worker then runs its own start on a core (loader.worker_init_ms)
- *   before its first item;
+ *   before its first item, and its first items cost more CPU than they do
+ *   once it is warm (loader.worker_warmup_ms, charged with the start);
  * CPU: every rank's workers, pin-memory threads and training process on a
  * server share the stream's cores there, event by event. Each server has a
  * calendar of its cores (calendar.h) per timeline: an item's prep, a batch's
@@ -86,6 +87,16 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
     if (s->loader.torch.num_workers > 0)
         t += ms(s->loader.torch.transfer_ms_per_item) * (double)j->batch_per_gpu;
     return t;
+}
+
+/* Seconds of CPU a freshly forked worker spends of its own: its start
+ * before the first item, and its first items' CPU past what they cost once
+ * it is warm (the parent's pages it copies on write, cold caches and TLBs).
+ * Both fall at the worker's start, one lump on a core: the warm-up is a
+ * cost per worker start, not per item, so 16 workers a core over an epoch
+ * of 2 batches each pay it 16 times over the same items. */
+static double worker_start_cpu(const scenario_t *s) {
+    return ms(s->loader.torch.worker_init_ms + s->loader.torch.worker_warmup_ms);
 }
 
 static double pin_item(const scenario_t *s) {
@@ -208,7 +219,7 @@ static int torch_init(prep_t *p) {
     p->cpu_slots = effective_cores(s, p->cores);
     p->iter_cpu_s = iter_cpu(s, p->job);
     t->start_s = ms(s->loader.torch.worker_start_ms);
-    t->init_s = ms(s->loader.torch.worker_init_ms);
+    t->init_s = worker_start_cpu(s);
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
@@ -455,7 +466,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const int64_t P = torch_staged(s, j);
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
     const double cpu = iter_cpu(s, j), start = ms(s->loader.torch.worker_start_ms),
-                 init = ms(s->loader.torch.worker_init_ms);
+                 init = worker_start_cpu(s);
     const double collate = collate_item(s), pin = pin_item(s);
     const int drop = s->loader.torch.drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
@@ -608,6 +619,7 @@ static const key_def_t keys[] = {
     {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, SCN_FIELD(loader.torch.oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
     {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
+    {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
     {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
     {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
 };

@@ -188,7 +188,8 @@ typedef struct {
             double step_ms;
             double worker_start_ms;
             double worker_init_ms;
-            double worker_mem_mb;           /* a worker's private memory before its items (MiB) */
+            double worker_warmup_ms; /* a fresh worker's first items' CPU past their steady cost */
+            double worker_mem_mb;    /* a worker's private memory before its items (MiB) */
             double worker_mem_mb_per_kitem; /* and its growth per 1000 items it reads */
             double core_efficiency;
             char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
