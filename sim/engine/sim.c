@@ -52,6 +52,7 @@
 #include "kinds.h"
 #include "memory.h"
 #include "perm.h"
+#include "rng.h"
 #include "server_sample.h"
 #include "shards.h"
 #include "sim.h"
@@ -411,7 +412,7 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
     int fail = 0;
     /* Each stream its own generator, seeded in stream order: its orders do
      * not depend on how the merge interleaves the streams. */
-    st->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    st->rng = gsl_rng_alloc(rng_mt19937);
     if (!st->rng) return -1;
     gsl_rng_set(st->rng, gsl_rng_get(master));
     st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
@@ -1167,7 +1168,7 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
     w.cache_bytes = memory_cache_bytes(s, t);
     w.t = t;
     w.obs = obs;
-    gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *master = gsl_rng_alloc(rng_mt19937);
     if (!master) return EXIT_RUNTIME;
     gsl_rng_set(master, (unsigned long)s->seed);
     int rc = build(&w, master) ? EXIT_RUNTIME : 0;
