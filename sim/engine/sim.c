@@ -192,8 +192,11 @@ void sim_item_sizes(const scenario_t *s, gsl_rng *r, uint32_t n, uint32_t *size)
     double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
     for (uint32_t i = 0; i < n; i++) {
         double b = cv > 0 ? exp(zeta + gsl_ran_gaussian_ziggurat(r, sigma)) : mean;
-        /* Validation refuses distributions that reach past this with any weight. */
-        size[i] = b < 1 ? 1 : b > SCN_ITEM_BYTES_MAX ? 4000000000u : (uint32_t)llround(b);
+        /* Validation refuses distributions that reach past this with any weight.
+         * llround(b) for 1 <= b <= 4e9 is (uint32_t)(b + 0.5) exactly (b and
+         * 0.5 are multiples of b's ulp; where the sum rounds, into the next
+         * power of two, both give that power), without a libm call. */
+        size[i] = b < 1 ? 1 : b > SCN_ITEM_BYTES_MAX ? 4000000000u : (uint32_t)(b + 0.5);
     }
 }
 
