@@ -5,20 +5,10 @@
 #include <string.h>
 
 #include "hugemem.h"
+#include "rng.h"
 
-/* mt19937 yields 32 uniform bits a draw; gsl_rng_get is used raw so one draw
- * gives one bounded integer. */
 uint32_t perm_uniform(gsl_rng *r, uint32_t bound) {
-    uint64_t m = (uint64_t)(uint32_t)gsl_rng_get(r) * bound;
-    uint32_t low = (uint32_t)m;
-    if (low < bound) {
-        uint32_t threshold = (uint32_t)(-bound) % bound;
-        while (low < threshold) {
-            m = (uint64_t)(uint32_t)gsl_rng_get(r) * bound;
-            low = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
+    return perm_bounded(r->type == rng_mt19937 ? r->state : NULL, r, bound);
 }
 
 int perm_gen_init(perm_gen_t *g, uint32_t n) {
@@ -44,11 +34,15 @@ void perm_gen_free(perm_gen_t *g) {
     memset(g, 0, sizeof *g);
 }
 
-void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out) {
+/* perm_generate with its draws from s (rng.h's own generator's state,
+ * inline) or, where s is NULL, from r through GSL. Inlined into both of
+ * perm_generate's calls, where s is known to be one or the other. */
+static inline __attribute__((always_inline)) void generate(perm_gen_t *g, rng_mt_state_t *s,
+                                                           gsl_rng *r, uint32_t *out) {
     const uint32_t n = g->n, b = g->nbuckets;
     memset(g->count, 0, (size_t)(b + 1) * sizeof *g->count);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = b > 1 ? perm_uniform(r, b) : 0;
+        uint32_t k = b > 1 ? perm_bounded(s, r, b) : 0;
         g->bucket[i] = (uint16_t)k;
         g->count[k + 1]++;
     }
@@ -61,11 +55,18 @@ void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out) {
     for (uint32_t k = 0; k < b; k++) {
         uint32_t end = g->count[k];
         for (uint32_t i = end - start; i > 1; i--) {
-            uint32_t j = perm_uniform(r, i);
+            uint32_t j = perm_bounded(s, r, i);
             uint32_t t = out[start + i - 1];
             out[start + i - 1] = out[start + j];
             out[start + j] = t;
         }
         start = end;
     }
+}
+
+void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out) {
+    if (r->type == rng_mt19937)
+        generate(g, r->state, NULL, out);
+    else
+        generate(g, NULL, r, out);
 }

@@ -11,6 +11,8 @@
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
 
+#include "rng.h"
+
 typedef struct {
     uint32_t n;
     uint32_t nbuckets;
@@ -24,5 +26,20 @@ void perm_gen_free(perm_gen_t *g);
 void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out);
 /* Uniform integer in [0, bound) from r, exactly (Lemire's method with rejection). */
 uint32_t perm_uniform(gsl_rng *r, uint32_t bound);
+/* The same from s, rng.h's generator's state, inline; or, where s is NULL,
+ * from r (any generator): mt19937 yields 32 uniform bits a draw, used raw
+ * so that one draw gives one bounded integer. */
+static inline uint32_t perm_bounded(rng_mt_state_t *s, gsl_rng *r, uint32_t bound) {
+    uint64_t m = (uint64_t)(s ? rng_mt_next(s) : (uint32_t)gsl_rng_get(r)) * bound;
+    uint32_t low = (uint32_t)m;
+    if (low < bound) {
+        uint32_t threshold = (uint32_t)(-bound) % bound;
+        while (low < threshold) {
+            m = (uint64_t)(s ? rng_mt_next(s) : (uint32_t)gsl_rng_get(r)) * bound;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
 
 #endif

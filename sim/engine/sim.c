@@ -52,6 +52,7 @@
 #include "kinds.h"
 #include "memory.h"
 #include "perm.h"
+#include "rng.h"
 #include "server_sample.h"
 #include "shards.h"
 #include "sim.h"
@@ -191,8 +192,11 @@ void sim_item_sizes(const scenario_t *s, gsl_rng *r, uint32_t n, uint32_t *size)
     double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
     for (uint32_t i = 0; i < n; i++) {
         double b = cv > 0 ? exp(zeta + gsl_ran_gaussian_ziggurat(r, sigma)) : mean;
-        /* Validation refuses distributions that reach past this with any weight. */
-        size[i] = b < 1 ? 1 : b > SCN_ITEM_BYTES_MAX ? 4000000000u : (uint32_t)llround(b);
+        /* Validation refuses distributions that reach past this with any weight.
+         * llround(b) for 1 <= b <= 4e9 is (uint32_t)(b + 0.5) exactly (b and
+         * 0.5 are multiples of b's ulp; where the sum rounds, into the next
+         * power of two, both give that power), without a libm call. */
+        size[i] = b < 1 ? 1 : b > SCN_ITEM_BYTES_MAX ? 4000000000u : (uint32_t)(b + 0.5);
     }
 }
 
@@ -411,7 +415,7 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
     int fail = 0;
     /* Each stream its own generator, seeded in stream order: its orders do
      * not depend on how the merge interleaves the streams. */
-    st->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    st->rng = gsl_rng_alloc(rng_mt19937);
     if (!st->rng) return -1;
     gsl_rng_set(st->rng, gsl_rng_get(master));
     st->perm = xcalloc(w->n, sizeof *st->perm, &fail);
@@ -961,22 +965,25 @@ static void end_batch(world_t *w, stream_t *st, run_metrics_t *out, double issue
         consume(w, st, out, k, r, rm);
 }
 
-static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
-    const int64_t lo = st->batch * st->M;
-    const int64_t n_used = st->n_used;
-    const int64_t hi = lo + st->M < n_used ? lo + st->M : n_used;
-    const double issue = next_issue(st, st->started, st->ep_start);
-    const double issue_mem = next_issue(st, st->started_mem, st->ep_start_mem);
-    const int partitioned = w->owner != NULL;
+/* What a batch's items add up to (run_batch's sums, kept in registers). */
+typedef struct {
+    double ready, ready_mem, hits, read_bytes, prep_busy, tier_hits, prepped, reqs;
+} batch_sums_t;
+
+/* Items [lo, hi) of the stream's order, each fetched and prepared. `plain`
+ * (a constant where it is inlined): loose items, no partitioned caching, no
+ * clairvoyant policy, every server simulated and no observer, the common
+ * case, for which the compiler drops those branches; otherwise any. */
+HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double issue,
+                     double issue_mem, batch_sums_t *sum, const int plain) {
+    const int partitioned = !plain && w->owner != NULL;
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
     prep_end_t (*const item)(prep_t *, int, int, double, double, double) = w->loader->item;
-    double ready = issue, ready_mem = issue_mem;
-    begin_batch(w, st, issue, issue_mem);
     /* A loader whose workers read synchronously issues each read when its
      * previous item is done. */
     const double *const clock = st->prep.clock;
-    const sim_observer_t *const obs = w->obs;
+    const sim_observer_t *const obs = plain ? NULL : w->obs;
     /* Rank of each position in the batch (lo is a multiple of G), kept by
      * counting: a division per item costs more than the rest of the lookup. */
     const int64_t G = st->G;
@@ -987,8 +994,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
      * item's size and state are then one random cache line, not two. */
     const int sized = prefetch && caches->size_view;
     const size_t stride = sized ? caches->size_stride : 1;
-    const uint32_t S = w->S;
-    double reqs = 0; /* record shards: storage requests this batch */
+    const uint32_t S = plain ? 0 : w->S;
     /* The loop calls through the kinds' function pointers, so the compiler
      * must assume they change memory: what it reads and adds to per item is
      * kept in locals (same order of additions, same sums). */
@@ -998,17 +1004,14 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int shared = w->s->server.storage.shared;
     const double decode_per_byte = st->decode_per_byte, prep_fixed = st->prep_fixed;
     const double slowdown = st->prep.slowdown;
-    double hits = st->hits, read_bytes = st->read_bytes, prep_busy = st->prep_busy;
-    double tier_hits = st->tier_hits;
-    double prepped = st->prepped;
+    batch_sums_t b = *sum;
     /* This epoch's per-server counters; a stream on one server adds the
      * batch's counts once at the end (integers in doubles: exact sums). */
     server_metrics_t *const srv_here = &w->srv[first * epochs + st->epoch];
-    const double hits0 = hits, read_bytes0 = read_bytes, tier_hits0 = tier_hits;
-    const double *const weight = w->smp.weight;
+    const double *const weight = plain ? NULL : w->smp.weight;
     for (int64_t idx = lo; idx < hi; idx++) {
-        prefetch_ahead(perm + idx, hi - idx, size, w->owner, caches, sized, prefetch,
-                       ns > 1 ? rank_server : NULL, rank_far, rank_near);
+        prefetch_ahead(perm + idx, hi - idx, size, partitioned ? w->owner : NULL, caches, sized,
+                       prefetch, ns > 1 ? rank_server : NULL, rank_far, rank_near);
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
         const int r = (int)rank;
@@ -1025,39 +1028,62 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
         if (partitioned) {
-            fetched = fetch_partitioned(w, st, sv + first, x, at, d, &hits, &read_bytes);
+            fetched = fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes);
         } else if (S) {
             fetched = fetch_shard(w, st, x, server, at, bytes, d, &srv_here[sv * epochs], ns > 1,
-                                  &hits, &tier_hits, &read_bytes, &reqs);
+                                  &b.hits, &b.tier_hits, &b.read_bytes, &b.reqs);
         } else {
-            uint64_t next_use =
-                w->clairvoyant && !last_epoch ? clock_next + st->pos_next[x] : CACHE_NEVER;
+            uint64_t next_use = !plain && w->clairvoyant && !last_epoch
+                                    ? clock_next + st->pos_next[x]
+                                    : CACHE_NEVER;
             int src;
             fetched = fetch_local(w, st, server, x, next_use, at, bytes, wt, &src);
-            count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &hits, &tier_hits,
-                        &read_bytes);
+            count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &b.hits, &b.tier_hits,
+                        &b.read_bytes);
         }
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
-        if (end.t > ready) ready = end.t;
-        if (end.mem > ready_mem) ready_mem = end.mem;
-        prep_busy += prep * wt;
-        prepped += wt;
+        if (end.t > b.ready) b.ready = end.t;
+        if (end.mem > b.ready_mem) b.ready_mem = end.mem;
+        b.prep_busy += prep * wt;
+        b.prepped += wt;
         if (weight) {
             w->lat[server * epochs + st->epoch] += end.t - at;
             if (end.t > w->last_prep[server]) w->last_prep[server] = end.t;
         }
         if (obs)
-            observe_item(w, st, x, sv, r, at, fetched, end.t, prep, hits, tier_hits, read_bytes);
+            observe_item(w, st, x, sv, r, at, fetched, end.t, prep, b.hits, b.tier_hits,
+                         b.read_bytes);
     }
-    if (ns == 1 && !partitioned)
-        count_server(srv_here, hits - hits0, tier_hits - tier_hits0, read_bytes - read_bytes0,
-                     S ? reqs : -1, (double)(hi - lo));
-    st->hits = hits, st->read_bytes = read_bytes, st->prep_busy = prep_busy;
-    st->tier_hits = tier_hits;
-    if (S && !st->buffered)
-        st->mix += shards_in(&st->shards, perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
-    st->prepped = prepped;
-    end_batch(w, st, out, issue, ready, ready_mem);
+    *sum = b;
+}
+
+static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
+    const int64_t lo = st->batch * st->M;
+    const int64_t n_used = st->n_used;
+    const int64_t hi = lo + st->M < n_used ? lo + st->M : n_used;
+    const double issue = next_issue(st, st->started, st->ep_start);
+    const double issue_mem = next_issue(st, st->started_mem, st->ep_start_mem);
+    const int partitioned = w->owner != NULL;
+    begin_batch(w, st, issue, issue_mem);
+    batch_sums_t sum = {issue,         issue_mem,     st->hits,    st->read_bytes,
+                        st->prep_busy, st->tier_hits, st->prepped, 0};
+    const batch_sums_t sum0 = sum;
+    if (!partitioned && !w->S && !w->clairvoyant && !w->smp.weight && !w->obs)
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1);
+    else
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 0);
+    /* This epoch's per-server counters: a stream on one server adds the
+     * batch's counts once (integers in doubles: exact sums). */
+    server_metrics_t *const srv_here = &w->srv[st->first_server * (int)w->s->epochs + st->epoch];
+    if (st->ns == 1 && !partitioned)
+        count_server(srv_here, sum.hits - sum0.hits, sum.tier_hits - sum0.tier_hits,
+                     sum.read_bytes - sum0.read_bytes, w->S ? sum.reqs : -1, (double)(hi - lo));
+    st->hits = sum.hits, st->read_bytes = sum.read_bytes, st->prep_busy = sum.prep_busy;
+    st->tier_hits = sum.tier_hits;
+    if (w->S && !st->buffered)
+        st->mix += shards_in(&st->shards, st->perm, (uint64_t)lo, (uint64_t)hi), st->mixed++;
+    st->prepped = sum.prepped;
+    end_batch(w, st, out, issue, sum.ready, sum.ready_mem);
 }
 
 /* Each rank's training process spends dur seconds of CPU beside its GPU's
@@ -1167,7 +1193,7 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
     w.cache_bytes = memory_cache_bytes(s, t);
     w.t = t;
     w.obs = obs;
-    gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *master = gsl_rng_alloc(rng_mt19937);
     if (!master) return EXIT_RUNTIME;
     gsl_rng_set(master, (unsigned long)s->seed);
     int rc = build(&w, master) ? EXIT_RUNTIME : 0;

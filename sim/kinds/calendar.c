@@ -20,40 +20,6 @@ int calendar_init(calendar_t *c, double dt, double rate, int log2_buckets) {
     return 0;
 }
 
-double calendar_take(calendar_t *c, double t, double need, double *end) {
-    /* floor(t / dt) for t >= 0 as a truncation (no libm call); earlier
-     * times are bucket 0. */
-    const double q = t * c->inv_dt;
-    int64_t i = q > 0 ? (int64_t)q : 0;
-    if (i < c->top - (int64_t)c->mask) {
-        /* Older than the buckets remembered: served as if alone. */
-        *end = t + need * c->inv_rate;
-        return t;
-    }
-    const double total = need;
-    double *left = calendar_left(c, i);
-    while (*left <= 0)
-        left = calendar_left(c, ++i);
-    /* Within a bucket the units go in time order: the first free one is at
-     * the bucket's start plus what is taken, at the rate. */
-    double start = (double)i * c->dt + (c->cap - *left) * c->inv_rate;
-    if (start < t) start = t;
-    double stop = start;
-    for (;;) {
-        double take = need < *left ? need : *left;
-        *left -= take;
-        need -= take;
-        stop = (double)i * c->dt + (c->cap - *left) * c->inv_rate;
-        if (need <= 0) break;
-        left = calendar_left(c, ++i);
-    }
-    /* A request that starts mid-bucket after units went unused before it
-     * still needs its own time. */
-    double least = start + total * c->inv_rate;
-    *end = stop > least ? stop : least;
-    return start;
-}
-
 void calendar_destroy(calendar_t *c) {
     free(c->b);
     c->b = NULL;

@@ -37,10 +37,6 @@ typedef struct calendar {
 typedef struct calendar_bucket calendar_bucket_t;
 
 int calendar_init(calendar_t *c, double dt, double rate, int log2_buckets);
-/* Takes `need` units at `rate` per second from time t on. Returns when the
- * first unit was taken (>= t); *end is when the last one was (>= the start
- * + need / rate). */
-double calendar_take(calendar_t *c, double t, double need, double *end);
 /* Units left in bucket i (a slot holding another bucket is a fresh one). */
 static inline double *calendar_left(calendar_t *c, int64_t i) {
     calendar_bucket_t *b = &c->b[(uint32_t)i & c->mask];
@@ -52,41 +48,105 @@ static inline double *calendar_left(calendar_t *c, int64_t i) {
     return &b->left;
 }
 
+/* Bucket i's slot, fresh if it held another bucket; calendar_left without
+ * the latest-bucket mark, which the callers below set once at their end
+ * (they walk forward from a bucket at or past top - mask, so the same). */
+static inline calendar_bucket_t *calendar_slot(calendar_bucket_t *b, uint32_t mask, int64_t i,
+                                               double cap) {
+    calendar_bucket_t *k = &b[(uint32_t)i & mask];
+    if (k->tag != i) {
+        k->tag = i;
+        k->left = cap;
+    }
+    return k;
+}
+
 /* The calendar as `rate` slots: a request holds one of them for dur
  * seconds from t on, taking at most its own time from each bucket (a long
  * request is one slot busy, not all of them). Returns when it starts; *end
- * when it lets go. Inline: the pytorch kind holds a core for every item. */
+ * when it lets go. Inline: the pytorch kind holds a core for every item.
+ * The calendar's fields are read into locals once: a store to a bucket's
+ * double could otherwise be one to them, and the compiler reloads them. */
 static inline double calendar_hold(calendar_t *c, double t, double dur, double *end) {
-    const double dt = c->dt;
+    const double dt = c->dt, cap = c->cap;
+    const uint32_t mask = c->mask;
+    calendar_bucket_t *const b = c->b;
     /* floor(t / dt) for t >= 0, as a truncation (no libm call); earlier
      * times are bucket 0. */
     const double q = t * c->inv_dt;
     int64_t i = q > 0 ? (int64_t)q : 0;
-    if (i < c->top - (int64_t)c->mask) {
+    const int64_t top = c->top;
+    if (i < top - (int64_t)mask) {
         *end = t + dur;
         return t;
     }
-    double *left = calendar_left(c, i);
-    while (*left <= 0)
-        left = calendar_left(c, ++i);
+    calendar_bucket_t *k = calendar_slot(b, mask, i, cap);
+    while (k->left <= 0)
+        k = calendar_slot(b, mask, ++i, cap);
     double start = (double)i * dt;
     if (start < t) start = t;
     /* One slot: at most the bucket's own time from each bucket; where the
      * other slots left less, the rest carries on into the next. */
-    double need = dur, at = start, stop = start;
+    double need = dur, at = start, stop;
     for (;;) {
         const double next = (double)(i + 1) * dt;
         double span = next - at;
         if (span > need) span = need;
-        double take = span < *left ? span : *left;
-        *left -= take;
+        const double left = k->left;
+        double take = span < left ? span : left;
+        k->left = left - take;
         need -= take;
         stop = at + take;
         if (need <= 0) break;
         at = next;
-        left = calendar_left(c, ++i);
+        k = calendar_slot(b, mask, ++i, cap);
     }
+    if (i > top) c->top = i;
     *end = stop > start + dur ? stop : start + dur;
+    return start;
+}
+
+/* Takes `need` units at `rate` per second from time t on. Returns when the
+ * first unit was taken (>= t); *end is when the last one was (>= the start
+ * + need / rate). Inline: every read of a storage kind that queues out of
+ * order takes from one or two. */
+static inline double calendar_take(calendar_t *c, double t, double need, double *end) {
+    const double dt = c->dt, cap = c->cap, inv_rate = c->inv_rate;
+    const uint32_t mask = c->mask;
+    calendar_bucket_t *const b = c->b;
+    /* floor(t / dt) for t >= 0 as a truncation (no libm call); earlier
+     * times are bucket 0. */
+    const double q = t * c->inv_dt;
+    int64_t i = q > 0 ? (int64_t)q : 0;
+    const int64_t top = c->top;
+    if (i < top - (int64_t)mask) {
+        /* Older than the buckets remembered: served as if alone. */
+        *end = t + need * inv_rate;
+        return t;
+    }
+    const double total = need;
+    calendar_bucket_t *k = calendar_slot(b, mask, i, cap);
+    while (k->left <= 0)
+        k = calendar_slot(b, mask, ++i, cap);
+    /* Within a bucket the units go in time order: the first free one is at
+     * the bucket's start plus what is taken, at the rate. */
+    double start = (double)i * dt + (cap - k->left) * inv_rate;
+    if (start < t) start = t;
+    double stop;
+    for (;;) {
+        const double left = k->left;
+        double take = need < left ? need : left;
+        k->left = left - take;
+        need -= take;
+        stop = (double)i * dt + (cap - k->left) * inv_rate;
+        if (need <= 0) break;
+        k = calendar_slot(b, mask, ++i, cap);
+    }
+    if (i > top) c->top = i;
+    /* A request that starts mid-bucket after units went unused before it
+     * still needs its own time. */
+    const double least = start + total * inv_rate;
+    *end = stop > least ? stop : least;
     return start;
 }
 void calendar_destroy(calendar_t *c);
