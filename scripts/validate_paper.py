@@ -534,7 +534,13 @@ CPU and GPU shares are not published, so `prep.decode: gpu` is not used.
 GPU rates are the study's own rows in scenarios/gpus/rates.yaml (Fig 5's
 plateaus: ResNet18 2,200, MobileNet v2 1,230, ResNet50 700 images/s); the
 other six models have no published V100 rate and are left out (rates.yaml,
-WANTED). Stalls are split as DS-Analyzer splits them (fetch = T - T_prep,
+WANTED). Those plateaus were run with the mixed decoder's GPU stages on the
+training GPU (the study's scripts decode on the GPU for these models), so
+they are training and decode together, while DS-Analyzer's T_gpu (synthetic
+data) decodes nothing; the V100's nvJPEG GPU time per image is unpublished,
+and taking it out would raise every model's Fig 6 prep stall (MobileNet v2
+nearer, ResNet18 further), so it alone does not explain MobileNet v2's row.
+Stalls are split as DS-Analyzer splits them (fetch = T - T_prep,
 prep = T_prep - T_gpu). Two assumptions docs/paper.md marks est.: OpenImages'
 item count (1,743,042, OpenImages v4's training images, so 370 KB an item)
 and prep cost per encoded MB (an OpenImages item costs 3.2x an ImageNet
