@@ -575,6 +575,46 @@ static void test_gpu_decode(void **state) {
     }
 }
 
+/* The GPU's hardware JPEG decoder (prep.hw_decode_mp_s, DALI's
+ * hw_decoder_load): test_gpu_decode's job with an engine of 5000 MP/s (0.1
+ * ms an image of 0.5 MP) taking 3/4 of the images beside the SMs. The CPU
+ * keeps the Huffman stage of 1/4 (0.125 + 1 ms augment over 8 cores: 2.8 s
+ * an epoch), the SMs train (0.1 ms) and decode 1/4 (0.05 ms): 3 s an epoch,
+ * 1 s of it the GPU's prep, GPU-bound; the engine's 1.5 s is hidden. With
+ * the decode on the SMs, as without the engine, it is test_gpu_decode's 6 s.
+ * An engine of 1000 MP/s taking every image (0.5 ms each) is what the SMs
+ * wait on: 10 s, 8 of them the GPU's prep, which then binds (prep); no
+ * hybrid cost is needed then. */
+static void test_hw_decode(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100, megapixels: 0.5}\n"
+                       "server: {cpus: 8, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode: gpu, decode_ms_per_mb: 20, augment_ms: 1,\n"
+                       "       huffman_ms_per_mb: 5, gpu_decode_ms_per_mp: 0.4}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 64, gpu_items_per_s: 10000}]\n";
+    const char *beside[] = {"prep.hw_decode_mp_s=5000", "prep.hw_decoder_load=0.75", NULL};
+    const char *bound[] = {"prep.hw_decode_mp_s=1000", "prep.hw_decoder_load=1",
+                           "prep.huffman_ms_per_mb=0", "prep.gpu_decode_ms_per_mp=0", NULL};
+    const char *const *sets[] = {beside, bound};
+    const double want[] = {3, 10}, want_gpu_prep[] = {1, 8};
+    const int bn[] = {BN_GPU, BN_PREP};
+    for (int i = 0; i < 2; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i] || fabs(es->t_gpu_s - 2) > 1e-6 ||
+            fabs(em->t_gpu_s - 2) > 1e-6 || es->bottleneck != bn[i] || em->bottleneck != bn[i] ||
+            fabs(es->gpu_prep_s - want_gpu_prep[i]) > 1e-6 ||
+            fabs(em->gpu_prep_s - want_gpu_prep[i]) > 1e-6)
+            fail_msg("engine %d: sim %.3f s (gpu %.3f, its prep %.3f, bn %d), model %.3f s (gpu "
+                     "%.3f, its prep %.3f, bn %d); want %.3f (2, %.3f, %d)",
+                     i, es->epoch_s, es->t_gpu_s, es->gpu_prep_s, es->bottleneck, em->epoch_s,
+                     em->t_gpu_s, em->gpu_prep_s, em->bottleneck, want[i], want_gpu_prep[i], bn[i]);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 /* GPU memory (server.gpu_mem_gb): 15 GB of training + the input. CPU
  * decode holds the batch in use (256 x 602 KB = 0.154 GB); GPU decode
  * holds the prefetch depth's batches and one batch of decoded images
@@ -636,6 +676,7 @@ int main(void) {
         cmocka_unit_test(test_server_memory),
         cmocka_unit_test(test_job_pipelines),
         cmocka_unit_test(test_gpu_decode),
+        cmocka_unit_test(test_hw_decode),
         cmocka_unit_test(test_gpu_memory),
         cmocka_unit_test(test_worker_growth),
         cmocka_unit_test(test_page_cache_room),

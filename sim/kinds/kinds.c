@@ -233,8 +233,11 @@ int kinds_key_used(const scenario_t *s, const char *name) {
     if (!audio && !strncmp(name, "prep.audio_", 11)) return 0;
     /* The GPU decode's costs mean nothing when images decode on the CPU. */
     if (s->prep.decode != DECODE_GPU &&
-        (!strncmp(name, "prep.huffman_", 13) || !strcmp(name, "prep.gpu_decode_ms_per_mp")))
+        (!strncmp(name, "prep.huffman_", 13) || !strcmp(name, "prep.gpu_decode_ms_per_mp") ||
+         !strncmp(name, "prep.hw_decode", 14)))
         return 0;
+    /* Nor the share sent to a hardware decoder the GPU does not have. */
+    if (!(s->prep.hw_decode_mp_s > 0) && !strcmp(name, "prep.hw_decoder_load")) return 0;
     return !owned_by_other(FAMILY_STORAGE, s->server.storage.kind, name) &&
            !owned_by_other(FAMILY_LOADER, s->loader.kind, name);
 }

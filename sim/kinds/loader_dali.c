@@ -21,7 +21,11 @@
  *   GPU: their time is taken from it (scenario_job_compute_s) and reported
  *   as prep on the GPU (gpu_prep_s, DS-Analyzer's split); the decoder's CPU
  *   part (prep.huffman_*) runs in the pipeline's threads like any CPU
- *   operator.
+ *   operator. On a GPU with a hardware JPEG decoder (prep.hw_decode_mp_s),
+ *   the mixed decoder sends it hw_decoder_load of the images (the
+ *   decoders.image argument, default 0.65): those cost no thread and none
+ *   of the SMs, only the engine's time beside them
+ *   (scenario_job_gpu_prep_s).
  * - exec_pipelined / exec_async (default True): the CPU, mixed and GPU
  *   stages run asynchronously, "overlapping CPU and GPU computation ... but
  *   larger memory consumption" (Pipeline), with `prefetch_queue_depth`

@@ -196,7 +196,12 @@ static int prep_lever(whatif_t *w, const scenario_t *base, double goal, char *bu
         return 1;
     }
     if (gpu_prep_lever(w, base, goal, buf, n)) return 1;
-    if (base->prep.decode == DECODE_GPU || base->prep.on_gpu)
+    if (scenario_hw_decode_share(base) > 0)
+        snprintf(buf, n,
+                 "a faster hardware JPEG decoder or a prep.hw_decoder_load that balances it "
+                 "with the SMs, or its CPU costs given (prep.decode_ms_per_mb) to price prep "
+                 "on the CPU");
+    else if (base->prep.decode == DECODE_GPU || base->prep.on_gpu)
         snprintf(buf, n,
                  "a faster prep on the GPU (a hardware JPEG decoder), or its CPU costs given "
                  "(prep.decode_ms_per_mb) to price prep on the CPU");
@@ -415,12 +420,14 @@ static double server_bytes(const variant_run_t *v, whatif_t *w) {
 /* The share of the epoch the training GPUs spend on their own prep: it is
  * prep, not training (DS-Analyzer's T_gpu excludes it), so say it beside
  * the GPU's busy share, which counts training alone. */
-static void gpu_prep_clause(FILE *out, const epoch_metrics_t *m) {
+static void gpu_prep_clause(FILE *out, const scenario_t *s, const epoch_metrics_t *m) {
     if (!(m->epoch_s > 0) || m->gpu_prep_s < GPU_PREP_SAID * m->epoch_s) return;
     fprintf(out,
-            " training, and %.0f%% on its own prep (decode or augment on the GPU: %.1f s an "
+            " training, and %.0f%% on its own prep (decode or augment on the GPU%s: %.1f s an "
             "epoch beside %.1f s of training)",
-            100 * m->gpu_prep_s / m->epoch_s, m->gpu_prep_s, m->t_gpu_s);
+            100 * m->gpu_prep_s / m->epoch_s,
+            scenario_hw_decode_share(s) > 0 ? ", waits on its hardware JPEG decoder included" : "",
+            m->gpu_prep_s, m->t_gpu_s);
 }
 
 static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
@@ -446,7 +453,7 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     const double T = now.epoch_s, Tg = now.t_gpu_s, Tp = now.t_prep_s, Ts = free_prep.epoch_s;
     const double util = T > 0 ? Tg / T : 1, goal = Tg / w->target;
     fprintf(out, "%-*s GPU %.0f%% busy", w->width, base->variant, 100 * util);
-    gpu_prep_clause(out, &now);
+    gpu_prep_clause(out, base, &now);
     const int net = free_prep.bottleneck == BN_NETWORK;
     /* With prep free, what is left may be no read at all but the loader's
      * own work (PyTorch's worker start-up, collation, hand-over): prep

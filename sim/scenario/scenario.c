@@ -297,12 +297,14 @@ static double batch_out_bytes(const scenario_t *s, const job_t *j) {
 static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
     if (s->prep.decode == DECODE_GPU) {
-        /* No built-in rate: a GPU decode unmeasured here must be given. */
-        const char *need[] = {"prep.huffman_ms_per_mb", "prep.gpu_decode_ms_per_mp",
-                              "dataset.megapixels"};
-        const double have[] = {s->prep.huffman_ms_per_mb, s->prep.gpu_decode_ms_per_mp,
-                               s->dataset.megapixels};
-        for (int i = 0; i < 3; i++)
+        /* No built-in rate: a GPU decode unmeasured here must be given; the
+         * hybrid path's only where some images take it. */
+        const char *need[] = {"dataset.megapixels", "prep.huffman_ms_per_mb",
+                              "prep.gpu_decode_ms_per_mp"};
+        const double have[] = {s->dataset.megapixels, s->prep.huffman_ms_per_mb,
+                               s->prep.gpu_decode_ms_per_mp};
+        const int n = scenario_hw_decode_share(s) < 1 ? 3 : 1;
+        for (int i = 0; i < n; i++)
             if (have[i] <= 0) {
                 diag_error(key_pos(s, doc, "prep.decode"),
                            "prep.decode gpu needs %s (> 0): calibrate measures it only on a "
@@ -789,11 +791,24 @@ const char *decode_place_name(int i) {
     return i >= 0 && i < DECODE__COUNT ? names[i] : NULL;
 }
 
+/* The share of the images the GPU's hardware JPEG decoder takes (DALI's
+ * hw_decoder_load, fn.decoders.image; nvJPEG's hardware backend, baseline
+ * JPEG): it decodes the bitstream, Huffman included, on its own engine,
+ * which runs concurrently with the rest of the GPU (NVIDIA technical blog,
+ * "Leveraging the Hardware JPEG Decoder and NVIDIA nvJPEG Library on NVIDIA
+ * A100 GPUs"); the CPU's header parse for it is not charged. The rest take
+ * the hybrid path. 0 where images decode on the CPU or the GPU has no such
+ * engine. */
+double scenario_hw_decode_share(const scenario_t *s) {
+    return s->prep.decode == DECODE_GPU && s->prep.hw_decode_mp_s > 0 ? s->prep.hw_decoder_load : 0;
+}
+
 double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
     if (j->prep.pipeline == PIPE_AUDIO)
         return (s->prep.audio_ms_per_mb * bytes / 1e6 + s->prep.audio_ms_per_item) / 1e3;
-    if (s->prep.decode == DECODE_GPU) { /* the CPU keeps the Huffman stage */
-        double ms = s->prep.huffman_ms_per_mb * bytes / 1e6 + s->prep.huffman_ms_per_item;
+    if (s->prep.decode == DECODE_GPU) { /* the CPU keeps the hybrid path's Huffman stage */
+        double ms = (1 - scenario_hw_decode_share(s)) *
+                    (s->prep.huffman_ms_per_mb * bytes / 1e6 + s->prep.huffman_ms_per_item);
         if (j->prep.pipeline == PIPE_IMAGE_EVAL) ms += s->prep.eval_ms;
         if (j->prep.pipeline == PIPE_IMAGE_TRAIN && !s->prep.on_gpu) ms += s->prep.augment_ms;
         return ms / 1e3;
@@ -807,7 +822,9 @@ double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
 
 double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
     if (j->prep.pipeline == PIPE_AUDIO) return s->prep.audio_ms_per_mb / 1e9;
-    return (s->prep.decode == DECODE_GPU ? s->prep.huffman_ms_per_mb : s->prep.decode_ms_per_mb) /
+    return (s->prep.decode == DECODE_GPU
+                ? (1 - scenario_hw_decode_share(s)) * s->prep.huffman_ms_per_mb
+                : s->prep.decode_ms_per_mb) /
            1e9;
 }
 
@@ -823,21 +840,32 @@ double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j) {
     return j->prep.out_kb > 0 ? j->prep.out_kb * 1e3 : scenario_out_item_bytes(s);
 }
 
+static double train_s(const job_t *j, double items) {
+    return j->compute_s_per_batch > 0 ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
+                                      : items / j->gpu_items_per_s;
+}
+
+/* The hardware decoder's share of a batch runs on its engine beside the
+ * SMs, a batch ahead (DALI's mixed stage runs ahead of the loop): the
+ * iteration waits on it only by what it takes beyond the SMs' work, and
+ * that wait is the GPU's own prep too (DS-Analyzer's T_gpu, on synthetic
+ * data, decodes nothing). */
 double scenario_job_gpu_prep_s(const scenario_t *s, const job_t *j, double items) {
-    double t = 0;
-    /* nvJPEG's GPU stages run on the GPU that trains, before its step. */
-    if (s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO)
-        t += items * s->prep.gpu_decode_ms_per_mp * s->dataset.megapixels / 1e3;
+    double t = 0, engine = 0;
+    if (s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO) {
+        const double h = scenario_hw_decode_share(s), mp = items * s->dataset.megapixels;
+        /* nvJPEG's hybrid GPU stages run on the GPU that trains, before its step. */
+        t += (1 - h) * mp * s->prep.gpu_decode_ms_per_mp / 1e3;
+        if (h > 0) engine = h * mp / s->prep.hw_decode_mp_s;
+    }
     if (s->prep.on_gpu && j->prep.pipeline == PIPE_IMAGE_TRAIN)
         t += items * s->prep.gpu_augment_ms / 1e3;
-    return t;
+    const double sm = train_s(j, items) + t;
+    return engine > sm ? t + engine - sm : t;
 }
 
 double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
-    double t = j->compute_s_per_batch > 0
-                   ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
-                   : items / j->gpu_items_per_s;
-    return t + scenario_job_gpu_prep_s(s, j, items);
+    return train_s(j, items) + scenario_job_gpu_prep_s(s, j, items);
 }
 
 double scenario_out_item_bytes(const scenario_t *s) {

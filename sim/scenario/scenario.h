@@ -153,6 +153,8 @@ typedef struct {
         double huffman_ms_per_mb; /* decode gpu: the CPU's Huffman stage; 0 = not given */
         double huffman_ms_per_item;
         double gpu_decode_ms_per_mp; /* decode gpu: GPU time per megapixel; 0 = not given */
+        double hw_decode_mp_s;       /* decode gpu: the GPU's hardware JPEG decoder; 0 = none */
+        double hw_decoder_load;      /* decode gpu: the share of images sent to it */
         double eval_ms;              /* image_eval: resize, centre crop, normalise; 0 = not given */
         double audio_ms_per_mb;      /* audio: per MB of WAV; 0 = not given */
         double audio_ms_per_item;    /* audio: fixed per clip */
@@ -363,6 +365,9 @@ double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items)
  * prep.decode gpu, the augment under prep.on_gpu): DS-Analyzer's T_gpu is
  * measured with synthetic data already on the GPU, so they are prep stall. */
 double scenario_job_gpu_prep_s(const scenario_t *s, const job_t *j, double items);
+/* prep.decode gpu: the share of images the GPU's hardware JPEG decoder takes
+ * (prep.hw_decoder_load where prep.hw_decode_mp_s > 0, else 0). */
+double scenario_hw_decode_share(const scenario_t *s);
 /* Memory of one prepared item, in bytes. */
 double scenario_out_item_bytes(const scenario_t *s);
 /* How many batches job j's loader may prepare ahead: its prefetch_batches, or

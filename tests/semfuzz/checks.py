@@ -75,23 +75,37 @@ class View:
         pipe = job.get("prep.pipeline", "image_train")
         if pipe == "audio":
             return self.get("prep.audio_ms_per_mb") * mb + self.get("prep.audio_ms_per_item")
-        if self.get("prep.decode") == "gpu":
-            dec = self.get("prep.huffman_ms_per_mb") * mb + self.get("prep.huffman_ms_per_item")
+        if self.get("prep.decode") == "gpu":  # the hybrid path's Huffman stage
+            dec = (1 - self.hw_share()) * (self.get("prep.huffman_ms_per_mb") * mb
+                                           + self.get("prep.huffman_ms_per_item"))
         else:
             dec = self.get("prep.decode_ms_per_mb") * mb + self.get("prep.decode_ms_per_item")
         if pipe == "image_eval":
             return dec + self.get("prep.eval_ms")
         return dec + (0 if self.get("prep.on_gpu") else self.get("prep.augment_ms"))
 
+    def hw_share(self):
+        """The share of images the GPU's hardware JPEG decoder takes."""
+        if self.get("prep.decode") == "gpu" and self.get("prep.hw_decode_mp_s") > 0:
+            return self.get("prep.hw_decoder_load", 0.65)
+        return 0.0
+
     def gpu_s_item(self, job):
-        """GPU seconds per item beyond the training compute."""
+        """SM seconds per item beyond the training compute."""
         pipe = job.get("prep.pipeline", "image_train")
         x = 0.0
         if self.get("prep.on_gpu") and pipe == "image_train":
             x += self.get("prep.gpu_augment_ms") / 1e3
         if self.get("prep.decode") == "gpu" and pipe != "audio":
-            x += self.get("prep.gpu_decode_ms_per_mp") * self.get("dataset.megapixels") / 1e3
+            x += (1 - self.hw_share()) * self.get("prep.gpu_decode_ms_per_mp") \
+                * self.get("dataset.megapixels") / 1e3
         return x
+
+    def engine_s_item(self, job):
+        """Seconds of the GPU's hardware decoder per item (beside the SMs)."""
+        if job.get("prep.pipeline", "image_train") == "audio" or not self.hw_share():
+            return 0.0
+        return self.hw_share() * self.get("dataset.megapixels") / self.get("prep.hw_decode_mp_s")
 
     def storage_bw(self):
         """Bytes/s one storage device moves at most, or None when no cap is a
@@ -234,6 +248,8 @@ def _lower_row(v, sj, nserv, m, where):
     else:
         bounds["gpu"] = (n // (g * b)) * sj["compute_s_per_batch"]
     bounds["gpu"] += per_gpu * v.gpu_s_item(sj)
+    # the hardware decoder runs beside the SMs: the GPU is the slower of the two
+    bounds["gpu"] = max(bounds["gpu"], per_gpu * v.engine_s_item(sj))
     cv = v.get("dataset.item_kb_cv")
     # sizes are drawn: the dataset's mean lies within a few cv / sqrt(N)
     size_slack = 1 - 4 * cv / math.sqrt(v["dataset.items"])

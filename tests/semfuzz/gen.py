@@ -177,7 +177,8 @@ class _Gen:
         self.maybe(0.1, "prep.gpu_augment_ms", lambda: _r(r.uniform(0.005, 0.2)))
         self.maybe(0.2, "prep.out_kb", lambda: _r(r.uniform(50, 1200)))
         self.known |= {"prep.decode", "prep.huffman_ms_per_mb", "prep.huffman_ms_per_item",
-                       "prep.gpu_decode_ms_per_mp", "prep.eval_ms", "prep.audio_ms_per_mb",
+                       "prep.gpu_decode_ms_per_mp", "prep.hw_decode_mp_s", "prep.hw_decoder_load",
+                       "prep.eval_ms", "prep.audio_ms_per_mb",
                        "prep.audio_ms_per_item", "prep.scaling"}
         if r.random() < 0.3:
             self.set("prep.eval_ms", _r(r.uniform(0.2, 4)))
@@ -259,6 +260,10 @@ class _Gen:
         self.maybe(0.4, "prep.huffman_ms_per_item", lambda: _r(r.uniform(0, 0.5)))
         self.set("prep.gpu_decode_ms_per_mp", _r(r.uniform(0.05, 0.6)))
         self.set("dataset.megapixels", _r(r.uniform(0.1, 1.5)))
+        # an A100/H100-class GPU's hardware JPEG decoder, beside the SMs
+        if r.random() < 0.4:
+            self.set("prep.hw_decode_mp_s", _r(r.uniform(200, 8000)))
+            self.maybe(0.6, "prep.hw_decoder_load", lambda: r.choice([0, 0.3, 0.65, 0.9, 1]))
 
     def jobs_(self):
         r = self.r

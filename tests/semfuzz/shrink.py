@@ -18,7 +18,8 @@ REQUIRED = {"dataset.items", "dataset.item_kb"}
 # Keys whose removal breaks a rule with another key: removed together.
 TOGETHER = [
     ("prep.decode", "prep.huffman_ms_per_mb", "prep.huffman_ms_per_item",
-     "prep.gpu_decode_ms_per_mp", "dataset.megapixels"),
+     "prep.gpu_decode_ms_per_mp", "dataset.megapixels", "prep.hw_decode_mp_s",
+     "prep.hw_decoder_load"),
     ("server.mem_gbps", "prep.mem_mb_per_item"),
     tuple(f"server.storage.latency_qd{q}_ms" for q in (1, 4, 16, 32)),
     ("server.tier.cache_gb", "server.tier.cache", "server.tier.read_mb_s",
