@@ -2,7 +2,8 @@
  * (sim/run/spread.h) on scenarios with a closed form: prep-bound, where the
  * total is epochs x N x decode / cores and moves with decode exactly; GPU-
  * bound, where prep's spread moves nothing; a key the scenario sets itself,
- * which the profile's spread does not move; a spread that is not a number. */
+ * which the profile's spread does not move; a spread that is not a number;
+ * every profile with a description longer than a scenario value may be. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,13 +30,19 @@ static int build(const char *spreads, const char *extra, double compute_s, varia
     if (!mkdtemp(dir)) return -1;
     snprintf(prof, sizeof prof, "%s/host.yaml", dir);
     snprintf(scn, sizeof scn, "%s/s.yaml", dir);
+    /* calibrate's descriptions run past a value's 255 characters (its
+     * ssd_model, 361): the spreads are read without them. */
+    char long_text[400];
+    memset(long_text, 'x', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = 0;
     FILE *f = fopen(prof, "w");
     fprintf(f,
             "profile_version: 1\nscenario:\n  server: {cpus: 4}\n"
             "  prep: {decode_ms_per_item: 10, decode_ms_per_mb: 0, augment_ms: 0}\n"
-            "measured:\n  stability:\n    max_spread: 0.1\n    warnings: []\n"
+            "measured:\n  storage:\n    ssd_model: \"%s\"\n"
+            "  stability:\n    max_spread: 0.1\n    warnings: []\n"
             "    spread:\n%s",
-            spreads);
+            long_text, spreads);
     fclose(f);
     f = fopen(scn, "w");
     fprintf(f,

@@ -52,7 +52,12 @@ int spread_load(const scenario_doc_t *doc, const scenario_t *s, spread_t *out) {
     if (scenario_host_path(doc, s->host, out->profile, sizeof out->profile)) return EXIT_RUNTIME;
     assign_list_t all = {0};
     /* scenario_build has read this file already: it parses. */
-    int rc = scenario_flat_load(out->profile, out->profile, &all), errors = 0;
+    /* Only the spreads: calibrate's descriptions elsewhere in the profile
+     * are longer than a value may be (the whole file flattened refused
+     * every profile calibrate wrote). */
+    int rc = scenario_flat_section_load(out->profile, out->profile, "measured.stability.spread",
+                                        &all),
+        errors = 0;
     for (size_t i = 0; !rc && i < all.n; i++)
         if (strncmp(all.v[i].key, SPREAD_PREFIX, strlen(SPREAD_PREFIX)) == 0)
             errors += take(&all.v[i], s, out);

@@ -276,6 +276,11 @@ int scenario_profile_load(const char *path, const char *display, assign_list_t *
 /* Any YAML mapping as dotted key = value assignments with their positions
  * (a list or a mapping where a value stands: is_scalar 0), for importers. */
 int scenario_flat_load(const char *path, const char *display, assign_list_t *out);
+/* Only the mapping at the dotted path `section` (e.g. a host profile's
+ * measured.stability.spread), its keys under that prefix; nothing when the
+ * file has no such mapping. The rest of the file is not read into out. */
+int scenario_flat_section_load(const char *path, const char *display, const char *section,
+                               assign_list_t *out);
 /* The prices.* assignments of a price file (the `prices` key). */
 int scenario_prices_load(const char *path, const char *display, assign_list_t *out);
 int scenario_profile_load_mem(const void *text, size_t len, const char *display,

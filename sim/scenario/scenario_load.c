@@ -759,6 +759,29 @@ int scenario_flat_load(const char *path, const char *display, assign_list_t *out
     return layer_load(&src, display, &any_mapping, out);
 }
 
+int scenario_flat_section_load(const char *path, const char *display, const char *section,
+                               assign_list_t *out) {
+    yaml_src_t src = {path, NULL, 0};
+    yaml_document_t doc;
+    int rc = load_yaml(&src, display, &doc);
+    if (rc) return rc;
+    walk_t w = {display, &doc, 0, 0, 0};
+    yaml_node_t *node = yaml_document_get_root_node(&doc);
+    char part[SCN_STR];
+    /* Down the dotted path; a part that is missing (or no mapping) leaves
+     * the list empty: only what lies under it is read, so the rest of the
+     * file (a profile's long descriptions) is never flattened. */
+    for (const char *p = section; node && node->type == YAML_MAPPING_NODE && *p;) {
+        size_t n = strcspn(p, ".");
+        snprintf(part, sizeof part, "%.*s", (int)n, p);
+        node = mapping_get(&doc, node, part, NULL);
+        p += n + (p[n] == '.');
+    }
+    if (node && node->type == YAML_MAPPING_NODE) flatten_mapping(&w, node, section, out);
+    yaml_document_delete(&doc);
+    return w.errors ? EXIT_INPUT : 0;
+}
+
 static int profile_load(const yaml_src_t *src, const char *display, assign_list_t *out) {
     return layer_load(src, display, &host_profile, out);
 }
