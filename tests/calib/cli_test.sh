@@ -45,6 +45,14 @@ echo "calibrate --quick: exit $rc in ${elapsed} s"
 [ "$rc" = 0 ] || { fail "--quick exit $rc"; cat "$W/quick.err"; }
 [ "$QUICK_LIMIT_S" = none ] || [ "$elapsed" -le "$QUICK_LIMIT_S" ] || fail "--quick took ${elapsed} s (limit ${QUICK_LIMIT_S} s)"
 "$CHECK" "$W/quick.yaml" || fail "--quick profile invalid"
+# The profile as a scenario's host, the README's path (STALLSIM_BIN: the
+# program; run once refused every profile calibrate wrote, over a value's
+# 255 characters in its measured section).
+if [ -n "${STALLSIM_BIN:-}" ]; then
+    printf 'host: quick.yaml\ndataset: {items: 1000, item_kb: 100}\nserver: {gpus: 1}\njobs: [{gpus: 1, gpu_items_per_s: 1000}]\n' >"$W/uses.yaml"
+    "$STALLSIM_BIN" run "$W/uses.yaml" --model-only >"$W/uses.out" 2>&1 ||
+        fail "run with calibrate's profile as host: $(head -3 "$W/uses.out")"
+fi
 [ -z "$(ls -A "$W/tmp")" ] || fail "temporary data left in $W/tmp: $(ls -A "$W/tmp")"
 ls "$W"/quick.yaml.tmp* >/dev/null 2>&1 && fail "temporary profile left behind"
 grep -q "^calibrate: storage" "$W/quick.err" || fail "no progress on stderr"
