@@ -190,6 +190,7 @@ typedef struct {
             double worker_init_ms;
             double worker_mem_mb;           /* a worker's private memory before its items (MiB) */
             double worker_mem_mb_per_kitem; /* and its growth per 1000 items it reads */
+            double process_mem_mb; /* the training process's own memory, as the probe measured it */
             double core_efficiency;
             char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
         } torch;
