@@ -153,7 +153,7 @@ static void mem_error(const scenario_t *s, const topology_t *t, int v) {
     const instance_t *in = first_on(t, v);
     const job_t *j = &s->jobs[in->job];
     const loader_ops_t *l = scenario_loader(s);
-    char note[128] = "no worker processes", fit[96] = "", pin[160] = "";
+    char note[192] = "no worker processes", fit[96] = "", pin[160] = "";
     if (l->proc_bytes) l->proc_bytes(s, j, note, sizeof note);
     if (m.pinned > 0 && l->pinned_bytes) {
         char what[112] = "";

@@ -208,6 +208,8 @@ typedef struct {
             int64_t gpu_queue_depth;
             int64_t reader_threads;
             int64_t reader_queue_depth;
+            double device_memory_padding_mb; /* nvJPEG's device buffer a thread (mixed decoder) */
+            double host_memory_padding_mb;   /* and its two pinned host buffers a thread */
         } dali;
     } loader;
     struct { /* USD; 0 = not charged (no built-in prices) */
