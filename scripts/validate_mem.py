@@ -8,8 +8,10 @@ The Dataset is the common one that holds its sample list as Python objects
 reference counts, so the kernel copies the list's pages into each worker,
 the growth PyTorch's issue #13246 reports. What a user would measure for
 stallsim, measured here the same way (no cgroup figure is used for it):
-  - jobs.N.host_mem_gb: the training process's anonymous memory
-    (/proc/self/smaps_rollup, Anonymous) while it trains with no workers;
+  - jobs.N.host_mem_gb: the training process's anonymous memory by the
+    probe's own stallsim.memprobe.process_memory (the profile's
+    loader.process_mem_mb: a fresh process, an epoch through a DataLoader
+    with 2 workers, /proc/self/status RssAnon at its peak);
   - loader.worker_mem_mb and worker_mem_mb_per_kitem: one worker's private
     pages at their peak reading 1/8, 1/4, 1/2 and all of the samples drawn
     at random, fitted as fixed + per item read, by the probe's own
@@ -27,9 +29,16 @@ Then, for each num_workers:
     predictions: does the kernel's OOM killer end it, as stallsim says
     (check exits 2 naming server.mem_gb) or not (target: every row agrees).
 
-usage: validate_mem.py [--bin build/sim/stallsim] [--quick] [--update VALIDATION.md]
-Exit 0 targets met, 1 missed, 77 cannot measure here (not root, no cgroup v1
-memory controller, no PyTorch in /usr/bin/python3), 2 bad usage.
+The cgroup is v1's (memory.limit_in_bytes, memory.max_usage_in_bytes,
+memory.oom_control) or v2's (memory.max, memory.peak, memory.events),
+whichever the host mounts. --quick (ctest `torch_mem`, label validation)
+runs 0, 1, 2 and 4 workers over 100,000 samples; the full run 0 to 8 over
+200,000. Only memory is compared, never time: the figures do not depend on
+the host's load (the runs only take longer on a busy host).
+
+usage: validate_mem.py [--bin build/sim/stallsim] [--quick]
+Exit 0 targets met, 1 missed, 77 cannot measure here (not root, no memory
+cgroup with a peak to read, no PyTorch in /usr/bin/python3), 2 bad usage.
 """
 import argparse
 import json
@@ -40,9 +49,46 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CG_BASE = "/sys/fs/cgroup/memory"
 sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.memprobe
-from stallsim.memprobe import rollup, worker_growth  # noqa: E402
+from stallsim.memprobe import process_memory, rollup, worker_growth  # noqa: E402
+
+
+class Cgroup:
+    """The host's memory cgroup hierarchy: v1's memory controller, or v2's
+    unified one with the memory controller and memory.peak (Linux 5.19)."""
+    V1 = ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.max_usage_in_bytes",
+          "memory.oom_control")
+    V2 = ("/sys/fs/cgroup", "memory.max", "memory.peak", "memory.events")
+
+    def __init__(self):
+        self.base = None
+        for base, limit, peak, oom in (self.V1, self.V2):
+            probe = os.path.join(base, peak)
+            if base == self.V2[0]:
+                try:
+                    with open(os.path.join(base, "cgroup.subtree_control")) as f:
+                        if "memory" not in f.read().split():
+                            continue
+                except OSError:
+                    continue
+                probe = os.path.join(base, "cgroup.controllers")
+            if os.access(base, os.W_OK) and os.path.exists(probe):
+                self.base, self.limit, self.peak, self.oom = base, limit, peak, oom
+                return
+
+    def why_not(self):
+        return (None if self.base else
+                "no writable memory cgroup: neither cgroup v1's memory controller at "
+                "/sys/fs/cgroup/memory nor cgroup v2 with the memory controller enabled at "
+                "/sys/fs/cgroup")
+
+    def kills(self, cg):
+        with open(os.path.join(cg, self.oom)) as f:
+            m = re.search(r"oom_kill (\d+)", f.read())
+        return int(m.group(1)) if m else 0
+
+
+CG = None
 
 MIB = 1048576.0
 GIB = 1073741824.0
@@ -68,6 +114,13 @@ class Samples:
         path, label = self.samples[i]
         x = torch.full((3, self.side, self.side), float(len(path) % 7))
         return x, label
+
+
+def samples(root):
+    """The Dataset as a probe's --dataset factory sees it: root is
+    "NxSIDE" (memprobe.process_memory builds it in a fresh process)."""
+    n, side = root.split("x")
+    return Samples(int(n), int(side))
 
 
 def inner(a):
@@ -101,8 +154,11 @@ def inner(a):
 
 
 def cg_make(name):
-    cg = os.path.join(CG_BASE, name)
+    cg = os.path.join(CG.base, name)
     os.mkdir(cg)
+    if not os.path.exists(os.path.join(cg, CG.peak)):
+        cg_remove(cg)
+        skip(f"{CG.base}: no {CG.peak} (cgroup v2 has it from Linux 5.19)")
     return cg
 
 
@@ -120,7 +176,7 @@ def run_in(a, workers, limit=None, measure_worker=False):
     cg = cg_make(f"stallsim-validate-mem-{os.getpid()}-{workers}")
     try:
         if limit:
-            with open(os.path.join(cg, "memory.limit_in_bytes"), "w") as f:
+            with open(os.path.join(cg, CG.limit), "w") as f:
                 f.write(str(int(limit)))
         cmd = [sys.executable, os.path.abspath(__file__), "--inner", "--workers", str(workers),
                "--n", str(a.n), "--batch", str(a.batch), "--side", str(a.side)]
@@ -128,11 +184,9 @@ def run_in(a, workers, limit=None, measure_worker=False):
             cmd.append("--measure-worker")
         wrap = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cg] + cmd
         p = subprocess.run(wrap, capture_output=True, text=True, timeout=600)
-        with open(os.path.join(cg, "memory.max_usage_in_bytes")) as f:
+        with open(os.path.join(cg, CG.peak)) as f:
             peak = int(f.read())
-        with open(os.path.join(cg, "memory.oom_control")) as f:
-            m = re.search(r"oom_kill (\d+)", f.read())
-        kills = int(m.group(1)) if m else 0
+        kills = CG.kills(cg)
         killed = p.returncode != 0 and (kills > 0 or "Killed" in p.stderr or p.returncode == -9)
         if p.returncode != 0 and not killed:
             sys.exit(f"validate_mem: the run with {workers} workers failed (exit {p.returncode}): "
@@ -170,31 +224,37 @@ def predict(a, workers, host, growth, limit_gib=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
-    ap.add_argument("--quick", action="store_true", help="0, 1, 2 and 4 workers")
-    ap.add_argument("--update", metavar="VALIDATION.md")
+    ap.add_argument("--quick", action="store_true",
+                    help="0, 1, 2 and 4 workers over 100,000 samples (default: 0 to 8 over 200,000)")
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--measure-worker", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--n", type=int, default=200000, help=argparse.SUPPRESS)
+    ap.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--batch", type=int, default=512, help=argparse.SUPPRESS)
     ap.add_argument("--side", type=int, default=16, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    a.n = a.n or (100000 if a.quick else 200000)
     if a.inner:
         return inner(a)
     if os.geteuid() != 0:
         skip("not root (a memory cgroup needs root)")
-    if not os.access(CG_BASE, os.W_OK):
-        skip(f"no writable cgroup v1 memory controller at {CG_BASE}")
+    global CG
+    CG = Cgroup()
+    if CG.why_not():
+        skip(CG.why_not())
     if subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode:
         skip(f"no PyTorch in {sys.executable}")
     if not os.access(a.bin, os.X_OK):
         sys.exit(f"validate_mem: {a.bin}: no stallsim binary (build first)")
     series = [0, 1, 2, 4] if a.quick else [0, 1, 2, 4, 8]
-    # The user's measurements: the process alone, and one worker.
-    _, _, f0 = run_in(a, 0)
+    # The user's measurements: the training process as the probe measures
+    # it, and one worker.
+    t0 = time.time()
+    pm = process_memory(f"{a.n}x{a.side}", "validate_mem:samples", a.batch, 0, 2, a.n)
     _, _, f1 = run_in(a, 1, measure_worker=True)
-    host, growth = f0["host"], (f1["fixed"], f1["per_item"])
-    print(f"measured: training process {host / MIB:.0f} MiB anonymous, a worker "
+    host, growth = pm["peak"]["RssAnon"], (f1["fixed"], f1["per_item"])
+    print(f"measured: training process {host / MIB:.0f} MiB anonymous (VmRSS "
+          f"{pm['peak']['VmRSS'] / MIB:.0f} MiB), a worker "
           f"{growth[0] / MIB:.1f} MiB + {growth[1] * 1e3 / MIB:.4f} MiB per 1000 items read (" +
           ", ".join(f"{k} items: {b / MIB:.1f} MiB" for k, b in f1["points"]) + ")")
     rows = []
@@ -232,7 +292,8 @@ def main():
     ok = worst <= 0.15 and wworst <= 0.15 and agree
     print(f"validate_mem: worst worker error {100 * wworst:.1f} %, worst server peak error "
           f"{100 * worst:.1f} % (targets 15 %); verdicts "
-          f"{'all agree' if agree else 'DISAGREE'}: {'met' if ok else 'MISSED'}")
+          f"{'all agree' if agree else 'DISAGREE'}: {'met' if ok else 'MISSED'} "
+          f"({time.time() - t0:.0f} s, load average {os.getloadavg()[0]:.1f} at the end)")
     return 0 if ok else 1
 
 

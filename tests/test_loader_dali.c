@@ -195,8 +195,11 @@ static void test_memory(void **state) {
          b * (100e3 + 0.75e6 + 150e3) + 2 * b * 150e3 + b * 100e3, 1e-12);
     near("GPU, CPU decode", l->gpu_bytes(&S, &S.jobs[0], NULL, 0), 2 * b * 150e3, 1e-12);
     /* Mixed decode, separated queues 3 + 5: the host keeps files (the
-     * reader's batch, the CPU queue's 3 batches of them); the GPU the
-     * decoder's images, the outputs and the GPU queue's 5 batches. */
+     * reader's batch, the CPU queue's 3 batches of them) and nvJPEG's two
+     * pinned 8 MiB buffers a thread; the GPU the decoder's images, the
+     * outputs, the GPU queue's 5 batches and nvJPEG's 16 MiB device buffer
+     * a thread (DALI's device_memory_padding and host_memory_padding). */
+    const double nvjpeg = 3 * 16 * 1048576.0; /* 3 threads: the same both sides */
     const char *gpu[] = {"dataset.megapixels=0.25",
                          "prep.out_kb=150",
                          "prep.decode=gpu",
@@ -207,14 +210,15 @@ static void test_memory(void **state) {
                          NULL};
     assert_int_equal(tu_build(base, gpu, &S, &T), 0);
     near("host, mixed decode", l->proc_bytes(&S, &S.jobs[0], NULL, 0),
-         b * 100e3 + 3 * b * 100e3 + b * 100e3, 1e-12);
+         b * 100e3 + 3 * b * 100e3 + b * 100e3 + nvjpeg, 1e-12);
     near("GPU, mixed decode", l->gpu_bytes(&S, &S.jobs[0], NULL, 0),
-         b * (0.75e6 + 150e3) + 5 * b * 150e3, 1e-12);
+         b * (0.75e6 + 150e3) + 5 * b * 150e3 + nvjpeg, 1e-12);
     /* The server's memory counts 4 pipelines' host buffers. */
     memory_parts_t m = memory_peak(&S, &T, 0);
-    near("server memory, 4 pipelines", m.total, 4 * 5 * b * 100e3, 1e-12);
+    near("server memory, 4 pipelines", m.total, 4 * (5 * b * 100e3 + nvjpeg), 1e-12);
     /* Past the GPU's memory: refused. 1 GB of training + 32 x 0.9 MB +
-     * 5 x 32 x 150 KB = 1.053 GB on a GPU of 1.05 GB. */
+     * 5 x 32 x 150 KB + 3 x 16 MiB = 1.103 GB on a GPU of 1.10 GB (it
+     * fitted before nvJPEG's buffers were counted). */
     const char *over[] = {"dataset.megapixels=0.25",
                           "prep.out_kb=150",
                           "prep.decode=gpu",
@@ -223,7 +227,7 @@ static void test_memory(void **state) {
                           "loader.cpu_queue_depth=3",
                           "loader.gpu_queue_depth=5",
                           "jobs.0.gpu_mem_gb=1",
-                          "server.gpu_mem_gb=1.05",
+                          "server.gpu_mem_gb=1.10",
                           NULL};
     assert_int_equal(tu_build(base, over, &S, &T), EXIT_INPUT);
     const char *fits[] = {"dataset.megapixels=0.25",
@@ -234,7 +238,7 @@ static void test_memory(void **state) {
                           "loader.cpu_queue_depth=3",
                           "loader.gpu_queue_depth=5",
                           "jobs.0.gpu_mem_gb=1",
-                          "server.gpu_mem_gb=1.06",
+                          "server.gpu_mem_gb=1.11",
                           NULL};
     assert_int_equal(tu_build(base, fits, &S, &T), 0);
 }

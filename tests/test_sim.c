@@ -402,6 +402,54 @@ static void test_server_memory(void **state) {
     assert_int_equal(memory_check(&S, &T), 0);
 }
 
+/* pin_memory (loader_pytorch's pinned_bytes): 2000 items over 2 GPUs, 1000
+ * a rank, 31 batches of 32 and one of 8. The caching host allocator gives
+ * each tensor a power-of-two block: 32 x 602112 B of images in 32 MiB, 256
+ * B of labels in 256 B; the last batch's 8 images in 8 MiB and 64 B. With 2
+ * workers and prefetch_factor 2, 5 batches are pinned at once (4
+ * outstanding + the one in training) and the last batch's blocks beside
+ * them: 176162112 B a process; without workers 2 (the loop's last batch
+ * while the next is pinned). /dev/shm then holds the 4 outstanding only.
+ * The training processes' own memory is jobs.N.host_mem_gb, else the
+ * probe's loader.process_mem_mb. */
+static void test_pinned(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 1\ndataset: {items: 2000, item_kb: 110}\n"
+                       "server: {gpus: 2}\nprep: {out_kb: 602.112}\n"
+                       "loader: {kind: pytorch, num_workers: 2, pin_memory: true}\n"
+                       "jobs: [{gpus: 2, batch_per_gpu: 32, compute_s_per_batch: 0.1, "
+                       "host_mem_gb: 3}]\n";
+    const double G = 1073741824.0, M = 1048576.0, batch = 4704.0 * 4096 + 4096;
+    const double big = 33554432.0 + 256, last = 8388608.0 + 64;
+    const char *none[] = {NULL};
+    assert_int_equal(tu_build(yaml, none, &S, &T), 0);
+    memory_parts_t m = memory_peak(&S, &T, 0);
+    if (fabs(m.pinned - 2 * (5 * big + last)) > 1 || fabs(m.shm - 8 * batch) > 1 ||
+        fabs(m.processes - 2 * (3 * G + 5 * big + last)) > 1)
+        fail_msg("pinned %.0f B, /dev/shm %.0f B, processes %.0f B", m.pinned, m.shm, m.processes);
+    const char *alone[] = {"loader.num_workers=0", NULL};
+    assert_int_equal(tu_build(yaml, alone, &S, &T), 0);
+    assert_true(fabs(memory_peak(&S, &T, 0).pinned - 2 * (2 * big + last)) < 1);
+    const char *even[] = {"dataset.items=2048", "loader.drop_last=true", NULL};
+    assert_int_equal(tu_build(yaml, even, &S, &T), 0);
+    assert_true(fabs(memory_peak(&S, &T, 0).pinned - 2 * 5 * big) < 1);
+    /* 6 GiB + 10 batches of /dev/shm fit 6.2 GiB unpinned, not pinned. */
+    const char *unpinned[] = {"loader.pin_memory=false", "server.mem_gb=6.2", NULL};
+    const char *pinned[] = {"server.mem_gb=6.2", NULL};
+    assert_int_equal(tu_build(yaml, unpinned, &S, &T), 0);
+    assert_int_equal(memory_check(&S, &T), 0);
+    assert_int_equal(tu_build(yaml, pinned, &S, &T), 0);
+    assert_int_equal(memory_check(&S, &T), 2);
+    /* The probe's figure where the job gives none; the job's where it does. */
+    const char *probed[] = {"jobs.0.host_mem_gb=0", "loader.process_mem_mb=700", NULL};
+    assert_int_equal(tu_build(yaml, probed, &S, &T), 0);
+    assert_true(fabs(memory_peak(&S, &T, 0).processes - 2 * (700 * M + 5 * big + last)) < 1);
+    assert_true(memory_counted(&S));
+    const char *given[] = {"loader.process_mem_mb=700", NULL};
+    assert_int_equal(tu_build(yaml, given, &S, &T), 0);
+    assert_true(fabs(memory_peak(&S, &T, 0).processes - 2 * (3 * G + 5 * big + last)) < 1);
+}
+
 /* A worker's private pages by its share of the epoch (loader_pytorch's
  * proc_bytes): 20 + 0.5 MiB per 1000 items read. 2000 items over 2 GPUs and
  * 2 workers: 500 items a worker, 20.25 MiB; with 4 workers 250 items,
@@ -679,6 +727,7 @@ int main(void) {
         cmocka_unit_test(test_hw_decode),
         cmocka_unit_test(test_gpu_memory),
         cmocka_unit_test(test_worker_growth),
+        cmocka_unit_test(test_pinned),
         cmocka_unit_test(test_page_cache_room),
         cmocka_unit_test(test_mem_bound),
     };

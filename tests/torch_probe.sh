@@ -22,7 +22,7 @@ if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 16 --items 1
 fi
 # Every cost the DataLoader spends is in the profile, measured.
 for k in decode_ms_per_item decode_ms_per_mb collate_ms_per_item share_ms_per_item \
-  transfer_ms_per_item step_ms worker_start_ms worker_init_ms worker_warmup_ms worker_mem_mb worker_mem_mb_per_kitem core_efficiency latency_ms read_mb_s; do
+  transfer_ms_per_item step_ms worker_start_ms worker_init_ms worker_warmup_ms worker_mem_mb worker_mem_mb_per_kitem process_mem_mb core_efficiency latency_ms read_mb_s; do
   v=$(awk -v k="$k:" '$1 == k {print $2}' "$tmp/host.yaml")
   awk -v v="$v" 'BEGIN{exit !(v != "" && v + 0 >= 0)}' && ok || bad "profile key $k: '$v' (probe: $(cat "$tmp/err"))"
 done
@@ -33,6 +33,11 @@ awk -v c="$curve" 'BEGIN{n = split(c, p, ", "); ok = n == 5 && p[1] == "1:1"
   for (i = 2; i <= n; i++) { split(p[i], kv, ":"); if (!(kv[2] > 0 && kv[2] <= 1)) ok = 0 }
   exit !ok}' && ok || bad "loader.oversub '$curve' (probe: $(cat "$tmp/err"))"
 grep -q "^    item_wait_ms: " "$tmp/host.yaml" && ok || bad "no measured.method.item_wait_ms"
+# The training process's own memory: more than the interpreter and PyTorch
+# alone hold (tens of MiB), measured in a process of its own.
+pm=$(awk '$1 == "process_mem_mb:" {print $2}' "$tmp/host.yaml")
+awk -v v="$pm" 'BEGIN{exit !(v > 20 && v < 100000)}' && grep -q "^      peak_RssAnon: " "$tmp/host.yaml" \
+  && ok || bad "loader.process_mem_mb '$pm'"
 # An item costs something: a + b x mean size > 0.
 item=$(awk '$1=="decode_ms_per_item:"{a=$2} $1=="decode_ms_per_mb:"{b=$2} $1=="mean_kb:"{m=$2} END{print a + b*m/1000}' "$tmp/host.yaml")
 awk -v v="$item" 'BEGIN{exit !(v > 0.05 && v < 1000)}' && ok || bad "item cost $item ms (probe: $(cat "$tmp/err"))"

@@ -51,6 +51,11 @@ What it measures, each the way the DataLoader spends it:
   worker among 8, 4, 2, 1 reads), fitted as fixed + per item read:
   loader.worker_mem_mb and loader.worker_mem_mb_per_kitem, for
   server.mem_gb's check (stallsim.memprobe; VALIDATION.md, "Server memory");
+- the training process's own memory: a fresh process builds the Dataset and
+  runs a shuffled epoch of the same items through a DataLoader, its
+  /proc/self/status RssAnon at its peak sampled after every batch:
+  loader.process_mem_mb, which stands for jobs.N.host_mem_gb where a job
+  does not give it (not the model's or CUDA's memory: see docs/memory.md);
 - pin_memory: the copy of one batch into pinned memory when CUDA is present
   (PyTorch skips pinning without a GPU: 0 then, and said so);
 - cold reads (files evicted with POSIX_FADV_DONTNEED, read one at a time):
@@ -101,7 +106,7 @@ import warnings
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
 from stallsim import pipeline, stable  # noqa: E402
-from stallsim.memprobe import worker_growth  # noqa: E402
+from stallsim.memprobe import process_memory, worker_growth  # noqa: E402
 
 
 def log(msg):
@@ -908,6 +913,14 @@ def main():
     if min(most, n) < n:
         FIT_NOTES.append(f"worker memory fitted over shares of {min(most, n)} of the {n} items "
                          f"(--mem-items): past them it is extrapolated")
+    try:
+        pm = process_memory(a.data, a.dataset, a.batch, a.seed, max(1, min(cores, 4)), min(most, n))
+    except RuntimeError as e:
+        print(f"probe: --data {a.data}: {e}", file=sys.stderr)
+        sys.exit(2)
+    log(f"the training process: RssAnon {pm['peak']['RssAnon'] / 2**20:.1f} MiB at its peak over "
+        f"{pm['items']} items ({pm['before']['RssAnon'] / 2**20:.1f} MiB with the Dataset alone), "
+        f"VmRSS {pm['peak']['VmRSS'] / 2**20:.1f} MiB")
     lat = bw = None
     if paths:
         lat, bw, how = cold_reads([paths[i] for i in idx])
@@ -944,6 +957,7 @@ def main():
         f"    pin_ms_per_item: {pin * 1e3:.6g}",
         f"    worker_mem_mb: {wfix / 2**20:.6g}",
         f"    worker_mem_mb_per_kitem: {wper * 1e3 / 2**20:.6g}",
+        f"    process_mem_mb: {pm['peak']['RssAnon'] / 2**20:.6g}",
         "measured:",
         "  method:",
         f"    data: \"{os.path.abspath(a.data)}\"",
@@ -959,6 +973,11 @@ def main():
         f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
         f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",
+        "    process_memory_mib:",
+        f"      items: {pm['items']}",
+        f"      workers: {pm['workers']}",
+        *(f"      {w}_{k}: {pm[w][k] / 2**20:.6g}" for w in ("before", "peak") for k in
+          ("VmRSS", "RssAnon", "RssFile", "RssShmem", "Private_Dirty")),
     ]
     if FIT_NOTES:
         lines.append("    fits:")

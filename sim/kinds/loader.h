@@ -148,6 +148,16 @@ typedef struct {
      * holds at its peak outside /dev/shm and the process itself (its worker
      * processes' own pages); with note, says what it is in the kind's keys. */
     double (*proc_bytes)(const scenario_t *s, const job_t *j, char *note, size_t n);
+    /* Optional: bytes of page-locked host memory one training process
+     * holds for the loader's batches at its peak (PyTorch's pin_memory: the
+     * caching host allocator keeps every block it allocated); counted in the
+     * process's own memory. With note, says what it is in the kind's keys. */
+    double (*pinned_bytes)(const scenario_t *s, const job_t *j, char *note, size_t n);
+    /* Optional: bytes one training process holds itself as the kind's
+     * probe measured it (the interpreter, the framework, the Dataset and the
+     * loader in the training process), standing for jobs.N.host_mem_gb
+     * where a job does not give it; 0 where not measured. */
+    double (*process_bytes)(const scenario_t *s, const job_t *j);
 
     /* Optional: bytes of GPU memory one training process's loader holds on
      * its GPU at its peak (buffers of its GPU operators, its GPU-side

@@ -465,22 +465,38 @@ static int gpu_decodes(const scenario_t *s, const job_t *j) {
     return s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO;
 }
 
+/* The mixed decoder's nvJPEG buffers, preallocated at the padding and kept:
+ * one device buffer and two pinned host buffers (double buffering) per
+ * thread of the pipeline (NVIDIA/DALI dali/operators/decoder/image_decoder.cc,
+ * device_memory_padding and host_memory_padding, defaults 16 and 8 MiB;
+ * nvjpeg_decoder_decoupled_api.h: device_buffers_(num_threads_),
+ * pinned_buffers_(num_threads_*2)). A larger image than the padding grows a
+ * buffer by a size nvJPEG does not publish: not counted. */
+static double nvjpeg_bytes(const scenario_t *s, const job_t *j, int device) {
+    if (!gpu_decodes(s, j)) return 0;
+    const double T = (double)s->loader.dali.num_threads;
+    return device ? T * s->loader.dali.device_memory_padding_mb * MIB
+                  : 2 * T * s->loader.dali.host_memory_padding_mb * MIB;
+}
+
 /* Host: the CPU operators' outputs for a batch (the reader's files; under
  * CPU decode the decoder's images and the transforms' outputs) and the CPU
  * stage's output queue (encoded files for the mixed decoder, else the
- * prepared batch); the reader's own prefetch queue of files. */
+ * prepared batch); the reader's own prefetch queue of files; the mixed
+ * decoder's pinned buffers. */
 static double dali_proc(const scenario_t *s, const job_t *j, char *note, size_t n) {
     const double b = (double)j->batch_per_gpu, out = scenario_job_out_item_bytes(s, j);
     const int gpu = gpu_decodes(s, j);
     const double ops = b * (item_max(s) + (gpu ? 0 : decoded(s, j) + out));
     const double queue = (double)cpu_depth(s) * b * (gpu ? item_max(s) : out);
     const double reader = (double)s->loader.dali.reader_queue_depth * b * item_max(s);
+    const double pinned = nvjpeg_bytes(s, j, 0);
     if (note)
         snprintf(note, n,
                  "a pipeline's operators %.1f MiB + its CPU queue of %lld batches %.1f "
-                 "MiB + its reader's %.1f MiB",
-                 ops / MIB, (long long)cpu_depth(s), queue / MIB, reader / MIB);
-    return ops + queue + reader;
+                 "MiB + its reader's %.1f MiB + nvJPEG's pinned %.1f MiB",
+                 ops / MIB, (long long)cpu_depth(s), queue / MIB, reader / MIB, pinned / MIB);
+    return ops + queue + reader + pinned;
 }
 
 /* GPU: the mixed and GPU operators' outputs for a batch (the decoder's
@@ -489,11 +505,13 @@ static double dali_proc(const scenario_t *s, const job_t *j, char *note, size_t 
 static double dali_gpu(const scenario_t *s, const job_t *j, char *note, size_t n) {
     const double b = (double)j->batch_per_gpu, out = scenario_job_out_item_bytes(s, j);
     const double ops = gpu_decodes(s, j) ? b * (decoded(s, j) + out) : 0;
-    const double queue = (double)gpu_depth(s) * b * out;
+    const double queue = (double)gpu_depth(s) * b * out, dec = nvjpeg_bytes(s, j, 1);
     if (note)
-        snprintf(note, n, "DALI's GPU operators %.1f MiB + its GPU queue of %lld batches %.1f MiB",
-                 ops / MIB, (long long)gpu_depth(s), queue / MIB);
-    return ops + queue;
+        snprintf(note, n,
+                 "DALI's GPU operators %.1f MiB + nvJPEG's buffers %.1f MiB + its GPU queue of "
+                 "%lld batches %.1f MiB",
+                 ops / MIB, dec / MIB, (long long)gpu_depth(s), queue / MIB);
+    return ops + dec + queue;
 }
 
 static int64_t dali_buffer_items(const scenario_t *s, const job_t *j, int64_t B) {
@@ -518,7 +536,7 @@ static int gpu_fits(const scenario_t *s) {
         const double need = j->gpu_mem_gb * 1e9 + dali_gpu(s, j, note, sizeof note);
         if (need <= s->server.gpu_mem_gb * 1e9) continue;
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.gpu_mem_gb")],
-                   "job '%s' does not fit its GPUs under loader.kind: dali: %.3g GB each "
+                   "job '%s' does not fit its GPUs under loader.kind: dali: %.4g GB each "
                    "(training %.3g GB + %s) but server.gpu_mem_gb = %g; lower batch_per_gpu or "
                    "loader.gpu_queue_depth (loader.prefetch_queue_depth)",
                    j->name, need / 1e9, j->gpu_mem_gb, note, s->server.gpu_mem_gb);
@@ -606,6 +624,8 @@ static const key_def_t keys[] = {
     {"loader.gpu_queue_depth", KT_INT, "batches", "0", 0, 1024, 0, NULL, SCN_FIELD(loader.dali.gpu_queue_depth), "dali: separated queues' gpu_size, with loader.cpu_queue_depth (0 = uniform)"},
     {"loader.reader_threads", KT_INT, "threads", "1", 1, 1024, 0, NULL, SCN_FIELD(loader.dali.reader_threads), "dali: threads of each pipeline's file reader (fn.readers.file: its Loader reads its shard's files one at a time, 1), each waiting on one read: the storage sees GPUs x reader_threads reads in flight"},
     {"loader.reader_queue_depth", KT_INT, "batches", "1", 1, 1024, 0, NULL, SCN_FIELD(loader.dali.reader_queue_depth), "dali: batches the file reader reads ahead of the CPU stage (fn.readers.file's prefetch_queue_depth)"},
+    {"loader.device_memory_padding_mb", KT_REAL, "MiB", "16", 0, 1e6, 0, NULL, SCN_FIELD(loader.dali.device_memory_padding_mb), "dali: the mixed decoder's device_memory_padding (fn.decoders.image, 16 MiB by default): under prep.decode: gpu nvJPEG preallocates one device buffer of it per thread, counted in the GPU's memory (a larger image grows it further, not counted)"},
+    {"loader.host_memory_padding_mb", KT_REAL, "MiB", "8", 0, 1e6, 0, NULL, SCN_FIELD(loader.dali.host_memory_padding_mb), "dali: the mixed decoder's host_memory_padding (8 MiB by default): under prep.decode: gpu nvJPEG preallocates two pinned host buffers of it per thread, counted in the server's memory"},
 };
 /* clang-format on */
 

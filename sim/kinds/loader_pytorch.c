@@ -540,7 +540,10 @@ static double pages(double bytes) {
  * iterator keeps prefetch_factor x num_workers batches outstanding while
  * the training loop holds the one it trains on: measured peaks of exactly
  * (p x W + 1) batches, or the epoch's batches when fewer
- * (scripts/validate_shm.py). */
+ * (scripts/validate_shm.py). Under pin_memory the pin thread copies each
+ * batch out of shared memory and drops it (pin_memory.py's
+ * _pin_memory_loop rebinds `data` to the pinned copy): the batch in
+ * training is pinned, so at most the p x W outstanding are in /dev/shm. */
 static double torch_shm(const scenario_t *s, const job_t *j, double budget, char *note, size_t n) {
     const int64_t W = s->loader.torch.num_workers, pf = s->loader.torch.prefetch_factor;
     if (W == 0) return 0;
@@ -548,16 +551,18 @@ static double torch_shm(const scenario_t *s, const job_t *j, double budget, char
     const double batch = pages(b * scenario_job_out_item_bytes(s, j)) + pages(b * 8);
     /* An epoch of fewer batches than that holds them all at most. */
     const double per_rank = ceil((double)s->dataset.items / (double)j->gpus / b);
-    double held = (double)(pf * W + 1);
+    const int64_t in_training = s->loader.torch.pin_memory ? 0 : 1;
+    double held = (double)(pf * W + in_training);
     if (held > per_rank) held = per_rank;
     const double need = held * batch;
     if (note && need > budget) {
-        int64_t w_fit = (int64_t)floor((budget / batch - 1) / (double)pf);
-        int64_t pf_fit = (int64_t)floor((budget / batch - 1) / (double)W);
-        int k = snprintf(note, n,
-                         "prefetch_factor %lld x %lld workers + the batch in training = %lld "
-                         "batches of %.1f MiB",
-                         (long long)pf, (long long)W, (long long)(pf * W + 1), batch / 1048576);
+        int64_t w_fit = (int64_t)floor((budget / batch - (double)in_training) / (double)pf);
+        int64_t pf_fit = (int64_t)floor((budget / batch - (double)in_training) / (double)W);
+        int k =
+            snprintf(note, n, "prefetch_factor %lld x %lld workers%s = %lld batches of %.1f MiB",
+                     (long long)pf, (long long)W,
+                     in_training ? " + the batch in training" : " (pinned: none in training)",
+                     (long long)(pf * W + in_training), batch / 1048576);
         if (k > 0 && (size_t)k < n && w_fit >= 1)
             k += snprintf(note + k, n - (size_t)k, "; num_workers %lld fits", (long long)w_fit);
         if (k > 0 && (size_t)k < n && pf_fit >= 1 && pf > 1)
@@ -603,12 +608,54 @@ static double torch_proc(const scenario_t *s, const job_t *j, char *note, size_t
     return (double)W * each;
 }
 
+/* The caching host allocator's block for a tensor of `bytes`: rounded up
+ * to a power of two, never split (aten/src/ATen/core/CachingHostAllocator.h,
+ * CachingHostAllocatorImpl::allocate). */
+static double pinned_block(double bytes) {
+    return bytes > 1 ? exp2(ceil(log2(bytes))) : bytes;
+}
+
+/* pin_memory: the images and the labels of each batch are copied into a
+ * page-locked block each (pin_memory.py: Tensor.pin_memory per tensor).
+ * Batches alive at once in pinned memory: the p x W outstanding that the pin
+ * thread has copied and the one in training (p x W + 1); without workers
+ * the training process pins each batch itself while the loop still holds
+ * the last one (2). The allocator returns a freed block to its free list of
+ * that size, not to the system (only empty_cache does), so the process
+ * keeps that many blocks from then on, and one more of the epoch's last,
+ * smaller batch where it falls in a smaller power of two. */
+static double torch_pinned(const scenario_t *s, const job_t *j, char *note, size_t n) {
+    if (!s->loader.torch.pin_memory) return 0;
+    const int64_t W = s->loader.torch.num_workers, pf = s->loader.torch.prefetch_factor;
+    const double b = (double)j->batch_per_gpu, item = scenario_job_out_item_bytes(s, j);
+    const double rank = ceil((double)s->dataset.items / (double)(j->gpus > 0 ? j->gpus : 1));
+    const double full = floor(rank / b), part = s->loader.torch.drop_last ? 0 : rank - full * b;
+    const double nb = full + (part > 0 ? 1 : 0);
+    const double alive = fmin(W > 0 ? (double)(pf * W + 1) : 2, nb);
+    const double big = pinned_block(b * item) + pinned_block(b * 8);
+    const double small = part > 0 ? pinned_block(part * item) + pinned_block(part * 8) : 0;
+    double bytes;
+    if (part > 0 && pinned_block(part * item) < pinned_block(b * item))
+        bytes = fmin(alive, full) * big + small; /* its own block */
+    else
+        bytes = alive * big; /* the last batch reuses a full one's */
+    if (note)
+        snprintf(note, n, "%.0f batches in power-of-two blocks of %.1f MiB", alive, big / MIB);
+    return bytes;
+}
+
+/* The training process's own memory as the probe measured it. */
+static double torch_process(const scenario_t *s, const job_t *j) {
+    (void)j;
+    return s->loader.torch.process_mem_mb * MIB;
+}
+
 /* clang-format off */
 static const key_def_t keys[] = {
     {"loader.num_workers", KT_INT, "processes", "0", 0, 4096, 0, NULL, SCN_FIELD(loader.torch.num_workers), "pytorch: worker processes per training process (GPU); 0 = load in the training process"},
     {"loader.prefetch_factor", KT_INT, "batches", "2", 1, 1048576, 0, NULL, SCN_FIELD(loader.torch.prefetch_factor), "pytorch: batches each worker may have outstanding"},
     {"loader.persistent_workers", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.persistent_workers), "pytorch: keep the workers across epochs (false: forked again at every epoch)"},
-    {"loader.pin_memory", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.pin_memory), "pytorch: a thread copies each batch into pinned memory (PyTorch does nothing without a GPU)"},
+    {"loader.pin_memory", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.pin_memory), "pytorch: a thread copies each batch into pinned memory (PyTorch does nothing without a GPU): the training process then holds prefetch_factor x num_workers + 1 batches in page-locked blocks of a power of two each (2 without workers), counted against server.mem_gb, and the batch in training is no longer in /dev/shm"},
     {"loader.drop_last", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.drop_last), "pytorch: skip the last partial batch (its items are not read)"},
     {"loader.collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.collate_ms_per_item), "pytorch: CPU to collate one item into its batch"},
     {"loader.share_ms_per_item", KT_REAL, "ms", "0.1", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.share_ms_per_item), "pytorch: a worker's CPU per item to hand its batch over (shared memory, the queue)"},
@@ -622,6 +669,7 @@ static const key_def_t keys[] = {
     {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
     {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
     {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
+    {"loader.process_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.process_mem_mb), "pytorch: each training process's own memory (the interpreter, PyTorch, the Dataset, the DataLoader's iterator; not the model or the CUDA context): the probe measures its anonymous resident pages (/proc/self/status RssAnon) at their peak over an epoch; counted against server.mem_gb for a job that does not give jobs.N.host_mem_gb (0 = not measured)"},
 };
 /* clang-format on */
 
@@ -675,4 +723,6 @@ const loader_ops_t loader_pytorch = {
     .state_bytes = torch_bytes,
     .shm_bytes = torch_shm,
     .proc_bytes = torch_proc,
+    .pinned_bytes = torch_pinned,
+    .process_bytes = torch_process,
 };

@@ -14,6 +14,12 @@ double memory_shm_process(const scenario_t *s, const job_t *j) {
     return l->shm_bytes ? l->shm_bytes(s, j, 0, NULL, 0) : 0;
 }
 
+double memory_process_own(const scenario_t *s, const job_t *j) {
+    const loader_ops_t *l = scenario_loader(s);
+    if (j->host_mem_gb > 0 || !l->process_bytes) return j->host_mem_gb * GIB;
+    return l->process_bytes(s, j);
+}
+
 /* Training processes of server v: each instance's GPUs there. */
 static int processes_on(const topology_t *t, int v) {
     int n = 0;
@@ -50,7 +56,9 @@ memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v) {
         if (v < in->first_server || v >= in->first_server + in->nservers) continue;
         const job_t *j = &s->jobs[in->job];
         m.procs += in->gpus_per_server;
-        m.processes += in->gpus_per_server * j->host_mem_gb * GIB;
+        const double pinned = l->pinned_bytes ? l->pinned_bytes(s, j, NULL, 0) : 0;
+        m.pinned += in->gpus_per_server * pinned;
+        m.processes += in->gpus_per_server * (memory_process_own(s, j) + pinned);
         if (l->proc_bytes) m.workers += in->gpus_per_server * l->proc_bytes(s, j, NULL, 0);
     }
     m.shm = memory_shm_peak(s, t, v);
@@ -96,7 +104,7 @@ int memory_counted(const scenario_t *s) {
     const loader_ops_t *l = scenario_loader(s);
     int given = s->server.mem_gb > 0;
     for (int i = 0; i < s->njobs && !given; i++)
-        given = s->jobs[i].host_mem_gb > 0 ||
+        given = memory_process_own(s, &s->jobs[i]) > 0 ||
                 (l->proc_bytes && l->proc_bytes(s, &s->jobs[i], NULL, 0) > 0);
     return given;
 }
@@ -145,21 +153,26 @@ static void mem_error(const scenario_t *s, const topology_t *t, int v) {
     const instance_t *in = first_on(t, v);
     const job_t *j = &s->jobs[in->job];
     const loader_ops_t *l = scenario_loader(s);
-    char note[128] = "no worker processes", fit[96] = "";
+    char note[192] = "no worker processes", fit[96] = "", pin[160] = "";
     if (l->proc_bytes) l->proc_bytes(s, j, note, sizeof note);
+    if (m.pinned > 0 && l->pinned_bytes) {
+        char what[112] = "";
+        const double each = l->pinned_bytes(s, j, what, sizeof what);
+        snprintf(pin, sizeof pin, " and %.1f MiB pinned each: %s", each / MIB, what);
+    }
     const int64_t k = knob_fit(s, t);
     if (k >= 0) snprintf(fit, sizeof fit, " (%s %lld fits)", l->knob, (long long)k);
     diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.mem_gb")],
                "server %d: its processes would hold %.2f GiB at their peak (%d training "
-               "process%s of job '%s' at %g GiB each: %.2f GiB; their loaders' workers, %s each: "
-               "%.2f GiB; /dev/shm %.2f GiB; a cache in the loader's memory %.2f GiB), but "
+               "process%s of job '%s' at %.3g GiB each%s: %.2f GiB; their loaders' workers, %s "
+               "each: %.2f GiB; /dev/shm %.2f GiB; a cache in the loader's memory %.2f GiB), but "
                "server.mem_gb is %g: the kernel's OOM killer ends a process (a DataLoader "
                "worker dies with \"killed by signal: Killed\", or the training process itself). "
                "Raise the container's memory limit, or lower the workers or their batches in "
                "flight%s",
-               v + 1, m.total / GIB, m.procs, m.procs == 1 ? "" : "es", j->name, j->host_mem_gb,
-               m.processes / GIB, note, m.workers / GIB, m.shm / GIB, m.cache / GIB,
-               s->server.mem_gb, fit);
+               v + 1, m.total / GIB, m.procs, m.procs == 1 ? "" : "es", j->name,
+               memory_process_own(s, j) / GIB, pin, m.processes / GIB, note, m.workers / GIB,
+               m.shm / GIB, m.cache / GIB, s->server.mem_gb, fit);
 }
 
 int memory_check(const scenario_t *s, const topology_t *t) {

@@ -4,7 +4,8 @@
  * (loader_ops_t.shm_bytes): a server whose loaders would hold more than
  * server.shm_mb is refused with the bus error its workers would die of.
  * The server's memory (server.mem_gb): the training processes
- * (jobs.N.host_mem_gb), their loaders' worker processes
+ * (jobs.N.host_mem_gb or the probe's loader_ops_t.process_bytes, and the
+ * batches they pin: loader_ops_t.pinned_bytes), their loaders' worker processes
  * (loader_ops_t.proc_bytes), /dev/shm (a tmpfs: its pages are charged to
  * the cgroup that wrote them) and a cache held in the loader's own memory
  * (cache_ops_t.holds_memory; the page cache is reclaimed, not counted): a
@@ -31,7 +32,9 @@
 double memory_shm_peak(const scenario_t *s, const topology_t *t, int v);
 /* Server v's memory at its peak, by component (bytes). */
 typedef struct {
-    double processes; /* the training processes themselves (host_mem_gb) */
+    double processes; /* the training processes themselves (memory_process_own), with
+                         their pinned batches */
+    double pinned;    /* of which pinned batches (loader_ops_t.pinned_bytes) */
     double workers;   /* their loaders' worker processes' private pages */
     double shm;       /* /dev/shm */
     double cache;     /* a cache in the loader's own memory */
@@ -58,6 +61,10 @@ int memory_shown(const scenario_t *s);
  * a loader whose workers hold memory (asked through its proc_bytes): the
  * report then shows the server's memory. */
 int memory_counted(const scenario_t *s);
+/* Bytes one training process of job j holds itself, its pinned batches
+ * aside: jobs.N.host_mem_gb, or where not given what the loader's probe
+ * measured (loader_ops_t.process_bytes). */
+double memory_process_own(const scenario_t *s, const job_t *j);
 /* Bytes of /dev/shm one training process of job j holds at its peak. */
 double memory_shm_process(const scenario_t *s, const job_t *j);
 /* 0, or EXIT_INPUT after an error naming the first server past a limit. */

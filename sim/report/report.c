@@ -630,9 +630,9 @@ static void write_json(FILE *out, const char *path, const variant_run_t *v, int 
                     memory_peak(&v[k].scn, &v[k].topo, v[k].topo.inst[i].first_server);
                 fprintf(out,
                         "\"mem_peak_gib\": {\"server\": %.6g, \"training_processes\": %.6g, "
-                        "\"workers\": %.6g, \"shm\": %.6g, \"cache\": %.6g}, ",
-                        m.total / GIB, m.processes / GIB, m.workers / GIB, m.shm / GIB,
-                        m.cache / GIB);
+                        "\"pinned\": %.6g, \"workers\": %.6g, \"shm\": %.6g, \"cache\": %.6g}, ",
+                        m.total / GIB, m.processes / GIB, m.pinned / GIB, m.workers / GIB,
+                        m.shm / GIB, m.cache / GIB);
             }
             /* Only under a curve or the memory bound: as before without. */
             if (scenario_prep_cores_shaped(&v[k].scn)) {
@@ -791,11 +791,13 @@ static void write_text_host_memory(FILE *out, const variant_run_t *v, int nv, in
     if (!(*head)++) fprintf(out, "\nmemory at its peak (the fullest server)\n");
     char lim[96] = "server.mem_gb not given: nothing checked";
     if (s->server.mem_gb > 0) snprintf(lim, sizeof lim, "fits server.mem_gb %g", s->server.mem_gb);
+    char pin[64] = "";
+    if (most.pinned > 0) snprintf(pin, sizeof pin, " (pinned batches %.2f)", most.pinned / GIB);
     fprintf(out,
-            "%-*s memory %.2f GiB on server %d: %d training processes %.2f, their workers "
+            "%-*s memory %.2f GiB on server %d: %d training processes %.2f%s, their workers "
             "%.2f, /dev/shm %.2f, a cache in the loader %.2f GiB; %s\n",
             report_variant_width(v, nv), s->variant, most.total / GIB, at + 1, most.procs,
-            most.processes / GIB, most.workers / GIB, most.shm / GIB, most.cache / GIB, lim);
+            most.processes / GIB, pin, most.workers / GIB, most.shm / GIB, most.cache / GIB, lim);
 }
 
 /* /dev/shm at its peak, where a loader puts batches there: the figure a

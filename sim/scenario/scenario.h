@@ -193,6 +193,7 @@ typedef struct {
             double worker_warmup_ms; /* a fresh worker's first items' CPU past their steady cost */
             double worker_mem_mb;    /* a worker's private memory before its items (MiB) */
             double worker_mem_mb_per_kitem; /* and its growth per 1000 items it reads */
+            double process_mem_mb; /* the training process's own memory, as the probe measured it */
             double core_efficiency;
             char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
         } torch;
@@ -210,6 +211,8 @@ typedef struct {
             int64_t gpu_queue_depth;
             int64_t reader_threads;
             int64_t reader_queue_depth;
+            double device_memory_padding_mb; /* nvJPEG's device buffer a thread (mixed decoder) */
+            double host_memory_padding_mb;   /* and its two pinned host buffers a thread */
         } dali;
     } loader;
     struct { /* USD; 0 = not charged (no built-in prices) */

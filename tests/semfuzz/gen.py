@@ -360,7 +360,7 @@ class _Gen:
         /dev/shm limit."""
         r = self.r
         self.known |= {"server.mem_gb", "server.shm_mb", "loader.worker_mem_mb",
-                       "loader.worker_mem_mb_per_kitem"}
+                       "loader.worker_mem_mb_per_kitem", "loader.process_mem_mb"}
         self.known_jobs = {"host_mem_gb"}
         if r.random() >= 0.3:
             return
@@ -379,6 +379,16 @@ class _Gen:
             items = self.items / max(1, min(j["gpus"] for j in self.jobs))
             workers = W * (self.top.get("loader.worker_mem_mb", 0) +
                            self.top.get("loader.worker_mem_mb_per_kitem", 0) * items / 1e3) / 1024
+            # the training process as the probe measures it, for jobs without host_mem_gb
+            self.maybe(0.3, "loader.process_mem_mb", lambda: _r(r.uniform(200, 3000), 1))
+            if not host:
+                host = self.top.get("loader.process_mem_mb", 0) / 1024
+            if self.top.get("loader.pin_memory"):
+                # pinned batches: p x W + 1 (2 without workers) power-of-two blocks
+                out = self.top.get("prep.out_kb", 602.112) * 1e3
+                b = max(j["batch_per_gpu"] for j in self.jobs)
+                alive = self.top.get("loader.prefetch_factor", 2) * W + 1 if W else 2
+                workers += (alive + 1) * 2 ** math.ceil(math.log2(b * out)) / 2**30
         need = self.gpus * (host + workers) + 0.5
         self.maybe(0.8, "server.mem_gb", lambda: _r(need * r.choice([0.7, 1.05, 1.5, 3, 10]), 3))
         self.maybe(0.2, "server.shm_mb", lambda: r.choice([64, 256, 1024, 16384]))
