@@ -147,6 +147,10 @@ typedef struct {
      * being run: hits, tier hits, bytes read, remote hits. */
     const sim_observer_t *obs;
     double obs_seen[4];
+    /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
+     * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
+     * time only when set. */
+    int read_cpu;
 } world_t;
 
 /* Whether server v is simulated: every server, or a sampled one. */
@@ -496,6 +500,7 @@ static int build(world_t *w, gsl_rng *master) {
     w->nic_lat = s->server.network.latency_us / 1e6;
     w->clairvoyant = scenario_cache(s)->needs_future;
     w->loader = scenario_loader(s);
+    w->read_cpu = storage_cpu_on(s);
 
     if (build_servers(w) || build_streams(w)) return -1;
     for (int k = 0; k < w->nstreams; k++)
@@ -658,6 +663,31 @@ static inline double fetch_local(world_t *w, stream_t *st, int server, uint32_t 
     return end;
 }
 
+enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
+
+/* The CPU seconds item x's read costs the reader that issued it, given
+ * where the item came from (the growth of the batch's sums over its fetch:
+ * dh hits, dt tier hits, dr bytes read, remote a remote hit): a read from
+ * storage or the tier's device as their kind says (storage.h: cpu_s), a hit
+ * in the page cache its read() (storage_hit_cpu_s), a remote hit none (the
+ * owner's send and this server's TCP receive are not charged). A record
+ * shard's read costs once, on its first item, for the shard's bytes. */
+static double read_cpu_s(const world_t *w, const stream_t *st, uint32_t x, double bytes, double dh,
+                         double dt, double dr, int remote) {
+    if (remote) return 0;
+    if (w->S) {
+        const uint32_t h = x / w->S;
+        if (x != h * w->S) return 0;
+        bytes = w->shard_size[h];
+        if (st->shards.hit[h] == 1) return storage_hit_cpu_s(w->s, bytes);
+        if (st->shards.hit[h] == SHARD_FROM_TIER) return storage_cpu_s(w->tier_s, bytes);
+        return storage_cpu_s(w->s, bytes);
+    }
+    if (dh > 0) return storage_hit_cpu_s(w->s, bytes);
+    if (dt > 0) return storage_cpu_s(w->tier_s, bytes);
+    return dr > 0 ? storage_cpu_s(w->s, bytes) : 0;
+}
+
 /* Items in the batches staged at the epoch's peak: at most the epoch's own
  * (a data set smaller than the window is not a window of full batches). */
 static double staged_items(const stream_t *st) {
@@ -716,7 +746,6 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
 }
 
 enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
-enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
 
 /* ---- the observer's view (sim.h); none of this runs without one ---- */
 
@@ -998,6 +1027,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int shared = w->s->server.storage.shared;
     const double decode_per_byte = st->decode_per_byte, prep_fixed = st->prep_fixed;
     const double slowdown = st->prep.slowdown;
+    const int read_cpu = w->read_cpu;
     double hits = st->hits, read_bytes = st->read_bytes, prep_busy = st->prep_busy;
     double tier_hits = st->tier_hits;
     double prepped = st->prepped;
@@ -1024,6 +1054,9 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
+        /* The sums before the fetch, for the read's CPU (read_cpu_s). */
+        const double h0 = hits, t0 = tier_hits, r0 = read_bytes;
+        const double rh0 = read_cpu && partitioned ? st->remote_hits : 0;
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + first, x, at, d, &hits, &read_bytes);
         } else if (S) {
@@ -1037,6 +1070,10 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
             count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &hits, &tier_hits,
                         &read_bytes);
         }
+        if (read_cpu)
+            prep += read_cpu_s(w, st, x, bytes, hits - h0, tier_hits - t0, read_bytes - r0,
+                               st->remote_hits > rh0) *
+                    slowdown;
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > ready) ready = end.t;
         if (end.mem > ready_mem) ready_mem = end.mem;

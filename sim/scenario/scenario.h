@@ -93,6 +93,9 @@ typedef struct {
             double read_iops;
             int64_t queue_depth;
             int shared;
+            /* The reader's CPU for one read (the kernel's syscall and copy,
+             * TCP and the HTTP client's): per read and per MB; 0 = none. */
+            double cpu_us_per_read, cpu_us_per_mb;
             struct { /* server.storage.kind: object (storage_object.c owns these keys) */
                 double first_byte_ms;     /* median time to first byte of a GET */
                 double first_byte_p99_ms; /* its 99th percentile; 0 = the median (no spread) */
@@ -140,6 +143,7 @@ typedef struct {
             double latency_ms;
             double read_iops;
             int64_t queue_depth;
+            double cpu_us_per_read, cpu_us_per_mb; /* the reader's CPU of a tier read */
         } tier;
     } server;
     struct {
