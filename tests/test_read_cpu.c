@@ -84,17 +84,21 @@ static void test_size_and_shards(void **state) {
 }
 
 /* Epoch 2 served by a cache of the whole data set: a page-cache hit is a
- * read() and pays it; a hit in MinIO's memory pays nothing; the tier's
- * device pays its own figure, not storage's. */
+ * read() and pays server.cache_cpu_us_* (not storage's figure); a hit in
+ * MinIO's memory pays nothing; the tier's device pays its own figure. */
 static void test_where_served(void **state) {
     (void)state;
-    const char *page[] = {"server.storage.cpu_us_per_read=100", "server.cache_gb=1",
-                          "loader.cache=lru", NULL};
+    const char *page[] = {"server.storage.cpu_us_per_read=1000",
+                          "server.cache_cpu_us_per_read=50",
+                          "server.cache_cpu_us_per_mb=5000",
+                          "server.cache_gb=1",
+                          "loader.cache=lru",
+                          NULL};
     expect("page cache (lru)", fast, page, 1.0, BN_PREP);
-    const char *linux_[] = {"server.storage.cpu_us_per_read=100", "server.cache_gb=1",
+    const char *linux_[] = {"server.cache_cpu_us_per_read=100", "server.cache_gb=1",
                             "loader.cache=linux", NULL};
     expect("page cache (linux)", fast, linux_, 1.0, BN_PREP);
-    const char *minio[] = {"server.storage.cpu_us_per_read=100", "server.cache_gb=1",
+    const char *minio[] = {"server.cache_cpu_us_per_read=100", "server.cache_gb=1",
                            "loader.cache=minio", NULL};
     expect("loader's memory (minio)", fast, minio, 0.02, BN_GPU);
     const char *tier[] = {"server.storage.cpu_us_per_read=1000", "server.tier.cache_gb=1",

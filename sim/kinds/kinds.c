@@ -118,11 +118,12 @@ double storage_cpu_s(const scenario_t *s, double bytes) {
 
 double storage_hit_cpu_s(const scenario_t *s, double bytes) {
     if (scenario_cache(s)->holds_memory || scenario_storage(s)->lists_requests) return 0;
-    return storage_cpu_s(s, bytes);
+    return (s->server.cache_cpu_us_per_read + s->server.cache_cpu_us_per_mb * bytes / 1e6) / 1e6;
 }
 
 int storage_cpu_on(const scenario_t *s) {
     return s->server.storage.cpu_us_per_read > 0 || s->server.storage.cpu_us_per_mb > 0 ||
+           s->server.cache_cpu_us_per_read > 0 || s->server.cache_cpu_us_per_mb > 0 ||
            (tier_on(s) && (s->server.tier.cpu_us_per_read > 0 || s->server.tier.cpu_us_per_mb > 0));
 }
 

@@ -67,9 +67,10 @@ int storage_kind_index(const storage_ops_t *ops);
 double storage_cpu_s(const scenario_t *s, double bytes);
 /* The same for a hit in the DRAM cache: a read() served from the page cache
  * (a policy that holds no memory of the loader's, over a kind that reads
- * files) pays the syscall and the copy as a read from the device does; a hit
- * in the loader's own memory (MinIO's: holds_memory), or of an object
- * store's, pays none. */
+ * files) pays its syscall and copy, server.cache_cpu_us_* (measured warm:
+ * less than a read from the device, which adds the block layer's work and
+ * the page's allocation); a hit in the loader's own memory (MinIO's:
+ * holds_memory), or of an object store's, pays none. */
 double storage_hit_cpu_s(const scenario_t *s, double bytes);
 /* 1 when a read costs the reader CPU anywhere (storage, tier): the engine
  * and the model skip the charge when 0. */

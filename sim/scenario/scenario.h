@@ -86,6 +86,8 @@ typedef struct {
         int64_t gpus;
         double cache_gb;
         double mem_gbps; /* memory bandwidth, all cores (calibrate); 0 = no bound on prep cores */
+        /* The reader's CPU for a hit in the page cache, per read and per MB. */
+        double cache_cpu_us_per_read, cache_cpu_us_per_mb;
         struct {
             int kind; /* index into the storage kinds (kinds.h) */
             double read_mb_s;
