@@ -245,20 +245,16 @@ static void line_out(prof_t *o, const char *k, const cost_line *l) {
 static void bench_measured(const void *res, prof_t *o) {
     const read_cpu_result *r = res;
     prof_str(o, 4, "method",
-             "one thread reads each file once a pass, whole (open, read until EOF, close; "
-             "buffered); its CPU (CLOCK_THREAD_CPUTIME_ID: getrusage RUSAGE_THREAD's user + system "
-             "in ns) over the pass per read; warm after an untimed pass, cold after fdatasync + "
-             "POSIX_FADV_DONTNEED "
-             "(mincore-checked); GETs from a server thread on 127.0.0.1, one keep-alive "
-             "connection, a C client's CPU; 1 MB = 1e6 bytes");
+             "files read whole (open, read, close; buffered) by one thread, warm and cold "
+             "(POSIX_FADV_DONTNEED); GETs on 127.0.0.1, one connection; the thread's CPU "
+             "(CLOCK_THREAD_CPUTIME_ID) a read; 1 MB = 1e6 bytes");
     prof_str(o, 4, "dir", r->dir);
     prof_int(o, 4, "passes", r->reps);
-    prof_bool(o, 4, "cold", r->cold_ok);
+    prof_bool(o, 4, "cold_measured", r->cold_ok);
     prof_num(o, 4, "resident_after_evict", r->resident_after);
     prof_str(o, 4, "fit",
-             "us a read = us_per_read + us_per_mb x MB, both >= 0, least squares over the "
-             "medians; warm: server.cache_cpu_us_*, cold (warm without one): "
-             "server.storage.cpu_us_*; get: for an object store's scenario, by hand");
+             "us a read = us_per_read + us_per_mb x MB, both >= 0; warm: "
+             "server.cache_cpu_us_*; cold (else warm): server.storage.cpu_us_*; get: by hand");
     line_out(o, "warm", &r->warm);
     if (r->cold_ok) line_out(o, "cold", &r->cold);
     if (r->get_ok)

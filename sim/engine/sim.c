@@ -37,9 +37,13 @@
  * Not simulated: CPU contention between prep and other work (but for the
  * pytorch kind's own workers and training processes, and the training
  * processes' jobs.N.train_cpu_ms and coordinated prep's hand-off copies on
- * the pool's cores), memory copy
- * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
- * write traffic, and the partial-batch padding of DistributedSampler. */
+ * the pool's cores), GPU-to-GPU communication, stragglers, OS readahead,
+ * write traffic, and the partial-batch padding of DistributedSampler.
+ * A read's own CPU (the syscall and copy of a file or a page-cache hit, a
+ * GET's TCP and client work) is charged to the reader's core with the
+ * item's prep where server.storage.cpu_us_*, server.cache_cpu_us_* or
+ * server.tier.cpu_us_* say (read_cpu_s; none by default), on T_prep too:
+ * DS-Analyzer's every-item-in-memory run still reads through the page cache. */
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -667,14 +671,16 @@ enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier *
 
 /* The CPU seconds item x's read costs the reader that issued it, given
  * where the item came from (the growth of the batch's sums over its fetch:
- * dh hits, dt tier hits, dr bytes read, remote a remote hit): a read from
+ * from seen[] = hits, tier hits, bytes read and remote hits before it to
+ * h, t and r, and the stream's remote hits, after it): a read from
  * storage or the tier's device as their kind says (storage.h: cpu_s), a hit
  * in the page cache its read() (storage_hit_cpu_s), a remote hit none (the
  * owner's send and this server's TCP receive are not charged). A record
  * shard's read costs once, on its first item, for the shard's bytes. */
-static double read_cpu_s(const world_t *w, const stream_t *st, uint32_t x, double bytes, double dh,
-                         double dt, double dr, int remote) {
-    if (remote) return 0;
+static double read_cpu_s(const world_t *w, const stream_t *st, uint32_t x, double bytes,
+                         const double seen[4], double h, double t, double r) {
+    const double dh = h - seen[0], dt = t - seen[1], dr = r - seen[2];
+    if (st->remote_hits > seen[3]) return 0;
     if (w->S) {
         const uint32_t h = x / w->S;
         if (x != h * w->S) return 0;
@@ -686,6 +692,15 @@ static double read_cpu_s(const world_t *w, const stream_t *st, uint32_t x, doubl
     if (dh > 0) return storage_hit_cpu_s(w->s, bytes);
     if (dt > 0) return storage_cpu_s(w->tier_s, bytes);
     return dr > 0 ? storage_cpu_s(w->s, bytes) : 0;
+}
+
+/* The item's CPU `prep` with its read's (read_cpu_s, at the stream's
+ * slowdown) where a read costs any: one branch on a flag otherwise. */
+static inline __attribute__((always_inline)) double
+read_charge(const world_t *w, const stream_t *st, uint32_t x, double bytes, const double seen[4],
+            double h, double t, double r, double slowdown, double prep) {
+    if (!w->read_cpu) return prep;
+    return prep + slowdown * read_cpu_s(w, st, x, bytes, seen, h, t, r);
 }
 
 /* Items in the batches staged at the epoch's peak: at most the epoch's own
@@ -1027,7 +1042,6 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     const int shared = w->s->server.storage.shared;
     const double decode_per_byte = st->decode_per_byte, prep_fixed = st->prep_fixed;
     const double slowdown = st->prep.slowdown;
-    const int read_cpu = w->read_cpu;
     double hits = st->hits, read_bytes = st->read_bytes, prep_busy = st->prep_busy;
     double tier_hits = st->tier_hits;
     double prepped = st->prepped;
@@ -1054,9 +1068,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
         double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
-        /* The sums before the fetch, for the read's CPU (read_cpu_s). */
-        const double h0 = hits, t0 = tier_hits, r0 = read_bytes;
-        const double rh0 = read_cpu && partitioned ? st->remote_hits : 0;
+        const double seen[4] = {hits, tier_hits, read_bytes, st->remote_hits}; /* read_cpu_s */
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + first, x, at, d, &hits, &read_bytes);
         } else if (S) {
@@ -1070,10 +1082,7 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
             count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &hits, &tier_hits,
                         &read_bytes);
         }
-        if (read_cpu)
-            prep += read_cpu_s(w, st, x, bytes, hits - h0, tier_hits - t0, read_bytes - r0,
-                               st->remote_hits > rh0) *
-                    slowdown;
+        prep = read_charge(w, st, x, bytes, seen, hits, tier_hits, read_bytes, slowdown, prep);
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > ready) ready = end.t;
         if (end.mem > ready_mem) ready_mem = end.mem;
