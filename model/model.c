@@ -178,6 +178,7 @@ typedef struct {
     int exact;
     double h, th, share_remote, remote, miss, net_f, net_lat;
     double hu[FLUID_STEPS], tu[FLUID_STEPS];
+    double rc[FLUID_STEPS], rc_mean; /* the reader's CPU per item (read_cpu_steps) */
 } epoch_hits_t;
 
 static void run_setup(run_ctx_t *r, const scenario_t *s, const topology_t *t) {
@@ -352,6 +353,29 @@ static void inst_cache(inst_ctx_t *c, const run_ctx_t *r) {
                 scenario_job_out_item_bytes(s, c->jb);
 }
 
+/* The reader's CPU seconds per item along epoch e's order, as the
+ * simulator charges it beside the item's prep (sim.c: read_cpu_s): the
+ * misses' reads from storage, the tier's from its device, the local hits'
+ * read() from the page cache (storage_hit_cpu_s), a remote hit none; a
+ * record shard's read spread over its S items. Returns the epoch's mean. */
+static double read_cpu_steps(const run_ctx_t *r, const inst_ctx_t *c, epoch_hits_t *eh) {
+    const scenario_t *s = r->s;
+    double sum = 0, *rc = eh->rc;
+    if (!storage_cpu_on(s)) {
+        memset(rc, 0, FLUID_STEPS * sizeof *rc);
+        return 0;
+    }
+    const double store = storage_cpu_s(s, c->req) / c->S;
+    const double tier = r->tier ? storage_cpu_s(&r->ts, c->req) / c->S : 0;
+    const double hit = storage_hit_cpu_s(s, c->req) / c->S * (1 - eh->share_remote);
+    for (int j = 0; j < FLUID_STEPS; j++) {
+        const double hu = eh->hu[j], tu = eh->tu[j];
+        rc[j] = (1 - hu - tu) * store + tu * tier + hu * hit;
+        sum += rc[j];
+    }
+    return sum / FLUID_STEPS;
+}
+
 /* Epoch e's hits: a given hit profile (a replayed curve) or the closed form. */
 static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c, int e,
                        model_hits_fn hits, void *ctx) {
@@ -385,6 +409,7 @@ static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c
     }
     eh->th = th;
     eh->miss -= th;
+    eh->rc_mean = read_cpu_steps(r, c, eh);
 }
 
 /* Epoch e's ends, each consumer's: T, the loader at the cost profile, and
@@ -394,6 +419,7 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
     const scenario_t *s = r->s;
     const double *hu = eh->hu, *tu = eh->tu;
     const int me = c->me;
+    const double *rc = eh->rc;
     if (c->loader->model_epoch) {
         /* The kind's own pipeline: a worker waits for each miss. */
         double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
@@ -407,8 +433,9 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
             floor_s[j] = from_store / c->cap_inst;
             if (tu[j] / c->tier_cap > floor_s[j]) floor_s[j] = tu[j] / c->tier_cap;
         }
-        loader_model_t lm = {s,    c->jb,   c->n_used,   c->in->cpus / c->ns, c->ns,    e, c->tprep,
-                             wait, floor_s, FLUID_STEPS, c->t_batch,          c->t_last};
+        loader_model_t lm = {
+            s,    c->jb,   c->n_used,   c->in->cpus / c->ns, c->ns,    e, c->tprep + eh->rc_mean,
+            wait, floor_s, FLUID_STEPS, c->t_batch,          c->t_last};
         c->loader->model_epoch(&lm, &ends[me], &ends_p[me]);
         return;
     }
@@ -416,7 +443,9 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
      * storage for the misses and the network for remote hits. */
     double cost[FLUID_STEPS], cost_p[FLUID_STEPS];
     for (int j = 0; j < FLUID_STEPS; j++) {
-        double cc = (isfinite(c->r_prep) ? 1 / c->r_prep : 0) + c->train_item / c->in->cpus;
+        const double r_prep =
+            rc[j] > 0 ? c->loader->items_s(c->eff_cpus, c->tprep + rc[j]) : c->r_prep;
+        double cc = (isfinite(r_prep) ? 1 / r_prep : 0) + c->train_item / c->in->cpus;
         cost_p[j] = cc;
         double c_store = (1 - hu[j] - tu[j]) / c->cap_inst;
         if (tu[j] / c->tier_cap > c_store) c_store = tu[j] / c->tier_cap;
@@ -465,7 +494,8 @@ static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t 
     m->items_prepped = n_used;
     m->items_consumed = n_used;
     m->staged_bytes = c->staged;
-    m->cpu_util = c->eff_cpus > 0 ? n_used * c->tprep / (c->eff_cpus * m->epoch_s) : 0;
+    m->cpu_util =
+        c->eff_cpus > 0 ? n_used * (c->tprep + eh->rc_mean) / (c->eff_cpus * m->epoch_s) : 0;
     m->cpu_util += c->train_item * n_used / (c->in->cpus * m->epoch_s);
     /* A stream's transfers over the devices it reads: its servers' own,
      * or the one device every server shares. */

@@ -37,9 +37,13 @@
  * Not simulated: CPU contention between prep and other work (but for the
  * pytorch kind's own workers and training processes, and the training
  * processes' jobs.N.train_cpu_ms and coordinated prep's hand-off copies on
- * the pool's cores), memory copy
- * costs of cache hits, GPU-to-GPU communication, stragglers, OS readahead,
- * write traffic, and the partial-batch padding of DistributedSampler. */
+ * the pool's cores), GPU-to-GPU communication, stragglers, OS readahead,
+ * write traffic, and the partial-batch padding of DistributedSampler.
+ * A read's own CPU (the syscall and copy of a file or a page-cache hit, a
+ * GET's TCP and client work) is charged to the reader's core with the
+ * item's prep where server.storage.cpu_us_*, server.cache_cpu_us_* or
+ * server.tier.cpu_us_* say (read_cpu_s; none by default), on T_prep too:
+ * DS-Analyzer's every-item-in-memory run still reads through the page cache. */
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -148,6 +152,10 @@ typedef struct {
      * being run: hits, tier hits, bytes read, remote hits. */
     const sim_observer_t *obs;
     double obs_seen[4];
+    /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
+     * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
+     * time only when set. */
+    int read_cpu;
 } world_t;
 
 /* Whether server v is simulated: every server, or a sampled one. */
@@ -500,6 +508,7 @@ static int build(world_t *w, gsl_rng *master) {
     w->nic_lat = s->server.network.latency_us / 1e6;
     w->clairvoyant = scenario_cache(s)->needs_future;
     w->loader = scenario_loader(s);
+    w->read_cpu = storage_cpu_on(s);
 
     if (build_servers(w) || build_streams(w)) return -1;
     for (int k = 0; k < w->nstreams; k++)
@@ -662,6 +671,42 @@ static inline double fetch_local(world_t *w, stream_t *st, int server, uint32_t 
     return end;
 }
 
+enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
+
+/* The CPU seconds item x's read costs the reader that issued it, given
+ * where the item came from (the growth of the batch's sums over its fetch:
+ * from seen[] = hits, tier hits, bytes read and remote hits before it to
+ * h, t and r, and the stream's remote hits, after it): a read from
+ * storage or the tier's device as their kind says (storage.h: cpu_s), a hit
+ * in the page cache its read() (storage_hit_cpu_s), a remote hit none (the
+ * owner's send and this server's TCP receive are not charged). A record
+ * shard's read costs once, on its first item, for the shard's bytes. */
+static double read_cpu_s(const world_t *w, const stream_t *st, uint32_t x, double bytes,
+                         const double seen[4], double h, double t, double r) {
+    const double dh = h - seen[0], dt = t - seen[1], dr = r - seen[2];
+    if (st->remote_hits > seen[3]) return 0;
+    if (w->S) {
+        const uint32_t h = x / w->S;
+        if (x != h * w->S) return 0;
+        bytes = w->shard_size[h];
+        if (st->shards.hit[h] == 1) return storage_hit_cpu_s(w->s, bytes);
+        if (st->shards.hit[h] == SHARD_FROM_TIER) return storage_cpu_s(w->tier_s, bytes);
+        return storage_cpu_s(w->s, bytes);
+    }
+    if (dh > 0) return storage_hit_cpu_s(w->s, bytes);
+    if (dt > 0) return storage_cpu_s(w->tier_s, bytes);
+    return dr > 0 ? storage_cpu_s(w->s, bytes) : 0;
+}
+
+/* The item's CPU `prep` with its read's (read_cpu_s, at the stream's
+ * slowdown) where a read costs any: one branch on a flag otherwise. */
+static inline __attribute__((always_inline)) double
+read_charge(const world_t *w, const stream_t *st, uint32_t x, double bytes, const double seen[4],
+            double h, double t, double r, double slowdown, double prep) {
+    if (!w->read_cpu) return prep;
+    return prep + slowdown * read_cpu_s(w, st, x, bytes, seen, h, t, r);
+}
+
 /* Items in the batches staged at the epoch's peak: at most the epoch's own
  * (a data set smaller than the window is not a window of full batches). */
 static double staged_items(const stream_t *st) {
@@ -720,7 +765,6 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
 }
 
 enum { PREFETCH = 16, PREFETCH_NEAR = 4 };
-enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
 
 /* ---- the observer's view (sim.h); none of this runs without one ---- */
 
@@ -1027,6 +1071,8 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
         double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
+        const double seen[4] = {b.hits, b.tier_hits, b.read_bytes,
+                                st->remote_hits}; /* read_cpu_s */
         if (partitioned) {
             fetched = fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes);
         } else if (S) {
@@ -1041,6 +1087,8 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
             count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &b.hits, &b.tier_hits,
                         &b.read_bytes);
         }
+        prep =
+            read_charge(w, st, x, bytes, seen, b.hits, b.tier_hits, b.read_bytes, slowdown, prep);
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > b.ready) b.ready = end.t;
         if (end.mem > b.ready_mem) b.ready_mem = end.mem;

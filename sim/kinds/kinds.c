@@ -109,6 +109,24 @@ const storage_ops_t *scenario_storage(const scenario_t *s) {
     return storages[s->server.storage.kind];
 }
 
+double storage_cpu_s(const scenario_t *s, double bytes) {
+    const storage_ops_t *k = scenario_storage(s);
+    if (k->cpu_s) return k->cpu_s(s, bytes);
+    return (s->server.storage.cpu_us_per_read + s->server.storage.cpu_us_per_mb * bytes / 1e6) /
+           1e6;
+}
+
+double storage_hit_cpu_s(const scenario_t *s, double bytes) {
+    if (scenario_cache(s)->holds_memory || scenario_storage(s)->lists_requests) return 0;
+    return (s->server.cache_cpu_us_per_read + s->server.cache_cpu_us_per_mb * bytes / 1e6) / 1e6;
+}
+
+int storage_cpu_on(const scenario_t *s) {
+    return s->server.storage.cpu_us_per_read > 0 || s->server.storage.cpu_us_per_mb > 0 ||
+           s->server.cache_cpu_us_per_read > 0 || s->server.cache_cpu_us_per_mb > 0 ||
+           (tier_on(s) && (s->server.tier.cpu_us_per_read > 0 || s->server.tier.cpu_us_per_mb > 0));
+}
+
 int storage_kind_index(const storage_ops_t *ops) {
     int i = 0;
     while (storages[i] != ops)

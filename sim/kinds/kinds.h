@@ -62,5 +62,18 @@ const storage_ops_t *scenario_storage(const scenario_t *s);
 int storage_kind_find(const char *name);
 /* The index of a storage kind of the list (its ops table). */
 int storage_kind_index(const storage_ops_t *ops);
+/* The reader's CPU seconds of one read of `bytes` from s's storage kind
+ * (its cpu_s, or server.storage.cpu_us_per_read + cpu_us_per_mb x MB). */
+double storage_cpu_s(const scenario_t *s, double bytes);
+/* The same for a hit in the DRAM cache: a read() served from the page cache
+ * (a policy that holds no memory of the loader's, over a kind that reads
+ * files) pays its syscall and copy, server.cache_cpu_us_* (measured warm:
+ * less than a read from the device, which adds the block layer's work and
+ * the page's allocation); a hit in the loader's own memory (MinIO's:
+ * holds_memory), or of an object store's, pays none. */
+double storage_hit_cpu_s(const scenario_t *s, double bytes);
+/* 1 when a read costs the reader CPU anywhere (storage, tier): the engine
+ * and the model skip the charge when 0. */
+int storage_cpu_on(const scenario_t *s);
 
 #endif

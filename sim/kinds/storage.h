@@ -72,6 +72,12 @@ typedef struct {
      * (0-based); NULL: none. */
     double (*heads)(const scenario_t *s);
     double (*lists)(const scenario_t *s, int epoch);
+    /* Optional: CPU seconds the reader's own core spends on one read of
+     * `bytes` (the kernel's syscall and copy for a file; TCP receive and the
+     * HTTP client's work for a GET), a HEAD or ranged part each a request;
+     * NULL: server.storage.cpu_us_per_read + cpu_us_per_mb x MB (kinds.h:
+     * storage_cpu_s asks the kind). */
+    double (*cpu_s)(const scenario_t *s, double bytes);
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that

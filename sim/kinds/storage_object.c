@@ -360,6 +360,13 @@ static double rate_requests(const scenario_t *s, double bytes) {
     return object_requests(s, bytes) + (s->server.storage.object.head ? 1 : 0);
 }
 
+/* A GET's CPU: each request (ranged part, HEAD) its per-read cost. */
+static double object_cpu_s(const scenario_t *s, double bytes) {
+    return (s->server.storage.cpu_us_per_read * rate_requests(s, bytes) +
+            s->server.storage.cpu_us_per_mb * bytes / 1e6) /
+           1e6;
+}
+
 /* An object's time: its HEAD's first byte if any, then a first byte and its
  * largest part, the parts in parallel. */
 static double object_service_s(const scenario_t *s, double bytes) {
@@ -538,4 +545,5 @@ const storage_ops_t storage_object = {
     .requests = object_requests,
     .heads = object_heads,
     .lists = object_lists,
+    .cpu_s = object_cpu_s,
 };

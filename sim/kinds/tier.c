@@ -24,6 +24,8 @@ static key_def_t keys[] = {
     {"server.tier.latency_ms", KT_REAL, "ms", "0.08", 0, 1e6, 0, NULL, SCN_FIELD(server.tier.latency_ms), "the tier device's per-request latency"},
     {"server.tier.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.tier.read_iops), "the tier device's read requests per second at most (0 = no limit)"},
     {"server.tier.queue_depth", KT_INT, "requests", "64", 1, 1000000, 0, NULL, SCN_FIELD(server.tier.queue_depth), "the tier device's requests in flight at most"},
+    {"server.tier.cpu_us_per_read", KT_REAL, "us", "0", 0, 1e9, 0, NULL, SCN_FIELD(server.tier.cpu_us_per_read), "CPU time of one core that one read from the tier's device costs its reader (a local file's open, read and close), as server.storage.cpu_us_per_read (0 = none)"},
+    {"server.tier.cpu_us_per_mb", KT_REAL, "us/MB", "0", 0, 1e9, 0, NULL, SCN_FIELD(server.tier.cpu_us_per_mb), "CPU time of one core per MB a read from the tier's device moves (the kernel's copy), as server.storage.cpu_us_per_mb (0 = none)"},
 };
 /* clang-format on */
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -61,6 +63,8 @@ void tier_scenario(scenario_t *t, const scenario_t *s) {
     t->server.storage.latency_ms = s->server.tier.latency_ms;
     t->server.storage.read_iops = s->server.tier.read_iops;
     t->server.storage.queue_depth = s->server.tier.queue_depth;
+    t->server.storage.cpu_us_per_read = s->server.tier.cpu_us_per_read;
+    t->server.storage.cpu_us_per_mb = s->server.tier.cpu_us_per_mb;
     t->server.storage.shared = 0;
 }
 

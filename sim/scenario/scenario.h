@@ -19,7 +19,7 @@
 #define SCN_MAX_SERVERS    4096 /* server.count bound */
 #define SCN_MAX_JOBS       64
 #define SCN_MAX_VARIANTS   32
-#define SCN_MAX_KEYS       128 /* upper bound on schema rows of one scope */
+#define SCN_MAX_KEYS       192 /* upper bound on schema rows of one scope */
 #define SCN_ITEM_BYTES_MAX 4e9 /* the largest item the simulator holds (uint32 sizes) */
 #define SCN_MAX_CURVE      32  /* points of prep.scaling */
 
@@ -86,6 +86,8 @@ typedef struct {
         int64_t gpus;
         double cache_gb;
         double mem_gbps; /* memory bandwidth, all cores (calibrate); 0 = no bound on prep cores */
+        /* The reader's CPU for a hit in the page cache, per read and per MB. */
+        double cache_cpu_us_per_read, cache_cpu_us_per_mb;
         struct {
             int kind; /* index into the storage kinds (kinds.h) */
             double read_mb_s;
@@ -93,6 +95,9 @@ typedef struct {
             double read_iops;
             int64_t queue_depth;
             int shared;
+            /* The reader's CPU for one read (the kernel's syscall and copy,
+             * TCP and the HTTP client's): per read and per MB; 0 = none. */
+            double cpu_us_per_read, cpu_us_per_mb;
             struct { /* server.storage.kind: object (storage_object.c owns these keys) */
                 double first_byte_ms;     /* median time to first byte of a GET */
                 double first_byte_p99_ms; /* its 99th percentile; 0 = the median (no spread) */
@@ -140,6 +145,7 @@ typedef struct {
             double latency_ms;
             double read_iops;
             int64_t queue_depth;
+            double cpu_us_per_read, cpu_us_per_mb; /* the reader's CPU of a tier read */
         } tier;
     } server;
     struct {

@@ -22,10 +22,11 @@
 #include "membw.h"
 #include "prep_traffic.h"
 #include "profile.h"
+#include "read_cpu_bench.h"
 #include "storage_bench.h"
 
 extern const calib_bench_t bench_storage, bench_decode, bench_augment, bench_membw, bench_traffic,
-    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff;
+    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff, bench_read_cpu;
 
 static double next;
 
@@ -128,6 +129,18 @@ static void fill_handoff(handoff_result *h) {
     h->write_ms_per_mb = S(), h->ms_per_mb = v(), h->ms_per_mb_per_reader = v();
 }
 
+static void fill_read_cpu(read_cpu_result *r) {
+    r->reps = 5, r->cold_ok = 1, r->get_ok = 1, r->resident_after = 0;
+    snprintf(r->dir, sizeof r->dir, "/var/tmp/stallsim-readcpu-XXXXXX");
+    for (int k = 0; k < READ_CPU_NSIZES; k++) {
+        r->size_kb[k] = 4 << (2 * k), r->files[k] = 32 + k;
+        r->warm_us[k] = S(), r->cold_us[k] = S(), r->get_us[k] = S();
+    }
+    r->warm = (cost_line){v(), v(), COST_FIT};
+    r->cold = (cost_line){v(), v(), COST_THROUGH_ORIGIN};
+    r->get = (cost_line){v(), v(), COST_FIT};
+}
+
 static void fill_gpu(gpu_result *g, nvjpeg_result *nj, int gpu) {
     g->built = 1, g->available = gpu;
     snprintf(g->reason, sizeof g->reason, "%s", gpu ? "" : "no CUDA device: \"test\"");
@@ -154,6 +167,7 @@ static void fill(calib_results *r, int gpu) {
                    calib_result(r, &bench_audio));
     fill_gpu(calib_result(r, &bench_gpu), calib_result(r, &bench_nvjpeg), gpu);
     fill_handoff(calib_result(r, &bench_handoff));
+    fill_read_cpu(calib_result(r, &bench_read_cpu));
 }
 
 /* 0 when DIR/NAME holds exactly the profile of r (or was rewritten). */

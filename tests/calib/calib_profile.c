@@ -28,6 +28,7 @@
 #include "gpu_bench.h"
 #include "gpu_decode_bench.h"
 #include "handoff_bench.h"
+#include "read_cpu_bench.h"
 #include "jpeg_gen.h"
 #include "membw.h"
 #include "prep_traffic.h"
@@ -36,7 +37,7 @@
 #include "scenario.h"
 
 extern const calib_bench_t bench_storage, bench_decode, bench_augment, bench_membw, bench_traffic,
-    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff;
+    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff, bench_read_cpu;
 
 /* Each benchmark's result in r. */
 static storage_result *storage_(calib_results *r) {
@@ -198,10 +199,19 @@ static int check_profile(const char *path, int expect_gpu) {
     static const char *scen[] = {"server", "prep", NULL};
     static const char *scen_opt[] = {"loader", NULL}; /* where calibrate measured the hand-off */
     static const char *loader[] = {"handoff_ms_per_mb", "handoff_ms_per_mb_per_reader", NULL};
-    static const char *server[] = {"cpus", "mem_gbps", "storage", NULL};
-    static const char *storage[] = {"read_mb_s",       "latency_ms",     "queue_depth",
-                                    "latency_qd1_ms",  "latency_qd4_ms", "latency_qd16_ms",
-                                    "latency_qd32_ms", "peak_mb_s",      NULL};
+    static const char *server[] = {
+        "cpus", "mem_gbps", "cache_cpu_us_per_read", "cache_cpu_us_per_mb", "storage", NULL};
+    static const char *storage[] = {"read_mb_s",
+                                    "latency_ms",
+                                    "queue_depth",
+                                    "latency_qd1_ms",
+                                    "latency_qd4_ms",
+                                    "latency_qd16_ms",
+                                    "latency_qd32_ms",
+                                    "peak_mb_s",
+                                    "cpu_us_per_read",
+                                    "cpu_us_per_mb",
+                                    NULL};
     static const char *prep[] = {
         "decode_ms_per_mb", "decode_ms_per_item", "augment_ms",      "eval_ms",
         "audio_ms_per_mb",  "audio_ms_per_item",  "mem_mb_per_item", NULL};
@@ -239,6 +249,8 @@ static int check_profile(const char *path, int expect_gpu) {
         positive_number(&d, pr, "prep", "eval_ms", 0) ||
         cost_pair(&d, pr, "audio_ms_per_mb", "audio_ms_per_item") ||
         positive_number(&d, sv, "server", "mem_gbps", 0) ||
+        cost_pair(&d, sv, "cache_cpu_us_per_mb", "cache_cpu_us_per_read") ||
+        cost_pair(&d, st, "cpu_us_per_mb", "cpu_us_per_read") ||
         positive_number(&d, pr, "prep", "mem_mb_per_item", 0))
         goto out;
     /* Plausible, not merely positive: a host's memory moves 0.5 GB/s to
@@ -313,6 +325,9 @@ static void fill(calib_results *r, int gpu) {
     traffic_(r)->mb_per_item = 1.75;
     handoff_(r)->measured = 1, handoff_(r)->ms_per_mb = 0.125,
     handoff_(r)->ms_per_mb_per_reader = 0; /* no contention: 0 */
+    read_cpu_result *rc = calib_result(r, &bench_read_cpu);
+    rc->warm = (cost_line){75, 6.5, COST_FIT}, rc->cold = (cost_line){600, 0, COST_MEAN};
+    rc->cold_ok = 1;
     augment_(r)->max_threads = 2;
     augment_(r)->npoints = 2;
     augment_(r)->curve[0].threads = 1, augment_(r)->curve[0].speedup = 1;

@@ -255,6 +255,11 @@ def _lower_row(v, sj, nserv, m, where):
     size_slack = 1 - 4 * cv / math.sqrt(v["dataset.items"])
     cores = v["server.cpus"] * nserv
     bounds["cpu"] = n * v.cpu_ms_item(sj) / 1e3 / cores * max(0.0, size_slack)
+    # each storage read costs its reader server.storage.cpu_us_per_read and
+    # _per_mb on the same cores (hits and tier reads may add more)
+    bounds["cpu"] += (v.get("server.storage.cpu_us_per_read") * m.get("storage_reads", 0)
+                      + v.get("server.storage.cpu_us_per_mb") * m.get("storage_read_bytes", 0)
+                      / 1e6) / 1e6 / cores
     shared = v.get("server.storage.shared")
     # servers whose reads this job's bytes may be: its own, or any (a shared
     # store; partitioned caching, where an item's owner reads it)

@@ -153,11 +153,17 @@ class _Gen:
             self.maybe(0.1, "server.storage.list_each_epoch", lambda: True)
         # the pool loader's reader pool; drawn once the loader is known
         self.known.add("server.storage.reader_threads")
+        # the reader's CPU per read (syscall and copy, or TCP and HTTP)
+        self.maybe(0.2, "server.storage.cpu_us_per_read", lambda: _r(_lu(r, 1, 300)))
+        self.maybe(0.2, "server.storage.cpu_us_per_mb", lambda: _r(_lu(r, 10, 3000)))
+        self.maybe(0.2, "server.cache_cpu_us_per_read", lambda: _r(_lu(r, 1, 50)))
+        self.maybe(0.2, "server.cache_cpu_us_per_mb", lambda: _r(_lu(r, 10, 500)))
 
     def tier(self):
         r = self.r
         self.known |= {"server.tier.cache_gb", "server.tier.cache", "server.tier.read_mb_s",
-                       "server.tier.latency_ms", "server.tier.read_iops", "server.tier.queue_depth"}
+                       "server.tier.latency_ms", "server.tier.read_iops", "server.tier.queue_depth",
+                       "server.tier.cpu_us_per_read", "server.tier.cpu_us_per_mb"}
         if r.random() < 0.25:
             ds_gb = self.items * self.item_kb / 1e6
             self.set("server.tier.cache_gb", _r(ds_gb * r.choice([0.1, 0.3, 0.5, 0.8, 1.0, 1.5])))
@@ -167,6 +173,8 @@ class _Gen:
             self.maybe(0.3, "server.tier.latency_ms", lambda: _r(_lu(r, 0.02, 0.5)))
             self.maybe(0.15, "server.tier.read_iops", lambda: _r(_lu(r, 5000, 500000)))
             self.maybe(0.2, "server.tier.queue_depth", lambda: r.choice([4, 16, 64, 256]))
+            self.maybe(0.2, "server.tier.cpu_us_per_read", lambda: _r(_lu(r, 1, 100)))
+            self.maybe(0.2, "server.tier.cpu_us_per_mb", lambda: _r(_lu(r, 10, 1000)))
 
     def prep(self):
         r = self.r
