@@ -305,9 +305,9 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def workers_cpu(ds, idx, batch, workers, seed):
-    """A real DataLoader with `workers` persistent workers over idx, no GPU
-    work: (CPU seconds its workers used per item, wall seconds per item)."""
+def persistent_iter(ds, idx, batch, workers, seed):
+    """A DataLoader over idx with `workers` persistent workers, its iterator
+    started (the workers forked) and their pids: (loader, iterator, pids)."""
     import torch
     from torch.utils.data import DataLoader, Subset
 
@@ -316,7 +316,13 @@ def workers_cpu(ds, idx, batch, workers, seed):
     dl = DataLoader(Subset(ds, idx), batch_size=batch, shuffle=True, generator=g,
                     num_workers=workers, persistent_workers=True)
     it = iter(dl)
-    pids = [w.pid for w in it._workers]
+    return dl, it, [w.pid for w in it._workers]
+
+
+def workers_cpu(ds, idx, batch, workers, seed):
+    """A real DataLoader with `workers` persistent workers over idx, no GPU
+    work: (CPU seconds its workers used per item, wall seconds per item)."""
+    dl, it, pids = persistent_iter(ds, idx, batch, workers, seed)
     base = [proc_cpu_s(p) for p in pids]  # forked and idle so far
     t0 = time.perf_counter()
     for _ in it:
@@ -387,15 +393,7 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
     its wall per item; each worker's CPU in the first epoch beyond the
     second, from its fork: a forked child's counters start at 0, so its
     start and its first items' extra cost are in it)."""
-    import torch
-    from torch.utils.data import DataLoader, Subset
-
-    g = torch.Generator()
-    g.manual_seed(seed)
-    dl = DataLoader(Subset(ds, idx), batch_size=batch, shuffle=True, generator=g,
-                    num_workers=workers, persistent_workers=True)
-    it = iter(dl)
-    pids = [w.pid for w in it._workers]
+    dl, it, pids = persistent_iter(ds, idx, batch, workers, seed)
     for _ in it:
         pass
     first = [proc_cpu_s(p) for p in pids]
