@@ -39,8 +39,9 @@ typedef struct {
     stat_summary cold_us[READ_CPU_NSIZES];
     stat_summary get_us[READ_CPU_NSIZES];
     int reps, cold_ok, get_ok;
+    int measured;          /* 0: the files could not be written or read (the reason in `reason`) */
     double resident_after; /* worst fraction of pages resident after eviction */
-    char dir[200], get_reason[120];
+    char dir[200], get_reason[120], reason[256];
     cost_line warm, cold, get; /* per_x: us per MB; fixed: us per read */
 } read_cpu_result;
 

@@ -130,7 +130,7 @@ static void fill_handoff(handoff_result *h) {
 }
 
 static void fill_read_cpu(read_cpu_result *r) {
-    r->reps = 5, r->cold_ok = 1, r->get_ok = 1, r->resident_after = 0;
+    r->reps = 5, r->measured = 1, r->cold_ok = 1, r->get_ok = 1, r->resident_after = 0;
     snprintf(r->dir, sizeof r->dir, "/var/tmp/stallsim-readcpu-XXXXXX");
     for (int k = 0; k < READ_CPU_NSIZES; k++) {
         r->size_kb[k] = 4 << (2 * k), r->files[k] = 32 + k;

@@ -327,7 +327,7 @@ static void fill(calib_results *r, int gpu) {
     handoff_(r)->ms_per_mb_per_reader = 0; /* no contention: 0 */
     read_cpu_result *rc = calib_result(r, &bench_read_cpu);
     rc->warm = (cost_line){75, 6.5, COST_FIT}, rc->cold = (cost_line){600, 0, COST_MEAN};
-    rc->cold_ok = 1;
+    rc->measured = 1, rc->cold_ok = 1;
     augment_(r)->max_threads = 2;
     augment_(r)->npoints = 2;
     augment_(r)->curve[0].threads = 1, augment_(r)->curve[0].speedup = 1;
