@@ -622,7 +622,7 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
     g = gilshare.measure(ds, idx[: min(len(idx), 160)], cores, log)
     # The loop's own take-backs of the GIL beside a busy pool of as many
     # threads as cores (at least 2), the items those the GIL was timed on.
-    reacq, how = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
+    reacq, loop = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
                                      mean_item, g["item_share"] * mean_item, log)
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}", f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
                   "    augment_ms: 0"]
@@ -672,7 +672,7 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
               f"    gil_unresolved: \"{', '.join(unresolved)}\"",
               f"    gil_item_share: {g['item_share']:.4g}"]
     lines += [f"    gil_loop_{k}: {v:.4g}" if isinstance(v, float) else f"    gil_loop_{k}: \"{v}\""
-              for k, v in how.items()]
+              for k, v in loop.items()]
     if FIT_NOTES:
         lines.append("    fits:")
         lines += [f"      - \"{note}\"" for note in FIT_NOTES]
