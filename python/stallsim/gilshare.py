@@ -200,8 +200,9 @@ def reacquires(ds, idx, p, batch, item_cpu, held_item, log, switch_s=None):
     two left out), over the switch interval times the share of time the
     pool holds the GIL while it works, min(1, held_item x its items/s) at
     the kind's closed form's rate min(p / CPU, cores / CPU, 1 / held).
-    The step sleeps twice the pool's batch on the cores, so the pool keeps
-    ahead and the loop never waits for it. Returns (take-backs, dict of
+    The step sleeps twice the pool's batch (on the cores, or on the GIL
+    where it binds), so the pool keeps ahead and the loop never waits for
+    it. Returns (take-backs, dict of
     what was measured)."""
     import os
 
@@ -213,7 +214,7 @@ def reacquires(ds, idx, p, batch, item_cpu, held_item, log, switch_s=None):
         return 0.0, dict(note="too few items to time the loop")
     order = order[:n]
     items = [ds[i] for i in order]
-    step = 2 * batch * item_cpu / min(p, cores)
+    step = 2 * batch * max(item_cpu / min(p, cores), held_item)
     # Less the loop's wait for a core: the pool's threads share the cores
     # with it, which the kind charges apart (jobs.N.train_cpu_ms on the
     # cores); a thread waiting for the GIL sleeps, it is not runnable.
@@ -221,9 +222,12 @@ def reacquires(ds, idx, p, batch, item_cpu, held_item, log, switch_s=None):
     a = _loop(ds, order, items, 0, batch, step)[2:]
     busy = statistics.median(w - q for w, q in b)
     alone = statistics.median(w - q for w, q in a)
-    log(f"GIL take-backs: the loop's wall a batch beyond the step {statistics.median(w for w, _ in b) * 1e3:.2f} "
-        f"ms beside the pool ({statistics.median(q for _, q in b) * 1e3:.2f} of it waiting for a core), "
-        f"{statistics.median(w for w, _ in a) * 1e3:.2f} alone ({statistics.median(q for _, q in a) * 1e3:.2f})")
+    def ms(xs):
+        return statistics.median(xs) * 1e3
+
+    log(f"GIL take-backs: the loop's wall a batch beyond the step {ms(w for w, _ in b):.2f} ms "
+        f"beside the pool ({ms(q for _, q in b):.2f} of it waiting for a core), "
+        f"{ms(w for w, _ in a):.2f} alone ({ms(q for _, q in a):.2f})")
     rate = min(p / item_cpu, cores / item_cpu, 1 / held_item if held_item > 0 else float("inf"))
     share = min(1.0, rate * held_item)
     extra = max(0.0, busy - alone)
