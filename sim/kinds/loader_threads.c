@@ -18,7 +18,7 @@
  *   per_item a item, holding the GIL for the transform's share) and hands
  *   it over in memory: no shared-memory copy, no pickling, no worker fork
  *   or start; jobs.N.prefetch_batches batches in flight (one process's
- *   memory: none in /dev/shm).
+ *   memory: none in /dev/shm);
  * - the training loop's thread takes its process's GIL back
  *   loader.gil_reacquires_per_batch times a step (returning from the GPU's
  *   sync, from each torch op of the collate, from a wait on a future: each
@@ -29,6 +29,8 @@
  *   back costs the interval times the share of time the pool holds the GIL
  *   while it works (scripts/gil_reacquire.py and gil_loop_split.py measure
  *   both; the probe writes the take-backs). The loop waits, asleep: no core.
+ *   Threads whose work releases the GIL every few ms (PIL's decode, torch
+ *   ops) give it up on their own first: the probe then measures near 0.
  * The model's rate is the closed form of the same sharing, per process:
  * items/s = min(threads / (CPU + read wait), cores' share / CPU, 1 / GIL
  * held), along the epoch's slices (threads_model_epoch). */
