@@ -138,6 +138,35 @@ static void test_step_holds_gil(void **state) {
     tells_apart("the step beside the GIL", 3200 * 2e-3, want, 2e-3);
 }
 
+/* The loop's thread takes its GIL back loader.gil_reacquires_per_batch
+ * times a step, each a switch interval times the pool's share of the GIL
+ * while it works, serial with the step: a GPU of 200 ms a batch, the pool
+ * far ahead of it (64 ms a batch). GIL-bound (transform held: 500 items/s
+ * at 2 ms held) the pool holds it all the time: 10 x 5 ms a step. On 1
+ * thread (3 ms an item, 1 of it held) it holds it a third of the time.
+ * The epoch waits for its first batch's items (32 x 2 ms, x 3 ms) first. */
+static void test_reacquire(void **state) {
+    (void)state;
+    const double steps = 3200 / 32;
+    const char *busy[] = {"loader.gil_transform_share=1", "jobs.0.compute_s_per_batch=0.2",
+                          "loader.gil_reacquires_per_batch=10", NULL};
+    const double want = 32 * 2e-3 + steps * (0.2 + 10 * 5e-3);
+    expect(busy, 1, want, 2e-3, "take-backs, the pool on the GIL");
+    tells_apart("no take-back", 32 * 2e-3 + steps * 0.2, want, 2e-3);
+    const char *third[] = {
+        "loader.gil_transform_share=0.5",    "jobs.0.compute_s_per_batch=0.2", "loader.threads=1",
+        "loader.gil_reacquires_per_batch=6", "loader.gil_switch_ms=20",        NULL};
+    const double want3 = 32 * 3e-3 + steps * (0.2 + 6 * 20e-3 / 3);
+    expect(third, 1, want3, 2e-3, "take-backs, the pool a third on the GIL");
+    tells_apart("the pool always on the GIL", 32 * 3e-3 + steps * (0.2 + 6 * 20e-3), want3, 2e-3);
+    tells_apart("the default switch interval", 32 * 3e-3 + steps * (0.2 + 6 * 5e-3 / 3), want3,
+                2e-3);
+    /* A free-threaded build holds no GIL: nothing to take back. */
+    const char *ft[] = {"jobs.0.compute_s_per_batch=0.2", "loader.gil_reacquires_per_batch=10",
+                        NULL};
+    expect(ft, 1, 32 * 3e-3 / 4 + steps * 0.2, 2e-3, "take-backs without a GIL");
+}
+
 static void test_rules(void **state) {
     (void)state;
     const char *bad[][5] = {
@@ -145,6 +174,8 @@ static void test_rules(void **state) {
         {"loader.gil_transform_share=-0.1", NULL},
         {"loader.threads=0", NULL},
         {"loader.gil_read_ms=-1", NULL},
+        {"loader.gil_reacquires_per_batch=-1", NULL},
+        {"loader.gil_switch_ms=-5", NULL},
         {"loader.prep=coordinated", "jobs.0.count=2", NULL},
         {"loader.shuffle_buffer=64", NULL},
         {"dataset.shard_items=16", NULL},
@@ -161,7 +192,8 @@ int main(void) {
         cmocka_unit_test(test_gil_bound),       cmocka_unit_test(test_core_bound),
         cmocka_unit_test(test_thread_bound),    cmocka_unit_test(test_read_bound),
         cmocka_unit_test(test_gil_per_process), cmocka_unit_test(test_collate_holds_gil),
-        cmocka_unit_test(test_step_holds_gil),  cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_step_holds_gil),  cmocka_unit_test(test_reacquire),
+        cmocka_unit_test(test_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,17 @@ what the whole item's own measurement leaves, in proportion to their CPU,
 so the stages' sum never exceeds what the item holds.
 
   shares = measure(ds, idx, p, log)   # dict, see measure()
+
+The training loop's own thread pays the GIL too: each time it returns from
+a call that released it (the GPU's sync, a torch op of the collate, a wait
+on a future) while a pool thread runs Python, CPython's take_gil
+(Python/ceval_gil.c) makes it wait a switch interval before it may ask for
+it back. reacquires() times the loop beside a busy pool and beside none and
+writes the difference as take-backs of a switch interval each
+(loader.gil_reacquires_per_batch; scripts/gil_reacquire.py shows the
+mechanism against sys.setswitchinterval).
+
+  r, how = reacquires(ds, idx, p, batch, item_cpu, held_item, log)
 """
 
 import concurrent.futures
@@ -137,3 +148,92 @@ def measure(ds, idx, p, log):
                 transform=share["transform"], cpu_ms={k: v * 1e3 for k, v in cpu.items()},
                 ratio=ratio, resolved=resolved,
                 item_share=held_item / item_cpu if item_cpu > 0 else 0.0)
+
+
+def _loop(ds, order, items, threads, batch, step_s):
+    """validate_threads' loop (batches of `batch` submitted two ahead to a
+    pool of `threads`, each taken, the next submitted, collated here, then
+    a sleep of step_s for the GPU), or, threads 0, the same collate and
+    sleep over `items` made beforehand. Per batch, the loop's seconds
+    beyond the sleep outside the wait for its items (submit, collate, the
+    sleep's overrun) and its thread's wait for a core in them."""
+    import collections
+    from torch.utils.data import default_collate
+
+    out = []
+
+    def timed_step(take):
+        t0, q0 = time.perf_counter(), _run_delay()
+        default_collate(take)
+        time.sleep(step_s)
+        return time.perf_counter() - t0 - step_s, _run_delay() - q0
+
+    if threads == 0:
+        for k in range(0, len(items) - batch + 1, batch):
+            out.append(timed_step(items[k:k + batch]))
+        return out
+    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as ex:
+        futs, it = collections.deque(), iter(order)
+
+        def fill():
+            while len(futs) < 2 * batch:
+                i = next(it, None)
+                if i is None:
+                    return
+                futs.append(ex.submit(ds.__getitem__, i))
+
+        fill()
+        while len(futs) >= batch:
+            take = [futs.popleft().result() for _ in range(batch)]
+            t0, q0 = time.perf_counter(), _run_delay()
+            fill()
+            sub, subq = time.perf_counter() - t0, _run_delay() - q0
+            wall, q = timed_step(take)
+            out.append((sub + wall, subq + q))
+    return out
+
+
+def reacquires(ds, idx, p, batch, item_cpu, held_item, log, switch_s=None):
+    """The training loop's GIL take-backs a batch (loader.gil_reacquires_
+    per_batch): the loop's own seconds a batch beside a busy pool of p
+    threads less the same beside none (the median batch of each, the first
+    two left out), over the switch interval times the share of time the
+    pool holds the GIL while it works, min(1, held_item x its items/s) at
+    the kind's closed form's rate min(p / CPU, cores / CPU, 1 / held).
+    The step sleeps twice the pool's batch (on the cores, or on the GIL
+    where it binds), so the pool keeps ahead and the loop never waits for
+    it. Returns (take-backs, dict of
+    what was measured)."""
+    import os
+
+    switch_s = switch_s or __import__("sys").getswitchinterval()
+    cores = max(1, len(os.sched_getaffinity(0)))
+    order = list(idx)
+    n = (len(order) // batch) * batch
+    if n < 4 * batch:
+        return 0.0, dict(note="too few items to time the loop")
+    order = order[:n]
+    items = [ds[i] for i in order]
+    step = 2 * batch * max(item_cpu / min(p, cores), held_item)
+    # Less the loop's wait for a core: the pool's threads share the cores
+    # with it, which the kind charges apart (jobs.N.train_cpu_ms on the
+    # cores); a thread waiting for the GIL sleeps, it is not runnable.
+    b = _loop(ds, order, None, p, batch, step)[2:]
+    a = _loop(ds, order, items, 0, batch, step)[2:]
+    busy = statistics.median(w - q for w, q in b)
+    alone = statistics.median(w - q for w, q in a)
+    def ms(xs):
+        return statistics.median(xs) * 1e3
+
+    log(f"GIL take-backs: the loop's wall a batch beyond the step {ms(w for w, _ in b):.2f} ms "
+        f"beside the pool ({ms(q for _, q in b):.2f} of it waiting for a core), "
+        f"{ms(w for w, _ in a):.2f} alone ({ms(q for _, q in a):.2f})")
+    rate = min(p / item_cpu, cores / item_cpu, 1 / held_item if held_item > 0 else float("inf"))
+    share = min(1.0, rate * held_item)
+    extra = max(0.0, busy - alone)
+    r = extra / (switch_s * share) if share > 0 else 0.0
+    log(f"GIL take-backs: the loop {busy * 1e3:.2f} ms a batch beside {p} busy threads, "
+        f"{alone * 1e3:.2f} alone (step {step * 1e3:.0f} ms); the pool holds the GIL "
+        f"{share:.2f} of its time: {r:.2f} take-backs of {switch_s * 1e3:g} ms a batch")
+    return r, dict(busy_ms=busy * 1e3, alone_ms=alone * 1e3, step_ms=step * 1e3,
+                   pool_gil_share=share, switch_ms=switch_s * 1e3)

@@ -676,6 +676,10 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
     item = ds[idx[0]]
     collate = main_collate(item, a.batch) / a.batch
     g = gilshare.measure(ds, idx[: min(len(idx), 160)], cores, log)
+    # The loop's own take-backs of the GIL beside a busy pool of as many
+    # threads as cores (at least 2), the items those the GIL was timed on.
+    reacq, loop = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
+                                     mean_item, g["item_share"] * mean_item, log)
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}", f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
                   "    augment_ms: 0"]
     measured_lines = []
@@ -713,6 +717,7 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
               f"    gil_read_ms: {read_ms:.6g}", f"    gil_decode_share: {gd:.4g}",
               f"    gil_transform_share: {gt:.4g}",
               f"    threads_collate_ms_per_item: {collate * 1e3:.6g}",
+              f"    gil_reacquires_per_batch: {reacq:.4g}",
               "measured:", "  method:", f"    data: \"{os.path.abspath(a.data)}\"",
               f"    dataset: \"{a.dataset}\"", f"    items_timed: {len(idx)}",
               f"    items_in_dataset: {n}", f"    batch: {a.batch}",
@@ -722,6 +727,8 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
               "    gil_wall_ratio: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["ratio"].items()) + "\"",
               f"    gil_unresolved: \"{', '.join(unresolved)}\"",
               f"    gil_item_share: {g['item_share']:.4g}"]
+    lines += [f"    gil_loop_{k}: {v:.4g}" if isinstance(v, float) else f"    gil_loop_{k}: \"{v}\""
+              for k, v in loop.items()]
     if FIT_NOTES:
         lines.append("    fits:")
         lines += [f"      - \"{note}\"" for note in FIT_NOTES]

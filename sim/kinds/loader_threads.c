@@ -18,7 +18,19 @@
  *   per_item a item, holding the GIL for the transform's share) and hands
  *   it over in memory: no shared-memory copy, no pickling, no worker fork
  *   or start; jobs.N.prefetch_batches batches in flight (one process's
- *   memory: none in /dev/shm).
+ *   memory: none in /dev/shm);
+ * - the training loop's thread takes its process's GIL back
+ *   loader.gil_reacquires_per_batch times a step (returning from the GPU's
+ *   sync, from each torch op of the collate, from a wait on a future: each
+ *   releases it), serial with the step. CPython's take_gil
+ *   (Python/ceval_gil.c) lets a thread running Python keep the GIL until
+ *   the waiter has slept one switch interval (loader.gil_switch_ms,
+ *   sys.getswitchinterval(), 5 ms by default) and asked for it: each take-
+ *   back costs the interval times the share of time the pool holds the GIL
+ *   while it works (scripts/gil_reacquire.py and gil_loop_split.py measure
+ *   both; the probe writes the take-backs). The loop waits, asleep: no core.
+ *   Threads whose work releases the GIL every few ms (PIL's decode, torch
+ *   ops) give it up on their own first: the probe then measures near 0.
  * The model's rate is the closed form of the same sharing, per process:
  * items/s = min(threads / (CPU + read wait), cores' share / CPU, 1 / GIL
  * held), along the epoch's slices (threads_model_epoch). */
@@ -35,6 +47,7 @@
 typedef struct {
     int G, T, ns;
     double read_s, aug_s, gd, gt, collate_s; /* seconds; the GIL's shares */
+    double reacq_s;                          /* the loop's wait for the GIL a step */
     double *tfree;                           /* [2][G][T]: when each thread is free */
     int *amin;                               /* [2][G]: each rank's earliest-free thread */
     double *clk;                             /* [2][G]: its time; clk[0..G) is p->clock */
@@ -67,6 +80,50 @@ static double held_s(const thr_t *t, double dur) {
 
 static double effective_cores(const scenario_t *s, double cores) {
     return scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
+}
+
+/* The GIL's shares of job j's items, as the scenario gives them. */
+static thr_t gil_of(const scenario_t *s, const job_t *j) {
+    return (thr_t){.read_s = ms(s->loader.threads.gil_read_ms),
+                   .aug_s = transform_s(s, j),
+                   .gd = s->loader.threads.gil_decode_share,
+                   .gt = s->loader.threads.gil_transform_share};
+}
+
+/* The closed form: items/s of one training process whose items take prep_s
+ * seconds of CPU and whose reads wait `wait` seconds an item (0 on T_prep),
+ * its server's `cores` shared by gps processes alike, collating at `collate`
+ * seconds an item, its training step taking `train` an item (on the cores,
+ * and the GIL where one is held). */
+static double rank_rate(const scenario_t *s, const job_t *j, double prep_s, double cores,
+                        double wait, double gps, double collate, double train) {
+    const thr_t t = gil_of(s, j);
+    const double cpu = prep_s + t.read_s + collate + train;
+    const double held =
+        held_s(&t, prep_s) + t.gt * collate + (t.gt + t.gd > 0 || t.read_s > 0 ? train : 0);
+    const double T = (double)s->loader.threads.threads;
+    double x = T / (prep_s + t.read_s + wait);
+    const double c = effective_cores(s, cores) / gps;
+    if (cpu > 0 && c / cpu < x) x = c / cpu;
+    if (held > 0 && 1 / held < x) x = 1 / held;
+    return x;
+}
+
+/* Seconds a step of the training loop waits to take its GIL back from the
+ * pool: loader.gil_reacquires_per_batch take-backs, each a switch interval
+ * times the share of time the pool's threads hold the GIL while they work
+ * (their items' held seconds at the closed form's rate, the items in
+ * memory). The simulator and the model charge the same. */
+static double reacquire_s(const scenario_t *s, const job_t *j, double prep_s, double cores,
+                          double gps) {
+    const double R = s->loader.threads.gil_reacquires_per_batch;
+    const thr_t t = gil_of(s, j);
+    const double held = held_s(&t, prep_s);
+    if (R <= 0 || held <= 0) return 0;
+    const double collate = ms(s->loader.threads.collate_ms_per_item);
+    const double step = j->train_cpu_ms / 1e3 / (double)j->batch_per_gpu;
+    const double busy = rank_rate(s, j, prep_s, cores, 0, gps, collate, step) * held;
+    return R * ms(s->loader.threads.gil_switch_ms) * (busy < 1 ? busy : 1);
 }
 
 /* Buckets of about two items' CPU (or GIL), reaching back over a batch at a
@@ -110,13 +167,14 @@ static int thr_init(prep_t *p) {
     t->gt = s->loader.threads.gil_transform_share;
     t->collate_s = ms(s->loader.threads.collate_ms_per_item);
     const int gil = t->read_s > 0 || t->gd > 0 || t->gt > 0;
+    const int per = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
+    const double mean = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s));
+    t->reacq_s = reacquire_s(s, p->job, mean, p->cores, per);
     p->slowdown = 1;
     p->cpu_slots = effective_cores(s, p->cores);
     if (thr_alloc(t, p->ns, gil) != 0) return -1;
-    const int per = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
     for (int r = 0; r < t->G; r++)
         t->rank_sv[r] = (uint16_t)(r / per < p->ns ? r / per : p->ns - 1);
-    const double mean = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s));
     const double dt = bucket_s(s, p->job, mean + t->read_s, CPU_LOG2);
     for (int i = 0; i < 2 * p->ns; i++)
         if (calendar_init(&t->cpu[i], dt, p->cpu_slots, CPU_LOG2) != 0) return -1;
@@ -243,6 +301,12 @@ static double thr_train_cpu(prep_t *p, int tl, double start, double dur) {
     return end;
 }
 
+/* The loop's thread waits for its GIL before the step (asleep: no core). */
+static double thr_iter_cpu(prep_t *p, int tl, double start) {
+    (void)tl;
+    return start + ((const thr_t *)p->state)->reacq_s;
+}
+
 static void thr_destroy(prep_t *p) {
     thr_t *t = p->state;
     if (t) {
@@ -288,28 +352,6 @@ static double thr_items_s(double cores, double item_s) {
     return item_s > 0 ? cores / item_s : INFINITY;
 }
 
-/* The closed form: items/s of one training process in a slice whose reads
- * wait `wait` seconds an item (0 on T_prep), its server's cores shared by
- * gps processes alike, collating at `collate` seconds an item, its training
- * step taking `train` an item (on the cores, and the GIL where one is held). */
-static double rank_rate(const loader_model_t *m, double wait, double gps, double collate,
-                        double train) {
-    const scenario_t *s = m->s;
-    thr_t t = {.read_s = ms(s->loader.threads.gil_read_ms),
-               .aug_s = transform_s(s, m->job),
-               .gd = s->loader.threads.gil_decode_share,
-               .gt = s->loader.threads.gil_transform_share};
-    const double cpu = m->prep_s + t.read_s + collate + train;
-    const double held =
-        held_s(&t, m->prep_s) + t.gt * collate + (t.gt + t.gd > 0 || t.read_s > 0 ? train : 0);
-    const double T = (double)s->loader.threads.threads;
-    double x = T / (m->prep_s + t.read_s + wait);
-    const double cores = effective_cores(s, m->cores) / gps;
-    if (cpu > 0 && cores / cpu < x) x = cores / cpu;
-    if (held > 0 && 1 / held < x) x = 1 / held;
-    return x;
-}
-
 /* The batch pipeline at the closed form's rate, slice by slice: the pool
  * works through the batches back to back, batch k starting once batch k -
  * prefetch_batches is taken; the storage's floor binds the whole stream. */
@@ -325,6 +367,7 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
      * (jobs.N.train_cpu_ms), taken beside the GPU's compute. */
     const double train = j->train_cpu_ms / 1e3, step = train / (double)j->batch_per_gpu;
     const double t_batch = fmax(m->t_batch, train), t_last = fmax(m->t_last, train);
+    const double reacq = reacquire_s(m->s, j, m->prep_s, m->cores, gps);
     double *started = calloc((size_t)P, sizeof *started);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, prod = 0;
@@ -338,7 +381,8 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             /* The items' rate with the collate's CPU and GIL in it, and
              * without: a batch is ready once both it and its own collate
              * after its items are done (and the step is the whole rate's). */
-            double x = rank_rate(m, wait, gps, collate, step), x0 = rank_rate(m, wait, gps, 0, 0);
+            double x = rank_rate(m->s, j, m->prep_s, m->cores, wait, gps, collate, step);
+            double x0 = rank_rate(m->s, j, m->prep_s, m->cores, wait, gps, 0, 0);
             double cap = floor_s > 0 ? 1 / (floor_s * G) : INFINITY;
             if (cap < x) x = cap;
             if (cap < x0) x0 = cap;
@@ -349,7 +393,7 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             double go = begin + per_rank / x0 + collate * per_rank;
             if (go < prod - step * per_rank) go = prod - step * per_rank;
             if (go < end) go = end;
-            end = go + (last ? t_last : t_batch);
+            end = go + reacq + (last ? t_last : t_batch);
             started[k % P] = go;
         }
         if (tl == 0)
@@ -396,10 +440,7 @@ static void thr_knob_set(scenario_t *s, int64_t v) {
  * can make it"). */
 static int thr_prep_bound(const scenario_t *s, const job_t *j, char *buf, size_t n) {
     const double prep = scenario_job_prep_s(s, j, scenario_item_bytes_mean(s));
-    thr_t t = {.read_s = ms(s->loader.threads.gil_read_ms),
-               .aug_s = transform_s(s, j),
-               .gd = s->loader.threads.gil_decode_share,
-               .gt = s->loader.threads.gil_transform_share};
+    const thr_t t = gil_of(s, j);
     const double held = held_s(&t, prep) + t.gt * ms(s->loader.threads.collate_ms_per_item);
     if (held <= 0) return 0;
     snprintf(buf, n,
@@ -418,6 +459,8 @@ static const key_def_t keys[] = {
     {"loader.gil_decode_share", KT_REAL, "", "0.1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_decode_share), "threads: share of the decode's CPU (prep.decode_*) holding the GIL (libjpeg-turbo in PIL releases it for most of it; 0 = a free-threaded build; the probe measures it)"},
     {"loader.gil_transform_share", KT_REAL, "", "1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_transform_share), "threads: share of the transform's CPU (prep.augment_ms, prep.eval_ms) and of the collate holding the GIL (Python-level transforms hold it; 0 = a free-threaded build; the probe measures it)"},
     {"loader.threads_collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.collate_ms_per_item), "threads: the training process's CPU to collate one item into its batch (handed over in memory: no shared-memory copy)"},
+    {"loader.gil_reacquires_per_batch", KT_REAL, "", "0", 0, 1e6, 0, NULL, SCN_FIELD(loader.threads.gil_reacquires_per_batch), "threads: times a step the training loop's thread takes its GIL back from the pool (the GPU's sync, each torch op of the collate, each wait on a future release it); each waits loader.gil_switch_ms times the pool's share of the GIL (the probe measures it; 0: none)"},
+    {"loader.gil_switch_ms", KT_REAL, "ms", "5", 0, 1e6, 0, NULL, SCN_FIELD(loader.threads.gil_switch_ms), "threads: the interpreter's switch interval (sys.getswitchinterval(): 5 ms by default), what a thread waits before it asks a thread running Python for the GIL"},
 };
 /* clang-format on */
 
@@ -433,6 +476,7 @@ const loader_ops_t loader_threads = {
     .item = thr_item,
     .batch_ready = thr_batch_ready,
     .train_cpu = thr_train_cpu,
+    .iter_cpu = thr_iter_cpu,
     .destroy = thr_destroy,
     .check = thr_check,
     .shard_lanes = thr_shard_lanes,

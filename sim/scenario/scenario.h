@@ -209,6 +209,8 @@ typedef struct {
             double gil_decode_share;
             double gil_transform_share;
             double collate_ms_per_item;
+            double gil_reacquires_per_batch; /* the loop thread's GIL take-backs a step */
+            double gil_switch_ms;            /* sys.getswitchinterval() */
         } threads;
         struct { /* loader.kind: dali (loader_dali.c owns these keys) */
             int64_t num_threads;
