@@ -26,17 +26,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
-from stallsim import pipeline  # noqa: E402
+from stallsim import pipeline, stable  # noqa: E402
 
 BATCH, AHEAD = 32, 2
-
-
-def run_delay():
-    try:
-        with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 class Clock:
@@ -45,10 +37,10 @@ class Clock:
     def __init__(self):
         self.wall = collections.defaultdict(float)
         self.q = collections.defaultdict(float)
-        self.t, self.d = time.perf_counter(), run_delay()
+        self.t, self.d = time.perf_counter(), stable.run_delay()
 
     def lap(self, name, less=0.0):
-        t, d = time.perf_counter(), run_delay()
+        t, d = time.perf_counter(), stable.run_delay()
         self.wall[name] += t - self.t - less
         self.q[name] += d - self.d
         self.t, self.d = t, d

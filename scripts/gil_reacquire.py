@@ -31,18 +31,14 @@ import argparse
 import hashlib
 import statistics
 import sys
+import os
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from stallsim import stable  # noqa: E402
+
 BIG = bytes(1024 * 1024)
-
-
-def run_delay():
-    try:
-        with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 def python_work(stop):
@@ -72,12 +68,12 @@ def loop(k, step_s, iters, call):
         for _ in range(k):
             hashlib.sha256(call).digest()
         time.sleep(step_s)
-    q0, t0 = run_delay(), time.perf_counter()
+    q0, t0 = stable.run_delay(), time.perf_counter()
     for _ in range(iters):
         for _ in range(k):
             hashlib.sha256(call).digest()
         time.sleep(step_s)
-    wall, q = time.perf_counter() - t0, run_delay() - q0
+    wall, q = time.perf_counter() - t0, stable.run_delay() - q0
     return (wall - q) / iters
 
 

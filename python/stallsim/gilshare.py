@@ -34,19 +34,11 @@ import io
 import statistics
 import time
 
+from stallsim import stable
+
 REPS = 3
 # A ratio within this factor of 1/p is the cores' bound, not the GIL's.
 RESOLVED = 1.15
-
-
-def _run_delay():
-    """Seconds this thread has been runnable but waiting for a core
-    (/proc/thread-self/schedstat; 0 where the kernel keeps none)."""
-    try:
-        with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 def _wall_per_item(fn, inputs, threads):
@@ -57,9 +49,9 @@ def _wall_per_item(fn, inputs, threads):
     is not runnable)."""
 
     def timed(x):
-        q0 = _run_delay()
+        q0 = stable.run_delay()
         fn(x)
-        return _run_delay() - q0
+        return stable.run_delay() - q0
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as ex:
         list(ex.map(fn, inputs[: 2 * threads]))  # warm: the threads exist
@@ -163,10 +155,10 @@ def _loop(ds, order, items, threads, batch, step_s):
     out = []
 
     def timed_step(take):
-        t0, q0 = time.perf_counter(), _run_delay()
+        t0, q0 = time.perf_counter(), stable.run_delay()
         default_collate(take)
         time.sleep(step_s)
-        return time.perf_counter() - t0 - step_s, _run_delay() - q0
+        return time.perf_counter() - t0 - step_s, stable.run_delay() - q0
 
     if threads == 0:
         for k in range(0, len(items) - batch + 1, batch):
@@ -185,9 +177,9 @@ def _loop(ds, order, items, threads, batch, step_s):
         fill()
         while len(futs) >= batch:
             take = [futs.popleft().result() for _ in range(batch)]
-            t0, q0 = time.perf_counter(), _run_delay()
+            t0, q0 = time.perf_counter(), stable.run_delay()
             fill()
-            sub, subq = time.perf_counter() - t0, _run_delay() - q0
+            sub, subq = time.perf_counter() - t0, stable.run_delay() - q0
             wall, q = timed_step(take)
             out.append((sub + wall, subq + q))
     return out

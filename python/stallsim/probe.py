@@ -186,23 +186,12 @@ class Timed:
         return len(self.ds)
 
     def __getitem__(self, i):
-        t0, c0, q0 = time.perf_counter(), time.thread_time(), run_delay()
+        t0, c0, q0 = time.perf_counter(), time.thread_time(), stable.run_delay()
         x = self.ds[i]
         wall, cpu = time.perf_counter() - t0, time.thread_time() - c0
         # Time runnable but not running (another process had the core) is
         # not the item's wait either: the wait is what is left.
-        return x, i, max(cpu, wall - (run_delay() - q0)), cpu
-
-
-def run_delay():
-    """Seconds this thread has spent runnable, waiting for a core
-    (/proc/thread-self/schedstat's second field; 0 where the kernel keeps
-    none)."""
-    try:
-        with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
+        return x, i, max(cpu, wall - (stable.run_delay() - q0)), cpu
 
 
 class StripCollate:

@@ -53,6 +53,17 @@ class Policy:
         self.keep, self.clock = keep, clock
 
 
+def run_delay():
+    """Seconds this thread has spent runnable, waiting for a core
+    (/proc/thread-self/schedstat's second field; 0 where the kernel keeps
+    none): what a busy host takes from a timed figure."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def judge_host(load1, cores, other, steal):
     """calibrate's stability_judge_host: the warnings for these readings."""
     out = []
