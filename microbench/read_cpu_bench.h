@@ -2,7 +2,8 @@
  * server.storage.cpu_us_per_read and cpu_us_per_mb charge (storage.h: cpu_s).
  *
  * Files of 4, 16, 64, 256 and 1024 KB are written to a fresh directory
- * under $TMPDIR (else /var/tmp); a pass reads each file of one size once,
+ * under $TMPDIR (else /var/tmp), 64 MB of each size (at most 4096 files)
+ * so that warm reads copy from DRAM, as a loader's do; a pass reads each file of one size once,
  * whole, as a loader does per item (open, read until EOF into a buffer of
  * its own, close; buffered, O_DIRECT off), on one thread, timing that
  * thread's CPU with getrusage(RUSAGE_THREAD) (ru_utime + ru_stime) over the
@@ -34,7 +35,8 @@ enum { READ_CPU_NSIZES = 5 };
 
 typedef struct {
     double size_kb[READ_CPU_NSIZES];
-    int files[READ_CPU_NSIZES];            /* files of each size */
+    int files[READ_CPU_NSIZES];            /* files of each size: the warm passes' */
+    int pass_files[READ_CPU_NSIZES];       /* the cold and GET passes' (the first ones) */
     stat_summary warm_us[READ_CPU_NSIZES]; /* CPU us per read, per pass */
     stat_summary cold_us[READ_CPU_NSIZES];
     stat_summary get_us[READ_CPU_NSIZES];
