@@ -278,8 +278,10 @@ def _lower_row(v, sj, nserv, m, where):
     req = m.get("storage_requests", 0)
     cap = v.iops_cap()
     if cap:
-        # a HEAD is a request against the store's rate like a GET
-        bounds["storage-iops"] = (req + m.get("storage_heads", 0)) / (cap * sdev)
+        # a HEAD is a request against the store's rate like a GET; a gate
+        # admits one a 1 / cap, so a device's k requests span k - 1 gaps (its
+        # first goes at the epoch's start when the gate is free then)
+        bounds["storage-iops"] = max(0.0, req + m.get("storage_heads", 0) - sdev) / (cap * sdev)
     lat = v.min_latency_s()
     if lat:
         slots = lat[1] * (sreaders if v["server.storage.kind"] == "object" else sdev)
