@@ -62,7 +62,7 @@ expect 2 "unknown topic 'nope'" -- "$bin" help nope
 v=$("$bin" -V)
 [ "$v" == "$("$bin" --version)" ] && grep -Eq '^stallsim [0-9.]+ \(commit [0-9a-f]+(-dirty)?|unknown\)' <<<"$v" \
   && ok || bad "-V / --version: '$v'"
-for k in none lru minio fifo belady fixed pool server.storage.queue_depth; do
+for k in none lru minio fifo belady fixed pool server.storage.queue_depth image_eval prep.audio_ms_per_mb; do
   "$bin" help kinds | grep -qw -- "$k" && ok || bad "help kinds lacks $k"
 done
 

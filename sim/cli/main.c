@@ -656,15 +656,16 @@ static void print_kinds(FILE *out) {
         const char *key;
     } fam[] = {{FAMILY_CACHE, "loader.cache"},
                {FAMILY_STORAGE, "server.storage.kind"},
-               {FAMILY_LOADER, "loader.kind"}};
-    for (int f = 0; f < 3; f++) {
+               {FAMILY_LOADER, "loader.kind"},
+               {FAMILY_PIPELINE, "jobs[].prep.pipeline"}};
+    for (int f = 0; f < (int)(sizeof fam / sizeof fam[0]); f++) {
         fprintf(out, "%s%s:\n", f ? "\n" : "", fam[f].key);
         for (int i = 0; kind_name(fam[f].family, i); i++) {
             int n;
             const key_def_t *k = kind_keys(fam[f].family, i, &n);
-            fprintf(out, "  %-10s %s\n", kind_name(fam[f].family, i), kind_help(fam[f].family, i));
+            fprintf(out, "  %-11s %s\n", kind_name(fam[f].family, i), kind_help(fam[f].family, i));
             for (int j = 0; j < n; j++)
-                fprintf(out, "             key %s\n", k[j].name);
+                fprintf(out, "              key %s\n", k[j].name);
         }
     }
 }

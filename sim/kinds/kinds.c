@@ -12,6 +12,7 @@
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady, cache_linux;
 extern const storage_ops_t storage_fixed, storage_object, storage_hdd, storage_ssd;
 extern const loader_ops_t loader_pool, loader_pytorch, loader_threads, loader_dali;
+extern const pipeline_ops_t pipeline_image_train, pipeline_image_eval, pipeline_audio;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
@@ -54,6 +55,15 @@ void cache_kinds_list(char *buf, size_t n, int needs_future, const char *last) {
 static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch, &loader_threads,
                                               &loader_dali};
 #define NLOADERS ((int)(sizeof loaders / sizeof loaders[0]))
+
+/* The first is every job's default (image_train). */
+static const pipeline_ops_t *const pipelines[] = {&pipeline_image_train, &pipeline_image_eval,
+                                                  &pipeline_audio};
+#define NPIPELINES ((int)(sizeof pipelines / sizeof pipelines[0]))
+
+const pipeline_ops_t *pipeline_kind(int i) {
+    return i >= 0 && i < NPIPELINES ? pipelines[i] : NULL;
+}
 
 const loader_ops_t *scenario_loader(const scenario_t *s) {
     return loaders[s->loader.kind];
@@ -149,6 +159,8 @@ const char *kind_name(kind_family_t family, int i) {
         return i < NSTORAGES ? storages[i]->name : NULL;
     case FAMILY_LOADER:
         return i < NLOADERS ? loaders[i]->name : NULL;
+    case FAMILY_PIPELINE:
+        return i < NPIPELINES ? pipelines[i]->name : NULL;
     case FAMILY_TIER:
         return i == 0 ? "tier" : NULL;
     }
@@ -164,6 +176,8 @@ const char *kind_help(kind_family_t family, int i) {
         return storages[i]->help;
     case FAMILY_LOADER:
         return loaders[i]->help;
+    case FAMILY_PIPELINE:
+        return pipelines[i]->help;
     case FAMILY_TIER:
         return "a local cache device per server in front of storage (tier.c)";
     }
@@ -180,6 +194,10 @@ const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
     if (family == FAMILY_LOADER && i >= 0 && i < NLOADERS) {
         *n = loaders[i]->nkeys;
         return loaders[i]->keys;
+    }
+    if (family == FAMILY_PIPELINE && i >= 0 && i < NPIPELINES) {
+        *n = pipelines[i]->nkeys;
+        return pipelines[i]->keys;
     }
     return NULL;
 }
@@ -243,12 +261,7 @@ int kinds_key_used(const scenario_t *s, const char *name) {
         (!strcmp(name, "server.mem_gbps") || !strcmp(name, "prep.mem_mb_per_item")))
         return 0;
     /* A pipeline's costs mean nothing when no job runs it. */
-    int eval = 0, audio = 0;
-    for (int j = 0; j < s->njobs; j++)
-        eval |= s->jobs[j].prep.pipeline == PIPE_IMAGE_EVAL,
-            audio |= s->jobs[j].prep.pipeline == PIPE_AUDIO;
-    if (!eval && !strcmp(name, "prep.eval_ms")) return 0;
-    if (!audio && !strncmp(name, "prep.audio_", 11)) return 0;
+    if (!pipeline_key_used(s, name)) return 0;
     /* The GPU decode's costs mean nothing when images decode on the CPU. */
     if (s->prep.decode != DECODE_GPU &&
         (!strncmp(name, "prep.huffman_", 13) || !strcmp(name, "prep.gpu_decode_ms_per_mp") ||
@@ -315,7 +328,7 @@ static int gpu_input_fits(const scenario_t *s) {
         const job_t *jb = &s->jobs[j];
         double input = scenario_job_gpu_input_bytes(s, jb), need = jb->gpu_mem_gb * 1e9 + input;
         if (need > s->server.gpu_mem_gb * 1e9) {
-            const int gpu = s->prep.decode == DECODE_GPU && jb->prep.pipeline != PIPE_AUDIO;
+            const int gpu = pipeline_gpu_decodes(s, jb);
             diag_error(scenario_job_pos(s, j, "gpu_mem_gb"),
                        "job '%s' does not fit its GPUs: %.3g GB each (training %.3g GB + "
                        "%lld prepared batch(es) of %lld x %.6g KB%s = %.3g GB of input) but "
@@ -363,6 +376,7 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
         rc = EXIT_INPUT;
     if (foreign_keys(s, FAMILY_LOADER, s->loader.kind, "loader.kind")) rc = EXIT_INPUT;
     if (tier_check(s)) rc = EXIT_INPUT;
+    if (pipeline_check(s)) rc = EXIT_INPUT;
     const loader_ops_t *l = scenario_loader(s);
     if (l->check && l->check(s)) rc = EXIT_INPUT;
     if (!l->gpu_bytes && gpu_input_fits(s)) rc = EXIT_INPUT;

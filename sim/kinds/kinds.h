@@ -1,5 +1,5 @@
-/* kinds: the registry, the one list of every cache policy, storage kind and
- * loader kind. A scenario stores each choice as an index into these lists;
+/* kinds: the registry, the one list of every cache policy, storage kind,
+ * loader kind and prep pipeline. A scenario stores each choice as an index into these lists;
  * the schema takes the choices' names and help from here, so adding a kind
  * is its own file plus one line in kinds.c. */
 #ifndef STALLSIM_KINDS_H
@@ -7,6 +7,7 @@
 
 #include "cache.h"
 #include "loader.h"
+#include "pipeline_kind.h"
 #include "storage.h"
 #include "tier.h"
 

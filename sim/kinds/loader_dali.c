@@ -461,10 +461,6 @@ static double decoded(const scenario_t *s, const job_t *j) {
                                      : scenario_job_out_item_bytes(s, j);
 }
 
-static int gpu_decodes(const scenario_t *s, const job_t *j) {
-    return s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO;
-}
-
 /* The mixed decoder's nvJPEG buffers, preallocated at the padding and kept:
  * one device buffer and two pinned host buffers (double buffering) per
  * thread of the pipeline (NVIDIA/DALI dali/operators/decoder/image_decoder.cc,
@@ -473,7 +469,7 @@ static int gpu_decodes(const scenario_t *s, const job_t *j) {
  * pinned_buffers_(num_threads_*2)). A larger image than the padding grows a
  * buffer by a size nvJPEG does not publish: not counted. */
 static double nvjpeg_bytes(const scenario_t *s, const job_t *j, int device) {
-    if (!gpu_decodes(s, j)) return 0;
+    if (!pipeline_gpu_decodes(s, j)) return 0;
     const double T = (double)s->loader.dali.num_threads;
     return device ? T * s->loader.dali.device_memory_padding_mb * MIB
                   : 2 * T * s->loader.dali.host_memory_padding_mb * MIB;
@@ -486,7 +482,7 @@ static double nvjpeg_bytes(const scenario_t *s, const job_t *j, int device) {
  * decoder's pinned buffers. */
 static double dali_proc(const scenario_t *s, const job_t *j, char *note, size_t n) {
     const double b = (double)j->batch_per_gpu, out = scenario_job_out_item_bytes(s, j);
-    const int gpu = gpu_decodes(s, j);
+    const int gpu = pipeline_gpu_decodes(s, j);
     const double ops = b * (item_max(s) + (gpu ? 0 : decoded(s, j) + out));
     const double queue = (double)cpu_depth(s) * b * (gpu ? item_max(s) : out);
     const double reader = (double)s->loader.dali.reader_queue_depth * b * item_max(s);
@@ -504,7 +500,7 @@ static double dali_proc(const scenario_t *s, const job_t *j, char *note, size_t 
  * batches (gpu_size, or the uniform depth). */
 static double dali_gpu(const scenario_t *s, const job_t *j, char *note, size_t n) {
     const double b = (double)j->batch_per_gpu, out = scenario_job_out_item_bytes(s, j);
-    const double ops = gpu_decodes(s, j) ? b * (decoded(s, j) + out) : 0;
+    const double ops = pipeline_gpu_decodes(s, j) ? b * (decoded(s, j) + out) : 0;
     const double queue = (double)gpu_depth(s) * b * out, dec = nvjpeg_bytes(s, j, 1);
     if (note)
         snprintf(note, n,

@@ -65,9 +65,10 @@ static double ms(double v) {
 }
 
 /* The transform's seconds of a job's item: its CPU beyond the decode's
- * (prep.augment_ms, prep.eval_ms; an audio item is all decode). */
+ * (prep.augment_ms, prep.eval_ms; a pipeline of no JPEGs, audio, is all
+ * decode). */
 static double transform_s(const scenario_t *s, const job_t *j) {
-    if (j->prep.pipeline == PIPE_AUDIO) return 0;
+    if (!job_pipeline(j)->jpeg) return 0;
     double t = scenario_job_prep_s(s, j, 0) - ms(s->prep.decode_ms_per_item);
     return t > 0 ? t : 0;
 }

@@ -291,9 +291,9 @@ static double batch_out_bytes(const scenario_t *s, const job_t *j) {
     return (double)(j->gpus * j->batch_per_gpu) * scenario_job_out_item_bytes(s, j);
 }
 
-/* Each job's pipeline has its costs given (no built-in rate for the
- * pipelines calibrate measures beside the training augment), runs where it
- * can, and jobs sharing one coordinated stream share its pipeline. */
+/* A GPU decode has its costs given, and jobs sharing one coordinated
+ * stream share its pipeline (each pipeline kind checks its own costs:
+ * pipeline_check, in kinds_check). */
 static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0;
     if (s->prep.decode == DECODE_GPU) {
@@ -316,28 +316,6 @@ static int check_pipelines(const scenario_t *s, const scenario_doc_t *doc) {
     }
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];
-        const char *miss = NULL, *what = NULL;
-        if (jb->prep.pipeline == PIPE_IMAGE_EVAL && s->prep.eval_ms <= 0)
-            miss = "prep.eval_ms",
-            what = "CPU ms per item of resize 256, centre crop 224, normalise";
-        if (jb->prep.pipeline == PIPE_AUDIO && s->prep.audio_ms_per_mb <= 0)
-            miss = "prep.audio_ms_per_mb",
-            what = "CPU ms per MB of WAV: decode, resample, log-mel spectrogram";
-        if (miss) {
-            diag_error(scenario_job_pos(s, j, "prep.pipeline"),
-                       "job '%s': prep.pipeline %s needs %s (%s): calibrate measures it into the "
-                       "host profile, or set it; it has no built-in value",
-                       jb->name, pipeline_name(jb->prep.pipeline), miss, what);
-            errors++;
-        }
-        if (s->prep.on_gpu && jb->prep.pipeline != PIPE_IMAGE_TRAIN) {
-            diag_error(scenario_job_pos(s, j, "prep.pipeline"),
-                       "job '%s': prep.on_gpu moves the training augment to the GPU (its cost "
-                       "prep.gpu_augment_ms); prep.pipeline %s has no GPU cost: leave on_gpu "
-                       "false",
-                       jb->name, pipeline_name(jb->prep.pipeline));
-            errors++;
-        }
         if (s->loader.prep == PREP_COORDINATED && j > 0 &&
             (jb->prep.pipeline != s->jobs[0].prep.pipeline ||
              scenario_job_out_item_bytes(s, jb) != scenario_job_out_item_bytes(s, &s->jobs[0]))) {
@@ -781,11 +759,6 @@ double scenario_prep_cores_total(const scenario_t *s, double total, int ns) {
     return ns * scenario_prep_cores(s, total / ns, NULL);
 }
 
-const char *pipeline_name(int i) {
-    static const char *const names[] = {"image_train", "image_eval", "audio"};
-    return i >= 0 && i < PIPE__COUNT ? names[i] : NULL;
-}
-
 const char *decode_place_name(int i) {
     static const char *const names[] = {"cpu", "gpu"};
     return i >= 0 && i < DECODE__COUNT ? names[i] : NULL;
@@ -803,69 +776,8 @@ double scenario_hw_decode_share(const scenario_t *s) {
     return s->prep.decode == DECODE_GPU && s->prep.hw_decode_mp_s > 0 ? s->prep.hw_decoder_load : 0;
 }
 
-double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
-    if (j->prep.pipeline == PIPE_AUDIO)
-        return (s->prep.audio_ms_per_mb * bytes / 1e6 + s->prep.audio_ms_per_item) / 1e3;
-    if (s->prep.decode == DECODE_GPU) { /* the CPU keeps the hybrid path's Huffman stage */
-        double ms = (1 - scenario_hw_decode_share(s)) *
-                    (s->prep.huffman_ms_per_mb * bytes / 1e6 + s->prep.huffman_ms_per_item);
-        if (j->prep.pipeline == PIPE_IMAGE_EVAL) ms += s->prep.eval_ms;
-        if (j->prep.pipeline == PIPE_IMAGE_TRAIN && !s->prep.on_gpu) ms += s->prep.augment_ms;
-        return ms / 1e3;
-    }
-    if (j->prep.pipeline == PIPE_IMAGE_EVAL)
-        return (s->prep.decode_ms_per_mb * bytes / 1e6 + s->prep.decode_ms_per_item +
-                s->prep.eval_ms) /
-               1e3;
-    return scenario_prep_s(s, bytes);
-}
-
-double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
-    if (j->prep.pipeline == PIPE_AUDIO) return s->prep.audio_ms_per_mb / 1e9;
-    return (s->prep.decode == DECODE_GPU
-                ? (1 - scenario_hw_decode_share(s)) * s->prep.huffman_ms_per_mb
-                : s->prep.decode_ms_per_mb) /
-           1e9;
-}
-
-double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j) {
-    const int gpu = s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO;
-    double b = (double)j->batch_per_gpu;
-    double batches = gpu ? (double)scenario_staged_batches(s, j) : 1;
-    double decoded = gpu ? b * s->dataset.megapixels * 1e6 * 3 : 0;
-    return batches * b * scenario_job_out_item_bytes(s, j) + decoded;
-}
-
 double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j) {
     return j->prep.out_kb > 0 ? j->prep.out_kb * 1e3 : scenario_out_item_bytes(s);
-}
-
-static double train_s(const job_t *j, double items) {
-    return j->compute_s_per_batch > 0 ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
-                                      : items / j->gpu_items_per_s;
-}
-
-/* The hardware decoder's share of a batch runs on its engine beside the
- * SMs, a batch ahead (DALI's mixed stage runs ahead of the loop): the
- * iteration waits on it only by what it takes beyond the SMs' work, and
- * that wait is the GPU's own prep too (DS-Analyzer's T_gpu, on synthetic
- * data, decodes nothing). */
-double scenario_job_gpu_prep_s(const scenario_t *s, const job_t *j, double items) {
-    double t = 0, engine = 0;
-    if (s->prep.decode == DECODE_GPU && j->prep.pipeline != PIPE_AUDIO) {
-        const double h = scenario_hw_decode_share(s), mp = items * s->dataset.megapixels;
-        /* nvJPEG's hybrid GPU stages run on the GPU that trains, before its step. */
-        t += (1 - h) * mp * s->prep.gpu_decode_ms_per_mp / 1e3;
-        if (h > 0) engine = h * mp / s->prep.hw_decode_mp_s;
-    }
-    if (s->prep.on_gpu && j->prep.pipeline == PIPE_IMAGE_TRAIN)
-        t += items * s->prep.gpu_augment_ms / 1e3;
-    const double sm = train_s(j, items) + t;
-    return engine > sm ? t + engine - sm : t;
-}
-
-double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
-    return train_s(j, items) + scenario_job_gpu_prep_s(s, j, items);
 }
 
 double scenario_out_item_bytes(const scenario_t *s) {

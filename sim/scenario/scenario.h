@@ -30,12 +30,6 @@ typedef enum { PREP_PER_JOB, PREP_COORDINATED, PREP__COUNT } prep_mode_t;
 typedef enum { DIST_LOCAL, DIST_SHARDED, DIST__COUNT } dist_mode_t;
 /* sim.servers: when a run over alike servers simulates a sample of them. */
 typedef enum { SERVERS_AUTO, SERVERS_SAMPLED, SERVERS_EXACT, SERVERS__COUNT } server_mode_t;
-/* A job's prep pipeline (jobs.N.prep.pipeline), each with its own costs:
- * image_train decodes and augments (prep.decode_*, prep.augment_ms, as
- * every job did before pipelines), image_eval decodes and resizes
- * (prep.eval_ms), audio decodes WAV, resamples and takes a log-mel
- * spectrogram (prep.audio_*). */
-typedef enum { PIPE_IMAGE_TRAIN, PIPE_IMAGE_EVAL, PIPE_AUDIO, PIPE__COUNT } pipeline_t;
 /* Where images are decoded (prep.decode): on the CPU, or on the GPU that
  * trains (nvJPEG as DALI's "mixed": the Huffman stage stays on the CPU). */
 typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
@@ -59,7 +53,7 @@ typedef struct {
     double host_mem_gb;  /* host memory each training process holds itself (GiB) */
     double train_cpu_ms; /* CPU of each training process per iteration, beside its GPU's compute */
     struct {
-        int pipeline;  /* pipeline_t */
+        int pipeline;  /* index into the pipeline kinds (sim/kinds/pipeline_kind.h) */
         double out_kb; /* one prepared item; 0 = the scenario's prep.out_kb */
     } prep;
     src_pos_t origin[SCN_MAX_KEYS];
@@ -357,30 +351,13 @@ int scenario_prep_cores_shaped(const scenario_t *s);
 /* The same for `total` cores spread evenly over ns servers (total itself
  * when scenario_prep_cores_shaped is 0). */
 double scenario_prep_cores_total(const scenario_t *s, double total, int ns);
-/* The same for job j's own pipeline (jobs.N.prep.pipeline): per-item CPU
- * seconds for an item of `bytes`, and its seconds per byte alone. */
-double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes);
-double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j);
 /* Memory of one item job j prepared, in bytes (its prep.out_kb, else the
  * scenario's). */
 double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j);
-const char *pipeline_name(int i);
 const char *decode_place_name(int i);
-/* Bytes job j holds on each of its GPUs for its input: the prepared batches
- * there (the prefetch depth under GPU decode, whose outputs stay on the
- * GPU; the batch in use otherwise) and, under GPU decode, one batch of
- * decoded full-size images (RGB, dataset.megapixels); its own training
- * memory apart. */
-double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j);
 /* Where job j's key was given (file:line:col), else where any of its keys
  * was: what an error about the job points at. */
 src_pos_t scenario_job_pos(const scenario_t *s, int j, const char *key);
-/* Seconds one GPU computes on a batch of `items` items (augment on GPU included). */
-double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items);
-/* Of that, the seconds the GPU spends on prep (nvJPEG's stages under
- * prep.decode gpu, the augment under prep.on_gpu): DS-Analyzer's T_gpu is
- * measured with synthetic data already on the GPU, so they are prep stall. */
-double scenario_job_gpu_prep_s(const scenario_t *s, const job_t *j, double items);
 /* prep.decode gpu: the share of images the GPU's hardware JPEG decoder takes
  * (prep.hw_decoder_load where prep.hw_decode_mp_s > 0, else 0). */
 double scenario_hw_decode_share(const scenario_t *s);

@@ -41,6 +41,10 @@ static const char *loader_choice(int i) {
     return kind_choice(FAMILY_LOADER, i);
 }
 
+static const char *pipeline_name(int i) {
+    return kind_choice(FAMILY_PIPELINE, i);
+}
+
 const char *dist_mode_name(int i) {
     static const char *const names[] = {"local", "partitioned"};
     return i >= 0 && i < DIST__COUNT ? names[i] : NULL;
@@ -97,9 +101,7 @@ static const key_def_t core_keys[] = {
     {"prep.gpu_decode_ms_per_mp", KT_REAL, "ms/MP", "0", 0, 1e9, 0, NULL, S(prep.gpu_decode_ms_per_mp), "prep.decode gpu: time of the training GPU per decoded megapixel (nvJPEG's GPU stages; 0 = not given: decode gpu is refused)"},
     {"prep.hw_decode_mp_s", KT_REAL, "MP/s", "0", 0, 1e9, 0, NULL, S(prep.hw_decode_mp_s), "prep.decode gpu: megapixels a second decoded by the GPU's hardware JPEG decoder (the NVJPG engine of A100/H100-class GPUs), which runs beside the SMs: an image it takes costs no core and none of the training GPU's time, only this engine's, and the GPU's iteration waits on it only where it is the slower (0 = no such engine: every image takes the hybrid path; no built-in value: NVIDIA publishes its throughput as speed-ups, not per megapixel)"},
     {"prep.hw_decoder_load", KT_REAL, "", "0.65", 0, 1, 0, NULL, S(prep.hw_decoder_load), "prep.decode gpu with prep.hw_decode_mp_s: the share of each batch's images sent to the hardware decoder, the rest taking the hybrid path (Huffman on a core, the rest on the SMs): DALI's decoders.image hw_decoder_load, default 0.65"},
-    {"prep.eval_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.eval_ms), "CPU time per item of the image_eval pipeline after decode (resize the shorter side to 256, centre crop 224, normalise; one core); calibrate measures it (0 = not given: a job with prep.pipeline image_eval is refused)"},
-    {"prep.audio_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, S(prep.audio_ms_per_mb), "CPU time per MB of WAV of the audio pipeline (decode 16-bit PCM, resample 44.1 to 16 kHz, log-mel spectrogram; one core); calibrate measures it (0 = not given: a job with prep.pipeline audio is refused)"},
-    {"prep.audio_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, S(prep.audio_ms_per_item), "fixed CPU time per clip of the audio pipeline (one core), the intercept of calibrate's fit"},
+    {"prep.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_PIPELINE, 0, "the pipeline kinds' own rows go here"},
     {"prep.mem_mb_per_item", KT_REAL, "MB", "0", 0, 1e6, 0, NULL, S(prep.mem_mb_per_item), "memory traffic of one item's CPU prep (calibrate counts its image_train pipeline's buffers: JPEG read, RGB written, the crop's rows read, float output written; a count of buffer bytes, not a hardware counter): with server.mem_gbps, c cores past prep.scaling's last point (past one core without a curve) prepare as at most the cores whose items fill the bandwidth, server.mem_gbps x 1000 x the one-core prep seconds of a mean-size item / mem_mb_per_item, never below the last measured point (run says when the bound binds); the simulator and the model use the same bound (0 = no bound)"},
     {"prep.scaling", KT_STRING, "", "", 0, 0, 0, NULL, S(prep.scaling), "measured prep scaling on one server as THREADS:SPEEDUP pairs, threads ascending from 1:1 (e.g. \"1:1, 2:1.9, 4:3.4, 8:5.6\"; calibrate writes its augment curve): c cores prepare as the curve's effective cores, linear between points and past the last at its last marginal gain per core, bounded by memory bandwidth when server.mem_gbps and prep.mem_mb_per_item are given (run says when a figure is extrapolated, and when the bound binds); the simulator and the model use the same curve (\"\" = linear)"},
     {"loader.kind", KT_ENUM, "", "pool", 0, 0, 0, loader_choice, S(loader.kind), "data loader (each has its own keys below)"},
@@ -138,7 +140,7 @@ static const key_def_t job_keys[] = {
     {"gpu_mem_gb", KT_REAL, "GB", "0", 0, 1e6, 0, NULL, J(gpu_mem_gb), "GPU memory the training takes on each of the job's GPUs (weights, optimizer state, activations), beside its input batches; checked against server.gpu_mem_gb"},
     {"host_mem_gb", KT_REAL, "GiB", "0", 0, 1e6, 0, NULL, J(host_mem_gb), "host memory each of the job's training processes holds itself (its resident set: the framework, the CUDA context's host side, the model's host copy, the Dataset's index), beside its loader's workers; checked against server.mem_gb"},
     {"train_cpu_ms", KT_REAL, "ms", "0", 0, 1e6, 0, NULL, J(train_cpu_ms), "CPU time each training process uses per iteration while its GPU computes (the Python step, kernel launches, a synchronize's spin; time.process_time() over iterations): taken from the server's cores, beside the loader's prep; an iteration lasts at least this long (0 = not charged; the pytorch kind takes it from loader.torch.step_ms)"},
-    {"prep.pipeline", KT_ENUM, "", "image_train", 0, 0, 0, pipeline_name, J(prep.pipeline), "this job's prep: image_train (decode + random-resized-crop 224, flip, normalise: prep.decode_*, prep.augment_ms), image_eval (decode + resize 256, centre crop 224, normalise: prep.eval_ms), audio (WAV decode, resample, log-mel: prep.audio_*), each costed from calibrate"},
+    {"prep.pipeline", KT_ENUM, "", "image_train", 0, 0, 0, pipeline_name, J(prep.pipeline), "this job's prep, each pipeline costed from calibrate"},
     {"prep.out_kb", KT_REAL, "KB", "0", 0, 1e9, 0, NULL, J(prep.out_kb), "memory of one item this job prepared (0 = the scenario's prep.out_kb)"},
 };
 /* clang-format on */
@@ -198,25 +200,36 @@ static void index_rows(void) {
 static const struct {
     const char *key;
     kind_family_t family;
+    key_scope_t scope;
 } kind_picks[] = {
-    {"server.storage.kind", FAMILY_STORAGE},
-    {"loader.kind", FAMILY_LOADER},
-    {"loader.cache", FAMILY_CACHE},
+    {"server.storage.kind", FAMILY_STORAGE, SCOPE_SCENARIO},
+    {"loader.kind", FAMILY_LOADER, SCOPE_SCENARIO},
+    {"loader.cache", FAMILY_CACHE, SCOPE_SCENARIO},
+    {"prep.pipeline", FAMILY_PIPELINE, SCOPE_JOB},
 };
 #define NPICKS ((int)(sizeof kind_picks / sizeof kind_picks[0]))
 static char pick_help[NPICKS][1024];
+/* The job rows, their pick's help listing its kinds (list_kinds). */
+static key_def_t job_rows[NJOB];
+
+static key_def_t *pick_row(int p) {
+    if (kind_picks[p].scope == SCOPE_SCENARIO) return &scen_rows[indexed_row(kind_picks[p].key)];
+    for (int i = 0; i < NJOB; i++)
+        if (!strcmp(job_rows[i].name, kind_picks[p].key)) return &job_rows[i];
+    abort(); /* a pick names a key no table has */
+}
 
 static void list_kinds(void) {
     for (int p = 0; p < NPICKS; p++) {
-        int row = indexed_row(kind_picks[p].key);
+        key_def_t *row = pick_row(p);
         char *h = pick_help[p];
-        size_t used = (size_t)snprintf(h, sizeof pick_help[p], "%s: ", scen_rows[row].help);
+        size_t used = (size_t)snprintf(h, sizeof pick_help[p], "%s: ", row->help);
         for (int i = 0; kinds->name(kind_picks[p].family, i) && used < sizeof pick_help[p]; i++)
             used += (size_t)snprintf(h + used, sizeof pick_help[p] - used, "%s%s (%s)",
                                      i ? ", " : "", kinds->name(kind_picks[p].family, i),
                                      kinds->help(kind_picks[p].family, i));
         if (used >= sizeof pick_help[p]) abort(); /* raise pick_help's size */
-        scen_rows[row].help = h;
+        row->help = h;
     }
 }
 
@@ -243,12 +256,13 @@ static void build_rows(void) {
         }
     }
     index_rows();
+    memcpy(job_rows, job_keys, sizeof job_rows);
     list_kinds();
 }
 
 const key_def_t *schema_keys(key_scope_t scope, int *count) {
-    if (scope == SCOPE_JOB) return *count = NJOB, job_keys;
     pthread_once(&built, build_rows);
+    if (scope == SCOPE_JOB) return *count = NJOB, job_rows;
     *count = nscen;
     return scen_rows;
 }
@@ -482,7 +496,7 @@ void schema_print_reference(FILE *out, int md) {
     if (!md)
         fprintf(out, "\nJob keys (a list under `jobs:`; --set jobs.N.key=value, or jobs.key=value "
                      "for every job):\n\n");
-    print_rows(out, job_keys, NJOB, "jobs[].", md);
+    print_rows(out, job_rows, NJOB, "jobs[].", md);
     if (!md)
         fprintf(
             out,

@@ -50,7 +50,8 @@ typedef enum {
     FAMILY_CACHE,
     FAMILY_STORAGE,
     FAMILY_LOADER,
-    FAMILY_TIER /* one member, the tier (its rows only: no key picks it) */
+    FAMILY_TIER, /* one member, the tier (its rows only: no key picks it) */
+    FAMILY_PIPELINE
 } kind_family_t;
 typedef struct {
     const char *(*name)(kind_family_t family, int i);

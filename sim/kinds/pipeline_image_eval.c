@@ -1,0 +1,36 @@
+/* pipeline_image_eval: a validation image's prep, Resize(256),
+ * CenterCrop(224) and Normalize after the JPEG decode: prep.eval_ms an item
+ * on a core, which calibrate measures and which has no built-in value. */
+#include "pipeline_kind.h"
+
+static double eval_cpu_ms(const scenario_t *s, double bytes) {
+    (void)bytes; /* the resize's output is 256 on the shorter side whatever the JPEG's size */
+    return s->prep.eval_ms;
+}
+
+static double no_slope(const scenario_t *s) {
+    (void)s;
+    return 0;
+}
+
+static const char *eval_missing(const scenario_t *s, const char **what) {
+    *what = "CPU ms per item of resize 256, centre crop 224, normalise";
+    return s->prep.eval_ms <= 0 ? "prep.eval_ms" : NULL;
+}
+
+/* clang-format off */
+static const key_def_t keys[] = {
+    {"prep.eval_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(prep.eval_ms), "CPU time per item of the image_eval pipeline after decode (resize the shorter side to 256, centre crop 224, normalise; one core); calibrate measures it (0 = not given: a job with prep.pipeline image_eval is refused)"},
+};
+/* clang-format on */
+
+const pipeline_ops_t pipeline_image_eval = {
+    .name = "image_eval",
+    .help = "decode + resize 256, centre crop 224, normalise: prep.eval_ms",
+    .keys = keys,
+    .nkeys = sizeof keys / sizeof keys[0],
+    .jpeg = 1,
+    .cpu_ms = eval_cpu_ms,
+    .cpu_ms_per_mb = no_slope,
+    .missing = eval_missing,
+};

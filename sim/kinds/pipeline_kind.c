@@ -1,0 +1,123 @@
+/* pipeline_kind: see pipeline_kind.h. The costs every pipeline kind shares (the JPEG
+ * decode as prep.decode places it, the GPU's share) and the questions the
+ * engine, the model and the loaders ask of a job's pipeline. */
+#include "pipeline_kind.h"
+
+#include <string.h>
+
+#include "diag.h"
+#include "kinds.h"
+
+const pipeline_ops_t *job_pipeline(const job_t *j) {
+    return pipeline_kind(j->prep.pipeline);
+}
+
+int pipeline_gpu_decodes(const scenario_t *s, const job_t *j) {
+    return s->prep.decode == DECODE_GPU && job_pipeline(j)->jpeg;
+}
+
+/* A JPEG's decode on the CPU, ms: all of it, or under prep.decode: gpu the
+ * hybrid path's Huffman stage for the images the hardware decoder leaves. */
+static double decode_ms(const scenario_t *s, double bytes) {
+    if (s->prep.decode == DECODE_GPU)
+        return (1 - scenario_hw_decode_share(s)) *
+               (s->prep.huffman_ms_per_mb * bytes / 1e6 + s->prep.huffman_ms_per_item);
+    return s->prep.decode_ms_per_mb * bytes / 1e6 + s->prep.decode_ms_per_item;
+}
+
+static double decode_ms_per_mb(const scenario_t *s) {
+    return s->prep.decode == DECODE_GPU
+               ? (1 - scenario_hw_decode_share(s)) * s->prep.huffman_ms_per_mb
+               : s->prep.decode_ms_per_mb;
+}
+
+double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
+    const pipeline_ops_t *p = job_pipeline(j);
+    if (!p->jpeg) return p->cpu_ms(s, bytes) / 1e3;
+    return (decode_ms(s, bytes) + p->cpu_ms(s, bytes)) / 1e3;
+}
+
+double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
+    const pipeline_ops_t *p = job_pipeline(j);
+    if (!p->jpeg) return p->cpu_ms_per_mb(s) / 1e9;
+    return (decode_ms_per_mb(s) + p->cpu_ms_per_mb(s)) / 1e9;
+}
+
+double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j) {
+    const int gpu = pipeline_gpu_decodes(s, j);
+    double b = (double)j->batch_per_gpu;
+    double batches = gpu ? (double)scenario_staged_batches(s, j) : 1;
+    double decoded = gpu ? b * s->dataset.megapixels * 1e6 * 3 : 0;
+    return batches * b * scenario_job_out_item_bytes(s, j) + decoded;
+}
+
+static double train_s(const job_t *j, double items) {
+    return j->compute_s_per_batch > 0 ? j->compute_s_per_batch * items / (double)j->batch_per_gpu
+                                      : items / j->gpu_items_per_s;
+}
+
+/* The hardware decoder's share of a batch runs on its engine beside the
+ * SMs, a batch ahead (DALI's mixed stage runs ahead of the loop): the
+ * iteration waits on it only by what it takes beyond the SMs' work, and
+ * that wait is the GPU's own prep too (DS-Analyzer's T_gpu, on synthetic
+ * data, decodes nothing). */
+double scenario_job_gpu_prep_s(const scenario_t *s, const job_t *j, double items) {
+    double t = 0, engine = 0;
+    if (pipeline_gpu_decodes(s, j)) {
+        const double h = scenario_hw_decode_share(s), mp = items * s->dataset.megapixels;
+        /* nvJPEG's hybrid GPU stages run on the GPU that trains, before its step. */
+        t += (1 - h) * mp * s->prep.gpu_decode_ms_per_mp / 1e3;
+        if (h > 0) engine = h * mp / s->prep.hw_decode_mp_s;
+    }
+    if (s->prep.on_gpu && job_pipeline(j)->gpu_augment) t += items * s->prep.gpu_augment_ms / 1e3;
+    const double sm = train_s(j, items) + t;
+    return engine > sm ? t + engine - sm : t;
+}
+
+double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items) {
+    return train_s(j, items) + scenario_job_gpu_prep_s(s, j, items);
+}
+
+/* Each job's pipeline has its costs given (no built-in rate for the
+ * pipelines calibrate measures beside the training augment) and runs where
+ * it can. */
+int pipeline_check(const scenario_t *s) {
+    int errors = 0;
+    for (int j = 0; j < s->njobs; j++) {
+        const job_t *jb = &s->jobs[j];
+        const pipeline_ops_t *p = job_pipeline(jb);
+        const char *what = NULL, *miss = p->missing(s, &what);
+        if (miss) {
+            diag_error(scenario_job_pos(s, j, "prep.pipeline"),
+                       "job '%s': prep.pipeline %s needs %s (%s): calibrate measures it into the "
+                       "host profile, or set it; it has no built-in value",
+                       jb->name, p->name, miss, what);
+            errors++;
+        }
+        if (s->prep.on_gpu && !p->gpu_augment) {
+            diag_error(scenario_job_pos(s, j, "prep.pipeline"),
+                       "job '%s': prep.on_gpu moves the training augment to the GPU (its cost "
+                       "prep.gpu_augment_ms); prep.pipeline %s has no GPU cost: leave on_gpu "
+                       "false",
+                       jb->name, p->name);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+static int owns(const pipeline_ops_t *p, const char *name) {
+    for (int k = 0; k < p->nkeys; k++)
+        if (!strcmp(p->keys[k].name, name)) return 1;
+    return 0;
+}
+
+int pipeline_key_used(const scenario_t *s, const char *name) {
+    int owned = 0;
+    for (int i = 0; pipeline_kind(i); i++)
+        owned |= owns(pipeline_kind(i), name);
+    if (!owned) return 1;
+    for (int j = 0; j < s->njobs; j++)
+        if (owns(job_pipeline(&s->jobs[j]), name)) return 1;
+    return 0;
+}
