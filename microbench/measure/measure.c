@@ -725,7 +725,7 @@ static void json_out(const options *o, const dataset *d, const measured_t *mv, i
     for (int k = 0; k < nv; k++) {
         const scenario_t *s = &mv[k].run.scn;
         printf("%s\n  {\"name\": ", k ? "," : "");
-        report_json_string(stdout, s->variant);
+        out_json_string(stdout, s->variant);
         printf(", \"total_s\": {\"measured\": %.9g}, \"minio_bytes\": %.0f, \"prep_threads\": "
                "%lld, \"fetch_threads\": %d, \"epochs\": [",
                report_total_s(&mv[k].run.sim), mv[k].minio_bytes, (long long)s->server.cpus,
@@ -733,7 +733,9 @@ static void json_out(const options *o, const dataset *d, const measured_t *mv, i
         for (int e = 0; e < s->epochs; e++) {
             const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
             printf("%s\n   {\"epoch\": %d, \"measured\": ", e ? "," : "", e + 1);
-            report_json_metrics(stdout, m, NULL);
+            out_json_t j;
+            out_json_begin(&j, stdout);
+            report_json_metrics(&j, NULL, m, NULL);
             printf("}");
         }
         printf("]}");

@@ -211,13 +211,13 @@ static void write_text(FILE *f, const advise_plan_t *p) {
 /* A point's fields, in JSON's order; the CSV has no target_metric, and the
  * simulator's columns start at cost_usd. */
 static const out_field_t point_fields[] = {
-    {"objective", OUT_NUM, "%.9g", NULL, 0},
-    {"cost_usd", OUT_NUM, "%.6f", NULL, 0},
-    {"gpu_util", OUT_NUM, "%.6f", NULL, 0},
-    {"epoch_s", OUT_NUM, "%.9g", NULL, 0},
-    {"target_metric", OUT_NUM, "%.9g", NULL, OUT_SKIP_CSV},
-    {"meets_target", OUT_BOOL, "%d", NULL, 0},
-    {"bottleneck", OUT_NAME, NULL, bottleneck_names, 0},
+    {"objective", OUT_NUM, "%.9g", NULL, 0, NULL, 0, NULL},
+    {"cost_usd", OUT_NUM, "%.6f", NULL, 0, NULL, 0, NULL},
+    {"gpu_util", OUT_NUM, "%.6f", NULL, 0, NULL, 0, NULL},
+    {"epoch_s", OUT_NUM, "%.9g", NULL, 0, NULL, 0, NULL},
+    {"target_metric", OUT_NUM, "%.9g", NULL, OUT_SKIP_CSV, NULL, 0, NULL},
+    {"meets_target", OUT_BOOL, "%d", NULL, 0, NULL, 0, NULL},
+    {"bottleneck", OUT_NAME, NULL, bottleneck_names, 0, NULL, 0, NULL},
 };
 #define NPOINT_FIELDS ((int)(sizeof point_fields / sizeof *point_fields))
 
@@ -229,9 +229,9 @@ static void point_values(const advise_plan_t *p, const advise_point_t *pt, doubl
 static void json_point(FILE *f, const advise_plan_t *p, const advise_point_t *pt) {
     double v[NPOINT_FIELDS];
     point_values(p, pt, v);
-    fputc('{', f);
-    out_json_members(f, point_fields, NPOINT_FIELDS, v);
-    fputc('}', f);
+    out_json_t j;
+    out_json_begin(&j, f);
+    out_jrecord(&j, NULL, point_fields, NPOINT_FIELDS, v);
 }
 
 static void json_config(FILE *f, const advise_plan_t *p, const advise_search_t *s, int64_t c) {
@@ -240,9 +240,9 @@ static void json_config(FILE *f, const advise_plan_t *p, const advise_search_t *
     fprintf(f, "{\"config\": %lld, \"values\": {", (long long)c);
     for (int a = 0; a < p->grid.naxes; a++) {
         fputs(a ? ", " : "", f);
-        report_json_string(f, p->grid.axes[a].key);
+        out_json_string(f, p->grid.axes[a].key);
         fputs(": ", f);
-        report_json_string(f, p->grid.axes[a].values[idx[a]]);
+        out_json_string(f, p->grid.axes[a].values[idx[a]]);
     }
     fputs("}, \"model\": ", f);
     json_point(f, p, &s->pts[c]);
@@ -258,9 +258,9 @@ static void json_config(FILE *f, const advise_plan_t *p, const advise_search_t *
 static void write_json(FILE *f, const advise_plan_t *p) {
     const advise_search_t *s = &p->main;
     fputs("{\n  \"format_version\": 1,\n  \"scenario\": ", f);
-    report_json_string(f, p->o->a.file);
+    out_json_string(f, p->o->a.file);
     fputs(",\n  \"variant\": ", f);
-    report_json_string(f, s->variant >= 0 ? p->doc->variants[s->variant].name : "");
+    out_json_string(f, s->variant >= 0 ? p->doc->variants[s->variant].name : "");
     fputs(",\n  \"targets\": [", f);
     for (int k = 0; k < p->ntargets; k++) {
         fputs(k ? ", " : "", f);
@@ -300,7 +300,7 @@ static void write_json(FILE *f, const advise_plan_t *p) {
         const advise_search_t *a = &p->alts[i];
         fputs(i ? ",\n    " : "\n    ", f);
         fputs("{\"name\": ", f);
-        report_json_string(f, a->name);
+        out_json_string(f, a->name);
         fprintf(f, ", \"meet_target\": %lld, \"recommendation\": ", (long long)a->nok);
         if (a->rec >= 0)
             json_config(f, p, a, a->rec);
@@ -320,11 +320,11 @@ static void csv_row(FILE *f, const advise_plan_t *p, const advise_search_t *s, c
     sweep_grid_point(&p->grid, c, idx);
     fputs(role, f);
     fputc(',', f);
-    report_csv_field(f, s == &p->main ? "" : s->name);
+    out_csv_field(f, s == &p->main ? "" : s->name);
     fprintf(f, ",%lld", (long long)c);
     for (int a = 0; a < p->grid.naxes; a++) {
         fputc(',', f);
-        report_csv_field(f, p->grid.axes[a].values[idx[a]]);
+        out_csv_field(f, p->grid.axes[a].values[idx[a]]);
     }
     const advise_checked_t *k = advise_sim_of(s, c);
     double v[NPOINT_FIELDS];
@@ -343,7 +343,7 @@ static void write_csv(FILE *f, const advise_plan_t *p) {
     fputs("role,alternative,config", f);
     for (int a = 0; a < p->grid.naxes; a++) {
         fputc(',', f);
-        report_csv_field(f, p->grid.axes[a].key);
+        out_csv_field(f, p->grid.axes[a].key);
     }
     out_csv_names(f, point_fields, NPOINT_FIELDS, "");
     out_csv_names(f, point_fields + 1, NPOINT_FIELDS - 1, "sim_");

@@ -127,13 +127,13 @@ static void json_split(FILE *out, const cmp_t *c) {
 
 static void write_json(FILE *out, const measured_t *m, const cmp_t *c) {
     fputs("{\n  \"measured\": ", out);
-    report_json_string(out, c->measured_path);
+    out_json_string(out, c->measured_path);
     fputs(", \"scenario\": ", out);
-    report_json_string(out, c->scenario_path);
+    out_json_string(out, c->scenario_path);
     fputs(", \"variant\": ", out);
-    report_json_string(out, c->variant);
+    out_json_string(out, c->variant);
     fputs(", \"job\": ", out);
-    report_json_string(out, c->job);
+    out_json_string(out, c->job);
     fprintf(out,
             ", \"source\": \"%s\",\n  \"rank\": %lld, \"world_size\": %lld, \"batch\": %lld,\n",
             c->source, m->rank, m->world_size, m->batch);
@@ -167,7 +167,7 @@ static void write_json(FILE *out, const measured_t *m, const cmp_t *c) {
     jnum(out, "measured", c->in_meas, ", ");
     jnum(out, "predicted", c->in_pred, ", ");
     fputs("\"text\": ", out);
-    report_json_string(out, why);
+    out_json_string(out, why);
     fputs("}\n}\n", out);
 }
 

@@ -7,6 +7,7 @@
 
 #include "kinds.h"
 #include "memory.h"
+#include "out.h"
 #include "report.h"
 
 #ifndef STALLSIM_VERSION
@@ -112,7 +113,7 @@ static void meta_name(trace_t *t, const char *what, int tid, const char *name) {
     fprintf(t->f,
             "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"name\":\"%s\",\"args\":{\"name\":",
             t->pid, tid, what);
-    report_json_string(t->f, name);
+    out_json_string(t->f, name);
     fputs("}}", t->f);
 }
 
@@ -139,7 +140,7 @@ static void slice(trace_t *t, int tid, const char *name, const char *cat, double
 static void counter(trace_t *t, const char *name, double ts, const char *key, double value) {
     begin_event(t);
     fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", t->pid);
-    report_json_string(t->f, name);
+    out_json_string(t->f, name);
     put_us(t->f, "ts", ts);
     fprintf(t->f, ",\"args\":{\"%s\":%.9g}}", key, value);
 }
@@ -156,7 +157,7 @@ static void memory_counter(trace_t *t, int sv, double ts, double cache_used) {
     snprintf(name, sizeof name, "memory of server %d: MiB", sv + 1);
     begin_event(t);
     fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", t->pid);
-    report_json_string(t->f, name);
+    out_json_string(t->f, name);
     put_us(t->f, "ts", ts);
     fprintf(t->f,
             ",\"args\":{\"training processes\":%.9g,\"workers\":%.9g,\"/dev/shm\":%.9g,"
@@ -439,7 +440,7 @@ trace_t *trace_open(FILE *out, const trace_window_t *w, const char *scenario_pat
             "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"stallsim %s\","
             "\"scenario\":",
             STALLSIM_VERSION);
-    report_json_string(out, scenario_path);
+    out_json_string(out, scenario_path);
     fprintf(out, ",\"epochs\":");
     put_range(out, w->epoch_lo, w->epoch_hi);
     fprintf(out, ",\"iterations\":");

@@ -263,7 +263,7 @@ static void config_prefix(void *ctx, int64_t c, char *buf, size_t n) {
     /* A string value (a name) is a CSV field like any other: quoted when it must be. */
     for (int a = 0; a < p->grid.naxes && used < n; a++)
         if (!p->grid.axes[a].is_variant) {
-            used += report_csv_quote(buf + used, n - used, p->grid.axes[a].values[idx[a]]);
+            used += out_csv_quote(buf + used, n - used, p->grid.axes[a].values[idx[a]]);
             if (used < n) used += (size_t)snprintf(buf + used, n - used, ",");
         }
 }
@@ -663,11 +663,11 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
     fprintf(f, "  \"stallsim_version\": \"%s\",\n  \"scenario\": ", STALLSIM_VERSION);
-    report_json_string(f, p->o->a.file);
+    out_json_string(f, p->o->a.file);
     fprintf(f, ",\n  \"seed\": %lld,\n  \"command_line\": [\"stallsim\"", (long long)seed);
     for (int i = 0; i < argc; i++) {
         fputs(", ", f);
-        report_json_string(f, argv[i]);
+        out_json_string(f, argv[i]);
     }
     fprintf(f,
             "],\n  \"model_only\": %s,\n  \"grid_size\": %lld,\n  \"shard\": \"%d/%d\",\n"
@@ -677,17 +677,17 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
     for (int a = 0; a < p->grid.naxes; a++) {
         const sweep_axis_t *ax = &p->grid.axes[a];
         fprintf(f, "%s\n    {\"key\": ", a ? "," : "");
-        report_json_string(f, ax->key);
+        out_json_string(f, ax->key);
         fputs(", \"column\": ", f);
-        report_json_string(f, ax->column);
+        out_json_string(f, ax->column);
         if (ax->tied_to >= 0) {
             fputs(", \"tied_to\": ", f);
-            report_json_string(f, p->grid.axes[ax->tied_to].key);
+            out_json_string(f, p->grid.axes[ax->tied_to].key);
         }
         fprintf(f, ", \"count\": %d, \"values\": [", ax->nvalues);
         for (int v = 0; v < ax->nvalues && ax->nvalues <= 1000; v++) {
             if (v) fputs(", ", f);
-            report_json_string(f, ax->values[v]);
+            out_json_string(f, ax->values[v]);
         }
         fputs("]}", f);
     }
@@ -700,9 +700,11 @@ static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int
     for (int k = 0; k < nv && v; k++) {
         if (run_build(p->doc, &p->o->a.sets, vars[k], 0, v)) break; /* validated already */
         fputs(k ? ",\n    " : "\n    ", f);
-        report_json_string(f, v->scn.variant);
+        out_json_string(f, v->scn.variant);
         fputs(": ", f);
-        report_json_config(f, &v->scn);
+        out_json_t j;
+        out_json_begin(&j, f);
+        report_json_config(&j, NULL, &v->scn);
     }
     free(v);
     fputs("\n  }\n", f);
