@@ -718,27 +718,45 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
 }
 
 static void json_out(const options *o, const dataset *d, const measured_t *mv, int nv) {
-    printf("{\"format_version\": 1, \"stallsim_version\": \"%s\", \"command\": \"measure\", "
-           "\"cache\": \"%s\", \"data_items\": %d, \"data_bytes\": %.0f, \"bad_files\": %d, "
-           "\"non_jpeg_files\": %d,\n \"variants\": [",
-           STALLSIM_VERSION, page_mode_names[o->page], d->n, d->bytes, d->bad, d->non_jpeg);
+    out_json_t j;
+    out_json_begin(&j, stdout);
+    out_jobj(&j, NULL);
+    out_jint(&j, "format_version", 1);
+    out_jstr(&j, "stallsim_version", STALLSIM_VERSION);
+    out_jstr(&j, "command", "measure");
+    out_jstr(&j, "cache", page_mode_names[o->page]);
+    out_jint(&j, "data_items", d->n);
+    out_jnum(&j, "data_bytes", "%.0f", d->bytes);
+    out_jint(&j, "bad_files", d->bad);
+    out_jint(&j, "non_jpeg_files", d->non_jpeg);
+    out_jbreak(&j, "\n ");
+    out_jarr(&j, "variants");
     for (int k = 0; k < nv; k++) {
         const scenario_t *s = &mv[k].run.scn;
-        printf("%s\n  {\"name\": ", k ? "," : "");
-        report_json_string(stdout, s->variant);
-        printf(", \"total_s\": {\"measured\": %.9g}, \"minio_bytes\": %.0f, \"prep_threads\": "
-               "%lld, \"fetch_threads\": %d, \"epochs\": [",
-               report_total_s(&mv[k].run.sim), mv[k].minio_bytes, (long long)s->server.cpus,
-               mv[k].fetchers);
+        out_jbreak(&j, "\n  ");
+        out_jobj(&j, NULL);
+        out_jstr(&j, "name", s->variant);
+        out_jobj(&j, "total_s");
+        out_jnum(&j, "measured", "%.9g", report_total_s(&mv[k].run.sim));
+        out_jend(&j);
+        out_jnum(&j, "minio_bytes", "%.0f", mv[k].minio_bytes);
+        out_jint(&j, "prep_threads", (long long)s->server.cpus);
+        out_jint(&j, "fetch_threads", mv[k].fetchers);
+        out_jarr(&j, "epochs");
         for (int e = 0; e < s->epochs; e++) {
-            const epoch_metrics_t *m = metrics_at(&mv[k].run.sim, 0, e);
-            printf("%s\n   {\"epoch\": %d, \"measured\": ", e ? "," : "", e + 1);
-            report_json_metrics(stdout, m, NULL);
-            printf("}");
+            out_jbreak(&j, "\n   ");
+            out_jobj(&j, NULL);
+            out_jint(&j, "epoch", e + 1);
+            report_json_metrics(&j, "measured", metrics_at(&mv[k].run.sim, 0, e), NULL);
+            out_jend(&j);
         }
-        printf("]}");
+        out_jend(&j);
+        out_jend(&j);
     }
-    printf("\n]}\n");
+    out_jbreak(&j, "\n");
+    out_jend(&j);
+    out_jend(&j);
+    putchar('\n');
 }
 
 static void csv_out(const measured_t *mv, int nv) {

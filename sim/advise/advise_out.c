@@ -211,13 +211,13 @@ static void write_text(FILE *f, const advise_plan_t *p) {
 /* A point's fields, in JSON's order; the CSV has no target_metric, and the
  * simulator's columns start at cost_usd. */
 static const out_field_t point_fields[] = {
-    {"objective", OUT_NUM, "%.9g", NULL, 0},
-    {"cost_usd", OUT_NUM, "%.6f", NULL, 0},
-    {"gpu_util", OUT_NUM, "%.6f", NULL, 0},
-    {"epoch_s", OUT_NUM, "%.9g", NULL, 0},
-    {"target_metric", OUT_NUM, "%.9g", NULL, OUT_SKIP_CSV},
-    {"meets_target", OUT_BOOL, "%d", NULL, 0},
-    {"bottleneck", OUT_NAME, NULL, bottleneck_names, 0},
+    {"objective", OUT_NUM, "%.9g", NULL, 0, NULL, 0, NULL},
+    {"cost_usd", OUT_NUM, "%.6f", NULL, 0, NULL, 0, NULL},
+    {"gpu_util", OUT_NUM, "%.6f", NULL, 0, NULL, 0, NULL},
+    {"epoch_s", OUT_NUM, "%.9g", NULL, 0, NULL, 0, NULL},
+    {"target_metric", OUT_NUM, "%.9g", NULL, OUT_SKIP_CSV, NULL, 0, NULL},
+    {"meets_target", OUT_BOOL, "%d", NULL, 0, NULL, 0, NULL},
+    {"bottleneck", OUT_NAME, NULL, bottleneck_names, 0, NULL, 0, NULL},
 };
 #define NPOINT_FIELDS ((int)(sizeof point_fields / sizeof *point_fields))
 
@@ -226,92 +226,132 @@ static void point_values(const advise_plan_t *p, const advise_point_t *pt, doubl
     v[4] = pt->lead, v[5] = pt->ok, v[6] = pt->bottleneck;
 }
 
-static void json_point(FILE *f, const advise_plan_t *p, const advise_point_t *pt) {
+static void json_point(out_json_t *j, const char *key, const advise_plan_t *p,
+                       const advise_point_t *pt) {
     double v[NPOINT_FIELDS];
     point_values(p, pt, v);
-    fputc('{', f);
-    out_json_members(f, point_fields, NPOINT_FIELDS, v);
-    fputc('}', f);
+    out_jrecord(j, key, point_fields, NPOINT_FIELDS, v);
 }
 
-static void json_config(FILE *f, const advise_plan_t *p, const advise_search_t *s, int64_t c) {
+static void json_config(out_json_t *j, const char *key, const advise_plan_t *p,
+                        const advise_search_t *s, int64_t c) {
     int idx[SWEEP_MAX_AXES];
     sweep_grid_point(&p->grid, c, idx);
-    fprintf(f, "{\"config\": %lld, \"values\": {", (long long)c);
-    for (int a = 0; a < p->grid.naxes; a++) {
-        fputs(a ? ", " : "", f);
-        report_json_string(f, p->grid.axes[a].key);
-        fputs(": ", f);
-        report_json_string(f, p->grid.axes[a].values[idx[a]]);
-    }
-    fputs("}, \"model\": ", f);
-    json_point(f, p, &s->pts[c]);
+    out_jobj(j, key);
+    out_jint(j, "config", (long long)c);
+    out_jobj(j, "values");
+    for (int a = 0; a < p->grid.naxes; a++)
+        out_jstr(j, p->grid.axes[a].key, p->grid.axes[a].values[idx[a]]);
+    out_jend(j);
+    json_point(j, "model", p, &s->pts[c]);
     const advise_checked_t *k = advise_sim_of(s, c);
-    fputs(", \"sim\": ", f);
     if (k)
-        json_point(f, p, &k->sim);
+        json_point(j, "sim", p, &k->sim);
     else
-        fputs("null", f);
-    fputc('}', f);
+        out_jnull(j, "sim");
+    out_jend(j);
+}
+
+/* An array whose elements stand each on its own line. */
+static void json_list_open(out_json_t *j, const char *key) {
+    out_jbreak(j, "\n  ");
+    out_jarr(j, key);
+}
+static void json_list_close(out_json_t *j) {
+    out_jbreak(j, "\n  ");
+    out_jend(j);
+}
+
+static void json_alternatives(out_json_t *j, const advise_plan_t *p) {
+    const advise_search_t *s = &p->main;
+    json_list_open(j, "alternatives");
+    for (int i = 0; i < p->nalts; i++) {
+        const advise_search_t *a = &p->alts[i];
+        out_jbreak(j, "\n    ");
+        out_jobj(j, NULL);
+        out_jstr(j, "name", a->name);
+        out_jint(j, "meet_target", (long long)a->nok);
+        if (a->rec >= 0)
+            json_config(j, "recommendation", p, a, a->rec);
+        else
+            out_jnull(j, "recommendation");
+        if (a->rec >= 0 && s->rec >= 0)
+            out_jnum(j, "saves", "%.9g",
+                     obj_shown(p, &s->pts[s->rec]) - obj_shown(p, &a->pts[a->rec]));
+        out_jend(j);
+    }
+    json_list_close(j);
+}
+
+/* The target, the objective and how many configurations met it. */
+static void json_head(out_json_t *j, const advise_plan_t *p) {
+    const advise_search_t *s = &p->main;
+    out_jbreak(j, "\n  ");
+    out_jint(j, "format_version", 1);
+    out_jbreak(j, "\n  ");
+    out_jstr(j, "scenario", p->o->a.file);
+    out_jbreak(j, "\n  ");
+    out_jstr(j, "variant", s->variant >= 0 ? p->doc->variants[s->variant].name : "");
+    out_jbreak(j, "\n  ");
+    out_jarr(j, "targets");
+    for (int k = 0; k < p->ntargets; k++) {
+        out_jobj(j, NULL);
+        out_jstr(j, "metric", advise_metric_name(p->targets[k].metric));
+        out_jstr(j, "op", p->targets[k].ge ? ">=" : "<=");
+        out_jnum(j, "value", "%.9g", p->targets[k].value);
+        out_jend(j);
+    }
+    out_jend(j);
+    out_jbreak(j, "\n  ");
+    out_jobj(j, "objective");
+    out_jstr(j, "key", obj_name(p));
+    out_jstr(j, "direction", p->maximize ? "maximize" : "minimize");
+    out_jend(j);
+    const long long n[] = {(long long)p->grid.size, (long long)s->nok, (long long)s->nover};
+    const char *names[] = {"configurations", "meet_target", "past_memory_limit"};
+    for (int k = 0; k < 3; k++) {
+        out_jbreak(j, "\n  ");
+        out_jint(j, names[k], n[k]);
+    }
 }
 
 static void write_json(FILE *f, const advise_plan_t *p) {
     const advise_search_t *s = &p->main;
-    fputs("{\n  \"format_version\": 1,\n  \"scenario\": ", f);
-    report_json_string(f, p->o->a.file);
-    fputs(",\n  \"variant\": ", f);
-    report_json_string(f, s->variant >= 0 ? p->doc->variants[s->variant].name : "");
-    fputs(",\n  \"targets\": [", f);
-    for (int k = 0; k < p->ntargets; k++) {
-        fputs(k ? ", " : "", f);
-        fprintf(f, "{\"metric\": \"%s\", \"op\": \"%s\", \"value\": %.9g}",
-                advise_metric_name(p->targets[k].metric),
-                p->targets[k].ge ? ">=" : "<=", p->targets[k].value);
+    out_json_t j;
+    out_json_begin(&j, f);
+    out_jobj(&j, NULL);
+    json_head(&j, p);
+    out_jbreak(&j, "\n  ");
+    if (p->have_given && p->given.over_limit) {
+        out_jobj(&j, "given");
+        out_jbool(&j, "past_memory_limit", 1);
+        out_jend(&j);
+    } else if (p->have_given) {
+        json_point(&j, "given", p, &p->given);
+    } else {
+        out_jnull(&j, "given");
     }
-    fprintf(f, "],\n  \"objective\": {\"key\": \"%s\", \"direction\": \"%s\"},\n", obj_name(p),
-            p->maximize ? "maximize" : "minimize");
-    fprintf(f,
-            "  \"configurations\": %lld,\n  \"meet_target\": %lld,\n  \"past_memory_limit\": "
-            "%lld,\n  \"given\": ",
-            (long long)p->grid.size, (long long)s->nok, (long long)s->nover);
-    if (p->have_given && p->given.over_limit)
-        fputs("{\"past_memory_limit\": true}", f);
-    else if (p->have_given)
-        json_point(f, p, &p->given);
-    else
-        fputs("null", f);
-    fputs(",\n  \"recommendation\": ", f);
+    out_jbreak(&j, "\n  ");
     if (s->rec >= 0)
-        json_config(f, p, s, s->rec);
+        json_config(&j, "recommendation", p, s, s->rec);
     else
-        fputs("null", f);
-    fputs(",\n  \"simulated\": [", f);
+        out_jnull(&j, "recommendation");
+    json_list_open(&j, "simulated");
     for (int i = 0; i < s->nsims; i++) {
-        fputs(i ? ",\n    " : "\n    ", f);
-        json_config(f, p, s, s->sims[i].c);
+        out_jbreak(&j, "\n    ");
+        json_config(&j, NULL, p, s, s->sims[i].c);
     }
-    fputs("\n  ],\n  \"pareto\": [", f);
+    json_list_close(&j);
+    json_list_open(&j, "pareto");
     for (int64_t i = 0; i < p->npareto; i++) {
-        fputs(i ? ",\n    " : "\n    ", f);
-        json_config(f, p, s, p->pareto[i]);
+        out_jbreak(&j, "\n    ");
+        json_config(&j, NULL, p, s, p->pareto[i]);
     }
-    fputs("\n  ],\n  \"alternatives\": [", f);
-    for (int i = 0; i < p->nalts; i++) {
-        const advise_search_t *a = &p->alts[i];
-        fputs(i ? ",\n    " : "\n    ", f);
-        fputs("{\"name\": ", f);
-        report_json_string(f, a->name);
-        fprintf(f, ", \"meet_target\": %lld, \"recommendation\": ", (long long)a->nok);
-        if (a->rec >= 0)
-            json_config(f, p, a, a->rec);
-        else
-            fputs("null", f);
-        if (a->rec >= 0 && s->rec >= 0)
-            fprintf(f, ", \"saves\": %.9g",
-                    obj_shown(p, &s->pts[s->rec]) - obj_shown(p, &a->pts[a->rec]));
-        fputc('}', f);
-    }
-    fputs("\n  ]\n}\n", f);
+    json_list_close(&j);
+    json_alternatives(&j, p);
+    out_jbreak(&j, "\n");
+    out_jend(&j);
+    fputc('\n', f);
 }
 
 static void csv_row(FILE *f, const advise_plan_t *p, const advise_search_t *s, const char *role,
@@ -320,11 +360,11 @@ static void csv_row(FILE *f, const advise_plan_t *p, const advise_search_t *s, c
     sweep_grid_point(&p->grid, c, idx);
     fputs(role, f);
     fputc(',', f);
-    report_csv_field(f, s == &p->main ? "" : s->name);
+    out_csv_field(f, s == &p->main ? "" : s->name);
     fprintf(f, ",%lld", (long long)c);
     for (int a = 0; a < p->grid.naxes; a++) {
         fputc(',', f);
-        report_csv_field(f, p->grid.axes[a].values[idx[a]]);
+        out_csv_field(f, p->grid.axes[a].values[idx[a]]);
     }
     const advise_checked_t *k = advise_sim_of(s, c);
     double v[NPOINT_FIELDS];
@@ -334,7 +374,7 @@ static void csv_row(FILE *f, const advise_plan_t *p, const advise_search_t *s, c
         point_values(p, &k->sim, v);
         out_csv_values(f, point_fields + 1, NPOINT_FIELDS - 1, v + 1);
     } else {
-        fputs(",,,,,", f);
+        out_csv_blank(f, point_fields + 1, NPOINT_FIELDS - 1);
     }
     fputc('\n', f);
 }
@@ -343,7 +383,7 @@ static void write_csv(FILE *f, const advise_plan_t *p) {
     fputs("role,alternative,config", f);
     for (int a = 0; a < p->grid.naxes; a++) {
         fputc(',', f);
-        report_csv_field(f, p->grid.axes[a].key);
+        out_csv_field(f, p->grid.axes[a].key);
     }
     out_csv_names(f, point_fields, NPOINT_FIELDS, "");
     out_csv_names(f, point_fields + 1, NPOINT_FIELDS - 1, "sim_");

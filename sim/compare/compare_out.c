@@ -101,74 +101,99 @@ static void write_text(FILE *out, const measured_t *m, const cmp_t *c) {
         }
 }
 
-/* A number JSON can hold: null where it is not finite. */
-static void jnum(FILE *out, const char *name, double v, const char *sep) {
-    if (isfinite(v))
-        fprintf(out, "\"%s\": %.9g%s", name, v == 0 ? 0 : v, sep);
-    else
-        fprintf(out, "\"%s\": null%s", name, sep);
+/* A number, never "-0" (the writer puts null where it is not finite). */
+static void jnum(out_json_t *j, const char *key, double v) {
+    out_jnum(j, key, "%.9g", v == 0 ? 0 : v);
 }
 
-static void json_split(FILE *out, const cmp_t *c) {
-    fputs("  \"split_ms\": {\"measured\": ", out);
-    if (c->has_split) {
-        fputc('{', out);
-        jnum(out, "t", c->m_t, ", ");
-        jnum(out, "t_prep", c->m_prep, ", ");
-        jnum(out, "t_gpu", c->m_gpu, "}");
-    } else {
-        fputs("null", out);
-    }
-    fputs(", \"predicted\": {", out);
-    jnum(out, "t", c->p_t, ", ");
-    jnum(out, "t_prep", c->p_prep, ", ");
-    jnum(out, "t_gpu", c->p_gpu, "}},\n");
+static void json_ms(out_json_t *j, const char *key, double t, double t_prep, double t_gpu) {
+    out_jobj(j, key);
+    jnum(j, "t", t);
+    jnum(j, "t_prep", t_prep);
+    jnum(j, "t_gpu", t_gpu);
+    out_jend(j);
+}
+
+static void json_epoch(out_json_t *j, const cmp_t *c, int e) {
+    const cmp_row_t *r = &c->row[e];
+    out_jbreak(j, "\n    ");
+    out_jobj(j, NULL);
+    out_jint(j, "epoch", e + 1);
+    out_jobj(j, "measured");
+    out_jint(j, "batches", r->meas_iters);
+    out_jbool(j, "complete", r->complete);
+    jnum(j, "epoch_s", r->meas_s);
+    jnum(j, "stall_s", r->meas_stall);
+    jnum(j, "step_s", r->meas_gpu);
+    out_jend(j);
+    out_jobj(j, "predicted");
+    out_jint(j, "batches", c->pred_iters);
+    jnum(j, "epoch_s", r->pred_s);
+    jnum(j, "stall_s", r->pred_stall);
+    jnum(j, "t_gpu_s", r->pred_gpu);
+    jnum(j, "prep_stall_s", r->pred_prep);
+    jnum(j, "fetch_stall_s", r->pred_fetch);
+    out_jend(j);
+    jnum(j, "error", r->err);
+    out_jend(j);
+}
+
+/* What was compared with what, and each epoch's figures. */
+static void json_head(out_json_t *j, const measured_t *m, const cmp_t *c) {
+    out_jbreak(j, "\n  ");
+    out_jstr(j, "measured", c->measured_path);
+    out_jstr(j, "scenario", c->scenario_path);
+    out_jstr(j, "variant", c->variant);
+    out_jstr(j, "job", c->job);
+    out_jstr(j, "source", c->source);
+    out_jbreak(j, "\n  ");
+    out_jint(j, "rank", m->rank);
+    out_jint(j, "world_size", m->world_size);
+    out_jint(j, "batch", m->batch);
+    out_jbreak(j, "\n  ");
+    out_jarr(j, "epochs");
+    for (int e = 0; e < c->n; e++)
+        json_epoch(j, c, e);
+    out_jbreak(j, "\n  ");
+    out_jend(j);
 }
 
 static void write_json(FILE *out, const measured_t *m, const cmp_t *c) {
-    fputs("{\n  \"measured\": ", out);
-    report_json_string(out, c->measured_path);
-    fputs(", \"scenario\": ", out);
-    report_json_string(out, c->scenario_path);
-    fputs(", \"variant\": ", out);
-    report_json_string(out, c->variant);
-    fputs(", \"job\": ", out);
-    report_json_string(out, c->job);
-    fprintf(out,
-            ", \"source\": \"%s\",\n  \"rank\": %lld, \"world_size\": %lld, \"batch\": %lld,\n",
-            c->source, m->rank, m->world_size, m->batch);
-    fputs("  \"epochs\": [\n", out);
-    for (int e = 0; e < c->n; e++) {
-        const cmp_row_t *r = &c->row[e];
-        fprintf(out, "    {\"epoch\": %d, \"measured\": {\"batches\": %lld, ", e + 1,
-                r->meas_iters);
-        fprintf(out, "\"complete\": %s, ", r->complete ? "true" : "false");
-        jnum(out, "epoch_s", r->meas_s, ", ");
-        jnum(out, "stall_s", r->meas_stall, ", ");
-        jnum(out, "step_s", r->meas_gpu, "}, ");
-        fprintf(out, "\"predicted\": {\"batches\": %lld, ", c->pred_iters);
-        jnum(out, "epoch_s", r->pred_s, ", ");
-        jnum(out, "stall_s", r->pred_stall, ", ");
-        jnum(out, "t_gpu_s", r->pred_gpu, ", ");
-        jnum(out, "prep_stall_s", r->pred_prep, ", ");
-        jnum(out, "fetch_stall_s", r->pred_fetch, "}, ");
-        jnum(out, "error", r->err, e + 1 < c->n ? "},\n" : "}\n");
-    }
-    fputs("  ],\n  \"total\": {", out);
-    jnum(out, "measured_s", c->meas_total, ", ");
-    jnum(out, "predicted_s", c->pred_total, ", ");
-    jnum(out, "error", c->total_err, "},\n");
-    json_split(out, c);
+    out_json_t j;
+    out_json_begin(&j, out);
+    out_jobj(&j, NULL);
+    json_head(&j, m, c);
+    out_jbreak(&j, "\n  ");
+    out_jobj(&j, "total");
+    jnum(&j, "measured_s", c->meas_total);
+    jnum(&j, "predicted_s", c->pred_total);
+    jnum(&j, "error", c->total_err);
+    out_jend(&j);
+    out_jbreak(&j, "\n  ");
+    out_jobj(&j, "split_ms");
+    if (c->has_split)
+        json_ms(&j, "measured", c->m_t, c->m_prep, c->m_gpu);
+    else
+        out_jnull(&j, "measured");
+    json_ms(&j, "predicted", c->p_t, c->p_prep, c->p_gpu);
+    out_jend(&j);
+    out_jbreak(&j, "\n  ");
+    out_jobj(&j, "worst");
+    out_jint(&j, "epoch", c->worst + 1);
+    jnum(&j, "error", c->row[c->worst].err);
+    out_jend(&j);
     char why[768];
     explain_text(c, why, sizeof why);
-    fprintf(out, "  \"worst\": {\"epoch\": %d, ", c->worst + 1);
-    jnum(out, "error", c->row[c->worst].err, "},\n");
-    fprintf(out, "  \"explain\": {\"input\": \"%s\", ", c->input);
-    jnum(out, "measured", c->in_meas, ", ");
-    jnum(out, "predicted", c->in_pred, ", ");
-    fputs("\"text\": ", out);
-    report_json_string(out, why);
-    fputs("}\n}\n", out);
+    out_jbreak(&j, "\n  ");
+    out_jobj(&j, "explain");
+    out_jstr(&j, "input", c->input);
+    jnum(&j, "measured", c->in_meas);
+    jnum(&j, "predicted", c->in_pred);
+    out_jstr(&j, "text", why);
+    out_jend(&j);
+    out_jbreak(&j, "\n");
+    out_jend(&j);
+    fputc('\n', out);
 }
 
 static void write_html(FILE *out, const measured_t *m, const cmp_t *c) {

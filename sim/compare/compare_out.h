@@ -1,6 +1,6 @@
 /* compare_out: what `stallsim compare` found (cmp_t, filled by compare.c)
- * written as text, JSON or one HTML page. Every number is finite (JSON
- * writes null where one could not be), and the same inputs give the same
+ * written as text, JSON or one HTML page. Every number is finite (JSON,
+ * through out.h's writer, has null where one could not be), and the same inputs give the same
  * bytes. */
 #ifndef STALLSIM_COMPARE_OUT_H
 #define STALLSIM_COMPARE_OUT_H

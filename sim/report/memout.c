@@ -5,27 +5,18 @@
 #include "memory.h"
 #include "svg.h"
 
-typedef struct {
-    const char *name; /* CSV column, JSON key, text and HTML heading */
-    double (*get)(const memory_server_t *m);
-} mem_column_t;
-
-static double get_shm(const memory_server_t *m) {
-    return m->shm;
-}
-static double get_rss(const memory_server_t *m) {
-    return m->rss;
-}
-static double get_gpu(const memory_server_t *m) {
-    return m->gpu;
-}
-
-static const mem_column_t mem_columns[] = {
-    {"shm_peak_mb", get_shm},
-    {"rss_peak_mb", get_rss},
-    {"gpu_mem_peak_mb", get_gpu},
+/* A server's memory: CSV column, JSON key, text and HTML heading (MiB). */
+static const out_field_t mem_fields[] = {
+    {"shm_peak_mb", OUT_NUM, "%.6g", NULL, 0, NULL, 15, "%.1f"},
+    {"rss_peak_mb", OUT_NUM, "%.6g", NULL, 0, NULL, 15, "%.1f"},
+    {"gpu_mem_peak_mb", OUT_NUM, "%.6g", NULL, 0, NULL, 15, "%.1f"},
 };
-#define NMEM ((int)(sizeof mem_columns / sizeof mem_columns[0]))
+#define NMEM ((int)(sizeof mem_fields / sizeof mem_fields[0]))
+
+static void mem_values(const memory_server_t *m, double *v) {
+    v[0] = m->shm / MIB, v[1] = m->rss / MIB, v[2] = m->gpu / MIB;
+}
+
 /* Text and HTML list this many servers; JSON and CSV every one. */
 #define SHOWN_SERVERS 32
 
@@ -48,8 +39,7 @@ void memout_text(FILE *out, const variant_run_t *v, int nv) {
     if (!memout_any(v, nv)) return;
     const int w = report_variant_width(v, nv);
     fprintf(out, "\nmemory by server at its peak (MiB)\n%-*s %6s", w, "variant", "server");
-    for (int c = 0; c < NMEM; c++)
-        fprintf(out, " %15s", mem_columns[c].name);
+    out_text_heads(out, mem_fields, NMEM);
     fputc('\n', out);
     for (int k = 0; k < nv; k++) {
         if (!memory_shown(&v[k].scn)) continue;
@@ -61,9 +51,10 @@ void memout_text(FILE *out, const variant_run_t *v, int nv) {
                 continue;
             }
             const memory_server_t m = memory_server(&v[k].scn, &v[k].topo, sv);
+            double f[NMEM];
+            mem_values(&m, f);
             fprintf(out, "%-*s %6d", w, v[k].scn.variant, sv + 1);
-            for (int c = 0; c < NMEM; c++)
-                fprintf(out, " %15.1f", mem_columns[c].get(&m) / MIB);
+            out_text_values(out, mem_fields, NMEM, f);
             fputc('\n', out);
         }
         if (left) fprintf(out, "%-*s (%d more servers: --format json has each)\n", w, "", left);
@@ -71,34 +62,36 @@ void memout_text(FILE *out, const variant_run_t *v, int nv) {
 }
 
 void memout_csv_names(FILE *out) {
-    for (int c = 0; c < NMEM; c++)
-        fprintf(out, ",%s", mem_columns[c].name);
+    out_csv_names(out, mem_fields, NMEM, "");
 }
 
 void memout_csv_values(FILE *out, const variant_run_t *v, int server) {
-    const int shown = memory_shown(&v->scn);
-    const memory_server_t m =
-        shown ? memory_server(&v->scn, &v->topo, server) : (memory_server_t){0};
-    for (int c = 0; c < NMEM; c++)
-        if (shown)
-            fprintf(out, ",%.6g", mem_columns[c].get(&m) / MIB);
-        else
-            fputc(',', out);
+    if (!memory_shown(&v->scn)) {
+        out_csv_blank(out, mem_fields, NMEM);
+        return;
+    }
+    const memory_server_t m = memory_server(&v->scn, &v->topo, server);
+    double f[NMEM];
+    mem_values(&m, f);
+    out_csv_values(out, mem_fields, NMEM, f);
 }
 
-void memout_json(FILE *out, const variant_run_t *v) {
+void memout_json(out_json_t *j, const variant_run_t *v) {
     if (!memory_shown(&v->scn)) return;
-    fprintf(out, ",\n   \"memory_servers\": [");
-    int n = 0;
+    out_jbreak(j, "\n   ");
+    out_jarr(j, "memory_servers");
     for (int sv = 0; sv < (int)v->scn.server.count; sv++) {
         if (!hosts(&v->topo, sv)) continue;
         const memory_server_t m = memory_server(&v->scn, &v->topo, sv);
-        fprintf(out, "%s\n    {\"server\": %d", n++ ? "," : "", sv);
-        for (int c = 0; c < NMEM; c++)
-            fprintf(out, ", \"%s\": %.6g", mem_columns[c].name, mem_columns[c].get(&m) / MIB);
-        fputc('}', out);
+        double f[NMEM];
+        mem_values(&m, f);
+        out_jbreak(j, "\n    ");
+        out_jobj(j, NULL);
+        out_jint(j, "server", sv);
+        out_jfields(j, mem_fields, NMEM, f);
+        out_jend(j);
     }
-    fprintf(out, "]");
+    out_jend(j);
 }
 
 void memout_html(FILE *out, const variant_run_t *v, int nv) {
@@ -109,7 +102,7 @@ void memout_html(FILE *out, const variant_run_t *v, int nv) {
           "<th>server</th>",
           out);
     for (int c = 0; c < NMEM; c++)
-        fprintf(out, "<th>%s</th>", mem_columns[c].name);
+        fprintf(out, "<th>%s</th>", mem_fields[c].name);
     fputs("</tr>\n", out);
     for (int k = 0; k < nv; k++) {
         if (!memory_shown(&v[k].scn)) continue;
@@ -118,11 +111,13 @@ void memout_html(FILE *out, const variant_run_t *v, int nv) {
             if (!hosts(&v[k].topo, sv)) continue;
             shown++;
             const memory_server_t m = memory_server(&v[k].scn, &v[k].topo, sv);
+            double f[NMEM];
+            mem_values(&m, f);
             fputs("<tr><td class=\"name\">", out);
             html_put_text(out, v[k].scn.variant);
             fprintf(out, "</td><td>%d</td>", sv + 1);
             for (int c = 0; c < NMEM; c++)
-                fprintf(out, "<td>%.1f</td>", mem_columns[c].get(&m) / MIB);
+                fprintf(out, "<td>%.1f</td>", f[c]);
             fputs("</tr>\n", out);
         }
     }

@@ -206,52 +206,16 @@ static const column_t columns[] = {
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
 
-/* One value as CSV (json = 0) or JSON text, its noise cleaned (fig_clean). */
-static void put_value(FILE *out, const column_t *c, const epoch_metrics_t *m,
-                      const epoch_metrics_t *ref, int json) {
-    const out_field_t f = {c->name, c->kind, c->fmt, bottleneck_names, 0};
-    out_value(out, &f, fig_clean(c->get(m, ref), c->range, m->epoch_s), json);
+/* A column as an out field, and its value with its noise cleaned (fig_clean). */
+static out_field_t field_of(const column_t *c) {
+    return (out_field_t){
+        .name = c->name, .kind = c->kind, .fmt = c->fmt, .names = bottleneck_names};
+}
+static double value_of(const column_t *c, const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    return fig_clean(c->get(m, ref), c->range, m->epoch_s);
 }
 
 /* ---- CSV ---- */
-
-/* RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, its
- * quotes doubled; any other is written as it is. */
-static int csv_needs_quotes(const char *s) {
-    return s[strcspn(s, ",\"\r\n")] != 0;
-}
-
-void report_csv_field(FILE *out, const char *s) {
-    if (!csv_needs_quotes(s)) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-size_t report_csv_quote(char *buf, size_t n, const char *s) {
-    size_t used = 0;
-    int q = csv_needs_quotes(s);
-#define PUT(c)                                                                                     \
-    do {                                                                                           \
-        if (used + 1 < n) buf[used] = (c);                                                         \
-        used++;                                                                                    \
-    } while (0)
-    if (q) PUT('"');
-    for (; *s; s++) {
-        if (q && *s == '"') PUT('"');
-        PUT(*s);
-    }
-    if (q) PUT('"');
-#undef PUT
-    if (n) buf[used < n ? used : n - 1] = 0;
-    return used;
-}
 
 static void csv_header_body(FILE *out, const char *extra) {
     fprintf(out, "%svariant,job,epoch,source", extra ? extra : "");
@@ -285,14 +249,15 @@ static void csv_row_body(FILE *out, const char *extra, const char *variant, cons
                          int epoch, const char *source, const epoch_metrics_t *m,
                          const epoch_metrics_t *model) {
     fputs(extra ? extra : "", out);
-    report_csv_field(out, variant);
+    out_csv_field(out, variant);
     fputc(',', out);
-    report_csv_field(out, job);
+    out_csv_field(out, job);
     fprintf(out, ",%d,%s", epoch, source);
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].get) {
+            const out_field_t f = field_of(&columns[i]);
             fputc(',', out);
-            put_value(out, &columns[i], m, model, 0);
+            out_value(out, &f, value_of(&columns[i], m, model));
         }
 }
 
@@ -336,84 +301,63 @@ static void write_csv(FILE *out, const variant_run_t *v, int nv) {
 
 /* ---- JSON ---- */
 
-void report_json_string(FILE *out, const char *s) {
-    fputc('"', out);
-    while (*s) {
-        unsigned char c = (unsigned char)*s;
-        int len = text_utf8_len(s);
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\u%04x", c);
-        else if (len == 0) /* not UTF-8 (a path from the command line): JSON cannot hold it */
-            fputs("\\ufffd", out);
-        else
-            fwrite(s, 1, (size_t)len, out);
-        s += len ? len : 1;
-    }
-    fputc('"', out);
-}
-
-static void json_value(FILE *out, const key_def_t *k, const void *base) {
+static void json_value(out_json_t *j, const key_def_t *k, const void *base) {
     char buf[SCN_PATH];
     schema_format(k, base, buf, sizeof buf);
-    if (k->type == KT_INT || k->type == KT_REAL || k->type == KT_BOOL)
-        fputs(buf, out);
+    if (k->type == KT_INT || k->type == KT_REAL)
+        out_jnumtext(j, k->name, buf);
+    else if (k->type == KT_BOOL)
+        out_jbool(j, k->name, strcmp(buf, "true") == 0);
     else
-        report_json_string(out, buf);
+        out_jstr(j, k->name, buf);
 }
 
 /* The published rate row a job names (jobs.N.gpu, model), with its source;
  * "used": false when a given rate overrides it. Nothing without one. */
-static void json_rate_row(FILE *out, const job_t *j) {
-    const gpu_rate_t *r = j->rate_row;
+static void json_rate_row(out_json_t *j, const job_t *jb) {
+    const gpu_rate_t *r = jb->rate_row;
     if (!r) return;
-    fprintf(out, ", \"published_rate\": {\"used\": %s, \"items_per_s\": %.9g, \"batch\": %lld",
-            j->rate_given ? "false" : "true", r->items_per_s, (long long)r->batch);
+    out_jobj(j, "published_rate");
+    out_jbool(j, "used", !jb->rate_given);
+    out_jnum(j, "items_per_s", "%.9g", r->items_per_s);
+    out_jint(j, "batch", (long long)r->batch);
     const char *names[] = {"gpu",  "model", "precision", "source", "table",
                            "date", "url",   "setup",     "note"};
     const char *vals[] = {r->gpu,  r->model, r->precision, r->source, r->table,
                           r->date, r->url,   r->setup,     r->note};
-    for (int i = 0; i < 9; i++) {
-        fprintf(out, ", \"%s\": ", names[i]);
-        report_json_string(out, vals[i]);
-    }
-    fprintf(out, "}");
+    for (int i = 0; i < 9; i++)
+        out_jstr(j, names[i], vals[i]);
+    out_jend(j);
 }
 
-void report_json_config(FILE *out, const scenario_t *s) {
+void report_json_config(out_json_t *j, const char *key, const scenario_t *s) {
     int n;
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
-    fprintf(out, "{");
-    for (int i = 0, shown = 0; i < n; i++) {
-        if (!kinds_key_used(s, k[i].name)) continue;
-        fprintf(out, "%s\"%s\": ", shown++ ? ", " : "", k[i].name);
-        json_value(out, &k[i], s);
-    }
+    out_jobj(j, key);
+    for (int i = 0; i < n; i++)
+        if (kinds_key_used(s, k[i].name)) json_value(j, &k[i], s);
     const key_def_t *jk = schema_keys(SCOPE_JOB, &n);
-    fprintf(out, ", \"jobs\": [");
-    for (int j = 0; j < s->njobs; j++) {
-        fprintf(out, "%s{", j ? ", " : "");
-        for (int i = 0; i < n; i++) {
-            fprintf(out, "%s\"%s\": ", i ? ", " : "", jk[i].name);
-            json_value(out, &jk[i], &s->jobs[j]);
-        }
-        json_rate_row(out, &s->jobs[j]);
-        fprintf(out, "}");
+    out_jarr(j, "jobs");
+    for (int jb = 0; jb < s->njobs; jb++) {
+        out_jobj(j, NULL);
+        for (int i = 0; i < n; i++)
+            json_value(j, &jk[i], &s->jobs[jb]);
+        json_rate_row(j, &s->jobs[jb]);
+        out_jend(j);
     }
-    fprintf(out, "]}");
+    out_jend(j);
+    out_jend(j);
 }
 
-void report_json_metrics(FILE *out, const epoch_metrics_t *m, const epoch_metrics_t *model) {
-    int first = 1;
-    fputc('{', out);
+void report_json_metrics(out_json_t *j, const char *key, const epoch_metrics_t *m,
+                         const epoch_metrics_t *model) {
+    out_jobj(j, key);
     for (int i = 0; i < NCOLUMNS; i++)
         if (columns[i].get) {
-            fprintf(out, "%s\"%s\": ", first ? "" : ", ", columns[i].name);
-            put_value(out, &columns[i], m, model, 1);
-            first = 0;
+            const out_field_t f = field_of(&columns[i]);
+            out_jfield(j, &f, value_of(&columns[i], m, model));
         }
-    fputc('}', out);
+    out_jend(j);
 }
 
 /* The per-server figures, one row per column as for an epoch's metrics: the
@@ -422,7 +366,7 @@ void report_json_metrics(FILE *out, const epoch_metrics_t *m, const epoch_metric
 typedef struct {
     const char *name, *head;
     int width;
-    double (*json)(const server_metrics_t *m);
+    double (*get)(const server_metrics_t *m);
     double scale; /* text: value / scale, or a percentage of accesses when 0 */
 } server_column_t;
 
@@ -453,34 +397,48 @@ static const server_column_t server_columns[] = {
 };
 #define NSERVER_COLUMNS ((int)(sizeof server_columns / sizeof server_columns[0]))
 
-static void json_server(FILE *out, const server_metrics_t *m) {
-    fputc('{', out);
+int report_check_server(const server_metrics_t *m, const char **name, double *value) {
     for (int i = 0; i < NSERVER_COLUMNS; i++)
-        fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", server_columns[i].name,
-                fig_clean(server_columns[i].json(m), FIG_NONNEG, 1));
-    fputc('}', out);
+        if (!fig_ok(server_columns[i].get(m), FIG_NONNEG, 1)) {
+            *name = server_columns[i].name, *value = server_columns[i].get(m);
+            return 1;
+        }
+    return 0;
 }
 
-static void json_servers(FILE *out, const variant_run_t *v) {
+static void json_server(out_json_t *j, const char *key, const server_metrics_t *m) {
+    out_jobj(j, key);
+    for (int i = 0; i < NSERVER_COLUMNS; i++)
+        out_jnum(j, server_columns[i].name, "%.0f",
+                 fig_clean(server_columns[i].get(m), FIG_NONNEG, 1));
+    out_jend(j);
+}
+
+static void json_servers(out_json_t *j, const variant_run_t *v) {
     const run_metrics_t *r = v->sim.m ? &v->sim : &v->model;
     if (!r->srv) return;
-    fprintf(out, ",\n   \"servers\": [");
+    out_jbreak(j, "\n   ");
+    out_jarr(j, "servers");
     for (int k = 0; k < r->nservers; k++) {
-        fprintf(out, "%s\n    {\"server\": %d, \"epochs\": [", k ? "," : "", k);
+        out_jbreak(j, "\n    ");
+        out_jobj(j, NULL);
+        out_jint(j, "server", k);
+        out_jarr(j, "epochs");
         for (int e = 0; e < r->nepochs; e++) {
-            fprintf(out, "%s\n     {\"epoch\": %d, \"model\": ", e ? "," : "", e + 1);
-            json_server(out, server_at(&v->model, k, e));
+            out_jbreak(j, "\n     ");
+            out_jobj(j, NULL);
+            out_jint(j, "epoch", e + 1);
+            json_server(j, "model", server_at(&v->model, k, e));
             /* A server-sampled run has figures of its sampled servers only. */
             if (v->sim.m && v->sim.srv &&
-                !(v->sim.servers_sampled > 0 && server_at(&v->sim, k, e)->accesses == 0)) {
-                fprintf(out, ", \"sim\": ");
-                json_server(out, server_at(&v->sim, k, e));
-            }
-            fprintf(out, "}");
+                !(v->sim.servers_sampled > 0 && server_at(&v->sim, k, e)->accesses == 0))
+                json_server(j, "sim", server_at(&v->sim, k, e));
+            out_jend(j);
         }
-        fprintf(out, "]}");
+        out_jend(j);
+        out_jend(j);
     }
-    fprintf(out, "]");
+    out_jend(j);
 }
 
 /* Requests to storage of each variant that reads an object store or record
@@ -518,35 +476,55 @@ static void write_text_requests(FILE *out, const variant_run_t *v, int nv) {
 
 /* ---- cost ---- */
 
-static void json_cost_one(FILE *out, const cost_t *c) {
-    fprintf(out,
-            "{\"requests\": %.9g, \"lists\": %.9g, \"egress\": %.9g, \"gpu\": %.9g, "
-            "\"gpu_stall\": %.9g, \"cores\": %.9g, \"cache\": %.9g, \"total\": %.9g}",
-            c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->cache, c->total);
+/* A cost_t's fields: JSON members and the text table's columns. */
+static const out_field_t cost_fields[] = {
+    {"requests", OUT_NUM, "%.9g", NULL, 0, NULL, 11, "%.2f"},
+    {"lists", OUT_NUM, "%.9g", NULL, 0, NULL, 9, "%.2f"},
+    {"egress", OUT_NUM, "%.9g", NULL, 0, NULL, 9, "%.2f"},
+    {"gpu", OUT_NUM, "%.9g", NULL, 0, NULL, 11, "%.2f"},
+    {"gpu_stall", OUT_NUM, "%.9g", NULL, 0, "gpu_stalled", 11, "%.2f"},
+    {"cores", OUT_NUM, "%.9g", NULL, 0, NULL, 9, "%.2f"},
+    {"cache", OUT_NUM, "%.9g", NULL, 0, NULL, 9, "%.2f"},
+    {"total", OUT_NUM, "%.9g", NULL, 0, NULL, 11, "%.2f"},
+};
+#define NCOST ((int)(sizeof cost_fields / sizeof cost_fields[0]))
+
+static void cost_values(const cost_t *c, double *v) {
+    v[0] = c->requests, v[1] = c->lists, v[2] = c->egress, v[3] = c->gpu;
+    v[4] = c->gpu_stall, v[5] = c->cores, v[6] = c->cache, v[7] = c->total;
+}
+
+static void json_cost_one(out_json_t *j, const char *key, const cost_t *c) {
+    double f[NCOST];
+    cost_values(c, f);
+    out_jrecord(j, key, cost_fields, NCOST, f);
 }
 
 /* Instance i's dollars per epoch and for the run, from the simulator where
  * it ran, else the model. */
-static void json_cost(FILE *out, const variant_run_t *v, int i) {
+static void json_cost(out_json_t *j, const variant_run_t *v, int i) {
     const run_metrics_t *r = best_source(v);
     cost_t run = {0}, c;
-    fprintf(out, ", \"cost_usd\": {\"source\": \"%s\", \"epochs\": [", v->sim.m ? "sim" : "model");
+    out_jobj(j, "cost_usd");
+    out_jstr(j, "source", v->sim.m ? "sim" : "model");
+    out_jarr(j, "epochs");
     for (int e = 0; e < v->scn.epochs; e++) {
         cost_epoch(&v->scn, &v->topo, i, e, metrics_at(r, i, e), &c);
         cost_add(&run, &c);
-        fprintf(out, "%s", e ? ", " : "");
-        json_cost_one(out, &c);
+        json_cost_one(j, NULL, &c);
     }
-    fprintf(out, "], \"run\": ");
-    json_cost_one(out, &run);
-    fprintf(out, "}");
+    out_jend(j);
+    json_cost_one(j, "run", &run);
+    out_jend(j);
 }
 
 static void text_cost_row(FILE *out, int w, const char *variant, const char *job, const char *epoch,
                           const cost_t *c) {
-    fprintf(out, "%-*s %-12s %5s %11.2f %9.2f %9.2f %11.2f %11.2f %9.2f %9.2f %11.2f\n", w, variant,
-            job, epoch, c->requests, c->lists, c->egress, c->gpu, c->gpu_stall, c->cores, c->cache,
-            c->total);
+    double f[NCOST];
+    cost_values(c, f);
+    fprintf(out, "%-*s %-12s %5s", w, variant, job, epoch);
+    out_text_values(out, cost_fields, NCOST, f);
+    fputc('\n', out);
 }
 
 /* Dollars per epoch and per run of every priced variant's jobs. */
@@ -558,9 +536,9 @@ static void write_text_cost(FILE *out, const variant_run_t *v, int nv) {
     fprintf(out, "\ncost in USD (simulator where run; prices: %s)\n",
             v[0].scn.prices_file[0] ? v[0].scn.prices_file : "the scenario's prices.*");
     const int w = report_variant_width(v, nv);
-    fprintf(out, "%-*s %-12s %5s %11s %9s %9s %11s %11s %9s %9s %11s\n", w, "variant", "job",
-            "epoch", "requests", "lists", "egress", "gpu", "gpu_stalled", "cores", "cache",
-            "total");
+    fprintf(out, "%-*s %-12s %5s", w, "variant", "job", "epoch");
+    out_text_heads(out, cost_fields, NCOST);
+    fputc('\n', out);
     for (int k = 0; k < nv; k++) {
         if (!cost_priced(&v[k].scn)) continue;
         const run_metrics_t *r = best_source(&v[k]);
@@ -581,96 +559,138 @@ static void write_text_cost(FILE *out, const variant_run_t *v, int nv) {
                  "its servers' cache and tier GB (by GPUs).\n");
 }
 
+/* The variant's totals, steady state, configuration and sampling. */
+static void json_variant_head(out_json_t *j, const variant_run_t *v, double base) {
+    out_jstr(j, "name", v->scn.variant);
+    out_jobj(j, "total_s");
+    out_jnum(j, "model", "%.9g", report_total_s(&v->model));
+    if (v->sim.m) out_jnum(j, "sim", "%.9g", report_total_s(&v->sim));
+    out_jend(j);
+    out_jnum(j, "speedup", "%.6f", base / report_total_s(best_source(v)));
+    out_jbreak(j, "\n   ");
+    out_jobj(j, "steady");
+    out_jint(j, "from_epoch", v->steady_from + 1);
+    out_jnum(j, "epoch_s", "%.9g", v->steady.epoch_s);
+    out_jnum(j, "hit_rate", "%.6f", v->steady.hit_rate);
+    out_jstr(j, "bottleneck", bottleneck_names[v->steady.bottleneck]);
+    out_jend(j);
+    out_jbreak(j, "\n   ");
+    report_json_config(j, "config", &v->scn);
+    if (v->sampled > 0) {
+        out_jbreak(j, "\n   ");
+        out_jobj(j, "sim_sampled");
+        out_jnum(j, "items_share", "%.9g", v->sampled);
+        out_jnum(j, "hit_rate_3se", "%.6f", v->sample_err);
+        out_jstr(j, "hits", "replay of the hash-sampled items");
+        out_jstr(j, "timings", "model given those hits");
+        out_jend(j);
+    }
+    if (v->sim.servers_sampled > 0) {
+        char line[160];
+        server_sample_line(line, sizeof line, v);
+        out_jbreak(j, "\n   ");
+        out_jobj(j, "sim_sampled_servers");
+        out_jint(j, "sampled", v->sim.servers_sampled);
+        out_jint(j, "servers", (long long)v->scn.server.count);
+        out_jnum(j, "bound_pct", "%.4f", v->sim.servers_bound);
+        out_jstr(j, "text", line);
+        out_jend(j);
+    }
+}
+
+/* Only under a curve or the memory bound: as before without. */
+static void json_prep_cores(out_json_t *j, const scenario_t *s, const instance_t *in) {
+    prep_cores_why_t w;
+    double per = in->cpus / in->nservers;
+    double eff = scenario_prep_cores_why(s, per, &w);
+    out_jobj(j, "prep_cores");
+    out_jnum(j, "per_server", "%.6g", per);
+    out_jnum(j, "effective", "%.6g", eff);
+    out_jbool(j, "extrapolated", w.extrapolated);
+    if (w.bound > 0) {
+        out_jobj(j, "memory_bound");
+        out_jnum(j, "cores", "%.6g", w.bound);
+        out_jbool(j, "binds", w.mem_bound);
+        out_jend(j);
+    }
+    out_jend(j);
+}
+
+/* The server's memory by component at its peak (GiB). */
+static void json_mem_peak(out_json_t *j, const memory_parts_t *m) {
+    out_jobj(j, "mem_peak_gib");
+    out_jnum(j, "server", "%.6g", m->total / GIB);
+    out_jnum(j, "training_processes", "%.6g", m->processes / GIB);
+    out_jnum(j, "pinned", "%.6g", m->pinned / GIB);
+    out_jnum(j, "workers", "%.6g", m->workers / GIB);
+    out_jnum(j, "shm", "%.6g", m->shm / GIB);
+    out_jnum(j, "cache", "%.6g", m->cache / GIB);
+    out_jend(j);
+}
+
+/* Job instance i of a variant: its resources, epochs and cost. */
+static void json_job(out_json_t *j, const variant_run_t *v, int i) {
+    const scenario_t *s = &v->scn;
+    const instance_t *in = &v->topo.inst[i];
+    out_jbreak(j, "\n    ");
+    out_jobj(j, NULL);
+    out_jstr(j, "name", in->name);
+    out_jnum(j, "cpus", "%.6g", in->cpus);
+    /* /dev/shm in MiB, as df -m and docker's --shm-size count it. */
+    out_jobj(j, "shm_peak_mib");
+    out_jnum(j, "per_process", "%.6g", memory_shm_process(s, &s->jobs[in->job]) / MIB);
+    out_jnum(j, "server", "%.6g", memory_shm_peak(s, &v->topo, in->first_server) / MIB);
+    out_jend(j);
+    if (memory_counted(s)) {
+        memory_parts_t m = memory_peak(s, &v->topo, in->first_server);
+        json_mem_peak(j, &m);
+    }
+    if (scenario_prep_cores_shaped(s)) json_prep_cores(j, s, in);
+    out_jint(j, "first_server", in->first_server);
+    out_jint(j, "servers", in->nservers);
+    out_jarr(j, "epochs");
+    for (int e = 0; e < s->epochs; e++) {
+        out_jbreak(j, "\n     ");
+        out_jobj(j, NULL);
+        out_jint(j, "epoch", e + 1);
+        report_json_metrics(j, "model", metrics_at(&v->model, i, e), NULL);
+        if (v->sim.m)
+            report_json_metrics(j, "sim", metrics_at(&v->sim, i, e), metrics_at(&v->model, i, e));
+        out_jend(j);
+    }
+    out_jend(j);
+    if (cost_priced(s)) json_cost(j, v, i);
+    out_jend(j);
+}
+
 static void write_json(FILE *out, const char *path, const variant_run_t *v, int nv) {
-    fprintf(out, "{\"format_version\": 1, \"stallsim_version\": \"%s\", \"scenario_file\": ",
-            STALLSIM_VERSION);
-    report_json_string(out, path);
-    fprintf(out, ",\n \"variants\": [");
+    out_json_t j;
+    out_json_begin(&j, out);
+    out_jobj(&j, NULL);
+    out_jint(&j, "format_version", 1);
+    out_jstr(&j, "stallsim_version", STALLSIM_VERSION);
+    out_jstr(&j, "scenario_file", path);
+    out_jbreak(&j, "\n ");
+    out_jarr(&j, "variants");
     double base = nv ? report_total_s(best_source(&v[0])) : 0;
     for (int k = 0; k < nv; k++) {
-        fprintf(out, "%s\n  {\"name\": ", k ? "," : "");
-        report_json_string(out, v[k].scn.variant);
-        fprintf(out, ", \"total_s\": {\"model\": %.9g", report_total_s(&v[k].model));
-        if (v[k].sim.m) fprintf(out, ", \"sim\": %.9g", report_total_s(&v[k].sim));
-        fprintf(out,
-                "}, \"speedup\": %.6f,\n   \"steady\": {\"from_epoch\": %d, "
-                "\"epoch_s\": %.9g, \"hit_rate\": %.6f, \"bottleneck\": \"%s\"},\n   \"config\": ",
-                base / report_total_s(best_source(&v[k])), v[k].steady_from + 1,
-                v[k].steady.epoch_s, v[k].steady.hit_rate,
-                bottleneck_names[v[k].steady.bottleneck]);
-        report_json_config(out, &v[k].scn);
-        if (v[k].sampled > 0)
-            fprintf(out,
-                    ",\n   \"sim_sampled\": {\"items_share\": %.9g, \"hit_rate_3se\": %.6f, "
-                    "\"hits\": \"replay of the hash-sampled items\", \"timings\": \"model given "
-                    "those hits\"}",
-                    v[k].sampled, v[k].sample_err);
-        if (v[k].sim.servers_sampled > 0) {
-            fprintf(out,
-                    ",\n   \"sim_sampled_servers\": {\"sampled\": %d, \"servers\": %lld, "
-                    "\"bound_pct\": %.4f, \"text\": ",
-                    v[k].sim.servers_sampled, (long long)v[k].scn.server.count,
-                    v[k].sim.servers_bound);
-            char line[160];
-            server_sample_line(line, sizeof line, &v[k]);
-            report_json_string(out, line);
-            fprintf(out, "}");
-        }
-        fprintf(out, ",\n   \"jobs\": [");
-        for (int i = 0; i < v[k].topo.ninst; i++) {
-            fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-            report_json_string(out, v[k].topo.inst[i].name);
-            fprintf(out, ", \"cpus\": %.6g, ", v[k].topo.inst[i].cpus);
-            /* /dev/shm in MiB, as df -m and docker's --shm-size count it. */
-            fprintf(out, "\"shm_peak_mib\": {\"per_process\": %.6g, \"server\": %.6g}, ",
-                    memory_shm_process(&v[k].scn, &v[k].scn.jobs[v[k].topo.inst[i].job]) / MIB,
-                    memory_shm_peak(&v[k].scn, &v[k].topo, v[k].topo.inst[i].first_server) / MIB);
-            if (memory_counted(&v[k].scn)) {
-                memory_parts_t m =
-                    memory_peak(&v[k].scn, &v[k].topo, v[k].topo.inst[i].first_server);
-                fprintf(out,
-                        "\"mem_peak_gib\": {\"server\": %.6g, \"training_processes\": %.6g, "
-                        "\"pinned\": %.6g, \"workers\": %.6g, \"shm\": %.6g, \"cache\": %.6g}, ",
-                        m.total / GIB, m.processes / GIB, m.pinned / GIB, m.workers / GIB,
-                        m.shm / GIB, m.cache / GIB);
-            }
-            /* Only under a curve or the memory bound: as before without. */
-            if (scenario_prep_cores_shaped(&v[k].scn)) {
-                prep_cores_why_t w;
-                double per = v[k].topo.inst[i].cpus / v[k].topo.inst[i].nservers;
-                double eff = scenario_prep_cores_why(&v[k].scn, per, &w);
-                fprintf(out,
-                        "\"prep_cores\": {\"per_server\": %.6g, \"effective\": %.6g, "
-                        "\"extrapolated\": %s",
-                        per, eff, w.extrapolated ? "true" : "false");
-                if (w.bound > 0)
-                    fprintf(out, ", \"memory_bound\": {\"cores\": %.6g, \"binds\": %s}", w.bound,
-                            w.mem_bound ? "true" : "false");
-                fprintf(out, "}, ");
-            }
-            fprintf(out, "\"first_server\": %d, \"servers\": %d, \"epochs\": [",
-                    v[k].topo.inst[i].first_server, v[k].topo.inst[i].nservers);
-            for (int e = 0; e < v[k].scn.epochs; e++) {
-                fprintf(out, "%s\n     {\"epoch\": %d, \"model\": ", e ? "," : "", e + 1);
-                report_json_metrics(out, metrics_at(&v[k].model, i, e), NULL);
-                if (v[k].sim.m) {
-                    fprintf(out, ", \"sim\": ");
-                    report_json_metrics(out, metrics_at(&v[k].sim, i, e),
-                                        metrics_at(&v[k].model, i, e));
-                }
-                fprintf(out, "}");
-            }
-            fprintf(out, "]");
-            if (cost_priced(&v[k].scn)) json_cost(out, &v[k], i);
-            fprintf(out, "}");
-        }
-        fprintf(out, "]");
-        json_servers(out, &v[k]);
-        report_spread_json(out, &v[k]);
-        memout_json(out, &v[k]);
-        fprintf(out, "}");
+        out_jbreak(&j, "\n  ");
+        out_jobj(&j, NULL);
+        json_variant_head(&j, &v[k], base);
+        out_jbreak(&j, "\n   ");
+        out_jarr(&j, "jobs");
+        for (int i = 0; i < v[k].topo.ninst; i++)
+            json_job(&j, &v[k], i);
+        out_jend(&j);
+        json_servers(&j, &v[k]);
+        report_spread_json(&j, &v[k]);
+        memout_json(&j, &v[k]);
+        out_jend(&j);
     }
-    fprintf(out, "\n]}\n");
+    out_jbreak(&j, "\n");
+    out_jend(&j);
+    out_jend(&j);
+    fputc('\n', out);
 }
 
 /* ---- text ---- */
@@ -739,7 +759,7 @@ static void text_server_row(FILE *out, int w, const char *variant, int server, i
     fprintf(out, "%-*s %6d %5d  %-6s", w, variant, server + 1, epoch, src);
     for (int i = 0; i < NSERVER_COLUMNS; i++) {
         const server_column_t *c = &server_columns[i];
-        double v = fig_clean(c->json(m), FIG_NONNEG, 1);
+        double v = fig_clean(c->get(m), FIG_NONNEG, 1);
         char buf[32];
         if (c->scale > 0)
             snprintf(buf, sizeof buf, c->scale >= 1e9 ? "%.1f" : "%.0f", v / c->scale);

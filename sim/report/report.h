@@ -31,13 +31,9 @@ int report_write(FILE *out, report_format_t fmt, const char *path, const variant
 /* Sum over epochs of the slowest instance's epoch time: what a user waits for. */
 double report_total_s(const run_metrics_t *r);
 
-/* One CSV field as RFC 4180 has it: quoted (quotes doubled) when it holds a
- * comma, a double quote, CR or LF; as it is otherwise. report_csv_quote
- * writes the same into buf (snprintf's contract: the full length returned). */
-void report_csv_field(FILE *out, const char *s);
-size_t report_csv_quote(char *buf, size_t n, const char *s);
 /* CSV header and one row; shared with sweeps so both stay in step. The
- * variant and job are quoted as fields; extra_values goes out as it is. */
+ * variant and job are quoted as fields (out_csv_field); extra_values goes
+ * out as it is. */
 void report_csv_header(FILE *out, const char *extra_columns);
 /* model: the model's row a sim row is compared with (vs_model,
  * model_differs: gap.h), NULL for a model row. Figures print cleaned of
@@ -49,6 +45,8 @@ void report_csv_row(FILE *out, const char *extra_values, const char *variant, co
  * name, value and range; 0 when every one may be printed. */
 int report_check_metrics(const epoch_metrics_t *m, const epoch_metrics_t *model, const char **name,
                          double *value, fig_range_t *range);
+/* The same for a server's figures (counts and bytes: FIG_NONNEG each). */
+int report_check_server(const server_metrics_t *m, const char **name, double *value);
 
 /* The text table of epoch rows as `run` prints it; `measure` prints its
  * rows through it with a wider source column and finer figures (its
@@ -67,12 +65,12 @@ void report_text_row(FILE *out, const report_table_t *t, const char *variant, co
                      int epoch, const char *src, const epoch_metrics_t *m,
                      const epoch_metrics_t *ref);
 
-/* JSON pieces shared with `stallsim measure`: a quoted, escaped string and
- * one epoch's metrics as an object. */
-void report_json_string(FILE *out, const char *s);
-void report_json_metrics(FILE *out, const epoch_metrics_t *m, const epoch_metrics_t *model);
-/* The effective configuration as a JSON object: every scenario key by its
- * dotted name, and "jobs": [ {job keys}, ... ]. */
-void report_json_config(FILE *out, const scenario_t *s);
+/* JSON pieces shared with `stallsim measure` and `sweep`, written through
+ * the out module's writer as the value of key (NULL in an array): one
+ * epoch's metrics as an object, and the effective configuration, every
+ * scenario key by its dotted name and "jobs": [ {job keys}, ... ]. */
+void report_json_metrics(out_json_t *j, const char *key, const epoch_metrics_t *m,
+                         const epoch_metrics_t *model);
+void report_json_config(out_json_t *j, const char *key, const scenario_t *s);
 
 #endif

@@ -34,17 +34,20 @@ void report_spread_text(FILE *out, const variant_run_t *v, int nv) {
     }
 }
 
-void report_spread_json(FILE *out, const variant_run_t *v) {
+void report_spread_json(out_json_t *j, const variant_run_t *v) {
     const spread_t *sp = &v->spread;
     if (sp->n == 0) return;
-    fprintf(out, ",\n   \"profile_spread\": {\"profile\": ");
-    report_json_string(out, sp->profile);
-    fprintf(out, ", \"figures\": {");
-    for (int i = 0; i < sp->n; i++) {
-        fprintf(out, "%s", i ? ", " : "");
-        report_json_string(out, sp->key[i]);
-        fprintf(out, ": %.6g", sp->rel[i]);
-    }
-    fprintf(out, "}, \"total_s\": {\"model\": %.9g, \"fast\": %.9g, \"slow\": %.9g}}", sp->total_s,
-            sp->fast_s, sp->slow_s);
+    out_jbreak(j, "\n   ");
+    out_jobj(j, "profile_spread");
+    out_jstr(j, "profile", sp->profile);
+    out_jobj(j, "figures");
+    for (int i = 0; i < sp->n; i++)
+        out_jnum(j, sp->key[i], "%.6g", sp->rel[i]);
+    out_jend(j);
+    out_jobj(j, "total_s");
+    out_jnum(j, "model", "%.9g", sp->total_s);
+    out_jnum(j, "fast", "%.9g", sp->fast_s);
+    out_jnum(j, "slow", "%.9g", sp->slow_s);
+    out_jend(j);
+    out_jend(j);
 }

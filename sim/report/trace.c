@@ -7,6 +7,7 @@
 
 #include "kinds.h"
 #include "memory.h"
+#include "out.h"
 #include "report.h"
 
 #ifndef STALLSIM_VERSION
@@ -52,8 +53,9 @@ typedef struct {
 
 struct trace {
     FILE *f;
+    out_json_t j; /* the file, compact */
     trace_window_t w;
-    int pid, events;
+    int pid;
     sim_observer_t obs;
     const variant_run_t *v;
     int pool; /* the loader's workers read asynchronously (a pool of cores) */
@@ -99,49 +101,82 @@ int trace_parse_range(const char *s, int64_t *lo, int64_t *hi) {
 
 /* ---- writing events ---- */
 
-static void begin_event(trace_t *t) {
-    fputs(t->events++ ? ",\n" : "\n", t->f);
+/* An event: an object on its own line in "traceEvents". */
+static out_json_t *begin_event(trace_t *t, const char *ph, int tid) {
+    out_json_t *j = &t->j;
+    out_jbreak(j, "\n");
+    out_jobj(j, NULL);
+    out_jstr(j, "ph", ph);
+    out_jint(j, "pid", t->pid);
+    out_jint(j, "tid", tid);
+    return j;
 }
 
-static void put_us(FILE *f, const char *key, double seconds) {
-    fprintf(f, ",\"%s\":%.3f", key, seconds * 1e6);
+static void put_us(out_json_t *j, const char *key, double seconds) {
+    out_jnum(j, key, "%.3f", seconds * 1e6);
 }
 
 static void meta_name(trace_t *t, const char *what, int tid, const char *name) {
-    begin_event(t);
-    fprintf(t->f,
-            "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"name\":\"%s\",\"args\":{\"name\":",
-            t->pid, tid, what);
-    report_json_string(t->f, name);
-    fputs("}}", t->f);
+    out_json_t *j = begin_event(t, "M", tid);
+    out_jint(j, "ts", 0);
+    out_jstr(j, "name", what);
+    out_jobj(j, "args");
+    out_jstr(j, "name", name);
+    out_jend(j);
+    out_jend(j);
 }
 
 static void meta_sort(trace_t *t, const char *what, int tid, int index) {
-    begin_event(t);
-    fprintf(t->f,
-            "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"name\":\"%s\",\"args\":{\"sort_"
-            "index\":%d}}",
-            t->pid, tid, what, index);
+    out_json_t *j = begin_event(t, "M", tid);
+    out_jint(j, "ts", 0);
+    out_jstr(j, "name", what);
+    out_jobj(j, "args");
+    out_jint(j, "sort_index", index);
+    out_jend(j);
+    out_jend(j);
 }
 
-/* A complete event ("X"); args is the inside of an object, or "". */
+/* A complete event's args: the batch (1-based) of an epoch, and the
+ * items and busy seconds where it has them (< 0: not). */
+typedef struct {
+    int epoch;
+    long long batch;
+    double items, busy_s;
+} slice_args_t;
+
+/* A complete event ("X"). */
 static void slice(trace_t *t, int tid, const char *name, const char *cat, double ts, double dur,
-                  const char *args) {
+                  const slice_args_t *a) {
     if (dur < 0) dur = 0;
-    begin_event(t);
-    fprintf(t->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"cat\":\"%s\"", t->pid, tid,
-            name, cat);
-    put_us(t->f, "ts", ts);
-    put_us(t->f, "dur", dur);
-    fprintf(t->f, ",\"args\":{%s}}", args);
+    out_json_t *j = begin_event(t, "X", tid);
+    out_jstr(j, "name", name);
+    out_jstr(j, "cat", cat);
+    put_us(j, "ts", ts);
+    put_us(j, "dur", dur);
+    out_jobj(j, "args");
+    out_jint(j, "epoch", a->epoch);
+    out_jint(j, "batch", a->batch);
+    if (a->items >= 0) out_jnum(j, "items", "%.0f", a->items);
+    if (a->busy_s >= 0) out_jnum(j, "busy_s", "%.9g", a->busy_s);
+    out_jend(j);
+    out_jend(j);
+}
+
+/* A counter event ("C") of n series. */
+static void counters(trace_t *t, const char *name, double ts, int n, const char *const *key,
+                     const double *value) {
+    out_json_t *j = begin_event(t, "C", 0);
+    out_jstr(j, "name", name);
+    put_us(j, "ts", ts);
+    out_jobj(j, "args");
+    for (int i = 0; i < n; i++)
+        out_jnum(j, key[i], "%.9g", value[i]);
+    out_jend(j);
+    out_jend(j);
 }
 
 static void counter(trace_t *t, const char *name, double ts, const char *key, double value) {
-    begin_event(t);
-    fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", t->pid);
-    report_json_string(t->f, name);
-    put_us(t->f, "ts", ts);
-    fprintf(t->f, ",\"args\":{\"%s\":%.9g}}", key, value);
+    counters(t, name, ts, 1, &key, &value);
 }
 
 /* ---- the memory track ---- */
@@ -152,16 +187,11 @@ static void counter(trace_t *t, const char *name, double ts, const char *key, do
  * loader's), one counter track of stacked series. */
 static void memory_counter(trace_t *t, int sv, double ts, double cache_used) {
     const memory_parts_t m = memory_peak(&t->v->scn, &t->v->topo, sv);
+    static const char *const keys[] = {"training processes", "workers", "/dev/shm", "cache"};
+    const double mib[] = {m.processes / MIB, m.workers / MIB, m.shm / MIB, cache_used / MIB};
     char name[64];
     snprintf(name, sizeof name, "memory of server %d: MiB", sv + 1);
-    begin_event(t);
-    fprintf(t->f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", t->pid);
-    report_json_string(t->f, name);
-    put_us(t->f, "ts", ts);
-    fprintf(t->f,
-            ",\"args\":{\"training processes\":%.9g,\"workers\":%.9g,\"/dev/shm\":%.9g,"
-            "\"cache\":%.9g}}",
-            m.processes / MIB, m.workers / MIB, m.shm / MIB, cache_used / MIB);
+    counters(t, name, ts, 4, keys, mib);
 }
 
 /* Each server that runs a training process, at the variant's start. */
@@ -224,12 +254,10 @@ static void flush_ticks(trace_t *t) {
 
 static void close_run(trace_t *t, lane_t *l) {
     if (!l->open) return;
-    char args[160];
-    snprintf(args, sizeof args, "\"epoch\":%d,\"batch\":%lld,\"items\":%d,\"busy_s\":%.9g",
-             l->epoch + 1, (long long)l->batch + 1, l->items, l->busy);
+    const slice_args_t args = {l->epoch + 1, (long long)l->batch + 1, l->items, l->busy};
     char name[48];
     snprintf(name, sizeof name, "batch %lld", (long long)l->batch + 1);
-    slice(t, l->tid, name, "prep", l->start, l->end - l->start, args);
+    slice(t, l->tid, name, "prep", l->start, l->end - l->start, &args);
     l->open = 0;
 }
 
@@ -383,17 +411,15 @@ static void flush_gpu(trace_t *t, int inst, inst_t *in) {
         F_prev = r->lag;
         if (fetch < 0) fetch = 0;
         if (fetch > wait) fetch = wait;
-        char args[128];
-        snprintf(args, sizeof args, "\"epoch\":%d,\"batch\":%lld", in->epoch + 1,
-                 (long long)r->batch + 1);
-        if (fetch > 0) slice(t, tid, "wait: fetch", "stall.fetch", r->idle, fetch, args);
+        const slice_args_t args = {in->epoch + 1, (long long)r->batch + 1, -1, -1};
+        if (fetch > 0) slice(t, tid, "wait: fetch", "stall.fetch", r->idle, fetch, &args);
         if (wait - fetch > 0)
-            slice(t, tid, "wait: prep", "stall.prep", r->idle + fetch, wait - fetch, args);
-        if (r->cpu > 0) slice(t, tid, "CPU step", "stall.prep", r->start, r->cpu, args);
-        char cargs[160], name[48];
-        snprintf(cargs, sizeof cargs, "%s,\"items\":%.0f", args, r->items);
+            slice(t, tid, "wait: prep", "stall.prep", r->idle + fetch, wait - fetch, &args);
+        if (r->cpu > 0) slice(t, tid, "CPU step", "stall.prep", r->start, r->cpu, &args);
+        const slice_args_t cargs = {in->epoch + 1, (long long)r->batch + 1, r->items, -1};
+        char name[48];
         snprintf(name, sizeof name, "compute batch %lld", (long long)r->batch + 1);
-        slice(t, tid, name, "gpu", r->start + r->cpu, r->compute, cargs);
+        slice(t, tid, name, "gpu", r->start + r->cpu, r->compute, &cargs);
     }
     in->n = 0;
 }
@@ -422,11 +448,14 @@ static void on_iteration(void *ctx, const sim_iter_t *it) {
 
 /* ---- the file ---- */
 
-static void put_range(FILE *f, int64_t lo, int64_t hi) {
+/* "lo-hi" or "lo-all": an epoch or iteration window. */
+static void put_range(out_json_t *j, const char *key, int64_t lo, int64_t hi) {
+    char r[64];
     if (hi == TRACE_ALL)
-        fprintf(f, "\"%lld-all\"", (long long)lo);
+        snprintf(r, sizeof r, "%lld-all", (long long)lo);
     else
-        fprintf(f, "\"%lld-%lld\"", (long long)lo, (long long)hi);
+        snprintf(r, sizeof r, "%lld-%lld", (long long)lo, (long long)hi);
+    out_jstr(j, key, r);
 }
 
 trace_t *trace_open(FILE *out, const trace_window_t *w, const char *scenario_path) {
@@ -435,17 +464,20 @@ trace_t *trace_open(FILE *out, const trace_window_t *w, const char *scenario_pat
     t->f = out;
     t->w = *w;
     t->obs = (sim_observer_t){t, on_batch, on_cache, on_item, on_iteration};
-    fprintf(out,
-            "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"stallsim %s\","
-            "\"scenario\":",
-            STALLSIM_VERSION);
-    report_json_string(out, scenario_path);
-    fprintf(out, ",\"epochs\":");
-    put_range(out, w->epoch_lo, w->epoch_hi);
-    fprintf(out, ",\"iterations\":");
-    put_range(out, w->iter_lo, w->iter_hi);
-    fprintf(out, ",\"clock\":\"simulated, microseconds from the run's start\"},\n"
-                 "\"traceEvents\":[");
+    out_json_t *j = &t->j;
+    out_json_begin(j, out);
+    j->compact = 1;
+    out_jobj(j, NULL);
+    out_jstr(j, "displayTimeUnit", "ms");
+    out_jobj(j, "otherData");
+    out_jstr(j, "generator", "stallsim " STALLSIM_VERSION);
+    out_jstr(j, "scenario", scenario_path);
+    put_range(j, "epochs", w->epoch_lo, w->epoch_hi);
+    put_range(j, "iterations", w->iter_lo, w->iter_hi);
+    out_jstr(j, "clock", "simulated, microseconds from the run's start");
+    out_jend(j);
+    out_jbreak(j, "\n");
+    out_jarr(j, "traceEvents");
     return t;
 }
 
@@ -495,7 +527,10 @@ int trace_variant_end(trace_t *t) {
 }
 
 int trace_close(trace_t *t) {
-    fputs("\n]}\n", t->f);
+    out_jbreak(&t->j, "\n");
+    out_jend(&t->j);
+    out_jend(&t->j);
+    fputc('\n', t->f);
     int rc = t->failed || ferror(t->f) ? -1 : 0;
     free(t->lanes), free(t->ticks);
     free(t);

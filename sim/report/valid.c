@@ -113,16 +113,11 @@ int report_valid_row(const epoch_metrics_t *m, const epoch_metrics_t *model, con
 /* A server's figures: counts and bytes, each >= 0. */
 static int valid_server(const server_metrics_t *m, const variant_run_t *v, const char *cmd,
                         const char *where) {
-    const double f[] = {m->accesses,     m->local_hits,    m->remote_hits,
-                        m->tier_hits,    m->storage_reads, m->storage_read_bytes,
-                        m->net_in_bytes, m->net_out_bytes, m->staged_bytes};
-    const char *names[] = {"accesses",     "local_hits",    "remote_hits",
-                           "tier_hits",    "storage_reads", "storage_read_bytes",
-                           "net_in_bytes", "net_out_bytes", "staged_bytes"};
-    for (int i = 0; i < 9; i++)
-        if (!fig_ok(f[i], FIG_NONNEG, 1))
-            return refuse(cmd, names[i], f[i], fig_range_text(FIG_NONNEG), where, &v->scn,
-                          BN_STORAGE_BW, 0);
+    const char *name;
+    double value;
+    if (report_check_server(m, &name, &value))
+        return refuse(cmd, name, value, fig_range_text(FIG_NONNEG), where, &v->scn, BN_STORAGE_BW,
+                      0);
     return 0;
 }
 

@@ -263,7 +263,7 @@ static void config_prefix(void *ctx, int64_t c, char *buf, size_t n) {
     /* A string value (a name) is a CSV field like any other: quoted when it must be. */
     for (int a = 0; a < p->grid.naxes && used < n; a++)
         if (!p->grid.axes[a].is_variant) {
-            used += report_csv_quote(buf + used, n - used, p->grid.axes[a].values[idx[a]]);
+            used += out_csv_quote(buf + used, n - used, p->grid.axes[a].values[idx[a]]);
             if (used < n) used += (size_t)snprintf(buf + used, n - used, ",");
         }
 }
@@ -657,60 +657,83 @@ static int write_html(const plan_t *p) {
 
 /* ---- metadata ---- */
 
-static char *meta_body(const plan_t *p, int argc, char **argv, int64_t seed, int64_t rows) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    fprintf(f, "  \"stallsim_version\": \"%s\",\n  \"scenario\": ", STALLSIM_VERSION);
-    report_json_string(f, p->o->a.file);
-    fprintf(f, ",\n  \"seed\": %lld,\n  \"command_line\": [\"stallsim\"", (long long)seed);
-    for (int i = 0; i < argc; i++) {
-        fputs(", ", f);
-        report_json_string(f, argv[i]);
-    }
-    fprintf(f,
-            "],\n  \"model_only\": %s,\n  \"grid_size\": %lld,\n  \"shard\": \"%d/%d\",\n"
-            "  \"configs\": [%lld, %lld],\n  \"rows\": %lld,\n  \"axes\": [",
-            p->o->a.model_only ? "true" : "false", (long long)p->grid.size, p->o->shard_i,
-            p->o->shard_n, (long long)p->first, (long long)p->end, (long long)rows);
+typedef struct {
+    const plan_t *p;
+    int argc;
+    char **argv;
+    int64_t seed, rows;
+} meta_t;
+
+#define LINE "\n  " /* each top-level member of the metadata on its own line */
+
+static void meta_axes(out_json_t *j, const plan_t *p) {
+    out_jbreak(j, LINE);
+    out_jarr(j, "axes");
     for (int a = 0; a < p->grid.naxes; a++) {
         const sweep_axis_t *ax = &p->grid.axes[a];
-        fprintf(f, "%s\n    {\"key\": ", a ? "," : "");
-        report_json_string(f, ax->key);
-        fputs(", \"column\": ", f);
-        report_json_string(f, ax->column);
-        if (ax->tied_to >= 0) {
-            fputs(", \"tied_to\": ", f);
-            report_json_string(f, p->grid.axes[ax->tied_to].key);
-        }
-        fprintf(f, ", \"count\": %d, \"values\": [", ax->nvalues);
-        for (int v = 0; v < ax->nvalues && ax->nvalues <= 1000; v++) {
-            if (v) fputs(", ", f);
-            report_json_string(f, ax->values[v]);
-        }
-        fputs("]}", f);
+        out_jbreak(j, "\n    ");
+        out_jobj(j, NULL);
+        out_jstr(j, "key", ax->key);
+        out_jstr(j, "column", ax->column);
+        if (ax->tied_to >= 0) out_jstr(j, "tied_to", p->grid.axes[ax->tied_to].key);
+        out_jint(j, "count", ax->nvalues);
+        out_jarr(j, "values");
+        for (int v = 0; v < ax->nvalues && ax->nvalues <= 1000; v++)
+            out_jstr(j, NULL, ax->values[v]);
+        out_jend(j);
+        out_jend(j);
     }
+    out_jbreak(j, LINE);
+    out_jend(j);
+}
+
+/* The metadata file's members after its status (sweep_out.h). */
+static void meta_members(void *ctx, out_json_t *j) {
+    const meta_t *m = ctx;
+    const plan_t *p = m->p;
+    char shard[32];
+    snprintf(shard, sizeof shard, "%d/%d", p->o->shard_i, p->o->shard_n);
+    out_jbreak(j, LINE);
+    out_jstr(j, "stallsim_version", STALLSIM_VERSION);
+    out_jbreak(j, LINE);
+    out_jstr(j, "scenario", p->o->a.file);
+    out_jbreak(j, LINE);
+    out_jint(j, "seed", (long long)m->seed);
+    out_jbreak(j, LINE);
+    out_jarr(j, "command_line");
+    out_jstr(j, NULL, "stallsim");
+    for (int i = 0; i < m->argc; i++)
+        out_jstr(j, NULL, m->argv[i]);
+    out_jend(j);
+    out_jbreak(j, LINE);
+    out_jbool(j, "model_only", p->o->a.model_only);
+    out_jbreak(j, LINE);
+    out_jint(j, "grid_size", (long long)p->grid.size);
+    out_jbreak(j, LINE);
+    out_jstr(j, "shard", shard);
+    out_jbreak(j, LINE);
+    out_jarr(j, "configs");
+    out_jint(j, NULL, (long long)p->first);
+    out_jint(j, NULL, (long long)p->end);
+    out_jend(j);
+    out_jbreak(j, LINE);
+    out_jint(j, "rows", (long long)m->rows);
+    meta_axes(j, p);
     /* The effective configuration of each variant the sweep runs (host
      * profile, --set and defaults applied; each row's --vary values are in
      * its columns), so readers need not re-read the scenario. */
-    fputs("\n  ],\n  \"effective\": {", f);
+    out_jbreak(j, LINE);
+    out_jobj(j, "effective");
     int vars[SCN_MAX_VARIANTS + 1], nv = swept_variants(p, vars);
     variant_run_t *v = malloc(sizeof *v);
     for (int k = 0; k < nv && v; k++) {
         if (run_build(p->doc, &p->o->a.sets, vars[k], 0, v)) break; /* validated already */
-        fputs(k ? ",\n    " : "\n    ", f);
-        report_json_string(f, v->scn.variant);
-        fputs(": ", f);
-        report_json_config(f, &v->scn);
+        out_jbreak(j, "\n    ");
+        report_json_config(j, v->scn.variant, &v->scn);
     }
     free(v);
-    fputs("\n  }\n", f);
-    if (fclose(f)) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    out_jbreak(j, LINE);
+    out_jend(j);
 }
 
 /* ---- the grid runner's in-order writer ---- */
@@ -832,8 +855,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     uint64_t hash = 0;
     if (!rc && args_hash(o, &p, &hash)) rc = EXIT_INPUT; /* after the loader's message */
     char *header = rc ? NULL : csv_header(&p);
-    char *meta = rc ? NULL : meta_body(&p, argc, argv, seed, rows);
-    if (!rc && (!header || !meta)) rc = EXIT_RUNTIME;
+    meta_t meta = {&p, argc, argv, seed, rows};
+    if (!rc && !header) rc = EXIT_RUNTIME;
 
     sweep_out_t out;
     memset(&out, 0, sizeof out);
@@ -841,8 +864,8 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     int64_t from = p.first;
     int complete = 0;
     if (!rc) {
-        sweep_out_spec_t spec = {o->out, header,        hash, p.first, p.end,
-                                 p.rows, config_prefix, &p,   meta};
+        sweep_out_spec_t spec = {o->out, header,        hash, p.first,      p.end,
+                                 p.rows, config_prefix, &p,   meta_members, &meta};
         rc = sweep_out_open(&out, &spec, &from, &complete);
     }
     if (!rc && o->html && out.stream) {
@@ -862,7 +885,6 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
         fprintf(stderr, "stallsim sweep: stopped; rerun the same command to resume\n");
     sweep_out_close(&out);
     free(header);
-    free(meta);
     free(p.rows);
     free_inputs(&p);
     sweep_curve_free(p.curve);

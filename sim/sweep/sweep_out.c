@@ -50,8 +50,19 @@ static int write_meta(const sweep_out_t *o, const char *status) {
         fprintf(stderr, "stallsim sweep: %s\n", err);
         return EXIT_RUNTIME;
     }
-    fprintf(af.f, "{\n  \"status\": \"%s\",\n  \"args_hash\": \"%016llx\",\n%s}\n", status,
-            (unsigned long long)o->spec.args_hash, o->spec.meta);
+    char hash[32];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)o->spec.args_hash);
+    out_json_t j;
+    out_json_begin(&j, af.f);
+    out_jobj(&j, NULL);
+    out_jbreak(&j, "\n  ");
+    out_jstr(&j, "status", status);
+    out_jbreak(&j, "\n  ");
+    out_jstr(&j, "args_hash", hash);
+    o->spec.meta(o->spec.meta_ctx, &j);
+    out_jbreak(&j, "\n");
+    out_jend(&j);
+    fputc('\n', af.f);
     if (atomic_commit(&af, err, sizeof err)) {
         fprintf(stderr, "stallsim sweep: %s\n", err);
         return EXIT_RUNTIME;

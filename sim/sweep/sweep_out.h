@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "out.h"
+
 /* Writes configuration c's row prefix ("c,v1,v2,") into buf. */
 typedef void (*sweep_prefix_fn)(void *ctx, int64_t c, char *buf, size_t n);
 
@@ -32,7 +34,10 @@ typedef struct {
     const int64_t *rows; /* rows of configuration c at rows[c - first] */
     sweep_prefix_fn prefix;
     void *ctx;
-    const char *meta; /* JSON members (no braces) for the metadata file */
+    /* The metadata file's members after "status" and "args_hash", through
+     * the writer (out.h) inside the file's object. */
+    void (*meta)(void *meta_ctx, out_json_t *j);
+    void *meta_ctx;
 } sweep_out_spec_t;
 
 typedef struct {
