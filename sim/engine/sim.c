@@ -560,15 +560,17 @@ static inline double next_issue(const stream_t *st, const double *started, doubl
 }
 
 /* CoorDL partitioned caching: returns when the item is local (after a hit,
- * a remote read or a storage read); counts where it came from. */
+ * a remote read or a storage read); counts where it came from, and says it
+ * in *src (SIM_FROM_CACHE, _REMOTE or _STORAGE). */
 static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_t x, double issue,
-                                       storage_t *d, double *hits, double *read_bytes) {
+                                       storage_t *d, double *hits, double *read_bytes, int *src) {
     double bytes = w->size[x];
     uint16_t o = w->owner[x];
     server_metrics_t *here = &w->srv[sv * w->s->epochs + st->epoch];
     if (o == sv + 1) {
         ++*hits;
         here->local_hits++;
+        *src = SIM_FROM_CACHE;
         return issue;
     }
     if (o) {
@@ -591,6 +593,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
         here->remote_hits++;
         here->net_in_bytes += bytes;
         w->srv[(o - 1) * w->s->epochs + st->epoch].net_out_bytes += bytes;
+        *src = SIM_FROM_REMOTE;
         return end;
     }
     if (w->owned[sv] + w->size[x] <= (uint64_t)w->cache_bytes) {
@@ -600,6 +603,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     *read_bytes += bytes;
     here->storage_reads++;
     here->storage_read_bytes += bytes;
+    *src = SIM_FROM_STORAGE;
     return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
 }
 
@@ -674,37 +678,35 @@ static inline double fetch_local(world_t *w, stream_t *st, int server, uint32_t 
 enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
 
 /* The CPU seconds item x's read costs the reader that issued it, given
- * where the item came from (the growth of the batch's sums over its fetch:
- * from seen[] = hits, tier hits, bytes read and remote hits before it to
- * h, t and r, and the stream's remote hits, after it): a read from
- * storage or the tier's device as their kind says (storage.h: cpu_s), a hit
- * in the page cache its read() (storage_hit_cpu_s), a remote hit none (the
- * owner's send and this server's TCP receive are not charged). A record
- * shard's read costs once, on its first item, for the shard's bytes. */
-static double read_cpu_s(const world_t *w, const stream_t *st, uint32_t x, double bytes,
-                         const double seen[4], double h, double t, double r) {
-    const double dh = h - seen[0], dt = t - seen[1], dr = r - seen[2];
-    if (st->remote_hits > seen[3]) return 0;
+ * where the item came from (src, as the fetch said): a read from storage
+ * or the tier's device as their kind says (storage.h: cpu_s), a hit in the
+ * page cache its read() (storage_hit_cpu_s), a remote hit none (the owner's
+ * send and this server's TCP receive are not charged). A record shard's
+ * read costs once, on its first item, for the shard's bytes. */
+static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
     if (w->S) {
         const uint32_t h = x / w->S;
         if (x != h * w->S) return 0;
         bytes = w->shard_size[h];
-        if (st->shards.hit[h] == 1) return storage_hit_cpu_s(w->s, bytes);
-        if (st->shards.hit[h] == SHARD_FROM_TIER) return storage_cpu_s(w->tier_s, bytes);
-        return storage_cpu_s(w->s, bytes);
     }
-    if (dh > 0) return storage_hit_cpu_s(w->s, bytes);
-    if (dt > 0) return storage_cpu_s(w->tier_s, bytes);
-    return dr > 0 ? storage_cpu_s(w->s, bytes) : 0;
+    switch (src) {
+    case SIM_FROM_CACHE:
+        return storage_hit_cpu_s(w->s, bytes);
+    case SIM_FROM_TIER:
+        return storage_cpu_s(w->tier_s, bytes);
+    case SIM_FROM_STORAGE:
+        return storage_cpu_s(w->s, bytes);
+    default: /* SIM_FROM_REMOTE; SIM_FROM_SHARD is no shard's first item */
+        return 0;
+    }
 }
 
 /* The item's CPU `prep` with its read's (read_cpu_s, at the stream's
  * slowdown) where a read costs any: one branch on a flag otherwise. */
 static inline __attribute__((always_inline)) double
-read_charge(const world_t *w, const stream_t *st, uint32_t x, double bytes, const double seen[4],
-            double h, double t, double r, double slowdown, double prep) {
+read_charge(const world_t *w, uint32_t x, double bytes, int src, double slowdown, double prep) {
     if (!w->read_cpu) return prep;
-    return prep + slowdown * read_cpu_s(w, st, x, bytes, seen, h, t, r);
+    return prep + slowdown * read_cpu_s(w, x, bytes, src);
 }
 
 /* Items in the batches staged at the epoch's peak: at most the epoch's own
@@ -886,13 +888,16 @@ static void begin_batch(world_t *w, stream_t *st, double issue, double issue_mem
 
 /* Record shards: a shard is looked up and read whole when its first item
  * comes (from the cache, the tier's device or storage); its items then
- * arrive in turn from that one request. Returns when item x is here; m is
- * the server's counters this epoch, counted when `count` (several servers). */
+ * arrive in turn from that one request. Returns when item x is here, *src
+ * where it came from (SIM_FROM_CACHE, _TIER, _STORAGE for the shard's first
+ * item and _SHARD for the others); m is the server's counters this epoch,
+ * counted when `count` (several servers). */
 HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double at, double bytes,
                        storage_t *d, server_metrics_t *m, int count, double *hits,
-                       double *tier_hits, double *read_bytes, double *reqs) {
+                       double *tier_hits, double *read_bytes, double *reqs, int *src) {
     shards_t *sh = &st->shards;
     const uint32_t S = w->S, h = x / S;
+    *src = SIM_FROM_SHARD;
     if (x == h * S) {
         cache_t *c = &w->cache[server];
         sh->hit[h] = (unsigned char)c->ops->access(c, h, CACHE_NEVER);
@@ -914,6 +919,7 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
             sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
             sh->first[h] = d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
             *read_bytes += sb;
+            *src = SIM_FROM_STORAGE;
             (*reqs)++;
             if (count) {
                 m->storage_reads++;
@@ -924,11 +930,13 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
     if (sh->hit[h] == 1) {
         (*hits)++;
         if (count) m->local_hits++;
+        *src = SIM_FROM_CACHE;
         return at;
     }
     if (sh->hit[h] == SHARD_FROM_TIER) {
         (*tier_hits)++;
         if (count) m->tier_hits++;
+        *src = SIM_FROM_TIER;
     }
     sh->cum[h] += bytes;
     double fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
@@ -1071,24 +1079,22 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
         double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
-        const double seen[4] = {b.hits, b.tier_hits, b.read_bytes,
-                                st->remote_hits}; /* read_cpu_s */
+        int src; /* sim_source_t */
         if (partitioned) {
-            fetched = fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes);
+            fetched =
+                fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes, &src);
         } else if (S) {
             fetched = fetch_shard(w, st, x, server, at, bytes, d, &srv_here[sv * epochs], ns > 1,
-                                  &b.hits, &b.tier_hits, &b.read_bytes, &b.reqs);
+                                  &b.hits, &b.tier_hits, &b.read_bytes, &b.reqs, &src);
         } else {
             uint64_t next_use = !plain && w->clairvoyant && !last_epoch
                                     ? clock_next + st->pos_next[x]
                                     : CACHE_NEVER;
-            int src;
             fetched = fetch_local(w, st, server, x, next_use, at, bytes, wt, &src);
             count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &b.hits, &b.tier_hits,
                         &b.read_bytes);
         }
-        prep =
-            read_charge(w, st, x, bytes, seen, b.hits, b.tier_hits, b.read_bytes, slowdown, prep);
+        prep = read_charge(w, x, bytes, src, slowdown, prep);
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > b.ready) b.ready = end.t;
         if (end.mem > b.ready_mem) b.ready_mem = end.mem;
