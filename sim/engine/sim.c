@@ -148,10 +148,7 @@ typedef struct {
     double *lat;       /* [server * epochs + epoch] */
     double *last_prep; /* [server]: its latest item prepared in the batch being run */
     double *strag;     /* [epoch]: the straggler term of the bound, seconds (sample_straggle) */
-    /* The observer (NULL: none), and the counters it last saw of the batch
-     * being run: hits, tier hits, bytes read, remote hits. */
-    const sim_observer_t *obs;
-    double obs_seen[4];
+    const sim_observer_t *obs; /* NULL: none */
     /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
      * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
      * time only when set. */
@@ -783,8 +780,6 @@ static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
         .inst = st->inst,
         .ninst = st->ninst,
     };
-    w->obs_seen[0] = st->hits, w->obs_seen[1] = st->tier_hits;
-    w->obs_seen[2] = st->read_bytes, w->obs_seen[3] = st->remote_hits;
     w->obs->batch(w->obs->ctx, &b);
     for (int v = st->first_server; v < st->first_server + st->ns; v++) {
         if (!simulated(w, v)) continue;
@@ -794,11 +789,9 @@ static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
     }
 }
 
-/* Where the item came from, told by which of the batch's counters it moved. */
+/* The item as it was fetched (src: sim_source_t, as the fetch said) and prepared. */
 static void observe_item(world_t *w, stream_t *st, uint32_t x, int sv, int rank, double at,
-                         double fetched, double prep_end, double prep, double hits,
-                         double tier_hits, double read_bytes) {
-    double *seen = w->obs_seen;
+                         double fetched, double prep_end, double prep, int src) {
     int server = st->first_server + sv;
     int shard_head = w->S && x % w->S == 0;
     sim_item_t it = {
@@ -812,26 +805,22 @@ static void observe_item(world_t *w, stream_t *st, uint32_t x, int sv, int rank,
         .fetched = fetched,
         .prep_s = prep,
         .prep_end = prep_end,
+        .source = src,
     };
-    if (st->remote_hits > seen[3]) {
-        it.source = SIM_FROM_REMOTE, it.req_end = fetched;
-    } else if (hits > seen[0]) {
-        it.source = SIM_FROM_CACHE;
-    } else if (tier_hits > seen[1]) {
-        it.source = SIM_FROM_TIER, it.device = server;
+    if (src == SIM_FROM_REMOTE) {
+        it.req_end = fetched;
+    } else if (src == SIM_FROM_TIER) {
+        it.device = server;
         if (!w->S) it.req_end = fetched;
-    } else if (read_bytes > seen[2]) {
-        it.source = SIM_FROM_STORAGE, it.req_end = fetched;
+    } else if (src == SIM_FROM_STORAGE) {
+        it.req_end = fetched;
         it.device = w->s->server.storage.shared ? 0 : server;
-    } else {
-        it.source = SIM_FROM_SHARD;
     }
     if (shard_head && (it.source == SIM_FROM_TIER || it.source == SIM_FROM_STORAGE)) {
         uint32_t h = x / w->S;
         it.req_end = st->shards.first[h] + st->shards.span[h];
         it.bytes = w->shard_size[h];
     }
-    seen[0] = hits, seen[1] = tier_hits, seen[2] = read_bytes, seen[3] = st->remote_hits;
     w->obs->item(w->obs->ctx, &it);
 }
 
@@ -1105,8 +1094,7 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
             if (end.t > w->last_prep[server]) w->last_prep[server] = end.t;
         }
         if (obs)
-            observe_item(w, st, x, sv, r, at, fetched, end.t, prep, b.hits, b.tier_hits,
-                         b.read_bytes);
+            observe_item(w, st, x, sv, r, at, fetched, end.t, prep, src);
     }
     *sum = b;
 }
