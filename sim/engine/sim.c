@@ -953,20 +953,27 @@ HOT void count_local(int src, double bytes, double wt, server_metrics_t *m, int 
  * of N entries: start them early enough to hide the misses. at: the
  * batch's order from the current item on, `left` items of it; rank_server
  * NULL on one server; the far and near ranks of the items PREFETCH and
- * PREFETCH_NEAR ahead. */
+ * PREFETCH_NEAR ahead. A policy with a size_view keeps all of an item's
+ * state on that line (cache.h): it is prefetched there, for writing, with
+ * no call to the policy (two calls an item cost 4 % of a run). */
 HOT void prefetch_ahead(const uint32_t *at, int64_t left, const uint32_t *size,
-                        const uint16_t *owner, const cache_t *caches, int sized, int prefetch,
-                        const uint16_t *rank_server, int64_t rank_far, int64_t rank_near) {
+                        const uint16_t *owner, const cache_t *caches, int sized, size_t stride,
+                        int prefetch, const uint16_t *rank_server, int64_t rank_far,
+                        int64_t rank_near) {
     if (PREFETCH < left) {
         uint32_t ahead = at[PREFETCH];
         if (!sized) __builtin_prefetch(&size[ahead]);
         if (owner) __builtin_prefetch(&owner[ahead]);
         if (prefetch) {
             const cache_t *c = &caches[rank_server ? rank_server[rank_far] : 0];
-            if (c->ops) c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
+            if (sized) {
+                if (c->size_view) __builtin_prefetch(&c->size_view[ahead * stride], 1);
+            } else if (c->ops) {
+                c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
+            }
         }
     }
-    if (prefetch && PREFETCH_NEAR < left) {
+    if (prefetch && !sized && PREFETCH_NEAR < left) {
         const cache_t *c = &caches[rank_server ? rank_server[rank_near] : 0];
         if (c->ops) c->ops->prefetch(c, at[PREFETCH_NEAR], 1);
     }
@@ -1052,7 +1059,7 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
     const double *const weight = plain ? NULL : w->smp.weight;
     for (int64_t idx = lo; idx < hi; idx++) {
         prefetch_ahead(perm + idx, hi - idx, size, partitioned ? w->owner : NULL, caches, sized,
-                       prefetch, ns > 1 ? rank_server : NULL, rank_far, rank_near);
+                       stride, prefetch, ns > 1 ? rank_server : NULL, rank_far, rank_near);
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
         const int r = (int)rank;
