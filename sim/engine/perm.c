@@ -34,15 +34,49 @@ void perm_gen_free(perm_gen_t *g) {
     memset(g, 0, sizeof *g);
 }
 
-/* perm_generate with its draws from s (rng.h's own generator's state,
- * inline) or, where s is NULL, from r through GSL. Inlined into both of
+/* Where generate() draws from: rng.h's generator's state s, inline, its
+ * outputs read at a cursor of our own (mti) written back at the end (a
+ * store to count[] or out[], uint32_t as s's words are, could otherwise be
+ * one to s->mti, reloaded and stored at every draw); or, where s is NULL,
+ * r through GSL. The same draws in the same order either way. */
+typedef struct {
+    rng_mt_state_t *s;
+    gsl_rng *r;
+    int mti;
+} draws_t;
+
+static inline uint32_t draw(draws_t *d) {
+    if (!d->s) return (uint32_t)gsl_rng_get(d->r);
+    if (d->mti >= RNG_MT_N) {
+        rng_mt_refill(d->s);
+        d->mti = 0;
+    }
+    return d->s->out[d->mti++];
+}
+
+/* perm_bounded's draw (Lemire's method with rejection) from d. */
+static inline uint32_t bounded(draws_t *d, uint32_t bound) {
+    uint64_t m = (uint64_t)draw(d) * bound;
+    uint32_t low = (uint32_t)m;
+    if (low < bound) {
+        uint32_t threshold = (uint32_t)(-bound) % bound;
+        while (low < threshold) {
+            m = (uint64_t)draw(d) * bound;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* perm_generate with its draws from s or r (draws_t). Inlined into both of
  * perm_generate's calls, where s is known to be one or the other. */
 static inline __attribute__((always_inline)) void generate(perm_gen_t *g, rng_mt_state_t *s,
                                                            gsl_rng *r, uint32_t *out) {
     const uint32_t n = g->n, b = g->nbuckets;
+    draws_t d = {s, r, s ? s->mti : 0};
     memset(g->count, 0, (size_t)(b + 1) * sizeof *g->count);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = b > 1 ? perm_bounded(s, r, b) : 0;
+        uint32_t k = b > 1 ? bounded(&d, b) : 0;
         g->bucket[i] = (uint16_t)k;
         g->count[k + 1]++;
     }
@@ -55,13 +89,14 @@ static inline __attribute__((always_inline)) void generate(perm_gen_t *g, rng_mt
     for (uint32_t k = 0; k < b; k++) {
         uint32_t end = g->count[k];
         for (uint32_t i = end - start; i > 1; i--) {
-            uint32_t j = perm_bounded(s, r, i);
+            uint32_t j = bounded(&d, i);
             uint32_t t = out[start + i - 1];
             out[start + i - 1] = out[start + j];
             out[start + j] = t;
         }
         start = end;
     }
+    if (s) s->mti = d.mti;
 }
 
 void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out) {
