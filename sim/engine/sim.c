@@ -644,31 +644,59 @@ static inline double read_own(storage_t *d, double at, double bytes, double off,
     return end;
 }
 
-/* Loose items through server `server`'s own cache (and tier): returns when
+/* What fetch_local needs of a server: its cache and the policy's access,
+ * its tier (NULL: none) and the tier's device, its storage (or the shared
+ * one) and the storage kind's read. Made once a batch on one server: the
+ * kinds' calls could change the world's fields, as far as the compiler
+ * knows, and it would read them again at every item. */
+typedef struct {
+    cache_t *cache, *tier;
+    int (*access)(cache_t *, uint32_t, uint64_t);
+    storage_t *tier_dev, *storage;
+    double (*read)(storage_t *, double, double, double, io_acct_t *);
+    int shared;
+    double mean_bytes; /* item_offset's */
+} local_t;
+
+/* Server `server`'s local_t (a simulated one). */
+static inline local_t local_of(const world_t *w, int server) {
+    const int shared = w->s->server.storage.shared;
+    storage_t *d = &w->storage[shared ? 0 : server];
+    return (local_t){
+        .cache = &w->cache[server],
+        .tier = w->tier_cache ? &w->tier_cache[server] : NULL,
+        .access = w->cache[server].ops->access,
+        .tier_dev = w->tier_dev ? &w->tier_dev[server] : NULL,
+        .storage = d,
+        .read = d->ops->read,
+        .shared = shared,
+        .mean_bytes = w->mean_bytes,
+    };
+}
+
+/* Loose items through a server's own cache (and tier), l: returns when
  * item x is local, *src where it came from (SIM_FROM_CACHE, _TIER or
  * _STORAGE). wt is the servers a sampled one stands for: a read of a shared
  * store is followed by the wt - 1 reads of the group's other servers (the
  * same bytes, at the same time), so the store's queues and caps see every
  * server's load. */
-static inline double fetch_local(world_t *w, stream_t *st, int server, uint32_t x,
-                                 uint64_t next_use, double at, double bytes, double wt, int *src) {
-    cache_t *cc = &w->cache[server];
-    if (cc->ops->access(cc, x, next_use)) {
+static inline double fetch_local(const local_t *l, stream_t *st, uint32_t x, uint64_t next_use,
+                                 double at, double bytes, double wt, int *src) {
+    if (l->access(l->cache, x, next_use)) {
         *src = SIM_FROM_CACHE;
         return at;
     }
-    if (w->tier_cache &&
-        w->tier_cache[server].ops->access(&w->tier_cache[server], x, CACHE_NEVER)) {
+    const double off = (double)x * l->mean_bytes; /* item_offset */
+    if (l->tier && l->tier->ops->access(l->tier, x, CACHE_NEVER)) {
         *src = SIM_FROM_TIER;
-        return read_own(&w->tier_dev[server], at, bytes, item_offset(w, x), &st->tier_io, wt);
+        return read_own(l->tier_dev, at, bytes, off, &st->tier_io, wt);
     }
     *src = SIM_FROM_STORAGE;
-    if (!w->s->server.storage.shared)
-        return read_own(&w->storage[server], at, bytes, item_offset(w, x), &st->io, wt);
-    storage_t *d = &w->storage[0];
-    double end = d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
-    for (double g = 1; g < wt; g++)
-        d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
+    storage_t *d = l->storage;
+    if (!l->shared && wt != 1) return read_own(d, at, bytes, off, &st->io, wt);
+    double end = l->read(d, at, bytes, off, &st->io);
+    for (double g = 1; l->shared && g < wt; g++)
+        l->read(d, at, bytes, off, &st->io);
     return end;
 }
 
@@ -696,14 +724,6 @@ static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
     default: /* SIM_FROM_REMOTE; SIM_FROM_SHARD is no shard's first item */
         return 0;
     }
-}
-
-/* The item's CPU `prep` with its read's (read_cpu_s, at the stream's
- * slowdown) where a read costs any: one branch on a flag otherwise. */
-static inline __attribute__((always_inline)) double
-read_charge(const world_t *w, uint32_t x, double bytes, int src, double slowdown, double prep) {
-    if (!w->read_cpu) return prep;
-    return prep + slowdown * read_cpu_s(w, x, bytes, src);
 }
 
 /* Items in the batches staged at the epoch's peak: at most the epoch's own
@@ -957,9 +977,9 @@ HOT void count_local(int src, double bytes, double wt, server_metrics_t *m, int 
  * state on that line (cache.h): it is prefetched there, for writing, with
  * no call to the policy (two calls an item cost 4 % of a run). */
 HOT void prefetch_ahead(const uint32_t *at, int64_t left, const uint32_t *size,
-                        const uint16_t *owner, const cache_t *caches, int sized, size_t stride,
-                        int prefetch, const uint16_t *rank_server, int64_t rank_far,
-                        int64_t rank_near) {
+                        const uint16_t *owner, const cache_t *caches, const uint32_t *view0,
+                        int sized, size_t stride, int prefetch, const uint16_t *rank_server,
+                        int64_t rank_far, int64_t rank_near) {
     if (PREFETCH < left) {
         uint32_t ahead = at[PREFETCH];
         if (!sized) __builtin_prefetch(&size[ahead]);
@@ -967,7 +987,8 @@ HOT void prefetch_ahead(const uint32_t *at, int64_t left, const uint32_t *size,
         if (prefetch) {
             const cache_t *c = &caches[rank_server ? rank_server[rank_far] : 0];
             if (sized) {
-                if (c->size_view) __builtin_prefetch(&c->size_view[ahead * stride], 1);
+                const uint32_t *v = rank_server ? c->size_view : view0;
+                if (v) __builtin_prefetch(&v[ahead * stride], 1);
             } else if (c->ops) {
                 c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
             }
@@ -1021,9 +1042,11 @@ typedef struct {
 /* Items [lo, hi) of the stream's order, each fetched and prepared. `plain`
  * (a constant where it is inlined): loose items, no partitioned caching, no
  * clairvoyant policy, every server simulated and no observer, the common
- * case, for which the compiler drops those branches; otherwise any. */
+ * case, for which the compiler drops those branches; otherwise any. `one`
+ * (a constant, plain only): the stream is on one server, whose local_t and
+ * sizes are then read once. */
 HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double issue,
-                     double issue_mem, batch_sums_t *sum, const int plain) {
+                     double issue_mem, batch_sums_t *sum, const int plain, const int one) {
     const int partitioned = !plain && w->owner != NULL;
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
@@ -1048,8 +1071,10 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
      * kept in locals (same order of additions, same sums). */
     const uint32_t *const perm = st->perm, *const size = w->size;
     const uint16_t *const rank_server = st->rank_server;
-    const int ns = st->ns, first = st->first_server, epochs = (int)w->s->epochs;
-    const int shared = w->s->server.storage.shared;
+    const int ns = one ? 1 : st->ns, first = st->first_server, epochs = (int)w->s->epochs;
+    const int shared = w->s->server.storage.shared, read_cpu = w->read_cpu;
+    const uint32_t *const view0 = sized ? caches->size_view : NULL;
+    const local_t local0 = one ? local_of(w, first) : (local_t){0};
     const double decode_per_byte = st->decode_per_byte, prep_fixed = st->prep_fixed;
     const double slowdown = st->prep.slowdown;
     batch_sums_t b = *sum;
@@ -1058,8 +1083,8 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
     server_metrics_t *const srv_here = &w->srv[first * epochs + st->epoch];
     const double *const weight = plain ? NULL : w->smp.weight;
     for (int64_t idx = lo; idx < hi; idx++) {
-        prefetch_ahead(perm + idx, hi - idx, size, partitioned ? w->owner : NULL, caches, sized,
-                       stride, prefetch, ns > 1 ? rank_server : NULL, rank_far, rank_near);
+        prefetch_ahead(perm + idx, hi - idx, size, partitioned ? w->owner : NULL, caches, view0,
+                       sized, stride, prefetch, ns > 1 ? rank_server : NULL, rank_far, rank_near);
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
         const int r = (int)rank;
@@ -1072,13 +1097,12 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
         const double wt = weight ? weight[server] : 1;
         if (wt == 0) continue;
         storage_t *d = &w->storage[shared ? 0 : server];
-        double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
+        double bytes = sized ? (ns > 1 ? caches[sv].size_view : view0)[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
         int src; /* sim_source_t */
         if (partitioned) {
-            fetched =
-                fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes, &src);
+            fetched = fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes, &src);
         } else if (S) {
             fetched = fetch_shard(w, st, x, server, at, bytes, d, &srv_here[sv * epochs], ns > 1,
                                   &b.hits, &b.tier_hits, &b.read_bytes, &b.reqs, &src);
@@ -1086,11 +1110,12 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
             uint64_t next_use = !plain && w->clairvoyant && !last_epoch
                                     ? clock_next + st->pos_next[x]
                                     : CACHE_NEVER;
-            fetched = fetch_local(w, st, server, x, next_use, at, bytes, wt, &src);
+            const local_t l = one ? local0 : local_of(w, server);
+            fetched = fetch_local(&l, st, x, next_use, at, bytes, wt, &src);
             count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &b.hits, &b.tier_hits,
                         &b.read_bytes);
         }
-        prep = read_charge(w, x, bytes, src, slowdown, prep);
+        if (read_cpu) prep += slowdown * read_cpu_s(w, x, bytes, src); /* at the slowdown */
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > b.ready) b.ready = end.t;
         if (end.mem > b.ready_mem) b.ready_mem = end.mem;
@@ -1100,8 +1125,7 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
             w->lat[server * epochs + st->epoch] += end.t - at;
             if (end.t > w->last_prep[server]) w->last_prep[server] = end.t;
         }
-        if (obs)
-            observe_item(w, st, x, sv, r, at, fetched, end.t, prep, src);
+        if (obs) observe_item(w, st, x, sv, r, at, fetched, end.t, prep, src);
     }
     *sum = b;
 }
@@ -1117,10 +1141,12 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     batch_sums_t sum = {issue,         issue_mem,     st->hits,    st->read_bytes,
                         st->prep_busy, st->tier_hits, st->prepped, 0};
     const batch_sums_t sum0 = sum;
-    if (!partitioned && !w->S && !w->clairvoyant && !w->smp.weight && !w->obs)
-        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1);
+    if (partitioned || w->S || w->clairvoyant || w->smp.weight || w->obs)
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 0, 0);
+    else if (st->ns == 1)
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1, 1);
     else
-        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 0);
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1, 0);
     /* This epoch's per-server counters: a stream on one server adds the
      * batch's counts once (integers in doubles: exact sums). */
     server_metrics_t *const srv_here = &w->srv[st->first_server * (int)w->s->epochs + st->epoch];
