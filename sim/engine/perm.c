@@ -34,39 +34,78 @@ void perm_gen_free(perm_gen_t *g) {
     memset(g, 0, sizeof *g);
 }
 
-/* perm_generate with its draws from s (rng.h's own generator's state,
- * inline) or, where s is NULL, from r through GSL. Inlined into both of
- * perm_generate's calls, where s is known to be one or the other. */
-static inline __attribute__((always_inline)) void generate(perm_gen_t *g, rng_mt_state_t *s,
-                                                           gsl_rng *r, uint32_t *out) {
+/* Where generate() draws from: rng.h's generator's state s, inline, its
+ * outputs read at a cursor of our own (mti) written back at the end (a
+ * store to count[] or out[], uint32_t as s's words are, could otherwise be
+ * one to s->mti, reloaded and stored at every draw); or, where mt is 0, r
+ * through GSL. The same draws in the same order either way. */
+typedef struct {
+    rng_mt_state_t *s;
+    gsl_rng *r;
+    int mti, mt; /* mt: a constant where inlined */
+} draws_t;
+
+static inline uint32_t draw(draws_t *d) {
+    if (!d->mt) return (uint32_t)gsl_rng_get(d->r);
+    if (d->mti >= RNG_MT_N) {
+        rng_mt_refill(d->s);
+        d->mti = 0;
+    }
+    return d->s->out[d->mti++];
+}
+
+/* perm_bounded's draw (Lemire's method with rejection) from d. */
+static inline uint32_t bounded(draws_t *d, uint32_t bound) {
+    uint64_t m = (uint64_t)draw(d) * bound;
+    uint32_t low = (uint32_t)m;
+    if (low < bound) {
+        uint32_t threshold = (uint32_t)(-bound) % bound;
+        while (low < threshold) {
+            m = (uint64_t)draw(d) * bound;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* perm_generate with its draws from s (mt: 1) or r (draws_t). Inlined
+ * into both of perm_generate's calls, where mt is a constant. The scratch
+ * arrays' addresses in locals: a store through one could be to g's fields,
+ * as far as the compiler knows. */
+static inline __attribute__((always_inline)) void
+generate(perm_gen_t *g, rng_mt_state_t *s, gsl_rng *r, uint32_t *out, const int mt) {
     const uint32_t n = g->n, b = g->nbuckets;
-    memset(g->count, 0, (size_t)(b + 1) * sizeof *g->count);
+    uint16_t *const bucket = g->bucket;
+    uint32_t *const count = g->count;
+    draws_t d = {s, r, mt ? s->mti : 0, mt};
+    memset(count, 0, (size_t)(b + 1) * sizeof *count);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = b > 1 ? perm_bounded(s, r, b) : 0;
-        g->bucket[i] = (uint16_t)k;
-        g->count[k + 1]++;
+        uint32_t k = b > 1 ? bounded(&d, b) : 0;
+        bucket[i] = (uint16_t)k;
+        count[k + 1]++;
     }
     for (uint32_t k = 1; k <= b; k++)
-        g->count[k] += g->count[k - 1];
+        count[k] += count[k - 1];
     for (uint32_t i = 0; i < n; i++)
-        out[g->count[g->bucket[i]]++] = i;
+        out[count[bucket[i]]++] = i;
     /* count[k] is now the end of bucket k; bucket k starts where k-1 ended. */
     uint32_t start = 0;
     for (uint32_t k = 0; k < b; k++) {
-        uint32_t end = g->count[k];
+        uint32_t end = count[k];
         for (uint32_t i = end - start; i > 1; i--) {
-            uint32_t j = perm_bounded(s, r, i);
+            uint32_t j = bounded(&d, i);
             uint32_t t = out[start + i - 1];
             out[start + i - 1] = out[start + j];
             out[start + j] = t;
         }
         start = end;
     }
+    if (mt) s->mti = d.mti;
 }
 
 void perm_generate(perm_gen_t *g, gsl_rng *r, uint32_t *out) {
     if (r->type == rng_mt19937)
-        generate(g, r->state, NULL, out);
+        generate(g, r->state, NULL, out, 1);
     else
-        generate(g, NULL, r, out);
+        generate(g, NULL, r, out, 0);
 }

@@ -10,7 +10,7 @@ enum { M = 397 };
 
 static inline uint32_t twist(uint32_t a, uint32_t b, uint32_t m) {
     uint32_t y = (a & UPPER) | (b & LOWER);
-    return m ^ (y >> 1) ^ ((y & 1u) ? MATRIX_A : 0u);
+    return m ^ (y >> 1) ^ (-(y & 1u) & MATRIX_A);
 }
 
 void rng_mt_refill(rng_mt_state_t *s) {

@@ -148,10 +148,7 @@ typedef struct {
     double *lat;       /* [server * epochs + epoch] */
     double *last_prep; /* [server]: its latest item prepared in the batch being run */
     double *strag;     /* [epoch]: the straggler term of the bound, seconds (sample_straggle) */
-    /* The observer (NULL: none), and the counters it last saw of the batch
-     * being run: hits, tier hits, bytes read, remote hits. */
-    const sim_observer_t *obs;
-    double obs_seen[4];
+    const sim_observer_t *obs; /* NULL: none */
     /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
      * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
      * time only when set. */
@@ -560,15 +557,17 @@ static inline double next_issue(const stream_t *st, const double *started, doubl
 }
 
 /* CoorDL partitioned caching: returns when the item is local (after a hit,
- * a remote read or a storage read); counts where it came from. */
+ * a remote read or a storage read); counts where it came from, and says it
+ * in *src (SIM_FROM_CACHE, _REMOTE or _STORAGE). */
 static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_t x, double issue,
-                                       storage_t *d, double *hits, double *read_bytes) {
+                                       storage_t *d, double *hits, double *read_bytes, int *src) {
     double bytes = w->size[x];
     uint16_t o = w->owner[x];
     server_metrics_t *here = &w->srv[sv * w->s->epochs + st->epoch];
     if (o == sv + 1) {
         ++*hits;
         here->local_hits++;
+        *src = SIM_FROM_CACHE;
         return issue;
     }
     if (o) {
@@ -591,6 +590,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
         here->remote_hits++;
         here->net_in_bytes += bytes;
         w->srv[(o - 1) * w->s->epochs + st->epoch].net_out_bytes += bytes;
+        *src = SIM_FROM_REMOTE;
         return end;
     }
     if (w->owned[sv] + w->size[x] <= (uint64_t)w->cache_bytes) {
@@ -600,6 +600,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     *read_bytes += bytes;
     here->storage_reads++;
     here->storage_read_bytes += bytes;
+    *src = SIM_FROM_STORAGE;
     return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
 }
 
@@ -643,68 +644,86 @@ static inline double read_own(storage_t *d, double at, double bytes, double off,
     return end;
 }
 
-/* Loose items through server `server`'s own cache (and tier): returns when
+/* What fetch_local needs of a server: its cache and the policy's access,
+ * its tier (NULL: none) and the tier's device, its storage (or the shared
+ * one) and the storage kind's read. Made once a batch on one server: the
+ * kinds' calls could change the world's fields, as far as the compiler
+ * knows, and it would read them again at every item. */
+typedef struct {
+    cache_t *cache, *tier;
+    int (*access)(cache_t *, uint32_t, uint64_t);
+    storage_t *tier_dev, *storage;
+    double (*read)(storage_t *, double, double, double, io_acct_t *);
+    int shared;
+    double mean_bytes; /* item_offset's */
+} local_t;
+
+/* Server `server`'s local_t (a simulated one). */
+static inline local_t local_of(const world_t *w, int server) {
+    const int shared = w->s->server.storage.shared;
+    storage_t *d = &w->storage[shared ? 0 : server];
+    return (local_t){
+        .cache = &w->cache[server],
+        .tier = w->tier_cache ? &w->tier_cache[server] : NULL,
+        .access = w->cache[server].ops->access,
+        .tier_dev = w->tier_dev ? &w->tier_dev[server] : NULL,
+        .storage = d,
+        .read = d->ops->read,
+        .shared = shared,
+        .mean_bytes = w->mean_bytes,
+    };
+}
+
+/* Loose items through a server's own cache (and tier), l: returns when
  * item x is local, *src where it came from (SIM_FROM_CACHE, _TIER or
  * _STORAGE). wt is the servers a sampled one stands for: a read of a shared
  * store is followed by the wt - 1 reads of the group's other servers (the
  * same bytes, at the same time), so the store's queues and caps see every
  * server's load. */
-static inline double fetch_local(world_t *w, stream_t *st, int server, uint32_t x,
-                                 uint64_t next_use, double at, double bytes, double wt, int *src) {
-    cache_t *cc = &w->cache[server];
-    if (cc->ops->access(cc, x, next_use)) {
+static inline double fetch_local(const local_t *l, stream_t *st, uint32_t x, uint64_t next_use,
+                                 double at, double bytes, double wt, int *src) {
+    if (l->access(l->cache, x, next_use)) {
         *src = SIM_FROM_CACHE;
         return at;
     }
-    if (w->tier_cache &&
-        w->tier_cache[server].ops->access(&w->tier_cache[server], x, CACHE_NEVER)) {
+    const double off = (double)x * l->mean_bytes; /* item_offset */
+    if (l->tier && l->tier->ops->access(l->tier, x, CACHE_NEVER)) {
         *src = SIM_FROM_TIER;
-        return read_own(&w->tier_dev[server], at, bytes, item_offset(w, x), &st->tier_io, wt);
+        return read_own(l->tier_dev, at, bytes, off, &st->tier_io, wt);
     }
     *src = SIM_FROM_STORAGE;
-    if (!w->s->server.storage.shared)
-        return read_own(&w->storage[server], at, bytes, item_offset(w, x), &st->io, wt);
-    storage_t *d = &w->storage[0];
-    double end = d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
-    for (double g = 1; g < wt; g++)
-        d->ops->read(d, at, bytes, item_offset(w, x), &st->io);
+    storage_t *d = l->storage;
+    if (!l->shared && wt != 1) return read_own(d, at, bytes, off, &st->io, wt);
+    double end = l->read(d, at, bytes, off, &st->io);
+    for (double g = 1; l->shared && g < wt; g++)
+        l->read(d, at, bytes, off, &st->io);
     return end;
 }
 
 enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier */
 
 /* The CPU seconds item x's read costs the reader that issued it, given
- * where the item came from (the growth of the batch's sums over its fetch:
- * from seen[] = hits, tier hits, bytes read and remote hits before it to
- * h, t and r, and the stream's remote hits, after it): a read from
- * storage or the tier's device as their kind says (storage.h: cpu_s), a hit
- * in the page cache its read() (storage_hit_cpu_s), a remote hit none (the
- * owner's send and this server's TCP receive are not charged). A record
- * shard's read costs once, on its first item, for the shard's bytes. */
-static double read_cpu_s(const world_t *w, const stream_t *st, uint32_t x, double bytes,
-                         const double seen[4], double h, double t, double r) {
-    const double dh = h - seen[0], dt = t - seen[1], dr = r - seen[2];
-    if (st->remote_hits > seen[3]) return 0;
+ * where the item came from (src, as the fetch said): a read from storage
+ * or the tier's device as their kind says (storage.h: cpu_s), a hit in the
+ * page cache its read() (storage_hit_cpu_s), a remote hit none (the owner's
+ * send and this server's TCP receive are not charged). A record shard's
+ * read costs once, on its first item, for the shard's bytes. */
+static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
     if (w->S) {
         const uint32_t h = x / w->S;
         if (x != h * w->S) return 0;
         bytes = w->shard_size[h];
-        if (st->shards.hit[h] == 1) return storage_hit_cpu_s(w->s, bytes);
-        if (st->shards.hit[h] == SHARD_FROM_TIER) return storage_cpu_s(w->tier_s, bytes);
-        return storage_cpu_s(w->s, bytes);
     }
-    if (dh > 0) return storage_hit_cpu_s(w->s, bytes);
-    if (dt > 0) return storage_cpu_s(w->tier_s, bytes);
-    return dr > 0 ? storage_cpu_s(w->s, bytes) : 0;
-}
-
-/* The item's CPU `prep` with its read's (read_cpu_s, at the stream's
- * slowdown) where a read costs any: one branch on a flag otherwise. */
-static inline __attribute__((always_inline)) double
-read_charge(const world_t *w, const stream_t *st, uint32_t x, double bytes, const double seen[4],
-            double h, double t, double r, double slowdown, double prep) {
-    if (!w->read_cpu) return prep;
-    return prep + slowdown * read_cpu_s(w, st, x, bytes, seen, h, t, r);
+    switch (src) {
+    case SIM_FROM_CACHE:
+        return storage_hit_cpu_s(w->s, bytes);
+    case SIM_FROM_TIER:
+        return storage_cpu_s(w->tier_s, bytes);
+    case SIM_FROM_STORAGE:
+        return storage_cpu_s(w->s, bytes);
+    default: /* SIM_FROM_REMOTE; SIM_FROM_SHARD is no shard's first item */
+        return 0;
+    }
 }
 
 /* Items in the batches staged at the epoch's peak: at most the epoch's own
@@ -781,8 +800,6 @@ static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
         .inst = st->inst,
         .ninst = st->ninst,
     };
-    w->obs_seen[0] = st->hits, w->obs_seen[1] = st->tier_hits;
-    w->obs_seen[2] = st->read_bytes, w->obs_seen[3] = st->remote_hits;
     w->obs->batch(w->obs->ctx, &b);
     for (int v = st->first_server; v < st->first_server + st->ns; v++) {
         if (!simulated(w, v)) continue;
@@ -792,11 +809,9 @@ static void observe_batch(world_t *w, stream_t *st, double issue, int staged) {
     }
 }
 
-/* Where the item came from, told by which of the batch's counters it moved. */
+/* The item as it was fetched (src: sim_source_t, as the fetch said) and prepared. */
 static void observe_item(world_t *w, stream_t *st, uint32_t x, int sv, int rank, double at,
-                         double fetched, double prep_end, double prep, double hits,
-                         double tier_hits, double read_bytes) {
-    double *seen = w->obs_seen;
+                         double fetched, double prep_end, double prep, int src) {
     int server = st->first_server + sv;
     int shard_head = w->S && x % w->S == 0;
     sim_item_t it = {
@@ -810,26 +825,22 @@ static void observe_item(world_t *w, stream_t *st, uint32_t x, int sv, int rank,
         .fetched = fetched,
         .prep_s = prep,
         .prep_end = prep_end,
+        .source = src,
     };
-    if (st->remote_hits > seen[3]) {
-        it.source = SIM_FROM_REMOTE, it.req_end = fetched;
-    } else if (hits > seen[0]) {
-        it.source = SIM_FROM_CACHE;
-    } else if (tier_hits > seen[1]) {
-        it.source = SIM_FROM_TIER, it.device = server;
+    if (src == SIM_FROM_REMOTE) {
+        it.req_end = fetched;
+    } else if (src == SIM_FROM_TIER) {
+        it.device = server;
         if (!w->S) it.req_end = fetched;
-    } else if (read_bytes > seen[2]) {
-        it.source = SIM_FROM_STORAGE, it.req_end = fetched;
+    } else if (src == SIM_FROM_STORAGE) {
+        it.req_end = fetched;
         it.device = w->s->server.storage.shared ? 0 : server;
-    } else {
-        it.source = SIM_FROM_SHARD;
     }
     if (shard_head && (it.source == SIM_FROM_TIER || it.source == SIM_FROM_STORAGE)) {
         uint32_t h = x / w->S;
         it.req_end = st->shards.first[h] + st->shards.span[h];
         it.bytes = w->shard_size[h];
     }
-    seen[0] = hits, seen[1] = tier_hits, seen[2] = read_bytes, seen[3] = st->remote_hits;
     w->obs->item(w->obs->ctx, &it);
 }
 
@@ -886,13 +897,16 @@ static void begin_batch(world_t *w, stream_t *st, double issue, double issue_mem
 
 /* Record shards: a shard is looked up and read whole when its first item
  * comes (from the cache, the tier's device or storage); its items then
- * arrive in turn from that one request. Returns when item x is here; m is
- * the server's counters this epoch, counted when `count` (several servers). */
+ * arrive in turn from that one request. Returns when item x is here, *src
+ * where it came from (SIM_FROM_CACHE, _TIER, _STORAGE for the shard's first
+ * item and _SHARD for the others); m is the server's counters this epoch,
+ * counted when `count` (several servers). */
 HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double at, double bytes,
                        storage_t *d, server_metrics_t *m, int count, double *hits,
-                       double *tier_hits, double *read_bytes, double *reqs) {
+                       double *tier_hits, double *read_bytes, double *reqs, int *src) {
     shards_t *sh = &st->shards;
     const uint32_t S = w->S, h = x / S;
+    *src = SIM_FROM_SHARD;
     if (x == h * S) {
         cache_t *c = &w->cache[server];
         sh->hit[h] = (unsigned char)c->ops->access(c, h, CACHE_NEVER);
@@ -914,6 +928,7 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
             sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
             sh->first[h] = d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
             *read_bytes += sb;
+            *src = SIM_FROM_STORAGE;
             (*reqs)++;
             if (count) {
                 m->storage_reads++;
@@ -924,11 +939,13 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
     if (sh->hit[h] == 1) {
         (*hits)++;
         if (count) m->local_hits++;
+        *src = SIM_FROM_CACHE;
         return at;
     }
     if (sh->hit[h] == SHARD_FROM_TIER) {
         (*tier_hits)++;
         if (count) m->tier_hits++;
+        *src = SIM_FROM_TIER;
     }
     sh->cum[h] += bytes;
     double fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];
@@ -956,20 +973,28 @@ HOT void count_local(int src, double bytes, double wt, server_metrics_t *m, int 
  * of N entries: start them early enough to hide the misses. at: the
  * batch's order from the current item on, `left` items of it; rank_server
  * NULL on one server; the far and near ranks of the items PREFETCH and
- * PREFETCH_NEAR ahead. */
+ * PREFETCH_NEAR ahead. A policy with a size_view keeps all of an item's
+ * state on that line (cache.h): it is prefetched there, for writing, with
+ * no call to the policy (two calls an item cost 4 % of a run). */
 HOT void prefetch_ahead(const uint32_t *at, int64_t left, const uint32_t *size,
-                        const uint16_t *owner, const cache_t *caches, int sized, int prefetch,
-                        const uint16_t *rank_server, int64_t rank_far, int64_t rank_near) {
+                        const uint16_t *owner, const cache_t *caches, const uint32_t *view0,
+                        int sized, size_t stride, int prefetch, const uint16_t *rank_server,
+                        int64_t rank_far, int64_t rank_near) {
     if (PREFETCH < left) {
         uint32_t ahead = at[PREFETCH];
         if (!sized) __builtin_prefetch(&size[ahead]);
         if (owner) __builtin_prefetch(&owner[ahead]);
         if (prefetch) {
             const cache_t *c = &caches[rank_server ? rank_server[rank_far] : 0];
-            if (c->ops) c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
+            if (sized) {
+                const uint32_t *v = rank_server ? c->size_view : view0;
+                if (v) __builtin_prefetch(&v[ahead * stride], 1);
+            } else if (c->ops) {
+                c->ops->prefetch(c, ahead, 0); /* NULL: a server not sampled */
+            }
         }
     }
-    if (prefetch && PREFETCH_NEAR < left) {
+    if (prefetch && !sized && PREFETCH_NEAR < left) {
         const cache_t *c = &caches[rank_server ? rank_server[rank_near] : 0];
         if (c->ops) c->ops->prefetch(c, at[PREFETCH_NEAR], 1);
     }
@@ -1017,9 +1042,11 @@ typedef struct {
 /* Items [lo, hi) of the stream's order, each fetched and prepared. `plain`
  * (a constant where it is inlined): loose items, no partitioned caching, no
  * clairvoyant policy, every server simulated and no observer, the common
- * case, for which the compiler drops those branches; otherwise any. */
+ * case, for which the compiler drops those branches; otherwise any. `one`
+ * (a constant, plain only): the stream is on one server, whose local_t and
+ * sizes are then read once. */
 HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double issue,
-                     double issue_mem, batch_sums_t *sum, const int plain) {
+                     double issue_mem, batch_sums_t *sum, const int plain, const int one) {
     const int partitioned = !plain && w->owner != NULL;
     const uint64_t clock_next = (uint64_t)(st->epoch + 1) * w->n;
     const int last_epoch = st->epoch + 1 == w->s->epochs;
@@ -1044,8 +1071,10 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
      * kept in locals (same order of additions, same sums). */
     const uint32_t *const perm = st->perm, *const size = w->size;
     const uint16_t *const rank_server = st->rank_server;
-    const int ns = st->ns, first = st->first_server, epochs = (int)w->s->epochs;
-    const int shared = w->s->server.storage.shared;
+    const int ns = one ? 1 : st->ns, first = st->first_server, epochs = (int)w->s->epochs;
+    const int shared = w->s->server.storage.shared, read_cpu = w->read_cpu;
+    const uint32_t *const view0 = sized ? caches->size_view : NULL;
+    const local_t local0 = one ? local_of(w, first) : (local_t){0};
     const double decode_per_byte = st->decode_per_byte, prep_fixed = st->prep_fixed;
     const double slowdown = st->prep.slowdown;
     batch_sums_t b = *sum;
@@ -1054,8 +1083,8 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
     server_metrics_t *const srv_here = &w->srv[first * epochs + st->epoch];
     const double *const weight = plain ? NULL : w->smp.weight;
     for (int64_t idx = lo; idx < hi; idx++) {
-        prefetch_ahead(perm + idx, hi - idx, size, partitioned ? w->owner : NULL, caches, sized,
-                       prefetch, ns > 1 ? rank_server : NULL, rank_far, rank_near);
+        prefetch_ahead(perm + idx, hi - idx, size, partitioned ? w->owner : NULL, caches, view0,
+                       sized, stride, prefetch, ns > 1 ? rank_server : NULL, rank_far, rank_near);
         uint32_t x = perm[idx];
         int sv = ns > 1 ? rank_server[rank] : 0;
         const int r = (int)rank;
@@ -1068,27 +1097,25 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
         const double wt = weight ? weight[server] : 1;
         if (wt == 0) continue;
         storage_t *d = &w->storage[shared ? 0 : server];
-        double bytes = sized ? caches[sv].size_view[x * stride] : size[x];
+        double bytes = sized ? (ns > 1 ? caches[sv].size_view : view0)[x * stride] : size[x];
         double prep = (decode_per_byte * bytes + prep_fixed) * slowdown;
         double fetched;
-        const double seen[4] = {b.hits, b.tier_hits, b.read_bytes,
-                                st->remote_hits}; /* read_cpu_s */
+        int src; /* sim_source_t */
         if (partitioned) {
-            fetched = fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes);
+            fetched = fetch_partitioned(w, st, sv + first, x, at, d, &b.hits, &b.read_bytes, &src);
         } else if (S) {
             fetched = fetch_shard(w, st, x, server, at, bytes, d, &srv_here[sv * epochs], ns > 1,
-                                  &b.hits, &b.tier_hits, &b.read_bytes, &b.reqs);
+                                  &b.hits, &b.tier_hits, &b.read_bytes, &b.reqs, &src);
         } else {
             uint64_t next_use = !plain && w->clairvoyant && !last_epoch
                                     ? clock_next + st->pos_next[x]
                                     : CACHE_NEVER;
-            int src;
-            fetched = fetch_local(w, st, server, x, next_use, at, bytes, wt, &src);
+            const local_t l = one ? local0 : local_of(w, server);
+            fetched = fetch_local(&l, st, x, next_use, at, bytes, wt, &src);
             count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &b.hits, &b.tier_hits,
                         &b.read_bytes);
         }
-        prep =
-            read_charge(w, st, x, bytes, seen, b.hits, b.tier_hits, b.read_bytes, slowdown, prep);
+        if (read_cpu) prep += slowdown * read_cpu_s(w, x, bytes, src); /* at the slowdown */
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > b.ready) b.ready = end.t;
         if (end.mem > b.ready_mem) b.ready_mem = end.mem;
@@ -1098,9 +1125,7 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
             w->lat[server * epochs + st->epoch] += end.t - at;
             if (end.t > w->last_prep[server]) w->last_prep[server] = end.t;
         }
-        if (obs)
-            observe_item(w, st, x, sv, r, at, fetched, end.t, prep, b.hits, b.tier_hits,
-                         b.read_bytes);
+        if (obs) observe_item(w, st, x, sv, r, at, fetched, end.t, prep, src);
     }
     *sum = b;
 }
@@ -1116,10 +1141,12 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     batch_sums_t sum = {issue,         issue_mem,     st->hits,    st->read_bytes,
                         st->prep_busy, st->tier_hits, st->prepped, 0};
     const batch_sums_t sum0 = sum;
-    if (!partitioned && !w->S && !w->clairvoyant && !w->smp.weight && !w->obs)
-        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1);
+    if (partitioned || w->S || w->clairvoyant || w->smp.weight || w->obs)
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 0, 0);
+    else if (st->ns == 1)
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1, 1);
     else
-        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 0);
+        batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1, 0);
     /* This epoch's per-server counters: a stream on one server adds the
      * batch's counts once (integers in doubles: exact sums). */
     server_metrics_t *const srv_here = &w->srv[st->first_server * (int)w->s->epochs + st->epoch];

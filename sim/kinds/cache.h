@@ -87,7 +87,9 @@ struct cache {
     void *state;
     /* A policy that keeps each item's size beside its own state sets
      * size_view[x * size_stride] to it, so the simulator reads an item's
-     * size and state from one cache line instead of two; NULL: none. */
+     * size and state from one cache line instead of two; NULL: none. Such
+     * a policy keeps all of an item's state on that line: the simulator
+     * then prefetches the line itself and calls no ops->prefetch. */
     const uint32_t *size_view;
     uint32_t size_stride;
 };

@@ -85,11 +85,19 @@ static inline double calendar_hold(calendar_t *c, double t, double dur, double *
         k = calendar_slot(b, mask, ++i, cap);
     double start = (double)i * dt;
     if (start < t) start = t;
+    double next = (double)(i + 1) * dt;
+    /* The common case: the hold fits in the rest of its first bucket (the
+     * loop below would take dur from it and stop, the same sums). */
+    if (next - start >= dur && k->left >= dur) {
+        k->left -= dur;
+        if (i > top) c->top = i;
+        *end = start + dur;
+        return start;
+    }
     /* One slot: at most the bucket's own time from each bucket; where the
      * other slots left less, the rest carries on into the next. */
     double need = dur, at = start, stop;
     for (;;) {
-        const double next = (double)(i + 1) * dt;
         double span = next - at;
         if (span > need) span = need;
         const double left = k->left;
@@ -100,6 +108,7 @@ static inline double calendar_hold(calendar_t *c, double t, double dur, double *
         if (need <= 0) break;
         at = next;
         k = calendar_slot(b, mask, ++i, cap);
+        next = (double)(i + 1) * dt;
     }
     if (i > top) c->top = i;
     *end = stop > start + dur ? stop : start + dur;

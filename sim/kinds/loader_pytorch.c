@@ -66,6 +66,9 @@ typedef struct {
     int *items;              /* [G]: items of the batch on each rank */
     uint16_t *rank_sv;       /* [G]: the server of each rank, as the engine places them */
     calendar_t *cpu;         /* [2][ns]: each server's cores on each timeline */
+    /* torch_item's: T_prep's calendars (cpu + ns) and clocks (clk + G) */
+    calendar_t *cpu_mem;
+    double *clk_mem;
 } torch_t;
 
 /* The CPU calendars remember 2^CPU_LOG2 buckets (2 x ns of them a stream). */
@@ -237,6 +240,8 @@ static int torch_init(prep_t *p) {
     for (size_t i = 0; i < C; i++)
         if (calendar_init(&t->cpu[i], dt, cap, CPU_LOG2) != 0) return -1;
     p->clock = t->clk;
+    t->cpu_mem = t->cpu + p->ns;
+    t->clk_mem = t->clk + G;
     return 0;
 }
 
@@ -293,14 +298,16 @@ static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double r
                              double dur) {
     (void)ready_mem;
     torch_t *t = p->state;
-    double *c = t->clk;
+    double *const clk_mem = t->clk_mem;
     /* ready: the read issued at clk[rank] is done; the worker then needs a
      * core. Each item holds one on both timelines, in the engine's order
      * (ranks in turn): a rank's batch held at once on T_prep took the cores
      * ahead of the other ranks' and made T_prep slower than T. */
-    prep_end_t e = {on_core(t, 0, sv, ready, dur), on_core(t, 1, sv, c[t->G + rank], dur)};
-    c[rank] = e.t;
-    c[t->G + rank] = e.mem;
+    prep_end_t e;
+    calendar_hold(&t->cpu[sv], ready, dur, &e.t);
+    calendar_hold(&t->cpu_mem[sv], clk_mem[rank], dur, &e.mem);
+    t->clk[rank] = e.t;
+    clk_mem[rank] = e.mem;
     t->items[rank]++;
     return e;
 }

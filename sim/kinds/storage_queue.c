@@ -27,6 +27,7 @@ int storage_queue_init(storage_queue_t *q, const storage_t *d, const scenario_t 
     q->bw = bw;
     q->qd = qd;
     q->iops_gap = s->server.storage.read_iops > 0 ? 1 / s->server.storage.read_iops : 0;
+    q->admit_s = qd * q->iops_gap;
     q->unordered = d->unordered;
     q->ring = calloc((size_t)qd, sizeof q->ring[0]);
     if (!q->ring) return -1;

@@ -21,6 +21,7 @@
 typedef struct {
     double bw;                  /* bytes/s */
     double iops_gap, iops_free; /* read_iops: one request admitted per gap */
+    double admit_s;             /* qd x iops_gap: storage_queue_account's, made once */
     int qd, head;
     double chan_free;
     int unordered;
@@ -74,7 +75,7 @@ static inline void storage_queue_account(const storage_queue_t *q, io_acct_t *ac
     /* Under a request-rate cap each request also uses queue_depth / read_iops
      * of slot time: the share of the admission rate it takes, so a stream
      * bound by the cap shows its slots full however few it keeps in flight. */
-    double held_s = end - start, admit_s = q->qd * q->iops_gap;
+    double held_s = end - start, admit_s = q->admit_s;
     acct->slot_busy += held_s > admit_s ? held_s : admit_s;
 }
 
