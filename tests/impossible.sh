@@ -35,6 +35,11 @@ expect 2 "dataset.items = 100 is fewer than the 512 GPUs of job 'resnet18'" -- \
 expect 2 "dataset.items = 3 is fewer than the 8 GPUs" -- \
   "$bin" run "$oi" --set dataset.items=3 --set dataset.item_kb=4000000
 
+# ---- the cores' busy time over the stream's span, not one consumer's ----
+# Coordinated prep's consumers end apart; the first one's epoch is shorter
+# than the training CPU the stream's cores ran (cpu_util 1.00073, refused).
+expect 0 "" -- "$bin" run "$src/tests/data/coordinated_util.yaml" --format json
+
 # ---- what reaches the output: no inf, nan or -0.0; noise prints as 0 ----
 # (f72e534 printed "-0.0 (-0.0%)" fetch stalls and -1e-12 s stalls in JSON.)
 for sc in hpsearch openimages imagenet1k; do
