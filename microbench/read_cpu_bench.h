@@ -21,8 +21,9 @@
  * over the medians, warm, cold and GET each. The warm line is a hit in the
  * page cache (server.cache_cpu_us_*), the cold one a read from the device
  * (server.storage.cpu_us_*; the warm one where nothing is cold: tmpfs); the
- * GET line is for an object store's scenario, by hand (the profile
- * describes local files). */
+ * GET line a remote hit's under partitioned caching (server.network.cpu_us_*:
+ * a request and a TCP receive on the reader), and an object store's by hand
+ * (the profile describes local files). */
 #ifndef STALLSIM_READ_CPU_BENCH_H
 #define STALLSIM_READ_CPU_BENCH_H
 

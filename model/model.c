@@ -356,7 +356,8 @@ static void inst_cache(inst_ctx_t *c, const run_ctx_t *r) {
 /* The reader's CPU seconds per item along epoch e's order, as the
  * simulator charges it beside the item's prep (sim.c: read_cpu_s): the
  * misses' reads from storage, the tier's from its device, the local hits'
- * read() from the page cache (storage_hit_cpu_s), a remote hit none; a
+ * read() from the page cache (storage_hit_cpu_s), a remote hit its request
+ * and receive (remote_hit_cpu_s); a
  * record shard's read spread over its S items. Returns the epoch's mean. */
 static double read_cpu_steps(const run_ctx_t *r, const inst_ctx_t *c, epoch_hits_t *eh) {
     const scenario_t *s = r->s;
@@ -367,7 +368,8 @@ static double read_cpu_steps(const run_ctx_t *r, const inst_ctx_t *c, epoch_hits
     }
     const double store = storage_cpu_s(s, c->req) / c->S;
     const double tier = r->tier ? storage_cpu_s(&r->ts, c->req) / c->S : 0;
-    const double hit = storage_hit_cpu_s(s, c->req) / c->S * (1 - eh->share_remote);
+    const double hit = storage_hit_cpu_s(s, c->req) / c->S * (1 - eh->share_remote) +
+                       remote_hit_cpu_s(s, c->req) / c->S * eh->share_remote;
     for (int j = 0; j < FLUID_STEPS; j++) {
         const double hu = eh->hu[j], tu = eh->tu[j];
         rc[j] = (1 - hu - tu) * store + tu * tier + hu * hit;

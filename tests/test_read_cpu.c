@@ -106,6 +106,25 @@ static void test_where_served(void **state) {
     expect("tier", fast, tier, 1.0, BN_PREP);
 }
 
+/* Partitioned caching over 2 servers of 2 cores, the data set cached in
+ * the two: half the hits are remote and cost their reader 200 us (100 +
+ * 10000 us/MB x 0.01 MB), the local half nothing (MinIO's memory): 20000
+ * items x 0.5 x 200 us = 2 s of a core, over 4 cores 0.5 s. */
+static void test_remote(void **state) {
+    (void)state;
+    const char *two = "epochs: 2\ndataset: {items: 20000, item_kb: 10}\n"
+                      "server: {count: 2, cpus: 2, gpus: 1, cache_gb: 1, network: {gbit_s: 1000},"
+                      " storage: {read_mb_s: 100000, latency_ms: 0, queue_depth: 64}}\n"
+                      "loader: {cache: minio, dist_cache: partitioned}\n"
+                      "prep: {decode_ms_per_mb: 0, augment_ms: 0}\n"
+                      "jobs: [{gpus: 2, batch_per_gpu: 32, gpu_items_per_s: 1000000}]\n";
+    const char *none[] = {"server.network.cpu_us_per_read=0", NULL};
+    expect("remote hits free", two, none, 0.01, BN_GPU);
+    const char *remote[] = {"server.network.cpu_us_per_read=100",
+                            "server.network.cpu_us_per_mb=10000", NULL};
+    expect("remote hits", two, remote, 0.5, BN_PREP);
+}
+
 /* An object store: a HEAD before each GET is a request too (2 x 50 us). */
 static void test_object(void **state) {
     (void)state;
@@ -121,10 +140,9 @@ static void test_object(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_loaders),
-        cmocka_unit_test(test_size_and_shards),
-        cmocka_unit_test(test_where_served),
-        cmocka_unit_test(test_object),
+        cmocka_unit_test(test_loaders),      cmocka_unit_test(test_size_and_shards),
+        cmocka_unit_test(test_where_served), cmocka_unit_test(test_object),
+        cmocka_unit_test(test_remote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -705,8 +705,8 @@ enum { SHARD_FROM_TIER = 2 }; /* shards_t.hit: 1 in DRAM, 2 read from the tier *
 /* The CPU seconds item x's read costs the reader that issued it, given
  * where the item came from (src, as the fetch said): a read from storage
  * or the tier's device as their kind says (storage.h: cpu_s), a hit in the
- * page cache its read() (storage_hit_cpu_s), a remote hit none (the owner's
- * send and this server's TCP receive are not charged). A record shard's
+ * page cache its read() (storage_hit_cpu_s), a remote hit its request and
+ * TCP receive (remote_hit_cpu_s; the owner's send is not charged). A record shard's
  * read costs once, on its first item, for the shard's bytes. */
 static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
     if (w->S) {
@@ -721,7 +721,9 @@ static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
         return storage_cpu_s(w->tier_s, bytes);
     case SIM_FROM_STORAGE:
         return storage_cpu_s(w->s, bytes);
-    default: /* SIM_FROM_REMOTE; SIM_FROM_SHARD is no shard's first item */
+    case SIM_FROM_REMOTE:
+        return remote_hit_cpu_s(w->s, bytes);
+    default: /* SIM_FROM_SHARD is no shard's first item */
         return 0;
     }
 }

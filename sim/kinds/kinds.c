@@ -131,9 +131,16 @@ double storage_hit_cpu_s(const scenario_t *s, double bytes) {
     return (s->server.cache_cpu_us_per_read + s->server.cache_cpu_us_per_mb * bytes / 1e6) / 1e6;
 }
 
+double remote_hit_cpu_s(const scenario_t *s, double bytes) {
+    if (s->loader.dist_cache != DIST_SHARDED) return 0;
+    return (s->server.network.cpu_us_per_read + s->server.network.cpu_us_per_mb * bytes / 1e6) /
+           1e6;
+}
+
 int storage_cpu_on(const scenario_t *s) {
     return s->server.storage.cpu_us_per_read > 0 || s->server.storage.cpu_us_per_mb > 0 ||
            s->server.cache_cpu_us_per_read > 0 || s->server.cache_cpu_us_per_mb > 0 ||
+           remote_hit_cpu_s(s, 1e6) > 0 ||
            (tier_on(s) && (s->server.tier.cpu_us_per_read > 0 || s->server.tier.cpu_us_per_mb > 0));
 }
 
@@ -259,6 +266,9 @@ int kinds_key_used(const scenario_t *s, const char *name) {
     /* The memory-bandwidth bound takes both keys: neither means anything alone. */
     if (!(s->server.mem_gbps > 0 && s->prep.mem_mb_per_item > 0) &&
         (!strcmp(name, "server.mem_gbps") || !strcmp(name, "prep.mem_mb_per_item")))
+        return 0;
+    /* A remote hit's CPU means nothing without partitioned caching. */
+    if (s->loader.dist_cache != DIST_SHARDED && !strncmp(name, "server.network.cpu_us_", 22))
         return 0;
     /* A pipeline's costs mean nothing when no job runs it. */
     if (!pipeline_key_used(s, name)) return 0;

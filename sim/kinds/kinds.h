@@ -73,7 +73,12 @@ double storage_cpu_s(const scenario_t *s, double bytes);
  * the page's allocation); a hit in the loader's own memory (MinIO's:
  * holds_memory), or of an object store's, pays none. */
 double storage_hit_cpu_s(const scenario_t *s, double bytes);
-/* 1 when a read costs the reader CPU anywhere (storage, tier): the engine
+/* The same for a remote hit under partitioned caching: the request and the
+ * TCP receive on the reader that asked (server.network.cpu_us_*; the
+ * owner's send is not charged); 0 without partitioned caching. */
+double remote_hit_cpu_s(const scenario_t *s, double bytes);
+/* 1 when a read costs the reader CPU anywhere (storage, tier, a remote
+ * hit): the engine
  * and the model skip the charge when 0. */
 int storage_cpu_on(const scenario_t *s);
 

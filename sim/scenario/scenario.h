@@ -128,6 +128,8 @@ typedef struct {
         struct {
             double gbit_s;
             double latency_us;
+            /* A remote hit's CPU on its reader: the request and the TCP receive. */
+            double cpu_us_per_read, cpu_us_per_mb;
         } network;
         double gpu_mem_gb;   /* memory of each GPU; 0 = not checked */
         double shm_mb;       /* the servers' /dev/shm; 0 = not checked */
