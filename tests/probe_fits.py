@@ -227,5 +227,16 @@ class WorkerWarmup(unittest.TestCase):
         self.assertEqual(probe.worker_warmup("1:1, 2:1", {1: 0.01, 2: 0.01}, 0.05), 0.0)
 
 
+class WorkerExit(unittest.TestCase):
+    def test_exit_back_to_one_a_core(self):
+        # 10 ms a worker at 1 x, 12.5 ms at 8 x where each CPU second is worth
+        # 0.8 (10 ms at 1 x), 40 ms at 16 x worth 0.5 (20 ms): the median, 10 ms.
+        x = probe.worker_exit("1:1, 8:0.8, 16:0.5", {1: 0.01, 8: 0.0125, 16: 0.04})
+        self.assertAlmostEqual(x, 0.01)
+
+    def test_never_negative(self):
+        self.assertEqual(probe.worker_exit("1:1, 2:1", {1: -0.001, 2: 0.0}), 0.0)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -39,7 +39,10 @@ What it measures, each the way the DataLoader spends it:
   processes than cores (switches, caches, the scheduler); and each
   worker's first epoch's CPU beyond its second, less worker_init_ms:
   loader.worker_warmup_ms, a fresh worker's first items' extra cost
-  (pages copied on write, cold caches), paid once per worker start;
+  (pages copied on write, cold caches), paid once per worker start; and
+  each worker's CPU from the iterator's shutdown to its reaping
+  (/proc/PID/task/*/schedstat before, the reaped children's rusage after):
+  loader.worker_exit_ms, paid at every epoch's end unless persistent;
 - the loop's own time per iteration around a sleeping GPU: loader.step_ms;
 - iter(loader) with 1..N workers and nothing to load, fitted per worker
   (the iterator forks them one after another): worker_start_ms; and each
@@ -95,6 +98,7 @@ import argparse
 import datetime
 import os
 import platform
+import resource
 import stat
 import statistics
 import sys
@@ -294,6 +298,37 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tasks_cpu_s(pid):
+    """CPU seconds the live threads of process pid have run
+    (/proc/PID/task/*/schedstat, nanoseconds): finer than /proc/PID/stat's
+    clock ticks, which a worker's few ms of exit would be lost in."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9
+
+
+def children_cpu_s():
+    """CPU seconds of this process's reaped children (every thread's,
+    counted to the nanosecond when each was waited for)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def shutdown_cpu(it, pids):
+    """Shuts the iterator's workers down as StopIteration does without
+    persistent_workers (an index of None each, then joined): the CPU each
+    worker spent from then until it was reaped, its exit (finalizers, the
+    kernel freeing its pages), seconds a worker."""
+    before, reaped = sum(tasks_cpu_s(p) for p in pids), children_cpu_s()
+    it._shutdown_workers()
+    return max(0.0, children_cpu_s() - reaped - before) / len(pids)
+
+
 def persistent_iter(ds, idx, batch, workers, seed):
     """A DataLoader over idx with `workers` persistent workers, its iterator
     started (the workers forked) and their pids: (loader, iterator, pids)."""
@@ -381,7 +416,8 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
     work, two epochs: (the workers' CPU per item in the second, warm, epoch;
     its wall per item; each worker's CPU in the first epoch beyond the
     second, from its fork: a forked child's counters start at 0, so its
-    start and its first items' extra cost are in it)."""
+    start and its first items' extra cost are in it; each worker's CPU to
+    exit when the iterator shuts them down, shutdown_cpu)."""
     dl, it, pids = persistent_iter(ds, idx, batch, workers, seed)
     for _ in it:
         pass
@@ -392,8 +428,8 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
         pass
     wall = time.perf_counter() - t0
     second = sum(proc_cpu_s(p) - b for p, b in zip(pids, first))
-    it._shutdown_workers()
-    return second / len(idx), wall / len(idx), (sum(first) - second) / workers
+    return second / len(idx), wall / len(idx), (sum(first) - second) / workers, \
+        shutdown_cpu(it, pids)
 
 
 def oversubscription(ds, idx, batch, cores, seed, reps):
@@ -410,22 +446,23 @@ def oversubscription(ds, idx, batch, cores, seed, reps):
     throughput: a Dataset that waits on a GET has a throughput that grows
     with workers without any core getting faster or slower. One batch size
     for every point (each worker gets at least two batches at 16 x).
-    Returns (curve, batch, seen, extra): extra[k] is the first epoch's CPU
-    per worker beyond the second at k x, seconds."""
+    Returns (curve, batch, seen, extra, exits): extra[k] is the first
+    epoch's CPU per worker beyond the second at k x, exits[k] each worker's
+    CPU to exit at the shutdown, seconds (the median run's)."""
     b = max(1, min(batch, len(idx) // (2 * OVERSUB[-1] * cores)))
-    points, seen, extra = [], [], {}
+    points, seen, extra, exits = [], [], {}, {}
     for k in OVERSUB:
         runs = sorted(workers_two_epochs(ds, idx, b, k * cores, seed + r) for r in range(reps))
-        cpu, wall, fresh = runs[len(runs) // 2]
+        cpu, wall, fresh, gone = runs[len(runs) // 2]
         points.append((k, cpu))
-        extra[k] = fresh
+        extra[k], exits[k] = fresh, gone
         seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}:{fresh * 1e3:.4g}")
         log(f"{k * cores} workers ({k} x the cores, batch {b}): warm, {cpu * 1e3:.3f} ms of worker "
             f"CPU and {wall * 1e3:.3f} ms of wall per item; a fresh worker's first epoch "
-            f"{fresh * 1e3:.1f} ms of CPU more")
+            f"{fresh * 1e3:.1f} ms of CPU more; its exit {gone * 1e3:.1f} ms")
     c1 = points[0][1]
     curve = ", ".join(f"{k}:{min(1.0, c1 / c):.3g}" if c > 0 else f"{k}:1" for k, c in points)
-    return curve, b, " ".join(seen), extra
+    return curve, b, " ".join(seen), extra, exits
 
 
 def worker_warmup(curve, extra, init):
@@ -437,6 +474,15 @@ def worker_warmup(curve, extra, init):
     Seconds, >= 0."""
     eff = dict((int(k), float(e)) for k, e in (p.split(":") for p in curve.split(", ")))
     return max(0.0, statistics.median(x * eff[k] for k, x in extra.items()) - init)
+
+
+def worker_exit(curve, exits):
+    """loader.worker_exit_ms: each worker's CPU from the iterator's shutdown
+    to its reaping (oversubscription's exits), taken back to one worker a
+    core by each point's efficiency as worker_warmup does, the median over
+    the points. Seconds, >= 0."""
+    eff = dict((int(k), float(e)) for k, e in (p.split(":") for p in curve.split(", ")))
+    return max(0.0, statistics.median(x * eff[k] for k, x in exits.items()))
 
 
 def pipeline_costs(data, idx, batch, seed, train_mean):
@@ -887,8 +933,8 @@ def main():
         log(f"the Dataset waits {mean_wait * 1e3:.3f} ms an item beside {mean_item * 1e3:.3f} ms "
             f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
             f"your scenario's server.storage gives (docs/pytorch.md)")
-    curve, curve_batch, curve_seen, fresh = oversubscription(ds, idx, a.batch, cores, a.seed,
-                                                             a.oversub_reps)
+    curve, curve_batch, curve_seen, fresh, exits = oversubscription(ds, idx, a.batch, cores,
+                                                                    a.seed, a.oversub_reps)
     log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
     forks = a.max_workers or 4 * cores  # nothing to load: forking more is cheap
     start, start0, init = worker_start(ds, forks)
@@ -897,6 +943,8 @@ def main():
     warmup = worker_warmup(curve, fresh, init)
     log(f"a fresh worker's first items: {warmup * 1e3:.2f} ms of CPU beyond warm ones "
         f"(loader.worker_warmup_ms)")
+    exit_s = worker_exit(curve, exits)
+    log(f"a worker's exit at the epoch's end: {exit_s * 1e3:.2f} ms of CPU (loader.worker_exit_ms)")
     pin, pin_how = pin_cost(item, a.batch)
     log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
     most = a.mem_items or 4 * len(idx)
@@ -948,6 +996,7 @@ def main():
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
         f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
         f"    worker_warmup_ms: {warmup * 1e3:.6g}",
+        f"    worker_exit_ms: {exit_s * 1e3:.6g}",
         f"    pin_ms_per_item: {pin * 1e3:.6g}",
         f"    worker_mem_mb: {wfix / 2**20:.6g}",
         f"    worker_mem_mb_per_kitem: {wper * 1e3 / 2**20:.6g}",
@@ -964,6 +1013,7 @@ def main():
         f"    item_wait_ms: {mean_wait * 1e3:.6g}",
         f"    oversub_batch: {curve_batch}",
         f"    oversub_cpu_wall_fresh_ms: \"{curve_seen}\"",
+        "    worker_exit_cpu_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in exits.items()) + "\"",
         f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
         f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",

@@ -26,6 +26,11 @@
  *   worker then runs its own start on a core (loader.worker_init_ms)
  *   before its first item, and its first items cost more CPU than they do
  *   once it is warm (loader.worker_warmup_ms, charged with the start);
+ * - the epoch's last next() shuts the workers down, unless
+ *   persistent_workers keeps them, and joins them before it raises
+ *   StopIteration: every worker exits at once, each with its exit's CPU on
+ *   a core (loader.worker_exit_ms: finalizers, the kernel freeing its
+ *   pages), and the next epoch starts when the last is reaped;
  * CPU: every rank's workers, pin-memory threads and training process on a
  * server share the stream's cores there, event by event. Each server has a
  * calendar of its cores (calendar.h) per timeline: an item's prep, a batch's
@@ -57,6 +62,7 @@
 typedef struct {
     int W, G, ns, persistent;
     double start_s, init_s;  /* a worker's fork (the iterator's), its own start */
+    double exit_s;           /* a worker's exit at the epoch's end (0: none) */
     double collate_s, pin_s; /* per item of a batch */
     double open[2];          /* when the epoch's iterator is made, per timeline */
     int64_t k;               /* the batch's worker */
@@ -220,6 +226,7 @@ static int torch_init(prep_t *p) {
     p->iter_cpu_s = iter_cpu(s, p->job);
     t->start_s = ms(s->loader.torch.worker_start_ms);
     t->init_s = worker_start_cpu(s);
+    t->exit_s = t->W > 0 && !t->persistent ? ms(s->loader.torch.worker_exit_ms) : 0;
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
@@ -337,6 +344,22 @@ static double torch_iter_cpu(prep_t *p, int tl, double start) {
         if (e > end) end = e;
     }
     return end;
+}
+
+/* The epoch's last next() raises StopIteration once the iterator has shut
+ * its workers down (persistent_workers keeps them): every rank's workers
+ * exit at once, each taking its exit's CPU on its server's cores, and the
+ * iterator joins them all before the loop goes on to the next epoch. */
+static double torch_epoch_end(prep_t *p, int tl, double end) {
+    torch_t *t = p->state;
+    if (t->exit_s <= 0) return end;
+    double done = end;
+    for (int r = 0; r < t->G; r++)
+        for (int k = 0; k < t->W; k++) {
+            double e = on_core(t, tl, t->rank_sv[r], end, t->exit_s);
+            if (e > done) done = e;
+        }
+    return done;
 }
 
 static void torch_destroy(prep_t *p) {
@@ -457,6 +480,19 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
     return cpu_share(&d, cpu_capacity(s, m->cores, d.gps));
 }
 
+/* Seconds from the last iteration's end until the iterator has joined its
+ * workers: every rank's W workers on a server exit at once, each with its
+ * exit's CPU, the cores shared as a fluid (torch_epoch_end's calendar). */
+static double exit_wall(const loader_model_t *m) {
+    const scenario_t *s = m->s;
+    const double W = (double)s->loader.torch.num_workers, x = ms(s->loader.torch.worker_exit_ms);
+    if (W <= 0 || s->loader.torch.persistent_workers || x <= 0) return 0;
+    const int gps = (int)(m->job->gpus / m->ns);
+    const double cap = cpu_capacity(s, m->cores, gps > 0 ? gps : 1);
+    const double all = (gps > 0 ? gps : 1) * W * x / cap;
+    return all > x ? all : x;
+}
+
 /* The simulator's batch pipeline at the mean costs, batch by batch, each
  * CPU second taking its slice's share of the cores. */
 static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *t_prep_s) {
@@ -515,6 +551,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             end = go + cpu * slow + (last ? m->t_last : m->t_batch);
             started[k % P] = go;
         }
+        end += exit_wall(m);
         if (tl == 0)
             *epoch_s = end;
         else
@@ -667,6 +704,7 @@ static const key_def_t keys[] = {
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
     {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
     {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
+    {"loader.worker_exit_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_exit_ms), "pytorch: a worker's CPU to exit when an epoch's iterator shuts its workers down at the epoch's end (every epoch unless persistent_workers: its finalizers, the kernel freeing its pages), on one of the cores, every worker at once; the loop goes on to the next epoch once the last has exited (the probe measures it: the workers' CPU from the shutdown to their reaping)"},
     {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
     {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
     {"loader.process_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.process_mem_mb), "pytorch: each training process's own memory (the interpreter, PyTorch, the Dataset, the DataLoader's iterator; not the model or the CUDA context): the probe measures its anonymous resident pages (/proc/self/status RssAnon) at their peak over an epoch; counted against server.mem_gb for a job that does not give jobs.N.host_mem_gb (0 = not measured)"},
@@ -708,6 +746,7 @@ const loader_ops_t loader_pytorch = {
     .item = torch_item,
     .batch_ready = torch_batch_ready,
     .iter_cpu = torch_iter_cpu,
+    .epoch_end = torch_epoch_end,
     .destroy = torch_destroy,
     .check = torch_check,
     .shard_lanes = torch_shard_lanes,
