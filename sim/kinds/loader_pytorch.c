@@ -62,6 +62,7 @@
 typedef struct {
     int W, G, ns, persistent;
     double start_s, init_s;  /* a worker's fork (the iterator's), its own start */
+    double warm_s;           /* a fresh worker's warm-up, before its first item */
     double exit_s;           /* a worker's exit at the epoch's end (0: none) */
     double collate_s, pin_s; /* per item of a batch */
     double open[2];          /* when the epoch's iterator is made, per timeline */
@@ -95,14 +96,14 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
     return t;
 }
 
-/* Seconds of CPU a freshly forked worker spends of its own: its start
- * before the first item, and its first items' CPU past what they cost once
- * it is warm (the parent's pages it copies on write, cold caches and TLBs).
- * Both fall at the worker's start, one lump on a core: the warm-up is a
- * cost per worker start, not per item, so 16 workers a core over an epoch
- * of 2 batches each pay it 16 times over the same items. */
-static double worker_start_cpu(const scenario_t *s) {
-    return ms(s->loader.torch.worker_init_ms + s->loader.torch.worker_warmup_ms);
+/* Seconds of CPU a freshly forked worker spends on its first items past
+ * what they cost once it is warm (the heap it grows for a batch, the
+ * parent's pages it copies on write, cold caches and TLBs), one lump on a
+ * core before its first item: a cost per worker start, not per item, so 16
+ * workers a core over an epoch of 2 batches each pay it 16 times over the
+ * same items. */
+static double worker_warm_cpu(const scenario_t *s) {
+    return ms(s->loader.torch.worker_warmup_ms);
 }
 
 static double pin_item(const scenario_t *s) {
@@ -225,7 +226,8 @@ static int torch_init(prep_t *p) {
     p->cpu_slots = effective_cores(s, p->cores);
     p->iter_cpu_s = iter_cpu(s, p->job);
     t->start_s = ms(s->loader.torch.worker_start_ms);
-    t->init_s = worker_start_cpu(s);
+    t->init_s = ms(s->loader.torch.worker_init_ms);
+    t->warm_s = worker_warm_cpu(s);
     t->exit_s = t->W > 0 && !t->persistent ? ms(s->loader.torch.worker_exit_ms) : 0;
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
@@ -256,9 +258,12 @@ static inline double on_core(torch_t *t, int tl, int sv, double at, double dur) 
 
 /* An epoch that forks its workers: the iterator forks them one after
  * another and returns when the last is forked (the training loop takes no
- * batch before); each worker then runs its own start (imports, the
- * Dataset's pages touched) on a core before its first item. Every worker
- * starts, whether the epoch has a batch for it or not. */
+ * batch before); each worker runs its own start (imports, the Dataset's
+ * pages touched) on a core once forked, then waits: the iterator puts the
+ * first indices in the workers' queues only once the last is forked
+ * (_MultiProcessingDataLoaderIter.__init__ calls _reset after the forks),
+ * so no item starts before. Its warm-up then comes before its first item.
+ * Every worker starts, whether the epoch has a batch for it or not. */
 static void torch_spawn(torch_t *t, const double issue[2]) {
     const int G = t->G, W = t->W;
     for (int tl = 0; tl < 2; tl++) {
@@ -268,6 +273,8 @@ static void torch_spawn(torch_t *t, const double issue[2]) {
                 double *wf = &t->wfree[((size_t)tl * G + r) * W + k];
                 *wf = issue[tl] + t->start_s * (double)(k + 1);
                 if (t->init_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->init_s);
+                if (*wf < t->open[tl]) *wf = t->open[tl];
+                if (t->warm_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->warm_s);
             }
     }
 }
@@ -502,7 +509,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const int64_t P = torch_staged(s, j);
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
     const double cpu = iter_cpu(s, j), start = ms(s->loader.torch.worker_start_ms),
-                 init = worker_start_cpu(s);
+                 init = ms(s->loader.torch.worker_init_ms), warm = worker_warm_cpu(s);
     const double collate = collate_item(s), pin = pin_item(s);
     const int drop = s->loader.torch.drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
@@ -518,11 +525,12 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const double tail_workers = (double)(nb - last_round);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, pin_free = 0, io_free = 0;
-        /* The iterator forks every worker before the loop takes a batch;
-         * each worker's own start takes the first slice's share of a core. */
-        const double open = spawn ? start * W : 0;
+        /* The iterator forks every worker, and only then hands out
+         * indices; each worker's own start and warm-up take the first
+         * slice's share of a core. */
+        const double open = spawn ? start * W : 0, sg0 = sg ? sg[tl * m->steps] : 1;
         for (int w = 0; wfree && sg && w < W; w++)
-            wfree[w] = spawn ? start * (w + 1) + init * sg[tl * m->steps] : 0;
+            wfree[w] = spawn ? fmax(start * (w + 1) + init * sg0, open) + warm * sg0 : 0;
         for (int64_t k = 0; wfree && started && sg && k < nb; k++) {
             int last = k == nb - 1;
             double items = last && !drop ? (m->items - (double)k * M) : M;
