@@ -217,14 +217,24 @@ class BusyHost(unittest.TestCase):
 
 
 class WorkerWarmup(unittest.TestCase):
-    def test_extra_back_to_one_a_core_less_the_start(self):
-        # 0.2 s more CPU in the first epoch at 1 x, 0.25 s at 8 x where each CPU
-        # second is worth 0.8: 0.2 s at 1 x either way; less the 0.05 s start.
-        w = probe.worker_warmup("1:1, 8:0.8, 16:0.5", {1: 0.2, 8: 0.25, 16: 0.6}, 0.05)
-        self.assertAlmostEqual(w, 0.15)
+    def test_median_less_the_start(self):
+        # A fresh worker's first batch 0.25, 0.3, 0.2 s beyond a warm one:
+        # the median, 0.25 s, less the 0.05 s start before its first item.
+        self.assertAlmostEqual(probe.worker_warmup([0.25, 0.3, 0.2], 0.05), 0.2)
 
     def test_never_negative(self):
-        self.assertEqual(probe.worker_warmup("1:1, 2:1", {1: 0.01, 2: 0.01}, 0.05), 0.0)
+        self.assertEqual(probe.worker_warmup([0.01, 0.02, 0.0], 0.05), 0.0)
+
+
+class WorkerExit(unittest.TestCase):
+    def test_exit_back_to_one_a_core(self):
+        # 10 ms a worker at 1 x, 12.5 ms at 8 x where each CPU second is worth
+        # 0.8 (10 ms at 1 x), 40 ms at 16 x worth 0.5 (20 ms): the median, 10 ms.
+        x = probe.worker_exit("1:1, 8:0.8, 16:0.5", {1: 0.01, 8: 0.0125, 16: 0.04})
+        self.assertAlmostEqual(x, 0.01)
+
+    def test_never_negative(self):
+        self.assertEqual(probe.worker_exit("1:1, 2:1", {1: -0.001, 2: 0.0}), 0.0)
 
 
 if __name__ == "__main__":

@@ -304,6 +304,55 @@ static void test_worker_warmup(void **state) {
     metrics_free(&m), metrics_free(&s);
 }
 
+/* The iterator hands out its first indices only once the last worker is
+ * forked: 8 workers on 2 cores forked 100 ms apart start no item before
+ * 0.8 s, then 3200 x 2 ms of items on 2 cores, 4 s; epoch 2 forks again.
+ * A worker that started as soon as it was forked would have the cores busy
+ * from 0.2 s (3.4 s). Persistent workers: 3.2 s in epoch 2. */
+static void test_indices_after_forks(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=8", "server.cpus=2", "loader.worker_start_ms=100",
+                          NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    near("no item before the last fork, sim", metrics_at(&s, 0, 1)->epoch_s, 4.0, 1e-2);
+    near("no item before the last fork, model", metrics_at(&m, 0, 1)->epoch_s, 4.0, 1e-2);
+    metrics_free(&m), metrics_free(&s);
+    const char *keep[] = {"loader.num_workers=8", "server.cpus=2", "loader.worker_start_ms=100",
+                          "loader.persistent_workers=true", NULL};
+    run(keep, &m, &s);
+    near("persistent, sim", metrics_at(&s, 0, 1)->epoch_s, 3.2, 1e-2);
+    near("persistent, model", metrics_at(&m, 0, 1)->epoch_s, 3.2, 1e-2);
+    metrics_free(&m), metrics_free(&s);
+}
+
+/* loader.worker_exit_ms: the epoch's last next() shuts the workers down and
+ * joins them before the loop goes on. 4 workers on 4 cores: 1.6 s of items,
+ * then 4 exits of 50 ms at once, 1.65 s. 16 workers on 2 cores: 3200 x 2 ms
+ * of items on 2 cores (3.2 s), then 16 x 50 ms of exits on 2 cores, 3.6 s.
+ * Persistent workers are not shut down between epochs: 3.2 s. */
+static void test_worker_exit(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=4", "loader.worker_exit_ms=50", NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    near("4 exits on 4 cores, sim", metrics_at(&s, 0, 1)->epoch_s, 1.65, 1e-6);
+    near("4 exits on 4 cores, model", metrics_at(&m, 0, 1)->epoch_s, 1.65, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    const char *crowd[] = {"loader.num_workers=16", "server.cpus=2", "loader.worker_exit_ms=50",
+                           NULL};
+    run(crowd, &m, &s);
+    near("16 exits on 2 cores, sim", metrics_at(&s, 0, 1)->epoch_s, 3.6, 1e-2);
+    near("16 exits on 2 cores, model", metrics_at(&m, 0, 1)->epoch_s, 3.6, 1e-2);
+    metrics_free(&m), metrics_free(&s);
+    const char *keep[] = {"loader.num_workers=16", "server.cpus=2", "loader.worker_exit_ms=50",
+                          "loader.persistent_workers=true", NULL};
+    run(keep, &m, &s);
+    near("persistent: no exit, sim", metrics_at(&s, 0, 1)->epoch_s, 3.2, 1e-2);
+    near("persistent: no exit, model", metrics_at(&m, 0, 1)->epoch_s, 3.2, 1e-2);
+    metrics_free(&m), metrics_free(&s);
+}
+
 /* The iterator forks its workers one after another (100 ms each) and the
  * loop takes no batch before the last is forked; each worker then spends
  * 50 ms of CPU of its own before its first item. 4 workers on 4 cores, 25
@@ -311,7 +360,8 @@ static void test_worker_warmup(void **state) {
  * works through its 25 batches without a pause (its prefetched batches are
  * taken as they come), so the epoch ends at 0.45 + 25 x 0.064 = 2.05 s
  * (epoch 2 forks again). 8 workers over 4 short batches: the loop waits for
- * the iterator, 8 x 100 ms, though 4 workers would do. */
+ * the iterator, 8 x 100 ms, though 4 workers would do, and the first
+ * indices go out only then: one batch of 32 x 0.1 ms after 0.8 s. */
 static void test_iterator_start(void **state) {
     (void)state;
     const char *sets[] = {"loader.num_workers=4", "loader.worker_start_ms=100",
@@ -325,8 +375,8 @@ static void test_iterator_start(void **state) {
                           "dataset.items=128",        "prep.decode_ms_per_item=0.1",
                           "loader.prefetch_factor=1", NULL};
     run(wide, &m, &s);
-    near("iterator of 8, sim", metrics_at(&s, 0, 1)->epoch_s, 0.8, 1e-6);
-    near("iterator of 8, model", metrics_at(&m, 0, 1)->epoch_s, 0.8, 1e-6);
+    near("iterator of 8, sim", metrics_at(&s, 0, 1)->epoch_s, 0.8 + 32 * 0.1e-3, 1e-6);
+    near("iterator of 8, model", metrics_at(&m, 0, 1)->epoch_s, 0.8 + 32 * 0.1e-3, 1e-6);
     metrics_free(&m), metrics_free(&s);
     const char *keep[] = {
         "loader.num_workers=8",        "loader.worker_start_ms=100",     "dataset.items=128",
@@ -503,6 +553,8 @@ int main(void) {
         cmocka_unit_test(test_step_cpu_shares_cores),
         cmocka_unit_test(test_oversubscription),
         cmocka_unit_test(test_worker_warmup),
+        cmocka_unit_test(test_worker_exit),
+        cmocka_unit_test(test_indices_after_forks),
         cmocka_unit_test(test_best_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

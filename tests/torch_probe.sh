@@ -22,7 +22,7 @@ if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 16 --items 1
 fi
 # Every cost the DataLoader spends is in the profile, measured.
 for k in decode_ms_per_item decode_ms_per_mb collate_ms_per_item share_ms_per_item \
-  transfer_ms_per_item step_ms worker_start_ms worker_init_ms worker_warmup_ms worker_mem_mb worker_mem_mb_per_kitem process_mem_mb core_efficiency latency_ms read_mb_s; do
+  transfer_ms_per_item step_ms worker_start_ms worker_init_ms worker_warmup_ms worker_exit_ms worker_mem_mb worker_mem_mb_per_kitem process_mem_mb core_efficiency latency_ms read_mb_s; do
   v=$(awk -v k="$k:" '$1 == k {print $2}' "$tmp/host.yaml")
   awk -v v="$v" 'BEGIN{exit !(v != "" && v + 0 >= 0)}' && ok || bad "profile key $k: '$v' (probe: $(cat "$tmp/err"))"
 done

@@ -37,9 +37,16 @@ What it measures, each the way the DataLoader spends it:
   each): the CPU the warm workers use per item in the second epoch
   (/proc/PID/stat), relative to 1 x: loader.oversub, the cost of more
   processes than cores (switches, caches, the scheduler); and each
-  worker's first epoch's CPU beyond its second, less worker_init_ms:
-  loader.worker_warmup_ms, a fresh worker's first items' extra cost
-  (pages copied on write, cold caches), paid once per worker start;
+  worker's CPU from the iterator's shutdown to its reaping
+  (/proc/PID/task/*/schedstat before, the reaped children's rusage after):
+  loader.worker_exit_ms, paid at every epoch's end unless persistent;
+- one fresh worker at the user's batch (3 runs, the median): the CPU from
+  its fork to its first batch's end (/proc/PID/task/*/schedstat, read in
+  the worker's collate) beyond a warm batch's, less worker_init_ms:
+  loader.worker_warmup_ms, a fresh worker's first batch's extra cost (the
+  heap it grows for a batch, pages copied on write, cold caches), paid
+  once per worker start; the items' and the hand-over's figures above are
+  a warm worker's (its second epoch), so it is not counted twice;
 - the loop's own time per iteration around a sleeping GPU: loader.step_ms;
 - iter(loader) with 1..N workers and nothing to load, fitted per worker
   (the iterator forks them one after another): worker_start_ms; and each
@@ -95,6 +102,7 @@ import argparse
 import datetime
 import os
 import platform
+import resource
 import stat
 import statistics
 import sys
@@ -210,14 +218,22 @@ class StripCollate:
 def loader_bound(ds, idx, batch, workers, seed):
     """A real DataLoader over idx with no GPU work: each item's (index, CPU
     seconds, wall seconds) in the worker, the collates, and the steady
-    interval between batches."""
+    interval between batches; from the workers' second epoch (persistent):
+    a fresh worker's first items cost more (its warm-up, which
+    worker_warmup_ms charges once per start), and a figure per item taken
+    from them charged it again on every item, and to 0 workers too, whose
+    items run in the warm training process (issue 30: the 0- and 1-worker
+    rows 17-28 % slow)."""
     import torch
     from torch.utils.data import DataLoader, Subset
 
     g = torch.Generator()
     g.manual_seed(seed)
     dl = DataLoader(Subset(Timed(ds), idx), batch_size=batch, shuffle=True, generator=g,
-                    num_workers=workers, collate_fn=StripCollate())
+                    num_workers=workers, collate_fn=StripCollate(),
+                    persistent_workers=workers > 0)
+    for _ in dl:
+        pass
     items, collates, stamps = [], [], []
     for _, ii, tt, c, cc in dl:
         stamps.append(time.perf_counter())
@@ -294,6 +310,37 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def tasks_cpu_s(pid):
+    """CPU seconds the live threads of process pid have run
+    (/proc/PID/task/*/schedstat, nanoseconds): finer than /proc/PID/stat's
+    clock ticks, which a worker's few ms of exit would be lost in."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9
+
+
+def children_cpu_s():
+    """CPU seconds of this process's reaped children (every thread's,
+    counted to the nanosecond when each was waited for)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def shutdown_cpu(it, pids):
+    """Shuts the iterator's workers down as StopIteration does without
+    persistent_workers (an index of None each, then joined): the CPU each
+    worker spent from then until it was reaped, its exit (finalizers, the
+    kernel freeing its pages), seconds a worker."""
+    before, reaped = sum(tasks_cpu_s(p) for p in pids), children_cpu_s()
+    it._shutdown_workers()
+    return max(0.0, children_cpu_s() - reaped - before) / len(pids)
+
+
 def persistent_iter(ds, idx, batch, workers, seed):
     """A DataLoader over idx with `workers` persistent workers, its iterator
     started (the workers forked) and their pids: (loader, iterator, pids)."""
@@ -310,9 +357,13 @@ def persistent_iter(ds, idx, batch, workers, seed):
 
 def workers_cpu(ds, idx, batch, workers, seed):
     """A real DataLoader with `workers` persistent workers over idx, no GPU
-    work: (CPU seconds its workers used per item, wall seconds per item)."""
+    work: (CPU seconds its workers used per item, wall seconds per item) in
+    their second epoch, warm, as loader_bound times the items."""
     dl, it, pids = persistent_iter(ds, idx, batch, workers, seed)
-    base = [proc_cpu_s(p) for p in pids]  # forked and idle so far
+    for _ in it:
+        pass
+    it = iter(dl)  # persistent: the same workers, warm
+    base = [proc_cpu_s(p) for p in pids]
     t0 = time.perf_counter()
     for _ in it:
         pass
@@ -381,7 +432,8 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
     work, two epochs: (the workers' CPU per item in the second, warm, epoch;
     its wall per item; each worker's CPU in the first epoch beyond the
     second, from its fork: a forked child's counters start at 0, so its
-    start and its first items' extra cost are in it)."""
+    start and its first items' extra cost are in it; each worker's CPU to
+    exit when the iterator shuts them down, shutdown_cpu)."""
     dl, it, pids = persistent_iter(ds, idx, batch, workers, seed)
     for _ in it:
         pass
@@ -392,8 +444,8 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
         pass
     wall = time.perf_counter() - t0
     second = sum(proc_cpu_s(p) - b for p, b in zip(pids, first))
-    it._shutdown_workers()
-    return second / len(idx), wall / len(idx), (sum(first) - second) / workers
+    return second / len(idx), wall / len(idx), (sum(first) - second) / workers, \
+        shutdown_cpu(it, pids)
 
 
 def oversubscription(ds, idx, batch, cores, seed, reps):
@@ -404,39 +456,81 @@ def oversubscription(ds, idx, batch, cores, seed, reps):
     workers are warm (switches, caches and TLBs shared, the scheduler's
     work), which loader_pytorch.c applies to the cores' capacity. The first
     epoch's CPU beyond the second, per worker, is a fresh worker's start and
-    warm-up (worker_warmup below): a cost per worker, not per item, which
-    the first epoch alone put into the curve at this probe's items per
-    worker (10 at 16 x), not the user's (issue 30). CPU, not the items'
+    warm-up (first_batch_extra measures it at the user's batch): a cost per
+    worker, not per item, which the first epoch alone put into the curve at
+    this probe's items per worker (10 at 16 x), not the user's (issue 30). CPU, not the items'
     throughput: a Dataset that waits on a GET has a throughput that grows
     with workers without any core getting faster or slower. One batch size
     for every point (each worker gets at least two batches at 16 x).
-    Returns (curve, batch, seen, extra): extra[k] is the first epoch's CPU
-    per worker beyond the second at k x, seconds."""
+    Returns (curve, batch, seen, extra, exits): extra[k] is the first
+    epoch's CPU per worker beyond the second at k x, exits[k] each worker's
+    CPU to exit at the shutdown, seconds (the median run's)."""
     b = max(1, min(batch, len(idx) // (2 * OVERSUB[-1] * cores)))
-    points, seen, extra = [], [], {}
+    points, seen, extra, exits = [], [], {}, {}
     for k in OVERSUB:
         runs = sorted(workers_two_epochs(ds, idx, b, k * cores, seed + r) for r in range(reps))
-        cpu, wall, fresh = runs[len(runs) // 2]
+        cpu, wall, fresh, gone = runs[len(runs) // 2]
         points.append((k, cpu))
-        extra[k] = fresh
+        extra[k], exits[k] = fresh, gone
         seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}:{fresh * 1e3:.4g}")
         log(f"{k * cores} workers ({k} x the cores, batch {b}): warm, {cpu * 1e3:.3f} ms of worker "
             f"CPU and {wall * 1e3:.3f} ms of wall per item; a fresh worker's first epoch "
-            f"{fresh * 1e3:.1f} ms of CPU more")
+            f"{fresh * 1e3:.1f} ms of CPU more; its exit {gone * 1e3:.1f} ms")
     c1 = points[0][1]
     curve = ", ".join(f"{k}:{min(1.0, c1 / c):.3g}" if c > 0 else f"{k}:1" for k, c in points)
-    return curve, b, " ".join(seen), extra
+    return curve, b, " ".join(seen), extra, exits
 
 
-def worker_warmup(curve, extra, init):
-    """loader.worker_warmup_ms: a fresh worker's first-epoch CPU beyond its
-    warm one (oversubscription's extra), less its start before the first
-    item (worker_init_ms, measured alone), the median over the points.
-    Each point's extra is taken back to one worker a core by that point's
-    efficiency, since the simulator scales every CPU second there by it.
-    Seconds, >= 0."""
+class StampCollate:
+    """default_collate, with the worker's CPU from its fork to the end of
+    this batch's collate beside (every thread's, tasks_cpu_s)."""
+
+    def __call__(self, batch):
+        from torch.utils.data import default_collate
+
+        return default_collate(batch), tasks_cpu_s(os.getpid())
+
+
+def first_batch_extra(ds, idx, batch, seed):
+    """One fresh worker over idx at the user's batch, as an epoch without
+    persistent_workers forks it: the CPU from its fork to its first batch's
+    end beyond a warm batch's (the median of the later full batches'),
+    seconds. Its start and its warm-up are in it: the heap it grows to hold
+    a batch, the parent's pages it copies, its cold caches, which grow with
+    the batch (on this VM's ImageFolder about 0.2 s at batch 5, 0.25 s at
+    32 and 0.65 s at 128 over warm batches of 0.04, 0.19 and 0.7 s, load
+    5-12), so the user's batch, not the oversubscription curve's small one."""
+    import torch
+    from torch.utils.data import DataLoader, Subset
+
+    g = torch.Generator()
+    g.manual_seed(seed)
+    dl = DataLoader(Subset(ds, idx), batch_size=batch, shuffle=True, generator=g, num_workers=1,
+                    collate_fn=StampCollate())
+    stamps = [c for _, c in dl]
+    steps = [b - a for a, b in zip(stamps, stamps[1:])]
+    if len(idx) % batch:
+        steps = steps[:-1]  # the last batch is partial
+    if len(steps) < 2:
+        raise SystemExit(f"probe: too few batches ({len(stamps)}) for a worker's warm-up: raise --items")
+    return stamps[0] - statistics.median(steps[1:])
+
+
+def worker_warmup(extras, init):
+    """loader.worker_warmup_ms: a fresh worker's first batch's CPU beyond a
+    warm one (first_batch_extra's, one worker on the cores, the median of
+    the runs), less its start before the first item (worker_init_ms,
+    measured alone). Seconds, >= 0."""
+    return max(0.0, statistics.median(extras) - init)
+
+
+def worker_exit(curve, exits):
+    """loader.worker_exit_ms: each worker's CPU from the iterator's shutdown
+    to its reaping (oversubscription's exits), taken back to one worker a
+    core by each point's efficiency as worker_warmup does, the median over
+    the points. Seconds, >= 0."""
     eff = dict((int(k), float(e)) for k, e in (p.split(":") for p in curve.split(", ")))
-    return max(0.0, statistics.median(x * eff[k] for k, x in extra.items()) - init)
+    return max(0.0, statistics.median(x * eff[k] for k, x in exits.items()))
 
 
 def pipeline_costs(data, idx, batch, seed, train_mean):
@@ -887,16 +981,21 @@ def main():
         log(f"the Dataset waits {mean_wait * 1e3:.3f} ms an item beside {mean_item * 1e3:.3f} ms "
             f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
             f"your scenario's server.storage gives (docs/pytorch.md)")
-    curve, curve_batch, curve_seen, fresh = oversubscription(ds, idx, a.batch, cores, a.seed,
-                                                             a.oversub_reps)
+    curve, curve_batch, curve_seen, _, exits = oversubscription(ds, idx, a.batch, cores,
+                                                                    a.seed, a.oversub_reps)
     log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
     forks = a.max_workers or 4 * cores  # nothing to load: forking more is cheap
     start, start0, init = worker_start(ds, forks)
     log(f"iter() forks {start * 1e3:.2f} ms a worker (+{start0 * 1e3:.2f} ms), fitted over 1..{forks}; "
         f"a worker's own start {init * 1e3:.2f} ms of CPU")
-    warmup = worker_warmup(curve, fresh, init)
-    log(f"a fresh worker's first items: {warmup * 1e3:.2f} ms of CPU beyond warm ones "
+    extras = [first_batch_extra(ds, idx, a.batch, a.seed + r) for r in range(REPS)]
+    warmup = worker_warmup(extras, init)
+    log(f"a fresh worker's first batch of {a.batch}: " +
+        ", ".join(f"{x * 1e3:.1f}" for x in extras) + " ms of CPU beyond a warm one")
+    log(f"a fresh worker's warm-up: {warmup * 1e3:.2f} ms of CPU beyond its start "
         f"(loader.worker_warmup_ms)")
+    exit_s = worker_exit(curve, exits)
+    log(f"a worker's exit at the epoch's end: {exit_s * 1e3:.2f} ms of CPU (loader.worker_exit_ms)")
     pin, pin_how = pin_cost(item, a.batch)
     log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
     most = a.mem_items or 4 * len(idx)
@@ -948,6 +1047,7 @@ def main():
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
         f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
         f"    worker_warmup_ms: {warmup * 1e3:.6g}",
+        f"    worker_exit_ms: {exit_s * 1e3:.6g}",
         f"    pin_ms_per_item: {pin * 1e3:.6g}",
         f"    worker_mem_mb: {wfix / 2**20:.6g}",
         f"    worker_mem_mb_per_kitem: {wper * 1e3 / 2**20:.6g}",
@@ -964,6 +1064,8 @@ def main():
         f"    item_wait_ms: {mean_wait * 1e3:.6g}",
         f"    oversub_batch: {curve_batch}",
         f"    oversub_cpu_wall_fresh_ms: \"{curve_seen}\"",
+        "    warmup_first_batch_ms: \"" + " ".join(f"{x * 1e3:.4g}" for x in extras) + "\"",
+        "    worker_exit_cpu_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in exits.items()) + "\"",
         f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
         f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",

@@ -1185,7 +1185,8 @@ static void train_beside(world_t *w, stream_t *st, double dur, double cpu, doubl
 
 /* Output batch k of the stream's epoch: every consumer starts the iteration
  * when the batch is ready and its GPUs are free; the buffer frees when the
- * last consumer has started it. The epoch ends with its last batch. */
+ * last consumer has started it. The epoch ends with its last batch
+ * (and the loader's teardown after it, where the kind has one). */
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
                     double ready_mem) {
     const int64_t lo = k * st->M;
@@ -1211,6 +1212,10 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
             const double at3 = over > 0 ? end_mem - (end - cpu - over) : cpu_mem;
             observe_iteration(w, st, c, k, (double[4]){start, start_mem, cpu + over, at3},
                               end - cpu - over, (double)(hi - lo), last);
+        }
+        if (last && w->loader->epoch_end) {
+            end = w->loader->epoch_end(&st->prep, 0, end);
+            end_mem = w->loader->epoch_end(&st->prep, 1, end_mem);
         }
         st->end[c] = end;
         st->end_mem[c] = end_mem;

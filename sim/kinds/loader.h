@@ -98,6 +98,11 @@ typedef struct {
      * at `start` on timeline tl is done (default: start + iter_cpu_s), for a
      * kind whose processes share the cores with that CPU. */
     double (*iter_cpu)(prep_t *p, int tl, double start);
+    /* Optional: when the training processes are done with the epoch's
+     * loader, their last iteration on timeline tl ending at `end` (PyTorch's
+     * iterator joins its workers at StopIteration); default `end`. The next
+     * epoch starts then. */
+    double (*epoch_end)(prep_t *p, int tl, double end);
     /* Optional: when the stream's training processes (each rank's) are done
      * with `dur` seconds of CPU each, taken beside their GPUs' compute from
      * `start` on timeline tl (jobs.N.train_cpu_ms), for a kind whose cores

@@ -26,6 +26,11 @@
  *   worker then runs its own start on a core (loader.worker_init_ms)
  *   before its first item, and its first items cost more CPU than they do
  *   once it is warm (loader.worker_warmup_ms, charged with the start);
+ * - the epoch's last next() shuts the workers down, unless
+ *   persistent_workers keeps them, and joins them before it raises
+ *   StopIteration: every worker exits at once, each with its exit's CPU on
+ *   a core (loader.worker_exit_ms: finalizers, the kernel freeing its
+ *   pages), and the next epoch starts when the last is reaped;
  * CPU: every rank's workers, pin-memory threads and training process on a
  * server share the stream's cores there, event by event. Each server has a
  * calendar of its cores (calendar.h) per timeline: an item's prep, a batch's
@@ -57,6 +62,8 @@
 typedef struct {
     int W, G, ns, persistent;
     double start_s, init_s;  /* a worker's fork (the iterator's), its own start */
+    double warm_s;           /* a fresh worker's warm-up, before its first item */
+    double exit_s;           /* a worker's exit at the epoch's end (0: none) */
     double collate_s, pin_s; /* per item of a batch */
     double open[2];          /* when the epoch's iterator is made, per timeline */
     int64_t k;               /* the batch's worker */
@@ -92,14 +99,14 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
     return t;
 }
 
-/* Seconds of CPU a freshly forked worker spends of its own: its start
- * before the first item, and its first items' CPU past what they cost once
- * it is warm (the parent's pages it copies on write, cold caches and TLBs).
- * Both fall at the worker's start, one lump on a core: the warm-up is a
- * cost per worker start, not per item, so 16 workers a core over an epoch
- * of 2 batches each pay it 16 times over the same items. */
-static double worker_start_cpu(const scenario_t *s) {
-    return ms(s->loader.torch.worker_init_ms + s->loader.torch.worker_warmup_ms);
+/* Seconds of CPU a freshly forked worker spends on its first items past
+ * what they cost once it is warm (the heap it grows for a batch, the
+ * parent's pages it copies on write, cold caches and TLBs), one lump on a
+ * core before its first item: a cost per worker start, not per item, so 16
+ * workers a core over an epoch of 2 batches each pay it 16 times over the
+ * same items. */
+static double worker_warm_cpu(const scenario_t *s) {
+    return ms(s->loader.torch.worker_warmup_ms);
 }
 
 static double pin_item(const scenario_t *s) {
@@ -222,7 +229,9 @@ static int torch_init(prep_t *p) {
     p->cpu_slots = effective_cores(s, p->cores);
     p->iter_cpu_s = iter_cpu(s, p->job);
     t->start_s = ms(s->loader.torch.worker_start_ms);
-    t->init_s = worker_start_cpu(s);
+    t->init_s = ms(s->loader.torch.worker_init_ms);
+    t->warm_s = worker_warm_cpu(s);
+    t->exit_s = t->W > 0 && !t->persistent ? ms(s->loader.torch.worker_exit_ms) : 0;
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
@@ -254,9 +263,12 @@ static inline double on_core(torch_t *t, int tl, int sv, double at, double dur) 
 
 /* An epoch that forks its workers: the iterator forks them one after
  * another and returns when the last is forked (the training loop takes no
- * batch before); each worker then runs its own start (imports, the
- * Dataset's pages touched) on a core before its first item. Every worker
- * starts, whether the epoch has a batch for it or not. */
+ * batch before); each worker runs its own start (imports, the Dataset's
+ * pages touched) on a core once forked, then waits: the iterator puts the
+ * first indices in the workers' queues only once the last is forked
+ * (_MultiProcessingDataLoaderIter.__init__ calls _reset after the forks),
+ * so no item starts before. Its warm-up then comes before its first item.
+ * Every worker starts, whether the epoch has a batch for it or not. */
 static void torch_spawn(torch_t *t, const double issue[2]) {
     const int G = t->G, W = t->W;
     for (int tl = 0; tl < 2; tl++) {
@@ -266,6 +278,8 @@ static void torch_spawn(torch_t *t, const double issue[2]) {
                 double *wf = &t->wfree[((size_t)tl * G + r) * W + k];
                 *wf = issue[tl] + t->start_s * (double)(k + 1);
                 if (t->init_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->init_s);
+                if (*wf < t->open[tl]) *wf = t->open[tl];
+                if (t->warm_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->warm_s);
             }
     }
 }
@@ -344,6 +358,22 @@ static double torch_iter_cpu(prep_t *p, int tl, double start) {
         if (e > end) end = e;
     }
     return end;
+}
+
+/* The epoch's last next() raises StopIteration once the iterator has shut
+ * its workers down (persistent_workers keeps them): every rank's workers
+ * exit at once, each taking its exit's CPU on its server's cores, and the
+ * iterator joins them all before the loop goes on to the next epoch. */
+static double torch_epoch_end(prep_t *p, int tl, double end) {
+    torch_t *t = p->state;
+    if (t->exit_s <= 0) return end;
+    double done = end;
+    for (int r = 0; r < t->G; r++)
+        for (int k = 0; k < t->W; k++) {
+            double e = on_core(t, tl, t->rank_sv[r], end, t->exit_s);
+            if (e > done) done = e;
+        }
+    return done;
 }
 
 static void torch_destroy(prep_t *p) {
@@ -464,6 +494,19 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
     return cpu_share(&d, cpu_capacity(s, m->cores, d.gps));
 }
 
+/* Seconds from the last iteration's end until the iterator has joined its
+ * workers: every rank's W workers on a server exit at once, each with its
+ * exit's CPU, the cores shared as a fluid (torch_epoch_end's calendar). */
+static double exit_wall(const loader_model_t *m) {
+    const scenario_t *s = m->s;
+    const double W = (double)s->loader.torch.num_workers, x = ms(s->loader.torch.worker_exit_ms);
+    if (W <= 0 || s->loader.torch.persistent_workers || x <= 0) return 0;
+    const int gps = (int)(m->job->gpus / m->ns);
+    const double cap = cpu_capacity(s, m->cores, gps > 0 ? gps : 1);
+    const double all = (gps > 0 ? gps : 1) * W * x / cap;
+    return all > x ? all : x;
+}
+
 /* The simulator's batch pipeline at the mean costs, batch by batch, each
  * CPU second taking its slice's share of the cores. */
 static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *t_prep_s) {
@@ -473,7 +516,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const int64_t P = torch_staged(s, j);
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
     const double cpu = iter_cpu(s, j), start = ms(s->loader.torch.worker_start_ms),
-                 init = worker_start_cpu(s);
+                 init = ms(s->loader.torch.worker_init_ms), warm = worker_warm_cpu(s);
     const double collate = collate_item(s), pin = pin_item(s);
     const int drop = s->loader.torch.drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
@@ -489,11 +532,12 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const double tail_workers = (double)(nb - last_round);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, pin_free = 0, io_free = 0;
-        /* The iterator forks every worker before the loop takes a batch;
-         * each worker's own start takes the first slice's share of a core. */
-        const double open = spawn ? start * W : 0;
+        /* The iterator forks every worker, and only then hands out
+         * indices; each worker's own start and warm-up take the first
+         * slice's share of a core. */
+        const double open = spawn ? start * W : 0, sg0 = sg ? sg[tl * m->steps] : 1;
         for (int w = 0; wfree && sg && w < W; w++)
-            wfree[w] = spawn ? start * (w + 1) + init * sg[tl * m->steps] : 0;
+            wfree[w] = spawn ? fmax(start * (w + 1) + init * sg0, open) + warm * sg0 : 0;
         for (int64_t k = 0; wfree && started && sg && k < nb; k++) {
             int last = k == nb - 1;
             double items = last && !drop ? (m->items - (double)k * M) : M;
@@ -522,6 +566,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             end = go + cpu * slow + (last ? m->t_last : m->t_batch);
             started[k % P] = go;
         }
+        end += exit_wall(m);
         if (tl == 0)
             *epoch_s = end;
         else
@@ -674,6 +719,7 @@ static const key_def_t keys[] = {
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
     {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
     {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
+    {"loader.worker_exit_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_exit_ms), "pytorch: a worker's CPU to exit when an epoch's iterator shuts its workers down at the epoch's end (every epoch unless persistent_workers: its finalizers, the kernel freeing its pages), on one of the cores, every worker at once; the loop goes on to the next epoch once the last has exited (the probe measures it: the workers' CPU from the shutdown to their reaping)"},
     {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
     {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
     {"loader.process_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.process_mem_mb), "pytorch: each training process's own memory (the interpreter, PyTorch, the Dataset, the DataLoader's iterator; not the model or the CUDA context): the probe measures its anonymous resident pages (/proc/self/status RssAnon) at their peak over an epoch; counted against server.mem_gb for a job that does not give jobs.N.host_mem_gb (0 = not measured)"},
@@ -715,6 +761,7 @@ const loader_ops_t loader_pytorch = {
     .item = torch_item,
     .batch_ready = torch_batch_ready,
     .iter_cpu = torch_iter_cpu,
+    .epoch_end = torch_epoch_end,
     .destroy = torch_destroy,
     .check = torch_check,
     .shard_lanes = torch_shard_lanes,

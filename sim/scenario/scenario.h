@@ -193,6 +193,7 @@ typedef struct {
             double worker_start_ms;
             double worker_init_ms;
             double worker_warmup_ms; /* a fresh worker's first items' CPU past their steady cost */
+            double worker_exit_ms;   /* a worker's CPU to exit when the iterator shuts it down */
             double worker_mem_mb;    /* a worker's private memory before its items (MiB) */
             double worker_mem_mb_per_kitem; /* and its growth per 1000 items it reads */
             double process_mem_mb; /* the training process's own memory, as the probe measured it */

@@ -256,6 +256,7 @@ class _Gen:
             self.maybe(0.2, "loader.worker_start_ms", lambda: _r(r.uniform(0, 50)))
             self.maybe(0.2, "loader.worker_init_ms", lambda: _r(r.uniform(0, 100)))
             self.maybe(0.2, "loader.worker_warmup_ms", lambda: _r(r.uniform(0, 200)))
+            self.maybe(0.2, "loader.worker_exit_ms", lambda: _r(r.uniform(0, 50)))
             self.maybe(0.15, "loader.oversub",
                        lambda: r.choice(["1:1, 2:0.9, 4:0.7, 8:0.5, 16:0.4", "1:1, 4:0.5"]))
         if kind != "threads":  # the threads kind samples by index: no shuffle buffer
