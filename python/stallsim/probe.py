@@ -666,6 +666,18 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
     item = ds[idx[0]]
     collate = main_collate(item, a.batch) / a.batch
     g = gilshare.measure(ds, idx[: min(len(idx), 160)], cores, log)
+    # The kind's threads run the item in the training process, where it
+    # costs what it does in this process's thread (warm), not what it does
+    # in a fresh DataLoader worker (plausibly its pages copied on write and
+    # its first items' warm-up, spread over the run): 2.1 against 3.0 ms on
+    # validate_threads' JPEGs at load 5, where the worker's figure had put
+    # the 1-thread row 29 % slow. The fit is scaled to this process's mean.
+    worker_ms = mean_item * 1e3
+    scale = g["item_cpu_ms"] / worker_ms if worker_ms > 0 and g["item_cpu_ms"] > 0 else 1.0
+    a0, b0, mean_item = a0 * scale, b0 * scale, mean_item * scale
+    log(f"item: {g['item_cpu_ms']:.3f} ms of CPU in this process's thread against "
+        f"{worker_ms:.3f} in a DataLoader worker: prep.decode_* scaled by {scale:.3f}"
+        + (" (not --pipelines' figures, which stay the worker's)" if a.pipelines else ""))
     # The loop's own take-backs of the GIL beside a busy pool of as many
     # threads as cores (at least 2), the items those the GIL was timed on.
     reacq, loop = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
@@ -715,6 +727,7 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
               f"    dataset: \"{a.dataset}\"", f"    items_timed: {len(idx)}",
               f"    items_in_dataset: {n}", f"    batch: {a.batch}",
               f"    item_mean_ms: {mean_item * 1e3:.6g}", f"    item_wait_ms: {mean_wait * 1e3:.6g}",
+              f"    item_mean_ms_worker: {worker_ms:.6g}",
               f"    gil_threads: {max(2, cores)}",
               "    gil_stage_cpu_ms: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["cpu_ms"].items()) + "\"",
               "    gil_wall_ratio: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["ratio"].items()) + "\"",
