@@ -19,10 +19,16 @@
  *   core, holding the GIL for the transform's share), serial with the step:
  *   the collate is inside the iterator's next() (a loop over
  *   ThreadPoolExecutor futures, as scripts/validate_threads.py's), so the
- *   GPU waits for it; the batch is handed over in memory: no shared-memory copy, no
- *   pickling, no worker fork or start; jobs.N.prefetch_batches batches in
- *   flight, batch k + that many submitted once the loop takes batch k (one
- *   process's memory: none in /dev/shm);
+ *   GPU waits for it; the batch is handed over in memory: no shared-memory
+ *   copy, no pickling, no worker fork or start; jobs.N.prefetch_batches
+ *   batches in flight, batch k + that many submitted once the loop takes
+ *   batch k (one process's memory: none in /dev/shm);
+ * - a fresh training process's first epoch costs more CPU than its later
+ *   ones (its first collates write into fresh pages; the pool's first items
+ *   cost a little more too): loader.threads_warmup_ms, once per process, a
+ *   lump on a core in the loop's thread before its first step (the pytorch
+ *   kind's worker_warmup_ms is per worker start: a 2-core VM measured this
+ *   one flat over 1 to 8 threads, so per process here);
  * - the training loop's thread takes its process's GIL back
  *   loader.gil_reacquires_per_batch times a step (returning from the GPU's
  *   sync, from each torch op of the collate, from a wait on a future: each
