@@ -14,7 +14,8 @@ host (issue 36 item 4), with the DataLoader on the same data beside it.
 3. Each row runs, in a fresh process, torchvision ImageFolder with the
    standard transforms (stallsim.pipeline, as validate_torch), batch 32,
    shuffled, for --epochs epochs with the GPU emulated by sleeping the row's
-   compute per batch, the page cache warm:
+   compute per batch (a partial last batch in proportion to its items, as
+   the scenario's GPU steps it), the page cache warm:
    - threads rows: a concurrent.futures.ThreadPoolExecutor of 1, 2, 4, 8
      threads over dataset[i], prefetch_batches x 32 items submitted ahead of
      the batch the loop takes, each batch collated in the loop's thread
@@ -75,6 +76,29 @@ def thread_batches(ds, order, threads, batch, ahead):
             yield default_collate(items)
 
 
+def timed_epochs(loader_for, epochs, compute_s):
+    """pipeline.timed_epochs' loop (each epoch's wall from making its
+    iterator to its last step), the GPU's sleep in proportion to the
+    batch's items: a partial last batch (1200 = 37 x 32 + 16) steps half as
+    long, as the scenario's GPU does (a GPU's step over fewer items is
+    shorter; a full sleep put 50 ms an epoch into every 100 ms row that no
+    training run has). Returns the epochs' seconds and the last epoch's
+    batches in full batches' worth of GPU (37.5)."""
+    import time
+
+    eps, gpu = [], 0.0
+    for e in range(epochs):
+        dl = loader_for(e)
+        t0 = time.perf_counter()
+        gpu = 0.0
+        for batch in dl:
+            share = len(batch[1]) / BATCH
+            time.sleep(compute_s * share)
+            gpu += share
+        eps.append(time.perf_counter() - t0)
+    return eps, gpu
+
+
 def run_one(a):
     """One row, in this (fresh) process: prints a JSON line."""
     import torch
@@ -92,7 +116,7 @@ def run_one(a):
 
         def loader_for(e):
             return dl
-    epochs, batches = pipeline.timed_epochs(loader_for, a.epochs, a.compute)
+    epochs, batches = timed_epochs(loader_for, a.epochs, a.compute)
     # The CPU the row used (its threads, and its workers once joined): on a
     # busy host, how much of the cores the run got beside the others'.
     cpu = sum(resource.getrusage(w).ru_utime + resource.getrusage(w).ru_stime

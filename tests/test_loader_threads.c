@@ -167,6 +167,53 @@ static void test_reacquire(void **state) {
     expect(ft, 1, 32 * 3e-3 / 4 + steps * 0.2, 2e-3, "take-backs without a GIL");
 }
 
+/* The training loop collates each batch itself after taking it, serial
+ * with the step (the collate is in the iterator's next()): a GPU of 200 ms
+ * a batch far behind the pool (32 items of 3 ms on 4 threads and 4 cores:
+ * 24 ms a batch), 0.25 ms an item of collate, so every step waits 8 ms for
+ * its own collate; the epoch waits for its first batch's items first. A
+ * collate overlapped with the previous step (the kind before) hides all
+ * but the first batch's. */
+static void test_collate_serial(void **state) {
+    (void)state;
+    const double steps = 3200 / 32;
+    const char *sets[] = {"jobs.0.compute_s_per_batch=0.2",
+                          "loader.threads_collate_ms_per_item=0.25", NULL};
+    const double want = 32 * 3e-3 / 4 + steps * (0.2 + 32 * 0.25e-3);
+    expect(sets, 1, want, 2e-3, "collate serial with the step");
+    tells_apart("the collate beside the step", 32 * 3e-3 / 4 + 32 * 0.25e-3 + steps * 0.2, want,
+                2e-3);
+}
+
+/* The training process's first-epoch warm-up (loader.threads_warmup_ms):
+ * a lump of CPU on a core in the loop's thread before its first step, once
+ * per process; reads free. Behind a GPU of 200 ms a batch it adds itself
+ * to the epoch (500 ms) and the second epoch pays none. Where the cores
+ * bind (8 threads on 2, a window of 8 batches the pool keeps filling) it
+ * takes 300 ms of one of them: the pool does its 9.6 s of items and the
+ * 0.3 s on 2 cores. */
+static void test_warmup(void **state) {
+    (void)state;
+    const double steps = 3200 / 32;
+    const char *gpu[] = {"loader.threads_warmup_ms=500", "jobs.0.compute_s_per_batch=0.2",
+                         "server.storage.latency_ms=0", "server.storage.read_mb_s=1e9", NULL};
+    const double want = 32 * 3e-3 / 4 + 0.5 + steps * 0.2;
+    expect(gpu, 0, want, 2e-3, "warm-up behind the GPU");
+    expect(gpu, 1, 32 * 3e-3 / 4 + steps * 0.2, 2e-3, "no warm-up in the second epoch");
+    tells_apart("no warm-up", 32 * 3e-3 / 4 + steps * 0.2, want, 2e-3);
+    const char *cores[] = {"loader.threads_warmup_ms=300",
+                           "loader.threads=8",
+                           "server.cpus=2",
+                           "jobs.0.prefetch_batches=8",
+                           "server.storage.latency_ms=0",
+                           "server.storage.read_mb_s=1e9",
+                           NULL};
+    const double want2 = (3200 * 3e-3 + 0.3) / 2;
+    expect(cores, 0, want2, 2e-3, "warm-up beside a core-bound pool");
+    tells_apart("no warm-up", 3200 * 3e-3 / 2, want2, 2e-3);
+    tells_apart("the warm-up holding the pool too", 3200 * 3e-3 / 2 + 0.3, want2, 2e-3);
+}
+
 static void test_rules(void **state) {
     (void)state;
     const char *bad[][5] = {
@@ -176,6 +223,7 @@ static void test_rules(void **state) {
         {"loader.gil_read_ms=-1", NULL},
         {"loader.gil_reacquires_per_batch=-1", NULL},
         {"loader.gil_switch_ms=-5", NULL},
+        {"loader.threads_warmup_ms=-1", NULL},
         {"loader.prep=coordinated", "jobs.0.count=2", NULL},
         {"loader.shuffle_buffer=64", NULL},
         {"dataset.shard_items=16", NULL},
@@ -193,6 +241,7 @@ int main(void) {
         cmocka_unit_test(test_thread_bound),    cmocka_unit_test(test_read_bound),
         cmocka_unit_test(test_gil_per_process), cmocka_unit_test(test_collate_holds_gil),
         cmocka_unit_test(test_step_holds_gil),  cmocka_unit_test(test_reacquire),
+        cmocka_unit_test(test_collate_serial),  cmocka_unit_test(test_warmup),
         cmocka_unit_test(test_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

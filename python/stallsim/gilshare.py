@@ -119,7 +119,8 @@ def measure(ds, idx, p, log):
     read_ms (GIL-held CPU ms of the read), decode and transform (shares of
     their CPU), cpu_ms {stage: CPU ms per item}, ratio {stage: p-thread /
     1-thread wall}, resolved [stages whose ratio resolved their share], and
-    item_share (the whole item's) beside."""
+    item_share and item_cpu_ms (the whole item's, in this process's thread,
+    warm) beside."""
     p = max(2, p)
     item_cpu, item_ratio = stage(lambda i: ds[i], list(idx), p)
     item_resolved = item_ratio > RESOLVED / p
@@ -130,7 +131,7 @@ def measure(ds, idx, p, log):
         share = min(1.0, held_item / item_cpu) if item_cpu > 0 else 0.0
         return dict(read_ms=0.0, decode=share, transform=share, cpu_ms={"item": item_cpu * 1e3},
                     ratio={"item": item_ratio}, resolved=["item"] if item_resolved else [],
-                    item_share=share)
+                    item_share=share, item_cpu_ms=item_cpu * 1e3)
     cpu, ratio = {}, {}
     for name, fn, inputs in _imagefolder_stages(ds, idx):
         cpu[name], ratio[name] = stage(fn, inputs, p)
@@ -139,7 +140,8 @@ def measure(ds, idx, p, log):
     return dict(read_ms=share["read"] * cpu["read"] * 1e3, decode=share["decode"],
                 transform=share["transform"], cpu_ms={k: v * 1e3 for k, v in cpu.items()},
                 ratio=ratio, resolved=resolved,
-                item_share=held_item / item_cpu if item_cpu > 0 else 0.0)
+                item_share=held_item / item_cpu if item_cpu > 0 else 0.0,
+                item_cpu_ms=item_cpu * 1e3)
 
 
 def _loop(ds, order, items, threads, batch, step_s):

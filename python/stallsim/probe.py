@@ -751,18 +751,33 @@ def regular_only(ds, what):
 def threads_main(a, ds, idx, n, cores, paths, costs, items):
     """--loader threads: the item's CPU as for pytorch (one worker, the
     median run), the stages' GIL shares on this host's cores
-    (stallsim.gilshare), the collate in this process, cold reads; writes a
-    profile for loader.kind: threads."""
-    from stallsim import gilshare
+    (stallsim.gilshare), the collate in this process, a fresh process's
+    first-epoch warm-up (stallsim.poolwarm), cold reads; writes a profile
+    for loader.kind: threads."""
+    from stallsim import gilshare, poolwarm
 
     a0, b0, mean_item, mean_wait = costs
     item = ds[idx[0]]
     collate = main_collate(item, a.batch) / a.batch
     g = gilshare.measure(ds, idx[: min(len(idx), 160)], cores, log)
+    # The kind's threads run the item in the training process, where it
+    # costs what it does in this process's thread (warm), not what it does
+    # in a fresh DataLoader worker (plausibly its pages copied on write and
+    # its first items' warm-up, spread over the run): 2.1 against 3.0 ms on
+    # validate_threads' JPEGs at load 5, where the worker's figure had put
+    # the 1-thread row 29 % slow. The fit is scaled to this process's mean.
+    worker_ms = mean_item * 1e3
+    scale = g["item_cpu_ms"] / worker_ms if worker_ms > 0 and g["item_cpu_ms"] > 0 else 1.0
+    a0, b0, mean_item = a0 * scale, b0 * scale, mean_item * scale
+    log(f"item: {g['item_cpu_ms']:.3f} ms of CPU in this process's thread against "
+        f"{worker_ms:.3f} in a DataLoader worker: prep.decode_* scaled by {scale:.3f}"
+        + (" (not --pipelines' figures, which stay the worker's)" if a.pipelines else ""))
     # The loop's own take-backs of the GIL beside a busy pool of as many
     # threads as cores (at least 2), the items those the GIL was timed on.
     reacq, loop = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
                                      mean_item, g["item_share"] * mean_item, log)
+    # A fresh training process's first epoch beyond its second (poolwarm).
+    warm, warm_seen = poolwarm.measure(a.data, a.dataset, idx, max(2, cores), a.batch, log)
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}", f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
                   "    augment_ms: 0"]
     measured_lines = []
@@ -801,15 +816,18 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
               f"    gil_transform_share: {gt:.4g}",
               f"    threads_collate_ms_per_item: {collate * 1e3:.6g}",
               f"    gil_reacquires_per_batch: {reacq:.4g}",
+              f"    threads_warmup_ms: {warm * 1e3:.6g}",
               "measured:", "  method:", f"    data: \"{os.path.abspath(a.data)}\"",
               f"    dataset: \"{a.dataset}\"", f"    items_timed: {len(idx)}",
               f"    items_in_dataset: {n}", f"    batch: {a.batch}",
               f"    item_mean_ms: {mean_item * 1e3:.6g}", f"    item_wait_ms: {mean_wait * 1e3:.6g}",
+              f"    item_mean_ms_worker: {worker_ms:.6g}",
               f"    gil_threads: {max(2, cores)}",
               "    gil_stage_cpu_ms: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["cpu_ms"].items()) + "\"",
               "    gil_wall_ratio: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["ratio"].items()) + "\"",
               f"    gil_unresolved: \"{', '.join(unresolved)}\"",
-              f"    gil_item_share: {g['item_share']:.4g}"]
+              f"    gil_item_share: {g['item_share']:.4g}",
+              f"    warmup_cpu_s_first_second: \"{warm_seen}\""]
     lines += [f"    gil_loop_{k}: {v:.4g}" if isinstance(v, float) else f"    gil_loop_{k}: \"{v}\""
               for k, v in loop.items()]
     if FIT_NOTES:

@@ -14,11 +14,21 @@
  *   (prep.augment_ms: Python-level transforms hold it) hold it; a
  *   free-threaded interpreter holds none (all three 0). Its free part runs
  *   first, then the held part, taking the GIL and a core together;
- * - the training process collates each batch (loader.threads_collate_ms_
- *   per_item a item, holding the GIL for the transform's share) and hands
- *   it over in memory: no shared-memory copy, no pickling, no worker fork
- *   or start; jobs.N.prefetch_batches batches in flight (one process's
- *   memory: none in /dev/shm);
+ * - the training loop's thread takes a batch once its items are done, then
+ *   collates it itself (loader.threads_collate_ms_per_item an item, on a
+ *   core, holding the GIL for the transform's share), serial with the step:
+ *   the collate is inside the iterator's next() (a loop over
+ *   ThreadPoolExecutor futures, as scripts/validate_threads.py's), so the
+ *   GPU waits for it; the batch is handed over in memory: no shared-memory
+ *   copy, no pickling, no worker fork or start; jobs.N.prefetch_batches
+ *   batches in flight, batch k + that many submitted once the loop takes
+ *   batch k (one process's memory: none in /dev/shm);
+ * - a fresh training process's first epoch costs more CPU than its later
+ *   ones (its first collates write into fresh pages; the pool's first items
+ *   cost a little more too): loader.threads_warmup_ms, once per process, a
+ *   lump on a core in the loop's thread before its first step (the pytorch
+ *   kind's worker_warmup_ms is per worker start: a 2-core VM measured this
+ *   one flat over 1 to 8 threads, so per process here);
  * - the training loop's thread takes its process's GIL back
  *   loader.gil_reacquires_per_batch times a step (returning from the GPU's
  *   sync, from each torch op of the collate, from a wait on a future: each
@@ -48,6 +58,8 @@ typedef struct {
     int G, T, ns;
     double read_s, aug_s, gd, gt, collate_s; /* seconds; the GIL's shares */
     double reacq_s;                          /* the loop's wait for the GIL a step */
+    double warm_s;                           /* the process's first-epoch warm-up */
+    int warm_due[2];                         /* its first iteration is still to come */
     double *tfree;                           /* [2][G][T]: when each thread is free */
     int *amin;                               /* [2][G]: each rank's earliest-free thread */
     double *clk;                             /* [2][G]: its time; clk[0..G) is p->clock */
@@ -167,6 +179,7 @@ static int thr_init(prep_t *p) {
     t->gd = s->loader.threads.gil_decode_share;
     t->gt = s->loader.threads.gil_transform_share;
     t->collate_s = ms(s->loader.threads.collate_ms_per_item);
+    t->warm_s = ms(s->loader.threads.warmup_ms);
     const int gil = t->read_s > 0 || t->gd > 0 || t->gt > 0;
     const int per = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
     const double mean = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s));
@@ -247,6 +260,7 @@ static void thr_begin_batch(prep_t *p, int epoch, int64_t batch, const double is
         for (int r = 0; t->gil && r < t->G; r++)
             cap_bucket(&t->gil[tl * t->G + r], issue[tl]);
     }
+    if (epoch == 0 && batch == 0) t->warm_due[0] = t->warm_due[1] = t->warm_s > 0;
     for (int tl = 0; tl < 2; tl++)
         for (int r = 0; r < t->G; r++) {
             double *f = &t->tfree[((size_t)tl * t->G + r) * t->T];
@@ -277,15 +291,13 @@ static prep_end_t thr_item(prep_t *p, int sv, int rank, double ready, double rea
     return (prep_end_t){end[0], end[1]};
 }
 
-/* The training process collates each rank's items once they are done. */
+/* A batch is there to take once every rank's items are done: the training
+ * loop collates it itself, after taking it (thr_iter_cpu). */
 static double thr_batch_ready(prep_t *p, int tl, double last_item) {
-    thr_t *t = p->state;
+    const thr_t *t = p->state;
     double ready = last_item;
-    for (int r = 0; r < t->G; r++) {
-        double done = t->bend[tl * t->G + r], c = t->collate_s * t->items[r];
-        if (c > 0) done = run_cpu(t, tl, t->rank_sv[r], r, done, c, c * t->gt);
-        if (done > ready) ready = done;
-    }
+    for (int r = 0; r < t->G; r++)
+        if (t->bend[tl * t->G + r] > ready) ready = t->bend[tl * t->G + r];
     return ready;
 }
 
@@ -302,10 +314,27 @@ static double thr_train_cpu(prep_t *p, int tl, double start, double dur) {
     return end;
 }
 
-/* The loop's thread waits for its GIL before the step (asleep: no core). */
+/* The loop's thread, once it has taken the batch's items, collates them
+ * (default_collate in the training loop: on a core, holding the GIL for the
+ * transform's share), serial with the step as the iterator's next() is, and
+ * waits for its GIL before the step (asleep: no core). The engine calls it
+ * right after the same batch's batch_ready, so items[] is that batch's.
+ * The process's first iteration also pays its warm-up
+ * (loader.threads_warmup_ms) on a core first, outside the GIL: the fresh
+ * process's first collates into new pages, measured as one lump. */
 static double thr_iter_cpu(prep_t *p, int tl, double start) {
-    (void)tl;
-    return start + ((const thr_t *)p->state)->reacq_s;
+    thr_t *t = p->state;
+    const double warm = t->warm_due[tl] ? t->warm_s : 0;
+    t->warm_due[tl] = 0;
+    double end = start;
+    for (int r = 0; r < t->G; r++) {
+        const double c = t->collate_s * t->items[r];
+        double done = start;
+        if (warm > 0) done = run_cpu(t, tl, t->rank_sv[r], r, done, warm, 0);
+        if (c > 0) done = run_cpu(t, tl, t->rank_sv[r], r, done, c, c * t->gt);
+        if (done > end) end = done;
+    }
+    return end + t->reacq_s;
 }
 
 static void thr_destroy(prep_t *p) {
@@ -353,6 +382,17 @@ static double thr_items_s(double cores, double item_s) {
     return item_s > 0 ? cores / item_s : INFINITY;
 }
 
+/* Seconds the pool falls behind while the loop's thread spends `cpu`
+ * seconds on a core: none while its threads (or the GIL) bind it, the
+ * cores it loses at its rate x where they do. */
+static double pool_lag(const scenario_t *s, const job_t *j, double prep_s, double cores, double gps,
+                       double collate, double step, double x, double cpu) {
+    const thr_t t = gil_of(s, j);
+    const double c = effective_cores(s, cores) / gps;
+    if (x < c / (prep_s + t.read_s + collate + step) * (1 - 1e-9)) return 0;
+    return cpu / c;
+}
+
 /* The batch pipeline at the closed form's rate, slice by slice: the pool
  * works through the batches back to back, batch k starting once batch k -
  * prefetch_batches is taken; the storage's floor binds the whole stream. */
@@ -369,6 +409,10 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
     const double train = j->train_cpu_ms / 1e3, step = train / (double)j->batch_per_gpu;
     const double t_batch = fmax(m->t_batch, train), t_last = fmax(m->t_last, train);
     const double reacq = reacquire_s(m->s, j, m->prep_s, m->cores, gps);
+    /* The first epoch's warm-up: a lump on a core before the loop's first
+     * collate, serial with its steps; where the cores bind the pool, the
+     * pool has it less of their time (W over its share of them). */
+    const double W = m->epoch == 0 ? ms(m->s->loader.threads.warmup_ms) : 0;
     double *started = calloc((size_t)P, sizeof *started);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, prod = 0;
@@ -390,12 +434,18 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             double issue = k < P ? 0 : started[k % P];
             double begin = prod > issue ? prod : issue;
             prod = begin + per_rank / x;
-            /* The step's own CPU comes after the batch is taken. */
-            double go = begin + per_rank / x0 + collate * per_rank;
-            if (go < prod - step * per_rank) go = prod - step * per_rank;
+            /* The loop takes the batch once its items are done (the
+             * collate's and the step's CPU, in the rate, come after), then
+             * collates it and steps, serially. */
+            double go = begin + per_rank / x0;
+            const double after = (collate + step) * per_rank;
+            if (go < prod - after) go = prod - after;
             if (go < end) go = end;
-            end = go + reacq + (last ? t_last : t_batch);
+            const double warm = k == 0 ? W : 0;
+            end = go + warm + collate * per_rank + reacq + (last ? t_last : t_batch);
             started[k % P] = go;
+            if (warm > 0)
+                prod += pool_lag(m->s, j, m->prep_s, m->cores, gps, collate, step, x, warm);
         }
         if (tl == 0)
             *epoch_s = end;
@@ -459,8 +509,9 @@ static const key_def_t keys[] = {
     {"loader.gil_read_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.gil_read_ms), "threads: CPU per item that the read's Python (open, read) spends holding the GIL, on a core (the wait for the bytes holds neither; the probe measures it)"},
     {"loader.gil_decode_share", KT_REAL, "", "0.1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_decode_share), "threads: share of the decode's CPU (prep.decode_*) holding the GIL (libjpeg-turbo in PIL releases it for most of it; 0 = a free-threaded build; the probe measures it)"},
     {"loader.gil_transform_share", KT_REAL, "", "1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_transform_share), "threads: share of the transform's CPU (prep.augment_ms, prep.eval_ms) and of the collate holding the GIL (Python-level transforms hold it; 0 = a free-threaded build; the probe measures it)"},
-    {"loader.threads_collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.collate_ms_per_item), "threads: the training process's CPU to collate one item into its batch (handed over in memory: no shared-memory copy)"},
+    {"loader.threads_collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.collate_ms_per_item), "threads: the training process's CPU to collate one item into its batch, in the loop's thread once it takes the batch, serial with the step (handed over in memory: no shared-memory copy)"},
     {"loader.gil_reacquires_per_batch", KT_REAL, "", "0", 0, 1e6, 0, NULL, SCN_FIELD(loader.threads.gil_reacquires_per_batch), "threads: times a step the training loop's thread takes its GIL back from the pool (the GPU's sync, each torch op of the collate, each wait on a future release it); each waits loader.gil_switch_ms times the pool's share of the GIL (the probe measures it; 0: none)"},
+    {"loader.threads_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.warmup_ms), "threads: the training process's CPU in its first epoch beyond its steady cost (its first collates into fresh pages, the pool's first items), once per process, on a core in the loop's thread before its first step (the counterpart of pytorch's worker_warmup_ms; the probe measures it: a fresh process's first epoch against its second)"},
     {"loader.gil_switch_ms", KT_REAL, "ms", "5", 0, 1e6, 0, NULL, SCN_FIELD(loader.threads.gil_switch_ms), "threads: the interpreter's switch interval (sys.getswitchinterval(): 5 ms by default), what a thread waits before it asks a thread running Python for the GIL"},
 };
 /* clang-format on */

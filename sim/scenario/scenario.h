@@ -208,6 +208,7 @@ typedef struct {
             double collate_ms_per_item;
             double gil_reacquires_per_batch; /* the loop thread's GIL take-backs a step */
             double gil_switch_ms;            /* sys.getswitchinterval() */
+            double warmup_ms; /* a pool thread's first-epoch CPU past its steady cost */
         } threads;
         struct { /* loader.kind: dali (loader_dali.c owns these keys) */
             int64_t num_threads;

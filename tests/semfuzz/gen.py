@@ -229,6 +229,7 @@ class _Gen:
             self.maybe(0.3, "loader.threads_collate_ms_per_item", lambda: _r(r.uniform(0, 0.3)))
             self.maybe(0.4, "loader.gil_reacquires_per_batch", lambda: _r(r.uniform(0, 8), 2))
             self.maybe(0.3, "loader.gil_switch_ms", lambda: r.choice([1, 5, 20]))
+            self.maybe(0.2, "loader.threads_warmup_ms", lambda: _r(r.uniform(0, 300)))
         elif kind == "dali":
             self.maybe(0.8, "loader.num_threads", lambda: r.choice([1, 2, 3, 4, 8, 16]))
             if r.random() < 0.3:
