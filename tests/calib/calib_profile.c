@@ -201,6 +201,9 @@ static int check_profile(const char *path, int expect_gpu) {
     static const char *loader[] = {"handoff_ms_per_mb", "handoff_ms_per_mb_per_reader", NULL};
     static const char *server[] = {
         "cpus", "mem_gbps", "cache_cpu_us_per_read", "cache_cpu_us_per_mb", "storage", NULL};
+    /* A remote hit's CPU, where the GET over 127.0.0.1 was measured. */
+    static const char *server_opt[] = {"network", NULL};
+    static const char *network[] = {"cpu_us_per_read", "cpu_us_per_mb", NULL};
     static const char *storage[] = {"read_mb_s",
                                     "latency_ms",
                                     "queue_depth",
@@ -231,7 +234,10 @@ static int check_profile(const char *path, int expect_gpu) {
     yaml_node_t *pr = child(&d, sc, "prep");
     if (exact_keys(&d, root, "top level", top, NULL) ||
         exact_keys(&d, sc, "scenario", scen, scen_opt) ||
-        exact_keys(&d, sv, "scenario.server", server, NULL) ||
+        exact_keys(&d, sv, "scenario.server", server, server_opt) ||
+        (child(&d, sv, "network") &&
+         (exact_keys(&d, child(&d, sv, "network"), "scenario.server.network", network, NULL) ||
+          cost_pair(&d, child(&d, sv, "network"), "cpu_us_per_mb", "cpu_us_per_read"))) ||
         exact_keys(&d, st, "scenario.server.storage", storage, NULL) ||
         exact_keys(&d, pr, "scenario.prep", prep, prep_opt) ||
         (child(&d, sc, "loader") &&
