@@ -8,11 +8,6 @@ static double eval_cpu_ms(const scenario_t *s, double bytes) {
     return s->prep.eval_ms;
 }
 
-static double no_slope(const scenario_t *s) {
-    (void)s;
-    return 0;
-}
-
 static const char *eval_missing(const scenario_t *s, const char **what) {
     *what = "CPU ms per item of resize 256, centre crop 224, normalise";
     return s->prep.eval_ms <= 0 ? "prep.eval_ms" : NULL;
@@ -31,6 +26,5 @@ const pipeline_ops_t pipeline_image_eval = {
     .nkeys = sizeof keys / sizeof keys[0],
     .jpeg = 1,
     .cpu_ms = eval_cpu_ms,
-    .cpu_ms_per_mb = no_slope,
     .missing = eval_missing,
 };

@@ -37,10 +37,14 @@ double scenario_job_prep_s(const scenario_t *s, const job_t *j, double bytes) {
     return (decode_ms(s, bytes) + p->cpu_ms(s, bytes)) / 1e3;
 }
 
+static double slope_ms_per_mb(const pipeline_ops_t *p, const scenario_t *s) {
+    return p->cpu_ms_per_mb ? p->cpu_ms_per_mb(s) : 0;
+}
+
 double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
     const pipeline_ops_t *p = job_pipeline(j);
-    if (!p->jpeg) return p->cpu_ms_per_mb(s) / 1e9;
-    return (decode_ms_per_mb(s) + p->cpu_ms_per_mb(s)) / 1e9;
+    if (!p->jpeg) return slope_ms_per_mb(p, s) / 1e9;
+    return (decode_ms_per_mb(s) + slope_ms_per_mb(p, s)) / 1e9;
 }
 
 double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j) {
@@ -86,7 +90,7 @@ int pipeline_check(const scenario_t *s) {
     for (int j = 0; j < s->njobs; j++) {
         const job_t *jb = &s->jobs[j];
         const pipeline_ops_t *p = job_pipeline(jb);
-        const char *what = NULL, *miss = p->missing(s, &what);
+        const char *what = NULL, *miss = p->missing ? p->missing(s, &what) : NULL;
         if (miss) {
             diag_error(scenario_job_pos(s, j, "prep.pipeline"),
                        "job '%s': prep.pipeline %s needs %s (%s): calibrate measures it into the "

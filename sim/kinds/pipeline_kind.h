@@ -26,10 +26,10 @@ typedef struct pipeline_ops {
     int gpu_augment; /* prep.on_gpu moves its transform to the GPU (prep.gpu_augment_ms) */
     /* CPU ms of an item of `bytes`: beyond the decode for a jpeg pipeline. */
     double (*cpu_ms)(const scenario_t *s, double bytes);
-    /* cpu_ms's slope in the item's size, ms a MB. */
+    /* cpu_ms's slope in the item's size, ms a MB (NULL: none). */
     double (*cpu_ms_per_mb)(const scenario_t *s);
     /* The key of its own that must be given and is not, and what it is
-     * (*what); NULL when none is missing. */
+     * (*what); NULL when none is missing (NULL op: it has none to give). */
     const char *(*missing)(const scenario_t *s, const char **what);
 } pipeline_ops_t;
 
