@@ -40,6 +40,11 @@ expect 2 "dataset.items = 3 is fewer than the 8 GPUs" -- \
 # than the training CPU the stream's cores ran (cpu_util 1.00073, refused).
 expect 0 "" -- "$bin" run "$src/tests/data/coordinated_util.yaml" --format json
 
+# ---- the model's pipeline reads the bytes its epoch says it reads ----
+# A batch's cost from the fluid slice at its middle dropped slices: an HDD
+# epoch 0.14 % under its own transfers (storage_util 1.00142, refused).
+expect 0 "" -- "$bin" run "$src/tests/data/fluid_storage_util.yaml" --epochs 3 --format json
+
 # ---- what reaches the output: no inf, nan or -0.0; noise prints as 0 ----
 # (f72e534 printed "-0.0 (-0.0%)" fetch stalls and -1e-12 s stalls in JSON.)
 for sc in hpsearch openimages imagenet1k; do

@@ -40,36 +40,6 @@ jobs:
         "figures": "sim epoch 0.1952 s at 16 cores, 0.2030 s at 32 (+4.0%), prep-bound",
         "match": lambda s, f: bool(_t(s, "prep.scaling") or _t(s, "server.mem_gbps")),
     },
-    "model-storage-over-capacity": {
-        "invariants": ["bounds:storage_util", "lower:storage-bw"],
-        "invariant": "bounds:storage_util",
-        "why": "the model's storage time for an epoch comes out a little under the bytes "
-               "over the device's bandwidth (storage_util up to 1.005, epoch 1-2 % under "
-               "bytes / bandwidth), seen with PyTorch workers and an object store's max_mb_s "
-               "over record shards, and PyTorch over a fixed device with drop_last; not yet "
-               "analysed further",
-        "files": "model/model.c",
-        "case": """\
-dataset.items: 525
-dataset.item_kb: 1020.0
-server.storage.kind: fixed
-server.storage.latency_ms: 0.0357
-prep.decode_ms_per_mb: 13.3
-prep.decode_ms_per_item: 0.458
-loader.kind: pytorch
-loader.cache: minio
-loader.num_workers: 8
-loader.drop_last: true
-loader.transfer_ms_per_item: 0.0143
-seed: 375
-epochs: 1
-jobs:
-- {gpus: 2, batch_per_gpu: 8, gpu_items_per_s: 4290.0}
-""",
-        "figures": "model epoch 1.0069 s < 1.020 s of bytes at 525 MB/s (ratio 0.987); "
-                   "storage_util 1.0045 on an object store at max_mb_s 140",
-        "match": lambda s, f: f["where"].endswith("model"),
-    },
     "makespan-shared-device": {
         "invariants": ["mono:gpu", "mono:cache", "mono:tier-cache", "mono:storage-bw",
                        "mono:cores", "mono:nic", "mono:tier-bw"],
