@@ -39,6 +39,12 @@ EXCUSES = {
                         "faster resource reorders the requests, which are refused and how long "
                         "their clients sleep; windows of the rate left unused while they sleep "
                         "are lost (retry storms: real clients show it too)",
+    "gil-handoff": "a thread loader whose training loop takes its GIL back from the pool "
+                   "(loader.gil_reacquires_per_batch > 0) waits a switch interval times the "
+                   "share of time the pool holds the GIL; more cores, a faster store or cache "
+                   "let the pool work faster and hold it more, so each step waits longer "
+                   "(CPython's forced switch: Python/ceval_gil.c; semfuzz seed 11, 2 -> 4 "
+                   "cores +11 % in both predictors, none with the key at 0)",
     "shared-cache-timing": "streams sharing one cache (partitioned jobs on a server, PyTorch "
                            "workers reading concurrently, coordinated jobs advancing together) "
                            "interleave by timing: a faster resource reorders the accesses, and "
@@ -124,6 +130,8 @@ def excuse(scen, knob, base_m, up_m):
             return "two-level"
     if base_m.get("storage_retries", 0) > 0 or up_m.get("storage_retries", 0) > 0:
         return "throttle-backoff"
+    if t.get("loader.kind") == "threads" and t.get("loader.gil_reacquires_per_batch", 0) > 0:
+        return "gil-handoff"
     if _shared_streams(scen) and cache != "none" and \
             abs(up_m.get("hit_rate", 0) - base_m.get("hit_rate", 0)) + \
             abs(up_m.get("tier_hit_rate", 0) - base_m.get("tier_hit_rate", 0)) > 1e-9 and \
