@@ -84,8 +84,8 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 
 static void bench_keys(const void *res, profile_keys *k) {
     const audio_result *au = res;
-    profile_key_num(k, CALIB_KEY(900, prep.audio_ms_per_mb), au->model_ms_per_mb);
-    profile_key_num(k, CALIB_KEY(901, prep.audio_ms_per_item), au->model_ms_per_item);
+    profile_key_num(k, CALIB_KEY(900, "prep.audio_ms_per_mb"), au->model_ms_per_mb);
+    profile_key_num(k, CALIB_KEY(901, "prep.audio_ms_per_item"), au->model_ms_per_item);
 }
 
 static void bench_measured(const void *res, prof_t *o) {

@@ -169,13 +169,13 @@ static void scaling_text(const augment_result *a, char *out, size_t len) {
 
 static void bench_keys(const void *res, profile_keys *k) {
     const augment_result *a = res;
-    profile_key_int(k, CALIB_KEY(100, server.cpus), a->max_threads);
-    profile_key_num(k, CALIB_KEY(500, prep.augment_ms), a->ms_per_item.median);
+    profile_key_int(k, CALIB_KEY(100, "server.cpus"), a->max_threads);
+    profile_key_num(k, CALIB_KEY(500, "prep.augment_ms"), a->ms_per_item.median);
     /* The augment's measured speed-up over threads (the curve under
      * measured:), for every prep core: a host's curve needs two points. */
     char curve[PROFILE_VALUE_LEN];
     scaling_text(a, curve, sizeof curve);
-    if (curve[0]) profile_key(k, CALIB_KEY(1100, prep.scaling), curve);
+    if (curve[0]) profile_key(k, CALIB_KEY(1100, "prep.scaling"), curve);
 }
 
 static void bench_measured(const void *res, prof_t *o) {

@@ -33,8 +33,8 @@
 #include "scenario.h"
 #include "stability.h"
 
-/* A key for profile_key*: its rank and the offset of its scenario_t field. */
-#define CALIB_KEY(rank, field) (rank), offsetof(scenario_t, field)
+/* A key for profile_key*: its rank and its name (a schema row's). */
+#define CALIB_KEY(rank, key) (rank), (key)
 
 /* What a benchmark measures on: calibrate's sampled, decodable JPEGs and
  * its settings. */

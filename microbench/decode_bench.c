@@ -109,8 +109,8 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 
 static void bench_keys(const void *res, profile_keys *k) {
     const decode_result *d = res;
-    profile_key_num(k, CALIB_KEY(400, prep.decode_ms_per_mb), d->model_ms_per_mb);
-    profile_key_num(k, CALIB_KEY(401, prep.decode_ms_per_item), d->model_ms_per_item);
+    profile_key_num(k, CALIB_KEY(400, "prep.decode_ms_per_mb"), d->model_ms_per_mb);
+    profile_key_num(k, CALIB_KEY(401, "prep.decode_ms_per_item"), d->model_ms_per_item);
 }
 
 static void bench_measured(const void *res, prof_t *o) {

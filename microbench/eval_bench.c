@@ -54,7 +54,7 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 }
 
 static void bench_keys(const void *res, profile_keys *k) {
-    profile_key_num(k, CALIB_KEY(800, prep.eval_ms),
+    profile_key_num(k, CALIB_KEY(800, "prep.eval_ms"),
                     ((const eval_result *)res)->ms_per_item.median);
 }
 

@@ -105,7 +105,8 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 
 static void bench_keys(const void *res, profile_keys *k) {
     const gpu_result *g = res;
-    if (g->available) profile_key_num(k, CALIB_KEY(600, prep.gpu_augment_ms), g->augment_ms.median);
+    if (g->available)
+        profile_key_num(k, CALIB_KEY(600, "prep.gpu_augment_ms"), g->augment_ms.median);
 }
 
 static void bench_measured(const void *res, prof_t *o) {

@@ -77,8 +77,8 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 static void bench_keys(const void *res, profile_keys *k) {
     const nvjpeg_result *nj = res;
     if (!nj->measured) return;
-    profile_key_num(k, CALIB_KEY(700, prep.huffman_ms_per_mb), nj->host_ms_per_mb);
-    profile_key_num(k, CALIB_KEY(701, prep.gpu_decode_ms_per_mp), nj->gpu_ms_per_mp);
+    profile_key_num(k, CALIB_KEY(700, "prep.huffman_ms_per_mb"), nj->host_ms_per_mb);
+    profile_key_num(k, CALIB_KEY(701, "prep.gpu_decode_ms_per_mp"), nj->gpu_ms_per_mp);
 }
 
 static void bench_measured(const void *res, prof_t *o) {

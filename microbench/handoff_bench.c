@@ -381,8 +381,8 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 static void bench_keys(const void *res, profile_keys *k) {
     const handoff_result *r = res;
     if (!r->measured) return;
-    profile_key_num(k, CALIB_KEY(1200, loader.handoff_ms_per_mb), r->ms_per_mb);
-    profile_key_num(k, CALIB_KEY(1201, loader.handoff_ms_per_mb_per_reader),
+    profile_key_num(k, CALIB_KEY(1200, "loader.handoff_ms_per_mb"), r->ms_per_mb);
+    profile_key_num(k, CALIB_KEY(1201, "loader.handoff_ms_per_mb_per_reader"),
                     r->ms_per_mb_per_reader);
 }
 

@@ -200,7 +200,7 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 }
 
 static void bench_keys(const void *res, profile_keys *k) {
-    profile_key_num(k, CALIB_KEY(200, server.mem_gbps), ((const membw_result *)res)->gb_s);
+    profile_key_num(k, CALIB_KEY(200, "server.mem_gbps"), ((const membw_result *)res)->gb_s);
 }
 
 static void bench_measured(const void *res, prof_t *o) {

@@ -70,7 +70,7 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 }
 
 static void bench_keys(const void *res, profile_keys *k) {
-    profile_key_num(k, CALIB_KEY(1000, prep.mem_mb_per_item),
+    profile_key_num(k, CALIB_KEY(1000, "prep.mem_mb_per_item"),
                     ((const prep_traffic *)res)->mb_per_item);
 }
 

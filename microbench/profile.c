@@ -36,8 +36,9 @@ static void scenario_keys(FILE *f, profile_keys *k) {
     char prev[SCN_STR] = "";
     int nopened = 0;
     for (int i = 0; i < k->n; i++) {
-        const char *name = schema_key_at(k->v[i].offset);
-        if (!name) abort(); /* a field without a row: a programming error the tests catch */
+        const char *name = k->v[i].key;
+        if (schema_find(SCOPE_SCENARIO, name) < 0)
+            abort(); /* a key without a row: a programming error the tests catch */
         int depth = 0;
         const char *p = name, *q = prev;
         /* Skip the leading components both keys share. */

@@ -76,22 +76,22 @@ void prof_stat(prof_t *o, int ind, const char *k, stat_summary s) {
     fprintf(o->f, "max: %s, n: %d}\n", prof_n(o, s.max), s.n);
 }
 
-void profile_key(profile_keys *k, int rank, size_t offset, const char *value) {
+void profile_key(profile_keys *k, int rank, const char *key, const char *value) {
     if (k->n == PROFILE_MAX_KEYS || strlen(value) >= PROFILE_VALUE_LEN)
         abort(); /* raise the limits: a programming error the registry test catches */
     k->v[k->n].rank = rank;
-    k->v[k->n].offset = offset;
+    k->v[k->n].key = key;
     snprintf(k->v[k->n].value, PROFILE_VALUE_LEN, "%s", value);
     k->n++;
 }
 
-void profile_key_num(profile_keys *k, int rank, size_t offset, double v) {
+void profile_key_num(profile_keys *k, int rank, const char *key, double v) {
     char b[64];
-    profile_key(k, rank, offset, profile_num(v, b, sizeof b));
+    profile_key(k, rank, key, profile_num(v, b, sizeof b));
 }
 
-void profile_key_int(profile_keys *k, int rank, size_t offset, long v) {
+void profile_key_int(profile_keys *k, int rank, const char *key, long v) {
     char b[32];
     snprintf(b, sizeof b, "%ld", v);
-    profile_key(k, rank, offset, b);
+    profile_key(k, rank, key, b);
 }

@@ -5,7 +5,7 @@
  * six significant digits (profile_num); strings are always double-quoted.
  *
  * Use, in a benchmark's ops (bench.h):
- *   keys:     profile_key_num(k, 400, offsetof(scenario_t, prep.eval_ms), r->ms);
+ *   keys:     profile_key_num(k, 400, "prep.eval_ms", r->ms);
  *   measured: prof_str(o, 4, "api", "TurboJPEG"); prof_stat(o, 4, "ms", r->ms);
  */
 #ifndef STALLSIM_PROFILE_OUT_H
@@ -39,15 +39,16 @@ void prof_stat(prof_t *o, int ind, const char *k, stat_summary s);
 
 enum { PROFILE_MAX_KEYS = 48, PROFILE_VALUE_LEN = 256 };
 
-/* The scenario keys of a profile. Each is named by the offset of its
- * scenario_t field (the writer asks the schema for its name, so a renamed
- * key cannot leave profiles behind) and placed by its rank: the writer sorts
+/* The scenario keys of a profile. Each is named by its key (the writer
+ * aborts on a name the schema has no row for, so a renamed key cannot
+ * leave profiles behind; calib_profile writes every benchmark's) and
+ * placed by its rank: the writer sorts
  * by rank (ties keep their order) and nests the keys as YAML, so keys that
  * share a mapping must have neighbouring ranks (it aborts when a mapping
  * would open twice). */
 typedef struct {
     int rank;
-    size_t offset;
+    const char *key; /* a scenario key, static */
     char value[PROFILE_VALUE_LEN];
 } profile_key_t;
 
@@ -57,8 +58,8 @@ typedef struct {
 } profile_keys;
 
 /* value as written (a number, or a quoted string); too many keys abort. */
-void profile_key(profile_keys *k, int rank, size_t offset, const char *value);
-void profile_key_num(profile_keys *k, int rank, size_t offset, double v);
-void profile_key_int(profile_keys *k, int rank, size_t offset, long v);
+void profile_key(profile_keys *k, int rank, const char *key, const char *value);
+void profile_key_num(profile_keys *k, int rank, const char *key, double v);
+void profile_key_int(profile_keys *k, int rank, const char *key, long v);
 
 #endif

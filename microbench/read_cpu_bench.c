@@ -260,16 +260,16 @@ static void bench_keys(const void *res, profile_keys *k) {
     const read_cpu_result *r = res;
     if (!r->measured) return;
     const cost_line *st = r->cold_ok ? &r->cold : &r->warm;
-    profile_key_num(k, CALIB_KEY(250, server.cache_cpu_us_per_read), r->warm.fixed);
-    profile_key_num(k, CALIB_KEY(251, server.cache_cpu_us_per_mb), r->warm.per_x);
+    profile_key_num(k, CALIB_KEY(250, "server.cache_cpu_us_per_read"), r->warm.fixed);
+    profile_key_num(k, CALIB_KEY(251, "server.cache_cpu_us_per_mb"), r->warm.per_x);
     /* A remote hit (partitioned caching) is a request and a TCP receive on
      * its reader, as the GET over 127.0.0.1 is on the client's thread. */
     if (r->get_ok) {
-        profile_key_num(k, CALIB_KEY(252, server.network.cpu_us_per_read), r->get.fixed);
-        profile_key_num(k, CALIB_KEY(253, server.network.cpu_us_per_mb), r->get.per_x);
+        profile_key_num(k, CALIB_KEY(252, "server.network.cpu_us_per_read"), r->get.fixed);
+        profile_key_num(k, CALIB_KEY(253, "server.network.cpu_us_per_mb"), r->get.per_x);
     }
-    profile_key_num(k, CALIB_KEY(308, server.storage.cpu_us_per_read), st->fixed);
-    profile_key_num(k, CALIB_KEY(309, server.storage.cpu_us_per_mb), st->per_x);
+    profile_key_num(k, CALIB_KEY(308, "server.storage.cpu_us_per_read"), st->fixed);
+    profile_key_num(k, CALIB_KEY(309, "server.storage.cpu_us_per_mb"), st->per_x);
 }
 
 static void line_out(prof_t *o, const char *k, const cost_line *l) {

@@ -436,16 +436,16 @@ static int bench_run(calib_ctx *c, void *res, char *err, size_t errlen) {
 
 static void bench_keys(const void *res, profile_keys *k) {
     const storage_result *s = res;
-    profile_key_num(k, CALIB_KEY(300, server.storage.read_mb_s), s->read_mb_s);
-    profile_key_num(k, CALIB_KEY(301, server.storage.latency_ms), s->latency_ms);
-    profile_key_int(k, CALIB_KEY(302, server.storage.queue_depth), s->queue_depth);
+    profile_key_num(k, CALIB_KEY(300, "server.storage.read_mb_s"), s->read_mb_s);
+    profile_key_num(k, CALIB_KEY(301, "server.storage.latency_ms"), s->latency_ms);
+    profile_key_int(k, CALIB_KEY(302, "server.storage.queue_depth"), s->queue_depth);
     /* server.storage.kind: ssd's keys: the cold curve itself. */
     _Static_assert(STORAGE_NQD == 4, "the ssd kind's curve is at calibrate's four depths");
-    profile_key_num(k, CALIB_KEY(303, server.storage.ssd.latency_qd1_ms), s->curve_ms[0]);
-    profile_key_num(k, CALIB_KEY(304, server.storage.ssd.latency_qd4_ms), s->curve_ms[1]);
-    profile_key_num(k, CALIB_KEY(305, server.storage.ssd.latency_qd16_ms), s->curve_ms[2]);
-    profile_key_num(k, CALIB_KEY(306, server.storage.ssd.latency_qd32_ms), s->curve_ms[3]);
-    profile_key_num(k, CALIB_KEY(307, server.storage.ssd.peak_mb_s), s->peak_mb_s);
+    profile_key_num(k, CALIB_KEY(303, "server.storage.latency_qd1_ms"), s->curve_ms[0]);
+    profile_key_num(k, CALIB_KEY(304, "server.storage.latency_qd4_ms"), s->curve_ms[1]);
+    profile_key_num(k, CALIB_KEY(305, "server.storage.latency_qd16_ms"), s->curve_ms[2]);
+    profile_key_num(k, CALIB_KEY(306, "server.storage.latency_qd32_ms"), s->curve_ms[3]);
+    profile_key_num(k, CALIB_KEY(307, "server.storage.peak_mb_s"), s->peak_mb_s);
 }
 
 static void storage_points(prof_t *o, const char *k, const storage_point *p) {

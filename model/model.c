@@ -213,10 +213,10 @@ static void run_setup(run_ctx_t *r, const scenario_t *s, const topology_t *t) {
      * size would hold beyond the DRAM cache's: the two levels' hit rate as
      * one cache of the larger size, marked approximate (the tier sees only
      * the misses, so its recency differs). */
-    r->tier = s->server.tier.cache_gb > 0;
+    r->tier = tier_opts(s)->cache_gb > 0;
     if (r->tier) tier_scenario(&r->ts, s);
     r->tier_dev = r->tier ? scenario_storage(&r->ts) : NULL;
-    r->C2 = r->tier ? s->server.tier.cache_gb * 1e9 : 0;
+    r->C2 = r->tier ? tier_opts(s)->cache_gb * 1e9 : 0;
     r->servers_used = 0;
     for (int i = 0; i < t->ninst; i++) {
         int last = t->inst[i].first_server + t->inst[i].nservers;
@@ -436,13 +436,13 @@ static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c
     for (int j = 0; j < FLUID_STEPS; j++) {
         if (!hits) hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
         double h2 = tier && f2 > f
-                        ? model_hit_at(s->server.tier.cache, f2, p, k, e, (j + 0.5) / FLUID_STEPS)
+                        ? model_hit_at(tier_opts(s)->cache, f2, p, k, e, (j + 0.5) / FLUID_STEPS)
                         : 0;
         tu[j] = h2 > hu[j] ? h2 - hu[j] : 0;
     }
     double th = 0;
     if (tier && f2 > f) {
-        double h2 = model_hit_epoch(s->server.tier.cache, f2, p, k, e, NULL);
+        double h2 = model_hit_epoch(tier_opts(s)->cache, f2, p, k, e, NULL);
         th = h2 > h ? h2 - h : 0;
     }
     eh->th = th;

@@ -345,10 +345,10 @@ static void test_rules(void **state) {
     snprintf(yaml, sizeof yaml, "host: %s\n%s", prof, base);
     const char *one[] = {"server.storage.latency_qd4_ms=0.4", NULL};
     assert_int_equal(tu_build(yaml, one, &S, &T), 0);
-    assert_true(S.server.storage.ssd.latency_qd1_ms == 0.1);
-    assert_true(S.server.storage.ssd.latency_qd4_ms == 0.4);
-    assert_true(S.server.storage.ssd.latency_qd32_ms == 2.5);
-    assert_true(S.server.storage.ssd.peak_mb_s == 600);
+    assert_true(tu_key(&S, "server.storage.latency_qd1_ms") == 0.1);
+    assert_true(tu_key(&S, "server.storage.latency_qd4_ms") == 0.4);
+    assert_true(tu_key(&S, "server.storage.latency_qd32_ms") == 2.5);
+    assert_true(tu_key(&S, "server.storage.peak_mb_s") == 600);
     unlink(prof);
 }
 

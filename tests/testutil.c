@@ -15,7 +15,16 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "schema.h"
 #include "sim.h"
+
+double tu_key(const scenario_t *s, const char *key) {
+    int n, row = schema_find(SCOPE_SCENARIO, key);
+    assert_true(row >= 0);
+    char buf[256];
+    schema_format(&schema_keys(SCOPE_SCENARIO, &n)[row], s, buf, sizeof buf);
+    return strtod(buf, NULL);
+}
 
 int tu_build(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t) {
     char path[] = "/tmp/stallsim-test-XXXXXX.yaml";

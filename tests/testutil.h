@@ -9,6 +9,9 @@
 /* Writes yaml to a temporary file and builds it with the NULL-terminated
  * "key=value" overrides. Returns the scenario_build/topology exit code. */
 int tu_build(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t);
+/* The value of scenario key `key` in s, through its schema row (a kind's
+ * own options live in its block, which only the kind's file knows). */
+double tu_key(const scenario_t *s, const char *key);
 /* Builds, then runs the model and (when sim != NULL) the simulator. */
 int tu_run(const char *yaml, const char *const *sets, scenario_t *s, topology_t *t,
            run_metrics_t *model, run_metrics_t *sim);

@@ -182,8 +182,8 @@ static int tier_init(world_t *w) {
     const uint32_t *sizes = w->S ? w->shard_size : w->size;
     for (int k = 0; k < w->nservers; k++) {
         if (!simulated(w, k)) continue;
-        if (cache_init(&w->tier_cache[k], cache_kind(s->server.tier.cache), entries, sizes,
-                       (uint64_t)(s->server.tier.cache_gb * 1e9)) != 0)
+        if (cache_init(&w->tier_cache[k], cache_kind(tier_opts(s)->cache), entries, sizes,
+                       (uint64_t)(tier_opts(s)->cache_gb * 1e9)) != 0)
             return -1;
         w->tier_dev[k].ops = scenario_storage(t);
         w->tier_dev[k].unordered = w->loader->sync_reads;
@@ -365,7 +365,7 @@ static int build_servers(world_t *w) {
         w->storage[k].unordered = w->loader->sync_reads;
         fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
     }
-    if (!fail && s->server.tier.cache_gb > 0 && tier_init(w) != 0) fail = 1;
+    if (!fail && tier_opts(s)->cache_gb > 0 && tier_init(w) != 0) fail = 1;
     return fail ? -1 : 0;
 }
 

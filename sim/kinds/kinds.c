@@ -65,6 +65,13 @@ const pipeline_ops_t *pipeline_kind(int i) {
     return i >= 0 && i < NPIPELINES ? pipelines[i] : NULL;
 }
 
+int pipeline_kind_index(const pipeline_ops_t *ops) {
+    int i = 0;
+    while (pipelines[i] != ops)
+        i++;
+    return i;
+}
+
 const loader_ops_t *scenario_loader(const scenario_t *s) {
     return loaders[s->loader.kind];
 }
@@ -141,7 +148,7 @@ int storage_cpu_on(const scenario_t *s) {
     return s->server.storage.cpu_us_per_read > 0 || s->server.storage.cpu_us_per_mb > 0 ||
            s->server.cache_cpu_us_per_read > 0 || s->server.cache_cpu_us_per_mb > 0 ||
            remote_hit_cpu_s(s, 1e6) > 0 ||
-           (tier_on(s) && (s->server.tier.cpu_us_per_read > 0 || s->server.tier.cpu_us_per_mb > 0));
+           (tier_on(s) && (tier_opts(s)->cpu_us_per_read > 0 || tier_opts(s)->cpu_us_per_mb > 0));
 }
 
 int storage_kind_index(const storage_ops_t *ops) {

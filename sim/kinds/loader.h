@@ -143,6 +143,10 @@ typedef struct {
      * one server's workers have in flight at most, all jobs together. The
      * storage kinds size their queues by it (kinds.h: loader_sync_readers). */
     int64_t (*readers_in_flight)(const scenario_t *s);
+    /* Optional: worker processes each rank runs beside its training process
+     * (a trace's lanes: "rank r worker k"); NULL: none, the items are
+     * prepared in the training process or in a pool of cores. */
+    int64_t (*worker_procs)(const scenario_t *s);
 
     /* Optional: bytes of /dev/shm one training process's loader holds at
      * its peak (batches its worker processes collated into shared memory;

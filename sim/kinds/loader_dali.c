@@ -78,6 +78,24 @@
 #include "loader.h"
 #include "memory.h"
 
+/* The dali kind's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    int64_t num_threads;
+    int64_t prefetch_queue_depth;
+    int64_t cpu_queue_depth; /* with gpu_queue_depth: separated queues; 0 = uniform */
+    int64_t gpu_queue_depth;
+    int64_t reader_threads;
+    int64_t reader_queue_depth;
+    double device_memory_padding_mb; /* nvJPEG's device buffer a thread (mixed decoder) */
+    double host_memory_padding_mb;   /* and its two pinned host buffers a thread */
+
+} dali_opts_t;
+SCN_KIND_OPTS_FITS(dali_opts_t);
+
+static const dali_opts_t *dali_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_LOADER, s->loader.kind);
+}
+
 typedef struct {
     int G, T, R, Q, ns, b;
     double *rfree;     /* [2][G][R]: when each reader thread is free */
@@ -99,20 +117,20 @@ enum { CPU_LOG2 = 13 };
 
 /* Batches in flight: the CPU queue and the GPU queue, or the uniform depth. */
 static int separated(const scenario_t *s) {
-    return s->loader.dali.cpu_queue_depth > 0;
+    return dali_opts(s)->cpu_queue_depth > 0;
 }
 
 static int64_t cpu_depth(const scenario_t *s) {
-    return separated(s) ? s->loader.dali.cpu_queue_depth : s->loader.dali.prefetch_queue_depth;
+    return separated(s) ? dali_opts(s)->cpu_queue_depth : dali_opts(s)->prefetch_queue_depth;
 }
 
 static int64_t gpu_depth(const scenario_t *s) {
-    return separated(s) ? s->loader.dali.gpu_queue_depth : s->loader.dali.prefetch_queue_depth;
+    return separated(s) ? dali_opts(s)->gpu_queue_depth : dali_opts(s)->prefetch_queue_depth;
 }
 
 static int64_t dali_staged(const scenario_t *s, const job_t *j) {
     (void)j;
-    return separated(s) ? cpu_depth(s) + gpu_depth(s) : s->loader.dali.prefetch_queue_depth;
+    return separated(s) ? cpu_depth(s) + gpu_depth(s) : dali_opts(s)->prefetch_queue_depth;
 }
 
 static double effective_cores(const scenario_t *s, double cores) {
@@ -177,9 +195,9 @@ static int dali_init(prep_t *p) {
     p->state = d;
     if (!d) return -1;
     d->G = p->ranks;
-    d->T = (int)s->loader.dali.num_threads;
-    d->R = (int)s->loader.dali.reader_threads;
-    d->Q = (int)s->loader.dali.reader_queue_depth;
+    d->T = (int)dali_opts(s)->num_threads;
+    d->R = (int)dali_opts(s)->reader_threads;
+    d->Q = (int)dali_opts(s)->reader_queue_depth;
     d->ns = p->ns;
     d->b = (int)p->job->batch_per_gpu;
     p->slowdown = 1;
@@ -373,8 +391,8 @@ static double share_at(const loader_model_t *m, int tl, int at) {
         .w = tl == 0 ? m->wait_s[at] : 0,
         .gpu = fmax(m->t_batch, train),
         .b = (double)j->batch_per_gpu,
-        .T = (double)s->loader.dali.num_threads,
-        .R = (double)s->loader.dali.reader_threads,
+        .T = (double)dali_opts(s)->num_threads,
+        .R = (double)dali_opts(s)->reader_threads,
         .gps = gps > 0 ? gps : 1,
         .G = (double)j->gpus,
         .floor = tl == 0 ? m->floor_s[at] : 0,
@@ -396,8 +414,8 @@ static void dali_model_epoch(const loader_model_t *m, double *epoch_s, double *t
     const double G = (double)j->gpus, M = (double)j->batch_per_gpu * G;
     const int64_t nb = (int64_t)ceil(m->items / M);
     const int64_t lag = loader_buffer_slices(s, j, (int64_t)m->items, (int64_t)M);
-    const int64_t A = dali_staged(s, j) + lag, Q = s->loader.dali.reader_queue_depth;
-    const double T = (double)s->loader.dali.num_threads, R = (double)s->loader.dali.reader_threads;
+    const int64_t A = dali_staged(s, j) + lag, Q = dali_opts(s)->reader_queue_depth;
+    const double T = (double)dali_opts(s)->num_threads, R = (double)dali_opts(s)->reader_threads;
     const double train = j->train_cpu_ms / 1e3;
     const double t_batch = fmax(m->t_batch, train), t_last = fmax(m->t_last, train);
     chain_t c = {.cstart = calloc((size_t)Q, sizeof(double)),
@@ -470,9 +488,9 @@ static double decoded(const scenario_t *s, const job_t *j) {
  * buffer by a size nvJPEG does not publish: not counted. */
 static double nvjpeg_bytes(const scenario_t *s, const job_t *j, int device) {
     if (!pipeline_gpu_decodes(s, j)) return 0;
-    const double T = (double)s->loader.dali.num_threads;
-    return device ? T * s->loader.dali.device_memory_padding_mb * MIB
-                  : 2 * T * s->loader.dali.host_memory_padding_mb * MIB;
+    const double T = (double)dali_opts(s)->num_threads;
+    return device ? T * dali_opts(s)->device_memory_padding_mb * MIB
+                  : 2 * T * dali_opts(s)->host_memory_padding_mb * MIB;
 }
 
 /* Host: the CPU operators' outputs for a batch (the reader's files; under
@@ -485,7 +503,7 @@ static double dali_proc(const scenario_t *s, const job_t *j, char *note, size_t 
     const int gpu = pipeline_gpu_decodes(s, j);
     const double ops = b * (item_max(s) + (gpu ? 0 : decoded(s, j) + out));
     const double queue = (double)cpu_depth(s) * b * (gpu ? item_max(s) : out);
-    const double reader = (double)s->loader.dali.reader_queue_depth * b * item_max(s);
+    const double reader = (double)dali_opts(s)->reader_queue_depth * b * item_max(s);
     const double pinned = nvjpeg_bytes(s, j, 0);
     if (note)
         snprintf(note, n,
@@ -582,9 +600,9 @@ static int dali_check(const scenario_t *s) {
 static double dali_bytes(const scenario_t *s, const job_t *j, double cores, int ns) {
     (void)cores;
     const double G = (double)j->gpus;
-    const double R = (double)s->loader.dali.reader_threads,
-                 Q = (double)s->loader.dali.reader_queue_depth,
-                 T = (double)s->loader.dali.num_threads, b = (double)j->batch_per_gpu;
+    const double R = (double)dali_opts(s)->reader_threads,
+                 Q = (double)dali_opts(s)->reader_queue_depth,
+                 T = (double)dali_opts(s)->num_threads, b = (double)j->batch_per_gpu;
     return 8 * (2 * G * R + 8 * G + 2 * G * Q + G * T + G * b) + 6 * G + 160 +
            2 * ns * (calendar_bytes(CPU_LOG2) + 64);
 }
@@ -599,7 +617,7 @@ static uint32_t dali_shard_lanes(const scenario_t *s, int *per_rank) {
 /* Each pipeline's reader threads wait on one file each: ranks x reader
  * threads, a server holding at most its GPUs' ranks. */
 static int64_t dali_readers(const scenario_t *s) {
-    return loader_ranks_a_server(s) * s->loader.dali.reader_threads;
+    return loader_ranks_a_server(s) * dali_opts(s)->reader_threads;
 }
 
 /* num_threads worth trying: 1, 2, 3, 4, 6, 8, 12, 16, ... up to 64. */
@@ -609,19 +627,20 @@ static int dali_knob_values(const scenario_t *s, int64_t *v, int max) {
 }
 
 static void dali_knob_set(scenario_t *s, int64_t v) {
-    s->loader.dali.num_threads = v;
+    dali_opts_t *o = scenario_kind_opts(s, FAMILY_LOADER, s->loader.kind);
+    o->num_threads = v;
 }
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"loader.num_threads", KT_INT, "threads", "4", 1, 1024, 0, NULL, SCN_FIELD(loader.dali.num_threads), "dali: the CPU threads of each GPU's pipeline (Pipeline(num_threads=)): each runs one sample's CPU operators at a time on one of the server's cores, which every pipeline and training process on the server share"},
-    {"loader.prefetch_queue_depth", KT_INT, "batches", "2", 1, 1024, 0, NULL, SCN_FIELD(loader.dali.prefetch_queue_depth), "dali: batches each pipeline buffers ahead of the training loop with its stages run asynchronously (Pipeline(prefetch_queue_depth=N), exec_pipelined and exec_async): N in flight, N at each stage boundary"},
-    {"loader.cpu_queue_depth", KT_INT, "batches", "0", 0, 1024, 0, NULL, SCN_FIELD(loader.dali.cpu_queue_depth), "dali: separated queues (prefetch_queue_depth={\"cpu_size\": C, \"gpu_size\": G}), with loader.gpu_queue_depth: the CPU stage runs C batches ahead of the mixed stage, which runs G ahead of the loop (C + G in flight; C in host memory, G on the GPU; 0 = the uniform loader.prefetch_queue_depth)"},
-    {"loader.gpu_queue_depth", KT_INT, "batches", "0", 0, 1024, 0, NULL, SCN_FIELD(loader.dali.gpu_queue_depth), "dali: separated queues' gpu_size, with loader.cpu_queue_depth (0 = uniform)"},
-    {"loader.reader_threads", KT_INT, "threads", "1", 1, 1024, 0, NULL, SCN_FIELD(loader.dali.reader_threads), "dali: threads of each pipeline's file reader (fn.readers.file: its Loader reads its shard's files one at a time, 1), each waiting on one read: the storage sees GPUs x reader_threads reads in flight"},
-    {"loader.reader_queue_depth", KT_INT, "batches", "1", 1, 1024, 0, NULL, SCN_FIELD(loader.dali.reader_queue_depth), "dali: batches the file reader reads ahead of the CPU stage (fn.readers.file's prefetch_queue_depth)"},
-    {"loader.device_memory_padding_mb", KT_REAL, "MiB", "16", 0, 1e6, 0, NULL, SCN_FIELD(loader.dali.device_memory_padding_mb), "dali: the mixed decoder's device_memory_padding (fn.decoders.image, 16 MiB by default): under prep.decode: gpu nvJPEG preallocates one device buffer of it per thread, counted in the GPU's memory (a larger image grows it further, not counted)"},
-    {"loader.host_memory_padding_mb", KT_REAL, "MiB", "8", 0, 1e6, 0, NULL, SCN_FIELD(loader.dali.host_memory_padding_mb), "dali: the mixed decoder's host_memory_padding (8 MiB by default): under prep.decode: gpu nvJPEG preallocates two pinned host buffers of it per thread, counted in the server's memory"},
+    {"loader.num_threads", KT_INT, "threads", "4", 1, 1024, 0, NULL, KIND_FIELD(dali_opts_t, num_threads), "dali: the CPU threads of each GPU's pipeline (Pipeline(num_threads=)): each runs one sample's CPU operators at a time on one of the server's cores, which every pipeline and training process on the server share"},
+    {"loader.prefetch_queue_depth", KT_INT, "batches", "2", 1, 1024, 0, NULL, KIND_FIELD(dali_opts_t, prefetch_queue_depth), "dali: batches each pipeline buffers ahead of the training loop with its stages run asynchronously (Pipeline(prefetch_queue_depth=N), exec_pipelined and exec_async): N in flight, N at each stage boundary"},
+    {"loader.cpu_queue_depth", KT_INT, "batches", "0", 0, 1024, 0, NULL, KIND_FIELD(dali_opts_t, cpu_queue_depth), "dali: separated queues (prefetch_queue_depth={\"cpu_size\": C, \"gpu_size\": G}), with loader.gpu_queue_depth: the CPU stage runs C batches ahead of the mixed stage, which runs G ahead of the loop (C + G in flight; C in host memory, G on the GPU; 0 = the uniform loader.prefetch_queue_depth)"},
+    {"loader.gpu_queue_depth", KT_INT, "batches", "0", 0, 1024, 0, NULL, KIND_FIELD(dali_opts_t, gpu_queue_depth), "dali: separated queues' gpu_size, with loader.cpu_queue_depth (0 = uniform)"},
+    {"loader.reader_threads", KT_INT, "threads", "1", 1, 1024, 0, NULL, KIND_FIELD(dali_opts_t, reader_threads), "dali: threads of each pipeline's file reader (fn.readers.file: its Loader reads its shard's files one at a time, 1), each waiting on one read: the storage sees GPUs x reader_threads reads in flight"},
+    {"loader.reader_queue_depth", KT_INT, "batches", "1", 1, 1024, 0, NULL, KIND_FIELD(dali_opts_t, reader_queue_depth), "dali: batches the file reader reads ahead of the CPU stage (fn.readers.file's prefetch_queue_depth)"},
+    {"loader.device_memory_padding_mb", KT_REAL, "MiB", "16", 0, 1e6, 0, NULL, KIND_FIELD(dali_opts_t, device_memory_padding_mb), "dali: the mixed decoder's device_memory_padding (fn.decoders.image, 16 MiB by default): under prep.decode: gpu nvJPEG preallocates one device buffer of it per thread, counted in the GPU's memory (a larger image grows it further, not counted)"},
+    {"loader.host_memory_padding_mb", KT_REAL, "MiB", "8", 0, 1e6, 0, NULL, KIND_FIELD(dali_opts_t, host_memory_padding_mb), "dali: the mixed decoder's host_memory_padding (8 MiB by default): under prep.decode: gpu nvJPEG preallocates two pinned host buffers of it per thread, counted in the server's memory"},
 };
 /* clang-format on */
 

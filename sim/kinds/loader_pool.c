@@ -24,6 +24,20 @@
 #include "diag.h"
 #include "loader.h"
 
+/* The pool kind's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    int64_t open_shards; /* record shards read at once */
+    /* Coordinated prep: each training process's CPU per MB to copy a batch
+     * out of the shared stream's staging memory, alone and added per
+     * further reader. */
+    double handoff_ms_per_mb, handoff_ms_per_mb_per_reader;
+} pool_opts_t;
+SCN_KIND_OPTS_FITS(pool_opts_t);
+
+static const pool_opts_t *pool_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_LOADER, s->loader.kind);
+}
+
 typedef struct {
     double *t; /* free time of each core */
     int n;
@@ -193,7 +207,7 @@ static double pool_bytes(const scenario_t *s, const job_t *j, double cores, int 
 
 static uint32_t pool_shard_lanes(const scenario_t *s, int *per_rank) {
     *per_rank = 0;
-    return (uint32_t)s->loader.open_shards;
+    return (uint32_t)pool_opts(s)->open_shards;
 }
 
 static int pool_check(const scenario_t *s) {
@@ -230,14 +244,15 @@ static double pool_handoff_s(const scenario_t *s, const job_t *j, int consumers,
     if (s->loader.prep != PREP_COORDINATED || consumers < 2) return 0;
     const double mb = (double)j->batch_per_gpu * scenario_job_out_item_bytes(s, j) / 1e6;
     const double more = readers > 1 ? (double)(readers - 1) : 0;
-    return (s->loader.handoff_ms_per_mb + s->loader.handoff_ms_per_mb_per_reader * more) * mb / 1e3;
+    return (pool_opts(s)->handoff_ms_per_mb + pool_opts(s)->handoff_ms_per_mb_per_reader * more) *
+           mb / 1e3;
 }
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"loader.open_shards", KT_INT, "shards", "1", 1, 65536, 0, NULL, SCN_FIELD(loader.open_shards), "pool, record shards: shards read at once, their items taken in turn (tf.data's interleave cycle_length; DALI's readers)"},
-    {"loader.handoff_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e6, 0, NULL, SCN_FIELD(loader.handoff_ms_per_mb), "pool, coordinated prep: CPU each training process spends per MB of its slice of a batch copying it out of the shared staging memory (CoorDL's hand-off; calibrate measures it: one writer, N reader processes): charged as jobs.N.train_cpu_ms is, on the server's cores beside the GPU, counted as prep (0 = free)"},
-    {"loader.handoff_ms_per_mb_per_reader", KT_REAL, "ms/MB", "0", 0, 1e6, 0, NULL, SCN_FIELD(loader.handoff_ms_per_mb_per_reader), "pool, coordinated prep: what each further reader copying at once adds to loader.handoff_ms_per_mb (memory contention; calibrate's fit over 1, 2, 4, 8 readers)"},
+    {"loader.open_shards", KT_INT, "shards", "1", 1, 65536, 0, NULL, KIND_FIELD(pool_opts_t, open_shards), "pool, record shards: shards read at once, their items taken in turn (tf.data's interleave cycle_length; DALI's readers)"},
+    {"loader.handoff_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e6, 0, NULL, KIND_FIELD(pool_opts_t, handoff_ms_per_mb), "pool, coordinated prep: CPU each training process spends per MB of its slice of a batch copying it out of the shared staging memory (CoorDL's hand-off; calibrate measures it: one writer, N reader processes): charged as jobs.N.train_cpu_ms is, on the server's cores beside the GPU, counted as prep (0 = free)"},
+    {"loader.handoff_ms_per_mb_per_reader", KT_REAL, "ms/MB", "0", 0, 1e6, 0, NULL, KIND_FIELD(pool_opts_t, handoff_ms_per_mb_per_reader), "pool, coordinated prep: what each further reader copying at once adds to loader.handoff_ms_per_mb (memory contention; calibrate's fit over 1, 2, 4, 8 readers)"},
 };
 /* clang-format on */
 

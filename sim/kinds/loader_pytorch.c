@@ -59,6 +59,35 @@
 
 #include "calendar.h"
 
+/* The torch kind's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    int64_t num_workers;
+    int64_t prefetch_factor;
+    int persistent_workers;
+    int pin_memory;
+    int drop_last;
+    double collate_ms_per_item;
+    double share_ms_per_item;
+    double transfer_ms_per_item;
+    double pin_ms_per_item;
+    double step_ms;
+    double worker_start_ms;
+    double worker_init_ms;
+    double worker_warmup_ms;        /* a fresh worker's first items' CPU past their steady cost */
+    double worker_exit_ms;          /* a worker's CPU to exit when the iterator shuts it down */
+    double worker_mem_mb;           /* a worker's private memory before its items (MiB) */
+    double worker_mem_mb_per_kitem; /* and its growth per 1000 items it reads */
+    double process_mem_mb; /* the training process's own memory, as the probe measured it */
+    double core_efficiency;
+    char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
+
+} torch_opts_t;
+SCN_KIND_OPTS_FITS(torch_opts_t);
+
+static const torch_opts_t *torch_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_LOADER, s->loader.kind);
+}
+
 typedef struct {
     int W, G, ns, persistent;
     double start_s, init_s;  /* a worker's fork (the iterator's), its own start */
@@ -87,15 +116,15 @@ static double ms(double v) {
 
 /* Seconds per item to collate a batch, and hand it over from a worker. */
 static double collate_item(const scenario_t *s) {
-    double c = ms(s->loader.torch.collate_ms_per_item);
-    return s->loader.torch.num_workers > 0 ? c + ms(s->loader.torch.share_ms_per_item) : c;
+    double c = ms(torch_opts(s)->collate_ms_per_item);
+    return torch_opts(s)->num_workers > 0 ? c + ms(torch_opts(s)->share_ms_per_item) : c;
 }
 
 /* Seconds of training-process CPU per iteration, alone on a core. */
 static double iter_cpu(const scenario_t *s, const job_t *j) {
-    double t = ms(s->loader.torch.step_ms);
-    if (s->loader.torch.num_workers > 0)
-        t += ms(s->loader.torch.transfer_ms_per_item) * (double)j->batch_per_gpu;
+    double t = ms(torch_opts(s)->step_ms);
+    if (torch_opts(s)->num_workers > 0)
+        t += ms(torch_opts(s)->transfer_ms_per_item) * (double)j->batch_per_gpu;
     return t;
 }
 
@@ -106,11 +135,11 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
  * workers a core over an epoch of 2 batches each pay it 16 times over the
  * same items. */
 static double worker_warm_cpu(const scenario_t *s) {
-    return ms(s->loader.torch.worker_warmup_ms);
+    return ms(torch_opts(s)->worker_warmup_ms);
 }
 
 static double pin_item(const scenario_t *s) {
-    return s->loader.torch.pin_memory ? ms(s->loader.torch.pin_ms_per_item) : 0;
+    return torch_opts(s)->pin_memory ? ms(torch_opts(s)->pin_ms_per_item) : 0;
 }
 
 /* A server's `cores` as a measured curve or the memory-bandwidth bound makes them. */
@@ -148,7 +177,7 @@ static int oversub_parse(const char *str, double *k, double *e, int *bad) {
  * between points, its last point past it (never extrapolated down). */
 static double oversub_at(const scenario_t *s, double x) {
     double k[OVERSUB_MAX], e[OVERSUB_MAX];
-    int bad, n = oversub_parse(s->loader.torch.oversub, k, e, &bad);
+    int bad, n = oversub_parse(torch_opts(s)->oversub, k, e, &bad);
     if (n < 2 || x <= 1) return 1;
     for (int i = 1; i < n; i++)
         if (x <= k[i]) return e[i - 1] + (e[i] - e[i - 1]) * (x - k[i - 1]) / (k[i] - k[i - 1]);
@@ -158,8 +187,8 @@ static double oversub_at(const scenario_t *s, double x) {
 /* Core-seconds per second a server's `cores` give with every core busy,
  * with gps ranks' workers on them. */
 static double cpu_capacity(const scenario_t *s, double cores, double gps) {
-    double x = cores > 0 ? gps * (double)s->loader.torch.num_workers / cores : 0;
-    return effective_cores(s, cores) * s->loader.torch.core_efficiency * oversub_at(s, x);
+    double x = cores > 0 ? gps * (double)torch_opts(s)->num_workers / cores : 0;
+    return effective_cores(s, cores) * torch_opts(s)->core_efficiency * oversub_at(s, x);
 }
 
 /* What the processes of one server ask of its cores in a slice of an epoch:
@@ -220,18 +249,18 @@ static int torch_init(prep_t *p) {
     torch_t *t = calloc(1, sizeof *t);
     p->state = t;
     if (!t) return -1;
-    t->W = (int)s->loader.torch.num_workers;
+    t->W = (int)torch_opts(s)->num_workers;
     t->G = p->ranks;
     t->ns = p->ns;
-    t->persistent = s->loader.torch.persistent_workers;
+    t->persistent = torch_opts(s)->persistent_workers;
     /* The calendars share the cores: an item's CPU is its own time. */
     p->slowdown = 1;
     p->cpu_slots = effective_cores(s, p->cores);
     p->iter_cpu_s = iter_cpu(s, p->job);
-    t->start_s = ms(s->loader.torch.worker_start_ms);
-    t->init_s = ms(s->loader.torch.worker_init_ms);
+    t->start_s = ms(torch_opts(s)->worker_start_ms);
+    t->init_s = ms(torch_opts(s)->worker_init_ms);
     t->warm_s = worker_warm_cpu(s);
-    t->exit_s = t->W > 0 && !t->persistent ? ms(s->loader.torch.worker_exit_ms) : 0;
+    t->exit_s = t->W > 0 && !t->persistent ? ms(torch_opts(s)->worker_exit_ms) : 0;
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
@@ -426,7 +455,7 @@ static int torch_check(const scenario_t *s) {
     }
     double k[OVERSUB_MAX], e[OVERSUB_MAX];
     int at = 0;
-    if (oversub_parse(s->loader.torch.oversub, k, e, &at) < 0) {
+    if (oversub_parse(torch_opts(s)->oversub, k, e, &at) < 0) {
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.oversub")],
                    "key 'loader.oversub': point %d: expected \"1:1, PER_CORE:EFFICIENCY, ...\" "
                    "(at least two points, at most %d; worker processes per core rising from "
@@ -443,7 +472,7 @@ static int torch_check(const scenario_t *s) {
                    i);
         bad = 1;
     }
-    if (s->loader.torch.drop_last) {
+    if (torch_opts(s)->drop_last) {
         for (int i = 0; i < s->njobs; i++) {
             const job_t *j = &s->jobs[i];
             if (s->dataset.items < j->gpus * j->batch_per_gpu) {
@@ -461,12 +490,12 @@ static int torch_check(const scenario_t *s) {
 
 static int64_t torch_staged(const scenario_t *s, const job_t *j) {
     (void)j;
-    int64_t w = s->loader.torch.num_workers;
-    return w > 0 ? w * s->loader.torch.prefetch_factor : 1;
+    int64_t w = torch_opts(s)->num_workers;
+    return w > 0 ? w * torch_opts(s)->prefetch_factor : 1;
 }
 
 static int64_t torch_epoch_items(const scenario_t *s, int64_t n, int64_t m) {
-    return s->loader.torch.drop_last ? n / m * m : n;
+    return torch_opts(s)->drop_last ? n / m * m : n;
 }
 
 static double torch_items_s(double cores, double item_s) {
@@ -499,8 +528,8 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
  * exit's CPU, the cores shared as a fluid (torch_epoch_end's calendar). */
 static double exit_wall(const loader_model_t *m) {
     const scenario_t *s = m->s;
-    const double W = (double)s->loader.torch.num_workers, x = ms(s->loader.torch.worker_exit_ms);
-    if (W <= 0 || s->loader.torch.persistent_workers || x <= 0) return 0;
+    const double W = (double)torch_opts(s)->num_workers, x = ms(torch_opts(s)->worker_exit_ms);
+    if (W <= 0 || torch_opts(s)->persistent_workers || x <= 0) return 0;
     const int gps = (int)(m->job->gpus / m->ns);
     const double cap = cpu_capacity(s, m->cores, gps > 0 ? gps : 1);
     const double all = (gps > 0 ? gps : 1) * W * x / cap;
@@ -512,15 +541,15 @@ static double exit_wall(const loader_model_t *m) {
 static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *t_prep_s) {
     const scenario_t *s = m->s;
     const job_t *j = m->job;
-    const int W = (int)s->loader.torch.num_workers;
+    const int W = (int)torch_opts(s)->num_workers;
     const int64_t P = torch_staged(s, j);
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
-    const double cpu = iter_cpu(s, j), start = ms(s->loader.torch.worker_start_ms),
-                 init = ms(s->loader.torch.worker_init_ms), warm = worker_warm_cpu(s);
+    const double cpu = iter_cpu(s, j), start = ms(torch_opts(s)->worker_start_ms),
+                 init = ms(torch_opts(s)->worker_init_ms), warm = worker_warm_cpu(s);
     const double collate = collate_item(s), pin = pin_item(s);
-    const int drop = s->loader.torch.drop_last;
+    const int drop = torch_opts(s)->drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
-    const int spawn = W > 0 && (m->epoch == 0 || !s->loader.torch.persistent_workers);
+    const int spawn = W > 0 && (m->epoch == 0 || !torch_opts(s)->persistent_workers);
     double *wfree = calloc((size_t)(W > 0 ? W : 1), sizeof *wfree);
     double *started = calloc((size_t)P, sizeof *started);
     /* Each slice's share of the cores on each timeline (sg[tl * steps + at]);
@@ -577,8 +606,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
 
 static double torch_bytes(const scenario_t *s, const job_t *j, double cores, int ns) {
     (void)cores;
-    double G = (double)j->gpus,
-           W = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1;
+    double G = (double)j->gpus, W = torch_opts(s)->num_workers > 0 ? torch_opts(s)->num_workers : 1;
     return 8 * (2 * G * W + 4 * G) + 6 * G + 64 + 2 * ns * (calendar_bytes(CPU_LOG2) + 64);
 }
 
@@ -597,13 +625,13 @@ static double pages(double bytes) {
  * _pin_memory_loop rebinds `data` to the pinned copy): the batch in
  * training is pinned, so at most the p x W outstanding are in /dev/shm. */
 static double torch_shm(const scenario_t *s, const job_t *j, double budget, char *note, size_t n) {
-    const int64_t W = s->loader.torch.num_workers, pf = s->loader.torch.prefetch_factor;
+    const int64_t W = torch_opts(s)->num_workers, pf = torch_opts(s)->prefetch_factor;
     if (W == 0) return 0;
     const double b = (double)j->batch_per_gpu;
     const double batch = pages(b * scenario_job_out_item_bytes(s, j)) + pages(b * 8);
     /* An epoch of fewer batches than that holds them all at most. */
     const double per_rank = ceil((double)s->dataset.items / (double)j->gpus / b);
-    const int64_t in_training = s->loader.torch.pin_memory ? 0 : 1;
+    const int64_t in_training = torch_opts(s)->pin_memory ? 0 : 1;
     double held = (double)(pf * W + in_training);
     if (held > per_rank) held = per_rank;
     const double need = held * batch;
@@ -629,9 +657,9 @@ static double torch_shm(const scenario_t *s, const job_t *j, double budget, char
  * again; a persistent one keeps what it copied, and with shuffling reads a
  * new share each epoch: the distinct items it has read after E epochs. */
 static double torch_items_touched(const scenario_t *s, const job_t *j) {
-    const double W = (double)s->loader.torch.num_workers;
+    const double W = (double)torch_opts(s)->num_workers;
     const double rank = (double)s->dataset.items / (double)(j->gpus > 0 ? j->gpus : 1);
-    if (!s->loader.torch.persistent_workers || s->epochs <= 1) return rank / W;
+    if (!torch_opts(s)->persistent_workers || s->epochs <= 1) return rank / W;
     return rank * (1 - pow(1 - 1 / W, (double)s->epochs));
 }
 
@@ -642,19 +670,18 @@ static double torch_items_touched(const scenario_t *s, const job_t *j) {
  * worker_mem_mb_per_kitem for each 1000 items of the worker's share. The
  * pages still shared with the training process are charged once, to it. */
 static double torch_proc(const scenario_t *s, const job_t *j, char *note, size_t n) {
-    const int64_t W = s->loader.torch.num_workers;
+    const int64_t W = torch_opts(s)->num_workers;
     if (W == 0) {
-        if (note) snprintf(note, n, "0 workers x %g MiB", s->loader.torch.worker_mem_mb);
+        if (note) snprintf(note, n, "0 workers x %g MiB", torch_opts(s)->worker_mem_mb);
         return 0;
     }
     const double items = torch_items_touched(s, j);
     const double each =
-        (s->loader.torch.worker_mem_mb + s->loader.torch.worker_mem_mb_per_kitem * items / 1e3) *
-        MIB;
-    if (note && s->loader.torch.worker_mem_mb_per_kitem > 0)
+        (torch_opts(s)->worker_mem_mb + torch_opts(s)->worker_mem_mb_per_kitem * items / 1e3) * MIB;
+    if (note && torch_opts(s)->worker_mem_mb_per_kitem > 0)
         snprintf(note, n, "%lld workers x %.1f MiB (%g MiB + %.0f items read x %g MiB per 1000)",
-                 (long long)W, each / MIB, s->loader.torch.worker_mem_mb, items,
-                 s->loader.torch.worker_mem_mb_per_kitem);
+                 (long long)W, each / MIB, torch_opts(s)->worker_mem_mb, items,
+                 torch_opts(s)->worker_mem_mb_per_kitem);
     else if (note)
         snprintf(note, n, "%lld workers x %g MiB", (long long)W, each / MIB);
     return (double)W * each;
@@ -677,11 +704,11 @@ static double pinned_block(double bytes) {
  * keeps that many blocks from then on, and one more of the epoch's last,
  * smaller batch where it falls in a smaller power of two. */
 static double torch_pinned(const scenario_t *s, const job_t *j, char *note, size_t n) {
-    if (!s->loader.torch.pin_memory) return 0;
-    const int64_t W = s->loader.torch.num_workers, pf = s->loader.torch.prefetch_factor;
+    if (!torch_opts(s)->pin_memory) return 0;
+    const int64_t W = torch_opts(s)->num_workers, pf = torch_opts(s)->prefetch_factor;
     const double b = (double)j->batch_per_gpu, item = scenario_job_out_item_bytes(s, j);
     const double rank = ceil((double)s->dataset.items / (double)(j->gpus > 0 ? j->gpus : 1));
-    const double full = floor(rank / b), part = s->loader.torch.drop_last ? 0 : rank - full * b;
+    const double full = floor(rank / b), part = torch_opts(s)->drop_last ? 0 : rank - full * b;
     const double nb = full + (part > 0 ? 1 : 0);
     const double alive = fmin(W > 0 ? (double)(pf * W + 1) : 2, nb);
     const double big = pinned_block(b * item) + pinned_block(b * 8);
@@ -699,42 +726,42 @@ static double torch_pinned(const scenario_t *s, const job_t *j, char *note, size
 /* The training process's own memory as the probe measured it. */
 static double torch_process(const scenario_t *s, const job_t *j) {
     (void)j;
-    return s->loader.torch.process_mem_mb * MIB;
+    return torch_opts(s)->process_mem_mb * MIB;
 }
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"loader.num_workers", KT_INT, "processes", "0", 0, 4096, 0, NULL, SCN_FIELD(loader.torch.num_workers), "pytorch: worker processes per training process (GPU); 0 = load in the training process"},
-    {"loader.prefetch_factor", KT_INT, "batches", "2", 1, 1048576, 0, NULL, SCN_FIELD(loader.torch.prefetch_factor), "pytorch: batches each worker may have outstanding"},
-    {"loader.persistent_workers", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.persistent_workers), "pytorch: keep the workers across epochs (false: forked again at every epoch)"},
-    {"loader.pin_memory", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.pin_memory), "pytorch: a thread copies each batch into pinned memory (PyTorch does nothing without a GPU): the training process then holds prefetch_factor x num_workers + 1 batches in page-locked blocks of a power of two each (2 without workers), counted against server.mem_gb, and the batch in training is no longer in /dev/shm"},
-    {"loader.drop_last", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(loader.torch.drop_last), "pytorch: skip the last partial batch (its items are not read)"},
-    {"loader.collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.collate_ms_per_item), "pytorch: CPU to collate one item into its batch"},
-    {"loader.share_ms_per_item", KT_REAL, "ms", "0.1", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.share_ms_per_item), "pytorch: a worker's CPU per item to hand its batch over (shared memory, the queue)"},
-    {"loader.transfer_ms_per_item", KT_REAL, "ms", "0.01", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.transfer_ms_per_item), "pytorch: training-process CPU to receive one item of a batch from a worker"},
-    {"loader.pin_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.pin_ms_per_item), "pytorch: pin-memory thread CPU to copy one item (with pin_memory)"},
-    {"loader.step_ms", KT_REAL, "ms", "0.2", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.step_ms), "pytorch: training-process CPU per iteration, serial with the GPU's compute"},
-    {"loader.core_efficiency", KT_REAL, "", "1", 0.05, 1, 0, NULL, SCN_FIELD(loader.torch.core_efficiency), "pytorch: each process's speed with every core busy, relative to one process alone (the probe measures it)"},
-    {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, SCN_FIELD(loader.torch.oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
-    {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
-    {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
-    {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
-    {"loader.worker_exit_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_exit_ms), "pytorch: a worker's CPU to exit when an epoch's iterator shuts its workers down at the epoch's end (every epoch unless persistent_workers: its finalizers, the kernel freeing its pages), on one of the cores, every worker at once; the loop goes on to the next epoch once the last has exited (the probe measures it: the workers' CPU from the shutdown to their reaping)"},
-    {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
-    {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
-    {"loader.process_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.torch.process_mem_mb), "pytorch: each training process's own memory (the interpreter, PyTorch, the Dataset, the DataLoader's iterator; not the model or the CUDA context): the probe measures its anonymous resident pages (/proc/self/status RssAnon) at their peak over an epoch; counted against server.mem_gb for a job that does not give jobs.N.host_mem_gb (0 = not measured)"},
+    {"loader.num_workers", KT_INT, "processes", "0", 0, 4096, 0, NULL, KIND_FIELD(torch_opts_t, num_workers), "pytorch: worker processes per training process (GPU); 0 = load in the training process"},
+    {"loader.prefetch_factor", KT_INT, "batches", "2", 1, 1048576, 0, NULL, KIND_FIELD(torch_opts_t, prefetch_factor), "pytorch: batches each worker may have outstanding"},
+    {"loader.persistent_workers", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, persistent_workers), "pytorch: keep the workers across epochs (false: forked again at every epoch)"},
+    {"loader.pin_memory", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, pin_memory), "pytorch: a thread copies each batch into pinned memory (PyTorch does nothing without a GPU): the training process then holds prefetch_factor x num_workers + 1 batches in page-locked blocks of a power of two each (2 without workers), counted against server.mem_gb, and the batch in training is no longer in /dev/shm"},
+    {"loader.drop_last", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, drop_last), "pytorch: skip the last partial batch (its items are not read)"},
+    {"loader.collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, collate_ms_per_item), "pytorch: CPU to collate one item into its batch"},
+    {"loader.share_ms_per_item", KT_REAL, "ms", "0.1", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, share_ms_per_item), "pytorch: a worker's CPU per item to hand its batch over (shared memory, the queue)"},
+    {"loader.transfer_ms_per_item", KT_REAL, "ms", "0.01", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, transfer_ms_per_item), "pytorch: training-process CPU to receive one item of a batch from a worker"},
+    {"loader.pin_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, pin_ms_per_item), "pytorch: pin-memory thread CPU to copy one item (with pin_memory)"},
+    {"loader.step_ms", KT_REAL, "ms", "0.2", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, step_ms), "pytorch: training-process CPU per iteration, serial with the GPU's compute"},
+    {"loader.core_efficiency", KT_REAL, "", "1", 0.05, 1, 0, NULL, KIND_FIELD(torch_opts_t, core_efficiency), "pytorch: each process's speed with every core busy, relative to one process alone (the probe measures it)"},
+    {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
+    {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
+    {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
+    {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
+    {"loader.worker_exit_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_exit_ms), "pytorch: a worker's CPU to exit when an epoch's iterator shuts its workers down at the epoch's end (every epoch unless persistent_workers: its finalizers, the kernel freeing its pages), on one of the cores, every worker at once; the loop goes on to the next epoch once the last has exited (the probe measures it: the workers' CPU from the shutdown to their reaping)"},
+    {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
+    {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
+    {"loader.process_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, process_mem_mb), "pytorch: each training process's own memory (the interpreter, PyTorch, the Dataset, the DataLoader's iterator; not the model or the CUDA context): the probe measures its anonymous resident pages (/proc/self/status RssAnon) at their peak over an epoch; counted against server.mem_gb for a job that does not give jobs.N.host_mem_gb (0 = not measured)"},
 };
 /* clang-format on */
 
 static uint32_t torch_shard_lanes(const scenario_t *s, int *per_rank) {
     *per_rank = 1;
-    return s->loader.torch.num_workers > 0 ? (uint32_t)s->loader.torch.num_workers : 1;
+    return torch_opts(s)->num_workers > 0 ? (uint32_t)torch_opts(s)->num_workers : 1;
 }
 
 /* One read per worker (per training process when it loads itself): ranks x
  * workers, a server holding at most its GPUs' ranks. */
 static int64_t torch_readers(const scenario_t *s) {
-    int64_t w = s->loader.torch.num_workers > 0 ? s->loader.torch.num_workers : 1;
+    int64_t w = torch_opts(s)->num_workers > 0 ? torch_opts(s)->num_workers : 1;
     return loader_ranks_a_server(s) * w;
 }
 
@@ -747,7 +774,12 @@ static int torch_knob_values(const scenario_t *s, int64_t *v, int max) {
 }
 
 static void torch_knob_set(scenario_t *s, int64_t v) {
-    s->loader.torch.num_workers = v;
+    torch_opts_t *o = scenario_kind_opts(s, FAMILY_LOADER, s->loader.kind);
+    o->num_workers = v;
+}
+
+static int64_t torch_worker_procs(const scenario_t *s) {
+    return torch_opts(s)->num_workers;
 }
 
 const loader_ops_t loader_pytorch = {
@@ -774,6 +806,7 @@ const loader_ops_t loader_pytorch = {
     .knob_unit = "workers a GPU",
     .knob_values = torch_knob_values,
     .knob_set = torch_knob_set,
+    .worker_procs = torch_worker_procs,
     .state_bytes = torch_bytes,
     .shm_bytes = torch_shm,
     .proc_bytes = torch_proc,

@@ -54,6 +54,24 @@
 #include "kinds.h"
 #include "loader.h"
 
+/* The thr kind's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    int64_t threads;
+    double gil_read_ms;
+    double gil_decode_share;
+    double gil_transform_share;
+    double collate_ms_per_item;
+    double gil_reacquires_per_batch; /* the loop thread's GIL take-backs a step */
+    double gil_switch_ms;            /* sys.getswitchinterval() */
+    double warmup_ms;                /* a pool thread's first-epoch CPU past its steady cost */
+
+} threads_opts_t;
+SCN_KIND_OPTS_FITS(threads_opts_t);
+
+static const threads_opts_t *thr_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_LOADER, s->loader.kind);
+}
+
 typedef struct {
     int G, T, ns;
     double read_s, aug_s, gd, gt, collate_s; /* seconds; the GIL's shares */
@@ -97,10 +115,10 @@ static double effective_cores(const scenario_t *s, double cores) {
 
 /* The GIL's shares of job j's items, as the scenario gives them. */
 static thr_t gil_of(const scenario_t *s, const job_t *j) {
-    return (thr_t){.read_s = ms(s->loader.threads.gil_read_ms),
+    return (thr_t){.read_s = ms(thr_opts(s)->gil_read_ms),
                    .aug_s = transform_s(s, j),
-                   .gd = s->loader.threads.gil_decode_share,
-                   .gt = s->loader.threads.gil_transform_share};
+                   .gd = thr_opts(s)->gil_decode_share,
+                   .gt = thr_opts(s)->gil_transform_share};
 }
 
 /* The closed form: items/s of one training process whose items take prep_s
@@ -114,7 +132,7 @@ static double rank_rate(const scenario_t *s, const job_t *j, double prep_s, doub
     const double cpu = prep_s + t.read_s + collate + train;
     const double held =
         held_s(&t, prep_s) + t.gt * collate + (t.gt + t.gd > 0 || t.read_s > 0 ? train : 0);
-    const double T = (double)s->loader.threads.threads;
+    const double T = (double)thr_opts(s)->threads;
     double x = T / (prep_s + t.read_s + wait);
     const double c = effective_cores(s, cores) / gps;
     if (cpu > 0 && c / cpu < x) x = c / cpu;
@@ -129,14 +147,14 @@ static double rank_rate(const scenario_t *s, const job_t *j, double prep_s, doub
  * memory). The simulator and the model charge the same. */
 static double reacquire_s(const scenario_t *s, const job_t *j, double prep_s, double cores,
                           double gps) {
-    const double R = s->loader.threads.gil_reacquires_per_batch;
+    const double R = thr_opts(s)->gil_reacquires_per_batch;
     const thr_t t = gil_of(s, j);
     const double held = held_s(&t, prep_s);
     if (R <= 0 || held <= 0) return 0;
-    const double collate = ms(s->loader.threads.collate_ms_per_item);
+    const double collate = ms(thr_opts(s)->collate_ms_per_item);
     const double step = j->train_cpu_ms / 1e3 / (double)j->batch_per_gpu;
     const double busy = rank_rate(s, j, prep_s, cores, 0, gps, collate, step) * held;
-    return R * ms(s->loader.threads.gil_switch_ms) * (busy < 1 ? busy : 1);
+    return R * ms(thr_opts(s)->gil_switch_ms) * (busy < 1 ? busy : 1);
 }
 
 /* Buckets of about two items' CPU (or GIL), reaching back over a batch at a
@@ -172,14 +190,14 @@ static int thr_init(prep_t *p) {
     p->state = t;
     if (!t) return -1;
     t->G = p->ranks;
-    t->T = (int)s->loader.threads.threads;
+    t->T = (int)thr_opts(s)->threads;
     t->ns = p->ns;
-    t->read_s = ms(s->loader.threads.gil_read_ms);
+    t->read_s = ms(thr_opts(s)->gil_read_ms);
     t->aug_s = transform_s(s, p->job);
-    t->gd = s->loader.threads.gil_decode_share;
-    t->gt = s->loader.threads.gil_transform_share;
-    t->collate_s = ms(s->loader.threads.collate_ms_per_item);
-    t->warm_s = ms(s->loader.threads.warmup_ms);
+    t->gd = thr_opts(s)->gil_decode_share;
+    t->gt = thr_opts(s)->gil_transform_share;
+    t->collate_s = ms(thr_opts(s)->collate_ms_per_item);
+    t->warm_s = ms(thr_opts(s)->warmup_ms);
     const int gil = t->read_s > 0 || t->gd > 0 || t->gt > 0;
     const int per = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
     const double mean = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s));
@@ -403,7 +421,7 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
     const int64_t nb = (int64_t)ceil(m->items / M);
     const int gps_i = (int)(j->gpus / m->ns);
     const double gps = gps_i > 0 ? gps_i : 1;
-    const double collate = ms(m->s->loader.threads.collate_ms_per_item);
+    const double collate = ms(thr_opts(m->s)->collate_ms_per_item);
     /* An iteration lasts at least the training process's own CPU
      * (jobs.N.train_cpu_ms), taken beside the GPU's compute. */
     const double train = j->train_cpu_ms / 1e3, step = train / (double)j->batch_per_gpu;
@@ -412,7 +430,7 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
     /* The first epoch's warm-up: a lump on a core before the loop's first
      * collate, serial with its steps; where the cores bind the pool, the
      * pool has it less of their time (W over its share of them). */
-    const double W = m->epoch == 0 ? ms(m->s->loader.threads.warmup_ms) : 0;
+    const double W = m->epoch == 0 ? ms(thr_opts(m->s)->warmup_ms) : 0;
     double *started = calloc((size_t)P, sizeof *started);
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, prod = 0;
@@ -457,7 +475,7 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
 
 static double thr_bytes(const scenario_t *s, const job_t *j, double cores, int ns) {
     (void)cores;
-    const double G = (double)j->gpus, T = (double)s->loader.threads.threads;
+    const double G = (double)j->gpus, T = (double)thr_opts(s)->threads;
     return 8 * 2 * G * T + 4 * 2 * G + 8 * 4 * G + 4 * G + 2 * G + 128 +
            2 * ns * (calendar_bytes(CPU_LOG2) + 64) + 2 * G * (calendar_bytes(GIL_LOG2) + 64);
 }
@@ -471,7 +489,7 @@ static uint32_t thr_shard_lanes(const scenario_t *s, int *per_rank) {
 
 /* One read per thread: ranks x threads, a server holding at most its GPUs' ranks. */
 static int64_t thr_readers(const scenario_t *s) {
-    return loader_ranks_a_server(s) * s->loader.threads.threads;
+    return loader_ranks_a_server(s) * thr_opts(s)->threads;
 }
 
 /* threads worth trying: 1, 2, 3, 4, 6, 8, 12, 16, ... up to 64. */
@@ -481,7 +499,8 @@ static int thr_knob_values(const scenario_t *s, int64_t *v, int max) {
 }
 
 static void thr_knob_set(scenario_t *s, int64_t v) {
-    s->loader.threads.threads = v;
+    threads_opts_t *o = scenario_kind_opts(s, FAMILY_LOADER, s->loader.kind);
+    o->threads = v;
 }
 
 /* The GIL binds a process where its threads hold it longer an item than
@@ -492,7 +511,7 @@ static void thr_knob_set(scenario_t *s, int64_t v) {
 static int thr_prep_bound(const scenario_t *s, const job_t *j, char *buf, size_t n) {
     const double prep = scenario_job_prep_s(s, j, scenario_item_bytes_mean(s));
     const thr_t t = gil_of(s, j);
-    const double held = held_s(&t, prep) + t.gt * ms(s->loader.threads.collate_ms_per_item);
+    const double held = held_s(&t, prep) + t.gt * ms(thr_opts(s)->collate_ms_per_item);
     if (held <= 0) return 0;
     snprintf(buf, n,
              "worker processes (loader.kind: pytorch) or a free-threaded Python "
@@ -505,14 +524,14 @@ static int thr_prep_bound(const scenario_t *s, const job_t *j, char *buf, size_t
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"loader.threads", KT_INT, "threads", "8", 1, 1024, 0, NULL, SCN_FIELD(loader.threads.threads), "threads: the pool's threads in each training process (GPU), each reading, decoding and transforming one item at a time"},
-    {"loader.gil_read_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.gil_read_ms), "threads: CPU per item that the read's Python (open, read) spends holding the GIL, on a core (the wait for the bytes holds neither; the probe measures it)"},
-    {"loader.gil_decode_share", KT_REAL, "", "0.1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_decode_share), "threads: share of the decode's CPU (prep.decode_*) holding the GIL (libjpeg-turbo in PIL releases it for most of it; 0 = a free-threaded build; the probe measures it)"},
-    {"loader.gil_transform_share", KT_REAL, "", "1", 0, 1, 0, NULL, SCN_FIELD(loader.threads.gil_transform_share), "threads: share of the transform's CPU (prep.augment_ms, prep.eval_ms) and of the collate holding the GIL (Python-level transforms hold it; 0 = a free-threaded build; the probe measures it)"},
-    {"loader.threads_collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.collate_ms_per_item), "threads: the training process's CPU to collate one item into its batch, in the loop's thread once it takes the batch, serial with the step (handed over in memory: no shared-memory copy)"},
-    {"loader.gil_reacquires_per_batch", KT_REAL, "", "0", 0, 1e6, 0, NULL, SCN_FIELD(loader.threads.gil_reacquires_per_batch), "threads: times a step the training loop's thread takes its GIL back from the pool (the GPU's sync, each torch op of the collate, each wait on a future release it); each waits loader.gil_switch_ms times the pool's share of the GIL (the probe measures it; 0: none)"},
-    {"loader.threads_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(loader.threads.warmup_ms), "threads: the training process's CPU in its first epoch beyond its steady cost (its first collates into fresh pages, the pool's first items), once per process, on a core in the loop's thread before its first step (the counterpart of pytorch's worker_warmup_ms; the probe measures it: a fresh process's first epoch against its second)"},
-    {"loader.gil_switch_ms", KT_REAL, "ms", "5", 0, 1e6, 0, NULL, SCN_FIELD(loader.threads.gil_switch_ms), "threads: the interpreter's switch interval (sys.getswitchinterval(): 5 ms by default), what a thread waits before it asks a thread running Python for the GIL"},
+    {"loader.threads", KT_INT, "threads", "8", 1, 1024, 0, NULL, KIND_FIELD(threads_opts_t, threads), "threads: the pool's threads in each training process (GPU), each reading, decoding and transforming one item at a time"},
+    {"loader.gil_read_ms", KT_REAL, "ms", "0.02", 0, 1e9, 0, NULL, KIND_FIELD(threads_opts_t, gil_read_ms), "threads: CPU per item that the read's Python (open, read) spends holding the GIL, on a core (the wait for the bytes holds neither; the probe measures it)"},
+    {"loader.gil_decode_share", KT_REAL, "", "0.1", 0, 1, 0, NULL, KIND_FIELD(threads_opts_t, gil_decode_share), "threads: share of the decode's CPU (prep.decode_*) holding the GIL (libjpeg-turbo in PIL releases it for most of it; 0 = a free-threaded build; the probe measures it)"},
+    {"loader.gil_transform_share", KT_REAL, "", "1", 0, 1, 0, NULL, KIND_FIELD(threads_opts_t, gil_transform_share), "threads: share of the transform's CPU (prep.augment_ms, prep.eval_ms) and of the collate holding the GIL (Python-level transforms hold it; 0 = a free-threaded build; the probe measures it)"},
+    {"loader.threads_collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(threads_opts_t, collate_ms_per_item), "threads: the training process's CPU to collate one item into its batch, in the loop's thread once it takes the batch, serial with the step (handed over in memory: no shared-memory copy)"},
+    {"loader.gil_reacquires_per_batch", KT_REAL, "", "0", 0, 1e6, 0, NULL, KIND_FIELD(threads_opts_t, gil_reacquires_per_batch), "threads: times a step the training loop's thread takes its GIL back from the pool (the GPU's sync, each torch op of the collate, each wait on a future release it); each waits loader.gil_switch_ms times the pool's share of the GIL (the probe measures it; 0: none)"},
+    {"loader.threads_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(threads_opts_t, warmup_ms), "threads: the training process's CPU in its first epoch beyond its steady cost (its first collates into fresh pages, the pool's first items), once per process, on a core in the loop's thread before its first step (the counterpart of pytorch's worker_warmup_ms; the probe measures it: a fresh process's first epoch against its second)"},
+    {"loader.gil_switch_ms", KT_REAL, "ms", "5", 0, 1e6, 0, NULL, KIND_FIELD(threads_opts_t, gil_switch_ms), "threads: the interpreter's switch interval (sys.getswitchinterval(): 5 ms by default), what a thread waits before it asks a thread running Python for the GIL"},
 };
 /* clang-format on */
 

@@ -4,23 +4,36 @@
  * have no built-in value. Nothing of it runs on the GPU. */
 #include "pipeline_kind.h"
 
+extern const pipeline_ops_t pipeline_audio;
+
+/* This pipeline's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    double audio_ms_per_mb;   /* per MB of WAV; 0 = not given */
+    double audio_ms_per_item; /* fixed per clip */
+} audio_opts_t;
+SCN_KIND_OPTS_FITS(audio_opts_t);
+
+static const audio_opts_t *audio_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_PIPELINE, pipeline_kind_index(&pipeline_audio));
+}
+
 static double audio_cpu_ms(const scenario_t *s, double bytes) {
-    return s->prep.audio_ms_per_mb * bytes / 1e6 + s->prep.audio_ms_per_item;
+    return audio_opts(s)->audio_ms_per_mb * bytes / 1e6 + audio_opts(s)->audio_ms_per_item;
 }
 
 static double audio_slope(const scenario_t *s) {
-    return s->prep.audio_ms_per_mb;
+    return audio_opts(s)->audio_ms_per_mb;
 }
 
 static const char *audio_missing(const scenario_t *s, const char **what) {
     *what = "CPU ms per MB of WAV: decode, resample, log-mel spectrogram";
-    return s->prep.audio_ms_per_mb <= 0 ? "prep.audio_ms_per_mb" : NULL;
+    return audio_opts(s)->audio_ms_per_mb <= 0 ? "prep.audio_ms_per_mb" : NULL;
 }
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"prep.audio_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, SCN_FIELD(prep.audio_ms_per_mb), "CPU time per MB of WAV of the audio pipeline (decode 16-bit PCM, resample 44.1 to 16 kHz, log-mel spectrogram; one core); calibrate measures it (0 = not given: a job with prep.pipeline audio is refused)"},
-    {"prep.audio_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, SCN_FIELD(prep.audio_ms_per_item), "fixed CPU time per clip of the audio pipeline (one core), the intercept of calibrate's fit"},
+    {"prep.audio_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(audio_opts_t, audio_ms_per_mb), "CPU time per MB of WAV of the audio pipeline (decode 16-bit PCM, resample 44.1 to 16 kHz, log-mel spectrogram; one core); calibrate measures it (0 = not given: a job with prep.pipeline audio is refused)"},
+    {"prep.audio_ms_per_item", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(audio_opts_t, audio_ms_per_item), "fixed CPU time per clip of the audio pipeline (one core), the intercept of calibrate's fit"},
 };
 /* clang-format on */
 

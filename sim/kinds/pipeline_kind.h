@@ -35,6 +35,9 @@ typedef struct pipeline_ops {
 
 /* The pipeline kind at index i of `prep.pipeline`'s choices, or NULL. */
 const pipeline_ops_t *pipeline_kind(int i);
+/* The index of a pipeline kind of the list (its ops table): where its own
+ * options block is (scenario_kind_opts). */
+int pipeline_kind_index(const pipeline_ops_t *ops);
 /* Job j's pipeline. */
 const pipeline_ops_t *job_pipeline(const job_t *j);
 /* 1 when job j's images decode on its GPU (prep.decode: gpu, a jpeg pipeline). */

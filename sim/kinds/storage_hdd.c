@@ -98,6 +98,22 @@
 #include "kinds.h"
 #include "storage.h"
 
+/* The hdd kind's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    int64_t rpm;
+    double seek_full_ms;  /* full-stroke seek */
+    double seek_track_ms; /* track-to-track seek with settling */
+    double capacity_gb;   /* the bytes a full stroke crosses */
+    double seq_mb_s;      /* media transfer rate */
+    int64_t ncq;          /* requests the drive queues and reorders */
+
+} hdd_opts_t;
+SCN_KIND_OPTS_FITS(hdd_opts_t);
+
+static const hdd_opts_t *hdd_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_STORAGE, s->server.storage.kind);
+}
+
 /* The drive's mechanics in seconds and bytes. */
 typedef struct {
     double track, full, rev, rate, cap, span; /* span: the dataset's bytes, where reads land */
@@ -115,11 +131,11 @@ typedef struct {
 
 static geom_t geom_of(const scenario_t *s) {
     geom_t g;
-    g.track = s->server.storage.hdd.seek_track_ms / 1e3;
-    g.full = s->server.storage.hdd.seek_full_ms / 1e3;
-    g.rev = 60.0 / (double)s->server.storage.hdd.rpm;
-    g.rate = s->server.storage.hdd.seq_mb_s * 1e6;
-    g.cap = s->server.storage.hdd.capacity_gb * 1e9;
+    g.track = hdd_opts(s)->seek_track_ms / 1e3;
+    g.full = hdd_opts(s)->seek_full_ms / 1e3;
+    g.rev = 60.0 / (double)hdd_opts(s)->rpm;
+    g.rate = hdd_opts(s)->seq_mb_s * 1e6;
+    g.cap = hdd_opts(s)->capacity_gb * 1e9;
     g.span = scenario_dataset_bytes(s);
     if (g.span > g.cap) g.span = g.cap; /* hdd_check refuses it; keep the model finite */
     return g;
@@ -234,12 +250,14 @@ static double sptf_mean_s(const geom_t *g, int k) {
 static double reads_in_flight(const scenario_t *s) {
     const double S = scenario_items_per_read(s);
     double per = (double)loader_sync_readers(s);
+    int per_rank; /* the loader's shard lanes: read at once, each a shard open */
+    const double lanes = (double)scenario_loader(s)->shard_lanes(s, &per_rank);
     if (!per) {
         for (int i = 0; i < s->njobs; i++) {
             const job_t *j = &s->jobs[i];
             double gpus = (double)(j->gpus < s->server.gpus ? j->gpus : s->server.gpus);
             double window = (double)loader_staged_batches(s, j) * (double)j->batch_per_gpu * gpus;
-            double reads = S > 1 ? (double)s->loader.open_shards + window / S - 1 : window;
+            double reads = S > 1 ? lanes + window / S - 1 : window;
             per += (double)j->count * (reads < 1 ? 1 : reads);
         }
     }
@@ -250,7 +268,7 @@ static double reads_in_flight(const scenario_t *s) {
 /* The model's queue: min(ncq, the reads in flight). */
 static int queue_k(const scenario_t *s) {
     double r = reads_in_flight(s);
-    int64_t ncq = s->server.storage.hdd.ncq;
+    int64_t ncq = hdd_opts(s)->ncq;
     /* A fraction of a read in flight: at times one more is. */
     return r >= (double)ncq ? (int)ncq : r < 1 ? 1 : (int)ceil(r);
 }
@@ -262,8 +280,7 @@ static double pos_mean_s(const scenario_t *s) {
 
 /* A mean read's transfer time. */
 static double xfer_req_s(const scenario_t *s) {
-    return scenario_item_bytes_mean(s) * scenario_items_per_read(s) /
-           (s->server.storage.hdd.seq_mb_s * 1e6);
+    return scenario_item_bytes_mean(s) * scenario_items_per_read(s) / (hdd_opts(s)->seq_mb_s * 1e6);
 }
 
 /* Whether positioning outweighs the transfer of a mean read. */
@@ -281,7 +298,7 @@ static double unit(uint64_t seed, uint64_t i) {
 }
 
 static int hdd_init(storage_t *d, const scenario_t *s) {
-    int ncq = (int)s->server.storage.hdd.ncq;
+    int ncq = (int)hdd_opts(s)->ncq;
     hdd_t *h = calloc(1, sizeof *h + (size_t)ncq * sizeof h->ring[0]);
     if (!h) return -1;
     d->state = h;
@@ -372,11 +389,11 @@ static void hdd_destroy(storage_t *d) {
 
 /* A request of `bytes`: the queue's expected positioning, then its transfer. */
 static double hdd_service_s(const scenario_t *s, double bytes) {
-    return pos_mean_s(s) + bytes / (s->server.storage.hdd.seq_mb_s * 1e6);
+    return pos_mean_s(s) + bytes / (hdd_opts(s)->seq_mb_s * 1e6);
 }
 
 static double hdd_items_s(const scenario_t *s, double bytes, int *latency_bound) {
-    double pos = pos_mean_s(s), xfer = bytes / (s->server.storage.hdd.seq_mb_s * 1e6);
+    double pos = pos_mean_s(s), xfer = bytes / (hdd_opts(s)->seq_mb_s * 1e6);
     if (latency_bound) *latency_bound = pos > xfer;
     return 1 / (pos + xfer);
 }
@@ -384,7 +401,7 @@ static double hdd_items_s(const scenario_t *s, double bytes, int *latency_bound)
 /* The bandwidth share: the transfers when seeks dominate, else the head's
  * whole time for reads of the mean request. */
 static double hdd_xfer_s(const scenario_t *s, double bytes) {
-    double rate = s->server.storage.hdd.seq_mb_s * 1e6;
+    double rate = hdd_opts(s)->seq_mb_s * 1e6;
     if (seek_bound(s)) return bytes / rate;
     return bytes / rate * (1 + pos_mean_s(s) / xfer_req_s(s));
 }
@@ -400,7 +417,7 @@ static double hdd_slots(const scenario_t *s) {
 }
 
 static double hdd_bytes(const scenario_t *s) {
-    double b = sizeof(hdd_t) + 8 * (double)s->server.storage.hdd.ncq;
+    double b = sizeof(hdd_t) + 8 * (double)hdd_opts(s)->ncq;
     if (scenario_loader(s)->sync_reads) b += calendar_bytes(CALENDAR_LOG2);
     return b;
 }
@@ -413,7 +430,7 @@ static int hdd_model_exact(const scenario_t *s) {
 
 static int hdd_check(const scenario_t *s) {
     int bad = 0;
-    double t = s->server.storage.hdd.seek_track_ms, f = s->server.storage.hdd.seek_full_ms;
+    double t = hdd_opts(s)->seek_track_ms, f = hdd_opts(s)->seek_full_ms;
     if (t > f) {
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.storage.seek_track_ms")],
                    "server.storage.seek_track_ms: the shortest seek is at most the full stroke "
@@ -421,7 +438,7 @@ static int hdd_check(const scenario_t *s) {
                    f, t);
         bad = 1;
     }
-    double gb = scenario_dataset_bytes(s) / 1e9, cap = s->server.storage.hdd.capacity_gb;
+    double gb = scenario_dataset_bytes(s) / 1e9, cap = hdd_opts(s)->capacity_gb;
     if (gb > cap) {
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.storage.capacity_gb")],
                    "server.storage.capacity_gb: the dataset (%.4g GB) does not fit on a disk of "
@@ -434,12 +451,12 @@ static int hdd_check(const scenario_t *s) {
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"server.storage.rpm", KT_INT, "rev/min", "7200", 1000, 30000, 0, NULL, SCN_FIELD(server.storage.hdd.rpm), "hdd: spindle speed; a read that does not follow on waits for its sector, half a revolution on average"},
-    {"server.storage.seek_full_ms", KT_REAL, "ms", "15", 0, 1000, 0, NULL, SCN_FIELD(server.storage.hdd.seek_full_ms), "hdd: full-stroke seek, across the whole capacity (seek(d) = track + (full - track) x sqrt(d / capacity))"},
-    {"server.storage.seek_track_ms", KT_REAL, "ms", "1", 0, 1000, 0, NULL, SCN_FIELD(server.storage.hdd.seek_track_ms), "hdd: track-to-track seek with settling, the least any seek takes"},
-    {"server.storage.capacity_gb", KT_REAL, "GB", "4000", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.hdd.capacity_gb), "hdd: the bytes a full-stroke seek crosses; the dataset lies at the start, so one smaller than the disk seeks shorter"},
-    {"server.storage.seq_mb_s", KT_REAL, "MB/s", "200", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.hdd.seq_mb_s), "hdd: sequential transfer rate off the platters (one rate for all zones)"},
-    {"server.storage.ncq", KT_INT, "requests", "32", 1, 256, 0, NULL, SCN_FIELD(server.storage.hdd.ncq), "hdd: requests the drive queues and reorders, shortest positioning first (SATA NCQ: 32; 1 = in arrival order)"},
+    {"server.storage.rpm", KT_INT, "rev/min", "7200", 1000, 30000, 0, NULL, KIND_FIELD(hdd_opts_t, rpm), "hdd: spindle speed; a read that does not follow on waits for its sector, half a revolution on average"},
+    {"server.storage.seek_full_ms", KT_REAL, "ms", "15", 0, 1000, 0, NULL, KIND_FIELD(hdd_opts_t, seek_full_ms), "hdd: full-stroke seek, across the whole capacity (seek(d) = track + (full - track) x sqrt(d / capacity))"},
+    {"server.storage.seek_track_ms", KT_REAL, "ms", "1", 0, 1000, 0, NULL, KIND_FIELD(hdd_opts_t, seek_track_ms), "hdd: track-to-track seek with settling, the least any seek takes"},
+    {"server.storage.capacity_gb", KT_REAL, "GB", "4000", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(hdd_opts_t, capacity_gb), "hdd: the bytes a full-stroke seek crosses; the dataset lies at the start, so one smaller than the disk seeks shorter"},
+    {"server.storage.seq_mb_s", KT_REAL, "MB/s", "200", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(hdd_opts_t, seq_mb_s), "hdd: sequential transfer rate off the platters (one rate for all zones)"},
+    {"server.storage.ncq", KT_INT, "requests", "32", 1, 256, 0, NULL, KIND_FIELD(hdd_opts_t, ncq), "hdd: requests the drive queues and reorders, shortest positioning first (SATA NCQ: 32; 1 = in arrival order)"},
 };
 /* clang-format on */
 

@@ -41,6 +41,31 @@
 #include "kinds.h"
 #include "storage.h"
 
+/* The obj kind's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    double first_byte_ms;     /* median time to first byte of a GET */
+    double first_byte_p99_ms; /* its 99th percentile; 0 = the median (no spread) */
+    double conn_mb_s;         /* one connection's transfer rate */
+    double max_mb_s;          /* aggregate bandwidth cap; 0 = none */
+    double max_get_s;         /* GETs per second at most; 0 = none */
+    int64_t reader_threads;   /* pool loader: GETs in flight per server */
+    int64_t conns_per_process;
+    int64_t conns_per_server;
+    double range_mb;      /* ranged GETs of at most this much, issued at once; 0 = whole */
+    int64_t prefixes;     /* key prefixes the objects are striped over */
+    double prefix_get_s;  /* GET+HEAD/s one prefix serves before 503s; 0 = none */
+    double retry_base_ms; /* back-off after a 503: U(0,1) x min(cap, base x 2^k) */
+    double retry_cap_ms;
+    int head;            /* a HEAD before each object's GET (the loader stats) */
+    int list_each_epoch; /* the job lists the keys every epoch, not once */
+
+} object_opts_t;
+SCN_KIND_OPTS_FITS(object_opts_t);
+
+static const object_opts_t *obj_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_STORAGE, s->server.storage.kind);
+}
+
 #define Z99 2.3263478740408408 /* the standard normal's 99th percentile */
 
 typedef struct {
@@ -78,15 +103,14 @@ static void heap_replace_top(double *h, int n, double v) {
 }
 
 static double lat_sigma(const scenario_t *s) {
-    double m = s->server.storage.object.first_byte_ms,
-           q = s->server.storage.object.first_byte_p99_ms;
+    double m = obj_opts(s)->first_byte_ms, q = obj_opts(s)->first_byte_p99_ms;
     return q > m && m > 0 ? log(q / m) / Z99 : 0;
 }
 
 /* E[first byte] in seconds: a lognormal's mean is its median x e^(sigma^2 / 2). */
 static double lat_mean_s(const scenario_t *s) {
     double sg = lat_sigma(s);
-    return s->server.storage.object.first_byte_ms / 1e3 * exp(sg * sg / 2);
+    return obj_opts(s)->first_byte_ms / 1e3 * exp(sg * sg / 2);
 }
 
 /* GETs one reading process (or PyTorch worker) may keep in flight. */
@@ -108,17 +132,16 @@ static int object_slots_n(const scenario_t *s) {
          * connections_per_process connections (else as many as the parts of
          * an object four times the mean: past that parts wait). */
         int64_t parts = 1;
-        if (s->server.storage.object.range_mb > 0)
+        if (obj_opts(s)->range_mb > 0)
             parts = cap_or(
-                (int64_t)parts_of(s->server.storage.object.range_mb * 1e6,
+                (int64_t)parts_of(obj_opts(s)->range_mb * 1e6,
                                   4 * scenario_item_bytes_mean(s) * scenario_items_per_read(s)),
-                s->server.storage.object.conns_per_process);
+                obj_opts(s)->conns_per_process);
         per *= parts;
     } else {
-        per = cap_or(s->server.storage.object.reader_threads,
-                     s->server.storage.object.conns_per_process);
+        per = cap_or(obj_opts(s)->reader_threads, obj_opts(s)->conns_per_process);
     }
-    per = cap_or(per, s->server.storage.object.conns_per_server);
+    per = cap_or(per, obj_opts(s)->conns_per_server);
     if (s->server.storage.shared) per *= s->server.count;
     if (per > 1000000) per = 1000000;
     return (int)(per < 1 ? 1 : per);
@@ -151,7 +174,7 @@ enum { PRE_LOG2 = 8 }; /* buckets a prefix's calendar remembers */
 #define PRE_WINDOW_S 0.1
 
 static int prefix_cap_on(const scenario_t *s) {
-    return s->server.storage.object.prefix_get_s > 0;
+    return obj_opts(s)->prefix_get_s > 0;
 }
 
 /* Requests an object costs the request rate: its ranged parts, and its HEAD. */
@@ -167,13 +190,11 @@ static double rate_requests(const scenario_t *s, double bytes);
  * the windows remembered was admitted free (semfuzz: 4% faster than the
  * rate allows). */
 static double prefix_window_s(const scenario_t *s, int unordered) {
-    const double rate = s->server.storage.object.prefix_get_s;
-    double p99 = s->server.storage.object.first_byte_p99_ms,
-           med = s->server.storage.object.first_byte_ms;
-    double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) /
-                  (s->server.storage.object.conn_mb_s * 1e6);
-    double reach =
-        2 * ((med + (p99 > med ? p99 : med) + s->server.storage.object.retry_cap_ms) / 1e3 + xfer);
+    const double rate = obj_opts(s)->prefix_get_s;
+    double p99 = obj_opts(s)->first_byte_p99_ms, med = obj_opts(s)->first_byte_ms;
+    double xfer =
+        scenario_item_bytes_mean(s) * scenario_items_per_read(s) / (obj_opts(s)->conn_mb_s * 1e6);
+    double reach = 2 * ((med + (p99 > med ? p99 : med) + obj_opts(s)->retry_cap_ms) / 1e3 + xfer);
     if (unordered) {
         int64_t batch = 1;
         for (int j = 0; j < s->njobs; j++)
@@ -188,18 +209,17 @@ static double prefix_window_s(const scenario_t *s, int unordered) {
 }
 
 static int prefix_init(object_t *o, const scenario_t *s, int unordered) {
-    o->npre = s->server.storage.object.prefixes;
+    o->npre = obj_opts(s)->prefixes;
     o->key_bytes = scenario_item_bytes_mean(s) * scenario_items_per_read(s);
-    o->retry_base = s->server.storage.object.retry_base_ms / 1e3;
-    o->retry_cap = s->server.storage.object.retry_cap_ms / 1e3;
+    o->retry_base = obj_opts(s)->retry_base_ms / 1e3;
+    o->retry_cap = obj_opts(s)->retry_cap_ms / 1e3;
     o->refuse_s = o->median_s;
-    o->admit_gap = 1 / ((double)o->npre * s->server.storage.object.prefix_get_s);
+    o->admit_gap = 1 / ((double)o->npre * obj_opts(s)->prefix_get_s);
     o->pre = calloc((size_t)o->npre, sizeof o->pre[0]);
     if (!o->pre) return -1;
     double dt = prefix_window_s(s, unordered);
     for (int64_t p = 0; p < o->npre; p++)
-        if (calendar_init(&o->pre[p], dt, s->server.storage.object.prefix_get_s, PRE_LOG2))
-            return -1;
+        if (calendar_init(&o->pre[p], dt, obj_opts(s)->prefix_get_s, PRE_LOG2)) return -1;
     return 0;
 }
 
@@ -248,17 +268,16 @@ static int object_init(storage_t *d, const scenario_t *s) {
     object_t *o = calloc(1, sizeof *o + (size_t)slots * sizeof o->heap[0]);
     if (!o) return -1;
     d->state = o;
-    o->median_s = s->server.storage.object.first_byte_ms / 1e3;
+    o->median_s = obj_opts(s)->first_byte_ms / 1e3;
     o->sigma = lat_sigma(s);
-    o->conn_bw = s->server.storage.object.conn_mb_s * 1e6;
-    o->max_bw = s->server.storage.object.max_mb_s * 1e6;
-    o->range_b = s->server.storage.object.range_mb * 1e6;
-    o->get_gap =
-        s->server.storage.object.max_get_s > 0 ? 1 / s->server.storage.object.max_get_s : 0;
+    o->conn_bw = obj_opts(s)->conn_mb_s * 1e6;
+    o->max_bw = obj_opts(s)->max_mb_s * 1e6;
+    o->range_b = obj_opts(s)->range_mb * 1e6;
+    o->get_gap = obj_opts(s)->max_get_s > 0 ? 1 / obj_opts(s)->max_get_s : 0;
     o->seed = (uint64_t)s->seed;
     o->slots = slots;
     o->unordered = d->unordered;
-    o->head = s->server.storage.object.head;
+    o->head = obj_opts(s)->head;
     if (prefix_cap_on(s) && prefix_init(o, s, d->unordered)) return -1;
     double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / o->conn_bw;
     double dt = calendar_bucket_s(lat_mean_s(s) + xfer, 0, 0);
@@ -267,8 +286,7 @@ static int object_init(storage_t *d, const scenario_t *s) {
     if (o->max_bw > 0 && calendar_init(&o->cal_chan, dt, 1, CALENDAR_LOG2)) return -1;
     if (o->unordered) {
         if (calendar_init(&o->cal_slots, dt, slots, CALENDAR_LOG2)) return -1;
-        if (o->get_gap > 0 &&
-            calendar_init(&o->cal_get, dt, s->server.storage.object.max_get_s, CALENDAR_LOG2))
+        if (o->get_gap > 0 && calendar_init(&o->cal_get, dt, obj_opts(s)->max_get_s, CALENDAR_LOG2))
             return -1;
     }
     return 0;
@@ -353,11 +371,11 @@ static void object_destroy(storage_t *d) {
 }
 
 static double object_requests(const scenario_t *s, double bytes) {
-    return parts_of(s->server.storage.object.range_mb * 1e6, bytes);
+    return parts_of(obj_opts(s)->range_mb * 1e6, bytes);
 }
 
 static double rate_requests(const scenario_t *s, double bytes) {
-    return object_requests(s, bytes) + (s->server.storage.object.head ? 1 : 0);
+    return object_requests(s, bytes) + (obj_opts(s)->head ? 1 : 0);
 }
 
 /* A GET's CPU: each request (ranged part, HEAD) its per-read cost. */
@@ -370,18 +388,17 @@ static double object_cpu_s(const scenario_t *s, double bytes) {
 /* An object's time: its HEAD's first byte if any, then a first byte and its
  * largest part, the parts in parallel. */
 static double object_service_s(const scenario_t *s, double bytes) {
-    double head = s->server.storage.object.head ? lat_mean_s(s) : 0;
+    double head = obj_opts(s)->head ? lat_mean_s(s) : 0;
     return head + lat_mean_s(s) +
-           bytes / object_requests(s, bytes) / (s->server.storage.object.conn_mb_s * 1e6);
+           bytes / object_requests(s, bytes) / (obj_opts(s)->conn_mb_s * 1e6);
 }
 
 /* Requests a second the store admits at most: max_get_s, or all prefixes
  * at prefix_get_s each, whichever is less (0: no cap). */
 static double object_request_cap(const scenario_t *s) {
-    double cap = s->server.storage.object.max_get_s;
+    double cap = obj_opts(s)->max_get_s;
     if (prefix_cap_on(s)) {
-        double pre =
-            (double)s->server.storage.object.prefixes * s->server.storage.object.prefix_get_s;
+        double pre = (double)obj_opts(s)->prefixes * obj_opts(s)->prefix_get_s;
         if (cap <= 0 || pre < cap) cap = pre;
     }
     return cap;
@@ -392,12 +409,12 @@ static double object_request_cap(const scenario_t *s) {
  * the requests an object makes, its bandwidth over its size. */
 static double object_items_s(const scenario_t *s, double bytes, int *latency_bound) {
     double n = object_requests(s, bytes), lat = lat_mean_s(s);
-    double held = n * (lat + bytes / n / (s->server.storage.object.conn_mb_s * 1e6)) +
-                  (s->server.storage.object.head ? lat : 0);
+    double held =
+        n * (lat + bytes / n / (obj_opts(s)->conn_mb_s * 1e6)) + (obj_opts(s)->head ? lat : 0);
     double by_conn = object_slots_n(s) / held;
     double gets = object_request_cap(s) / rate_requests(s, bytes);
     if (gets > 0 && gets < by_conn) by_conn = gets;
-    double bw = s->server.storage.object.max_mb_s * 1e6;
+    double bw = obj_opts(s)->max_mb_s * 1e6;
     double by_bw = bw > 0 ? bw / bytes : INFINITY;
     if (latency_bound) *latency_bound = by_conn <= by_bw;
     return by_conn < by_bw ? by_conn : by_bw;
@@ -406,19 +423,19 @@ static double object_items_s(const scenario_t *s, double bytes, int *latency_bou
 /* The channel is the aggregate cap when there is one, else the connections
  * together: a transfer uses 1 / slots of it. */
 static double object_xfer_s(const scenario_t *s, double bytes) {
-    double bw = s->server.storage.object.max_mb_s * 1e6;
+    double bw = obj_opts(s)->max_mb_s * 1e6;
     if (bw > 0) return bytes / bw;
-    return bytes / (s->server.storage.object.conn_mb_s * 1e6 * object_slots_n(s));
+    return bytes / (obj_opts(s)->conn_mb_s * 1e6 * object_slots_n(s));
 }
 
 static double object_heads(const scenario_t *s) {
-    return s->server.storage.object.head ? 1 : 0;
+    return obj_opts(s)->head ? 1 : 0;
 }
 
 /* A LIST returns at most 1000 keys (S3's ListObjectsV2): a job lists the
  * objects (its shards where the data are sharded) once, or every epoch. */
 static double object_lists(const scenario_t *s, int epoch) {
-    if (epoch > 0 && !s->server.storage.object.list_each_epoch) return 0;
+    if (epoch > 0 && !obj_opts(s)->list_each_epoch) return 0;
     return ceil((double)s->dataset.items / scenario_items_per_read(s) / 1000);
 }
 
@@ -429,10 +446,9 @@ static double object_slots(const scenario_t *s) {
 static double object_bytes(const scenario_t *s) {
     double b = 8 * (double)object_slots_n(s);
     if (prefix_cap_on(s))
-        b += (double)s->server.storage.object.prefixes *
-             (calendar_bytes(PRE_LOG2) + sizeof(calendar_t));
+        b += (double)obj_opts(s)->prefixes * (calendar_bytes(PRE_LOG2) + sizeof(calendar_t));
     if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CALENDAR_LOG2);
-    if (s->server.storage.object.max_mb_s > 0) b += calendar_bytes(CALENDAR_LOG2);
+    if (obj_opts(s)->max_mb_s > 0) b += calendar_bytes(CALENDAR_LOG2);
     return b;
 }
 
@@ -449,14 +465,14 @@ static int prefix_inexact(const scenario_t *s) {
     if (!prefix_cap_on(s)) return 0;
     double bytes = scenario_item_bytes_mean(s) * scenario_items_per_read(s);
     double n = object_requests(s, bytes), lat = lat_mean_s(s);
-    double held = n * (lat + bytes / n / (s->server.storage.object.conn_mb_s * 1e6)) +
-                  (s->server.storage.object.head ? lat : 0);
+    double held =
+        n * (lat + bytes / n / (obj_opts(s)->conn_mb_s * 1e6)) + (obj_opts(s)->head ? lat : 0);
     double asked = object_slots_n(s) / held * rate_requests(s, bytes);
-    double cap = (double)s->server.storage.object.prefixes * s->server.storage.object.prefix_get_s;
+    double cap = (double)obj_opts(s)->prefixes * obj_opts(s)->prefix_get_s;
     /* a refused attempt waits a median first byte and half the longest
      * back-off (at 2.1 x the rate: 2.3% slower; 0.3 x: 12%) */
-    double asleep = object_slots_n(s) / (s->server.storage.object.first_byte_ms / 1e3 +
-                                         s->server.storage.object.retry_cap_ms / 2e3);
+    double asleep =
+        object_slots_n(s) / (obj_opts(s)->first_byte_ms / 1e3 + obj_opts(s)->retry_cap_ms / 2e3);
     return asked > cap / 2 && (asked < 4 * cap || asleep < 2 * cap);
 }
 
@@ -467,14 +483,13 @@ static int prefix_inexact(const scenario_t *s) {
  * batches: the simulator is 5% slower; 20x and 64 readers: 7x). */
 static int object_model_exact(const scenario_t *s) {
     /* Ranged parts of items of spread sizes: the model counts the mean's. */
-    int parts_vary = s->server.storage.object.range_mb > 0 && s->dataset.item_kb_cv > 0;
+    int parts_vary = obj_opts(s)->range_mb > 0 && s->dataset.item_kb_cv > 0;
     return lat_sigma(s) == 0 && !parts_vary && !prefix_inexact(s);
 }
 
 static int object_check(const scenario_t *s) {
     int bad = 0;
-    double m = s->server.storage.object.first_byte_ms,
-           q = s->server.storage.object.first_byte_p99_ms;
+    double m = obj_opts(s)->first_byte_ms, q = obj_opts(s)->first_byte_p99_ms;
     if (q > 0 && q < m) {
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.storage.first_byte_p99_ms")],
                    "server.storage.first_byte_p99_ms: expected at least the median "
@@ -486,7 +501,7 @@ static int object_check(const scenario_t *s) {
      * multipart object) is no download anyone runs, and each part is an
      * event: range_mb = 1e-9 split 114 KB into 114,000 GETs and a run that
      * never ended (issue 33, H1). */
-    double range = s->server.storage.object.range_mb * 1e6, mean = scenario_item_bytes_mean(s);
+    double range = obj_opts(s)->range_mb * 1e6, mean = scenario_item_bytes_mean(s);
     if (range > 0 && mean / range > 10000) {
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.storage.range_mb")],
                    "server.storage.range_mb: a mean item of %.6g MB in ranges of %g MB is %.3g "
@@ -507,21 +522,21 @@ static int object_check(const scenario_t *s) {
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"server.storage.first_byte_ms", KT_REAL, "ms", "15", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.object.first_byte_ms), "object: median time from a GET to its first byte"},
-    {"server.storage.first_byte_p99_ms", KT_REAL, "ms", "0", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.object.first_byte_p99_ms), "object: 99th percentile of the time to first byte (lognormal with the median; 0 = every GET takes the median)"},
-    {"server.storage.conn_mb_s", KT_REAL, "MB/s", "80", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.object.conn_mb_s), "object: transfer rate of one connection once the first byte has come"},
-    {"server.storage.max_mb_s", KT_REAL, "MB/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.max_mb_s), "object: bandwidth of all connections together (per server, or for all when shared; 0 = no cap)"},
-    {"server.storage.max_get_s", KT_REAL, "GET/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.max_get_s), "object: GET requests per second the store admits at most (0 = no cap)"},
-    {"server.storage.reader_threads", KT_INT, "requests", "16", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.object.reader_threads), "object, pool loader: GETs a server's reader keeps in flight (DALI's or CoorDL's reader threads)"},
-    {"server.storage.connections_per_process", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_process), "object: HTTP connections one process may open (boto3's max_pool_connections is 10; 0 = no cap)"},
-    {"server.storage.range_mb", KT_REAL, "MB", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.range_mb), "object: an object larger than this is fetched as ranged GETs of at most this much, issued at once on connections of their own (boto3's multipart download; 0 = one GET)"},
-    {"server.storage.prefixes", KT_INT, "prefixes", "1", 1, 65536, 0, NULL, SCN_FIELD(server.storage.object.prefixes), "object: key prefixes the objects are spread over (object or shard k under prefix k mod prefixes, as a hashed key prefix spreads them); prefix_get_s holds for each"},
-    {"server.storage.prefix_get_s", KT_REAL, "GET/s a prefix", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.object.prefix_get_s), "object: GET and HEAD requests a second one prefix serves; more are answered 503 SlowDown and retried after a back-off (S3 publishes 5,500; 0 = no limit)"},
-    {"server.storage.retry_base_ms", KT_REAL, "ms", "1000", 0.001, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_base_ms), "object: back-off after the first 503, doubling each retry up to retry_cap_ms, each drawn uniformly below its ceiling (botocore's standard mode: 1 s)"},
-    {"server.storage.retry_cap_ms", KT_REAL, "ms", "20000", 0.001, 1e7, 0, NULL, SCN_FIELD(server.storage.object.retry_cap_ms), "object: the longest back-off ceiling after a 503 (botocore: 20 s)"},
-    {"server.storage.head", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(server.storage.object.head), "object: a HEAD before each object's GET, as a loader that stats a file first sends (s3fs, fsspec, a FUSE mount): a request of one first byte, against the prefix's rate"},
-    {"server.storage.list_each_epoch", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(server.storage.object.list_each_epoch), "object: the job lists the keys at every epoch's start (LIST pages of 1000 keys, counted and priced at prices.list_per_1000), not once at its first"},
-    {"server.storage.connections_per_server", KT_INT, "connections", "0", 0, 1000000, 0, NULL, SCN_FIELD(server.storage.object.conns_per_server), "object: HTTP connections all processes of one server may open together (0 = no cap)"},
+    {"server.storage.first_byte_ms", KT_REAL, "ms", "15", 0, 1e6, 0, NULL, KIND_FIELD(object_opts_t, first_byte_ms), "object: median time from a GET to its first byte"},
+    {"server.storage.first_byte_p99_ms", KT_REAL, "ms", "0", 0, 1e6, 0, NULL, KIND_FIELD(object_opts_t, first_byte_p99_ms), "object: 99th percentile of the time to first byte (lognormal with the median; 0 = every GET takes the median)"},
+    {"server.storage.conn_mb_s", KT_REAL, "MB/s", "80", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(object_opts_t, conn_mb_s), "object: transfer rate of one connection once the first byte has come"},
+    {"server.storage.max_mb_s", KT_REAL, "MB/s", "0", 0, SCHEMA_BIG, 0, NULL, KIND_FIELD(object_opts_t, max_mb_s), "object: bandwidth of all connections together (per server, or for all when shared; 0 = no cap)"},
+    {"server.storage.max_get_s", KT_REAL, "GET/s", "0", 0, SCHEMA_BIG, 0, NULL, KIND_FIELD(object_opts_t, max_get_s), "object: GET requests per second the store admits at most (0 = no cap)"},
+    {"server.storage.reader_threads", KT_INT, "requests", "16", 1, 1000000, 0, NULL, KIND_FIELD(object_opts_t, reader_threads), "object, pool loader: GETs a server's reader keeps in flight (DALI's or CoorDL's reader threads)"},
+    {"server.storage.connections_per_process", KT_INT, "connections", "0", 0, 1000000, 0, NULL, KIND_FIELD(object_opts_t, conns_per_process), "object: HTTP connections one process may open (boto3's max_pool_connections is 10; 0 = no cap)"},
+    {"server.storage.range_mb", KT_REAL, "MB", "0", 0, SCHEMA_BIG, 0, NULL, KIND_FIELD(object_opts_t, range_mb), "object: an object larger than this is fetched as ranged GETs of at most this much, issued at once on connections of their own (boto3's multipart download; 0 = one GET)"},
+    {"server.storage.prefixes", KT_INT, "prefixes", "1", 1, 65536, 0, NULL, KIND_FIELD(object_opts_t, prefixes), "object: key prefixes the objects are spread over (object or shard k under prefix k mod prefixes, as a hashed key prefix spreads them); prefix_get_s holds for each"},
+    {"server.storage.prefix_get_s", KT_REAL, "GET/s a prefix", "0", 0, SCHEMA_BIG, 0, NULL, KIND_FIELD(object_opts_t, prefix_get_s), "object: GET and HEAD requests a second one prefix serves; more are answered 503 SlowDown and retried after a back-off (S3 publishes 5,500; 0 = no limit)"},
+    {"server.storage.retry_base_ms", KT_REAL, "ms", "1000", 0.001, 1e7, 0, NULL, KIND_FIELD(object_opts_t, retry_base_ms), "object: back-off after the first 503, doubling each retry up to retry_cap_ms, each drawn uniformly below its ceiling (botocore's standard mode: 1 s)"},
+    {"server.storage.retry_cap_ms", KT_REAL, "ms", "20000", 0.001, 1e7, 0, NULL, KIND_FIELD(object_opts_t, retry_cap_ms), "object: the longest back-off ceiling after a 503 (botocore: 20 s)"},
+    {"server.storage.head", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(object_opts_t, head), "object: a HEAD before each object's GET, as a loader that stats a file first sends (s3fs, fsspec, a FUSE mount): a request of one first byte, against the prefix's rate"},
+    {"server.storage.list_each_epoch", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(object_opts_t, list_each_epoch), "object: the job lists the keys at every epoch's start (LIST pages of 1000 keys, counted and priced at prices.list_per_1000), not once at its first"},
+    {"server.storage.connections_per_server", KT_INT, "connections", "0", 0, 1000000, 0, NULL, KIND_FIELD(object_opts_t, conns_per_server), "object: HTTP connections all processes of one server may open together (0 = no cap)"},
 };
 /* clang-format on */
 

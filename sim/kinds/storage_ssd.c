@@ -41,6 +41,21 @@
 #include "storage.h"
 #include "storage_queue.h"
 
+/* The ssd kind's own options (its rows store into them: KIND_FIELD). */
+typedef struct {
+    double latency_qd1_ms; /* per-request latency, 1 request in flight */
+    double latency_qd4_ms; /* ... 4 in flight, and so on */
+    double latency_qd16_ms;
+    double latency_qd32_ms;
+    double peak_mb_s; /* the device's bandwidth, all transfers together */
+
+} ssd_opts_t;
+SCN_KIND_OPTS_FITS(ssd_opts_t);
+
+static const ssd_opts_t *ssd_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_STORAGE, s->server.storage.kind);
+}
+
 enum { NPOINTS = 4 };
 
 static const int depth[NPOINTS] = {1, 4, 16, 32};
@@ -55,10 +70,10 @@ typedef struct {
 } ssd_t;
 
 static void curve_s(const scenario_t *s, double lat[NPOINTS]) {
-    lat[0] = s->server.storage.ssd.latency_qd1_ms / 1e3;
-    lat[1] = s->server.storage.ssd.latency_qd4_ms / 1e3;
-    lat[2] = s->server.storage.ssd.latency_qd16_ms / 1e3;
-    lat[3] = s->server.storage.ssd.latency_qd32_ms / 1e3;
+    lat[0] = ssd_opts(s)->latency_qd1_ms / 1e3;
+    lat[1] = ssd_opts(s)->latency_qd4_ms / 1e3;
+    lat[2] = ssd_opts(s)->latency_qd16_ms / 1e3;
+    lat[3] = ssd_opts(s)->latency_qd32_ms / 1e3;
 }
 
 /* lat(k): piecewise linear between the points, flat beyond them. */
@@ -74,7 +89,7 @@ static double lat_at(const double lat[NPOINTS], int k) {
 }
 
 static double peak_bw(const scenario_t *s) {
-    return s->server.storage.ssd.peak_mb_s * 1e6;
+    return ssd_opts(s)->peak_mb_s * 1e6;
 }
 
 /* Reads in flight at one device under a storage-bound loader: queue_depth,
@@ -194,11 +209,11 @@ static int ssd_check(const scenario_t *s) {
 
 /* clang-format off */
 static const key_def_t keys[] = {
-    {"server.storage.latency_qd1_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd1_ms), "ssd: per-request latency before the transfer with 1 request in flight at the device (the curve is piecewise linear in the requests in flight between the four depths and flat beyond 32; give all four or none)"},
-    {"server.storage.latency_qd4_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd4_ms), "ssd: per-request latency with 4 requests in flight"},
-    {"server.storage.latency_qd16_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd16_ms), "ssd: per-request latency with 16 requests in flight"},
-    {"server.storage.latency_qd32_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.ssd.latency_qd32_ms), "ssd: per-request latency with 32 or more requests in flight"},
-    {"server.storage.peak_mb_s", KT_REAL, "MB/s", "525", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.ssd.peak_mb_s), "ssd: the device's read bandwidth, which transfers take in turn (per server, or for all when shared; `stallsim calibrate` writes the cold rate where its throughput levels off)"},
+    {"server.storage.latency_qd1_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, KIND_FIELD(ssd_opts_t, latency_qd1_ms), "ssd: per-request latency before the transfer with 1 request in flight at the device (the curve is piecewise linear in the requests in flight between the four depths and flat beyond 32; give all four or none)"},
+    {"server.storage.latency_qd4_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, KIND_FIELD(ssd_opts_t, latency_qd4_ms), "ssd: per-request latency with 4 requests in flight"},
+    {"server.storage.latency_qd16_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, KIND_FIELD(ssd_opts_t, latency_qd16_ms), "ssd: per-request latency with 16 requests in flight"},
+    {"server.storage.latency_qd32_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, KIND_FIELD(ssd_opts_t, latency_qd32_ms), "ssd: per-request latency with 32 or more requests in flight"},
+    {"server.storage.peak_mb_s", KT_REAL, "MB/s", "525", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(ssd_opts_t, peak_mb_s), "ssd: the device's read bandwidth, which transfers take in turn (per server, or for all when shared; `stallsim calibrate` writes the cold rate where its throughput levels off)"},
     STORAGE_KEY_READ_IOPS, /* shared with fixed */
     STORAGE_KEY_QUEUE_DEPTH,
 };

@@ -18,14 +18,14 @@ static const char *tier_cache_choice(int i) {
 
 /* clang-format off */
 static key_def_t keys[] = {
-    {"server.tier.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, SCN_FIELD(server.tier.cache_gb), "a local cache device per server in front of storage (an NVMe cache before an object store): GB of items it holds; a DRAM miss looks here before storage (0 = no tier)"},
-    {"server.tier.cache", KT_ENUM, "", "lru", 0, 0, 0, tier_cache_choice, SCN_FIELD(server.tier.cache), NULL /* tier_help */},
-    {"server.tier.read_mb_s", KT_REAL, "MB/s", "3000", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.tier.read_mb_s), "the tier device's read bandwidth (as server.storage.kind: fixed)"},
-    {"server.tier.latency_ms", KT_REAL, "ms", "0.08", 0, 1e6, 0, NULL, SCN_FIELD(server.tier.latency_ms), "the tier device's per-request latency"},
-    {"server.tier.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.tier.read_iops), "the tier device's read requests per second at most (0 = no limit)"},
-    {"server.tier.queue_depth", KT_INT, "requests", "64", 1, 1000000, 0, NULL, SCN_FIELD(server.tier.queue_depth), "the tier device's requests in flight at most"},
-    {"server.tier.cpu_us_per_read", KT_REAL, "us", "0", 0, 1e9, 0, NULL, SCN_FIELD(server.tier.cpu_us_per_read), "CPU time of one core that one read from the tier's device costs its reader (a local file's open, read and close), as server.storage.cpu_us_per_read (0 = none)"},
-    {"server.tier.cpu_us_per_mb", KT_REAL, "us/MB", "0", 0, 1e9, 0, NULL, SCN_FIELD(server.tier.cpu_us_per_mb), "CPU time of one core per MB a read from the tier's device moves (the kernel's copy), as server.storage.cpu_us_per_mb (0 = none)"},
+    {"server.tier.cache_gb", KT_REAL, "GB", "0", 0, 1e9, 0, NULL, KIND_FIELD(tier_opts_t, cache_gb), "a local cache device per server in front of storage (an NVMe cache before an object store): GB of items it holds; a DRAM miss looks here before storage (0 = no tier)"},
+    {"server.tier.cache", KT_ENUM, "", "lru", 0, 0, 0, tier_cache_choice, KIND_FIELD(tier_opts_t, cache), NULL /* tier_help */},
+    {"server.tier.read_mb_s", KT_REAL, "MB/s", "3000", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(tier_opts_t, read_mb_s), "the tier device's read bandwidth (as server.storage.kind: fixed)"},
+    {"server.tier.latency_ms", KT_REAL, "ms", "0.08", 0, 1e6, 0, NULL, KIND_FIELD(tier_opts_t, latency_ms), "the tier device's per-request latency"},
+    {"server.tier.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, KIND_FIELD(tier_opts_t, read_iops), "the tier device's read requests per second at most (0 = no limit)"},
+    {"server.tier.queue_depth", KT_INT, "requests", "64", 1, 1000000, 0, NULL, KIND_FIELD(tier_opts_t, queue_depth), "the tier device's requests in flight at most"},
+    {"server.tier.cpu_us_per_read", KT_REAL, "us", "0", 0, 1e9, 0, NULL, KIND_FIELD(tier_opts_t, cpu_us_per_read), "CPU time of one core that one read from the tier's device costs its reader (a local file's open, read and close), as server.storage.cpu_us_per_read (0 = none)"},
+    {"server.tier.cpu_us_per_mb", KT_REAL, "us/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(tier_opts_t, cpu_us_per_mb), "CPU time of one core per MB a read from the tier's device moves (the kernel's copy), as server.storage.cpu_us_per_mb (0 = none)"},
 };
 /* clang-format on */
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -53,18 +53,18 @@ const key_def_t *tier_keys(int *n) {
 }
 
 int tier_on(const scenario_t *s) {
-    return s->server.tier.cache_gb > 0;
+    return tier_opts(s)->cache_gb > 0;
 }
 
 void tier_scenario(scenario_t *t, const scenario_t *s) {
     *t = *s;
     t->server.storage.kind = storage_kind_index(&storage_fixed);
-    t->server.storage.read_mb_s = s->server.tier.read_mb_s;
-    t->server.storage.latency_ms = s->server.tier.latency_ms;
-    t->server.storage.read_iops = s->server.tier.read_iops;
-    t->server.storage.queue_depth = s->server.tier.queue_depth;
-    t->server.storage.cpu_us_per_read = s->server.tier.cpu_us_per_read;
-    t->server.storage.cpu_us_per_mb = s->server.tier.cpu_us_per_mb;
+    t->server.storage.read_mb_s = tier_opts(s)->read_mb_s;
+    t->server.storage.latency_ms = tier_opts(s)->latency_ms;
+    t->server.storage.read_iops = tier_opts(s)->read_iops;
+    t->server.storage.queue_depth = tier_opts(s)->queue_depth;
+    t->server.storage.cpu_us_per_read = tier_opts(s)->cpu_us_per_read;
+    t->server.storage.cpu_us_per_mb = tier_opts(s)->cpu_us_per_mb;
     t->server.storage.shared = 0;
 }
 
@@ -90,7 +90,7 @@ int tier_check(const scenario_t *s) {
         }
         return bad;
     }
-    const cache_ops_t *tc = cache_kind(s->server.tier.cache);
+    const cache_ops_t *tc = cache_kind(tier_opts(s)->cache);
     if (tc->needs_future) {
         char use[256];
         cache_kinds_list(use, sizeof use, 0, " or ");
@@ -113,7 +113,7 @@ int tier_check(const scenario_t *s) {
 double tier_state_bytes(const scenario_t *s) {
     const double n = (double)s->dataset.items, servers = (double)s->server.count;
     double entries = s->dataset.shard_items > 1 ? ceil(n / (double)s->dataset.shard_items) : n;
-    double b = servers * (cache_kind(s->server.tier.cache)->state_bytes(entries) + 64);
+    double b = servers * (cache_kind(tier_opts(s)->cache)->state_bytes(entries) + 64);
     scenario_t *ts = malloc(sizeof *ts);
     if (ts) {
         tier_scenario(ts, s);

@@ -9,7 +9,26 @@
 #define STALLSIM_TIER_H
 
 #include "scenario.h"
+#include <stdint.h>
+
 #include "schema.h"
+
+/* Its own options (its rows store into them: KIND_FIELD), which the
+ * simulator and the model read while they run it by hand. */
+typedef struct {
+    double cache_gb; /* 0 = none */
+    int cache;       /* policy: index into the cache kinds */
+    double read_mb_s;
+    double latency_ms;
+    double read_iops;
+    int64_t queue_depth;
+    double cpu_us_per_read, cpu_us_per_mb; /* the reader's CPU of a tier read */
+} tier_opts_t;
+SCN_KIND_OPTS_FITS(tier_opts_t);
+
+static inline const tier_opts_t *tier_opts(const scenario_t *s) {
+    return scenario_kind_opts_c(s, FAMILY_TIER, 0);
+}
 
 /* Its scenario rows. */
 const key_def_t *tier_keys(int *n);

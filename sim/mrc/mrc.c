@@ -17,7 +17,7 @@ const char *mrc_inexact(const scenario_t *s, const topology_t *t) {
     if (s->loader.dist_cache == DIST_SHARDED)
         return "partitioned caching: a server's admissions depend on the others'";
     if (s->dataset.shard_items > 1) return "record shards: not replayed by the curve";
-    if (s->server.tier.cache_gb > 0) return "a tier: not replayed by the curve";
+    if (tier_opts(s)->cache_gb > 0) return "a tier: not replayed by the curve";
     /* Streams that share a server's cache interleave by the simulator's
      * timing, which the cache size changes. */
     int streams_on[SCN_MAX_SERVERS] = {0};

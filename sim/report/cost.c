@@ -39,7 +39,7 @@ void cost_epoch(const scenario_t *s, const topology_t *t, int i, int e, const ep
     const double share = (double)in->nservers * in->gpus_per_server / (double)s->server.gpus;
     c->cache = hours * share *
                (s->server.cache_gb * s->prices.dram_gb_hour +
-                s->server.tier.cache_gb * s->prices.tier_gb_hour);
+                tier_opts(s)->cache_gb * s->prices.tier_gb_hour);
     c->total = c->requests + c->lists + c->egress + c->gpu + c->cores + c->cache;
 }
 

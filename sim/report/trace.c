@@ -485,7 +485,8 @@ const sim_observer_t *trace_variant(trace_t *t, const variant_run_t *v) {
     t->pid++;
     t->v = v;
     t->pool = !scenario_loader(&v->scn)->sync_reads;
-    t->workers = (int)v->scn.loader.torch.num_workers;
+    const loader_ops_t *l = scenario_loader(&v->scn);
+    t->workers = l->worker_procs ? (int)l->worker_procs(&v->scn) : 0;
     t->nlanes = 0;
     t->nticks = 0;
     t->nstreams = v->topo.ninst; /* streams are at most the instances */

@@ -23,6 +23,21 @@
 #define SCN_ITEM_BYTES_MAX 4e9 /* the largest item the simulator holds (uint32 sizes) */
 #define SCN_MAX_CURVE      32  /* points of prep.scaling */
 
+/* A kind's own options live in a block of the scenario that this header
+ * knows only by size: the kind's file declares its options struct, checks
+ * that it fits (SCN_KIND_OPTS_FITS), its rows name its fields
+ * (KIND_FIELD, schema.h) and it reads them through scenario_kind_opts. One
+ * block a kind of each family (kind_family_t, schema.h), so every kind's
+ * defaults are stored whichever kind a scenario picks. */
+#define SCN_KIND_FAMILIES  5
+#define SCN_KINDS_A_FAMILY 8
+#define SCN_KIND_OPTS      384 /* bytes of one kind's block */
+typedef struct {
+    _Alignas(8) unsigned char b[SCN_KIND_OPTS];
+} kind_opts_t;
+#define SCN_KIND_OPTS_FITS(T)                                                                      \
+    _Static_assert(sizeof(T) <= SCN_KIND_OPTS && _Alignof(T) <= 8, #T " fits a kind's block")
+
 /* Each enum has a names table in schema.c, indexed by value. Both keys call
  * their non-default value "partitioned" (CoorDL's word); inside the code the
  * two ideas have their own names: prep per job, caches sharded by server. */
@@ -92,38 +107,6 @@ typedef struct {
             /* The reader's CPU for one read (the kernel's syscall and copy,
              * TCP and the HTTP client's): per read and per MB; 0 = none. */
             double cpu_us_per_read, cpu_us_per_mb;
-            struct { /* server.storage.kind: object (storage_object.c owns these keys) */
-                double first_byte_ms;     /* median time to first byte of a GET */
-                double first_byte_p99_ms; /* its 99th percentile; 0 = the median (no spread) */
-                double conn_mb_s;         /* one connection's transfer rate */
-                double max_mb_s;          /* aggregate bandwidth cap; 0 = none */
-                double max_get_s;         /* GETs per second at most; 0 = none */
-                int64_t reader_threads;   /* pool loader: GETs in flight per server */
-                int64_t conns_per_process;
-                int64_t conns_per_server;
-                double range_mb;  /* ranged GETs of at most this much, issued at once; 0 = whole */
-                int64_t prefixes; /* key prefixes the objects are striped over */
-                double prefix_get_s;  /* GET+HEAD/s one prefix serves before 503s; 0 = none */
-                double retry_base_ms; /* back-off after a 503: U(0,1) x min(cap, base x 2^k) */
-                double retry_cap_ms;
-                int head;            /* a HEAD before each object's GET (the loader stats) */
-                int list_each_epoch; /* the job lists the keys every epoch, not once */
-            } object;
-            struct { /* server.storage.kind: ssd (storage_ssd.c owns these keys) */
-                double latency_qd1_ms; /* per-request latency, 1 request in flight */
-                double latency_qd4_ms; /* ... 4 in flight, and so on */
-                double latency_qd16_ms;
-                double latency_qd32_ms;
-                double peak_mb_s; /* the device's bandwidth, all transfers together */
-            } ssd;
-            struct { /* server.storage.kind: hdd (storage_hdd.c owns these keys) */
-                int64_t rpm;
-                double seek_full_ms;  /* full-stroke seek */
-                double seek_track_ms; /* track-to-track seek with settling */
-                double capacity_gb;   /* the bytes a full stroke crosses */
-                double seq_mb_s;      /* media transfer rate */
-                int64_t ncq;          /* requests the drive queues and reorders */
-            } hdd;
         } storage;
         struct {
             double gbit_s;
@@ -131,18 +114,9 @@ typedef struct {
             /* A remote hit's CPU on its reader: the request and the TCP receive. */
             double cpu_us_per_read, cpu_us_per_mb;
         } network;
-        double gpu_mem_gb;   /* memory of each GPU; 0 = not checked */
-        double shm_mb;       /* the servers' /dev/shm; 0 = not checked */
-        double mem_gb;       /* each server's memory limit (GiB); 0 = not checked */
-        struct {             /* a local cache device in front of storage (sim.c's tier) */
-            double cache_gb; /* 0 = none */
-            int cache;       /* policy: index into the cache kinds */
-            double read_mb_s;
-            double latency_ms;
-            double read_iops;
-            int64_t queue_depth;
-            double cpu_us_per_read, cpu_us_per_mb; /* the reader's CPU of a tier read */
-        } tier;
+        double gpu_mem_gb; /* memory of each GPU; 0 = not checked */
+        double shm_mb;     /* the servers' /dev/shm; 0 = not checked */
+        double mem_gb;     /* each server's memory limit (GiB); 0 = not checked */
     } server;
     struct {
         double decode_ms_per_mb;
@@ -157,9 +131,6 @@ typedef struct {
         double gpu_decode_ms_per_mp; /* decode gpu: GPU time per megapixel; 0 = not given */
         double hw_decode_mp_s;       /* decode gpu: the GPU's hardware JPEG decoder; 0 = none */
         double hw_decoder_load;      /* decode gpu: the share of images sent to it */
-        double eval_ms;              /* image_eval: resize, centre crop, normalise; 0 = not given */
-        double audio_ms_per_mb;      /* audio: per MB of WAV; 0 = not given */
-        double audio_ms_per_item;    /* audio: fixed per clip */
         double mem_mb_per_item;    /* prep's buffer traffic per item; 0 = no bound on prep cores */
         char scaling[SCN_STR * 2]; /* "THREADS:SPEEDUP, ..." as written; "" = linear */
         /* prep.scaling parsed by scenario_build: thread counts ascending from 1. */
@@ -172,54 +143,8 @@ typedef struct {
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
         double staging_mb;
-        int64_t open_shards; /* loader.kind: pool (loader_pool.c owns it): shards read at once */
-        /* loader.kind: pool, coordinated prep (loader_pool.c owns them): each
-         * training process's CPU per MB to copy a batch out of the shared
-         * stream's staging memory, alone and added per further reader. */
-        double handoff_ms_per_mb, handoff_ms_per_mb_per_reader;
         int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c:
                                    loader_buffer_slices) */
-        struct {                /* loader.kind: pytorch (loader_pytorch.c owns these keys) */
-            int64_t num_workers;
-            int64_t prefetch_factor;
-            int persistent_workers;
-            int pin_memory;
-            int drop_last;
-            double collate_ms_per_item;
-            double share_ms_per_item;
-            double transfer_ms_per_item;
-            double pin_ms_per_item;
-            double step_ms;
-            double worker_start_ms;
-            double worker_init_ms;
-            double worker_warmup_ms; /* a fresh worker's first items' CPU past their steady cost */
-            double worker_exit_ms;   /* a worker's CPU to exit when the iterator shuts it down */
-            double worker_mem_mb;    /* a worker's private memory before its items (MiB) */
-            double worker_mem_mb_per_kitem; /* and its growth per 1000 items it reads */
-            double process_mem_mb; /* the training process's own memory, as the probe measured it */
-            double core_efficiency;
-            char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
-        } torch;
-        struct { /* loader.kind: threads (loader_threads.c owns these keys) */
-            int64_t threads;
-            double gil_read_ms;
-            double gil_decode_share;
-            double gil_transform_share;
-            double collate_ms_per_item;
-            double gil_reacquires_per_batch; /* the loop thread's GIL take-backs a step */
-            double gil_switch_ms;            /* sys.getswitchinterval() */
-            double warmup_ms; /* a pool thread's first-epoch CPU past its steady cost */
-        } threads;
-        struct { /* loader.kind: dali (loader_dali.c owns these keys) */
-            int64_t num_threads;
-            int64_t prefetch_queue_depth;
-            int64_t cpu_queue_depth; /* with gpu_queue_depth: separated queues; 0 = uniform */
-            int64_t gpu_queue_depth;
-            int64_t reader_threads;
-            int64_t reader_queue_depth;
-            double device_memory_padding_mb; /* nvJPEG's device buffer a thread (mixed decoder) */
-            double host_memory_padding_mb;   /* and its two pinned host buffers a thread */
-        } dali;
     } loader;
     struct { /* USD; 0 = not charged (no built-in prices) */
         double get_per_1000;
@@ -242,6 +167,8 @@ typedef struct {
     } sampling;
     int njobs;
     job_t jobs[SCN_MAX_JOBS];
+    /* Each kind's own options (scenario_kind_opts), by family and index. */
+    kind_opts_t opts[SCN_KIND_FAMILIES][SCN_KINDS_A_FAMILY];
     /* Where each scenario-scope key got its value (schema row order). */
     src_pos_t origin[SCN_MAX_KEYS];
     unsigned char explicit_key[SCN_MAX_KEYS]; /* 1 when not a built-in default */

@@ -235,6 +235,18 @@ static void list_kinds(void) {
     }
 }
 
+/* A kind's row as the scenario stores it: a KIND_FIELD row moved into its
+ * kind's block (offsets past the block are a programming error). */
+static key_def_t own_row(const key_def_t *k, kind_family_t family, int i) {
+    key_def_t row = *k;
+    if (!(row.offset & KIND_OWN)) return row;
+    size_t at = row.offset & ~KIND_OWN;
+    if (at + (row.type == KT_STRING ? row.size : 8) > SCN_KIND_OPTS) abort();
+    row.offset = offsetof(scenario_t, opts) +
+                 ((size_t)family * SCN_KINDS_A_FAMILY + (size_t)i) * sizeof(kind_opts_t) + at;
+    return row;
+}
+
 static void build_rows(void) {
     if (!kinds) {
         fputs("stallsim: internal error: no kind registry (kinds.c is not linked in)\n", stderr);
@@ -250,10 +262,12 @@ static void build_rows(void) {
         for (int i = 0; kinds->name(family, i); i++) {
             int n;
             const key_def_t *k = kinds->keys(family, i, &n);
+            if (n && i >= SCN_KINDS_A_FAMILY) abort(); /* raise SCN_KINDS_A_FAMILY */
             for (int j = 0; j < n; j++) {
-                if (spliced(&k[j])) continue;
+                key_def_t row = own_row(&k[j], family, i);
+                if (spliced(&row)) continue;
                 if (nscen == SCN_MAX_KEYS) abort();
-                scen_rows[nscen++] = k[j];
+                scen_rows[nscen++] = row;
             }
         }
     }

@@ -24,7 +24,12 @@ typedef enum {
 
 /* Offset and size of a scenario_t field, for a row's offset and size. */
 #define SCN_FIELD(field) offsetof(scenario_t, field), sizeof(((scenario_t *)0)->field)
-#define SCHEMA_BIG       1e15 /* a bound that means unbounded */
+/* Offset and size of a field of a kind's own options struct T (scenario.h's
+ * kind_opts_t): the schema moves the row to the kind's block as it splices
+ * the kind's rows in, so the row's offset then is into scenario_t too. */
+#define KIND_OWN             ((size_t)1 << 30)
+#define KIND_FIELD(T, field) (KIND_OWN | offsetof(T, field)), sizeof(((T *)0)->field)
+#define SCHEMA_BIG           1e15 /* a bound that means unbounded */
 typedef enum { SCOPE_SCENARIO, SCOPE_JOB } key_scope_t;
 
 typedef struct {
@@ -53,6 +58,15 @@ typedef enum {
     FAMILY_TIER, /* one member, the tier (its rows only: no key picks it) */
     FAMILY_PIPELINE
 } kind_family_t;
+_Static_assert(FAMILY_PIPELINE < SCN_KIND_FAMILIES, "raise SCN_KIND_FAMILIES");
+/* Kind i of family f's own options block in s (what its KIND_FIELD rows
+ * store into): the kind's file casts it to its options struct. */
+static inline void *scenario_kind_opts(scenario_t *s, kind_family_t f, int i) {
+    return s->opts[f][i].b;
+}
+static inline const void *scenario_kind_opts_c(const scenario_t *s, kind_family_t f, int i) {
+    return s->opts[f][i].b;
+}
 typedef struct {
     const char *(*name)(kind_family_t family, int i);
     const char *(*help)(kind_family_t family, int i);
