@@ -78,7 +78,7 @@
 #include "loader.h"
 #include "memory.h"
 
-/* The dali kind's own options (its rows store into them: KIND_FIELD). */
+/* The dali loader kind's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     int64_t num_threads;
     int64_t prefetch_queue_depth;
@@ -88,7 +88,6 @@ typedef struct {
     int64_t reader_queue_depth;
     double device_memory_padding_mb; /* nvJPEG's device buffer a thread (mixed decoder) */
     double host_memory_padding_mb;   /* and its two pinned host buffers a thread */
-
 } dali_opts_t;
 SCN_KIND_OPTS_FITS(dali_opts_t);
 

@@ -59,7 +59,7 @@
 
 #include "calendar.h"
 
-/* The torch kind's own options (its rows store into them: KIND_FIELD). */
+/* The pytorch loader kind's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     int64_t num_workers;
     int64_t prefetch_factor;
@@ -80,7 +80,6 @@ typedef struct {
     double process_mem_mb; /* the training process's own memory, as the probe measured it */
     double core_efficiency;
     char oversub[SCN_STR]; /* "PER_CORE:EFFICIENCY, ..."; "" = none */
-
 } torch_opts_t;
 SCN_KIND_OPTS_FITS(torch_opts_t);
 

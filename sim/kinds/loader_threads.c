@@ -54,7 +54,7 @@
 #include "kinds.h"
 #include "loader.h"
 
-/* The thr kind's own options (its rows store into them: KIND_FIELD). */
+/* The threads loader kind's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     int64_t threads;
     double gil_read_ms;
@@ -64,7 +64,6 @@ typedef struct {
     double gil_reacquires_per_batch; /* the loop thread's GIL take-backs a step */
     double gil_switch_ms;            /* sys.getswitchinterval() */
     double warmup_ms;                /* a pool thread's first-epoch CPU past its steady cost */
-
 } threads_opts_t;
 SCN_KIND_OPTS_FITS(threads_opts_t);
 

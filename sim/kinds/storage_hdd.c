@@ -98,7 +98,7 @@
 #include "kinds.h"
 #include "storage.h"
 
-/* The hdd kind's own options (its rows store into them: KIND_FIELD). */
+/* The hdd storage kind's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     int64_t rpm;
     double seek_full_ms;  /* full-stroke seek */
@@ -106,7 +106,6 @@ typedef struct {
     double capacity_gb;   /* the bytes a full stroke crosses */
     double seq_mb_s;      /* media transfer rate */
     int64_t ncq;          /* requests the drive queues and reorders */
-
 } hdd_opts_t;
 SCN_KIND_OPTS_FITS(hdd_opts_t);
 

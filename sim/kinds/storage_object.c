@@ -41,7 +41,7 @@
 #include "kinds.h"
 #include "storage.h"
 
-/* The obj kind's own options (its rows store into them: KIND_FIELD). */
+/* The object storage kind's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     double first_byte_ms;     /* median time to first byte of a GET */
     double first_byte_p99_ms; /* its 99th percentile; 0 = the median (no spread) */
@@ -58,7 +58,6 @@ typedef struct {
     double retry_cap_ms;
     int head;            /* a HEAD before each object's GET (the loader stats) */
     int list_each_epoch; /* the job lists the keys every epoch, not once */
-
 } object_opts_t;
 SCN_KIND_OPTS_FITS(object_opts_t);
 

@@ -41,14 +41,13 @@
 #include "storage.h"
 #include "storage_queue.h"
 
-/* The ssd kind's own options (its rows store into them: KIND_FIELD). */
+/* The ssd storage kind's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     double latency_qd1_ms; /* per-request latency, 1 request in flight */
     double latency_qd4_ms; /* ... 4 in flight, and so on */
     double latency_qd16_ms;
     double latency_qd32_ms;
     double peak_mb_s; /* the device's bandwidth, all transfers together */
-
 } ssd_opts_t;
 SCN_KIND_OPTS_FITS(ssd_opts_t);
 
