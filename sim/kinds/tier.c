@@ -122,3 +122,47 @@ double tier_state_bytes(const scenario_t *s) {
     }
     return b + (double)sizeof(scenario_t);
 }
+
+/* ---- the simulator's tier ---- */
+
+int tier_open(tier_t *t, const scenario_t *s, int nservers, const double *weight,
+              const uint32_t *sizes, uint32_t entries, int unordered) {
+    memset(t, 0, sizeof *t);
+    t->nservers = nservers;
+    t->s = malloc(sizeof *t->s);
+    t->sv = calloc((size_t)nservers, sizeof *t->sv);
+    if (!t->s || !t->sv) goto fail;
+    tier_scenario(t->s, s);
+    const cache_ops_t *policy = cache_kind(tier_opts(s)->cache);
+    const uint64_t capacity = (uint64_t)(tier_opts(s)->cache_gb * 1e9);
+    for (int k = 0; k < nservers; k++) {
+        if (weight && !(weight[k] > 0)) continue;
+        tier_server_t *v = &t->sv[k];
+        if (cache_init(&v->cache, policy, entries, sizes, capacity) != 0) goto fail;
+        v->dev.ops = scenario_storage(t->s);
+        v->dev.unordered = unordered;
+        if (v->dev.ops->init(&v->dev, t->s) != 0) goto fail;
+    }
+    return 0;
+fail:
+    tier_close(t);
+    return -1;
+}
+
+void tier_close(tier_t *t) {
+    for (int k = 0; t->sv && k < t->nservers; k++) {
+        cache_destroy(&t->sv[k].cache);
+        if (t->sv[k].dev.ops) t->sv[k].dev.ops->destroy(&t->sv[k].dev);
+    }
+    free(t->sv), free(t->s);
+    memset(t, 0, sizeof *t);
+}
+
+double tier_span(const tier_t *t, double bytes) {
+    const storage_ops_t *d = scenario_storage(t->s);
+    return d->service_s(t->s, bytes) - d->service_s(t->s, 0);
+}
+
+double tier_cpu_s(const tier_t *t, double bytes) {
+    return storage_cpu_s(t->s, bytes);
+}
