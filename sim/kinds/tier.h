@@ -3,10 +3,11 @@
  * cache's misses, read from its own device, a fixed kind's. This file owns
  * its key rows (kinds.c registers them, spliced at schema.c's marker), its
  * rules, the scenario its device is read with, its bytes in the memory
- * budget, and the simulator's per-server caches and devices (tier_open ..
- * tier_close): the simulator only calls these, and the counters of what it
- * served stay its own (outputs). The model (model.c) still runs it by hand;
- * sim/kinds/README.md has the plan that makes it a storage decorator. */
+ * budget, and how it runs: the simulator's per-server caches and devices
+ * (tier_open .. tier_close) and the model's share of reads and device rates
+ * (tier_model_*). The simulator and the model only call these; the counters
+ * of what it served stay theirs (outputs). sim/kinds/README.md has what is
+ * left of making it a storage decorator. */
 #ifndef STALLSIM_TIER_H
 #define STALLSIM_TIER_H
 
@@ -100,5 +101,35 @@ double tier_span(const tier_t *t, double bytes);
 /* CPU seconds a read of `bytes` from the tier's device costs its reader
  * (storage_cpu_s of its device). */
 double tier_cpu_s(const tier_t *t, double bytes);
+
+/* ---- the model's tier ---- */
+
+/* What the model reads of the tier, made once a run (tier_model_open);
+ * its device's scenario is copied only when there is a tier. */
+typedef struct {
+    int on;                   /* a tier (tier_on) */
+    int cache;                /* its policy */
+    double f;                 /* its size as a fraction of the data set */
+    const storage_ops_t *dev; /* its device's kind (set when on) */
+    scenario_t s;             /* its device's scenario (set when on) */
+} tier_model_t;
+
+void tier_model_open(tier_model_t *m, const scenario_t *s);
+/* The share of reads the tier serves at position u in [0, 1) of epoch e
+ * (tier_model_at), or over the epoch (tier_model_epoch), given the DRAM
+ * cache's fraction f of the data and its hit h there: the two levels' hit
+ * as one cache of the tier's size less h (the tier sees only the misses,
+ * so its recency differs: the model marks a run with a tier approximate).
+ * k streams in step, each touching an item with probability p per epoch
+ * (model.h: model_hit_epoch). 0 without a tier or one no larger than the
+ * DRAM cache. */
+double tier_model_at(const tier_model_t *m, double f, double h, double p, int k, int e, double u);
+double tier_model_epoch(const tier_model_t *m, double f, double h, double p, int k, int e);
+/* Its device (when on): the uncontended service time of a read of
+ * `bytes`, the reads of `bytes` a second one device serves at most, and a
+ * read's CPU seconds to its reader. */
+double tier_service_s(const tier_model_t *m, double bytes);
+double tier_items_s(const tier_model_t *m, double bytes);
+double tier_model_cpu_s(const tier_model_t *m, double bytes);
 
 #endif
