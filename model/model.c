@@ -171,10 +171,10 @@ static double net_lockstep_factor(double M, int ns, double h, double cv) {
 typedef struct {
     const scenario_t *s;
     const topology_t *t;
-    double N, mean, D, C, C2;
-    int dist, tier, servers_used, units;
-    const storage_ops_t *storage, *tier_dev;
-    scenario_t ts; /* the tier's device as a scenario (set when tier) */
+    double N, mean, D, C;
+    int dist, servers_used, units;
+    const storage_ops_t *storage;
+    tier_model_t tier; /* the tier (server.tier; tier.h): tier.on when there is one */
     int per_server[SCN_MAX_SERVERS];
 } run_ctx_t;
 
@@ -186,7 +186,7 @@ typedef struct {
     const loader_ops_t *loader;
     double G, b, M, tprep, n_used, nb_full, rem, Du, t_batch, t_last, t_gpu, gpu_prep;
     double share, train_item, eff_cpus, r_prep, S, req, B, buf_lag, cap, cap_inst, nic;
-    double p, f, f2, tier_cap, staged;
+    double p, f, tier_cap, staged;
     int64_t ahead;
     double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES]; /* the consumers' batch times */
 } inst_ctx_t;
@@ -209,14 +209,8 @@ static void run_setup(run_ctx_t *r, const scenario_t *s, const topology_t *t) {
     r->dist = s->loader.dist_cache == DIST_SHARDED;
     r->storage = scenario_storage(s);
     /* The tier (server.tier): a second cache over the DRAM cache's misses on
-     * each server's own device. Its items are those a cache of the tier's
-     * size would hold beyond the DRAM cache's: the two levels' hit rate as
-     * one cache of the larger size, marked approximate (the tier sees only
-     * the misses, so its recency differs). */
-    r->tier = tier_opts(s)->cache_gb > 0;
-    if (r->tier) tier_scenario(&r->ts, s);
-    r->tier_dev = r->tier ? scenario_storage(&r->ts) : NULL;
-    r->C2 = r->tier ? tier_opts(s)->cache_gb * 1e9 : 0;
+     * each server's own device; tier.c has its share of the reads. */
+    tier_model_open(&r->tier, s);
     r->servers_used = 0;
     for (int i = 0; i < t->ninst; i++) {
         int last = t->inst[i].first_server + t->inst[i].nservers;
@@ -357,11 +351,9 @@ static void inst_cache(inst_ctx_t *c, const run_ctx_t *r) {
     double f = r->D > 0 ? r->C / r->D : 1;
     if (r->dist) f = f * r->servers_used < 1 ? f * r->servers_used : 1;
     c->f = f;
-    c->f2 = r->D > 0 ? r->C2 / r->D : 1;
-    int tier_lb;
-    c->tier_cap = r->tier ? r->tier_dev->items_s(&r->ts, c->req, &tier_lb) * c->S * c->ns /
-                                r->per_server[c->in->first_server]
-                          : 1;
+    c->tier_cap = r->tier.on ? tier_items_s(&r->tier, c->req) * c->S * c->ns /
+                                   r->per_server[c->in->first_server]
+                             : 1;
     int64_t ahead = loader_staged_batches(s, c->jb);
     if ((double)ahead > ceil(r->N / c->M)) ahead = (int64_t)ceil(r->N / c->M);
     c->ahead = ahead;
@@ -385,7 +377,7 @@ static double read_cpu_steps(const run_ctx_t *r, const inst_ctx_t *c, epoch_hits
         return 0;
     }
     const double store = storage_cpu_s(s, c->req) / c->S;
-    const double tier = r->tier ? storage_cpu_s(&r->ts, c->req) / c->S : 0;
+    const double tier = r->tier.on ? tier_model_cpu_s(&r->tier, c->req) / c->S : 0;
     const double hit = storage_hit_cpu_s(s, c->req) / c->S * (1 - eh->share_remote) +
                        remote_hit_cpu_s(s, c->req) / c->S * eh->share_remote;
     for (int j = 0; j < FLUID_STEPS; j++) {
@@ -418,8 +410,8 @@ static void fluid_match_miss(epoch_hits_t *eh) {
 static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c, int e,
                        model_hits_fn hits, void *ctx) {
     const scenario_t *s = r->s;
-    const int tier = r->tier, k = c->k;
-    const double f = c->f, f2 = c->f2, p = c->p;
+    const int k = c->k;
+    const double f = c->f, p = c->p;
     double *hu = eh->hu, *tu = eh->tu;
     double h = hits ? (eh->exact = 1, hits(ctx, c->i, e, hu))
                     : model_hit_epoch(s->loader.cache, f, p, k, e, &eh->exact);
@@ -434,19 +426,12 @@ static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c
     eh->net_lat = lockstep ? s->server.network.latency_us / 1e6 / c->M : 0;
     /* The hit probability along the epoch's order. */
     for (int j = 0; j < FLUID_STEPS; j++) {
-        if (!hits) hu[j] = model_hit_at(s->loader.cache, f, p, k, e, (j + 0.5) / FLUID_STEPS);
-        double h2 = tier && f2 > f
-                        ? model_hit_at(tier_opts(s)->cache, f2, p, k, e, (j + 0.5) / FLUID_STEPS)
-                        : 0;
-        tu[j] = h2 > hu[j] ? h2 - hu[j] : 0;
+        const double u = (j + 0.5) / FLUID_STEPS;
+        if (!hits) hu[j] = model_hit_at(s->loader.cache, f, p, k, e, u);
+        tu[j] = tier_model_at(&r->tier, f, hu[j], p, k, e, u);
     }
-    double th = 0;
-    if (tier && f2 > f) {
-        double h2 = model_hit_epoch(tier_opts(s)->cache, f2, p, k, e, NULL);
-        th = h2 > h ? h2 - h : 0;
-    }
-    eh->th = th;
-    eh->miss -= th;
+    eh->th = tier_model_epoch(&r->tier, f, h, p, k, e);
+    eh->miss -= eh->th;
     fluid_match_miss(eh);
     eh->rc_mean = read_cpu_steps(r, c, eh);
 }
@@ -465,7 +450,7 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
         /* A worker waits for each of its shards' requests once, and
          * the shard's items then stream: per item, 1 / S of it. */
         double service = r->storage->service_s(s, c->req) / c->S;
-        double tier_service = r->tier ? r->tier_dev->service_s(&r->ts, c->req) / c->S : 0;
+        double tier_service = r->tier.on ? tier_service_s(&r->tier, c->req) / c->S : 0;
         for (int j = 0; j < FLUID_STEPS; j++) {
             double from_store = 1 - hu[j] - tu[j];
             wait[j] = from_store * service + tu[j] * tier_service;
@@ -548,8 +533,9 @@ static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t 
     if (c->latency_bound && admitted > m->slot_util) m->slot_util = admitted;
     m->network_util = remote * Du / (c->nic * c->ns * m->epoch_s);
     metrics_derive(m, n_used);
-    m->approximate = !eh->exact || !c->exact_share || c->shard_guess || c->buf_lag > 0 || r->tier ||
-                     eh->net_f > 1 || (storage->model_exact && !storage->model_exact(s));
+    m->approximate = !eh->exact || !c->exact_share || c->shard_guess || c->buf_lag > 0 ||
+                     r->tier.on || eh->net_f > 1 ||
+                     (storage->model_exact && !storage->model_exact(s));
 }
 
 /* Each stream's reads spread evenly over its servers. */

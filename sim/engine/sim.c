@@ -135,12 +135,9 @@ typedef struct {
      * (the cache's entries then). */
     uint32_t S;
     uint32_t *shard_size;
-    /* The tier (server.tier): per server a second cache over the DRAM
-     * cache's misses and its device, a fixed kind read from tier_s (the
-     * scenario with the tier's figures as its storage's). NULL: none. */
-    cache_t *tier_cache;
-    storage_t *tier_dev;
-    scenario_t *tier_s;
+    /* The tier (server.tier; tier.h): per server a second cache over the
+     * DRAM cache's misses and its device. tier.sv NULL: none. */
+    tier_t tier;
     /* A server-sampled run (server_sample.h; weight NULL: every server):
      * each server's weight, and per server and epoch the sum over its items
      * of the time from issue to prepared (the bound's figure). */
@@ -168,28 +165,12 @@ static void *xcalloc(size_t n, size_t sz, int *fail) {
 }
 
 /* The tier's caches (entries as the DRAM cache's: items or whole shards)
- * and devices, one each per server: 0, or -1 without memory. */
+ * and devices, one each per simulated server: 0, or -1 without memory. */
 static int tier_init(world_t *w) {
-    const scenario_t *s = w->s;
-    int fail = 0;
-    w->tier_s = xcalloc(1, sizeof *w->tier_s, &fail);
-    w->tier_cache = xcalloc((size_t)w->nservers, sizeof *w->tier_cache, &fail);
-    w->tier_dev = xcalloc((size_t)w->nservers, sizeof *w->tier_dev, &fail);
-    if (fail) return -1;
-    tier_scenario(w->tier_s, s);
-    const scenario_t *t = w->tier_s;
     uint32_t entries = w->S ? (uint32_t)(((uint64_t)w->n + w->S - 1) / w->S) : w->n;
     const uint32_t *sizes = w->S ? w->shard_size : w->size;
-    for (int k = 0; k < w->nservers; k++) {
-        if (!simulated(w, k)) continue;
-        if (cache_init(&w->tier_cache[k], cache_kind(tier_opts(s)->cache), entries, sizes,
-                       (uint64_t)(tier_opts(s)->cache_gb * 1e9)) != 0)
-            return -1;
-        w->tier_dev[k].ops = scenario_storage(t);
-        w->tier_dev[k].unordered = w->loader->sync_reads;
-        if (w->tier_dev[k].ops->init(&w->tier_dev[k], t) != 0) return -1;
-    }
-    return 0;
+    return tier_open(&w->tier, w->s, w->nservers, w->smp.weight, sizes, entries,
+                     w->loader->sync_reads);
 }
 
 void sim_item_sizes(const scenario_t *s, gsl_rng *r, uint32_t n, uint32_t *size) {
@@ -365,7 +346,7 @@ static int build_servers(world_t *w) {
         w->storage[k].unordered = w->loader->sync_reads;
         fail = w->storage[k].ops->init(&w->storage[k], s) != 0;
     }
-    if (!fail && tier_opts(s)->cache_gb > 0 && tier_init(w) != 0) fail = 1;
+    if (!fail && tier_on(s) && tier_init(w) != 0) fail = 1;
     return fail ? -1 : 0;
 }
 
@@ -532,11 +513,7 @@ static void destroy(world_t *w) {
     int nstor = w->s->server.storage.shared ? 1 : w->nservers;
     for (int k = 0; w->storage && k < nstor; k++)
         if (w->storage[k].ops) w->storage[k].ops->destroy(&w->storage[k]);
-    for (int k = 0; w->tier_cache && k < w->nservers; k++)
-        cache_destroy(&w->tier_cache[k]);
-    for (int k = 0; w->tier_dev && k < w->nservers; k++)
-        if (w->tier_dev[k].ops) w->tier_dev[k].ops->destroy(&w->tier_dev[k]);
-    free(w->tier_cache), free(w->tier_dev), free(w->tier_s);
+    tier_close(&w->tier);
     free(w->st), free(w->cache), free(w->storage), free(w->nic), free(w->owner), free(w->owned);
     free(w->size), free(w->srv), free(w->shard_size), free(w->lat), free(w->last_prep),
         free(w->strag);
@@ -632,41 +609,29 @@ static void sample_straggle(world_t *w, stream_t *st, double issue, double ready
     w->strag[st->epoch] += gap < ready - idle ? gap : ready - idle;
 }
 
-/* A read from a device of the server's own, its io counted for the wt
- * servers it stands for (the others' devices are not simulated). */
-static inline double read_own(storage_t *d, double at, double bytes, double off, io_acct_t *acct,
-                              double wt) {
-    if (wt == 1) return d->ops->read(d, at, bytes, off, acct);
-    io_acct_t one = {0};
-    double end = d->ops->read(d, at, bytes, off, &one);
-    acct->reads += one.reads * wt, acct->xfer_busy += one.xfer_busy * wt;
-    acct->slot_busy += one.slot_busy * wt;
-    return end;
-}
-
 /* What fetch_local needs of a server: its cache and the policy's access,
- * its tier (NULL: none) and the tier's device, its storage (or the shared
- * one) and the storage kind's read. Made once a batch on one server: the
+ * its tier (NULL: none), its storage (or the shared one)
+ * and the storage kind's read. Made once a batch on one server: the
  * kinds' calls could change the world's fields, as far as the compiler
  * knows, and it would read them again at every item. */
 typedef struct {
-    cache_t *cache, *tier;
+    cache_t *cache;
+    tier_server_t *tier;
     int (*access)(cache_t *, uint32_t, uint64_t);
-    storage_t *tier_dev, *storage;
+    storage_t *storage;
     double (*read)(storage_t *, double, double, double, io_acct_t *);
     int shared;
     double mean_bytes; /* item_offset's */
 } local_t;
 
 /* Server `server`'s local_t (a simulated one). */
-static inline local_t local_of(const world_t *w, int server) {
+static inline local_t local_of(world_t *w, int server) {
     const int shared = w->s->server.storage.shared;
     storage_t *d = &w->storage[shared ? 0 : server];
     return (local_t){
         .cache = &w->cache[server],
-        .tier = w->tier_cache ? &w->tier_cache[server] : NULL,
+        .tier = w->tier.sv ? tier_server(&w->tier, server) : NULL,
         .access = w->cache[server].ops->access,
-        .tier_dev = w->tier_dev ? &w->tier_dev[server] : NULL,
         .storage = d,
         .read = d->ops->read,
         .shared = shared,
@@ -687,14 +652,15 @@ static inline double fetch_local(const local_t *l, stream_t *st, uint32_t x, uin
         return at;
     }
     const double off = (double)x * l->mean_bytes; /* item_offset */
-    if (l->tier && l->tier->ops->access(l->tier, x, CACHE_NEVER)) {
+    double end;
+    if (l->tier && tier_read(l->tier, x, at, bytes, off, wt, &st->tier_io, &end)) {
         *src = SIM_FROM_TIER;
-        return read_own(l->tier_dev, at, bytes, off, &st->tier_io, wt);
+        return end;
     }
     *src = SIM_FROM_STORAGE;
     storage_t *d = l->storage;
-    if (!l->shared && wt != 1) return read_own(d, at, bytes, off, &st->io, wt);
-    double end = l->read(d, at, bytes, off, &st->io);
+    if (!l->shared && wt != 1) return storage_read_wt(d, at, bytes, off, &st->io, wt);
+    end = l->read(d, at, bytes, off, &st->io);
     for (double g = 1; l->shared && g < wt; g++)
         l->read(d, at, bytes, off, &st->io);
     return end;
@@ -718,7 +684,7 @@ static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
     case SIM_FROM_CACHE:
         return storage_hit_cpu_s(w->s, bytes);
     case SIM_FROM_TIER:
-        return storage_cpu_s(w->tier_s, bytes);
+        return tier_cpu_s(&w->tier, bytes);
     case SIM_FROM_STORAGE:
         return storage_cpu_s(w->s, bytes);
     case SIM_FROM_REMOTE:
@@ -903,6 +869,23 @@ static void begin_batch(world_t *w, stream_t *st, double issue, double issue_mem
  * registers as when the code stood in the loop. */
 #define HOT static inline __attribute__((always_inline))
 
+/* Record shard x / S's DRAM miss through the server's tier: 1 when it is
+ * read from the tier's device, streamed as from storage (its first byte's
+ * and its span's times set), or 0. Out of the hot loop: once a shard, and
+ * inlined it cost every item of a run without a tier an instruction. */
+static __attribute__((noinline)) int shard_from_tier(world_t *w, stream_t *st, uint32_t x,
+                                                     int server, double at) {
+    shards_t *sh = &st->shards;
+    const uint32_t h = x / w->S;
+    double end;
+    if (!tier_read(tier_server(&w->tier, server), h, at, w->shard_size[h], item_offset(w, x), 1,
+                   &st->tier_io, &end))
+        return 0;
+    sh->span[h] = tier_span(&w->tier, w->shard_size[h]);
+    sh->first[h] = end - sh->span[h];
+    return 1;
+}
+
 /* Record shards: a shard is looked up and read whole when its first item
  * comes (from the cache, the tier's device or storage); its items then
  * arrive in turn from that one request. Returns when item x is here, *src
@@ -921,14 +904,8 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
         sh->cum[h] = 0;
         if (sh->hit[h]) {
             sh->first[h] = at;
-        } else if (w->tier_cache &&
-                   w->tier_cache[server].ops->access(&w->tier_cache[server], h, CACHE_NEVER)) {
-            /* From the tier's device, streamed as from storage. */
-            storage_t *td = &w->tier_dev[server];
-            double sb = w->shard_size[h];
+        } else if (w->tier.sv && shard_from_tier(w, st, x, server, at)) {
             sh->hit[h] = SHARD_FROM_TIER;
-            sh->span[h] = td->ops->service_s(w->tier_s, sb) - td->ops->service_s(w->tier_s, 0);
-            sh->first[h] = td->ops->read(td, at, sb, item_offset(w, x), &st->tier_io) - sh->span[h];
         } else {
             /* The read's own transfer, as the kind times it (ranged
              * parts in parallel): the shard's bytes arrive over it. */

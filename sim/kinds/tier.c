@@ -122,3 +122,92 @@ double tier_state_bytes(const scenario_t *s) {
     }
     return b + (double)sizeof(scenario_t);
 }
+
+/* ---- the simulator's tier ---- */
+
+int tier_open(tier_t *t, const scenario_t *s, int nservers, const double *weight,
+              const uint32_t *sizes, uint32_t entries, int unordered) {
+    memset(t, 0, sizeof *t);
+    t->nservers = nservers;
+    t->s = malloc(sizeof *t->s);
+    t->sv = calloc((size_t)nservers, sizeof *t->sv);
+    if (!t->s || !t->sv) goto fail;
+    tier_scenario(t->s, s);
+    const cache_ops_t *policy = cache_kind(tier_opts(s)->cache);
+    const uint64_t capacity = (uint64_t)(tier_opts(s)->cache_gb * 1e9);
+    for (int k = 0; k < nservers; k++) {
+        if (weight && !(weight[k] > 0)) continue;
+        tier_server_t *v = &t->sv[k];
+        if (cache_init(&v->cache, policy, entries, sizes, capacity) != 0) goto fail;
+        v->dev.ops = scenario_storage(t->s);
+        v->dev.unordered = unordered;
+        if (v->dev.ops->init(&v->dev, t->s) != 0) goto fail;
+    }
+    return 0;
+fail:
+    tier_close(t);
+    return -1;
+}
+
+void tier_close(tier_t *t) {
+    for (int k = 0; t->sv && k < t->nservers; k++) {
+        cache_destroy(&t->sv[k].cache);
+        if (t->sv[k].dev.ops) t->sv[k].dev.ops->destroy(&t->sv[k].dev);
+    }
+    free(t->sv), free(t->s);
+    memset(t, 0, sizeof *t);
+}
+
+double tier_span(const tier_t *t, double bytes) {
+    const storage_ops_t *d = scenario_storage(t->s);
+    return d->service_s(t->s, bytes) - d->service_s(t->s, 0);
+}
+
+double tier_cpu_s(const tier_t *t, double bytes) {
+    return storage_cpu_s(t->s, bytes);
+}
+
+/* ---- the model's tier ---- */
+
+void tier_model_open(tier_model_t *m, const scenario_t *s) {
+    m->on = tier_on(s);
+    m->cache = tier_opts(s)->cache;
+    const double D = scenario_dataset_bytes(s);
+    m->f = D > 0 ? (m->on ? tier_opts(s)->cache_gb * 1e9 : 0) / D : 1;
+    /* The copy is a whole scenario: made only when it is read. */
+    if (m->on) tier_scenario(&m->s, s);
+    m->dev = m->on ? scenario_storage(&m->s) : NULL;
+}
+
+/* The tier's policy's hit at u (as model.c's model_hit_at: the epoch's
+ * mean where the policy has no profile), or over the epoch (u < 0). */
+static double two_levels(const tier_model_t *m, double p, int k, int e, double u) {
+    const cache_ops_t *c = cache_kind(m->cache);
+    int exact;
+    if (u >= 0 && c->hit_at) return c->hit_at(m->f, p, k, e, u);
+    return c->hit_epoch(m->f, p, k, e, &exact);
+}
+
+double tier_model_at(const tier_model_t *m, double f, double h, double p, int k, int e, double u) {
+    double h2 = m->on && m->f > f ? two_levels(m, p, k, e, u) : 0;
+    return h2 > h ? h2 - h : 0;
+}
+
+double tier_model_epoch(const tier_model_t *m, double f, double h, double p, int k, int e) {
+    if (!(m->on && m->f > f)) return 0;
+    double h2 = two_levels(m, p, k, e, -1);
+    return h2 > h ? h2 - h : 0;
+}
+
+double tier_service_s(const tier_model_t *m, double bytes) {
+    return m->dev->service_s(&m->s, bytes);
+}
+
+double tier_items_s(const tier_model_t *m, double bytes) {
+    int latency_bound;
+    return m->dev->items_s(&m->s, bytes, &latency_bound);
+}
+
+double tier_model_cpu_s(const tier_model_t *m, double bytes) {
+    return storage_cpu_s(&m->s, bytes);
+}
