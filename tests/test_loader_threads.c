@@ -81,6 +81,25 @@ static void test_core_bound(void **state) {
     tells_apart("GIL held for all of it", 3200 * 3.2e-3, want, 2e-3);
 }
 
+/* The same 8 threads on 2 cores, 4 a core, with a measured curve that
+ * gives 0.6 of the cores' CPU at 4 threads a core (0.8 at 2): 3.2 ms / 1.2.
+ * At 4 cores (2 a core) 0.8 of them: 3.2 ms / 3.2; at 8 cores (1 a core) the
+ * curve costs nothing, as the thread-bound case has it. */
+static void test_oversubscribed(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.threads=8", "server.cpus=2", "loader.gil_read_ms=0.2",
+                          "loader.threads_oversub=1:1, 2:0.8, 4:0.6", NULL};
+    const double want = 3200 * 3.2e-3 / (2 * 0.6);
+    expect(sets, 1, want, 2e-3, "8 threads on 2 cores, 0.6 at 4 a core");
+    tells_apart("the curve ignored", 3200 * 3.2e-3 / 2, want, 2e-3);
+    const char *four[] = {"loader.threads=8", "server.cpus=4", "loader.gil_read_ms=0.2",
+                          "loader.threads_oversub=1:1, 2:0.8, 4:0.6", NULL};
+    expect(four, 1, 3200 * 3.2e-3 / (4 * 0.8), 2e-3, "8 threads on 4 cores, 0.8 at 2 a core");
+    const char *eight[] = {"loader.threads=8", "server.cpus=8", "loader.gil_read_ms=0.2",
+                           "loader.threads_oversub=1:1, 2:0.8, 4:0.6", NULL};
+    expect(eight, 1, 3200 * 3.2e-3 / 8, 2e-3, "8 threads on 8 cores, 1 a core");
+}
+
 /* 2 threads on 8 cores: the threads bind, 3 ms / 2. */
 static void test_thread_bound(void **state) {
     (void)state;
@@ -224,6 +243,8 @@ static void test_rules(void **state) {
         {"loader.gil_reacquires_per_batch=-1", NULL},
         {"loader.gil_switch_ms=-5", NULL},
         {"loader.threads_warmup_ms=-1", NULL},
+        {"loader.threads_oversub=2:0.5", NULL},
+        {"loader.threads_oversub=1:1, 2:1.5", NULL},
         {"loader.prep=coordinated", "jobs.0.count=2", NULL},
         {"loader.shuffle_buffer=64", NULL},
         {"dataset.shard_items=16", NULL},
@@ -237,11 +258,17 @@ static void test_rules(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gil_bound),       cmocka_unit_test(test_core_bound),
-        cmocka_unit_test(test_thread_bound),    cmocka_unit_test(test_read_bound),
-        cmocka_unit_test(test_gil_per_process), cmocka_unit_test(test_collate_holds_gil),
-        cmocka_unit_test(test_step_holds_gil),  cmocka_unit_test(test_reacquire),
-        cmocka_unit_test(test_collate_serial),  cmocka_unit_test(test_warmup),
+        cmocka_unit_test(test_gil_bound),
+        cmocka_unit_test(test_core_bound),
+        cmocka_unit_test(test_oversubscribed),
+        cmocka_unit_test(test_thread_bound),
+        cmocka_unit_test(test_read_bound),
+        cmocka_unit_test(test_gil_per_process),
+        cmocka_unit_test(test_collate_holds_gil),
+        cmocka_unit_test(test_step_holds_gil),
+        cmocka_unit_test(test_reacquire),
+        cmocka_unit_test(test_collate_serial),
+        cmocka_unit_test(test_warmup),
         cmocka_unit_test(test_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,13 @@ writes the difference as take-backs of a switch interval each
 mechanism against sys.setswitchinterval).
 
   r, how = reacquires(ds, idx, p, batch, item_cpu, held_item, log)
+
+More threads than cores cost more than their CPU (switches between
+threads, each thread back from a call that released the GIL waiting its
+turn): oversub() times the whole item on p, 2p, 4p and 8p threads and
+writes the throughput against p threads' as loader.threads_oversub.
+
+  curve, walls = oversub(ds, idx, p, log)
 """
 
 import concurrent.futures
@@ -231,3 +238,41 @@ def reacquires(ds, idx, p, batch, item_cpu, held_item, log, switch_s=None):
         f"{share:.2f} of its time: {r:.2f} take-backs of {switch_s * 1e3:g} ms a batch")
     return r, dict(busy_ms=busy * 1e3, alone_ms=alone * 1e3, step_ms=step * 1e3,
                    pool_gil_share=share, switch_ms=switch_s * 1e3)
+
+
+OVERSUB_PER_CORE = (2, 4, 8)
+
+
+def _wall_plain(fn, inputs, threads):
+    """Seconds of wall time per input for fn over inputs on `threads`
+    threads (the pool made and warmed first). Unlike _wall_per_item, the
+    waits for a core stay in: past the cores, this process's own threads
+    are what the others wait behind, which is the cost measured here."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=threads) as ex:
+        list(ex.map(fn, inputs[: 2 * threads]))
+        t0 = time.perf_counter()
+        list(ex.map(fn, inputs))
+        return (time.perf_counter() - t0) / len(inputs)
+
+
+def oversub(ds, idx, p, log):
+    """loader.threads_oversub: the whole item (ds[i] over idx) on p threads
+    and on 2, 4 and 8 x p, each the median of REPS runs; the efficiency at
+    k threads a core is p threads' wall per item over k x p threads', at
+    most 1 (a pool never gains past the cores: a ratio above 1 is noise)
+    and at least 0.05. Returns (the curve as "1:1, 2:E2, ...", {threads:
+    wall seconds per item})."""
+    p = max(1, p)
+    fn = lambda i: ds[i]  # noqa: E731
+    inputs = list(idx)
+    walls = {p: statistics.median(_wall_plain(fn, inputs, p) for _ in range(REPS))}
+    points = ["1:1"]
+    for k in OVERSUB_PER_CORE:
+        walls[k * p] = statistics.median(_wall_plain(fn, inputs, k * p) for _ in range(REPS))
+        eff = min(1.0, max(0.05, walls[p] / walls[k * p])) if walls[k * p] > 0 else 1.0
+        points.append(f"{k}:{eff:.3g}")
+    curve = ", ".join(points)
+    log("threads past the cores: wall per item " +
+        ", ".join(f"{n} threads {w * 1e3:.3f} ms" for n, w in walls.items()) +
+        f" -> loader.threads_oversub \"{curve}\"")
+    return curve, walls

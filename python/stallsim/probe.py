@@ -776,6 +776,8 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
     # threads as cores (at least 2), the items those the GIL was timed on.
     reacq, loop = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
                                      mean_item, g["item_share"] * mean_item, log)
+    # More threads than cores: the whole item on 1 to 8 x the cores' threads.
+    over, over_walls = gilshare.oversub(ds, idx[: min(len(idx), 320)], max(1, cores), log)
     # A fresh training process's first epoch beyond its second (poolwarm).
     warm, warm_seen = poolwarm.measure(a.data, a.dataset, idx, max(2, cores), a.batch, log)
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}", f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
@@ -817,6 +819,7 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
               f"    threads_collate_ms_per_item: {collate * 1e3:.6g}",
               f"    gil_reacquires_per_batch: {reacq:.4g}",
               f"    threads_warmup_ms: {warm * 1e3:.6g}",
+              f"    threads_oversub: \"{over}\"",
               "measured:", "  method:", f"    data: \"{os.path.abspath(a.data)}\"",
               f"    dataset: \"{a.dataset}\"", f"    items_timed: {len(idx)}",
               f"    items_in_dataset: {n}", f"    batch: {a.batch}",
@@ -827,6 +830,8 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
               "    gil_wall_ratio: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["ratio"].items()) + "\"",
               f"    gil_unresolved: \"{', '.join(unresolved)}\"",
               f"    gil_item_share: {g['item_share']:.4g}",
+              "    oversub_wall_ms: \"" + ", ".join(f"{n} threads {w * 1e3:.4g}"
+                                                   for n, w in over_walls.items()) + "\"",
               f"    warmup_cpu_s_first_second: \"{warm_seen}\""]
     lines += [f"    gil_loop_{k}: {v:.4g}" if isinstance(v, float) else f"    gil_loop_{k}: \"{v}\""
               for k, v in loop.items()]

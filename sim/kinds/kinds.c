@@ -88,6 +88,37 @@ int64_t loader_ranks_a_server(const scenario_t *s) {
     return ranks > s->server.gpus ? s->server.gpus : ranks;
 }
 
+int loader_curve_parse(const char *str, double *k, double *e, int *bad) {
+    int n = 0;
+    for (const char *p = str; *p;) {
+        char *end;
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (!*p) break;
+        *bad = n + 1;
+        if (n == LOADER_CURVE_MAX) return -1;
+        k[n] = strtod(p, &end);
+        if (end == p || *end != ':') return -1;
+        p = end + 1;
+        e[n] = strtod(p, &end);
+        if (end == p || (*end && *end != ',' && *end != ' ')) return -1;
+        p = end;
+        if (!(k[n] >= 1 && k[n] < 1e6) || !(e[n] > 0 && e[n] <= 1)) return -1;
+        if (n == 0 ? k[0] != 1 || e[0] != 1 : k[n] <= k[n - 1]) return -1;
+        n++;
+    }
+    return n == 1 ? (*bad = 1, -1) : n;
+}
+
+double loader_curve_at(const char *str, double x) {
+    double k[LOADER_CURVE_MAX], e[LOADER_CURVE_MAX];
+    int bad, n = loader_curve_parse(str, k, e, &bad);
+    if (n < 2 || x <= 1) return 1;
+    for (int i = 1; i < n; i++)
+        if (x <= k[i]) return e[i - 1] + (e[i] - e[i - 1]) * (x - k[i - 1]) / (k[i] - k[i - 1]);
+    return e[n - 1];
+}
+
 int loader_knob_ladder(int64_t *v, int max, int64_t from, double top) {
     int n = 0;
     for (int64_t w = from; n < max && (double)w <= top;) {

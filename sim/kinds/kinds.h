@@ -54,6 +54,15 @@ int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int
 int64_t loader_sync_readers(const scenario_t *s);
 /* Training processes (ranks) one server holds: every job's, at most its GPUs. */
 int64_t loader_ranks_a_server(const scenario_t *s);
+/* A measured oversubscription curve, "PER_CORE:EFFICIENCY, ..." (pytorch's
+ * loader.oversub, threads' loader.threads_oversub): points rising from 1:1,
+ * each efficiency in (0, 1]. loader_curve_parse returns the points (at most
+ * LOADER_CURVE_MAX), 0 for "", or -1 with *bad at the point that is wrong;
+ * loader_curve_at the efficiency at x per core: 1 up to 1 x, linear between
+ * points, the last point past it (never extrapolated down). */
+enum { LOADER_CURVE_MAX = 16 };
+int loader_curve_parse(const char *str, double *k, double *e, int *bad);
+double loader_curve_at(const char *str, double x);
 /* A knob's values worth trying, ascending from `from` (0 or 1) to at most
  * top: from, ..., 2, 3, 4, 6, 8, 12, 16, ...; at most max; how many. */
 int loader_knob_ladder(int64_t *v, int max, int64_t from, double top);

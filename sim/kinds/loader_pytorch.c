@@ -146,48 +146,12 @@ static double effective_cores(const scenario_t *s, double cores) {
     return scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
 }
 
-/* loader.oversub: "PER_CORE:EFFICIENCY, ..." into k[] (worker processes per
- * core, rising from 1) and e[] (each CPU second's worth past 1 x, in (0, 1]).
- * Returns the points, 0 for "", or -1 with *bad at the point that is wrong. */
-enum { OVERSUB_MAX = 16 };
-static int oversub_parse(const char *str, double *k, double *e, int *bad) {
-    int n = 0;
-    for (const char *p = str; *p;) {
-        char *end;
-        while (*p == ' ' || *p == ',')
-            p++;
-        if (!*p) break;
-        *bad = n + 1;
-        if (n == OVERSUB_MAX) return -1;
-        k[n] = strtod(p, &end);
-        if (end == p || *end != ':') return -1;
-        p = end + 1;
-        e[n] = strtod(p, &end);
-        if (end == p || (*end && *end != ',' && *end != ' ')) return -1;
-        p = end;
-        if (!(k[n] >= 1 && k[n] < 1e6) || !(e[n] > 0 && e[n] <= 1)) return -1;
-        if (n == 0 ? k[0] != 1 || e[0] != 1 : k[n] <= k[n - 1]) return -1;
-        n++;
-    }
-    return n == 1 ? (*bad = 1, -1) : n;
-}
-
-/* The measured curve at x worker processes per core: 1 up to 1 x, linear
- * between points, its last point past it (never extrapolated down). */
-static double oversub_at(const scenario_t *s, double x) {
-    double k[OVERSUB_MAX], e[OVERSUB_MAX];
-    int bad, n = oversub_parse(torch_opts(s)->oversub, k, e, &bad);
-    if (n < 2 || x <= 1) return 1;
-    for (int i = 1; i < n; i++)
-        if (x <= k[i]) return e[i - 1] + (e[i] - e[i - 1]) * (x - k[i - 1]) / (k[i] - k[i - 1]);
-    return e[n - 1];
-}
-
 /* Core-seconds per second a server's `cores` give with every core busy,
  * with gps ranks' workers on them. */
 static double cpu_capacity(const scenario_t *s, double cores, double gps) {
     double x = cores > 0 ? gps * (double)torch_opts(s)->num_workers / cores : 0;
-    return effective_cores(s, cores) * torch_opts(s)->core_efficiency * oversub_at(s, x);
+    return effective_cores(s, cores) * torch_opts(s)->core_efficiency *
+           loader_curve_at(torch_opts(s)->oversub, x);
 }
 
 /* What the processes of one server ask of its cores in a slice of an epoch:
@@ -452,14 +416,14 @@ static int torch_check(const scenario_t *s) {
             "pytorch decodes in its workers on the CPU (use prep.decode: cpu)");
         bad = 1;
     }
-    double k[OVERSUB_MAX], e[OVERSUB_MAX];
+    double k[LOADER_CURVE_MAX], e[LOADER_CURVE_MAX];
     int at = 0;
-    if (oversub_parse(torch_opts(s)->oversub, k, e, &at) < 0) {
+    if (loader_curve_parse(torch_opts(s)->oversub, k, e, &at) < 0) {
         diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.oversub")],
                    "key 'loader.oversub': point %d: expected \"1:1, PER_CORE:EFFICIENCY, ...\" "
                    "(at least two points, at most %d; worker processes per core rising from "
                    "1:1, each efficiency in (0, 1]; the probe measures it)",
-                   at, OVERSUB_MAX);
+                   at, LOADER_CURVE_MAX);
         bad = 1;
     }
     int pf = schema_find(SCOPE_JOB, "prefetch_batches");

@@ -64,6 +64,7 @@ typedef struct {
     double gil_reacquires_per_batch; /* the loop thread's GIL take-backs a step */
     double gil_switch_ms;            /* sys.getswitchinterval() */
     double warmup_ms;                /* a pool thread's first-epoch CPU past its steady cost */
+    char oversub[SCN_STR];           /* "THREADS_PER_CORE:EFFICIENCY, ..."; "" = none */
 } threads_opts_t;
 SCN_KIND_OPTS_FITS(threads_opts_t);
 
@@ -112,6 +113,16 @@ static double effective_cores(const scenario_t *s, double cores) {
     return scenario_prep_cores_shaped(s) ? scenario_prep_cores(s, cores, NULL) : cores;
 }
 
+/* Core-seconds per second a server's `cores` give with every core busy and
+ * gps processes' pools on them: the measured efficiency at their threads
+ * per core (loader.threads_oversub). More threads than cores cost more
+ * than their CPU alone: each switch between threads, and each thread that
+ * comes back from a call that released the GIL and waits its turn. */
+static double thr_capacity(const scenario_t *s, double cores, double gps) {
+    const double x = cores > 0 ? gps * (double)thr_opts(s)->threads / cores : 0;
+    return effective_cores(s, cores) * loader_curve_at(thr_opts(s)->oversub, x);
+}
+
 /* The GIL's shares of job j's items, as the scenario gives them. */
 static thr_t gil_of(const scenario_t *s, const job_t *j) {
     return (thr_t){.read_s = ms(thr_opts(s)->gil_read_ms),
@@ -133,7 +144,7 @@ static double rank_rate(const scenario_t *s, const job_t *j, double prep_s, doub
         held_s(&t, prep_s) + t.gt * collate + (t.gt + t.gd > 0 || t.read_s > 0 ? train : 0);
     const double T = (double)thr_opts(s)->threads;
     double x = T / (prep_s + t.read_s + wait);
-    const double c = effective_cores(s, cores) / gps;
+    const double c = thr_capacity(s, cores, gps) / gps;
     if (cpu > 0 && c / cpu < x) x = c / cpu;
     if (held > 0 && 1 / held < x) x = 1 / held;
     return x;
@@ -202,7 +213,7 @@ static int thr_init(prep_t *p) {
     const double mean = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s));
     t->reacq_s = reacquire_s(s, p->job, mean, p->cores, per);
     p->slowdown = 1;
-    p->cpu_slots = effective_cores(s, p->cores);
+    p->cpu_slots = thr_capacity(s, p->cores, per);
     if (thr_alloc(t, p->ns, gil) != 0) return -1;
     for (int r = 0; r < t->G; r++)
         t->rank_sv[r] = (uint16_t)(r / per < p->ns ? r / per : p->ns - 1);
@@ -392,6 +403,16 @@ static int thr_check(const scenario_t *s) {
     bad |= refuse(s, "loader.shuffle_buffer", s->loader.shuffle_buffer > 0,
                   "samples items by index (a shuffle buffer is not modelled for it: leave it "
                   "out)");
+    double k[LOADER_CURVE_MAX], e[LOADER_CURVE_MAX];
+    int at = 0;
+    if (loader_curve_parse(thr_opts(s)->oversub, k, e, &at) < 0) {
+        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.threads_oversub")],
+                   "key 'loader.threads_oversub': point %d: expected \"1:1, PER_CORE:EFFICIENCY, "
+                   "...\" (at least two points, at most %d; threads per core rising from 1:1, "
+                   "each efficiency in (0, 1]; the probe measures it)",
+                   at, LOADER_CURVE_MAX);
+        bad = 1;
+    }
     return bad ? EXIT_INPUT : 0;
 }
 
@@ -405,7 +426,7 @@ static double thr_items_s(double cores, double item_s) {
 static double pool_lag(const scenario_t *s, const job_t *j, double prep_s, double cores, double gps,
                        double collate, double step, double x, double cpu) {
     const thr_t t = gil_of(s, j);
-    const double c = effective_cores(s, cores) / gps;
+    const double c = thr_capacity(s, cores, gps) / gps;
     if (x < c / (prep_s + t.read_s + collate + step) * (1 - 1e-9)) return 0;
     return cpu / c;
 }
@@ -530,6 +551,7 @@ static const key_def_t keys[] = {
     {"loader.threads_collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(threads_opts_t, collate_ms_per_item), "threads: the training process's CPU to collate one item into its batch, in the loop's thread once it takes the batch, serial with the step (handed over in memory: no shared-memory copy)"},
     {"loader.gil_reacquires_per_batch", KT_REAL, "", "0", 0, 1e6, 0, NULL, KIND_FIELD(threads_opts_t, gil_reacquires_per_batch), "threads: times a step the training loop's thread takes its GIL back from the pool (the GPU's sync, each torch op of the collate, each wait on a future release it); each waits loader.gil_switch_ms times the pool's share of the GIL (the probe measures it; 0: none)"},
     {"loader.threads_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(threads_opts_t, warmup_ms), "threads: the training process's CPU in its first epoch beyond its steady cost (its first collates into fresh pages, the pool's first items), once per process, on a core in the loop's thread before its first step (the counterpart of pytorch's worker_warmup_ms; the probe measures it: a fresh process's first epoch against its second)"},
+    {"loader.threads_oversub", KT_STRING, "", "", 0, 0, 0, NULL, KIND_FIELD(threads_opts_t, oversub), "threads: the cost of more pool threads than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.9, 4:0.75\"; the probe measures it: the whole item on 1, 2, 4 and 8 x the cores' threads): the cores give that fraction of their CPU at the threads per core of the run (all processes' on a server), linear between points, the last point past it (\"\" = none)"},
     {"loader.gil_switch_ms", KT_REAL, "ms", "5", 0, 1e6, 0, NULL, KIND_FIELD(threads_opts_t, gil_switch_ms), "threads: the interpreter's switch interval (sys.getswitchinterval(): 5 ms by default), what a thread waits before it asks a thread running Python for the GIL"},
 };
 /* clang-format on */

@@ -230,6 +230,8 @@ class _Gen:
             self.maybe(0.4, "loader.gil_reacquires_per_batch", lambda: _r(r.uniform(0, 8), 2))
             self.maybe(0.3, "loader.gil_switch_ms", lambda: r.choice([1, 5, 20]))
             self.maybe(0.2, "loader.threads_warmup_ms", lambda: _r(r.uniform(0, 300)))
+            self.maybe(0.15, "loader.threads_oversub",
+                       lambda: r.choice(["1:1, 2:0.85, 4:0.6, 8:0.45", "1:1, 4:0.5"]))
         elif kind == "dali":
             self.maybe(0.8, "loader.num_threads", lambda: r.choice([1, 2, 3, 4, 8, 16]))
             if r.random() < 0.3:
