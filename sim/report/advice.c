@@ -417,6 +417,13 @@ static double server_bytes(const variant_run_t *v, whatif_t *w) {
     return bytes;
 }
 
+/* Seconds as a sentence gives them: whole above 10 s, three figures below
+ * (a short epoch printed "0 s" read as no time at all). */
+static const char *secs(char *buf, size_t n, double s) {
+    snprintf(buf, n, s >= 10 ? "%.0f" : "%.3g", s);
+    return buf;
+}
+
 /* The share of the epoch the training GPUs spend on their own prep: it is
  * prep, not training (DS-Analyzer's T_gpu excludes it), so say it beside
  * the GPU's busy share, which counts training alone. */
@@ -471,13 +478,15 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
     const char *fetch_cap = net ? "The network" : own ? "The loader's own work" : "Storage";
     const int prep_first = Tp >= Ts;
     const double a = prep_first ? Tp : Ts, b = prep_first ? Ts : Tp;
+    char sa[32], sb[32], sg[32];
     if (now.bottleneck == BN_GPU) {
         fputs(": the GPUs bind; more cores or faster storage would not help.\n", out);
     } else if (util >= w->target) {
         fprintf(out,
-                ", %.0f%% or more: %s binds next, at %.0f s an epoch against %.0f s of GPU "
+                ", %.0f%% or more: %s binds next, at %s s an epoch against %s s of GPU "
                 "work.\n",
-                100 * w->target, prep_first ? "prep" : fetch, a, Tg);
+                100 * w->target, prep_first ? "prep" : fetch, secs(sa, sizeof sa, a),
+                secs(sg, sizeof sg, Tg));
     } else {
         /* What each needs for the target alone. */
         char cores[512], reads[512];
@@ -493,9 +502,11 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
                      own_s);
         else
             fetch_lever(w, st, bytes, Ts, goal, reads, sizeof reads);
-        fprintf(out, ". %s limits you at %.0f s an epoch", prep_first ? "Prep" : fetch_cap, a);
+        fprintf(out, ". %s limits you at %s s an epoch", prep_first ? "Prep" : fetch_cap,
+                secs(sa, sizeof sa, a));
         if (b > goal) {
-            fprintf(out, ", and %s would at %.0f s", prep_first ? fetch : "prep", b);
+            fprintf(out, ", and %s would at %s s", prep_first ? fetch : "prep",
+                    secs(sb, sizeof sb, b));
             if (b >= (1 - BIND_TOGETHER) * a)
                 fprintf(out,
                         ": the two bind within %.0f%% of each other, so lifting only %s gains at "
@@ -507,7 +518,7 @@ static void one_variant(FILE *out, const variant_run_t *v, whatif_t *w) {
                            prep_first ? cores_amount : reads_amount, prep_first ? reads : cores,
                            prep_first ? reads_amount : cores_amount, w->target);
         } else {
-            fprintf(out, " (%s: %.0f s). ", prep_first ? fetch : "prep", b);
+            fprintf(out, " (%s: %s s). ", prep_first ? fetch : "prep", secs(sb, sizeof sb, b));
             lever_sentence(out, prep_first ? cores : reads,
                            prep_first ? cores_amount : reads_amount, NULL, 0, w->target);
         }
