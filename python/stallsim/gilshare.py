@@ -30,7 +30,8 @@ mechanism against sys.setswitchinterval).
 
 More threads than cores cost more than their CPU (switches between
 threads, each thread back from a call that released the GIL waiting its
-turn): oversub() times the whole item on p, 2p, 4p and 8p threads and
+turn, the loop's own take-backs from more of them): oversub() times the
+training loop's batches beside a pool of p, 2p, 4p and 8p threads and
 writes the throughput against p threads' as loader.threads_oversub.
 
   curve, walls = oversub(ds, idx, p, log)
@@ -255,20 +256,37 @@ def _wall_plain(fn, inputs, threads):
         return (time.perf_counter() - t0) / len(inputs)
 
 
-def oversub(ds, idx, p, log):
+def _loop_wall(ds, order, threads, batch):
+    """Seconds of wall time per item of validate_threads' loop over order
+    on `threads` threads with no GPU work: the pool's items and the loop's
+    own collates and GIL take-backs, which grow with the threads beside it
+    (scripts/gil_reacquire.py), together."""
+    t0 = time.perf_counter()
+    _loop(ds, order, None, threads, batch, 0.0)
+    return (time.perf_counter() - t0) / ((len(order) // batch) * batch)
+
+
+def oversub(ds, idx, p, log, batch=None):
     """loader.threads_oversub: the whole item (ds[i] over idx) on p threads
-    and on 2, 4 and 8 x p, each the median of REPS runs; the efficiency at
-    k threads a core is p threads' wall per item over k x p threads', at
-    most 1 (a pool never gains past the cores: a ratio above 1 is noise)
-    and at least 0.05. Returns (the curve as "1:1, 2:E2, ...", {threads:
-    wall seconds per item})."""
+    and on 2, 4 and 8 x p, each the median of REPS runs: with `batch`, the
+    training loop's batches beside the pool (_loop_wall: what a run past
+    the cores pays, the loop's take-backs included); without, the pool
+    alone. The efficiency at k threads a core is p threads' wall per item
+    over k x p threads', at most 1 (a pool never gains past the cores: a
+    ratio above 1 is noise) and at least 0.05. Returns (the curve as
+    "1:1, 2:E2, ...", {threads: wall seconds per item})."""
     p = max(1, p)
-    fn = lambda i: ds[i]  # noqa: E731
     inputs = list(idx)
-    walls = {p: statistics.median(_wall_plain(fn, inputs, p) for _ in range(REPS))}
+    if batch and len(inputs) >= 4 * batch:
+        def wall(n):
+            return _loop_wall(ds, inputs, n, batch)
+    else:
+        def wall(n):
+            return _wall_plain(lambda i: ds[i], inputs, n)
+    walls = {p: statistics.median(wall(p) for _ in range(REPS))}
     points = ["1:1"]
     for k in OVERSUB_PER_CORE:
-        walls[k * p] = statistics.median(_wall_plain(fn, inputs, k * p) for _ in range(REPS))
+        walls[k * p] = statistics.median(wall(k * p) for _ in range(REPS))
         eff = min(1.0, max(0.05, walls[p] / walls[k * p])) if walls[k * p] > 0 else 1.0
         points.append(f"{k}:{eff:.3g}")
     curve = ", ".join(points)

@@ -776,8 +776,10 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
     # threads as cores (at least 2), the items those the GIL was timed on.
     reacq, loop = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
                                      mean_item, g["item_share"] * mean_item, log)
-    # More threads than cores: the whole item on 1 to 8 x the cores' threads.
-    over, over_walls = gilshare.oversub(ds, idx[: min(len(idx), 320)], max(1, cores), log)
+    # More threads than cores: the loop's batches beside 1 to 8 x the cores'
+    # threads (the pool's items, the loop's collates and take-backs).
+    over, over_walls = gilshare.oversub(ds, idx[: min(len(idx), 10 * a.batch)], max(1, cores),
+                                        log, a.batch)
     # A fresh training process's first epoch beyond its second (poolwarm).
     warm, warm_seen = poolwarm.measure(a.data, a.dataset, idx, max(2, cores), a.batch, log)
     prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}", f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
