@@ -119,6 +119,18 @@ double loader_curve_at(const char *str, double x) {
     return e[n - 1];
 }
 
+int loader_curve_check(const scenario_t *s, const char *key, const char *str, const char *per) {
+    double k[LOADER_CURVE_MAX], e[LOADER_CURVE_MAX];
+    int at = 0;
+    if (loader_curve_parse(str, k, e, &at) >= 0) return 0;
+    diag_error(s->origin[schema_find(SCOPE_SCENARIO, key)],
+               "key '%s': point %d: expected \"1:1, PER_CORE:EFFICIENCY, ...\" (at least two "
+               "points, at most %d; %s per core rising from 1:1, each efficiency in (0, 1]; the "
+               "probe measures it)",
+               key, at, LOADER_CURVE_MAX, per);
+    return 1;
+}
+
 int loader_knob_ladder(int64_t *v, int max, int64_t from, double top) {
     int n = 0;
     for (int64_t w = from; n < max && (double)w <= top;) {

@@ -63,6 +63,10 @@ int64_t loader_ranks_a_server(const scenario_t *s);
 enum { LOADER_CURVE_MAX = 16 };
 int loader_curve_parse(const char *str, double *k, double *e, int *bad);
 double loader_curve_at(const char *str, double x);
+/* The curve of scenario key `key` checked: 0, or 1 after an error naming
+ * the point that is wrong and what rises per core (`per`: "worker
+ * processes", "threads"). */
+int loader_curve_check(const scenario_t *s, const char *key, const char *str, const char *per);
 /* A knob's values worth trying, ascending from `from` (0 or 1) to at most
  * top: from, ..., 2, 3, 4, 6, 8, 12, 16, ...; at most max; how many. */
 int loader_knob_ladder(int64_t *v, int max, int64_t from, double top);

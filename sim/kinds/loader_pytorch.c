@@ -416,16 +416,7 @@ static int torch_check(const scenario_t *s) {
             "pytorch decodes in its workers on the CPU (use prep.decode: cpu)");
         bad = 1;
     }
-    double k[LOADER_CURVE_MAX], e[LOADER_CURVE_MAX];
-    int at = 0;
-    if (loader_curve_parse(torch_opts(s)->oversub, k, e, &at) < 0) {
-        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.oversub")],
-                   "key 'loader.oversub': point %d: expected \"1:1, PER_CORE:EFFICIENCY, ...\" "
-                   "(at least two points, at most %d; worker processes per core rising from "
-                   "1:1, each efficiency in (0, 1]; the probe measures it)",
-                   at, LOADER_CURVE_MAX);
-        bad = 1;
-    }
+    bad |= loader_curve_check(s, "loader.oversub", torch_opts(s)->oversub, "worker processes");
     int pf = schema_find(SCOPE_JOB, "prefetch_batches");
     for (int i = 0; i < s->njobs; i++) {
         if (!s->jobs[i].origin[pf].file) continue;

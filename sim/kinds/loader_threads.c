@@ -403,16 +403,7 @@ static int thr_check(const scenario_t *s) {
     bad |= refuse(s, "loader.shuffle_buffer", s->loader.shuffle_buffer > 0,
                   "samples items by index (a shuffle buffer is not modelled for it: leave it "
                   "out)");
-    double k[LOADER_CURVE_MAX], e[LOADER_CURVE_MAX];
-    int at = 0;
-    if (loader_curve_parse(thr_opts(s)->oversub, k, e, &at) < 0) {
-        diag_error(s->origin[schema_find(SCOPE_SCENARIO, "loader.threads_oversub")],
-                   "key 'loader.threads_oversub': point %d: expected \"1:1, PER_CORE:EFFICIENCY, "
-                   "...\" (at least two points, at most %d; threads per core rising from 1:1, "
-                   "each efficiency in (0, 1]; the probe measures it)",
-                   at, LOADER_CURVE_MAX);
-        bad = 1;
-    }
+    bad |= loader_curve_check(s, "loader.threads_oversub", thr_opts(s)->oversub, "threads");
     return bad ? EXIT_INPUT : 0;
 }
 
