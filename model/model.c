@@ -15,9 +15,7 @@ double model_hit_epoch(int kind, double f, double p, int k, int e, int *exact) {
 }
 
 double model_hit_at(int kind, double f, double p, int k, int e, double u) {
-    const cache_ops_t *c = cache_kind(kind);
-    if (c->hit_at) return c->hit_at(f, p, k, e, u);
-    return model_hit_epoch(kind, f, p, k, e, NULL);
+    return cache_hit_at(kind, f, p, k, e, u);
 }
 
 double model_hit_steady(int kind, double f, int *exact) {

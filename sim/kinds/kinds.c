@@ -38,6 +38,13 @@ const cache_ops_t *scenario_cache(const scenario_t *s) {
     return cache_kind(s->loader.cache);
 }
 
+double cache_hit_at(int kind, double f, double p, int k, int e, double u) {
+    const cache_ops_t *c = cache_kind(kind);
+    int exact;
+    if (u >= 0 && c->hit_at) return c->hit_at(f, p, k, e, u);
+    return c->hit_epoch(f, p, k, e, &exact);
+}
+
 void cache_kinds_list(char *buf, size_t n, int needs_future, const char *last) {
     int k = 0, m = 0;
     for (int i = 0; i < NCACHES; i++)

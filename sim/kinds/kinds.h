@@ -28,6 +28,10 @@ const cache_ops_t *scenario_cache(const scenario_t *s);
  * the registry's order, joined by ", " and the last by `last` (" or "), into
  * buf: what a message lists, so a new policy is named where it may be used. */
 void cache_kinds_list(char *buf, size_t n, int needs_future, const char *last);
+/* Policy `kind`'s closed-form hit rate at position u in [0, 1) of epoch e
+ * (its epoch's mean where it has no profile along the epoch, hit_at NULL),
+ * or over the epoch when u < 0: what the model and the tier's model ask. */
+double cache_hit_at(int kind, double f, double p, int k, int e, double u);
 
 /* The checks that need the registry and the topology: every kind's own
  * check, and rules across kinds. 0, or EXIT_INPUT after the errors. Call

@@ -179,24 +179,13 @@ void tier_model_open(tier_model_t *m, const scenario_t *s) {
     m->dev = m->on ? scenario_storage(&m->s) : NULL;
 }
 
-/* The tier's policy's hit at u (as model.c's model_hit_at: the epoch's
- * mean where the policy has no profile), or over the epoch (u < 0). */
-static double two_levels(const tier_model_t *m, double p, int k, int e, double u) {
-    const cache_ops_t *c = cache_kind(m->cache);
-    int exact;
-    if (u >= 0 && c->hit_at) return c->hit_at(m->f, p, k, e, u);
-    return c->hit_epoch(m->f, p, k, e, &exact);
-}
-
 double tier_model_at(const tier_model_t *m, double f, double h, double p, int k, int e, double u) {
-    double h2 = m->on && m->f > f ? two_levels(m, p, k, e, u) : 0;
+    double h2 = m->on && m->f > f ? cache_hit_at(m->cache, m->f, p, k, e, u) : 0;
     return h2 > h ? h2 - h : 0;
 }
 
 double tier_model_epoch(const tier_model_t *m, double f, double h, double p, int k, int e) {
-    if (!(m->on && m->f > f)) return 0;
-    double h2 = two_levels(m, p, k, e, -1);
-    return h2 > h ? h2 - h : 0;
+    return tier_model_at(m, f, h, p, k, e, -1);
 }
 
 double tier_service_s(const tier_model_t *m, double bytes) {

@@ -116,7 +116,7 @@ typedef struct {
 
 void tier_model_open(tier_model_t *m, const scenario_t *s);
 /* The share of reads the tier serves at position u in [0, 1) of epoch e
- * (tier_model_at), or over the epoch (tier_model_epoch), given the DRAM
+ * (tier_model_at), or over the epoch (tier_model_epoch, or u < 0), given the DRAM
  * cache's fraction f of the data and its hit h there: the two levels' hit
  * as one cache of the tier's size less h (the tier sees only the misses,
  * so its recency differs: the model marks a run with a tier approximate).

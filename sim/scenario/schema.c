@@ -241,7 +241,7 @@ static key_def_t own_row(const key_def_t *k, kind_family_t family, int i) {
     key_def_t row = *k;
     if (!(row.offset & KIND_OWN)) return row;
     size_t at = row.offset & ~KIND_OWN;
-    if (at + (row.type == KT_STRING ? row.size : 8) > SCN_KIND_OPTS) abort();
+    if (at + row.size > SCN_KIND_OPTS) abort();
     row.offset = offsetof(scenario_t, opts) +
                  ((size_t)family * SCN_KINDS_A_FAMILY + (size_t)i) * sizeof(kind_opts_t) + at;
     return row;
