@@ -133,18 +133,18 @@ static thr_t gil_of(const scenario_t *s, const job_t *j) {
 
 /* The closed form: items/s of one training process whose items take prep_s
  * seconds of CPU and whose reads wait `wait` seconds an item (0 on T_prep),
- * its server's `cores` shared by gps processes alike, collating at `collate`
+ * its share c of its server's cores (thr_capacity over the processes that
+ * share them: core-seconds a second), collating at `collate`
  * seconds an item, its training step taking `train` an item (on the cores,
  * and the GIL where one is held). */
-static double rank_rate(const scenario_t *s, const job_t *j, double prep_s, double cores,
-                        double wait, double gps, double collate, double train) {
+static double rank_rate(const scenario_t *s, const job_t *j, double prep_s, double c, double wait,
+                        double collate, double train) {
     const thr_t t = gil_of(s, j);
     const double cpu = prep_s + t.read_s + collate + train;
     const double held =
         held_s(&t, prep_s) + t.gt * collate + (t.gt + t.gd > 0 || t.read_s > 0 ? train : 0);
     const double T = (double)thr_opts(s)->threads;
     double x = T / (prep_s + t.read_s + wait);
-    const double c = thr_capacity(s, cores, gps) / gps;
     if (cpu > 0 && c / cpu < x) x = c / cpu;
     if (held > 0 && 1 / held < x) x = 1 / held;
     return x;
@@ -155,15 +155,14 @@ static double rank_rate(const scenario_t *s, const job_t *j, double prep_s, doub
  * times the share of time the pool's threads hold the GIL while they work
  * (their items' held seconds at the closed form's rate, the items in
  * memory). The simulator and the model charge the same. */
-static double reacquire_s(const scenario_t *s, const job_t *j, double prep_s, double cores,
-                          double gps) {
+static double reacquire_s(const scenario_t *s, const job_t *j, double prep_s, double c) {
     const double R = thr_opts(s)->gil_reacquires_per_batch;
     const thr_t t = gil_of(s, j);
     const double held = held_s(&t, prep_s);
     if (R <= 0 || held <= 0) return 0;
     const double collate = ms(thr_opts(s)->collate_ms_per_item);
     const double step = j->train_cpu_ms / 1e3 / (double)j->batch_per_gpu;
-    const double busy = rank_rate(s, j, prep_s, cores, 0, gps, collate, step) * held;
+    const double busy = rank_rate(s, j, prep_s, c, 0, collate, step) * held;
     return R * ms(thr_opts(s)->gil_switch_ms) * (busy < 1 ? busy : 1);
 }
 
@@ -211,9 +210,9 @@ static int thr_init(prep_t *p) {
     const int gil = t->read_s > 0 || t->gd > 0 || t->gt > 0;
     const int per = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
     const double mean = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s));
-    t->reacq_s = reacquire_s(s, p->job, mean, p->cores, per);
-    p->slowdown = 1;
     p->cpu_slots = thr_capacity(s, p->cores, per);
+    t->reacq_s = reacquire_s(s, p->job, mean, p->cpu_slots / per);
+    p->slowdown = 1;
     if (thr_alloc(t, p->ns, gil) != 0) return -1;
     for (int r = 0; r < t->G; r++)
         t->rank_sv[r] = (uint16_t)(r / per < p->ns ? r / per : p->ns - 1);
@@ -413,11 +412,10 @@ static double thr_items_s(double cores, double item_s) {
 
 /* Seconds the pool falls behind while the loop's thread spends `cpu`
  * seconds on a core: none while its threads (or the GIL) bind it, the
- * cores it loses at its rate x where they do. */
-static double pool_lag(const scenario_t *s, const job_t *j, double prep_s, double cores, double gps,
-                       double collate, double step, double x, double cpu) {
+ * cores it loses at its rate x where they do (c: as rank_rate's). */
+static double pool_lag(const scenario_t *s, const job_t *j, double prep_s, double c, double collate,
+                       double step, double x, double cpu) {
     const thr_t t = gil_of(s, j);
-    const double c = thr_capacity(s, cores, gps) / gps;
     if (x < c / (prep_s + t.read_s + collate + step) * (1 - 1e-9)) return 0;
     return cpu / c;
 }
@@ -437,7 +435,9 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
      * (jobs.N.train_cpu_ms), taken beside the GPU's compute. */
     const double train = j->train_cpu_ms / 1e3, step = train / (double)j->batch_per_gpu;
     const double t_batch = fmax(m->t_batch, train), t_last = fmax(m->t_last, train);
-    const double reacq = reacquire_s(m->s, j, m->prep_s, m->cores, gps);
+    /* The process's share of the cores, once: the curve is a string. */
+    const double c = thr_capacity(m->s, m->cores, gps) / gps;
+    const double reacq = reacquire_s(m->s, j, m->prep_s, c);
     /* The first epoch's warm-up: a lump on a core before the loop's first
      * collate, serial with its steps; where the cores bind the pool, the
      * pool has it less of their time (W over its share of them). */
@@ -455,8 +455,8 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             /* The items' rate with the collate's CPU and GIL in it, and
              * without: a batch is ready once both it and its own collate
              * after its items are done (and the step is the whole rate's). */
-            double x = rank_rate(m->s, j, m->prep_s, m->cores, wait, gps, collate, step);
-            double x0 = rank_rate(m->s, j, m->prep_s, m->cores, wait, gps, 0, 0);
+            double x = rank_rate(m->s, j, m->prep_s, c, wait, collate, step);
+            double x0 = rank_rate(m->s, j, m->prep_s, c, wait, 0, 0);
             double cap = floor_s > 0 ? 1 / (floor_s * G) : INFINITY;
             if (cap < x) x = cap;
             if (cap < x0) x0 = cap;
@@ -473,8 +473,7 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             const double warm = k == 0 ? W : 0;
             end = go + warm + collate * per_rank + reacq + (last ? t_last : t_batch);
             started[k % P] = go;
-            if (warm > 0)
-                prod += pool_lag(m->s, j, m->prep_s, m->cores, gps, collate, step, x, warm);
+            if (warm > 0) prod += pool_lag(m->s, j, m->prep_s, c, collate, step, x, warm);
         }
         if (tl == 0)
             *epoch_s = end;

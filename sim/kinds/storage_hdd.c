@@ -249,9 +249,9 @@ static double sptf_mean_s(const geom_t *g, int k) {
 static double reads_in_flight(const scenario_t *s) {
     const double S = scenario_items_per_read(s);
     double per = (double)loader_sync_readers(s);
-    int per_rank; /* the loader's shard lanes: read at once, each a shard open */
-    const double lanes = (double)scenario_loader(s)->shard_lanes(s, &per_rank);
     if (!per) {
+        int per_rank; /* the loader's shard lanes: read at once, each a shard open */
+        const double lanes = (double)scenario_loader(s)->shard_lanes(s, &per_rank);
         for (int i = 0; i < s->njobs; i++) {
             const job_t *j = &s->jobs[i];
             double gpus = (double)(j->gpus < s->server.gpus ? j->gpus : s->server.gpus);
