@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +38,12 @@ static const double warm_set_bytes = 64e6;
 static double thread_cpu_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -74,9 +82,28 @@ typedef struct {
     const unsigned char *data;
 } http_srv;
 
+/* No GET may hang calibrate: a peer that stops answering fails the GET
+ * passes after this long (the profile then says why), never blocks them. */
+enum { IO_TIMEOUT_S = 10, GET_DEADLINE_S = 120 };
+
+/* TCP_NODELAY and send/receive timeouts on fd (timeouts cover connect too).
+ * The server sent a header and then a body with NODELAY on the client
+ * alone: under Nagle's algorithm the body can wait for the client's delayed
+ * ACK. On the GPU machine (2026-11-28) calibrate sat idle in these passes
+ * for over 6 minutes, load 0.06, until killed. */
+static void socket_limits(int fd) {
+    int one = 1;
+    struct timeval tv = {.tv_sec = IO_TIMEOUT_S};
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
 static void *http_serve(void *arg) {
     http_srv *h = arg;
-    int fd = accept(h->lfd, NULL, NULL);
+    struct pollfd p = {.fd = h->lfd, .events = POLLIN};
+    int fd = poll(&p, 1, IO_TIMEOUT_S * 1000) == 1 ? accept(h->lfd, NULL, NULL) : -1;
+    if (fd >= 0) socket_limits(fd);
     char req[512];
     size_t have = 0;
     for (; fd >= 0;) {
@@ -91,7 +118,8 @@ static void *http_serve(void *arg) {
         int n = snprintf(head, sizeof head,
                          "HTTP/1.1 200 OK\r\nContent-Length: %ld\r\nConnection: keep-alive\r\n\r\n",
                          bytes);
-        if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n) break;
+        /* MSG_MORE: the header leaves with the body, as a server's does */
+        if (send(fd, head, (size_t)n, MSG_NOSIGNAL | MSG_MORE) != n) break;
         if (send(fd, h->data, (size_t)bytes, MSG_NOSIGNAL) != bytes) break;
         have = 0;
     }
@@ -138,13 +166,17 @@ static int get_passes(read_cpu_result *r, int reps, const unsigned char *data, u
         if (h.lfd >= 0) close(h.lfd);
         return -1;
     }
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, rc = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), rc = 0, late = 0;
+    if (fd >= 0) socket_limits(fd);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) rc = -1;
-    if (fd >= 0) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    double y[MAX_REPS];
+    double y[MAX_REPS], start = now_s();
     for (int k = 0; k < READ_CPU_NSIZES && rc == 0; k++) {
         long bytes = (long)(sizes_kb[k] * 1000);
         for (int p = 0; p < reps && rc == 0; p++) {
+            if (now_s() - start > GET_DEADLINE_S) {
+                rc = -1, late = 1;
+                break;
+            }
             double t0 = thread_cpu_s();
             for (int i = 0; i < r->pass_files[k] && rc == 0; i++)
                 rc = http_get(fd, bytes, buf);
@@ -153,10 +185,15 @@ static int get_passes(read_cpu_result *r, int reps, const unsigned char *data, u
         r->get_us[k] = stats_summarize(y, reps);
     }
     if (fd >= 0) close(fd);
+    progress("read CPU: GETs on 127.0.0.1: %.1f s of wall", now_s() - start);
     shutdown(h.lfd, SHUT_RDWR);
     close(h.lfd);
     pthread_join(th, NULL);
-    if (rc != 0) snprintf(r->get_reason, sizeof r->get_reason, "a GET on 127.0.0.1 failed");
+    if (late)
+        snprintf(r->get_reason, sizeof r->get_reason,
+                 "the GETs on 127.0.0.1 took over %d s: loopback too slow to time", GET_DEADLINE_S);
+    else if (rc != 0)
+        snprintf(r->get_reason, sizeof r->get_reason, "a GET on 127.0.0.1 failed");
     return rc;
 }
 

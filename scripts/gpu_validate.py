@@ -6,7 +6,7 @@ the CUDA tests, then this; VALIDATION.md, "On a GPU machine".
 
   scripts/gpu_validate.py [--bin build/sim/stallsim] [--out-dir DIR]
       [--steps calibrate,decode,rate,probe,train] [--fresh] [--redo STEPS]
-      [--time-budget S] [--update VALIDATION.md] [--cpu-smoke]
+      [--time-budget S] [--update VALIDATION.md] [--cpu-smoke] [--probe-args "..."]
 
 Steps (each result kept in DIR/results.json; a rerun goes on from there,
 so a run cut short by a time limit loses only the row it was in):
@@ -46,6 +46,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -513,6 +514,7 @@ def step_probe(a, st):
            "--items", str(items)]
     if a.cpu_smoke:
         cmd += ["--max-workers", "2", "--oversub-reps", "1"]
+    cmd += shlex.split(a.probe_args)
     log(f"probe: {' '.join(cmd[2:])}", a.cpu_smoke)
     if run_logged(cmd, os.path.join(a.out_dir, "probe.log")).returncode != 0:
         raise RuntimeError(f"the probe failed: see {a.out_dir}/probe.log")
@@ -597,7 +599,8 @@ def ctest_outcome(path):
     text = open(path).read()
     said = re.findall(r"(testing on [^\n]+|no GPU to test on[^\n]*|nvJPEG decode not tested[^\n]*)",
                       text)
-    total = re.search(r"\d+% tests passed, \d+ tests failed out of \d+", text)
+    # ctest 3.x: "100% tests passed, 0 tests failed out of 1"; 4.x: "100% tests passed out of 1"
+    total = re.search(r"\d+% tests passed(?:, \d+ tests failed)? out of \d+", text)
     return "; ".join(([total.group(0)] if total else ["no result"]) + sorted(set(said)))
 
 
@@ -626,6 +629,9 @@ def parse_args():
     ap.add_argument("--decode-items", type=int, help="default 1024 (smoke 16)")
     ap.add_argument("--decode-batch", type=int, help="default 128 (smoke 4)")
     ap.add_argument("--decode-reps", type=int, default=3)
+    ap.add_argument("--probe-args", default="",
+                    help="more options for the probe step, e.g. \"--repeat-s 60 --oversub-reps 1\" "
+                    "where a lease of the GPU is short")
     ap.add_argument("--device", help=argparse.SUPPRESS)
     ap.add_argument("--ctest-log", help="`ctest -R calib_gpu`'s output (gpu_validate.sh's)")
     ap.add_argument("--seed", type=int, default=1)

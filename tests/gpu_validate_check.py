@@ -237,6 +237,19 @@ class Tables(unittest.TestCase):
         self.assertIn('nvJPEG: not measured (built without nvJPEG: a "quoted" reason)', text)
         self.assertIn("`ctest -R calib_gpu`: 100% tests passed", text)
 
+    def test_ctest_outcome_both_formats(self):
+        # ctest 4 (the GPU machine's, 2026-11-28) drops ", 0 tests failed"
+        import tempfile
+        for line, want in (("100% tests passed, 0 tests failed out of 1", "0 tests failed"),
+                           ("100% tests passed out of 1", "100% tests passed out of 1")):
+            with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+                f.write(f"3: testing on NVIDIA H200 (compute 9.0)\n{line}\n")
+                f.flush()
+                got = gv.ctest_outcome(f.name)
+            self.assertIn(want, got)
+            self.assertNotIn("no result", got)
+            self.assertIn("testing on NVIDIA H200", got)
+
     def test_smoke_is_labelled_everywhere(self):
         # Every table and the banner say CPU smoke; the device column too.
         smoke = [gv.banner(True, "cpu (x86_64, 2 cores)", "vm", "now"),
