@@ -7,6 +7,7 @@ the CUDA tests, then this; VALIDATION.md, "On a GPU machine".
   scripts/gpu_validate.py [--bin build/sim/stallsim] [--out-dir DIR]
       [--steps calibrate,decode,rate,probe,train] [--fresh] [--redo STEPS]
       [--time-budget S] [--update VALIDATION.md] [--cpu-smoke] [--probe-args "..."]
+  scripts/gpu_validate.py --report-only --out-dir DIR [--update VALIDATION.md]
 
 Steps (each result kept in DIR/results.json; a rerun goes on from there,
 so a run cut short by a time limit loses only the row it was in):
@@ -237,7 +238,19 @@ def fmt_calib(cal, ctest, smoke):
     return out + [""]
 
 
-def fmt_decode(d, smoke):
+# GPUs with a hardware JPEG decoder (the NVJPG engines of NVIDIA's A100 and
+# H100 architecture whitepapers). torchvision's batched CUDA decode asks nvJPEG
+# for NVJPEG_BACKEND_HARDWARE first (decode_jpegs_cuda.cpp), so on these its
+# rate is the engine's, which calibrate's hybrid nvJPEG figures do not describe.
+HW_JPEG = ("a100", "a30", "a800", "h100", "h800", "h200", "gh200")
+
+
+def hw_jpeg(device_name):
+    n = (device_name or "").lower()
+    return any(re.search(rf"\b{g}\b", n) for g in HW_JPEG)
+
+
+def fmt_decode(d, smoke, device_name=""):
     tag = f" ({SMOKE})" if smoke else ""
     out = md_head(f"Decode{tag}:", "device API images> mean~KB> mean~MP> batch> measured~items/s> "
                   "predicted~items/s> error> predicted~with")
@@ -246,6 +259,13 @@ def fmt_decode(d, smoke):
     out.append(f"| {dev_label(d['device'], smoke)} | {d['api']} | {d['n']} | {d['kb']:.1f} | "
                f"{d['mp']:.3f} | {d['batch']} | {d['items_s']:.1f} | "
                f"{f'{pred:.1f}' if pred else '–'} | {err} | {d['how']} |")
+    if not smoke and d["api"].startswith("decode_jpeg(list") and hw_jpeg(device_name):
+        out += ["", f"{device_name} has a hardware JPEG decoder, which torchvision's batched "
+                "decode asks for before nvJPEG's hybrid path: the measured rate is that path's "
+                "(the engine, with torchvision's parsing and copies), "
+                f"{d['items_s'] * d['mp']:.0f} megapixels a second on these images (a figure "
+                "for `prep.hw_decode_mp_s`), and a prediction from calibrate's hybrid figures "
+                "(Huffman on a core) is of the path these batches did not take."]
     return out + [""]
 
 
@@ -327,7 +347,7 @@ def report(st, a, ctest):
     if "calibrate" in st:
         lines += fmt_calib(st["calibrate"], ctest, smoke)
     if "decode" in st:
-        lines += fmt_decode(st["decode"], smoke)
+        lines += fmt_decode(st["decode"], smoke, st.get("device_name", ""))
     if "rate" in st:
         lines += fmt_rates(st["rate"], smoke)
     lines += fmt_train(train_rows(st, a.models, a.workers, a.pins), smoke)
@@ -638,6 +658,9 @@ def parse_args():
     ap.add_argument("--out", help="also write the Markdown here")
     ap.add_argument("--update", metavar="VALIDATION.md",
                     help="put the tables between the file's gpu_validate markers")
+    ap.add_argument("--report-only", action="store_true",
+                    help="print (and with --update write) the tables of OUT_DIR/results.json from "
+                    "an earlier run, measuring nothing")
     ap.add_argument("--check", action="store_true",
                     help="only say whether this machine can run it (exit 0, or 77)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
@@ -689,10 +712,32 @@ def device_or_skip(a):
     return "cuda"
 
 
+def report_only(a):
+    """The tables of OUT_DIR/results.json, from a run on another machine
+    (the GPU machine's files brought back), without PyTorch or a device."""
+    path = os.path.join(a.out_dir, "results.json")
+    try:
+        with open(path) as f:
+            st = json.load(f)
+    except (OSError, ValueError) as e:
+        log(f"--report-only: {path}: {e}")
+        return 2
+    if a.update and st.get("mode") != "gpu":
+        log(f"--report-only: {path} holds a {st.get('mode')} run: --update takes GPU runs only")
+        return 2
+    text = report(st, a, ctest_outcome(a.ctest_log)) + "\n"
+    print(text)
+    if a.update and harness.update_markers(a.update, TOOL, text, TOOL):
+        return 2
+    return 0
+
+
 def main():
     a = parse_args()
     if a.one:
         return run_one(a)
+    if a.report_only:
+        return report_only(a)
     a.device = device_or_skip(a)
     if a.check:
         return 0

@@ -237,6 +237,19 @@ class Tables(unittest.TestCase):
         self.assertIn('nvJPEG: not measured (built without nvJPEG: a "quoted" reason)', text)
         self.assertIn("`ctest -R calib_gpu`: 100% tests passed", text)
 
+    def test_hardware_decoder_named(self):
+        for name, has in (("NVIDIA H200", True), ("NVIDIA H100 80GB HBM3", True),
+                          ("NVIDIA A100-SXM4-40GB", True), ("Tesla V100-SXM2-16GB", False),
+                          ("NVIDIA GeForce RTX 4090", False), ("NVIDIA L40S", False), ("", False)):
+            self.assertEqual(gv.hw_jpeg(name), has, name)
+        d = dict(device="cuda", api="decode_jpeg(list, device=cuda)", n=1024, kb=114.5, mp=0.1406,
+                 batch=128, items_s=14545.3, pred_items_s=559.6, how="prep.decode gpu")
+        text = "\n".join(gv.fmt_decode(d, False, "NVIDIA H200"))
+        self.assertIn("2045 megapixels a second", text)
+        self.assertIn("prep.hw_decode_mp_s", text)
+        self.assertNotIn("hardware", "\n".join(gv.fmt_decode(d, False, "Tesla V100-SXM2-16GB")))
+        self.assertNotIn("hardware", "\n".join(gv.fmt_decode(d, True, "NVIDIA H200")))
+
     def test_ctest_outcome_both_formats(self):
         # ctest 4 (the GPU machine's, 2026-11-28) drops ", 0 tests failed"
         import tempfile
@@ -300,6 +313,33 @@ class CommandLine(unittest.TestCase):
                         "--update", "VALIDATION.md")
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("CPU smoke figures never go into VALIDATION.md", p.stderr)
+
+    def test_report_only(self):
+        # The tables of a results.json brought back from a GPU machine, with
+        # neither PyTorch nor a device; a smoke run's never goes to a file.
+        import json
+        import tempfile
+
+        gvpy = os.path.join(SRC, "scripts", "gpu_validate.py")
+        with tempfile.TemporaryDirectory() as d:
+            st = dict(mode="gpu", device_name="NVIDIA H200", host="vm", when="then",
+                      decode=dict(device="cuda", api="decode_jpeg(list, device=cuda)", n=8,
+                                  kb=100.0, mp=0.1, batch=4, items_s=1000.0, pred_items_s=None,
+                                  how="not predicted: x"))
+            with open(os.path.join(d, "results.json"), "w") as f:
+                json.dump(st, f)
+            p = self.run_py(gvpy, "--report-only", "--out-dir", d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("Run on vm (NVIDIA H200), then", p.stdout)
+            self.assertIn("100 megapixels a second", p.stdout)
+            st["mode"] = "cpu-smoke"
+            with open(os.path.join(d, "results.json"), "w") as f:
+                json.dump(st, f)
+            p = self.run_py(gvpy, "--report-only", "--out-dir", d, "--update", "x.md")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("GPU runs only", p.stderr)
+            p = self.run_py(gvpy, "--report-only", "--out-dir", os.path.join(d, "none"))
+            self.assertEqual(p.returncode, 2, p.stderr)
 
 
 if __name__ == "__main__":
