@@ -44,6 +44,49 @@ class GilShares(unittest.TestCase):
         self.assertEqual(share["transform"], 1.0)
 
 
+class WorkerCpu(unittest.TestCase):
+    """worker_cpu_s: a process's CPU to the nanosecond from its live
+    threads, /proc/PID/stat's ticks where an exited thread's CPU is missing
+    from them."""
+
+    @staticmethod
+    def burn(s):
+        import time
+
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < s:
+            pass
+
+    def test_live_threads_to_the_nanosecond(self):
+        import subprocess
+        import time
+
+        child = subprocess.Popen([sys.executable, "-c", "import time\nt=time.thread_time()\n"
+                                  "while time.thread_time()-t<0.035: pass\nprint(1, flush=True)\n"
+                                  "time.sleep(30)"], stdout=subprocess.PIPE, text=True)
+        try:
+            child.stdout.readline()
+            time.sleep(0.05)
+            fine, got = probe.tasks_cpu_s(child.pid), probe.worker_cpu_s(child.pid)
+            self.assertEqual(got, fine)
+            self.assertNotEqual(got * os.sysconf("SC_CLK_TCK") % 1, 0)  # not whole ticks
+            self.assertLess(abs(got - probe.proc_cpu_s(child.pid)), 2 / os.sysconf("SC_CLK_TCK"))
+        finally:
+            child.kill()
+            child.wait()
+
+    def test_an_exited_threads_cpu_kept(self):
+        import threading
+
+        t = threading.Thread(target=self.burn, args=(0.06,))
+        t.start()
+        t.join()
+        pid = os.getpid()
+        coarse = probe.proc_cpu_s(pid)
+        self.assertLess(probe.tasks_cpu_s(pid), coarse - 0.04)
+        self.assertEqual(probe.worker_cpu_s(pid), probe.proc_cpu_s(pid))
+
+
 class FitCost(unittest.TestCase):
     def test_physical_line_kept(self):
         xs = [0.05, 0.1, 0.2, 0.3]

@@ -23,7 +23,7 @@ What it measures, each the way the DataLoader spends it:
   (measured.method.item_wait_ms); the steady interval between batches is
   the worker's whole cycle;
 - collate of one batch in this process: loader.collate_ms_per_item; the rest
-  of the worker's CPU per batch (/proc/PID/stat of one persistent worker:
+  of the worker's CPU per batch (worker_cpu_s of one persistent worker:
   the batch in shared memory, the queue's pickling) beyond its items':
   loader.share_ms_per_item;
 - the workers' CPU per item with one worker per core against one worker
@@ -35,7 +35,7 @@ What it measures, each the way the DataLoader spends it:
 - the user's Dataset with 1, 2, 4, 8 and 16 x the cores' persistent
   workers over two epochs (one batch size for all, the median of 3 runs
   each): the CPU the warm workers use per item in the second epoch
-  (/proc/PID/stat), relative to 1 x: loader.oversub, the cost of more
+  (worker_cpu_s), relative to 1 x: loader.oversub, the cost of more
   processes than cores (switches, caches, the scheduler); and each
   worker's CPU from the iterator's shutdown to its reaping
   (/proc/PID/task/*/schedstat before, the reaped children's rusage after):
@@ -324,6 +324,18 @@ def tasks_cpu_s(pid):
     return total / 1e9
 
 
+def worker_cpu_s(pid):
+    """CPU seconds process pid has used, every thread's: its live threads'
+    to the nanosecond (tasks_cpu_s), or /proc/PID/stat's clock ticks where
+    those are more by over two ticks (a thread has exited, and its CPU is
+    counted there alone). Ticks alone were too coarse for a fast Dataset's
+    workers: 320 items of 0.4 ms are 13 ticks of 10 ms, so a worker's
+    hand-over per batch (loader.share_ms_per_item) and the oversubscription
+    curve moved by a tick's share of the whole between runs."""
+    coarse, fine = proc_cpu_s(pid), tasks_cpu_s(pid)
+    return coarse if coarse - fine > 2 / os.sysconf("SC_CLK_TCK") else fine
+
+
 def children_cpu_s():
     """CPU seconds of this process's reaped children (every thread's,
     counted to the nanosecond when each was waited for)."""
@@ -363,13 +375,13 @@ def workers_cpu(ds, idx, batch, workers, seed):
     for _ in it:
         pass
     it = iter(dl)  # persistent: the same workers, warm
-    base = [proc_cpu_s(p) for p in pids]
+    base = [worker_cpu_s(p) for p in pids]
     t0 = time.perf_counter()
     for _ in it:
         pass
     wall = time.perf_counter() - t0
     # Persistent workers stay up after the epoch: every item's CPU is in.
-    cpu = sum(proc_cpu_s(p) - b for p, b in zip(pids, base))
+    cpu = sum(worker_cpu_s(p) - b for p, b in zip(pids, base))
     it._shutdown_workers()
     return cpu / len(idx), wall / len(idx)
 
@@ -377,7 +389,7 @@ def workers_cpu(ds, idx, batch, workers, seed):
 def loader_costs(ds, idx, batch, seed, cores, item, mean_item):
     """The loader's figures, each repeated to POLICY's bound
     (stallsim.stable): collate in this process; one worker's CPU per item
-    (/proc/PID/stat of a persistent worker: the batch in shared memory and
+    (worker_cpu_s of a persistent worker: the batch in shared memory and
     the queue's pickling beyond the items' and the collate's CPU is the
     hand-over); next() on a ready batch and the loop; and the cores'
     efficiency. Returns (collate, share, next, step, efficiency) in seconds
@@ -408,7 +420,7 @@ def loader_costs(ds, idx, batch, seed, cores, item, mean_item):
     if cores > 1:
         # With a worker on every core each item costs more CPU than it does
         # alone (SMT siblings, shared caches, memory bandwidth, the kernel's
-        # work): the workers' CPU per item (/proc/PID/stat), one worker
+        # work): the workers' CPU per item (worker_cpu_s), one worker
         # against one a core. CPU, not the batches' interval: a Dataset that
         # waits (a GET), or a store this host serves, stretches the interval
         # without costing the cores anything, and the interval made a 20 ms
@@ -437,13 +449,13 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
     dl, it, pids = persistent_iter(ds, idx, batch, workers, seed)
     for _ in it:
         pass
-    first = [proc_cpu_s(p) for p in pids]
+    first = [worker_cpu_s(p) for p in pids]
     it = iter(dl)  # persistent: the same workers, warm
     t0 = time.perf_counter()
     for _ in it:
         pass
     wall = time.perf_counter() - t0
-    second = sum(proc_cpu_s(p) - b for p, b in zip(pids, first))
+    second = sum(worker_cpu_s(p) - b for p, b in zip(pids, first))
     return second / len(idx), wall / len(idx), (sum(first) - second) / workers, \
         shutdown_cpu(it, pids)
 
