@@ -78,10 +78,18 @@ class WorkerCpu(unittest.TestCase):
     def test_an_exited_threads_cpu_kept(self):
         import threading
 
+        import time
+
+        pid = os.getpid()
+        before = len(os.listdir(f"/proc/{pid}/task"))
         t = threading.Thread(target=self.burn, args=(0.06,))
         t.start()
         t.join()
-        pid = os.getpid()
+        # join() returns before the kernel has reaped the thread on a busy host
+        for _ in range(200):
+            if len(os.listdir(f"/proc/{pid}/task")) <= before:
+                break
+            time.sleep(0.01)
         coarse = probe.proc_cpu_s(pid)
         self.assertLess(probe.tasks_cpu_s(pid), coarse - 0.04)
         self.assertEqual(probe.worker_cpu_s(pid), probe.proc_cpu_s(pid))
