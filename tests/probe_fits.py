@@ -95,6 +95,31 @@ class WorkerCpu(unittest.TestCase):
         self.assertEqual(probe.worker_cpu_s(pid), probe.proc_cpu_s(pid))
 
 
+HAVE_TORCH = __import__("importlib.util").util.find_spec("torch") is not None
+
+
+@unittest.skipUnless(HAVE_TORCH, "PyTorch is missing: FdWait times PyTorch's descriptor fetches")
+class FdWaitTimesFetches(unittest.TestCase):
+    def test_fetches_counted_and_restored(self):
+        import torch
+        from torch.multiprocessing import reductions
+        from torch.utils.data import DataLoader
+
+        orig = reductions.rebuild_storage_fd
+        old = torch.multiprocessing.get_sharing_strategy()
+        try:
+            for strategy, fetched in (("file_descriptor", True), ("file_system", False)):
+                torch.multiprocessing.set_sharing_strategy(strategy)
+                with probe.FdWait() as fw:
+                    n = sum(1 for _ in DataLoader(list(range(64)), batch_size=8, num_workers=1))
+                self.assertEqual(n, 8)
+                self.assertEqual(fw.fetches >= 8, fetched, (strategy, fw.fetches))
+                self.assertGreaterEqual(fw.wait, 0.0)
+                self.assertIs(reductions.rebuild_storage_fd, orig)
+        finally:
+            torch.multiprocessing.set_sharing_strategy(old)
+
+
 class FitCost(unittest.TestCase):
     def test_physical_line_kept(self):
         xs = [0.05, 0.1, 0.2, 0.3]

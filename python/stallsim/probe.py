@@ -439,6 +439,40 @@ def loader_costs(ds, idx, batch, seed, cores, item, mean_item):
 OVERSUB = (1, 2, 4, 8, 16)
 
 
+class FdWait:
+    """Times, in this (the training) process, each fetch of a received
+    tensor's file descriptor from the worker that shared it (PyTorch's
+    default file_descriptor strategy: torch.multiprocessing.reductions'
+    rebuild_storage_fd, looked up by name when a batch is unpickled). The
+    wall beyond this thread's CPU is a wait: the worker's resource-sharer
+    thread needs the worker's GIL, which a pure-Python __getitem__ holds
+    (VALIDATION.md, "PyTorch past the cores"). Recorded for the model that
+    does not charge it yet; 0 under the file_system strategy (no fetch)."""
+
+    def __enter__(self):
+        from torch.multiprocessing import reductions
+
+        self.mod, self.orig, self.wait, self.fetches = reductions, reductions.rebuild_storage_fd, 0.0, 0
+        orig = self.orig
+
+        def timed(*args):
+            t0, c0 = time.perf_counter(), time.thread_time()
+            try:
+                return orig(*args)
+            finally:
+                self.wait += max(0.0, (time.perf_counter() - t0) - (time.thread_time() - c0))
+                self.fetches += 1
+
+        timed.__module__, timed.__qualname__ = orig.__module__, orig.__qualname__
+        timed.__name__ = orig.__name__
+        reductions.rebuild_storage_fd = timed
+        return self
+
+    def __exit__(self, *exc):
+        self.mod.rebuild_storage_fd = self.orig
+        return False
+
+
 def workers_two_epochs(ds, idx, batch, workers, seed):
     """A real DataLoader with `workers` persistent workers over idx, no GPU
     work, two epochs: (the workers' CPU per item in the second, warm, epoch;
@@ -451,13 +485,14 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
         pass
     first = [worker_cpu_s(p) for p in pids]
     it = iter(dl)  # persistent: the same workers, warm
-    t0 = time.perf_counter()
-    for _ in it:
-        pass
+    t0, batches = time.perf_counter(), 0
+    with FdWait() as fw:
+        for _ in it:
+            batches += 1
     wall = time.perf_counter() - t0
     second = sum(worker_cpu_s(p) - b for p, b in zip(pids, first))
     return second / len(idx), wall / len(idx), (sum(first) - second) / workers, \
-        shutdown_cpu(it, pids)
+        shutdown_cpu(it, pids), fw.wait / max(batches, 1)
 
 
 def oversubscription(ds, idx, batch, cores, seed, reps):
@@ -474,23 +509,26 @@ def oversubscription(ds, idx, batch, cores, seed, reps):
     throughput: a Dataset that waits on a GET has a throughput that grows
     with workers without any core getting faster or slower. One batch size
     for every point (each worker gets at least two batches at 16 x).
-    Returns (curve, batch, seen, extra, exits): extra[k] is the first
-    epoch's CPU per worker beyond the second at k x, exits[k] each worker's
-    CPU to exit at the shutdown, seconds (the median run's)."""
+    Returns (curve, batch, seen, extra, exits, fd_waits): extra[k] is the
+    first epoch's CPU per worker beyond the second at k x, exits[k] each
+    worker's CPU to exit at the shutdown, fd_waits[k] the training
+    process's wait per batch for its file descriptors (FdWait), seconds
+    (the median run's)."""
     b = max(1, min(batch, len(idx) // (2 * OVERSUB[-1] * cores)))
-    points, seen, extra, exits = [], [], {}, {}
+    points, seen, extra, exits, fd_waits = [], [], {}, {}, {}
     for k in OVERSUB:
         runs = sorted(workers_two_epochs(ds, idx, b, k * cores, seed + r) for r in range(reps))
-        cpu, wall, fresh, gone = runs[len(runs) // 2]
+        cpu, wall, fresh, gone, fdw = runs[len(runs) // 2]
         points.append((k, cpu))
-        extra[k], exits[k] = fresh, gone
+        extra[k], exits[k], fd_waits[k] = fresh, gone, fdw
         seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}:{fresh * 1e3:.4g}")
         log(f"{k * cores} workers ({k} x the cores, batch {b}): warm, {cpu * 1e3:.3f} ms of worker "
             f"CPU and {wall * 1e3:.3f} ms of wall per item; a fresh worker's first epoch "
-            f"{fresh * 1e3:.1f} ms of CPU more; its exit {gone * 1e3:.1f} ms")
+            f"{fresh * 1e3:.1f} ms of CPU more; its exit {gone * 1e3:.1f} ms; the training "
+            f"process waited {fdw * 1e3:.2f} ms a batch for the batch's file descriptors")
     c1 = points[0][1]
     curve = ", ".join(f"{k}:{min(1.0, c1 / c):.3g}" if c > 0 else f"{k}:1" for k, c in points)
-    return curve, b, " ".join(seen), extra, exits
+    return curve, b, " ".join(seen), extra, exits, fd_waits
 
 
 class StampCollate:
@@ -1018,8 +1056,8 @@ def main():
         log(f"the Dataset waits {mean_wait * 1e3:.3f} ms an item beside {mean_item * 1e3:.3f} ms "
             f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
             f"your scenario's server.storage gives (docs/pytorch.md)")
-    curve, curve_batch, curve_seen, _, exits = oversubscription(ds, idx, a.batch, cores,
-                                                                    a.seed, a.oversub_reps)
+    curve, curve_batch, curve_seen, _, exits, fd_waits = oversubscription(
+        ds, idx, a.batch, cores, a.seed, a.oversub_reps)
     log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
     forks = a.max_workers or 4 * cores  # nothing to load: forking more is cheap
     start, start0, init = worker_start(ds, forks)
@@ -1103,6 +1141,7 @@ def main():
         f"    oversub_cpu_wall_fresh_ms: \"{curve_seen}\"",
         "    warmup_first_batch_ms: \"" + " ".join(f"{x * 1e3:.4g}" for x in extras) + "\"",
         "    worker_exit_cpu_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in exits.items()) + "\"",
+        "    receive_fd_wait_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in fd_waits.items()) + "\"",
         f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
         f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
         f"    pin: \"{pin_how}\"",
