@@ -248,6 +248,40 @@ static void test_gpu_bound(void **state) {
     metrics_free(&m), metrics_free(&s);
 }
 
+/* The training process's wait to receive a batch (loader.receive_wait_ms)
+ * holds no core: GPU-bound, each iteration is longer by it; on one core
+ * beside a worker it takes none of the worker's time; without workers
+ * there is nothing to receive. */
+static void test_receive_wait(void **state) {
+    (void)state;
+    const char *sets[] = {"loader.num_workers=2",
+                          "jobs.0.compute_s_per_batch=0.2",
+                          "loader.transfer_ms_per_item=0.1",
+                          "loader.step_ms=0.5",
+                          "loader.share_ms_per_item=0.25",
+                          "loader.receive_wait_ms=3",
+                          NULL};
+    run_metrics_t m, s;
+    run(sets, &m, &s);
+    double first = 32 * (2e-3 + 0.25e-3), iter = 32 * 0.1e-3 + 0.5e-3 + 3e-3 + 0.2;
+    near("sim", metrics_at(&s, 0, 1)->epoch_s, first + 100 * iter, 1e-6);
+    near("model", metrics_at(&m, 0, 1)->epoch_s, first + 100 * iter, 1e-6);
+    metrics_free(&m), metrics_free(&s);
+    /* Loader-bound on one core: 64 ms of prep a batch; the 30 ms wait a
+     * batch overlaps the worker's next batch. */
+    const char *bound[] = {"loader.num_workers=1", "server.cpus=1", "loader.receive_wait_ms=30",
+                           NULL};
+    run(bound, &m, &s);
+    near("sim, loader-bound", metrics_at(&s, 0, 1)->epoch_s, 100 * 64e-3 + 30e-3, 0.01);
+    near("model, loader-bound", metrics_at(&m, 0, 1)->epoch_s, 100 * 64e-3 + 30e-3, 0.01);
+    metrics_free(&m), metrics_free(&s);
+    const char *none[] = {"jobs.0.compute_s_per_batch=0.05", "loader.receive_wait_ms=30", NULL};
+    run(none, &m, &s);
+    near("sim, no workers", metrics_at(&s, 0, 1)->epoch_s, 100 * (32 * 2e-3 + 0.05), 1e-6);
+    near("model, no workers", metrics_at(&m, 0, 1)->epoch_s, 100 * (32 * 2e-3 + 0.05), 1e-6);
+    metrics_free(&m), metrics_free(&s);
+}
+
 /* One worker reads synchronously: each miss waits its latency before the
  * item's prep; the iterator forks the worker again at every epoch unless
  * persistent. */
@@ -540,6 +574,7 @@ int main(void) {
         cmocka_unit_test(test_synchronous),
         cmocka_unit_test(test_workers_and_contention),
         cmocka_unit_test(test_gpu_bound),
+        cmocka_unit_test(test_receive_wait),
         cmocka_unit_test(test_sync_reads_and_start),
         cmocka_unit_test(test_iterator_start),
         cmocka_unit_test(test_readers_bound),

@@ -48,6 +48,9 @@ What it measures, each the way the DataLoader spends it:
   once per worker start; the items' and the hand-over's figures above are
   a warm worker's (its second epoch), so it is not counted twice;
 - the loop's own time per iteration around a sleeping GPU: loader.step_ms;
+- the training process's wait for each batch's tensors' file descriptors, with
+  the workers busy (FdWait, in the oversubscription runs, their median):
+  loader.receive_wait_ms, a wait that holds no core;
 - iter(loader) with 1..N workers and nothing to load, fitted per worker
   (the iterator forks them one after another): worker_start_ms; and each
   worker's own CPU until it waits for its first index: worker_init_ms;
@@ -446,8 +449,9 @@ class FdWait:
     rebuild_storage_fd, looked up by name when a batch is unpickled). The
     wall beyond this thread's CPU is a wait: the worker's resource-sharer
     thread needs the worker's GIL, which a pure-Python __getitem__ holds
-    (VALIDATION.md, "PyTorch past the cores"). Recorded for the model that
-    does not charge it yet; 0 under the file_system strategy (no fetch)."""
+    (VALIDATION.md, "PyTorch past the cores").
+    loader.receive_wait_ms is its median over the oversubscription points;
+    0 under the file_system strategy (no fetch)."""
 
     def __enter__(self):
         from torch.multiprocessing import reductions
@@ -1119,6 +1123,7 @@ def main():
         f"    oversub: \"{curve}\"",
         f"    transfer_ms_per_item: {max(nxt, 0) / a.batch * 1e3:.6g}",
         f"    step_ms: {max(step_s, 0) * 1e3:.6g}",
+        f"    receive_wait_ms: {statistics.median(fd_waits.values()) * 1e3:.6g}",
         f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
         f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
         f"    worker_warmup_ms: {warmup * 1e3:.6g}",

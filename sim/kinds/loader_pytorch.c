@@ -71,6 +71,7 @@ typedef struct {
     double transfer_ms_per_item;
     double pin_ms_per_item;
     double step_ms;
+    double receive_wait_ms; /* the training process's wait a batch, beside its CPU */
     double worker_start_ms;
     double worker_init_ms;
     double worker_warmup_ms;        /* a fresh worker's first items' CPU past their steady cost */
@@ -93,6 +94,7 @@ typedef struct {
     double warm_s;           /* a fresh worker's warm-up, before its first item */
     double exit_s;           /* a worker's exit at the epoch's end (0: none) */
     double collate_s, pin_s; /* per item of a batch */
+    double recv_s;           /* the training process's wait to receive a batch */
     double open[2];          /* when the epoch's iterator is made, per timeline */
     int64_t k;               /* the batch's worker */
     double *wfree;           /* [2][G][W]: when each worker is free */
@@ -125,6 +127,18 @@ static double iter_cpu(const scenario_t *s, const job_t *j) {
     if (torch_opts(s)->num_workers > 0)
         t += ms(torch_opts(s)->transfer_ms_per_item) * (double)j->batch_per_gpu;
     return t;
+}
+
+/* Seconds the training process waits per iteration to receive a batch
+ * from a worker, holding no core: under PyTorch's default file_descriptor
+ * sharing it fetches each tensor's descriptor from the worker's
+ * resource-sharer thread, which waits for the worker's GIL while a
+ * pure-Python __getitem__ holds it (VALIDATION.md, "PyTorch past the
+ * cores"). Charged at every iteration: the wait is gone where the worker
+ * is idle, so this is its upper bound for a training loop far slower than
+ * its workers. */
+static double receive_wait(const scenario_t *s) {
+    return torch_opts(s)->num_workers > 0 ? ms(torch_opts(s)->receive_wait_ms) : 0;
 }
 
 /* Seconds of CPU a freshly forked worker spends on its first items past
@@ -220,6 +234,7 @@ static int torch_init(prep_t *p) {
     p->slowdown = 1;
     p->cpu_slots = effective_cores(s, p->cores);
     p->iter_cpu_s = iter_cpu(s, p->job);
+    t->recv_s = receive_wait(s);
     t->start_s = ms(torch_opts(s)->worker_start_ms);
     t->init_s = ms(torch_opts(s)->worker_init_ms);
     t->warm_s = worker_warm_cpu(s);
@@ -343,6 +358,7 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
  * from `start` on; the iteration's compute starts when the last is done. */
 static double torch_iter_cpu(prep_t *p, int tl, double start) {
     torch_t *t = p->state;
+    start += t->recv_s;
     if (p->iter_cpu_s <= 0) return start;
     double end = start;
     for (int r = 0; r < t->G; r++) {
@@ -467,7 +483,7 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
         .w = tl == 0 ? m->wait_s[at] : 0,
         .pin = pin_item(s),
         .cpu = iter_cpu(s, j),
-        .gpu = m->t_batch,
+        .gpu = m->t_batch + receive_wait(s),
         .b = (double)j->batch_per_gpu,
         .W = W,
         .gps = gps > 0 ? gps : 1,
@@ -500,7 +516,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
     const double cpu = iter_cpu(s, j), start = ms(torch_opts(s)->worker_start_ms),
                  init = ms(torch_opts(s)->worker_init_ms), warm = worker_warm_cpu(s);
-    const double collate = collate_item(s), pin = pin_item(s);
+    const double collate = collate_item(s), pin = pin_item(s), recv = receive_wait(s);
     const int drop = torch_opts(s)->drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
     const int spawn = W > 0 && (m->epoch == 0 || !torch_opts(s)->persistent_workers);
@@ -546,7 +562,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
                 done = pin_free = (done > pin_free ? done : pin_free) + pin * slow * per_rank;
             double go = done > end ? done : end;
             if (go < open) go = open;
-            end = go + cpu * slow + (last ? m->t_last : m->t_batch);
+            end = go + recv + cpu * slow + (last ? m->t_last : m->t_batch);
             started[k % P] = go;
         }
         end += exit_wall(m);
@@ -694,6 +710,7 @@ static const key_def_t keys[] = {
     {"loader.share_ms_per_item", KT_REAL, "ms", "0.1", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, share_ms_per_item), "pytorch: a worker's CPU per item to hand its batch over (shared memory, the queue)"},
     {"loader.transfer_ms_per_item", KT_REAL, "ms", "0.01", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, transfer_ms_per_item), "pytorch: training-process CPU to receive one item of a batch from a worker"},
     {"loader.pin_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, pin_ms_per_item), "pytorch: pin-memory thread CPU to copy one item (with pin_memory)"},
+    {"loader.receive_wait_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, receive_wait_ms), "pytorch: the training process's wait per iteration to receive a batch from a worker, beside its CPU and holding no core (under PyTorch's default file_descriptor sharing each tensor's descriptor is fetched from the worker, whose sharer thread waits for the worker's GIL while a pure-Python Dataset holds it); the probe measures it with the Dataset's workers busy; charged at every iteration, so an upper bound where the workers wait for the training loop"},
     {"loader.step_ms", KT_REAL, "ms", "0.2", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, step_ms), "pytorch: training-process CPU per iteration, serial with the GPU's compute"},
     {"loader.core_efficiency", KT_REAL, "", "1", 0.05, 1, 0, NULL, KIND_FIELD(torch_opts_t, core_efficiency), "pytorch: each process's speed with every core busy, relative to one process alone (the probe measures it)"},
     {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},

@@ -255,6 +255,7 @@ class _Gen:
             self.maybe(0.2, "loader.transfer_ms_per_item", lambda: _r(r.uniform(0, 0.1)))
             self.maybe(0.2, "loader.pin_ms_per_item", lambda: _r(r.uniform(0, 0.2)))
             self.maybe(0.2, "loader.step_ms", lambda: _r(r.uniform(0, 5)))
+            self.maybe(0.2, "loader.receive_wait_ms", lambda: _r(r.uniform(0, 5)))
             self.maybe(0.3, "loader.core_efficiency", lambda: _r(r.uniform(0.3, 1), 2))
             self.maybe(0.2, "loader.worker_start_ms", lambda: _r(r.uniform(0, 50)))
             self.maybe(0.2, "loader.worker_init_ms", lambda: _r(r.uniform(0, 100)))
