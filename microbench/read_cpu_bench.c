@@ -182,7 +182,7 @@ static int get_passes(read_cpu_result *r, int reps, const unsigned char *data, u
                 rc = http_get(fd, bytes, buf);
             y[p] = (thread_cpu_s() - t0) / r->pass_files[k] * 1e6;
         }
-        r->get_us[k] = stats_summarize(y, reps);
+        if (rc == 0) r->get_us[k] = stats_summarize(y, reps); /* y is whole only then */
     }
     if (fd >= 0) close(fd);
     progress("read CPU: GETs on 127.0.0.1: %.1f s of wall", now_s() - start);

@@ -8,6 +8,7 @@ from the stages' wall ratios on 1 and p threads; the repeats to a spread
 bound (stallsim.stable) on scripted figures and a fake clock, and the
 busy-host rule and wording being calibrate's own (microbench/stability.*).
 usage: probe_fits.py SOURCE_DIR"""
+import importlib.util
 import os
 import re
 import sys
@@ -95,7 +96,7 @@ class WorkerCpu(unittest.TestCase):
         self.assertEqual(probe.worker_cpu_s(pid), probe.proc_cpu_s(pid))
 
 
-HAVE_TORCH = __import__("importlib.util").util.find_spec("torch") is not None
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
 
 @unittest.skipUnless(HAVE_TORCH, "PyTorch is missing: FdWait times PyTorch's descriptor fetches")
