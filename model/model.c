@@ -183,7 +183,7 @@ typedef struct {
     const job_t *jb;
     const loader_ops_t *loader;
     double G, b, M, tprep, n_used, nb_full, rem, Du, t_batch, t_last, t_gpu, gpu_prep;
-    double share, train_item, eff_cpus, r_prep, S, req, B, buf_lag, cap, cap_inst, nic;
+    double share, train_item, eff_cpus, eff_util, r_prep, S, req, B, buf_lag, cap, cap_inst, nic;
     double p, f, tier_cap, staged;
     int64_t ahead;
     double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES]; /* the consumers' batch times */
@@ -221,6 +221,25 @@ static void run_setup(run_ctx_t *r, const scenario_t *s, const topology_t *t) {
         if (t->inst[i].lead == i)
             for (int k = 0; k < t->inst[i].nservers; k++)
                 r->per_server[t->inst[i].first_server + k]++, r->units++;
+}
+
+/* The cores prepare as the measured curve's effective cores (prep.scaling,
+ * the memory-bandwidth bound). A pool's window keeps at most its items and
+ * the server's training processes busy: cores past them are idle and slow
+ * nothing, as the simulator's pool (loader_pool.c); eff_util is what the
+ * busy cores' dilated seconds fill of all of them. A kind with its own
+ * model shares its cores its own way. */
+static void inst_cores(inst_ctx_t *c, const scenario_t *s) {
+    const double per = c->in->cpus / c->ns, nb = ceil(c->n_used / c->M);
+    double ahead = fmin((double)loader_staged_batches(s, c->jb), nb);
+    if (s->loader.shuffle_buffer > 0)
+        ahead +=
+            fmin((double)loader_buffer_slices(s, c->jb, (int64_t)c->n_used, (int64_t)c->M), nb);
+    const double busy = loader_busy_max(s, ahead, c->M / c->ns);
+    const double use = c->loader->model_epoch ? per : loader_cores_in_use(s, per, busy);
+    c->eff_cpus = use < per ? c->ns * scenario_prep_cores(s, use, NULL)
+                            : scenario_prep_cores_total(s, c->in->cpus, c->ns);
+    c->eff_util = use < per ? c->eff_cpus * per / use : c->eff_cpus;
 }
 
 /* The instance's batch times: its GPUs', its consumers' and its loader's. */
@@ -281,8 +300,7 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
     c->t_gpu = c->nb_full * fmax(c->t_batch - g_full, alone) +
                (rem > 0 ? fmax(c->t_last - g_last, alone) : 0);
     c->gpu_prep = c->nb_full * g_full + (rem > 0 ? g_last : 0);
-    /* The cores prepare as the measured curve's effective cores (prep.scaling). */
-    c->eff_cpus = scenario_prep_cores_total(s, in->cpus, ns);
+    inst_cores(c, s);
     c->r_prep = loader->items_s(c->eff_cpus, c->tprep);
 }
 
@@ -517,7 +535,7 @@ static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t 
     m->items_consumed = n_used;
     m->staged_bytes = c->staged;
     m->cpu_util =
-        c->eff_cpus > 0 ? n_used * (c->tprep + eh->rc_mean) / (c->eff_cpus * m->epoch_s) : 0;
+        c->eff_util > 0 ? n_used * (c->tprep + eh->rc_mean) / (c->eff_util * m->epoch_s) : 0;
     m->cpu_util += c->train_item * n_used / (c->in->cpus * m->epoch_s);
     /* A stream's transfers over the devices it reads: its servers' own,
      * or the one device every server shares. */

@@ -548,6 +548,40 @@ static void test_mem_bound(void **state) {
     }
 }
 
+/* Cores past what the pool's window keeps busy: 8 items in flight (two
+ * batches of 4), prep.scaling "1:1, 4:4, 8:6, 16:7, 32:8" and an item of
+ * 2 ms on one core. The curve slows the cores in use: 8 busy cores give 6
+ * cores' work, so 20000 items take 20000 x 2 ms / 6 = 6.67 s at 8, 16 and
+ * 32 cores alike (the cores no item reaches slow nothing), in the simulator
+ * and the model; at 4 cores, 4 effective, 10 s. */
+static void test_idle_cores(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 20000, item_kb: 100}\n"
+                       "server: {cpus: 32, gpus: 1, cache_gb: 10, storage: {read_mb_s: 50000}}\n"
+                       "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0, augment_ms: 2,\n"
+                       "       scaling: \"1:1, 4:4, 8:6, 16:7, 32:8\"}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 4, prefetch_batches: 2,\n"
+                       "        gpu_items_per_s: 1000000}]\n";
+    const char *cores[] = {"4", "8", "16", "32"};
+    const double want[] = {10, 20.0 / 3, 20.0 / 3, 20.0 / 3};
+    for (int i = 0; i < 4; i++) {
+        char set[32];
+        snprintf(set, sizeof set, "server.cpus=%s", cores[i]);
+        const char *sets[] = {set, NULL};
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets, &S, &T, &m, &s), 0);
+        const epoch_metrics_t *em = metrics_at(&m, 0, 1), *es = metrics_at(&s, 0, 1);
+        if (fabs(es->epoch_s - want[i]) > 0.02 * want[i] ||
+            fabs(em->epoch_s - want[i]) > 0.02 * want[i])
+            fail_msg("%s cores: sim %.3f s, model %.3f s, want %.3f s", cores[i], es->epoch_s,
+                     em->epoch_s, want[i]);
+        if (fabs(es->cpu_util - em->cpu_util) > 0.02)
+            fail_msg("%s cores: CPU busy %.3f (sim), %.3f (model)", cores[i], es->cpu_util,
+                     em->cpu_util);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 /* Per-job pipelines (jobs.N.prep.pipeline): two jobs on one dataset, each
  * on 4 cores, prep-bound at items x its own pipeline's cost / 4 in the
  * simulator and the model; each stages batches of its own prep.out_kb. */
@@ -716,6 +750,7 @@ int main(void) {
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_iops_cap),
         cmocka_unit_test(test_scaling_curve),
+        cmocka_unit_test(test_idle_cores),
         cmocka_unit_test(test_train_cpu),
         cmocka_unit_test(test_handoff),
         cmocka_unit_test(test_drop_last_reads),

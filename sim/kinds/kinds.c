@@ -88,6 +88,17 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j) {
     return l->staged_batches ? l->staged_batches(s, j) : scenario_staged_batches(s, j);
 }
 
+double loader_cores_in_use(const scenario_t *s, double cores, double busy) {
+    return scenario_prep_cores_shaped(s) && busy > 0 && busy < cores ? busy : cores;
+}
+
+double loader_busy_max(const scenario_t *s, double ahead, double per_server) {
+    int train = s->loader.prep == PREP_COORDINATED;
+    for (int i = 0; i < s->njobs; i++)
+        train |= s->jobs[i].train_cpu_ms > 0;
+    return ahead * per_server + (train ? (double)loader_ranks_a_server(s) : 0);
+}
+
 int64_t loader_ranks_a_server(const scenario_t *s) {
     int64_t ranks = 0;
     for (int i = 0; i < s->njobs; i++)

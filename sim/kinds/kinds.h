@@ -56,6 +56,17 @@ int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int
  * on one read (loader_ops_t.sync_reads); 0 for a loader that issues a
  * batch's reads at once. */
 int64_t loader_sync_readers(const scenario_t *s);
+/* Of a server's `cores`, those that prepare when at most `busy` items and
+ * processes run there at once (0: no bound): prep.scaling's curve and the
+ * memory-bandwidth bound slow the cores in use, not the idle ones, so
+ * cores past what the loader's window can fill neither add nor cost.
+ * `cores` itself where the scenario shapes no curve. */
+double loader_cores_in_use(const scenario_t *s, double cores, double busy);
+/* The most of a server's cores a stream keeps busy at once: its window's
+ * items there (`ahead` batches of `per_server` items) and, where they take
+ * the loader's cores (jobs.N.train_cpu_ms, coordinated prep's hand-off),
+ * the server's training processes. */
+double loader_busy_max(const scenario_t *s, double ahead, double per_server);
 /* Training processes (ranks) one server holds: every job's, at most its GPUs. */
 int64_t loader_ranks_a_server(const scenario_t *s);
 /* A measured oversubscription curve, "PER_CORE:EFFICIENCY, ..." (pytorch's

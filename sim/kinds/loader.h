@@ -47,6 +47,10 @@ typedef struct {
     double iter_cpu_s;
     /* Set by the engine: the kind's train_share of the stream's cores. */
     double train_share;
+    /* Set by the engine: the most of a server's cores the stream can keep
+     * busy at once (its window's items there and the server's training
+     * processes): loader_cores_in_use's bound. */
+    double busy_max;
     void *state;
 } prep_t;
 

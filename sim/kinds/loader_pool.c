@@ -22,6 +22,7 @@
 #endif
 
 #include "diag.h"
+#include "kinds.h"
 #include "loader.h"
 
 /* The pool kind's own options (its rows store into them: KIND_FIELD). */
@@ -135,8 +136,10 @@ static int pool_init(prep_t *p) {
     pool_t *pools = calloc((size_t)total, sizeof *pools);
     p->state = pools;
     /* The cores prepare as the effective cores of the measured curve
-     * (prep.scaling) and the memory-bandwidth bound. */
-    p->slowdown = n / scenario_prep_cores(p->s, p->cores, NULL);
+     * (prep.scaling) and the memory-bandwidth bound, of those the window
+     * can keep busy: past them, idle cores slow no item. */
+    const double use = loader_cores_in_use(p->s, p->cores, p->busy_max);
+    p->slowdown = pool_cores(use) / scenario_prep_cores(p->s, use, NULL);
     p->cpu_slots = n;
     if (!pools) return -1;
     for (int k = 0; k < total; k++) {

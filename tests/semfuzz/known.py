@@ -15,31 +15,6 @@ def _t(scen, k, d=None):
 
 
 KNOWN = {
-    "uniform-core-slowdown": {
-        "invariants": ["mono:cores"],
-        "invariant": "mono:cores",
-        "why": "with prep.scaling or the memory-bandwidth bound (server.mem_gbps, "
-               "prep.mem_mb_per_item), the pool's c cores all run at effective(c) / c of a "
-               "core, whether or not they are busy: when the prefetch window holds fewer "
-               "items than cores, more cores only slow the busy ones (16 -> 32 cores: each "
-               "at 19.5/32 of a core, 12 of them busy). The slowdown should follow the cores "
-               "in use.",
-        "files": "sim/engine/sim.c (prep pool), model/model.c (prep rate)",
-        "case": """\
-dataset.items: 137
-dataset.item_kb: 5.49
-server.cpus: 16
-server.mem_gbps: 152.0
-prep.mem_mb_per_item: 7.89
-server.storage.kind: object
-epochs: 1
-jobs:
-- {gpus: 2, batch_per_gpu: 3, gpu_items_per_s: 1350.0}
-""",
-        "knob": "cores",
-        "figures": "sim epoch 0.1952 s at 16 cores, 0.2030 s at 32 (+4.0%), prep-bound",
-        "match": lambda s, f: bool(_t(s, "prep.scaling") or _t(s, "server.mem_gbps")),
-    },
     "makespan-shared-device": {
         "invariants": ["mono:gpu", "mono:cache", "mono:tier-cache", "mono:storage-bw",
                        "mono:cores", "mono:nic", "mono:tier-bw"],
