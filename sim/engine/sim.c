@@ -272,7 +272,19 @@ static void shuffle_workers(world_t *w, stream_t *st, uint32_t B) {
     (void)w;
 }
 
+/* The devices stream st reads: no read of its epoch comes before the
+ * epoch's start (storage_ops_t.epoch_begin). */
+static void storage_epoch_begin(world_t *w, const stream_t *st) {
+    const int shared = w->s->server.storage.shared;
+    const int lo = shared ? 0 : st->first_server, hi = shared ? 1 : st->first_server + st->ns;
+    for (int k = lo; k < hi; k++) {
+        storage_t *d = &w->storage[k];
+        if (d->ops && d->state && d->ops->epoch_begin) d->ops->epoch_begin(d, st->ep_start);
+    }
+}
+
 static void start_epoch(world_t *w, stream_t *st) {
+    if (st->epoch > 0) storage_epoch_begin(w, st);
     if (w->clairvoyant) {
         /* Belady needs the next epoch's order: generate one ahead. */
         if (st->epoch == 0) perm_generate(&w->pg, st->rng, st->perm_next);

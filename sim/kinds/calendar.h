@@ -158,6 +158,18 @@ static inline double calendar_take(calendar_t *c, double t, double need, double 
     *end = stop > least ? stop : least;
     return start;
 }
+/* The bucket holding `at` keeps only its capacity after `at`: what begins
+ * at `at` (an epoch's first reads or items) may not take the time before
+ * it, which the fluid would otherwise serve as more than the resource has
+ * in the span. A calendar never set up (no buckets) is left alone. */
+static inline void calendar_cap_before(calendar_t *c, double at) {
+    if (!c->b) return;
+    const double q = at / c->dt;
+    const int64_t i = q > 0 ? (int64_t)q : 0;
+    if (i < c->top - (int64_t)c->mask) return;
+    double *left = calendar_left(c, i), room = ((double)(i + 1) * c->dt - at) * c->rate;
+    if (*left > room) *left = room;
+}
 void calendar_destroy(calendar_t *c);
 /* Bytes of a calendar of 2^log2_buckets buckets. */
 double calendar_bytes(int log2_buckets);

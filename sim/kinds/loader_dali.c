@@ -160,15 +160,6 @@ static double hold(calendar_t *c, double at, double dur) {
     return fluid > end ? fluid : end;
 }
 
-/* The bucket holding `at` keeps only its capacity after `at`. */
-static void cap_bucket(calendar_t *c, double at) {
-    const double q = at / c->dt;
-    const int64_t i = q > 0 ? (int64_t)q : 0;
-    if (i < c->top - (int64_t)c->mask) return;
-    double *left = calendar_left(c, i), room = ((double)(i + 1) * c->dt - at) * c->rate;
-    if (*left > room) *left = room;
-}
-
 static int dali_alloc(dali_t *d, int ns) {
     size_t G = (size_t)d->G;
     d->rfree = calloc(2 * G * (size_t)d->R, sizeof *d->rfree);
@@ -233,7 +224,7 @@ static void dali_begin_batch(prep_t *p, int epoch, int64_t batch, const double i
     for (int tl = 0; tl < 2; tl++) {
         d->issue[tl] = issue[tl];
         for (int i = 0; batch == 0 && i < d->ns; i++)
-            cap_bucket(&d->cpu[tl * d->ns + i], issue[tl]);
+            calendar_cap_before(&d->cpu[tl * d->ns + i], issue[tl]);
         for (int r = 0; r < G; r++) {
             /* The Loader reads batch k once the CPU stage has taken batch
              * k - Q (its prefetch queue), and no earlier than the window

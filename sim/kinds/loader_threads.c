@@ -265,17 +265,6 @@ static void thr_earliest(thr_t *t, int tl, int r) {
     t->clk[tl * t->G + r] = f[k];
 }
 
-/* The calendar's bucket holding `at` keeps only the capacity after it: an
- * epoch's first items may not take the time before the epoch began (the
- * fluid would otherwise serve more CPU than the cores have in the epoch). */
-static void cap_bucket(calendar_t *c, double at) {
-    const double q = at / c->dt;
-    const int64_t i = q > 0 ? (int64_t)q : 0;
-    if (i < c->top - (int64_t)c->mask) return;
-    double *left = calendar_left(c, i), room = ((double)(i + 1) * c->dt - at) * c->rate;
-    if (*left > room) *left = room;
-}
-
 /* A batch's items may start once its buffer is free (issue). */
 static void thr_begin_batch(prep_t *p, int epoch, int64_t batch, const double issue[2],
                             const double idle[2]) {
@@ -283,9 +272,9 @@ static void thr_begin_batch(prep_t *p, int epoch, int64_t batch, const double is
     thr_t *t = p->state;
     for (int tl = 0; batch == 0 && tl < 2; tl++) {
         for (int i = 0; i < t->ns; i++)
-            cap_bucket(&t->cpu[tl * t->ns + i], issue[tl]);
+            calendar_cap_before(&t->cpu[tl * t->ns + i], issue[tl]);
         for (int r = 0; t->gil && r < t->G; r++)
-            cap_bucket(&t->gil[tl * t->G + r], issue[tl]);
+            calendar_cap_before(&t->gil[tl * t->G + r], issue[tl]);
     }
     if (epoch == 0 && batch == 0) t->warm_due[0] = t->warm_due[1] = t->warm_s > 0;
     for (int tl = 0; tl < 2; tl++)

@@ -37,6 +37,10 @@ static double fixed_read(storage_t *d, double issue, double bytes, double offset
     return end;
 }
 
+static void fixed_begin(storage_t *d, double at) {
+    storage_queue_begin(&((fixed_t *)d->state)->q, at);
+}
+
 static void fixed_destroy(storage_t *d) {
     fixed_t *f = d->state;
     if (f) storage_queue_destroy(&f->q);
@@ -74,6 +78,7 @@ const storage_ops_t storage_fixed = {
     .init = fixed_init,
     .read = fixed_read,
     .destroy = fixed_destroy,
+    .epoch_begin = fixed_begin,
     .items_s = fixed_items_s,
     .xfer_s = fixed_xfer_s,
     .service_s = fixed_service_s,

@@ -379,6 +379,11 @@ static double hdd_read(storage_t *d, double issue, double bytes, double offset, 
     return end;
 }
 
+static void hdd_begin(storage_t *d, double at) {
+    hdd_t *h = d->state;
+    if (h->unordered) calendar_cap_before(&h->cal, at);
+}
+
 static void hdd_destroy(storage_t *d) {
     hdd_t *h = d->state;
     if (h) calendar_destroy(&h->cal); /* never set up: zero, a no-op */
@@ -467,6 +472,7 @@ const storage_ops_t storage_hdd = {
     .init = hdd_init,
     .read = hdd_read,
     .destroy = hdd_destroy,
+    .epoch_begin = hdd_begin,
     .items_s = hdd_items_s,
     .xfer_s = hdd_xfer_s,
     .service_s = hdd_service_s,

@@ -355,6 +355,15 @@ static double object_read(storage_t *d, double issue, double bytes, double offse
     return end;
 }
 
+/* The aggregate channel, the connections and the GET/s gate from `at` on;
+ * a prefix's windows count whole requests and are left as they are. */
+static void object_begin(storage_t *d, double at) {
+    object_t *o = d->state;
+    calendar_cap_before(&o->cal_chan, at);
+    if (!o->unordered) return;
+    calendar_cap_before(&o->cal_slots, at), calendar_cap_before(&o->cal_get, at);
+}
+
 static void object_destroy(storage_t *d) {
     object_t *o = d->state;
     if (o) /* calendars never set up are zero: freeing them is a no-op */
@@ -548,6 +557,7 @@ const storage_ops_t storage_object = {
     .init = object_init,
     .read = object_read,
     .destroy = object_destroy,
+    .epoch_begin = object_begin,
     .items_s = object_items_s,
     .xfer_s = object_xfer_s,
     .service_s = object_service_s,

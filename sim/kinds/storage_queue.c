@@ -45,6 +45,12 @@ int storage_queue_init(storage_queue_t *q, const storage_t *d, const scenario_t 
     return 0;
 }
 
+void storage_queue_begin(storage_queue_t *q, double at) {
+    if (!q->unordered) return;
+    calendar_cap_before(&q->slots, at), calendar_cap_before(&q->chan, at);
+    calendar_cap_before(&q->iops, at);
+}
+
 void storage_queue_destroy(storage_queue_t *q) {
     /* calendars never set up are zero: freeing them is a no-op */
     calendar_destroy(&q->slots), calendar_destroy(&q->chan), calendar_destroy(&q->iops);

@@ -35,6 +35,8 @@ typedef struct {
 int storage_queue_init(storage_queue_t *q, const storage_t *d, const scenario_t *s, double bw,
                        double lat_s);
 void storage_queue_destroy(storage_queue_t *q);
+/* storage_ops_t.epoch_begin for a queue: its calendars from `at` on. */
+void storage_queue_begin(storage_queue_t *q, double at);
 
 static inline double storage_queue_admit(storage_queue_t *q, double issue, double *start) {
     double slot = q->ring[q->head];

@@ -153,6 +153,10 @@ static double ssd_read(storage_t *d, double issue, double bytes, double offset, 
     return end;
 }
 
+static void ssd_begin(storage_t *d, double at) {
+    storage_queue_begin(&((ssd_t *)d->state)->q, at);
+}
+
 static void ssd_destroy(storage_t *d) {
     ssd_t *f = d->state;
     if (f) storage_queue_destroy(&f->q);
@@ -226,6 +230,7 @@ const storage_ops_t storage_ssd = {
     .init = ssd_init,
     .read = ssd_read,
     .destroy = ssd_destroy,
+    .epoch_begin = ssd_begin,
     .items_s = ssd_items_s,
     .xfer_s = ssd_xfer_s,
     .service_s = ssd_service_s,
