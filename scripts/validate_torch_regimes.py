@@ -27,7 +27,8 @@ real DataLoader in a fresh process, 2 epochs; the prediction is `stallsim
 run` (simulator) with --set for what the row changes.
 Targets (printed, exit 1 when missed): median |error| <= 10 % in epoch
 time, <= 5 pp in stall, every row within 25 %, the predicted best
-num_workers within one step of the measured best in each series. --quick:
+num_workers within one step of the measured best in each series, and
+ImageFolder's 0-4 worker rows at a median within 5 %. --quick:
 the image series alone at 0, 2, 8 and 32 workers, the oversubscription
 curve from one run a point, held to 20 % median, 10 pp, 50 % a row and the
 best within one step, in a few minutes. Not in ctest until the targets are
@@ -208,7 +209,7 @@ def best_steps(table):
     return out
 
 
-def report(table, loads, lim=(0.10, 5, 0.25)):
+def report(table, loads, lim=(0.10, 5, 0.25, 0.05)):
     lines = ["| Dataset | workers | batch | GPU ms/batch | measured s/epoch | predicted | error | "
              "measured stall | predicted stall |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in table:
@@ -225,6 +226,11 @@ def report(table, loads, lim=(0.10, 5, 0.25)):
               + f". Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end "
               f"(2 cores)."]
     ok = med <= lim[0] and med_pp <= lim[1] and worst <= lim[2] and all(d <= 1 for *_, d in best)
+    # The issue keeps ImageFolder at 0-4 workers where validate_torch.py has it.
+    low = [abs(r["err"]) for r in table if r["kind"] == "image" and r["series"] and r["workers"] <= 4]
+    if low and lim[3] is not None:
+        lines[-1] += f" ImageFolder at 0-4 workers: median |error| {statistics.median(low):.1%}."
+        ok = ok and statistics.median(low) <= lim[3]
     return "\n".join(lines) + "\n", ok
 
 
@@ -268,7 +274,7 @@ def main():
         harness.skip("validate_torch_regimes", "no series could run here")
     # --quick holds a few rows on a shared machine to a looser bar (as
     # validate_torch.py --quick does) that still fails on a broken mechanism.
-    lim = (0.20, 10, 0.50) if a.quick else (0.10, 5, 0.25)
+    lim = (0.20, 10, 0.50, None) if a.quick else (0.10, 5, 0.25, 0.05)
     text, ok = report(table, (load0, os.getloadavg()[0]), lim)
     print(text)
     if a.out:
