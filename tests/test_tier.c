@@ -72,17 +72,46 @@ static void test_half_tier(void **state) {
     double sim = metrics_at(&s, 0, 1)->tier_hit_rate, model = metrics_at(&m, 0, 1)->tier_hit_rate;
     if (!(model > 0.1 && model < 0.2 && fabs(sim - model) < 0.02))
         fail_msg("half tier: sim %.4f, model %.4f", sim, model);
-    /* A DRAM cache in front takes its hits first; the tier the rest. */
+    /* A DRAM cache in front takes its hits first; the tier the rest (the
+     * model's tier share is the mean over the epoch's positions: within
+     * the midpoint rule's error of the tier alone). */
     const char *dram[] = {"dataset.items=20000", "server.tier.cache_gb=1", "server.cache_gb=0.4",
                           "server.storage.reader_threads=256", NULL};
     run_metrics_t m2, s2;
     run(base, dram, &m2, &s2);
     const epoch_metrics_t *a = metrics_at(&s2, 0, 1), *b = metrics_at(&m2, 0, 1);
     if (!(a->hit_rate > 0.01 && fabs(a->hit_rate + a->tier_hit_rate - sim) < 0.03 &&
-          fabs(b->hit_rate + b->tier_hit_rate - model) < 1e-9))
+          fabs(b->hit_rate + b->tier_hit_rate - model) < 2e-3))
         fail_msg("DRAM then tier: sim %.4f + %.4f, model %.4f + %.4f", a->hit_rate,
                  a->tier_hit_rate, b->hit_rate, b->tier_hit_rate);
     metrics_free(&m), metrics_free(&s), metrics_free(&m2), metrics_free(&s2);
+}
+
+/* A FIFO tier under the page cache (0.475 and 0.38 GB of 0.95 GB): the two
+ * levels hit different parts of an epoch's order, so the tier serves more
+ * than the difference of their epochs' hit rates. The model took that
+ * difference (0.053, the simulator 0.094-0.105): it read fewer bytes from
+ * storage than it then reported, which came out more than 100 % busy.
+ * Now the model's tier share is within 15 % of the simulator's in the
+ * steady epochs, and storage stays at most fully busy. */
+static void test_tier_apart_from_dram(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 3\ndataset: {items: 1785, item_kb: 532}\n"
+        "server: {cache_gb: 0.38, network: {gbit_s: 40}, cache_cpu_us_per_mb: 32.3,\n"
+        "         tier: {cache_gb: 0.475, cache: fifo, queue_depth: 4}}\n"
+        "jobs: [{gpus: 1, batch_per_gpu: 8, gpu_items_per_s: 1520}]\n";
+    const char *none[] = {NULL};
+    run_metrics_t m, s;
+    assert_int_equal(tu_run(yaml, none, &S, &T, &m, &s), 0);
+    for (int e = 1; e < 3; e++) {
+        const epoch_metrics_t *em = metrics_at(&m, 0, e), *es = metrics_at(&s, 0, e);
+        if (fabs(em->tier_hit_rate - es->tier_hit_rate) > 0.15 * es->tier_hit_rate ||
+            em->storage_util > 1)
+            fail_msg("epoch %d: tier hits %.4f (model), %.4f (sim); storage %.4f busy (model)",
+                     e + 1, em->tier_hit_rate, es->tier_hit_rate, em->storage_util);
+    }
+    metrics_free(&m), metrics_free(&s);
 }
 
 /* Record shards are read from the tier whole, as from storage. */
@@ -116,9 +145,8 @@ static void test_rules(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_whole_tier),
-        cmocka_unit_test(test_half_tier),
-        cmocka_unit_test(test_shards),
+        cmocka_unit_test(test_whole_tier), cmocka_unit_test(test_half_tier),
+        cmocka_unit_test(test_shards),     cmocka_unit_test(test_tier_apart_from_dram),
         cmocka_unit_test(test_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

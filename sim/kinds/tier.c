@@ -184,10 +184,6 @@ double tier_model_at(const tier_model_t *m, double f, double h, double p, int k,
     return h2 > h ? h2 - h : 0;
 }
 
-double tier_model_epoch(const tier_model_t *m, double f, double h, double p, int k, int e) {
-    return tier_model_at(m, f, h, p, k, e, -1);
-}
-
 double tier_service_s(const tier_model_t *m, double bytes) {
     return m->dev->service_s(&m->s, bytes);
 }

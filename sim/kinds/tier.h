@@ -116,7 +116,8 @@ typedef struct {
 
 void tier_model_open(tier_model_t *m, const scenario_t *s);
 /* The share of reads the tier serves at position u in [0, 1) of epoch e
- * (tier_model_at), or over the epoch (tier_model_epoch, or u < 0), given the DRAM
+ * (or over the epoch, u < 0: the model takes the mean of its positions,
+ * model.c says why), given the DRAM
  * cache's fraction f of the data and its hit h there: the two levels' hit
  * as one cache of the tier's size less h (the tier sees only the misses,
  * so its recency differs: the model marks a run with a tier approximate).
@@ -124,7 +125,6 @@ void tier_model_open(tier_model_t *m, const scenario_t *s);
  * (model.h: model_hit_epoch). 0 without a tier or one no larger than the
  * DRAM cache. */
 double tier_model_at(const tier_model_t *m, double f, double h, double p, int k, int e, double u);
-double tier_model_epoch(const tier_model_t *m, double f, double h, double p, int k, int e);
 /* Its device (when on): the uncontended service time of a read of
  * `bytes`, the reads of `bytes` a second one device serves at most, and a
  * read's CPU seconds to its reader. */
