@@ -286,6 +286,32 @@ static void test_prefix_shared(void **state) {
     tu_expect_epoch("a store each", run(yaml, own), 16, 0.01, BN_STORAGE_LATENCY);
 }
 
+/* Two DALI jobs on one prefix at 1 GET/s (semfuzz seed 5): each job's
+ * 1204 GETs take at least 1203 s, both together at least 2407 s. A job's
+ * requests out of time order by more than the prefix's windows reach (the
+ * other job had filled them 1000 s ahead) were admitted free: 88 s. */
+static void test_prefix_two_jobs(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 1\nseed: 654\ndataset: {items: 1204, item_kb: 47.7}\n"
+        "server: {storage: {kind: object, prefix_get_s: 1}}\n"
+        "prep: {decode_ms_per_item: 0.619}\n"
+        "loader: {kind: dali, cache: none, num_threads: 2, prefetch_queue_depth: 8}\n"
+        "jobs: [{gpus: 2, batch_per_gpu: 4, gpu_items_per_s: 90.6},\n"
+        "       {gpus: 4, batch_per_gpu: 8, gpu_items_per_s: 46.7}]\n";
+    const char *none[] = {NULL};
+    run_metrics_t m, s;
+    assert_int_equal(tu_run(yaml, none, &S, &T, &m, &s), 0);
+    double last = 0;
+    for (int j = 0; j < 2; j++) {
+        const double e = metrics_at(&s, j, 0)->epoch_s;
+        if (e < 1203) fail_msg("job %d: %.1f s for 1204 GETs at 1 GET/s", j, e);
+        last = fmax(last, e);
+    }
+    if (last < 2407) fail_msg("both jobs: the last ends at %.1f s for 2408 GETs at 1 GET/s", last);
+    metrics_free(&m), metrics_free(&s);
+}
+
 /* LISTs: pages of 1000 keys (shards, where sharded), at the first epoch, or
  * every epoch. */
 static void test_lists(void **state) {
@@ -324,6 +350,7 @@ int main(void) {
         cmocka_unit_test(test_prefix_closed_form),
         cmocka_unit_test(test_prefix_pytorch),
         cmocka_unit_test(test_prefix_shared),
+        cmocka_unit_test(test_prefix_two_jobs),
         cmocka_unit_test(test_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
