@@ -314,7 +314,9 @@ static void test_sync_reads_and_start(void **state) {
  * cores: 0.4 s of forks, 50 ms of warm-up, 25 batches of 64 ms: 2.05 s.
  * 16 workers on 2 cores, CPU-bound: the cores do 3200 x 2 ms of items and
  * 16 x 100 ms of warm-up, (6.4 + 1.6) / 2 = 4 s, where 16 workers cost no
- * more than 2 without it (3.2 s); persistent workers pay it in epoch 1 only. */
+ * more than 2 without it (3.2 s); persistent workers pay it in epoch 1 only.
+ * Over 256 items (8 batches) only the 8 workers given a batch warm up:
+ * (256 x 2 ms + 8 x 100 ms) / 2 = 0.656 s (all 16 charged: 1.056 s). */
 static void test_worker_warmup(void **state) {
     (void)state;
     const char *sets[] = {"loader.num_workers=4", "loader.worker_start_ms=100",
@@ -329,6 +331,12 @@ static void test_worker_warmup(void **state) {
     run(crowd, &m, &s);
     near("16 warm-ups on 2 cores, sim", metrics_at(&s, 0, 1)->epoch_s, 4.0, 1e-2);
     near("16 warm-ups on 2 cores, model", metrics_at(&m, 0, 1)->epoch_s, 4.0, 1e-2);
+    metrics_free(&m), metrics_free(&s);
+    const char *few[] = {"loader.num_workers=16", "server.cpus=2", "loader.worker_warmup_ms=100",
+                         "dataset.items=256", NULL};
+    run(few, &m, &s);
+    near("8 batches for 16 workers, sim", metrics_at(&s, 0, 1)->epoch_s, 0.656, 1e-2);
+    near("8 batches for 16 workers, model", metrics_at(&m, 0, 1)->epoch_s, 0.656, 1e-2);
     metrics_free(&m), metrics_free(&s);
     const char *keep[] = {"loader.num_workers=16", "server.cpus=2", "loader.worker_warmup_ms=100",
                           "loader.persistent_workers=true", NULL};

@@ -445,6 +445,7 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
     st->prep.ranks_per_server = st->gps;
     st->prep.train_share = w->loader->train_share ? w->loader->train_share(st->prep.cores) : 1;
     st->prep.busy_max = loader_busy_max(s, (double)st->ahead, (double)st->M / st->ns);
+    st->prep.batches = st->nbatches;
     if (w->loader->init(&st->prep)) return -1;
     st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
     st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);

@@ -51,6 +51,8 @@ typedef struct {
      * busy at once (its window's items there and the server's training
      * processes): loader_cores_in_use's bound. */
     double busy_max;
+    /* Set by the engine: the batches of one of the stream's epochs. */
+    int64_t batches;
     void *state;
 } prep_t;
 

@@ -25,7 +25,8 @@
  *   and the loop takes its first batch, once the last is forked; each
  *   worker then runs its own start on a core (loader.worker_init_ms)
  *   before its first item, and its first items cost more CPU than they do
- *   once it is warm (loader.worker_warmup_ms, charged with the start);
+ *   once it is warm (loader.worker_warmup_ms, charged with the start
+ *   of each worker the epoch gives a batch);
  * - the epoch's last next() shuts the workers down, unless
  *   persistent_workers keeps them, and joins them before it raises
  *   StopIteration: every worker exits at once, each with its exit's CPU on
@@ -90,6 +91,7 @@ static const torch_opts_t *torch_opts(const scenario_t *s) {
 
 typedef struct {
     int W, G, ns, persistent;
+    int warmed;              /* workers that warm up: those the epoch gives a batch */
     double start_s, init_s;  /* a worker's fork (the iterator's), its own start */
     double warm_s;           /* a fresh worker's warm-up, before its first item */
     double exit_s;           /* a worker's exit at the epoch's end (0: none) */
@@ -238,6 +240,9 @@ static int torch_init(prep_t *p) {
     t->start_s = ms(torch_opts(s)->worker_start_ms);
     t->init_s = ms(torch_opts(s)->worker_init_ms);
     t->warm_s = worker_warm_cpu(s);
+    /* Record shards read per worker hand batches out by the shards' turns
+     * (p->batch_worker): every worker is taken to have one. */
+    t->warmed = p->batch_worker || p->batches <= 0 || p->batches >= t->W ? t->W : (int)p->batches;
     t->exit_s = t->W > 0 && !t->persistent ? ms(torch_opts(s)->worker_exit_ms) : 0;
     t->collate_s = collate_item(s);
     t->pin_s = pin_item(s);
@@ -275,7 +280,10 @@ static inline double on_core(torch_t *t, int tl, int sv, double at, double dur) 
  * first indices in the workers' queues only once the last is forked
  * (_MultiProcessingDataLoaderIter.__init__ calls _reset after the forks),
  * so no item starts before. Its warm-up then comes before its first item.
- * Every worker starts, whether the epoch has a batch for it or not. */
+ * Every worker starts, whether the epoch has a batch for it or not; only
+ * those it has one for warm up (workers take batches in turn: 32 workers
+ * over 19 batches, 13 had paid about 40 ms of CPU each for nothing, twice
+ * an epoch on 2 cores). */
 static void torch_spawn(torch_t *t, const double issue[2]) {
     const int G = t->G, W = t->W;
     for (int tl = 0; tl < 2; tl++) {
@@ -286,7 +294,8 @@ static void torch_spawn(torch_t *t, const double issue[2]) {
                 *wf = issue[tl] + t->start_s * (double)(k + 1);
                 if (t->init_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->init_s);
                 if (*wf < t->open[tl]) *wf = t->open[tl];
-                if (t->warm_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->warm_s);
+                if (t->warm_s > 0 && k < t->warmed)
+                    *wf = on_core(t, tl, t->rank_sv[r], *wf, t->warm_s);
             }
     }
 }
@@ -532,11 +541,13 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     for (int tl = 0; tl < 2; tl++) {
         double end = 0, pin_free = 0, io_free = 0;
         /* The iterator forks every worker, and only then hands out
-         * indices; each worker's own start and warm-up take the first
-         * slice's share of a core. */
+         * indices; each worker's own start takes the first slice's share
+         * of a core, and its warm-up too where the epoch gives it a batch
+         * (nb < W: only nb workers warm up, sharing the cores as nb). */
         const double open = spawn ? start * W : 0, sg0 = sg ? sg[tl * m->steps] : 1;
+        const double sgw = sg && nb < W ? share_at(m, tl, 0, (double)nb) : sg0;
         for (int w = 0; wfree && sg && w < W; w++)
-            wfree[w] = spawn ? fmax(start * (w + 1) + init * sg0, open) + warm * sg0 : 0;
+            wfree[w] = spawn ? fmax(start * (w + 1) + init * sg0, open) + warm * sgw : 0;
         for (int64_t k = 0; wfree && started && sg && k < nb; k++) {
             int last = k == nb - 1;
             double items = last && !drop ? (m->items - (double)k * M) : M;
@@ -716,7 +727,7 @@ static const key_def_t keys[] = {
     {"loader.oversub", KT_STRING, "", "", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, oversub), "pytorch: the cost of more worker processes than cores as PER_CORE:EFFICIENCY points from 1:1 (e.g. \"1:1, 2:0.97, 4:0.93, 8:0.85, 16:0.7\"; the probe measures it with the user's Dataset): the cores give that fraction of their CPU at the workers per core of the run (all ranks' on a server), linear between points, the last point past it (\"\" = none)"},
     {"loader.worker_start_ms", KT_REAL, "ms", "10", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_start_ms), "pytorch: forking one worker when an epoch's iterator is made (the iterator forks every worker, one after another, before the loop takes a batch)"},
     {"loader.worker_init_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_init_ms), "pytorch: a forked worker's own CPU before its first item (imports, seeding, the Dataset's pages touched), on one of the cores (the probe measures it)"},
-    {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
+    {"loader.worker_warmup_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_warmup_ms), "pytorch: a freshly forked worker's CPU over its first items beyond their steady cost (pages copied on write, cold caches and TLBs), once per worker start that gets a batch (every epoch unless persistent_workers), on one of the cores (the probe measures it: a worker's first epoch against its second)"},
     {"loader.worker_exit_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_exit_ms), "pytorch: a worker's CPU to exit when an epoch's iterator shuts its workers down at the epoch's end (every epoch unless persistent_workers: its finalizers, the kernel freeing its pages), on one of the cores, every worker at once; the loop goes on to the next epoch once the last has exited (the probe measures it: the workers' CPU from the shutdown to their reaping)"},
     {"loader.worker_mem_mb", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_mem_mb), "pytorch: a worker process's private memory (what a memory cgroup charges it: the pages of the training process it has copied, the Python objects' reference counts touched over the Dataset's sample list, its decode and transform buffers; the probe measures it from /proc/PID/smaps_rollup): its fixed part, or the whole at its peak without worker_mem_mb_per_kitem; counted against server.mem_gb"},
     {"loader.worker_mem_mb_per_kitem", KT_REAL, "MiB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, worker_mem_mb_per_kitem), "pytorch: a worker's private memory grows by this for each 1000 items it reads (its share of the epoch: items / gpus / num_workers, or the distinct items a persistent worker reads over the epochs); the probe fits it with worker_mem_mb over workers reading 1/8 to all of the Dataset"},
