@@ -316,7 +316,11 @@ static void test_sync_reads_and_start(void **state) {
  * 16 x 100 ms of warm-up, (6.4 + 1.6) / 2 = 4 s, where 16 workers cost no
  * more than 2 without it (3.2 s); persistent workers pay it in epoch 1 only.
  * Over 256 items (8 batches) only the 8 workers given a batch warm up:
- * (256 x 2 ms + 8 x 100 ms) / 2 = 0.656 s (all 16 charged: 1.056 s). */
+ * (256 x 2 ms + 8 x 100 ms) / 2 = 0.656 s (all 16 charged: 1.056 s).
+ * 4 GPUs' 8 workers each on 2 cores, GPU-bound at 0.5 s a batch: the 32
+ * warm-ups take 3.2 s of CPU on 2 cores (1.6 s), the first batch's items
+ * 64 ms, then 25 steps: 14.164 s (the model had 12.66: each worker's
+ * warm-up at the items' share of the cores, which the GPU keeps light). */
 static void test_worker_warmup(void **state) {
     (void)state;
     const char *sets[] = {"loader.num_workers=4", "loader.worker_start_ms=100",
@@ -337,6 +341,17 @@ static void test_worker_warmup(void **state) {
     run(few, &m, &s);
     near("8 batches for 16 workers, sim", metrics_at(&s, 0, 1)->epoch_s, 0.656, 1e-2);
     near("8 batches for 16 workers, model", metrics_at(&m, 0, 1)->epoch_s, 0.656, 1e-2);
+    metrics_free(&m), metrics_free(&s);
+    const char *ranks[] = {"loader.num_workers=8",
+                           "server.cpus=2",
+                           "loader.worker_warmup_ms=100",
+                           "server.gpus=4",
+                           "jobs.0.gpus=4",
+                           "jobs.0.compute_s_per_batch=0.5",
+                           NULL};
+    run(ranks, &m, &s);
+    near("4 ranks' warm-ups, GPU-bound, sim", metrics_at(&s, 0, 1)->epoch_s, 14.164, 1e-2);
+    near("4 ranks' warm-ups, GPU-bound, model", metrics_at(&m, 0, 1)->epoch_s, 14.164, 1e-3);
     metrics_free(&m), metrics_free(&s);
     const char *keep[] = {"loader.num_workers=16", "server.cpus=2", "loader.worker_warmup_ms=100",
                           "loader.persistent_workers=true", NULL};

@@ -529,6 +529,9 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const int drop = torch_opts(s)->drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
     const int spawn = W > 0 && (m->epoch == 0 || !torch_opts(s)->persistent_workers);
+    const int gps = j->gpus / m->ns > 0 ? (int)(j->gpus / m->ns) : 1;
+    /* a worker's warm-up CPU over the cores, for each of a server's ranks */
+    const double warm_all = gps * warm / cpu_capacity(s, m->cores, gps);
     double *wfree = calloc((size_t)(W > 0 ? W : 1), sizeof *wfree);
     double *started = calloc((size_t)P, sizeof *started);
     /* Each slice's share of the cores on each timeline (sg[tl * steps + at]);
@@ -543,11 +546,16 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
         /* The iterator forks every worker, and only then hands out
          * indices; each worker's own start takes the first slice's share
          * of a core, and its warm-up too where the epoch gives it a batch
-         * (nb < W: only nb workers warm up, sharing the cores as nb). */
+         * (nb < W: only nb workers warm up, sharing the cores as nb); the
+         * warm-ups of all the server's ranks at once take at least their
+         * CPU over the cores (as torch_spawn's calendar: 8 ranks of 8
+         * workers at 87 ms on half a core had come out 3x too fast). */
         const double open = spawn ? start * W : 0, sg0 = sg ? sg[tl * m->steps] : 1;
-        const double sgw = sg && nb < W ? share_at(m, tl, 0, (double)nb) : sg0;
+        const double Ww = nb < W ? (double)nb : W;
+        const double sgw = sg && nb < W ? share_at(m, tl, 0, Ww) : sg0;
+        const double warm_s = fmax(warm * sgw, warm_all * Ww);
         for (int w = 0; wfree && sg && w < W; w++)
-            wfree[w] = spawn ? fmax(start * (w + 1) + init * sg0, open) + warm * sgw : 0;
+            wfree[w] = spawn ? fmax(start * (w + 1) + init * sg0, open) + warm_s : 0;
         for (int64_t k = 0; wfree && started && sg && k < nb; k++) {
             int last = k == nb - 1;
             double items = last && !drop ? (m->items - (double)k * M) : M;
