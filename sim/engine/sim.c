@@ -272,15 +272,21 @@ static void shuffle_workers(world_t *w, stream_t *st, uint32_t B) {
     (void)w;
 }
 
-/* The devices stream st reads: no read of its epoch comes before the
- * epoch's start (storage_ops_t.epoch_begin). */
+static void device_begin(storage_t *d, double at) {
+    if (d->ops && d->state && d->ops->epoch_begin) d->ops->epoch_begin(d, at);
+}
+
+/* The devices stream st reads, storage and its servers' tiers: no read of
+ * its epoch comes before the epoch's start (storage_ops_t.epoch_begin).
+ * Another stream on a shared device loses the capacity before it too: at
+ * most one bucket's. */
 static void storage_epoch_begin(world_t *w, const stream_t *st) {
     const int shared = w->s->server.storage.shared;
     const int lo = shared ? 0 : st->first_server, hi = shared ? 1 : st->first_server + st->ns;
-    for (int k = lo; k < hi; k++) {
-        storage_t *d = &w->storage[k];
-        if (d->ops && d->state && d->ops->epoch_begin) d->ops->epoch_begin(d, st->ep_start);
-    }
+    for (int k = lo; k < hi; k++)
+        device_begin(&w->storage[k], st->ep_start);
+    for (int k = st->first_server; w->tier.sv && k < st->first_server + st->ns; k++)
+        device_begin(&tier_server(&w->tier, k)->dev, st->ep_start);
 }
 
 static void start_epoch(world_t *w, stream_t *st) {

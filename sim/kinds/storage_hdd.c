@@ -379,9 +379,9 @@ static double hdd_read(storage_t *d, double issue, double bytes, double offset, 
     return end;
 }
 
+/* (an ordered disk's calendar is never set up: left alone) */
 static void hdd_begin(storage_t *d, double at) {
-    hdd_t *h = d->state;
-    if (h->unordered) calendar_cap_before(&h->cal, at);
+    calendar_cap_before(&((hdd_t *)d->state)->cal, at);
 }
 
 static void hdd_destroy(storage_t *d) {

@@ -362,13 +362,13 @@ static double object_read(storage_t *d, double issue, double bytes, double offse
     return end;
 }
 
-/* The aggregate channel, the connections and the GET/s gate from `at` on;
- * a prefix's windows count whole requests and are left as they are. */
+/* The aggregate channel, the connections and the GET/s gate from `at` on
+ * (those never set up are left alone); a prefix's windows count whole
+ * requests and are left as they are. */
 static void object_begin(storage_t *d, double at) {
     object_t *o = d->state;
-    calendar_cap_before(&o->cal_chan, at);
-    if (!o->unordered) return;
-    calendar_cap_before(&o->cal_slots, at), calendar_cap_before(&o->cal_get, at);
+    calendar_cap_before(&o->cal_chan, at), calendar_cap_before(&o->cal_slots, at);
+    calendar_cap_before(&o->cal_get, at);
 }
 
 static void object_destroy(storage_t *d) {

@@ -46,7 +46,7 @@ int storage_queue_init(storage_queue_t *q, const storage_t *d, const scenario_t 
 }
 
 void storage_queue_begin(storage_queue_t *q, double at) {
-    if (!q->unordered) return;
+    /* an ordered queue's calendars are never set up: left alone */
     calendar_cap_before(&q->slots, at), calendar_cap_before(&q->chan, at);
     calendar_cap_before(&q->iops, at);
 }
