@@ -481,12 +481,17 @@ static double torch_items_s(double cores, double item_s) {
     return item_s > 0 ? cores / item_s : INFINITY;
 }
 
+/* The model's ranks on a server (at least one). */
+static int model_gps(const loader_model_t *m) {
+    const int gps = (int)(m->job->gpus / m->ns);
+    return gps > 0 ? gps : 1;
+}
+
 /* The slowdown in slice `at` of the epoch on timeline tl with W workers a
  * rank busy: the sharing of the server's cores at that slice's waits. */
 static double share_at(const loader_model_t *m, int tl, int at, double W) {
     const scenario_t *s = m->s;
     const job_t *j = m->job;
-    const int gps = (int)(j->gpus / m->ns);
     demand_t d = {
         .c = m->prep_s + collate_item(s),
         .w = tl == 0 ? m->wait_s[at] : 0,
@@ -495,7 +500,7 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
         .gpu = m->t_batch + receive_wait(s), /* the loop's time off the cores */
         .b = (double)j->batch_per_gpu,
         .W = W,
-        .gps = gps > 0 ? gps : 1,
+        .gps = model_gps(m),
         .G = (double)j->gpus,
         .floor = tl == 0 ? m->floor_s[at] : 0,
     };
@@ -509,9 +514,8 @@ static double exit_wall(const loader_model_t *m) {
     const scenario_t *s = m->s;
     const double W = (double)torch_opts(s)->num_workers, x = ms(torch_opts(s)->worker_exit_ms);
     if (W <= 0 || torch_opts(s)->persistent_workers || x <= 0) return 0;
-    const int gps = (int)(m->job->gpus / m->ns);
-    const double cap = cpu_capacity(s, m->cores, gps > 0 ? gps : 1);
-    const double all = (gps > 0 ? gps : 1) * W * x / cap;
+    const int gps = model_gps(m);
+    const double all = gps * W * x / cpu_capacity(s, m->cores, gps);
     return all > x ? all : x;
 }
 
@@ -529,7 +533,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const int drop = torch_opts(s)->drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
     const int spawn = W > 0 && (m->epoch == 0 || !torch_opts(s)->persistent_workers);
-    const int gps = j->gpus / m->ns > 0 ? (int)(j->gpus / m->ns) : 1;
+    const int gps = model_gps(m);
     /* a worker's warm-up CPU over the cores, for each of a server's ranks */
     const double warm_all = gps * warm / cpu_capacity(s, m->cores, gps);
     double *wfree = calloc((size_t)(W > 0 ? W : 1), sizeof *wfree);
