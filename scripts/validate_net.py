@@ -11,7 +11,11 @@ What it builds (and removes, even on failure or a signal): one network
 namespace per "server" and one holding a Linux bridge; each server joins the
 bridge by a veth pair. A server's NIC is two tbf qdiscs of --rate-mbit: on its
 own veth end (its out-link) and on the bridge's end (its in-link, the
-bridge's egress toward it). Each server runs nginx on 10.77.0.<i+1>:8080
+bridge's egress toward it), each with a queue that holds what a batch has in
+flight toward it, so that no packet is dropped, and a top band (pfifo_fast
+under the tbf) for the loaders' requests and ACKs (IP_TOS low delay), so that
+a GET does not wait behind other servers' data (the drops and TCP timeouts of
+the timed epochs are reported). Each server runs nginx on 10.77.0.<i+1>:8080
 serving the generated data set (--items files of --item-kb kB, each read once
 before timing, so all are in the page cache: the servers' DRAM caches).
 
@@ -53,6 +57,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -85,8 +90,9 @@ class Cluster:
     removes all of them (deleting a namespace deletes its veth ends and their
     qdiscs)."""
 
-    def __init__(self, n, rate_mbit, data, tmp):
+    def __init__(self, n, rate_mbit, data, tmp, queue_bytes):
         self.n, self.rate, self.data, self.tmp = n, rate_mbit, data, tmp
+        self.queue = queue_bytes
         tag = f"snet{os.getpid()}"
         self.br = f"{tag}-br"
         self.srv = [f"{tag}-s{i}" for i in range(n)]
@@ -104,11 +110,22 @@ class Cluster:
         run(["ip", "-n", name, "link", "set", "lo", "up"])
 
     def tbf(self, ns, dev):
-        # burst: a 64 kB GSO segment passes whole; latency bounds the queue.
-        p = run(["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "tbf", "rate",
-                 f"{self.rate}mbit", "burst", "65536", "latency", "100ms"], check=False)
+        """The link: tbf at the NIC's rate over pfifo_fast, whose top band
+        carries the loaders' requests and ACKs (IP_TOS low delay) ahead of
+        the queued responses, as a NIC's separate queues would; without it
+        a GET waited behind up to a queue of other servers' data, adding
+        3-9 % to a batch. The queue (txqueuelen packets of >= 1000 B) holds
+        queue_bytes."""
+        run(["ip", "-n", ns, "link", "set", dev, "txqueuelen", str(self.queue // 1000)])
+        # burst: a 64 kB GSO segment passes whole.
+        p = run(["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate",
+                 f"{self.rate}mbit", "burst", "65536", "limit", str(self.queue)], check=False)
         if p.returncode != 0:
             raise Cannot(f"tc tbf refused: {p.stderr.strip()}")
+        p = run(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "parent", "1:1", "handle", "10:",
+                 "pfifo_fast"], check=False)
+        if p.returncode != 0:
+            raise Cannot(f"tc pfifo_fast refused: {p.stderr.strip()}")
 
     def start(self):
         self.netns(self.br)
@@ -171,6 +188,22 @@ http {{
                 break
             time.sleep(0.1)
         raise RuntimeError(f"nginx on server {i} did not start")
+
+    def losses(self):
+        """Packets the shaped links dropped (every tbf's drop count) and the
+        servers' TCP retransmission timeouts: what TCP's loss recovery added
+        to a run, which stallsim's fluid links do not have."""
+        drops = 0
+        for ns in [self.br] + self.srv:
+            p = run(["tc", "-s", "-n", ns, "qdisc", "show"], check=False)
+            drops += sum(int(d) for d in re.findall(r"dropped (\d+)", p.stdout))
+        rto = 0
+        for ns in self.srv:
+            p = run(["ip", "netns", "exec", ns, "cat", "/proc/net/netstat"], check=False)
+            lines = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("TcpExt:")]
+            if len(lines) == 2 and "TCPTimeouts" in lines[0]:
+                rto += int(lines[1][lines[0].index("TCPTimeouts")])
+        return drops, rto
 
     def close(self):
         for p in self.nginx:
@@ -259,6 +292,8 @@ def loader(i, cl_addrs, ns, epochs, size, conns, barrier, out):
         c = getattr(local, "c", None)
         if c is None:
             c = local.c = http.client.HTTPConnection(cl_addrs[peer], PORT, timeout=60)
+            c.connect()
+            c.sock.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 0x10)
         c.request("GET", f"/{x}")
         r = c.getresponse()
         body = r.read()
@@ -351,11 +386,22 @@ jobs: [{{gpus: {n}, batch_per_gpu: {args.batch}, gpu_items_per_s: 1e9, prefetch_
     return res, y
 
 
+def queue_bytes(args, n):
+    """A link's queue: every response a batch can have in flight toward one
+    server's in-link (its peers' connections, an item each), a quarter more
+    for headers, plus tbf's burst. A shorter queue (the 100 ms it had) drops
+    packets when a batch's flows all start at once (incast), and TCP's loss
+    recovery (timeouts of 0.2-4 s, backing off) stretched a few batches by
+    1-4 s: loss that stallsim's fluid links do not have and do not claim to."""
+    return int(max(n - 1, 1) * args.conns * args.item_kb * 1e3 * 1.25) + 65536
+
+
 def one(args, n, data, tmp):
-    cl = Cluster(n, args.rate_mbit, data, tmp)
+    cl = Cluster(n, args.rate_mbit, data, tmp, queue_bytes(args, n))
     try:
         cl.start()
         rate, lat = measure_net(cl)
+        drops0, rto0 = cl.losses()
         owner, epochs = plan(args, n)
         ctx = mp.get_context("fork")
         barrier, out = ctx.Barrier(n), ctx.Queue()
@@ -389,6 +435,7 @@ def one(args, n, data, tmp):
         fullest = [[max(max(sum(len(share[i][j]) for j in range(n) if j != i),
                             sum(len(share[r][i]) for r in range(n) if r != i))
                         for i in range(n)) for share in batches] for batches in epochs]
+        drops, rto = (a - b for a, b in zip(cl.losses(), (drops0, rto0)))
     finally:
         cl.close()
     pred, yaml = predict(args, n, rate, lat, tmp)
@@ -405,6 +452,7 @@ def one(args, n, data, tmp):
             "batch_s": per_batch, "fullest_items": fullest,
             "batch_excess_median": statistics.median(ratio),
             "batch_within_3pct": sum(abs(x) <= 0.03 for x in ratio) / len(ratio),
+            "drops": drops, "rto": rto,
             "real_s": real, "real_mean_s": statistics.mean(per_epoch[1:]), "sim_s": pred["sim"], "model_s": pred["model"],
             "sim_err": pred["sim"] / real - 1, "model_err": pred["model"] / real - 1,
             "yaml": yaml}
@@ -476,7 +524,8 @@ def main():
                   f" sim {r['sim_s']:.2f} s ({r['sim_err']:+.1%}),"
                   f" model {r['model_s']:.2f} s ({r['model_err']:+.1%}); a batch over its fullest"
                   f" link's bytes / rate: median {r['batch_excess_median']:+.1%},"
-                  f" {r['batch_within_3pct']:.0%} of batches within 3 %", flush=True)
+                  f" {r['batch_within_3pct']:.0%} of batches within 3 %;"
+                  f" {r['drops']} packets dropped, {r['rto']} TCP timeouts", flush=True)
     except Cannot as e:
         print(f"{TOOL}: skipped: {e}")
         return 77
