@@ -128,6 +128,20 @@ int loader_curve_parse(const char *str, double *k, double *e, int *bad) {
     return n == 1 ? (*bad = 1, -1) : n;
 }
 
+double loader_model_span(const loader_model_t *m, const double *v, double i0, double i1) {
+    const double a = i0 / m->items * m->steps, b = i1 / m->items * m->steps;
+    if (!(b > a)) {
+        int j = (int)a;
+        return v[j < m->steps ? (j > 0 ? j : 0) : m->steps - 1];
+    }
+    double sum = 0;
+    for (int j = a > 0 ? (int)a : 0; j < m->steps && j < b; j++) {
+        double lo = a > j ? a : j, hi = b < j + 1 ? b : j + 1;
+        sum += (hi - lo) * v[j];
+    }
+    return sum / (b - a);
+}
+
 double loader_curve_at(const char *str, double x) {
     double k[LOADER_CURVE_MAX], e[LOADER_CURVE_MAX];
     int bad, n = loader_curve_parse(str, k, e, &bad);

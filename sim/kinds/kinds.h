@@ -76,6 +76,13 @@ int64_t loader_ranks_a_server(const scenario_t *s);
  * loader_curve_at the efficiency at x per core: 1 up to 1 x, linear between
  * points, the last point past it (never extrapolated down). */
 enum { LOADER_CURVE_MAX = 16 };
+/* The mean of v, one of m's [steps] profiles (wait_s, floor_s), over the
+ * epoch's items [i0, i1): each slice weighed by how much of it the span
+ * covers, so a batch's waits and floors add up to the profile's however
+ * the batches fall on the slices (the slice at a batch's middle alone
+ * over- or under-counts a jagged profile, a sampled replay's: semfuzz, an
+ * epoch 1.2 % under its store's GET/s cap). */
+double loader_model_span(const loader_model_t *m, const double *v, double i0, double i1);
 int loader_curve_parse(const char *str, double *k, double *e, int *bad);
 double loader_curve_at(const char *str, double x);
 /* The curve of scenario key `key` checked: 0, or 1 after an error naming

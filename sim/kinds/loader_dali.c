@@ -423,8 +423,9 @@ static void dali_model_epoch(const loader_model_t *m, double *epoch_s, double *t
             const double n = ceil(items / G);
             int at = (int)(((double)k * M + items / 2) / m->items * m->steps);
             if (at >= m->steps) at = m->steps - 1;
-            const double wait = tl == 0 ? m->wait_s[at] : 0;
-            const double floor_s = tl == 0 ? m->floor_s[at] : 0;
+            const double i0 = (double)k * M, i1 = i0 + items;
+            const double wait = tl == 0 ? loader_model_span(m, m->wait_s, i0, i1) : 0;
+            const double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;
             const double issue = k < A ? 0 : c.started[k % A];
             /* The Loader: batch k once the CPU stage took batch k - Q. */
             const double gate = k < Q ? issue : c.cstart[k % Q];

@@ -566,7 +566,9 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             double per_rank = ceil(items / (double)j->gpus);
             int at = (int)(((double)k * M + items / 2) / m->items * m->steps);
             if (at >= m->steps) at = m->steps - 1;
-            double wait = tl == 0 ? m->wait_s[at] : 0, floor_s = tl == 0 ? m->floor_s[at] : 0;
+            const double i0 = (double)k * M, i1 = i0 + items;
+            double wait = tl == 0 ? loader_model_span(m, m->wait_s, i0, i1) : 0;
+            double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;
             double slow = k >= last_round && tail_workers < W ? share_at(m, tl, at, tail_workers)
                                                               : sg[tl * m->steps + at];
             double issue = k < P ? 0 : started[k % P];
