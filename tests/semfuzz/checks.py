@@ -156,6 +156,29 @@ class View:
                 return self["server.storage.first_byte_ms"] / 1e3, conns
         return None
 
+    def prefix_window_requests(self):
+        """Requests one window of a prefix admits (storage_object.c's
+        prefix_window_s, mirrored; the synchronous loaders' reach taken at
+        its largest), or 0 where no prefix cap is set. A window admits its
+        count at any moment of it, so over T seconds a prefix admits up to
+        rate x T + 2 windows: an epoch of a few windows' requests can run
+        faster than the mean rate (the documented windows of whole
+        requests), which a gate's bound does not allow."""
+        rate = self.get("server.storage.prefix_get_s")
+        if not rate or rate <= 0:
+            return 0
+        med = self.get("server.storage.first_byte_ms", 15)
+        p99 = self.get("server.storage.first_byte_p99_ms")
+        xfer = self.item_b * (self.shards or 1) / (
+            self.get("server.storage.conn_mb_s", 80) * 1e6)
+        reach = 2 * ((med + max(p99, med) + self.get("server.storage.retry_cap_ms", 20000)) / 1e3
+                     + xfer)
+        if self.get("loader.kind") in ("pytorch", "threads"):
+            batch = max(j["batch_per_gpu"] for j in self.jobs)
+            slots = (self.object_conns() or 1) * max(1, self.get("server.count", 1))
+            reach = max(reach, 20.0, 2 * slots * batch / rate)
+        return max(math.ceil(reach / 256 * rate), math.ceil(0.1 * rate))
+
     def iops_cap(self):
         k = self["server.storage.kind"]
         if k in ("fixed", "ssd") and self.get("server.storage.read_iops") > 0:
@@ -281,7 +304,11 @@ def _lower_row(v, sj, nserv, m, where):
         # a HEAD is a request against the store's rate like a GET; a gate
         # admits one a 1 / cap, so a device's k requests span k - 1 gaps (its
         # first goes at the epoch's start when the gate is free then)
-        bounds["storage-iops"] = max(0.0, req + m.get("storage_heads", 0) - sdev) / (cap * sdev)
+        slack = sdev
+        pre = v.get("server.storage.prefixes", 1) * v.get("server.storage.prefix_get_s")
+        if pre > 0 and pre <= cap:  # the prefixes' windows bind, not a gate
+            slack = 2 * v.prefix_window_requests() * v.get("server.storage.prefixes", 1) * sdev
+        bounds["storage-iops"] = max(0.0, req + m.get("storage_heads", 0) - slack) / (cap * sdev)
     lat = v.min_latency_s()
     if lat:
         slots = lat[1] * (sreaders if v["server.storage.kind"] == "object" else sdev)
