@@ -356,6 +356,14 @@ static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
     c->cap = cap;
     c->cap_inst = s->server.storage.shared ? cap * c->ns / r->units
                                            : cap * c->ns / r->per_server[c->in->first_server];
+    /* A shared store's connections are each server's own (client_items_s):
+     * a stream takes at most its servers' connections' rate, with the
+     * streams on its server. */
+    if (s->server.storage.shared && storage->client_items_s && !c->loader->sync_reads) {
+        double own =
+            storage->client_items_s(s, req) * S * c->ns / r->per_server[c->in->first_server];
+        if (own < c->cap_inst) c->cap_inst = own, c->latency_bound = 1;
+    }
     c->nic = s->server.network.gbit_s * 1e9 / 8;
 }
 
@@ -550,8 +558,9 @@ static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t 
      * or the one device every server shares. */
     double devices = s->server.storage.shared ? 1 : c->ns;
     m->storage_util = storage->xfer_s(s, miss * Du) / devices / m->epoch_s;
-    m->slot_util = miss * n_used / S * parts * storage->service_s(s, c->req) /
-                   (storage->slots(s) * devices * m->epoch_s);
+    m->slot_util =
+        miss * n_used / S * parts * storage->service_s(s, c->req) /
+        (storage_slots_of(s, storage, c->ns, devices, c->loader->sync_reads) * m->epoch_s);
     /* A request-rate cap binds before the slots do: its share of the
      * requests the device admits. */
     double admitted = miss * n_used / (c->cap_inst * m->epoch_s);

@@ -70,7 +70,7 @@ static double random_reads(storage_t *d, int n, double bytes, int at_once) {
     io_acct_t acct = {0};
     double span = 2e9 - bytes, end = 0;
     for (int i = 0; i < n; i++)
-        end = d->ops->read(d, at_once ? 0 : end, bytes, floor(uniform() * span), &acct);
+        end = d->ops->read(d, at_once ? 0 : end, bytes, floor(uniform() * span), 0, &acct);
     assert_true(acct.reads == n);
     return end / n;
 }
@@ -85,14 +85,14 @@ static void test_sequential(void **state) {
     io_acct_t acct = {0};
     double end = 0;
     for (int i = 0; i < 1000; i++)
-        end = d.ops->read(&d, 0, 1e6, i * 1e6, &acct);
+        end = d.ops->read(&d, 0, 1e6, i * 1e6, 0, &acct);
     if (fabs(end - 1000 * 1e6 / RATE) > 1e-9) fail_msg("sequential: %.9f s, want 5 s", end);
     d.ops->destroy(&d);
 
     d = open_disk((const char *[]){NULL}, 0);
     end = 0;
     for (int i = 0; i < 1000; i++) /* 50 KB and 150 KB in turn, 100 KB apart */
-        end = d.ops->read(&d, 0, i % 2 ? 150e3 : 50e3, i * 100e3, &acct);
+        end = d.ops->read(&d, 0, i % 2 ? 150e3 : 50e3, i * 100e3, 0, &acct);
     /* 100 MB of items and the 500 gaps of 50 KB after the small ones. */
     if (fabs(end - 125e6 / RATE) > 1e-9) fail_msg("spread sizes: %.9f s, want 0.625 s", end);
     d.ops->destroy(&d);

@@ -128,7 +128,10 @@ static void test_pytorch_workers(void **state) {
 }
 
 /* One store shared by 2 servers serves both servers' readers: 2 x 4
- * connections, for one job on both servers' GPUs. */
+ * connections, for one job on both servers' GPUs. A job on one server has
+ * its own server's 4 only: the other's reader threads hold theirs (pooled,
+ * it had taken all 8, and a lone job on another server waited behind the
+ * GETs of jobs elsewhere). */
 static void test_shared_store(void **state) {
     (void)state;
     const char *yaml =
@@ -140,6 +143,9 @@ static void test_shared_store(void **state) {
         "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.001}]\n";
     double want = 3200 * (0.010 + 0.1 / 80) / 8 + 0.001;
     tu_expect_epoch("shared", run(yaml, (const char *[]){NULL}), want, 0.01, BN_STORAGE_LATENCY);
+    const char *one[] = {"jobs.0.gpus=1", "jobs.0.batch_per_gpu=32", NULL};
+    tu_expect_epoch("shared, one server's job", run(yaml, one), 2 * want - 0.001, 0.01,
+                    BN_STORAGE_LATENCY);
 }
 
 /* A tail: p99 = 5 x the median is sigma = ln 5 / 2.326, a mean first byte

@@ -208,7 +208,7 @@ static void test_in_flight_by_hand(void **state) {
     const double issue[] = {0, 0.5, 3, 3, 3, 3, 3};
     const double want[] = {1, 2.5, 4, 5, 6, 7, 8};
     for (int i = 0; i < 7; i++) {
-        double end = d.ops->read(&d, issue[i] / 1e3, 1e5, 0, &acct) * 1e3;
+        double end = d.ops->read(&d, issue[i] / 1e3, 1e5, 0, 0, &acct) * 1e3;
         if (fabs(end - want[i]) > 1e-6)
             fail_msg("read %d: ends at %.6f ms, want %g", i, end, want[i]);
     }
@@ -230,7 +230,7 @@ static void test_in_flight_by_hand(void **state) {
     assert_int_equal(u.ops->init(&u, &S), 0);
     const double when[] = {10, 0, 5};
     for (int i = 0; i < 3; i++) {
-        double end = u.ops->read(&u, when[i] / 1e3, 1e5, 0, &acct) * 1e3;
+        double end = u.ops->read(&u, when[i] / 1e3, 1e5, 0, 0, &acct) * 1e3;
         if (fabs(end - (when[i] + 2)) > 1e-6)
             fail_msg("unordered read at %g ms ends at %.6f ms, want %g", when[i], end, when[i] + 2);
     }

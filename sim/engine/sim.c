@@ -598,7 +598,7 @@ static inline double fetch_partitioned(world_t *w, stream_t *st, int sv, uint32_
     here->storage_reads++;
     here->storage_read_bytes += bytes;
     *src = SIM_FROM_STORAGE;
-    return d->ops->read(d, issue, bytes, item_offset(w, x), &st->io);
+    return d->ops->read(d, issue, bytes, item_offset(w, x), sv, &st->io);
 }
 
 /* A sampled batch is ready when the last of K servers is, the full run's
@@ -639,9 +639,9 @@ typedef struct {
     tier_server_t *tier;
     int (*access)(cache_t *, uint32_t, uint64_t);
     storage_t *storage;
-    double (*read)(storage_t *, double, double, double, io_acct_t *);
-    int shared;
-    double mean_bytes; /* item_offset's */
+    double (*read)(storage_t *, double, double, double, int, io_acct_t *);
+    int shared, client; /* the shared device's client: the server */
+    double mean_bytes;  /* item_offset's */
 } local_t;
 
 /* Server `server`'s local_t (a simulated one). */
@@ -655,6 +655,7 @@ static inline local_t local_of(world_t *w, int server) {
         .storage = d,
         .read = d->ops->read,
         .shared = shared,
+        .client = server,
         .mean_bytes = w->mean_bytes,
     };
 }
@@ -680,9 +681,11 @@ static inline double fetch_local(const local_t *l, stream_t *st, uint32_t x, uin
     *src = SIM_FROM_STORAGE;
     storage_t *d = l->storage;
     if (!l->shared && wt != 1) return storage_read_wt(d, at, bytes, off, &st->io, wt);
-    end = l->read(d, at, bytes, off, &st->io);
-    for (double g = 1; l->shared && g < wt; g++)
-        l->read(d, at, bytes, off, &st->io);
+    end = l->read(d, at, bytes, off, l->client, &st->io);
+    /* (a sampled server stands for the servers after it up to the next
+     * sampled one: server_sample_init's groups, each its own client) */
+    for (int g = 1; l->shared && g < wt; g++)
+        l->read(d, at, bytes, off, l->client + g, &st->io);
     return end;
 }
 
@@ -760,7 +763,9 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         /* The devices this stream reads: its servers' own, or the one they share. */
         double devices = s->server.storage.shared ? 1 : st->ns;
         m->storage_util = st->io.xfer_busy / (devices * m->epoch_s);
-        m->slot_util = st->io.slot_busy / (w->storage->ops->slots(s) * devices * m->epoch_s);
+        m->slot_util = st->io.slot_busy / (storage_slots_of(s, w->storage->ops, st->ns, devices,
+                                                            w->loader->sync_reads) *
+                                           m->epoch_s);
         m->network_util = st->net_busy / (st->ns * m->epoch_s);
         metrics_derive(m, n);
         if (st->end[c] > next) next = st->end[c];
@@ -931,7 +936,8 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
              * parts in parallel): the shard's bytes arrive over it. */
             double sb = w->shard_size[h];
             sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
-            sh->first[h] = d->ops->read(d, at, sb, item_offset(w, x), &st->io) - sh->span[h];
+            sh->first[h] =
+                d->ops->read(d, at, sb, item_offset(w, x), server, &st->io) - sh->span[h];
             *read_bytes += sb;
             *src = SIM_FROM_STORAGE;
             (*reqs)++;

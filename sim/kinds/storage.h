@@ -37,9 +37,13 @@ typedef struct {
      * memory); read serves `bytes` at byte `offset` of the device (the
      * engine's layout: item x at x times the mean item size) issued at
      * `issue` and returns when the last byte arrives. Reads come in
-     * non-decreasing issue order unless `unordered` is set. */
+     * non-decreasing issue order unless `unordered` is set. `client` is the
+     * reading server (0 on a server's own device): a shared device's kind
+     * may keep what belongs to each client apart (an object store's
+     * connections are the servers' own, not the store's). */
     int (*init)(storage_t *d, const scenario_t *s);
-    double (*read)(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct);
+    double (*read)(storage_t *d, double issue, double bytes, double offset, int client,
+                   io_acct_t *acct);
     void (*destroy)(storage_t *d);
     /* Optional: a stream reading the device begins an epoch at `at`, so
      * no read of it comes earlier: the calendars of an unordered device
@@ -51,6 +55,11 @@ typedef struct {
     /* Model: items/s one device serves for items of mean size `bytes`, and
      * whether request latency (not bandwidth) bounds it. */
     double (*items_s)(const scenario_t *s, double bytes, int *latency_bound);
+    /* Optional: items/s one server's own request slots serve at most on a
+     * shared device whose slots are its clients' (an object store's
+     * connections under a loader that reads ahead, not synchronously);
+     * NULL: the device's slots are one pool. */
+    double (*client_items_s)(const scenario_t *s, double bytes);
     /* Seconds the transfer channel is busy moving `bytes`, and seconds a
      * request of `bytes` holds a slot when uncontended. */
     double (*xfer_s)(const scenario_t *s, double bytes);
@@ -107,12 +116,22 @@ struct storage {
  * Inline: the simulator's hot loop calls it at every miss. */
 static inline double storage_read_wt(storage_t *d, double at, double bytes, double off,
                                      io_acct_t *acct, double wt) {
-    if (wt == 1) return d->ops->read(d, at, bytes, off, acct);
+    if (wt == 1) return d->ops->read(d, at, bytes, off, 0, acct);
     io_acct_t one = {0};
-    double end = d->ops->read(d, at, bytes, off, &one);
+    double end = d->ops->read(d, at, bytes, off, 0, &one);
     acct->reads += one.reads * wt, acct->xfer_busy += one.xfer_busy * wt;
     acct->slot_busy += one.slot_busy * wt;
     return end;
+}
+
+/* The request slots a stream on ns servers can use, over its `devices`:
+ * every slot of them, but on a shared store whose slots are its clients'
+ * (client_items_s, a loader that reads ahead) its own servers' only. */
+static inline double storage_slots_of(const scenario_t *s, const storage_ops_t *ops, int ns,
+                                      double devices, int sync_reads) {
+    if (s->server.storage.shared && ops->client_items_s && !sync_reads)
+        return ops->slots(s) * ns / (double)s->server.count;
+    return ops->slots(s) * devices;
 }
 
 #endif

@@ -23,7 +23,9 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     return storage_queue_init(&f->q, d, s, s->server.storage.read_mb_s * 1e6, f->lat_s);
 }
 
-static double fixed_read(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct) {
+static double fixed_read(storage_t *d, double issue, double bytes, double offset, int client,
+                         io_acct_t *acct) {
+    (void)client;
     (void)offset; /* its latency does not depend on where the bytes are */
     fixed_t *f = d->state;
     double xfer = bytes / f->q.bw;

@@ -349,7 +349,9 @@ static double position(hdd_t *h, double offset, double bytes, int k) {
     return best;
 }
 
-static double hdd_read(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct) {
+static double hdd_read(storage_t *d, double issue, double bytes, double offset, int client,
+                       io_acct_t *acct) {
+    (void)client;
     hdd_t *h = d->state;
     int k = h->depth;
     if (!h->unordered) {

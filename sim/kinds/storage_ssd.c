@@ -137,7 +137,9 @@ static int in_flight(const storage_queue_t *q, double t) {
     return q->qd - lo;
 }
 
-static double ssd_read(storage_t *d, double issue, double bytes, double offset, io_acct_t *acct) {
+static double ssd_read(storage_t *d, double issue, double bytes, double offset, int client,
+                       io_acct_t *acct) {
+    (void)client;
     (void)offset; /* its latency does not depend on where the bytes are */
     ssd_t *f = d->state;
     double xfer = bytes / f->q.bw;

@@ -80,39 +80,6 @@ jobs:
         "match": lambda s, f: (_t(s, "server.mem_gbps") or 0) > 0
         and (_t(s, "prep.mem_mb_per_item") or 0) > 0,
     },
-    "shared-store-pooled-connections": {
-        "invariants": ["mono:cores", "mono:gpu", "mono:storage-bw"],
-        "invariant": "mono:cores",
-        "why": "a shared object store (server.storage.shared) is one device whose slots "
-               "are every server's readers pooled: a server's jobs take GETs on other "
-               "servers' idle connections, first come first served, which no client can. "
-               "Jobs made faster (more cores) then flood the pool and the lone job on "
-               "another server waits behind them (+16.8 % on its end). With shared: false "
-               "the anomaly is gone (job 0 60.79 s at 12 and 24 cores) and the two jobs "
-               "that share server 1 take 86.9 s where the pool gave them 50.6 s: the "
-               "shared store's connections should stay per server, its caps (max_mb_s, "
-               "max_get_s, prefixes) shared. Needs the server in storage_ops_t's read",
-        "files": "sim/kinds/storage_object.c (object_slots_n, object_read), sim/kinds/storage.h",
-        "case": """\
-dataset.items: 3865
-dataset.item_kb: 1260.0
-server.count: 4
-server.gpus: 2
-server.cpus: 12
-server.storage.shared: true
-server.storage.kind: object
-server.storage.head: true
-jobs:
-- {gpus: 2, batch_per_gpu: 4, gpu_items_per_s: 405.0, train_cpu_ms: 4.04, prep.pipeline: image_train,
-  host_mem_gb: 2.2}
-- {gpus: 1, batch_per_gpu: 4, count: 3, gpu_items_per_s: 1430.0, prefetch_batches: 8, prep.pipeline: image_train}
-""",
-        "knob": "cores",
-        "figures": "cores up: the last job ends at 64.2016 s, was 54.9807 s (+16.8 %)",
-        "match": lambda s, f: f["where"].startswith("makespan")
-        and _t(s, "server.storage.kind") == "object" and bool(_t(s, "server.storage.shared"))
-        and (_t(s, "server.count") or 1) > 1,
-    },
 }
 
 
