@@ -18,7 +18,7 @@ KNOWN = {
     "makespan-shared-device": {
         "invariants": ["mono:gpu", "mono:cache", "mono:tier-cache", "mono:storage-bw",
                        "mono:cores", "mono:nic", "mono:tier-bw"],
-        "invariant": "mono:gpu",
+        "invariant": "mono:cores",
         "why": "several jobs sharing a hard disk (SPTF positioning depends on the requests "
                "queued), an object store with a first-byte tail (the draws go to GETs in "
                "their order, which the knob changes), a prefix's GET/s cap (whose window "
@@ -28,20 +28,23 @@ KNOWN = {
                "3-7 %; plausibly those mechanisms, not yet shown to be",
         "files": "sim/kinds/storage_hdd.c, storage_object.c, sim/engine/sim.c (tier)",
         "case": """\
-dataset.items: 2539
-dataset.item_kb: 11.1
-server.cpus: 64
-server.cache_gb: 0.0141
+dataset.items: 132
+dataset.item_kb: 50.9
+server.count: 4
+server.storage.shared: true
 server.storage.kind: hdd
-prep.audio_ms_per_mb: 63.7
-prep.audio_ms_per_item: 2.5
-epochs: 1
+prep.decode_ms_per_mb: 20.1
+prep.decode_ms_per_item: 2.34
+prep.augment_ms: 3.42
 jobs:
-- {gpus: 2, batch_per_gpu: 16, gpu_items_per_s: 144.0}
-- {gpus: 1, batch_per_gpu: 8, count: 2, gpu_items_per_s: 1150.0, prefetch_batches: 1, prep.pipeline: audio}
+- {gpus: 1, batch_per_gpu: 4, gpu_items_per_s: 173.0, cpus: 3}
+- {gpus: 8, batch_per_gpu: 1, count: 1, gpu_items_per_s: 469.0, prefetch_batches: 8, prep.out_kb: 685.0,
+  cpus: 3}
 """,
-        "knob": "gpu",
-        "figures": "GPUs 2x faster: the last job ends at 9.636 s, was 9.153 s (+5.3 %)",
+        "knob": "cores",
+        "figures": "cores up: the last job ends at 2.7353 s, was 2.68143 s (+2.0 %), seed 5; "
+                   "the earlier case (two jobs on a disk under a tiny cache) is now excused as "
+                   "shared-cache-timing, its last job's hits having fallen",
         "match": lambda s, f: f["where"].startswith("makespan") and (
             _t(s, "server.storage.kind") == "hdd"
             or (_t(s, "server.storage.first_byte_p99_ms") or 0) > 0
