@@ -359,7 +359,7 @@ static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
     /* A shared store's connections are each server's own (client_items_s):
      * a stream takes at most its servers' connections' rate, with the
      * streams on its server. */
-    if (s->server.storage.shared && storage->client_items_s && !c->loader->sync_reads) {
+    if (storage_clients_apart(s, storage, c->loader->sync_reads)) {
         double own =
             storage->client_items_s(s, req) * S * c->ns / r->per_server[c->in->first_server];
         if (own < c->cap_inst) c->cap_inst = own, c->latency_bound = 1;

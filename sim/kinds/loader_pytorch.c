@@ -536,8 +536,8 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const int gps = model_gps(m);
     /* a worker's own start and warm-up CPU over the cores, for each of a
      * server's ranks */
-    const double warm_all = gps * warm / cpu_capacity(s, m->cores, gps);
-    const double init_all = gps * init / cpu_capacity(s, m->cores, gps);
+    const double per_cpu = gps / cpu_capacity(s, m->cores, gps);
+    const double warm_all = warm * per_cpu, init_all = init * per_cpu;
     double *wfree = calloc((size_t)(W > 0 ? W : 1), sizeof *wfree);
     double *started = calloc((size_t)P, sizeof *started);
     /* Each slice's share of the cores on each timeline (sg[tl * steps + at]);

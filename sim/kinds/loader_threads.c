@@ -438,8 +438,6 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             int last = k == nb - 1;
             double items = last ? m->items - (double)k * M : M;
             double per_rank = ceil(items / G);
-            int at = (int)(((double)k * M + items / 2) / m->items * m->steps);
-            if (at >= m->steps) at = m->steps - 1;
             const double i0 = (double)k * M, i1 = i0 + items;
             double wait = tl == 0 ? loader_model_span(m, m->wait_s, i0, i1) : 0;
             double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;

@@ -124,12 +124,20 @@ static inline double storage_read_wt(storage_t *d, double at, double bytes, doub
     return end;
 }
 
+/* Whether a shared device keeps its slots apart by client: a kind whose
+ * slots are its clients' (client_items_s) under a loader that reads ahead
+ * (synchronous readers hold one request each, their own already). */
+static inline int storage_clients_apart(const scenario_t *s, const storage_ops_t *ops,
+                                        int sync_reads) {
+    return s->server.storage.shared && ops->client_items_s && !sync_reads;
+}
+
 /* The request slots a stream on ns servers can use, over its `devices`:
- * every slot of them, but on a shared store whose slots are its clients'
- * (client_items_s, a loader that reads ahead) its own servers' only. */
+ * every slot of them, but where the clients' are apart its own servers'
+ * only. */
 static inline double storage_slots_of(const scenario_t *s, const storage_ops_t *ops, int ns,
                                       double devices, int sync_reads) {
-    if (s->server.storage.shared && ops->client_items_s && !sync_reads)
+    if (storage_clients_apart(s, ops, sync_reads))
         return ops->slots(s) * ns / (double)s->server.count;
     return ops->slots(s) * devices;
 }
