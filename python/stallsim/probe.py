@@ -23,20 +23,23 @@ What it measures, each the way the DataLoader spends it:
   (measured.method.item_wait_ms); the steady interval between batches is
   the worker's whole cycle;
 - collate of one batch in this process: loader.collate_ms_per_item; the rest
-  of the worker's CPU per batch (worker_cpu_s of one persistent worker:
-  the batch in shared memory, the queue's pickling) beyond its items':
-  loader.share_ms_per_item;
+  of the worker's CPU per batch (worker_cpu_s of the same persistent
+  worker in the same epoch as its items, so the VM's drift between two
+  runs is not in the difference: the batch in shared memory, the queue's
+  pickling) beyond its items': loader.share_ms_per_item;
 - the workers' CPU per item with one worker per core against one worker
-  alone: loader.core_efficiency, the speed left to each when all cores
-  are busy (the capacity of sim/kinds/loader_pytorch.c's cores);
+  alone, the two run back to back and their ratio repeated:
+  loader.core_efficiency, the speed left to each when all cores are busy
+  (the capacity of sim/kinds/loader_pytorch.c's cores);
 - the training process's CPU in next() (its thread's time.thread_time) for
   a batch a worker has ready (unpickling, rebuilding the shared-memory
   tensors): transfer_ms_per_item;
 - the user's Dataset with 1, 2, 4, 8 and 16 x the cores' persistent
   workers over two epochs (one batch size for all, the median of 3 runs
-  each): the CPU the warm workers use per item in the second epoch
-  (worker_cpu_s), relative to 1 x: loader.oversub, the cost of more
-  processes than cores (switches, caches, the scheduler); and each
+  each, in rounds over every count): the CPU the warm workers use per item
+  in the second epoch (worker_cpu_s), relative to 1 x in the same round:
+  loader.oversub, the cost of more processes than cores (switches,
+  caches, the scheduler); and each
   worker's CPU from the iterator's shutdown to its reaping
   (/proc/PID/task/*/schedstat before, the reaped children's rusage after):
   loader.worker_exit_ms, paid at every epoch's end unless persistent;
@@ -92,8 +95,8 @@ the CPU) on synthetic input already on the device, --warmup steps and then
 the `--set jobs.0.gpu_items_per_s=...` to give stallsim (--out: the same
 as YAML). It is the GPU's rate for your model, where scenarios/gpus/rates.yaml
 has a published one only for some GPUs and models.
-Repeats: each timed figure (the items' CPU, collate, one worker's and a
-worker a core's CPU per item, next()) runs until (max - min) / median of its
+Repeats: each timed figure (the items' CPU, collate, one worker's CPU per
+item against a worker a core's, next()) runs until (max - min) / median of its
 3 runs that agree best is within --max-spread (0.10), or --max-repeats (10)
 or --repeat-s (300 s) are spent, then is flagged with its spread and the
 host's load; the host is judged by calibrate's rule (stallsim.stable). The
@@ -220,8 +223,9 @@ class StripCollate:
 
 def loader_bound(ds, idx, batch, workers, seed):
     """A real DataLoader over idx with no GPU work: each item's (index, CPU
-    seconds, wall seconds) in the worker, the collates, and the steady
-    interval between batches; from the workers' second epoch (persistent):
+    seconds, wall seconds) in the worker, the collates, the steady
+    interval between batches and the workers' whole CPU per item
+    (worker_cpu_s; 0 without workers); from the workers' second epoch (persistent):
     a fresh worker's first items cost more (its warm-up, which
     worker_warmup_ms charges once per start), and a figure per item taken
     from them charged it again on every item, and to 0 workers too, whose
@@ -238,17 +242,27 @@ def loader_bound(ds, idx, batch, workers, seed):
     for _ in dl:
         pass
     items, collates, stamps = [], [], []
-    for _, ii, tt, c, cc in dl:
+    it = iter(dl)  # persistent: the same workers, warm
+    pids = [w.pid for w in it._workers] if workers > 0 else []
+    base = [worker_cpu_s(p) for p in pids]
+    for _, ii, tt, c, cc in it:
         stamps.append(time.perf_counter())
         items += zip(ii, cc, tt)
         collates.append(c)
+    # The workers' whole CPU in the same epoch as the items' own: what a
+    # worker spends beyond its items (the hand-over) as a difference of two
+    # figures taken at one moment. Taken from separate runs a few minutes
+    # apart, this VM's speed drift (a fixed loop's time moves by a third)
+    # went into the difference: share_ms_per_item 1.82 ms where the same
+    # worker measured at the items' moment left about 1.1 (issue 30).
+    worker = sum(worker_cpu_s(p) - b for p, b in zip(pids, base))
     skip = 2 * workers  # the prefetch window fills at the start
     k = len(stamps) - 1 - skip
     if k < 2:
         raise SystemExit(f"probe: too few batches ({len(stamps)}) for {workers} workers: raise --items")
     # Only full batches between the stamps (the last may be partial).
     interval = (stamps[-2] - stamps[skip]) / (len(stamps) - 2 - skip)
-    return items, collates, interval
+    return items, collates, interval, worker / len(items)
 
 
 REPS = 3  # runs of the figures not repeated to a bound (oversub, worker start)
@@ -283,19 +297,23 @@ def stable_run(ds, idx, batch, workers, seed, what, keys):
         return statistics.mean(c for _, c, _ in run[0])
 
     r = stable.repeat(lambda k: loader_bound(ds, idx, batch, workers, seed + k),
-                      {"item CPU": cpu, "cycle": lambda run: run[2]}, POLICY, what,
+                      {"item CPU": cpu, "cycle": lambda run: run[2],
+                       "beyond items": lambda run: run[3] - cpu(run)}, POLICY, what,
                       judged=["item CPU"], host=HOST)
     settled(r, keys, "item CPU")
-    return r.result
+    lo, hi = r.ranges["beyond items"]
+    return r.result, hi - lo
 
 
 def item_costs(ds, idx, batch, seed, paths, what="item",
                keys=("prep.decode_ms_per_item", "prep.decode_ms_per_mb")):
     """stable_run with one worker: (a, b, mean, wait), the items' CPU
     seconds fitted as a + b x MB of their files (b = 0 without files), their
-    mean, and the mean wait (wall less CPU) beside; and the run. keys: the
+    mean, and the mean wait (wall less CPU) beside; the run's items,
+    collates and cycle; and (the worker's whole CPU per item in that run,
+    the range over the repeats kept of its CPU beyond the items'). keys: the
     profile keys the items' spread is written for."""
-    items, collates, cycle = stable_run(ds, idx, batch, 1, seed, what, keys)
+    (items, collates, cycle, worker), beyond_range = stable_run(ds, idx, batch, 1, seed, what, keys)
     cpu = [c for _, c, _ in items]
     wait = statistics.mean(max(0.0, w - c) for _, c, w in items)
     if paths:
@@ -303,7 +321,7 @@ def item_costs(ds, idx, batch, seed, paths, what="item",
                           "item CPU over file size")
     else:
         a0, b0 = statistics.mean(cpu), 0.0
-    return (a0, b0, statistics.mean(cpu), wait), items, collates, cycle
+    return (a0, b0, statistics.mean(cpu), wait), items, collates, cycle, (worker, beyond_range)
 
 
 def proc_cpu_s(pid):
@@ -389,54 +407,55 @@ def workers_cpu(ds, idx, batch, workers, seed):
     return cpu / len(idx), wall / len(idx)
 
 
-def loader_costs(ds, idx, batch, seed, cores, item, mean_item):
+def loader_costs(ds, idx, batch, seed, cores, item, mean_item, worker):
     """The loader's figures, each repeated to POLICY's bound
-    (stallsim.stable): collate in this process; one worker's CPU per item
-    (worker_cpu_s of a persistent worker: the batch in shared memory and
-    the queue's pickling beyond the items' and the collate's CPU is the
-    hand-over); next() on a ready batch and the loop; and the cores'
-    efficiency. Returns (collate, share, next, step, efficiency) in seconds
-    a batch (efficiency: a fraction)."""
+    (stallsim.stable): collate in this process; the hand-over from worker,
+    (one worker's whole CPU per item, the range of its CPU beyond the
+    items' over item_costs' repeats), measured in the same epoch as the
+    items (the batch in shared memory and the queue's pickling beyond the
+    items' and the collate's CPU); next() on a ready batch and the loop;
+    and the cores' efficiency. Returns (collate, share, next, step,
+    efficiency) in seconds a batch (efficiency: a fraction)."""
     r = stable.repeat(lambda k: main_collate(item, batch), {"collate": lambda c: c}, POLICY,
                       "collate", host=HOST)
     settled(r, ("loader.collate_ms_per_item",), "collate")
     collate = r.values["collate"]
-
-    def worker_cpu(workers, what):
-        w = stable.repeat(lambda k: workers_cpu(ds, idx, batch, workers, seed + k),
-                          {"worker CPU": lambda run: run[0]}, POLICY, what, host=HOST)
-        settled(w, (), "worker CPU")
-        return w
-
-    one = worker_cpu(1, "one worker")
-    share = max(0.0, batch * (one.values["worker CPU"] - mean_item) - collate)
-    lo, hi = one.ranges["worker CPU"]
-    if share > 0:  # a difference: its spread is the worker's range over the share
-        SPREADS["loader.share_ms_per_item"] = (batch * (hi - lo) / share, one.n)
+    per_item, beyond_range = worker
+    share = max(0.0, batch * (per_item - mean_item) - collate)
+    if share > 0:  # a difference: its spread is its range over the repeats over the share
+        SPREADS["loader.share_ms_per_item"] = (batch * beyond_range / share, POLICY.keep)
     m = stable.repeat(lambda k: main_costs(item, batch), {"next()": lambda run: run[0],
                       "loop": lambda run: run[1]}, POLICY, "the training process",
                       judged=["next()"], host=HOST)
     settled(m, ("loader.transfer_ms_per_item",), "next()")
     if m.values["loop"] > 0 and m.spreads["loop"] != float("inf"):
         SPREADS["loader.step_ms"] = (m.spreads["loop"], m.n)  # a sleep's overshoot: not judged
-    eff = 1.0
-    if cores > 1:
-        # With a worker on every core each item costs more CPU than it does
-        # alone (SMT siblings, shared caches, memory bandwidth, the kernel's
-        # work): the workers' CPU per item (worker_cpu_s), one worker
-        # against one a core. CPU, not the batches' interval: a Dataset that
-        # waits (a GET), or a store this host serves, stretches the interval
-        # without costing the cores anything, and the interval made a 20 ms
-        # GET's Dataset look like a quarter of its cores (issue 30).
-        full = worker_cpu(cores, f"{cores} workers")
-        c1, cn = one.values["worker CPU"], full.values["worker CPU"]
-        eff = min(1.0, max(0.2, c1 / cn)) if cn > 0 else 1.0
-        # A ratio: its relative spread is about the sum of its terms'.
-        SPREADS["loader.core_efficiency"] = (one.spreads["worker CPU"] +
-                                             full.spreads["worker CPU"], one.n + full.n)
-        log(f"{cores} workers: {cn * 1e3:.3f} ms of worker CPU per item (one worker: "
-            f"{c1 * 1e3:.3f}); core efficiency {eff:.3f}")
+    eff = core_efficiency(ds, idx, batch, seed, cores) if cores > 1 else 1.0
     return collate, share, m.values["next()"], m.values["loop"], eff
+
+
+def core_efficiency(ds, idx, batch, seed, cores):
+    """With a worker on every core each item costs more CPU than it does
+    alone (SMT siblings, shared caches, memory bandwidth, the kernel's
+    work): the workers' CPU per item (worker_cpu_s), one worker against one
+    a core, each pair run back to back and their ratio repeated to POLICY's
+    bound, so the VM's speed drift between two separate repeats is not in
+    the ratio. CPU, not the batches' interval: a Dataset that waits (a
+    GET), or a store this host serves, stretches the interval without
+    costing the cores anything, and the interval made a 20 ms GET's Dataset
+    look like a quarter of its cores (issue 30)."""
+    def pair(k):
+        c1 = workers_cpu(ds, idx, batch, 1, seed + k)[0]
+        return c1, workers_cpu(ds, idx, batch, cores, seed + k)[0]
+
+    w = stable.repeat(pair, {"efficiency": lambda p: p[0] / p[1] if p[1] > 0 else 1.0},
+                      POLICY, f"one worker against {cores}", host=HOST)
+    settled(w, ("loader.core_efficiency",), "efficiency")
+    c1, cn = w.result
+    eff = min(1.0, max(0.2, w.values["efficiency"]))
+    log(f"{cores} workers: {cn * 1e3:.3f} ms of worker CPU per item (one worker beside: "
+        f"{c1 * 1e3:.3f}); core efficiency {eff:.3f}")
+    return eff
 
 
 OVERSUB = (1, 2, 4, 8, 16)
@@ -501,10 +520,10 @@ def workers_two_epochs(ds, idx, batch, workers, seed):
 
 def oversubscription(ds, idx, batch, cores, seed, reps):
     """The user's Dataset with k x cores persistent workers for each k of
-    OVERSUB (the median of reps runs each, by warm CPU), two epochs a run.
-    The second epoch's workers' CPU per item against k = 1 is
-    loader.oversub: what more processes than cores cost each item once the
-    workers are warm (switches, caches and TLBs shared, the scheduler's
+    OVERSUB, reps rounds over every k, two epochs a run.
+    The second epoch's workers' CPU per item against k = 1's in the same
+    round (the median over the rounds) is loader.oversub: what more
+    processes than cores cost each item once the workers are warm (switches, caches and TLBs shared, the scheduler's
     work), which loader_pytorch.c applies to the cores' capacity. The first
     epoch's CPU beyond the second, per worker, is a fresh worker's start and
     warm-up (first_batch_extra measures it at the user's batch): a cost per
@@ -519,19 +538,24 @@ def oversubscription(ds, idx, batch, cores, seed, reps):
     process's wait per batch for its file descriptors (FdWait), seconds
     (the median run's)."""
     b = max(1, min(batch, len(idx) // (2 * OVERSUB[-1] * cores)))
-    points, seen, extra, exits, fd_waits = [], [], {}, {}, {}
-    for k in OVERSUB:
-        runs = sorted(workers_two_epochs(ds, idx, b, k * cores, seed + r) for r in range(reps))
+    # Rounds over every point, each point against its own round's 1 x: a
+    # point run minutes after 1 x carried the VM's speed drift in between
+    # (a fixed loop's time moves by a third here) into its ratio.
+    rounds = [[workers_two_epochs(ds, idx, b, k * cores, seed + r) for k in OVERSUB]
+              for r in range(reps)]
+    ratios = {k: statistics.median(rd[0][0] / rd[i][0] if rd[i][0] > 0 else 1.0 for rd in rounds)
+              for i, k in enumerate(OVERSUB)}
+    seen, extra, exits, fd_waits = [], {}, {}, {}
+    for i, k in enumerate(OVERSUB):
+        runs = sorted(rd[i] for rd in rounds)
         cpu, wall, fresh, gone, fdw = runs[len(runs) // 2]
-        points.append((k, cpu))
         extra[k], exits[k], fd_waits[k] = fresh, gone, fdw
         seen.append(f"{k}:{cpu * 1e3:.4g}:{wall * 1e3:.4g}:{fresh * 1e3:.4g}")
         log(f"{k * cores} workers ({k} x the cores, batch {b}): warm, {cpu * 1e3:.3f} ms of worker "
             f"CPU and {wall * 1e3:.3f} ms of wall per item; a fresh worker's first epoch "
             f"{fresh * 1e3:.1f} ms of CPU more; its exit {gone * 1e3:.1f} ms; the training "
             f"process waited {fdw * 1e3:.2f} ms a batch for the batch's file descriptors")
-    c1 = points[0][1]
-    curve = ", ".join(f"{k}:{min(1.0, c1 / c):.3g}" if c > 0 else f"{k}:1" for k, c in points)
+    curve = ", ".join(f"{k}:{min(1.0, ratios[k]):.3g}" for k in OVERSUB)
     return curve, b, " ".join(seen), extra, exits, fd_waits
 
 
@@ -594,11 +618,11 @@ def pipeline_costs(data, idx, batch, seed, train_mean):
     dec_ds = regular_only(pipeline.pipeline_dataset(data, "decode"), f"--data {data}")
     paths = pipeline.item_paths(dec_ds)
     log(f"--pipelines: decode only (PIL open + convert RGB), one worker, repeated to within {100 * POLICY.bound:.0f}%")
-    (da, db, dmean, _), _, _, _ = item_costs(dec_ds, idx, batch, seed, paths, "decode alone")
+    (da, db, dmean, _), *_ = item_costs(dec_ds, idx, batch, seed, paths, "decode alone")
     log(f"decode: mean {dmean * 1e3:.3f} ms = {da * 1e3:.3f} ms + {db * 1e3:.3f} ms/MB")
     log(f"--pipelines: Resize(256), CenterCrop(224), ToTensor, Normalize, one worker, repeated to within {100 * POLICY.bound:.0f}%")
     eval_ds = regular_only(pipeline.pipeline_dataset(data, "image_eval"), f"--data {data}")
-    (_, _, emean, _), _, _, _ = item_costs(eval_ds, idx, batch, seed, paths,
+    (_, _, emean, _), *_ = item_costs(eval_ds, idx, batch, seed, paths,
                                            "evaluation item", keys=())
     aug, ev = train_mean - dmean, emean - dmean
     for what, v in (("training augment", aug), ("evaluation transform", ev)):
@@ -632,7 +656,7 @@ def audio_costs(root, batch, n_items, seed):
     pipeline.warm([paths[i] for i in idx])
     log(f"--audio: torchaudio load, Resample 44.1 -> 16 kHz, MelSpectrogram, log over {len(idx)} "
         f"of {n} clips, one worker, repeated to within {100 * POLICY.bound:.0f}%")
-    (aa, ab, amean, _), items, _, _ = item_costs(
+    (aa, ab, amean, _), items, *_ = item_costs(
         ds, idx, batch, seed, paths, "audio item", keys=("prep.audio_ms_per_item", "prep.audio_ms_per_mb"))
     if ab <= 0:
         log("warning: the audio item's time did not grow with the clip's size: audio_ms_per_mb 0 "
@@ -1025,7 +1049,8 @@ def main():
         pipeline.warm([paths[i] for i in idx])
     log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), repeated to "
         f"within {100 * POLICY.bound:.0f}%")
-    (a0, b0, mean_item, mean_wait), items, collates, cycle1 = item_costs(ds, idx, a.batch, a.seed, paths)
+    (a0, b0, mean_item, mean_wait), items, collates, cycle1, worker = item_costs(
+        ds, idx, a.batch, a.seed, paths)
     mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3 if paths else None
     if a.loader == "threads":
         return threads_main(a, ds, idx, n, cores, paths, (a0, b0, mean_item, mean_wait), items)
@@ -1034,7 +1059,7 @@ def main():
     # bottleneck, so the interval is its whole cycle).
     item = ds[idx[0]]
     collate_main, share, nxt, step_s, eff = loader_costs(ds, idx, a.batch, a.seed, cores, item,
-                                                         mean_item)
+                                                         mean_item, worker)
     log(f"item: mean {mean_item * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB; "
         f"worker cycle {cycle1 * 1e3:.1f} ms per batch: collate {collate_main * 1e3:.2f} ms "
         f"(in a worker {statistics.mean(collates) * 1e3:.2f} ms), hand-over {share * 1e3:.2f} ms")
