@@ -185,14 +185,27 @@ def run_series(a, kind, work, table):
 
 
 def rows_into(s, scen, table):
+    first = None
     for w, b, c, series in rows_of(s.kind, s.a.quick):
         m = s.measure(w, b, c)
+        first = first or (w, b, c, statistics.mean(m["epochs"]))
         r = harness.compare_row(m["epochs"], m["batches"], c, s.predict(scen, w, b, c))
         table.append(dict(kind=s.kind, workers=w, batch=b, compute=c, series=series, **r))
         print(f"{s.kind} workers={w} batch={b} gpu={c * 1e3:.0f}ms: measured {r['meas_t']:.3f} s "
               f"({r['meas_stall']:.1%} stall), predicted {r['pred_t']:.3f} s "
               f"({r['pred_stall']:.1%}): {r['err']:+.1%}", file=sys.stderr, flush=True)
+    # The series' first row again at its end: how far this host's speed
+    # moved over the rows (a fixed loop's CPU time moves 0.07-0.15 s here
+    # within a minute), which no prediction from one probe can follow.
+    w, b, c, t0 = first
+    t1 = statistics.mean(s.measure(w, b, c)["epochs"])
+    DRIFT.append((s.kind, w, t0, t1))
+    print(f"{s.kind} workers={w} again: {t1:.3f} s ({t1 / t0 - 1:+.1%} over the series)",
+          file=sys.stderr, flush=True)
     return True
+
+
+DRIFT = []  # (series, workers, its first row's s/epoch at the start, at the end)
 
 
 def best_steps(table):
@@ -225,6 +238,11 @@ def report(table, loads, lim=(0.10, 5, 0.25, 0.05)):
               + "; ".join(f"{k} {m} / {p}" for k, m, p, _ in best)
               + f". Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end "
               f"(2 cores)."]
+    if DRIFT:
+        lines[-1] += (" The host's drift over each series (its first row at the start and again "
+                      "at the end): " + "; ".join(f"{k} {w} workers {t0:.3f} -> {t1:.3f} s "
+                                                  f"({t1 / t0 - 1:+.1%})" for k, w, t0, t1 in DRIFT)
+                      + ".")
     ok = med <= lim[0] and med_pp <= lim[1] and worst <= lim[2] and all(d <= 1 for *_, d in best)
     # The issue keeps ImageFolder at 0-4 workers where validate_torch.py has it.
     low = [abs(r["err"]) for r in table if r["kind"] == "image" and r["series"] and r["workers"] <= 4]
