@@ -39,6 +39,7 @@ module, ip or tc. The load average is printed at the start and the end."""
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -88,8 +89,15 @@ def run_one(a):
     if a.workers > 0:
         kw.update(prefetch_factor=2)
     dl = DataLoader(ds, **kw)
+    # The workers' CPU, every thread's, counted when each is reaped at its
+    # epoch's end (their start, warm-up and exit included): beside the
+    # probe's, it says whether a row's miss is the host's speed or the model.
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     epochs, batches = pipeline.timed_epochs(lambda e: dl, 2, a.compute)
-    print(json.dumps(dict(epochs=epochs, batches=batches)))
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
+    print(json.dumps(dict(epochs=epochs, batches=batches,
+                          worker_cpu_ms_per_item=cpu / (2 * len(ds)) * 1e3)))
     return 0
 
 
@@ -193,7 +201,9 @@ def rows_into(s, scen, table):
         table.append(dict(kind=s.kind, workers=w, batch=b, compute=c, series=series, **r))
         print(f"{s.kind} workers={w} batch={b} gpu={c * 1e3:.0f}ms: measured {r['meas_t']:.3f} s "
               f"({r['meas_stall']:.1%} stall), predicted {r['pred_t']:.3f} s "
-              f"({r['pred_stall']:.1%}): {r['err']:+.1%}", file=sys.stderr, flush=True)
+              f"({r['pred_stall']:.1%}): {r['err']:+.1%}" + (
+                  f"; the workers' CPU {m['worker_cpu_ms_per_item']:.3f} ms an item" if w else ""),
+              file=sys.stderr, flush=True)
     # The series' first row again at its end: how far this host's speed
     # moved over the rows (a fixed loop's CPU time moves 0.07-0.15 s here
     # within a minute), which no prediction from one probe can follow.
