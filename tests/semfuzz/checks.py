@@ -128,6 +128,11 @@ class View:
         None with ranged GETs (parts take connections of their own)."""
         if self.get("server.storage.range_mb") > 0:
             return None
+        return self.readers_conns()
+
+    def readers_conns(self, parts=1):
+        """object_conns' GETs in flight on one server, a synchronous
+        reader's object taking `parts` connections at once."""
         if self.get("loader.kind") == "pytorch":
             per = max(1, self.get("loader.num_workers")) * self["server.gpus"]
         elif self.get("loader.kind") == "threads":
@@ -138,7 +143,9 @@ class View:
             per = self.get("server.storage.reader_threads", 16)
             cpp = self.get("server.storage.connections_per_process")
             per = min(per, cpp) if cpp > 0 else per
+            parts = 1
         cps = self.get("server.storage.connections_per_server")
+        per *= parts
         return min(per, cps) if cps > 0 else per
 
     def min_latency_s(self):
@@ -175,7 +182,15 @@ class View:
                      + xfer)
         if self.get("loader.kind") in ("pytorch", "threads"):
             batch = max(j["batch_per_gpu"] for j in self.jobs)
-            slots = (self.object_conns() or 1) * max(1, self.get("server.count", 1))
+            # storage_object.c's object_client_slots: a synchronous reader's
+            # object is its ranged parts at once, up to connections_per_process
+            # (as many as an object four times the mean takes)
+            rng, parts = self.get("server.storage.range_mb"), 1
+            if rng > 0:
+                parts = math.ceil(4 * self.item_b * (self.shards or 1) / (rng * 1e6))
+                cpp = self.get("server.storage.connections_per_process")
+                parts = min(parts, cpp) if cpp > 0 else parts
+            slots = self.readers_conns(parts) * max(1, self.get("server.count", 1))
             reach = max(reach, 20.0, 2 * slots * batch / rate)
         return max(math.ceil(reach / 256 * rate), math.ceil(0.1 * rate))
 
