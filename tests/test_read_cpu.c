@@ -73,7 +73,8 @@ static void test_loaders(void **state) {
 }
 
 /* Per MB: 50 us + 5000 us/MB x 0.01 MB = 100 us a read. Record shards of
- * 10 items: one read of 1000 us a shard, 100 us an item. */
+ * 10 items: one read of 1000 us a shard, 100 us an item; a shard's bytes
+ * cost each item its own share. */
 static void test_size_and_shards(void **state) {
     (void)state;
     const char *mb[] = {"server.storage.cpu_us_per_read=50", "server.storage.cpu_us_per_mb=5000",
@@ -81,6 +82,11 @@ static void test_size_and_shards(void **state) {
     expect("per MB", fast, mb, 1.0, BN_PREP);
     const char *sh[] = {"server.storage.cpu_us_per_read=1000", "dataset.shard_items=10", NULL};
     expect("shards", fast, sh, 1.0, BN_PREP);
+    /* Shards of 20 MB at 10000 us/MB: 0.2 s of a core a shard, its items'
+     * bytes' share each as they arrive (on the shard's first item the
+     * simulator read the 10 shards one after another on one core: 2.02 s). */
+    const char *big[] = {"server.storage.cpu_us_per_mb=10000", "dataset.shard_items=2000", NULL};
+    expect("shards, per MB", fast, big, 1.0, BN_PREP);
 }
 
 /* Epoch 2 served by a cache of the whole data set: a page-cache hit is a
