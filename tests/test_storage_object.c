@@ -274,6 +274,33 @@ static void test_prefix_pytorch(void **state) {
     assert_true(r.reads == 64000 && r.retries > 0);
 }
 
+/* Record shards of 184 items read as 0.098 MB ranged parts (725 a shard, 3
+ * at once a worker) on one prefix at 59.4 GET/s, 1 s back-offs: the parts
+ * come far out of time order, and those older than the windows remembered
+ * must wait for the oldest, never pass free. Its 3365 GETs take at least
+ * 3365 / 59.4 = 56.6 s (a GET admitted at rounding's mercy had let 1735
+ * through in one second: 29.6 s, semfuzz seed 71). */
+static void test_prefix_shards_out_of_order(void **state) {
+    (void)state;
+    const char *yaml =
+        "epochs: 1\nseed: 20\ndataset: {items: 813, item_kb: 385, item_kb_cv: 0.78, "
+        "shard_items: 184}\n"
+        "server: {storage: {kind: object, connections_per_process: 3, range_mb: 0.098,\n"
+        "  prefix_get_s: 59.4, retry_base_ms: 34.2, retry_cap_ms: 1000}}\n"
+        "prep: {decode_ms_per_mb: 5.37}\n"
+        "loader: {kind: pytorch, cache: none}\n"
+        "jobs: [{gpus: 8, batch_per_gpu: 4, gpu_items_per_s: 865}]\n";
+    run_metrics_t m, sm;
+    assert_int_equal(tu_run(yaml, (const char *[]){NULL}, &S, &T, &m, &sm), 0);
+    const epoch_metrics_t *e = metrics_at(&sm, 0, 0);
+    /* at least a GET per 0.098 MB read (a shard's last part may be short) */
+    const double gets = e->storage_read_bytes / 98000;
+    assert_true(gets > 3000);
+    if (e->epoch_s < gets / 59.4 - 2)
+        fail_msg("%.0f GETs or more at 59.4 GET/s in %.3f s", gets, e->epoch_s);
+    metrics_free(&m), metrics_free(&sm);
+}
+
 /* One store shared by 2 servers: its prefixes serve both, 2 prefixes x 1000
  * GET/s in all (64,000 items over 2 jobs' GPUs take 32 s, not 16); a store
  * each: each its own prefixes, twice the rate. */
@@ -356,6 +383,7 @@ int main(void) {
         cmocka_unit_test(test_prefix_closed_form),
         cmocka_unit_test(test_prefix_pytorch),
         cmocka_unit_test(test_prefix_shared),
+        cmocka_unit_test(test_prefix_shards_out_of_order),
         cmocka_unit_test(test_prefix_two_jobs),
         cmocka_unit_test(test_lists),
     };

@@ -250,12 +250,17 @@ static int prefix_init(object_t *o, const scenario_t *s, int unordered) {
 
 /* Whether the prefix admits a request at t: a whole request left in t's
  * window (the window's count does not depend on the order requests come
- * in); one older than the windows remembered is admitted (prefix_admit
- * moves a request up to the oldest first, so only rounding reaches it). */
+ * in); one older than the windows remembered takes the oldest's
+ * (prefix_admit moves a request up to it first; rounding may leave t just
+ * before it). */
 static int prefix_admits(calendar_t *c, double t) {
     const double q = t / c->dt;
     int64_t i = q > 0 ? (int64_t)q : 0;
-    if (i < c->top - (int64_t)c->mask) return 1;
+    /* Older than the windows remembered: the oldest's, never free (t moved
+     * up to the oldest window's start could round to the one before it and
+     * pass unrated: semfuzz seed 71, 1735 GETs in one second at 59.4 GET/s,
+     * an epoch at twice the rate with 1 s back-offs). */
+    if (i < c->top - (int64_t)c->mask) i = c->top - (int64_t)c->mask;
     double *left = calendar_left(c, i);
     if (*left < 0.5) return 0;
     *left -= 1;
