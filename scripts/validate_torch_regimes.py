@@ -196,7 +196,8 @@ def rows_into(s, scen, table):
     first = None
     for w, b, c, series in rows_of(s.kind, s.a.quick):
         m = s.measure(w, b, c)
-        first = first or (w, b, c, statistics.mean(m["epochs"]))
+        if first is None:
+            first = (w, b, c, statistics.mean(m["epochs"]))
         r = harness.compare_row(m["epochs"], m["batches"], c, s.predict(scen, w, b, c))
         table.append(dict(kind=s.kind, workers=w, batch=b, compute=c, series=series, **r))
         print(f"{s.kind} workers={w} batch={b} gpu={c * 1e3:.0f}ms: measured {r['meas_t']:.3f} s "

@@ -555,8 +555,9 @@ def oversubscription(ds, idx, batch, cores, seed, reps):
     OVERSUB, reps rounds over every k, two epochs a run.
     The second epoch's workers' CPU per item against k = 1's in the same
     round (the median over the rounds) is loader.oversub: what more
-    processes than cores cost each item once the workers are warm (switches, caches and TLBs shared, the scheduler's
-    work), which loader_pytorch.c applies to the cores' capacity. The first
+    processes than cores cost each item once the workers are warm
+    (switches, caches and TLBs shared, the scheduler's work), which
+    loader_pytorch.c applies to the cores' capacity. The first
     epoch's CPU beyond the second, per worker, is a fresh worker's start and
     warm-up (first_batch_extra measures it at the user's batch): a cost per
     worker, not per item, which the first epoch alone put into the curve at

@@ -59,10 +59,15 @@ def run_delay():
     (/proc/thread-self/schedstat's second field; 0 where the kernel keeps
     none): what a busy host takes from a timed figure."""
     try:
-        with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            return _delay_s(f.read())
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+def _delay_s(schedstat):
+    """The run delay, seconds, of a schedstat line's bytes (its second field)."""
+    return int(schedstat.split()[1]) / 1e9
 
 
 class RunDelay:
@@ -82,7 +87,7 @@ class RunDelay:
                 self.close()
                 self.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
                 self.owner = me
-            return int(os.pread(self.fd, 128, 0).split()[1]) / 1e9
+            return _delay_s(os.pread(self.fd, 128, 0))
         except (OSError, IndexError, ValueError):
             return 0.0
 

@@ -723,9 +723,8 @@ static double src_cpu_s(const world_t *w, double bytes, int src) {
  * shard's items, 2.1 s at a pool's slowdown, one shard after another: the
  * simulator 2.7 x the model (semfuzz seed 53). */
 static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
-    if (!w->S) return src_cpu_s(w, bytes, src);
-    const double once = src_cpu_s(w, 0, src);
-    return src_cpu_s(w, bytes, src) - once + (x % w->S == 0 ? once : 0);
+    const double cpu = src_cpu_s(w, bytes, src);
+    return w->S && x % w->S ? cpu - src_cpu_s(w, 0, src) : cpu;
 }
 
 /* Items in the batches staged at the epoch's peak: at most the epoch's own

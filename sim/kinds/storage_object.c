@@ -300,9 +300,15 @@ static double prefix_admit(object_t *o, double t, double offset, io_acct_t *acct
     return t;
 }
 
+/* Connections a heap holds: one client's, or the device's where they are
+ * pooled (object_clients gives the heaps). */
+static int object_heap_per(const scenario_t *s, int nclients) {
+    return nclients > 1 ? object_client_slots(s) : object_slots_n(s);
+}
+
 static int object_init(storage_t *d, const scenario_t *s) {
     int slots = object_slots_n(s), nclients = object_clients(s, d->unordered);
-    int per = nclients > 1 ? object_client_slots(s) : slots;
+    int per = object_heap_per(s, nclients);
     object_t *o = calloc(1, sizeof *o + (size_t)per * (size_t)nclients * sizeof o->heap[0]);
     if (!o) return -1;
     o->per = per, o->nclients = nclients;
@@ -495,8 +501,8 @@ static double object_client_items_s(const scenario_t *s, double bytes) {
 }
 
 static double object_bytes(const scenario_t *s) {
-    const int sync = scenario_loader(s)->sync_reads, nclients = object_clients(s, sync);
-    double b = 8 * (double)(nclients > 1 ? object_client_slots(s) : object_slots_n(s)) * nclients;
+    const int nclients = object_clients(s, scenario_loader(s)->sync_reads);
+    double b = 8 * (double)object_heap_per(s, nclients) * nclients;
     if (prefix_cap_on(s))
         b += (double)obj_opts(s)->prefixes * (calendar_bytes(PRE_LOG2) + sizeof(calendar_t));
     if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CALENDAR_LOG2);
