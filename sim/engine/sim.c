@@ -454,9 +454,11 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
     st->prep.train_share = w->loader->train_share ? w->loader->train_share(st->prep.cores) : 1;
     st->prep.busy_max = loader_busy_max(s, (double)st->ahead, (double)st->M / st->ns);
     st->prep.batches = st->nbatches;
+    st->prep.ahead = st->ahead;
     if (w->loader->init(&st->prep)) return -1;
     st->started = xcalloc((size_t)st->ahead, sizeof *st->started, &fail);
     st->started_mem = xcalloc((size_t)st->ahead, sizeof *st->started_mem, &fail);
+    st->prep.started[0] = st->started, st->prep.started[1] = st->started_mem;
     st->end = xcalloc((size_t)st->ninst, sizeof *st->end, &fail);
     st->end_mem = xcalloc((size_t)st->ninst, sizeof *st->end_mem, &fail);
     st->t_full = xcalloc((size_t)st->ninst, sizeof *st->t_full, &fail);
@@ -1250,6 +1252,7 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
     }
     st->started[k % st->ahead] = wmax;
     st->started_mem[k % st->ahead] = wmax_mem;
+    st->prep.taken = k + 1;
     if (last) finish_epoch(w, st, out);
 }
 

@@ -53,6 +53,13 @@ typedef struct {
     double busy_max;
     /* Set by the engine: the batches of one of the stream's epochs. */
     int64_t batches;
+    /* Set by the engine: when the consumers took batch k of the epoch, by
+     * k % ahead, on each timeline (batch k + ahead is issued then), known
+     * for the batches below taken; the first ahead batches are issued at
+     * the epoch's start. A kind that shares cores among workers reads from
+     * them which workers have a batch waiting. */
+    const double *started[PREP_TIMELINES];
+    int64_t ahead, taken;
     void *state;
 } prep_t;
 

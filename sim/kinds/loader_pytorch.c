@@ -36,10 +36,15 @@
  * server share the stream's cores there, event by event. Each server has a
  * calendar of its cores (calendar.h) per timeline: an item's prep, a batch's
  * collate and hand-over, a pin copy and each iteration's training-process
- * CPU hold one core for their CPU time, taking what the others left, so
- * more processes than cores share them as the scheduler does (a fluid
- * processor sharing), and a worker waiting for a read (DRAM hit, tier,
- * store, whichever epoch) holds no core. The calendar's capacity is the
+ * CPU hold one core for their CPU time, taking what the others left, and
+ * a worker waiting for a read (DRAM hit, tier, store, whichever epoch)
+ * holds no core. The engine walks batch after batch, so the calendar alone
+ * would serve them in that order (worker 0's batch done first, the rest
+ * one batch-time apart); the scheduler instead shares the cores among the
+ * runnable processes, and more workers than cores finish their batches
+ * together (measured: VALIDATION.md, "PyTorch past the cores"). So a
+ * worker's item and collate also run no faster than its share of the cores
+ * among the workers runnable then (share_steps, ps_end). The calendar's capacity is the
  * effective cores with every core busy: the cores x loader.core_efficiency
  * (SMT siblings, memory bandwidth, the kernel's work, which the probe
  * measures with one worker per core), or a measured curve's (prep.scaling)
@@ -89,6 +94,11 @@ static const torch_opts_t *torch_opts(const scenario_t *s) {
     return scenario_kind_opts_c(s, FAMILY_LOADER, s->loader.kind);
 }
 
+/* A change in the number of runnable workers (share_steps). */
+typedef struct step {
+    double at, d, q; /* when; the runnable share walked (d) and workers at this batch's (q) */
+} step_t;
+
 typedef struct {
     int W, G, ns, persistent;
     int warmed;              /* workers that warm up: those the epoch gives a batch */
@@ -104,7 +114,22 @@ typedef struct {
     double *clk;             /* [2][G]: each rank's batch so far; clk[0..G) is p->clock */
     int *items;              /* [G]: items of the batch on each rank */
     uint16_t *rank_sv;       /* [G]: the server of each rank, as the engine places them */
-    calendar_t *cpu;         /* [2][ns]: each server's cores on each timeline */
+    int rps;                 /* ranks a server (a server's ranks are in a row) */
+    /* The cores shared among the runnable workers (share_steps, ps_end): */
+    double ep_issue[2]; /* when the epoch's first batches are issued, per timeline */
+    double *frac;       /* [2][G][W]: the share of its last batch each worker was runnable */
+    double *wfrom;      /* [2][G][W]: when each worker's last batch (or its start) began */
+    double *b0;         /* [2][G]: when each rank's batch began */
+    double *run;        /* [2][G]: its runnable seconds so far (each hold, ready to done) */
+    double *ncur;       /* [2][G][2]: runnable processes at each rank's last hold (ps_end) */
+    int *ptr;           /* [2][G]: the first of its server's steps after that hold */
+    double *n0;         /* [2][ns][2]: the same when the server's batch began */
+    int *nsteps;        /* [2][ns]: its steps after that */
+    size_t maxsteps;    /* 3 x rps x W a server */
+    double *qi;         /* [W]: when each worker's next batch is issued (INFINITY: not known) */
+    step_t *steps;      /* [2][ns][maxsteps]: in time order */
+    double *scratch;    /* [rps x W]: spawn_warm's */
+    calendar_t *cpu;    /* [2][ns]: each server's cores on each timeline */
     /* torch_item's: T_prep's calendars (cpu + ns) and clocks (clk + G) */
     calendar_t *cpu_mem;
     double *clk_mem;
@@ -184,7 +209,8 @@ typedef struct {
 static double cpu_used(const demand_t *d, double sg) {
     double x;
     if (d->W > 0) {
-        double xw = d->W / (sg * d->c + d->w), xg = d->b / (sg * d->cpu + d->gpu);
+        const double loop = sg * d->cpu + d->gpu; /* 0: no loop yet (first_round_share) */
+        double xw = d->W / (sg * d->c + d->w), xg = loop > 0 ? d->b / loop : INFINITY;
         x = xw < xg ? xw : xg;
     } else {
         x = d->b / (sg * (d->b * d->c + d->cpu) + d->b * d->w + d->gpu);
@@ -223,6 +249,24 @@ static double cpu_bucket_s(const scenario_t *s, const job_t *j) {
     return dt > least ? dt : least;
 }
 
+/* The share of a batch a worker is runnable before its first: a mean
+ * item's CPU at the share of the cap that the server's workers runnable
+ * that much leave it, over that and its read (all-CPU on T_prep). */
+static double first_frac(const prep_t *p, double cap) {
+    const scenario_t *s = p->s;
+    const double c = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s)) + collate_item(s);
+    const double w = scenario_storage(s)->service_s(s, scenario_item_bytes_mean(s));
+    const double n =
+        (double)torch_opts(s)->num_workers * (p->ranks_per_server > 0 ? p->ranks_per_server : 1);
+    double f = c > 0 ? c / (c + w) : 1;
+    for (int i = 0; i < 64 && c > 0;
+         i++) { /* f rises with the slowdown it makes: to its fixed point */
+        const double sg = n * f > cap ? n * f / cap : 1;
+        f = sg * c / (sg * c + w);
+    }
+    return f;
+}
+
 static int torch_init(prep_t *p) {
     const scenario_t *s = p->s;
     torch_t *t = calloc(1, sizeof *t);
@@ -252,12 +296,30 @@ static int torch_init(prep_t *p) {
     t->clk = calloc(2 * G, sizeof *t->clk);
     t->items = calloc(G, sizeof *t->items);
     t->rank_sv = calloc(G, sizeof *t->rank_sv);
+    t->frac = malloc(2 * G * W * sizeof *t->frac);
+    t->wfrom = calloc(2 * G * W, sizeof *t->wfrom);
+    t->b0 = calloc(2 * G, sizeof *t->b0);
+    t->run = calloc(2 * G, sizeof *t->run);
+    t->ncur = calloc(4 * G, sizeof *t->ncur);
+    t->ptr = calloc(2 * G, sizeof *t->ptr);
+    t->n0 = calloc(2 * C, sizeof *t->n0);
+    t->nsteps = calloc(C, sizeof *t->nsteps);
+    t->qi = calloc(W, sizeof *t->qi);
+    t->rps = p->ranks_per_server > 0 ? p->ranks_per_server : 1;
+    t->maxsteps = 3 * (size_t)t->rps * W;
+    t->steps = malloc(C * t->maxsteps * sizeof *t->steps);
+    t->scratch = malloc((size_t)t->rps * W * sizeof *t->scratch);
     t->cpu = calloc(C, sizeof *t->cpu);
-    if (!t->wfree || !t->pin_free || !t->clk || !t->items || !t->rank_sv || !t->cpu) return -1;
+    double cap = cpu_capacity(s, p->cores, t->rps), dt = cpu_bucket_s(s, p->job);
+    if (!t->wfree || !t->pin_free || !t->clk || !t->items || !t->rank_sv || !t->cpu || !t->frac ||
+        !t->wfrom || !t->b0 || !t->run || !t->ncur || !t->ptr || !t->n0 || !t->nsteps || !t->qi ||
+        !t->steps || !t->scratch)
+        return -1;
+    const double f0 = first_frac(p, cap);
+    for (size_t i = 0; i < 2 * G * W; i++)
+        t->frac[i] = i < G * W ? f0 : 1;
     for (int r = 0; r < t->G; r++) /* as the engine places ranks: a server's in a row */
-        t->rank_sv[r] = (uint16_t)(r / (p->ranks_per_server > 0 ? p->ranks_per_server : 1));
-    double cap = cpu_capacity(s, p->cores, p->ranks_per_server > 0 ? p->ranks_per_server : 1),
-           dt = cpu_bucket_s(s, p->job);
+        t->rank_sv[r] = (uint16_t)(r / t->rps);
     for (size_t i = 0; i < C; i++)
         if (calendar_init(&t->cpu[i], dt, cap, CPU_LOG2) != 0) return -1;
     p->clock = t->clk;
@@ -284,6 +346,62 @@ static inline double on_core(torch_t *t, int tl, int sv, double at, double dur) 
  * those it has one for warm up (workers take batches in turn: 32 workers
  * over 19 batches, 13 had paid about 40 ms of CPU each for nothing, twice
  * an epoch on 2 cores). */
+static int step_cmp(const void *a, const void *b) {
+    const double x = ((const step_t *)a)->at, y = ((const step_t *)b)->at;
+    return (x > y) - (x < y);
+}
+
+/* n jobs of `work` seconds each, sorted by start (j[i].at), sharing cap
+ * cores equally, at most one each: their ends in end[], in that order
+ * (equal jobs end in the order they start; vs is their shares' sum). */
+static void ps_equal(const step_t *j, int n, double work, double cap, double *end) {
+    double now = n > 0 ? j[0].at : 0, v = 0; /* v: the service each active job got */
+    for (int ia = 0, id = 0; id < n;) {
+        while (ia < n && j[ia].at <= now)
+            end[ia++] = v; /* its service so far when it came */
+        const int na = ia - id;
+        if (na == 0) {
+            now = j[ia].at;
+            continue;
+        }
+        const double r = na > cap ? cap / na : 1, arr = ia < n ? j[ia].at : INFINITY;
+        const double dep = now + (end[id] + work - v) / r;
+        if (dep <= arr) {
+            v = end[id] + work;
+            now = dep;
+            end[id++] = now;
+        } else {
+            v += (arr - now) * r;
+            now = arr;
+        }
+    }
+}
+
+/* Server sv's workers' starts (work: worker_init_ms) or warm-ups (each
+ * worker given a batch), of the first nk workers of each rank from when
+ * each may start it (wfree, then its end), at their share of the cores, as
+ * the scheduler runs them: 32 workers' on 2 cores all end together, where
+ * the calendar alone served them one after another and let the first start
+ * its batch at 1/16 of the time. */
+static void spawn_share(torch_t *t, int tl, int sv, double work, int nk) {
+    const int G = t->G, W = t->W, q0 = sv * t->rps, q1 = q0 + t->rps < G ? q0 + t->rps : G;
+    step_t *const j = t->steps + ((size_t)tl * t->ns + sv) * t->maxsteps;
+    double *const end = t->scratch;
+    int n = 0;
+    for (int q = q0; q < q1; q++)
+        for (int k = 0; k < nk; k++)
+            j[n++] =
+                (step_t){t->wfree[((size_t)tl * G + q) * W + k], (double)((q - q0) * W + k), 0};
+    qsort(j, (size_t)n, sizeof *j, step_cmp);
+    ps_equal(j, n, work, t->cpu[tl * t->ns + sv].rate, end);
+    for (int i = 0; i < n; i++) {
+        const int x = (int)j[i].d;
+        double *wf = &t->wfree[((size_t)tl * G + q0 + x / W) * W + x % W];
+        const double fcfs = on_core(t, tl, sv, *wf, work);
+        *wf = fcfs > end[i] ? fcfs : end[i];
+    }
+}
+
 static void torch_spawn(torch_t *t, const double issue[2]) {
     const int G = t->G, W = t->W;
     for (int tl = 0; tl < 2; tl++) {
@@ -292,11 +410,136 @@ static void torch_spawn(torch_t *t, const double issue[2]) {
             for (int k = 0; k < W; k++) {
                 double *wf = &t->wfree[((size_t)tl * G + r) * W + k];
                 *wf = issue[tl] + t->start_s * (double)(k + 1);
-                if (t->init_s > 0) *wf = on_core(t, tl, t->rank_sv[r], *wf, t->init_s);
-                if (*wf < t->open[tl]) *wf = t->open[tl];
-                if (t->warm_s > 0 && k < t->warmed)
-                    *wf = on_core(t, tl, t->rank_sv[r], *wf, t->warm_s);
+                t->wfrom[((size_t)tl * G + r) * W + k] = *wf; /* forked: runnable from here */
             }
+        for (int sv = 0; sv < t->ns && sv * t->rps < G; sv++) {
+            if (t->init_s > 0) spawn_share(t, tl, sv, t->init_s, W);
+            for (int r = sv * t->rps; r < G && r < (sv + 1) * t->rps; r++)
+                for (int k = 0; k < W; k++) {
+                    double *wf = &t->wfree[((size_t)tl * G + r) * W + k];
+                    if (*wf < t->open[tl]) *wf = t->open[tl];
+                }
+            if (t->warm_s > 0) spawn_share(t, tl, sv, t->warm_s, t->warmed);
+        }
+    }
+}
+
+/* When each worker's next batch is issued, for the batches after b the
+ * epoch has issued by the last take the engine knows (t->qi; INFINITY:
+ * none known, or none left). */
+static void queued_issue(torch_t *t, const prep_t *p, int tl, int64_t b) {
+    const int W = t->W;
+    for (int k = 0; k < W; k++)
+        t->qi[k] = INFINITY;
+    const int64_t A = p->ahead, end = b + A < p->batches ? b + A : p->batches;
+    for (int64_t j = b + 1; j < end; j++) {
+        double at = t->ep_issue[tl];
+        if (j >= A) {
+            if (p->taken > b || j - A >= p->taken) break;
+            at = p->started[tl][j % A];
+        }
+        const int k = p->batch_worker ? (int)p->batch_worker[j] : (int)(j % W);
+        if (at < t->qi[k]) t->qi[k] = at;
+    }
+}
+
+/* The runnable processes of server sv on timeline tl from its batch's
+ * start b0 on, as n0 and the steps after it. The scheduler gives every
+ * runnable process an equal share of the cores (pinned to one core, 8 warm
+ * workers' batches all came out together: VALIDATION.md, "PyTorch past the
+ * cores"). Runnable: each worker of the server's ranks from its last
+ * batch's start (or its fork) to that batch's end, for the share of that
+ * batch it was runnable (a worker waiting for a read holds no core), and
+ * each on a batch not walked yet (this one, on every rank, and any issued
+ * by then), at the share ps_end takes for it. W workers runnable a share f
+ * of the time are W x f at once on average: counting the batch's own as
+ * one (it is, while it holds a core) stretched 8 workers on 2 cores that
+ * each wait 2 ms for a 2 ms item 7 % too long. */
+static void share_steps(torch_t *t, int tl, int sv, double b0) {
+    const int G = t->G, W = t->W, q0 = sv * t->rps, q1 = q0 + t->rps < G ? q0 + t->rps : G;
+    step_t *const st = t->steps + ((size_t)tl * t->ns + sv) * t->maxsteps;
+    double n = 0, nq = 0; /* walked shares; workers on a batch not walked yet */
+    int m = 0;
+    for (int q = q0; q < q1; q++) {
+        const size_t row = ((size_t)tl * G + q) * W;
+        for (int k = 0; k < W; k++) {
+            const double f = t->frac[row + k], wf = t->wfree[row + k], qi = t->qi[k];
+            const double from = t->wfrom[row + k], back = qi > wf ? qi : wf;
+            if (k == t->k) { /* this batch's worker on each rank, at this batch's share */
+                nq += 1;
+                continue;
+            }
+            if (from > b0 && from < wf) { /* forked after b0 */
+                st[m++] = (step_t){from, f, 0};
+                n -= f;
+            }
+            if (wf > b0) { /* on its last batch, then on to the next or idle */
+                n += f;
+                if (back > wf) st[m++] = (step_t){wf, -f, 0};
+                if (back > wf && back < INFINITY)
+                    st[m++] = (step_t){back, 0, 1};
+                else if (back == wf)
+                    st[m++] = (step_t){wf, -f, 1};
+            } else if (back <= b0) {
+                nq += 1;
+            } else if (back < INFINITY) {
+                st[m++] = (step_t){back, 0, 1};
+            }
+        }
+    }
+    qsort(st, (size_t)m, sizeof *st, step_cmp);
+    t->n0[2 * (tl * t->ns + sv)] = n;
+    t->n0[2 * (tl * t->ns + sv) + 1] = nq;
+    t->nsteps[tl * t->ns + sv] = m;
+}
+
+/* When a hold of dur seconds of CPU from `at` on ends for rank r's worker
+ * at its share: cap / runnable a second, at most 1. A rank's holds come in
+ * time order, so each starts from where its last left the steps. The
+ * engine walks batch after batch, so the batches walked later cannot take
+ * their share back from this one's holds: the share stretches the holds,
+ * and the calendar still bounds the whole. */
+static double ps_end(torch_t *t, int tl, int r, double at, double dur) {
+    const int sv = t->rank_sv[r], m = t->nsteps[tl * t->ns + sv];
+    const step_t *const st = t->steps + ((size_t)tl * t->ns + sv) * t->maxsteps;
+    const double cap = t->cpu[tl * t->ns + sv].rate;
+    const size_t ri = (size_t)tl * t->G + r;
+    /* A batch not walked yet is taken at this one's share so far, this
+     * hold's CPU in (the last batch's would be the last epoch's for the
+     * first: its misses' waits, where this one hits). */
+    const double span = at - t->b0[ri] + dur, run = t->run[ri] + dur;
+    const double fq = span > 0 && run < span ? run / span : 1;
+    int i = t->ptr[ri];
+    double n = t->ncur[2 * ri], nq = t->ncur[2 * ri + 1];
+    while (i < m && st[i].at <= at)
+        n += st[i].d, nq += st[i++].q;
+    t->ptr[ri] = i, t->ncur[2 * ri] = n, t->ncur[2 * ri + 1] = nq;
+    if (i == m && n + nq * fq <= cap) return at + dur;
+    for (double x = at, left = dur;; i++) {
+        const double all = n + nq * fq, rate = all > cap ? cap / all : 1;
+        const double until = i < m ? st[i].at : INFINITY;
+        if (x + left / rate <= until) return x + left / rate;
+        left -= (until - x) * rate;
+        x = until;
+        n += st[i].d, nq += st[i].q;
+    }
+}
+
+/* Each rank's batch: its start, and the server's runnable processes. */
+static void share_begin(prep_t *p, int64_t batch) {
+    torch_t *t = p->state;
+    const int G = t->G;
+    for (int tl = 0; tl < 2; tl++) {
+        queued_issue(t, p, tl, batch);
+        for (int sv = 0; sv < t->ns && sv * t->rps < G; sv++)
+            share_steps(t, tl, sv, t->clk[tl * G + sv * t->rps]);
+        for (int r = 0; r < G; r++) {
+            t->b0[tl * G + r] = t->clk[tl * G + r];
+            t->run[tl * G + r] = 0;
+            t->ptr[tl * G + r] = 0;
+            t->ncur[2 * (tl * G + r)] = t->n0[2 * (tl * t->ns + t->rank_sv[r])];
+            t->ncur[2 * (tl * G + r) + 1] = t->n0[2 * (tl * t->ns + t->rank_sv[r]) + 1];
+        }
     }
 }
 
@@ -307,6 +550,7 @@ static void torch_begin_batch(prep_t *p, int epoch, int64_t batch, const double 
     t->k = W > 0 ? (p->batch_worker ? (int64_t)p->batch_worker[batch] : batch % W) : 0;
     if (batch == 0) {
         t->open[0] = t->open[1] = 0;
+        t->ep_issue[0] = issue[0], t->ep_issue[1] = issue[1];
         if (W > 0 && (epoch == 0 || !t->persistent)) torch_spawn(t, issue);
     }
     for (int tl = 0; tl < 2; tl++) {
@@ -322,6 +566,7 @@ static void torch_begin_batch(prep_t *p, int epoch, int64_t batch, const double 
         }
     }
     memset(t->items, 0, sizeof *t->items * (size_t)G);
+    if (W > 0) share_begin(p, batch);
 }
 
 static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double ready_mem,
@@ -334,12 +579,34 @@ static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double r
      * (ranks in turn): a rank's batch held at once on T_prep took the cores
      * ahead of the other ranks' and made T_prep slower than T. */
     prep_end_t e;
+    const int G = t->G;
+    const double at_mem = clk_mem[rank];
     calendar_hold(&t->cpu[sv], ready, dur, &e.t);
-    calendar_hold(&t->cpu_mem[sv], clk_mem[rank], dur, &e.mem);
+    calendar_hold(&t->cpu_mem[sv], at_mem, dur, &e.mem);
+    const double ps = t->W > 0 ? ps_end(t, 0, rank, ready, dur) : 0;
+    const double ps_mem = t->W > 0 ? ps_end(t, 1, rank, at_mem, dur) : 0;
+    if (ps > e.t) e.t = ps;
+    if (ps_mem > e.mem) e.mem = ps_mem;
+    /* Runnable at its share, not while the calendar's order kept it
+     * waiting: counting that too, 4 workers that just fill 2 cores (2 ms
+     * reads, 2 ms items) read more runnable workers, stretched their
+     * items and left the cores idle (3.28 s for 3.2). */
+    t->run[rank] += ps - ready;
+    t->run[G + rank] += ps_mem - at_mem;
     t->clk[rank] = e.t;
     clk_mem[rank] = e.mem;
     t->items[rank]++;
     return e;
+}
+
+/* Rank r's worker is free at done, and was runnable for that share of its
+ * batch (W > 0: its holds' shares, ps_end's, from their starts). */
+static void share_end(torch_t *t, int tl, int r, double done) {
+    const size_t i = ((size_t)tl * t->G + r) * t->W + t->k;
+    const double span = done - t->b0[tl * t->G + r], run = t->run[tl * t->G + r];
+    t->wfree[i] = done;
+    t->wfrom[i] = t->b0[tl * t->G + r];
+    t->frac[i] = span > 0 && run < span ? run / span : 1;
 }
 
 static double torch_batch_ready(prep_t *p, int tl, double last_item) {
@@ -351,8 +618,13 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
         int sv = t->rank_sv[r];
         double done = t->clk[tl * G + r];
         double cpu = t->collate_s * t->items[r];
-        if (cpu > 0) done = on_core(t, tl, sv, done, cpu);
-        if (W > 0) t->wfree[((size_t)tl * G + r) * W + t->k] = done;
+        if (cpu > 0) {
+            const double from = done, ps = W > 0 ? ps_end(t, tl, r, from, cpu) : 0;
+            done = on_core(t, tl, sv, from, cpu);
+            if (ps > done) done = ps;
+            t->run[tl * G + r] += ps - from;
+        }
+        if (W > 0) share_end(t, tl, r, done);
         if (t->pin_s > 0) {
             double *pf = &t->pin_free[tl * G + r];
             done = on_core(t, tl, sv, done > *pf ? done : *pf, t->pin_s * t->items[r]);
@@ -399,6 +671,9 @@ static void torch_destroy(prep_t *p) {
         for (int i = 0; t->cpu && i < 2 * t->ns; i++)
             calendar_destroy(&t->cpu[i]);
         free(t->wfree), free(t->pin_free), free(t->clk), free(t->items), free(t->rank_sv);
+        free(t->frac), free(t->wfrom), free(t->b0), free(t->run), free(t->qi);
+        free(t->ncur), free(t->ptr), free(t->n0), free(t->nsteps), free(t->steps);
+        free(t->scratch);
         free(t->cpu);
     }
     free(t);
@@ -498,6 +773,29 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
         .pin = pin_item(s),
         .cpu = iter_cpu(s, j),
         .gpu = m->t_batch + receive_wait(s), /* the loop's time off the cores */
+        .b = (double)j->batch_per_gpu,
+        .W = W,
+        .gps = model_gps(m),
+        .G = (double)j->gpus,
+        .floor = tl == 0 ? m->floor_s[at] : 0,
+    };
+    return cpu_share(&d, cpu_capacity(s, m->cores, d.gps));
+}
+
+/* The slowdown of an epoch's first round on timeline tl, slice `at`: its W
+ * workers a rank each take their first batch at once, before the loop has
+ * one to keep the GPU busy, so the GPU does not thin them out (4 ranks of 8
+ * workers on 2 cores, GPU-bound: their first batches at 1/16 of a core
+ * each, as the simulator's share_steps). */
+static double first_round_share(const loader_model_t *m, int tl, int at, double W) {
+    const scenario_t *s = m->s;
+    const job_t *j = m->job;
+    demand_t d = {
+        .c = m->prep_s + collate_item(s),
+        .w = tl == 0 ? m->wait_s[at] : 0,
+        .pin = pin_item(s),
+        .cpu = 0, /* the loop waits for its first batch */
+        .gpu = 0,
         .b = (double)j->batch_per_gpu,
         .W = W,
         .gps = model_gps(m),
@@ -615,6 +913,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;
             double slow = k >= last_round && tail_workers < W ? share_at(m, tl, at, tail_workers)
                                                               : sg[tl * m->steps + at];
+            if (k < W) slow = fmax(slow, first_round_share(m, tl, at, nb < W ? (double)nb : W));
             double issue = k < P ? 0 : started[k % P];
             double begin = issue;
             if (W == 0) {
@@ -648,7 +947,9 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
 static double torch_bytes(const scenario_t *s, const job_t *j, double cores, int ns) {
     (void)cores;
     double G = (double)j->gpus, W = torch_opts(s)->num_workers > 0 ? torch_opts(s)->num_workers : 1;
-    return 8 * (2 * G * W + 4 * G) + 6 * G + 64 + 2 * ns * (calendar_bytes(CPU_LOG2) + 64);
+    const double rps = ns > 0 && G / ns > 1 ? ceil(G / ns) : 1;
+    return 8 * (6 * G * W + 14 * G + W + 4 * ns) + (2 * ns * 72 + 8) * rps * W + 6 * G + 64 +
+           2 * ns * (calendar_bytes(CPU_LOG2) + 64);
 }
 
 /* A tensor in shared memory is a segment of whole pages. */
