@@ -1214,6 +1214,7 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
     int last = hi == (int64_t)st->n_used;
     double wmax = 0, wmax_mem = 0;
     double (*const iter_cpu)(prep_t *, int, double) = w->loader->iter_cpu;
+    st->prep.taken = k; /* the batch being taken: iter_cpu's */
     for (int c = 0; c < st->ninst; c++) {
         double tb = last ? st->t_last[c] : st->t_full[c];
         double start = st->end[c] > ready ? st->end[c] : ready;

@@ -55,9 +55,10 @@ typedef struct {
     int64_t batches;
     /* Set by the engine: when the consumers took batch k of the epoch, by
      * k % ahead, on each timeline (batch k + ahead is issued then), known
-     * for the batches below taken; the first ahead batches are issued at
-     * the epoch's start. A kind that shares cores among workers reads from
-     * them which workers have a batch waiting. */
+     * for the batches below taken (during iter_cpu, taken is the batch
+     * being taken); the first ahead batches are issued at the epoch's
+     * start. A kind that shares cores among workers reads from them which
+     * workers have a batch waiting. */
     const double *started[PREP_TIMELINES];
     int64_t ahead, taken;
     void *state;
