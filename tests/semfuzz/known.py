@@ -83,48 +83,6 @@ jobs:
         "match": lambda s, f: (_t(s, "server.mem_gbps") or 0) > 0
         and (_t(s, "prep.mem_mb_per_item") or 0) > 0,
     },
-    "loop-share-fluid": {
-        "invariants": ["mono:gpu"],
-        "invariant": "mono:gpu",
-        "why": "the pytorch model gives the training loop's CPU the same slowdown as the "
-               "workers' (one fluid share per slice); with many workers a core and a slow GPU "
-               "the loop's own demand binds that share and the workers come out faster than "
-               "with a fast GPU: 32 workers on one core, 0.831 s of model epoch at 18.3 ms a "
-               "batch, 0.867 s at 9.15 ms (the simulator 0.809 and 0.798 s). A real "
-               "DataLoader gives the loop the core when it wakes (8 workers pinned to one "
-               "core: the loop drained their batches at 14 ms each, VALIDATION.md); a loop "
-               "share apart from the workers' would fix it, in the model and the simulator's "
-               "calendar (which serves the workers' batches in walk order, not shared)",
-        "files": "sim/kinds/loader_pytorch.c (share_at, cpu_share; the calendar's order)",
-        "case": """\
-dataset.items: 512
-dataset.item_kb: 38.6
-server.cpus: 1
-server.cache_gb: 0.0395
-server.storage.kind: object
-prep.decode_ms_per_mb: 28.3
-prep.augment_ms: 0.0883
-loader.kind: pytorch
-loader.cache: linux
-loader.num_workers: 8
-loader.pin_memory: false
-loader.pin_ms_per_item: 0.109
-epochs: 2
-jobs:
-- {gpus: 4, batch_per_gpu: 4, compute_s_per_batch: 0.0183}
-""",
-        "knob": "gpu",
-        "figures": "gpu up: model epoch 2 0.831409 s -> 0.867148 s (+4.3 %), seed 31 (+5.7 % "
-                   "before the loop drained alone); seed 11 scenario 2801 (64 workers on one "
-                   "core): 1.958 -> 2.012 s (+2.8 %), where before the drain it was 2.152 -> "
-                   "2.167 s (+0.7 %, within the tolerance) against the simulator's 1.940 and "
-                   "1.935 s: the drain took the model 10 % nearer the simulator and the "
-                   "base nearer than the faster GPU",
-        "match": lambda s, f: _t(s, "loader.kind") == "pytorch" and "model" in f["where"]
-        and (_t(s, "server.cpus") or 0) > 0
-        and (_t(s, "loader.num_workers") or 0) * max(j.get("gpus", 1) for j in s["jobs"])
-        >= 4 * _t(s, "server.cpus"),
-    },
 }
 
 
