@@ -115,6 +115,7 @@ typedef struct {
     int *items;              /* [G]: items of the batch on each rank */
     uint16_t *rank_sv;       /* [G]: the server of each rank, as the engine places them */
     int rps;                 /* ranks a server (a server's ranks are in a row) */
+    int shares;              /* more workers a server than its cores give: ps_end can bind */
     /* The cores shared among the runnable workers (share_steps, ps_end): */
     double ep_issue[2]; /* when the epoch's first batches are issued, per timeline */
     double *frac;       /* [2][G][W]: the share of its last batch each worker was runnable */
@@ -315,6 +316,7 @@ static int torch_init(prep_t *p) {
         !t->steps || !t->scratch)
         return -1;
     const double f0 = first_frac(p, cap);
+    t->shares = t->W > 0 && (double)t->rps * t->W > cap;
     for (size_t i = 0; i < 2 * G * W; i++)
         t->frac[i] = i < G * W ? f0 : 1;
     for (int r = 0; r < t->G; r++) /* as the engine places ranks: a server's in a row */
@@ -498,7 +500,7 @@ static void share_steps(torch_t *t, int tl, int sv, double b0) {
  * engine walks batch after batch, so the batches walked later cannot take
  * their share back from this one's holds: the share stretches the holds,
  * and the calendar still bounds the whole. */
-static double ps_end(torch_t *t, int tl, int r, double at, double dur) {
+static inline double ps_end(torch_t *t, int tl, int r, double at, double dur) {
     const int sv = t->rank_sv[r], m = t->nsteps[tl * t->ns + sv];
     const step_t *const st = t->steps + ((size_t)tl * t->ns + sv) * t->maxsteps;
     const double cap = t->cpu[tl * t->ns + sv].rate;
@@ -565,7 +567,7 @@ static void torch_begin_batch(prep_t *p, int epoch, int64_t batch, const double 
         }
     }
     memset(t->items, 0, sizeof *t->items * (size_t)G);
-    if (W > 0) share_begin(p, batch);
+    if (t->shares) share_begin(p, batch);
 }
 
 static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double ready_mem,
@@ -578,20 +580,21 @@ static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double r
      * (ranks in turn): a rank's batch held at once on T_prep took the cores
      * ahead of the other ranks' and made T_prep slower than T. */
     prep_end_t e;
-    const int G = t->G;
     const double at_mem = clk_mem[rank];
     calendar_hold(&t->cpu[sv], ready, dur, &e.t);
     calendar_hold(&t->cpu_mem[sv], at_mem, dur, &e.mem);
-    const double ps = t->W > 0 ? ps_end(t, 0, rank, ready, dur) : 0;
-    const double ps_mem = t->W > 0 ? ps_end(t, 1, rank, at_mem, dur) : 0;
-    if (ps > e.t) e.t = ps;
-    if (ps_mem > e.mem) e.mem = ps_mem;
-    /* Runnable at its share, not while the calendar's order kept it
-     * waiting: counting that too, 4 workers that just fill 2 cores (2 ms
-     * reads, 2 ms items) read more runnable workers, stretched their
-     * items and left the cores idle (3.28 s for 3.2). */
-    t->run[rank] += ps - ready;
-    t->run[G + rank] += ps_mem - at_mem;
+    if (t->shares) { /* more workers than cores: no faster than a worker's share */
+        const double ps = ps_end(t, 0, rank, ready, dur);
+        const double ps_mem = ps_end(t, 1, rank, at_mem, dur);
+        if (ps > e.t) e.t = ps;
+        if (ps_mem > e.mem) e.mem = ps_mem;
+        /* Runnable at its share, not while the calendar's order kept it
+         * waiting: counting that too, 4 workers that just fill 2 cores (2
+         * ms reads, 2 ms items) read more runnable workers, stretched
+         * their items and left the cores idle (3.28 s for 3.2). */
+        t->run[rank] += ps - ready;
+        t->run[t->G + rank] += ps_mem - at_mem;
+    }
     t->clk[rank] = e.t;
     clk_mem[rank] = e.mem;
     t->items[rank]++;
@@ -618,7 +621,7 @@ static double torch_batch_ready(prep_t *p, int tl, double last_item) {
         double done = t->clk[tl * G + r];
         double cpu = t->collate_s * t->items[r];
         if (cpu > 0) {
-            const double from = done, ps = W > 0 ? ps_end(t, tl, r, from, cpu) : 0;
+            const double from = done, ps = t->shares ? ps_end(t, tl, r, from, cpu) : 0;
             done = on_core(t, tl, sv, from, cpu);
             if (ps > done) done = ps;
             t->run[tl * G + r] += ps - from;
