@@ -788,7 +788,7 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
         .w = tl == 0 ? m->wait_s[at] : 0,
         .pin = pin_item(s),
         .cpu = iter_cpu(s, j),
-        .gpu = m->t_batch, /* the loop's time off the cores */
+        .gpu = m->t_batch + receive_wait(s), /* the loop's time off the cores */
         .b = (double)j->batch_per_gpu,
         .W = W,
         .gps = model_gps(m),
