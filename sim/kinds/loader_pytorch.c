@@ -778,12 +778,12 @@ static int model_gps(const loader_model_t *m) {
     return gps > 0 ? gps : 1;
 }
 
-/* The slowdown in slice `at` of the epoch on timeline tl with W workers a
- * rank busy: the sharing of the server's cores at that slice's waits. */
-static double share_at(const loader_model_t *m, int tl, int at, double W) {
+/* What one server's processes ask of its cores in slice `at` of the epoch
+ * on timeline tl with W workers a rank busy. */
+static demand_t slice_demand(const loader_model_t *m, int tl, int at, double W) {
     const scenario_t *s = m->s;
     const job_t *j = m->job;
-    demand_t d = {
+    return (demand_t){
         .c = m->prep_s + collate_item(s),
         .w = tl == 0 ? m->wait_s[at] : 0,
         .pin = pin_item(s),
@@ -795,7 +795,13 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
         .G = (double)j->gpus,
         .floor = tl == 0 ? m->floor_s[at] : 0,
     };
-    return cpu_share(&d, cpu_capacity(s, m->cores, d.gps));
+}
+
+/* The slowdown in slice `at` of the epoch on timeline tl with W workers a
+ * rank busy: the sharing of the server's cores at that slice's waits. */
+static double share_at(const loader_model_t *m, int tl, int at, double W) {
+    const demand_t d = slice_demand(m, tl, at, W);
+    return cpu_share(&d, cpu_capacity(m->s, m->cores, d.gps));
 }
 
 /* The slowdown of an epoch's first round on timeline tl, slice `at`: its W
@@ -804,21 +810,9 @@ static double share_at(const loader_model_t *m, int tl, int at, double W) {
  * workers on 2 cores, GPU-bound: their first batches at 1/16 of a core
  * each, as the simulator's share_steps). */
 static double first_round_share(const loader_model_t *m, int tl, int at, double W) {
-    const scenario_t *s = m->s;
-    const job_t *j = m->job;
-    demand_t d = {
-        .c = m->prep_s + collate_item(s),
-        .w = tl == 0 ? m->wait_s[at] : 0,
-        .pin = pin_item(s),
-        .cpu = 0, /* the loop waits for its first batch */
-        .gpu = 0,
-        .b = (double)j->batch_per_gpu,
-        .W = W,
-        .gps = model_gps(m),
-        .G = (double)j->gpus,
-        .floor = tl == 0 ? m->floor_s[at] : 0,
-    };
-    return cpu_share(&d, cpu_capacity(s, m->cores, d.gps));
+    demand_t d = slice_demand(m, tl, at, W);
+    d.cpu = 0, d.gpu = 0; /* the loop waits for its first batch */
+    return cpu_share(&d, cpu_capacity(m->s, m->cores, d.gps));
 }
 
 /* Seconds from the last iteration's end until the iterator has joined its
