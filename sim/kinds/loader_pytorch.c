@@ -44,7 +44,8 @@
  * runnable processes, and more workers than cores finish their batches
  * together (measured: VALIDATION.md, "PyTorch past the cores"). So a
  * worker's item and collate also run no faster than its share of the cores
- * among the workers runnable then (share_steps, ps_end). The calendar's capacity is the
+ * among the workers runnable then (share_steps, ps_end; their starts and
+ * warm-ups: spawn_share). The calendar's capacity is the
  * effective cores with every core busy: the cores x loader.core_efficiency
  * (SMT siblings, memory bandwidth, the kernel's work, which the probe
  * measures with one worker per core), or a measured curve's (prep.scaling)
@@ -129,7 +130,7 @@ typedef struct {
     size_t maxsteps;    /* 3 x rps x W a server */
     double *qi;         /* [W]: when each worker's next batch is issued (INFINITY: not known) */
     step_t *steps;      /* [2][ns][maxsteps]: in time order */
-    double *scratch;    /* [rps x W]: spawn_warm's */
+    double *scratch;    /* [rps x W]: spawn_share's */
     calendar_t *cpu;    /* [2][ns]: each server's cores on each timeline */
     /* torch_item's: T_prep's calendars (cpu + ns) and clocks (clk + G) */
     calendar_t *cpu_mem;
@@ -259,8 +260,8 @@ static double first_frac(const prep_t *p, double cap) {
     const double n =
         (double)torch_opts(s)->num_workers * (p->ranks_per_server > 0 ? p->ranks_per_server : 1);
     double f = c > 0 ? c / (c + w) : 1;
-    for (int i = 0; i < 64 && c > 0;
-         i++) { /* f rises with the slowdown it makes: to its fixed point */
+    /* f rises with the slowdown it makes: to its fixed point */
+    for (int i = 0; i < 64 && c > 0; i++) {
         const double sg = n * f > cap ? n * f / cap : 1;
         f = sg * c / (sg * c + w);
     }
@@ -354,7 +355,8 @@ static int step_cmp(const void *a, const void *b) {
 
 /* n jobs of `work` seconds each, sorted by start (j[i].at), sharing cap
  * cores equally, at most one each: their ends in end[], in that order
- * (equal jobs end in the order they start; vs is their shares' sum). */
+ * (equal jobs end in the order they start; end[] holds each one's service
+ * so far until it ends). */
 static void ps_equal(const step_t *j, int n, double work, double cap, double *end) {
     double now = n > 0 ? j[0].at : 0, v = 0; /* v: the service each active job got */
     for (int ia = 0, id = 0; id < n;) {
@@ -601,12 +603,14 @@ static prep_end_t torch_item(prep_t *p, int sv, int rank, double ready, double r
     return e;
 }
 
-/* Rank r's worker is free at done, and was runnable for that share of its
- * batch (W > 0: its holds' shares, ps_end's, from their starts). */
+/* Rank r's worker is free at done, and (where the workers share the
+ * cores) was runnable for that share of its batch: its holds' shares,
+ * ps_end's, from their starts. */
 static void share_end(torch_t *t, int tl, int r, double done) {
     const size_t i = ((size_t)tl * t->G + r) * t->W + t->k;
-    const double span = done - t->b0[tl * t->G + r], run = t->run[tl * t->G + r];
     t->wfree[i] = done;
+    if (!t->shares) return; /* b0 and run are share_begin's and torch_item's */
+    const double span = done - t->b0[tl * t->G + r], run = t->run[tl * t->G + r];
     t->wfrom[i] = t->b0[tl * t->G + r];
     t->frac[i] = span > 0 && run < span ? run / span : 1;
 }
@@ -961,7 +965,7 @@ static double torch_bytes(const scenario_t *s, const job_t *j, double cores, int
     (void)cores;
     double G = (double)j->gpus, W = torch_opts(s)->num_workers > 0 ? torch_opts(s)->num_workers : 1;
     const double rps = ns > 0 && G / ns > 1 ? ceil(G / ns) : 1;
-    return 8 * (6 * G * W + 14 * G + W + 4 * ns) + (2 * ns * 72 + 8) * rps * W + 6 * G + 64 +
+    return 8 * (6 * G * W + 14 * G + W + 5 * ns) + (2 * ns * 72 + 8) * rps * W + 6 * G + 64 +
            2 * ns * (calendar_bytes(CPU_LOG2) + 64);
 }
 
