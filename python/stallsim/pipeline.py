@@ -190,14 +190,16 @@ def warm(paths):
                 pass
 
 
-def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None):
+def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None, firsts=None):
     """The harnesses' training loop: for each epoch the DataLoader
     loader_for(epoch) gives, every batch taken and the GPU emulated by
     sleeping compute_s; returns each epoch's wall time (from making its
     iterator to the end of its last step) and the last epoch's batches;
     on_batch(epoch, batch), when given, sees each batch first (a real
     training step, with compute_s 0), and on_epoch_end(), when given, runs
-    inside the epoch's time after its last batch (waiting for the GPU)."""
+    inside the epoch's time after its last batch (waiting for the GPU);
+    firsts, when given, gets each epoch's seconds from making its iterator
+    to its first batch in hand (how soon the workers deliver)."""
     import time
 
     eps, nb = [], 0
@@ -206,6 +208,8 @@ def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None
         t0 = time.perf_counter()
         nb = 0
         for batch in dl:
+            if firsts is not None and nb == 0:
+                firsts.append(time.perf_counter() - t0)
             if on_batch:
                 on_batch(e, batch)
             time.sleep(compute_s)
