@@ -34,6 +34,11 @@ typedef struct {
      * number of simulated cores per server, the denominator of cpu_util. */
     double slowdown;
     double cpu_slots;
+    /* Set by init where a kind dilates each item itself (the pool under a
+     * measured curve): dilates 1, and item sets dilation, the last item's
+     * seconds on its core on timeline T per second of its CPU. */
+    int dilates;
+    double dilation;
     /* Set by init for a loader whose workers read synchronously (NULL when
      * the reads of a batch are all issued at once): clock[rank] is when the
      * worker preparing that rank's batch on T issues its next read. */

@@ -6,8 +6,9 @@
  * updated without branches, which beats a heap whose data-dependent
  * branches mispredict; large pools keep a min-heap. A fractional share of
  * cores (24 over 5 jobs) becomes ceil(cores) cores each cores/ceil(cores) as
- * fast, keeping the aggregate rate. A measured scaling curve (prep.scaling)
- * slows every core alike to the curve's effective cores.
+ * fast, keeping the aggregate rate. A measured scaling curve (prep.scaling,
+ * or the memory-bandwidth bound) slows each item by the cores busy as it
+ * starts: k busy cores prepare as the curve's effective cores at k.
  *
  * Which of several equally free cores takes an item changes nothing: the
  * pool is a multiset of free times (a minimum out, the item's end in), so
@@ -42,7 +43,8 @@ static const pool_opts_t *pool_opts(const scenario_t *s) {
 typedef struct {
     double *t; /* free time of each core */
     int n;
-    int wide; /* small pools: the AVX2 pass */
+    int wide;          /* small pools: the AVX2 pass */
+    const double *dil; /* [k]: an item's dilation with k cores busy (NULL: none) */
 } pool_t;
 
 enum { POOL_SCAN_MAX = 48 };
@@ -97,9 +99,36 @@ static inline void pool_insert(double *h, int n, double end) {
 }
 #endif
 
-static inline double pool_run(pool_t *p, double ready, double dur) {
+/* The cores busy at `start` beside the one taking the item (h[0], the
+ * earliest free): in a small pool, sorted, the cores past the last free at
+ * start (a binary search); in a heap, a count. */
+static inline int pool_busy(const double *h, int n, double start) {
+    if (n <= POOL_SCAN_MAX) {
+        if (n < 2 || h[1] > start) return n - 1; /* a pool kept busy: every other core */
+        int lo = 2, hi = n; /* the first of h[2..n) past start is in [lo, hi] */
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (h[mid] > start)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return n - lo;
+    }
+    int k = 0;
+    for (int i = 1; i < n; i++)
+        k += h[i] > start;
+    return k;
+}
+
+/* The item takes the earliest-free core; with a measured curve its CPU
+ * seconds dilate by the cores busy as it starts (dil), so cores the window
+ * leaves idle at that moment slow nothing. */
+static inline double pool_run(pool_t *p, double ready, double dur, double *dilation) {
     double *h = p->t;
     int n = p->n;
+    if (dilation && p->dil)
+        dur *= *dilation = p->dil[1 + pool_busy(h, n, h[0] > ready ? h[0] : ready)];
     if (n <= POOL_SCAN_MAX) {
         double end = (h[0] > ready ? h[0] : ready) + dur;
 #ifdef POOL_AVX2
@@ -130,20 +159,35 @@ static int pool_cores(double cores) {
     return cores > 1 ? (int)ceil(cores) : 1;
 }
 
+/* An item's dilation with k of the n cores busy, k = 1..n: k cores (a
+ * fractional share's last one as the share) prepare as the measured
+ * curve's effective cores (prep.scaling, the memory-bandwidth bound). */
+static double *pool_dilation(const prep_t *p, int n) {
+    double *dil = malloc((size_t)(n + 1) * sizeof *dil);
+    if (!dil) return NULL;
+    dil[0] = 1;
+    for (int k = 1; k <= n; k++)
+        dil[k] = k / scenario_prep_cores(p->s, k < p->cores ? k : p->cores, NULL);
+    return dil;
+}
+
 /* pools[tl * ns + server] */
 static int pool_init(prep_t *p) {
     int n = pool_cores(p->cores), total = PREP_TIMELINES * p->ns;
     pool_t *pools = calloc((size_t)total, sizeof *pools);
     p->state = pools;
-    /* The cores prepare as the effective cores of the measured curve
-     * (prep.scaling) and the memory-bandwidth bound, of those the window
-     * can keep busy: past them, idle cores slow no item. */
-    const double use = loader_cores_in_use(p->s, p->cores, p->busy_max);
-    p->slowdown = pool_cores(use) / scenario_prep_cores(p->s, use, NULL);
-    p->cpu_slots = n;
     if (!pools) return -1;
+    /* A measured curve slows each item by the cores busy as it starts
+     * (pool_run): cores the window leaves idle then slow nothing. Linear,
+     * a fractional share's ceil(cores) cores run cores/ceil(cores) as fast. */
+    double *dil = NULL;
+    if (scenario_prep_cores_shaped(p->s) && !(dil = pool_dilation(p, n))) return -1;
+    p->slowdown = dil ? 1 : n / scenario_prep_cores(p->s, p->cores, NULL);
+    p->dilates = dil != NULL;
+    p->cpu_slots = n;
     for (int k = 0; k < total; k++) {
         pools[k].n = n;
+        pools[k].dil = dil;
 #ifdef POOL_AVX2
         pools[k].wide = __builtin_cpu_supports("avx2");
 #endif
@@ -160,7 +204,9 @@ static prep_end_t pool_item(prep_t *p, int sv, int rank, double ready, double re
                             double dur) {
     (void)rank;
     pool_t *pools = p->state;
-    prep_end_t e = {pool_run(&pools[sv], ready, dur), pool_run(&pools[p->ns + sv], ready_mem, dur)};
+    double mem_dilation;
+    prep_end_t e = {pool_run(&pools[sv], ready, dur, &p->dilation),
+                    pool_run(&pools[p->ns + sv], ready_mem, dur, &mem_dilation)};
     return e;
 }
 
@@ -173,7 +219,7 @@ static double pool_train_cpu(prep_t *p, int tl, double start, double dur) {
     double end = start;
     for (int r = 0; r < p->ranks; r++) {
         int sv = r / per < p->ns ? r / per : p->ns - 1;
-        double e = pool_run(&pools[tl * p->ns + sv], start, dur * p->train_share);
+        double e = pool_run(&pools[tl * p->ns + sv], start, dur * p->train_share, NULL);
         if (e > end) end = e;
     }
     return end;
@@ -193,6 +239,7 @@ static double pool_batch_ready(prep_t *p, int tl, double last_item) {
 
 static void pool_destroy(prep_t *p) {
     pool_t *pools = p->state;
+    if (pools) free((void *)pools[0].dil); /* one table, shared by every pool */
     for (int k = 0; pools && k < PREP_TIMELINES * p->ns; k++)
         free(pools[k].t);
     free(pools);

@@ -51,67 +51,6 @@ jobs:
             or (_t(s, "server.storage.prefix_get_s") or 0) > 0
             or (_t(s, "server.tier.cache_gb") or 0) > 0),
     },
-    "static-pool-slowdown": {
-        "invariants": ["mono:cores"],
-        "invariant": "mono:cores",
-        "why": "the pool's slowdown under the memory-bandwidth bound (server.mem_gbps with "
-               "prep.mem_mb_per_item) is fixed at init from the cores its window can keep "
-               "busy; a shuffle buffer makes that window every core, so a storage-bound run "
-               "whose items trickle in still prepares each at the bound's share of all the "
-               "cores, and doubling them lengthens each item and the epoch's tail (+4.4 %). "
-               "A slowdown that follows the cores busy at each moment would fix it: the pool "
-               "and the model both",
-        "files": "sim/kinds/loader_pool.c (pool_init's slowdown), model/model.c (inst_cores)",
-        "case": """\
-dataset.items: 2996
-dataset.item_kb: 289.0
-dataset.item_kb_cv: 0.78
-server.count: 2
-server.network.gbit_s: 1
-server.mem_gbps: 52.7
-prep.mem_mb_per_item: 10.6
-server.storage.kind: object
-server.storage.first_byte_ms: 1.61
-server.storage.conn_mb_s: 13.8
-server.storage.max_mb_s: 190.0
-loader.shuffle_buffer: 1000
-jobs:
-- {gpus: 2, batch_per_gpu: 8, gpu_items_per_s: 218.0}
-""",
-        "knob": "cores",
-        "figures": "cores up: epoch 10.0825 s -> 10.5311 s (+4.4 %), storage-bandwidth bound both",
-        "match": lambda s, f: (_t(s, "server.mem_gbps") or 0) > 0
-        and (_t(s, "prep.mem_mb_per_item") or 0) > 0,
-    },
-    "static-pool-slowdown-curve": {
-        "invariants": ["mono:cores"],
-        "invariant": "mono:cores",
-        "why": "static-pool-slowdown through a measured scaling curve (prep.scaling below "
-               "linear): the pool's slowdown is fixed at init from the cores its window can "
-               "keep busy, here all of them, so at 8 cores every item takes the curve's 8-core "
-               "share (3.96 / 8 of a core) while the short epoch keeps about 5 busy (cpu_util "
-               "0.60): 5 cores 0.0771 s, 6 0.0800, 8 and more 0.0841, the model flat at "
-               "0.0719; a linear curve gives 0.0732 at every count. The same fix: a slowdown "
-               "that follows the cores busy at each moment (semfuzz seed 61, index 2270)",
-        "files": "sim/kinds/loader_pool.c (pool_init's slowdown), model/model.c (inst_cores)",
-        "case": """\
-dataset.items: 234
-dataset.item_kb: 40.5
-server.count: 3
-server.gpus: 4
-server.cpus: 6
-server.cache_gb: 0.00284
-server.storage.read_iops: 1680.0
-prep.scaling: 1:1, 2:1.58, 4:2.5, 8:3.96
-epochs: 1
-jobs:
-- {gpus: 8, batch_per_gpu: 1, gpu_items_per_s: 696.0, prep.pipeline: image_train}
-""",
-        "knob": "cores",
-        "figures": "cores up: epoch 0.0799635 s -> 0.0841346 s (+5.2 %), prep-bound both",
-        "match": lambda s, f: _t(s, "loader.kind", "pool") in ("pool", "dali")
-        and bool(_t(s, "prep.scaling")),
-    },
     "share-mean-runnable": {
         "invariants": ["mono:storage-bw", "mono:tier-bw", "mono:cache", "mono:tier-cache"],
         "invariant": "mono:storage-bw",
