@@ -87,7 +87,8 @@ settle() {
 # at load 8-21 (VALIDATION.md, "Server memory").
 expected_s=(torch_quick:175 torch_probe:40 torch_pipelines:70 netns:180 objectstore:285
   torch_tier:150 torch_shm:45 torch_mem:100 disk:80 pagecache:20 memlimit:5
-  measure_validate_quick:10 calib_quick_time:10 html_browser:20 torch_watch:60 gpu_validate:5)
+  measure_validate_quick:10 calib_quick_time:10 html_browser:20 torch_watch:60 gpu_validate:5
+  torch_regimes:130)
 expected() { # NAME: seconds
   local e
   for e in "${expected_s[@]}"; do [ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return; }; done
