@@ -228,8 +228,8 @@ static void run_setup(run_ctx_t *r, const scenario_t *s, const topology_t *t) {
  * the server's training processes busy: cores past them are idle and slow
  * nothing (the simulator's pool, loader_pool.c, dilates each item by the
  * cores busy as it starts: the same where its window keeps them busy);
- * eff_util is what the busy cores' dilated seconds fill of all of them. A kind with its own
- * model shares its cores its own way. */
+ * eff_util is what the busy cores' dilated seconds fill of all of them. A
+ * kind with its own model shares its cores its own way. */
 static void inst_cores(inst_ctx_t *c, const scenario_t *s) {
     const double per = c->in->cpus / c->ns, nb = ceil(c->n_used / c->M);
     double ahead = fmin((double)loader_staged_batches(s, c->jb), nb);

@@ -124,12 +124,12 @@ def epoch_metrics(out, source):
     return [e[source] for e in eps]
 
 
-def predict_epochs(stallsim, scen, sets, job=0):
-    """`stallsim run scen --set ...` in JSON: the simulator's (epoch_s,
-    t_gpu_s) for each epoch of job `job`."""
+def predict_epochs(stallsim, scen, sets, job=0, extra=()):
+    """`stallsim run scen --set ... [extra]` in JSON: the simulator's
+    (epoch_s, t_gpu_s) for each epoch of job `job`."""
     import json
 
-    cmd = [stallsim, "run", scen, "--format", "json"]
+    cmd = [stallsim, "run", scen, "--format", "json", *extra]
     for s in sets:
         cmd += ["--set", s]
     out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)

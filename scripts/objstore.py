@@ -487,24 +487,16 @@ http {{
             self.close()
 
     # -- helpers ----------------------------------------------------------
-    def cpu_s(self):
-        """CPU seconds nginx's processes (master and workers, its process
-        group) have used so far: what serving costs this host, which a
-        remote store would not charge the loader's cores."""
-        if self._proc is None:
-            return 0.0
-        tick, total = os.sysconf("SC_CLK_TCK"), 0
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
+    def pids(self):
+        """nginx's processes, master and workers (its process group)."""
+        out = []
+        for d in os.listdir("/proc") if self._proc is not None else ():
             try:
-                with open(f"/proc/{d}/stat") as f:
-                    st = f.read().rsplit(")", 1)[1].split()
-            except OSError:  # gone between listdir and open
-                continue
-            if int(st[2]) == self._proc.pid:  # st[2] is pgrp, utime/stime at 11/12
-                total += int(st[11]) + int(st[12])
-        return total / tick
+                if d.isdigit() and os.getpgid(int(d)) == self._proc.pid:
+                    out.append(int(d))
+            except OSError:  # gone between listdir and getpgid
+                pass
+        return out
 
     def url_of(self, path):
         """URL of a file given relative to root (or absolute under it)."""

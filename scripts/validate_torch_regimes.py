@@ -157,11 +157,11 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.01}}]
         cmd += [sys.executable, os.path.abspath(__file__), "--one", "--data", self.data,
                 "--spec", SPEC[self.kind], "--workers", str(w), "--batch", str(b),
                 "--compute", str(c)]
-        c0 = self.store.cpu_s() if self.store else 0.0
+        c0 = store_cpu_s(self.store) if self.store else 0.0
         out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=self.work).stdout
         m = json.loads(out.strip().splitlines()[-1])
         if self.store:  # nginx shares this host's cores, as a remote store would not
-            m["store_cpu_ms_per_item"] = (self.store.cpu_s() - c0) / (2 * self.items) * 1e3
+            m["store_cpu_ms_per_item"] = (store_cpu_s(self.store) - c0) / (2 * self.items) * 1e3
         return m
 
     def predict(self, scen, w, b, c):
@@ -170,6 +170,20 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.01}}]
         if self.kind in ("image", "text"):  # warm: the probe's item time holds the copy
             sets += ["server.storage.latency_ms=0", "server.storage.read_mb_s=1e9"]
         return predict_with_firsts(self.a.bin, scen, sets)
+
+
+def store_cpu_s(st):
+    """CPU seconds nginx's processes have used so far: what serving costs
+    this host, which a remote store would not take from the loader's cores."""
+    from stallsim.probe import proc_cpu_s
+
+    total = 0.0
+    for pid in st.pids():
+        try:
+            total += proc_cpu_s(pid)
+        except OSError:  # gone since
+            pass
+    return total
 
 
 def predict_with_firsts(stallsim, scen, sets):
@@ -181,15 +195,10 @@ def predict_with_firsts(stallsim, scen, sets):
 
     with tempfile.TemporaryDirectory() as tmp:  # the trace is renamed into place
         path = os.path.join(tmp, "trace.json")
-        cmd = [stallsim, "run", scen, "--format", "json", "--trace", path,
-               "--trace-epochs", "all", "--trace-iters", "1"]
-        for x in sets:
-            cmd += ["--set", x]
-        out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        eps = harness.predict_epochs(stallsim, scen, sets, extra=[
+            "--trace", path, "--trace-epochs", "all", "--trace-iters", "1"])
         with open(path) as f:
             trace = json.load(f)
-    eps = [(e["sim"]["epoch_s"], e["sim"]["t_gpu_s"])
-           for e in out["variants"][0]["jobs"][0]["epochs"]]
     ev = trace["traceEvents"] if isinstance(trace, dict) else trace
     comp = {e["args"]["epoch"]: e["ts"] * 1e-6 for e in ev
             if e.get("cat") == "gpu" and e.get("ph") == "X" and e["args"].get("batch") == 1}

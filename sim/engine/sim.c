@@ -1106,7 +1106,6 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
     const local_t local0 = one ? local_of(w, first) : (local_t){0};
     const double decode_per_byte = st->decode_per_byte, prep_fixed = st->prep_fixed;
     const double slowdown = st->prep.slowdown;
-    const int dilates = st->prep.dilates;
     batch_sums_t b = *sum;
     /* This epoch's per-server counters; a stream on one server adds the
      * batch's counts once at the end (integers in doubles: exact sums). */
@@ -1149,7 +1148,7 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
         if (end.t > b.ready) b.ready = end.t;
         if (end.mem > b.ready_mem) b.ready_mem = end.mem;
-        if (dilates) prep *= st->prep.dilation; /* the seconds it held its core */
+        prep *= st->prep.dilation; /* the seconds it held its core */
         b.prep_busy += prep * wt;
         b.prepped += wt;
         if (weight) {

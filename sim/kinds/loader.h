@@ -34,10 +34,9 @@ typedef struct {
      * number of simulated cores per server, the denominator of cpu_util. */
     double slowdown;
     double cpu_slots;
-    /* Set by init where a kind dilates each item itself (the pool under a
-     * measured curve): dilates 1, and item sets dilation, the last item's
-     * seconds on its core on timeline T per second of its CPU. */
-    int dilates;
+    /* The last item's seconds on its core on timeline T per second of its
+     * CPU: the engine sets 1, and a kind that dilates each item itself (the
+     * pool under a measured curve) sets it in item. */
     double dilation;
     /* Set by init for a loader whose workers read synchronously (NULL when
      * the reads of a batch are all issued at once): clock[rank] is when the

@@ -121,14 +121,17 @@ static inline int pool_busy(const double *h, int n, double start) {
     return k;
 }
 
-/* The item takes the earliest-free core; with a measured curve its CPU
- * seconds dilate by the cores busy as it starts (dil), so cores the window
- * leaves idle at that moment slow nothing. */
-static inline double pool_run(pool_t *p, double ready, double dur, double *dilation) {
+/* An item ready at `ready` dilates by the cores busy as it starts under a
+ * measured curve (dil), so cores the window leaves idle then slow nothing;
+ * 1 without a curve. */
+static inline double pool_dilation_at(const pool_t *p, double ready) {
+    const double *h = p->t;
+    return p->dil ? p->dil[1 + pool_busy(h, p->n, h[0] > ready ? h[0] : ready)] : 1;
+}
+
+static inline double pool_run(pool_t *p, double ready, double dur) {
     double *h = p->t;
     int n = p->n;
-    if (dilation && p->dil)
-        dur *= *dilation = p->dil[1 + pool_busy(h, n, h[0] > ready ? h[0] : ready)];
     if (n <= POOL_SCAN_MAX) {
         double end = (h[0] > ready ? h[0] : ready) + dur;
 #ifdef POOL_AVX2
@@ -183,7 +186,6 @@ static int pool_init(prep_t *p) {
     double *dil = NULL;
     if (scenario_prep_cores_shaped(p->s) && !(dil = pool_dilation(p, n))) return -1;
     p->slowdown = dil ? 1 : n / scenario_prep_cores(p->s, p->cores, NULL);
-    p->dilates = dil != NULL;
     p->cpu_slots = n;
     for (int k = 0; k < total; k++) {
         pools[k].n = n;
@@ -204,9 +206,10 @@ static prep_end_t pool_item(prep_t *p, int sv, int rank, double ready, double re
                             double dur) {
     (void)rank;
     pool_t *pools = p->state;
-    double mem_dilation;
-    prep_end_t e = {pool_run(&pools[sv], ready, dur, &p->dilation),
-                    pool_run(&pools[p->ns + sv], ready_mem, dur, &mem_dilation)};
+    pool_t *const on = &pools[sv], *const mem = &pools[p->ns + sv];
+    p->dilation = pool_dilation_at(on, ready);
+    prep_end_t e = {pool_run(on, ready, dur * p->dilation),
+                    pool_run(mem, ready_mem, dur * pool_dilation_at(mem, ready_mem))};
     return e;
 }
 
@@ -219,7 +222,7 @@ static double pool_train_cpu(prep_t *p, int tl, double start, double dur) {
     double end = start;
     for (int r = 0; r < p->ranks; r++) {
         int sv = r / per < p->ns ? r / per : p->ns - 1;
-        double e = pool_run(&pools[tl * p->ns + sv], start, dur * p->train_share, NULL);
+        double e = pool_run(&pools[tl * p->ns + sv], start, dur * p->train_share);
         if (e > end) end = e;
     }
     return end;
