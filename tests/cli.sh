@@ -282,8 +282,8 @@ grep -q "stallsim run: warning: at this pace the simulation takes about .* h; --
 rm -f "$q3" "$q3.err"
 
 # A data set smaller than the prefetch window stages its own items, not
-# full batches: 100 items of 602112 B, not one batch of 128.
-staged=$("$bin" run $small --set dataset.items=100 --variant base --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "staged_bytes") c = i; next } { print $c }' | sort -u)
+# full batches: 100 items of 602112 B, not two global batches of 96.
+staged=$("$bin" run $small --set dataset.items=100 --set jobs.0.batch_per_gpu=48 --variant base --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "staged_bytes") c = i; next } { print $c }' | sort -u)
 [ "$staged" = 60211200 ] && ok || bad "staged_bytes of a 100-item data set: $staged, want 60211200"
 
 # A figure too large for its column prints in %g, not 300 digits of %f.

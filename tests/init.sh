@@ -47,12 +47,12 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 head -c 99999 /dev/zero >data/.hidden/x.jpg
 head -c 99999 /dev/zero >data/.dot.jpg
-"$bin" init --data data --gpus 2 --gpu-items-per-s 1000 >d.yaml 2>err && ok || bad "init --data: $(cat err)"
+"$bin" init --data data --gpus 2 --batch 4 --gpu-items-per-s 1000 >d.yaml 2>err && ok || bad "init --data: $(cat err)"
 has d.yaml '^  items: 8 +# measured: the files under data$' '^  item_kb: 4.5 +# measured' \
   '^  item_kb_cv: 0.5092 +# measured' '^  # \(2 hidden names'
 "$bin" check d.yaml >/dev/null && ok || bad "check of init --data"
 # The bytes depend on the flags alone.
-"$bin" init --data data --gpus 2 --gpu-items-per-s 1000 >d2.yaml && cmp -s d.yaml d2.yaml && ok \
+"$bin" init --data data --gpus 2 --batch 4 --gpu-items-per-s 1000 >d2.yaml && cmp -s d.yaml d2.yaml && ok \
   || bad "init --data twice: outputs differ"
 
 D="--items 1000 --item-kb 100"

@@ -127,7 +127,7 @@ static void test_bottleneck_names(void **state) {
     metrics_free(&m);
     const char *lat[] = {"server.storage.latency_ms=100", "server.storage.read_mb_s=1000", NULL};
     assert_int_equal(tu_run(hand, lat, &S, &T, &m, NULL), 0);
-    assert_int_equal(metrics_at(&m, 0, 0)->bottleneck, BN_STORAGE_LATENCY);
+    assert_int_equal(metrics_at(&m, 0, 0)->bottleneck, BN_IN_FLIGHT);
     metrics_free(&m);
 }
 

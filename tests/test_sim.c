@@ -135,7 +135,7 @@ static void test_regimes(void **state) {
     /* Latency-bound: 2 ms a request, 4 in flight = ~1900 items/s. */
     const char *lat[] = {"server.storage.read_mb_s=5000", "server.storage.latency_ms=2",
                          "server.storage.queue_depth=4", NULL};
-    check_agree("latency-bound", single, lat, BN_STORAGE_LATENCY);
+    check_agree("latency-bound", single, lat, BN_IN_FLIGHT);
     /* Augment on the GPU: it costs GPU time, the CPUs only decode. */
     const char *ongpu[] = {"server.storage.read_mb_s=5000", "prep.on_gpu=true",
                            "prep.gpu_augment_ms=0.1", NULL};
@@ -162,8 +162,8 @@ static void test_iops_cap(void **state) {
         double sim = metrics_at(&s, 0, 0)->epoch_s, model = metrics_at(&m, 0, 0)->epoch_s;
         if (fabs(sim - 32) > 0.01 * 32 || fabs(model - 32) > 0.01 * 32)
             fail_msg("%s: sim %.3f s, model %.3f s, want 32 s", i ? "pytorch" : "pool", sim, model);
-        if (metrics_at(&s, 0, 0)->bottleneck != BN_STORAGE_LATENCY ||
-            metrics_at(&m, 0, 0)->bottleneck != BN_STORAGE_LATENCY)
+        if (metrics_at(&s, 0, 0)->bottleneck != BN_IN_FLIGHT ||
+            metrics_at(&m, 0, 0)->bottleneck != BN_IN_FLIGHT)
             fail_msg("%s: bottleneck sim %s, model %s", i ? "pytorch" : "pool",
                      bottleneck_names[metrics_at(&s, 0, 0)->bottleneck],
                      bottleneck_names[metrics_at(&m, 0, 0)->bottleneck]);

@@ -172,11 +172,11 @@ static void test_epochs(void **state) {
     (void)state;
     const char *one[] = {"server.storage.ncq=1", NULL};
     tu_epoch_t r = run(one);
-    expect("loose, ncq 1", r, 20000 * (e1(1) + 100e3 / RATE) + 0.001, 0.01, BN_STORAGE_LATENCY);
+    expect("loose, ncq 1", r, 20000 * (e1(1) + 100e3 / RATE) + 0.001, 0.01, BN_IN_FLIGHT);
     assert_int_equal(r.approx, 0);
     assert_true(r.reads == 20000);
     tu_epoch_t q = run((const char *[]){NULL});
-    expect("loose, ncq 32", q, q.model, 0.02, BN_STORAGE_LATENCY);
+    expect("loose, ncq 32", q, q.model, 0.02, BN_IN_FLIGHT);
     assert_int_equal(q.approx, 1);
     assert_true(q.sim < r.sim / 2);
 }

@@ -59,7 +59,7 @@ static void test_latency_bound_pool(void **state) {
             tu_epoch_t r = run(base, sets);
             char what[64];
             snprintf(what, sizeof what, "%g ms x %d readers", lat[i], conc[j]);
-            tu_expect_epoch(what, r, want, 0.005, BN_STORAGE_LATENCY);
+            tu_expect_epoch(what, r, want, 0.005, BN_IN_FLIGHT);
             assert_true(r.reads == 3200);
             assert_int_equal(r.approx, 0);
         }
@@ -72,7 +72,7 @@ static void test_aggregate_caps(void **state) {
     const char *bw[] = {"server.storage.first_byte_ms=1", "server.storage.max_mb_s=20", NULL};
     tu_expect_epoch("max_mb_s", run(base, bw), 16, 0.01, BN_STORAGE_BW);
     const char *get[] = {"server.storage.first_byte_ms=1", "server.storage.max_get_s=100", NULL};
-    tu_expect_epoch("max_get_s", run(base, get), 32, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("max_get_s", run(base, get), 32, 0.01, BN_IN_FLIGHT);
 }
 
 /* Connection caps bind the readers: 16 threads with 4 connections per
@@ -82,10 +82,10 @@ static void test_connection_caps(void **state) {
     double one = 3200 * (0.010 + 0.1 / 80) + 0.001; /* one connection at a time */
     const char *proc[] = {"server.storage.first_byte_ms=10",
                           "server.storage.connections_per_process=4", NULL};
-    tu_expect_epoch("per process", run(base, proc), one / 4, 0.005, BN_STORAGE_LATENCY);
+    tu_expect_epoch("per process", run(base, proc), one / 4, 0.005, BN_IN_FLIGHT);
     const char *srv[] = {"server.storage.first_byte_ms=10",
                          "server.storage.connections_per_server=2", NULL};
-    tu_expect_epoch("per server", run(base, srv), one / 2, 0.005, BN_STORAGE_LATENCY);
+    tu_expect_epoch("per server", run(base, srv), one / 2, 0.005, BN_IN_FLIGHT);
 }
 
 /* PyTorch's workers read synchronously: W workers are W GETs in flight, in
@@ -124,7 +124,7 @@ static void test_pytorch_workers(void **state) {
                             NULL};
     double want = 3200 * (0.010 + 0.1 / 80) / 2;
     tu_expect_epoch("pytorch 8 workers, 2 connections", run(base, capped), want, 0.01,
-                    BN_STORAGE_LATENCY);
+                    BN_IN_FLIGHT);
 }
 
 /* One store shared by 2 servers serves both servers' readers: 2 x 4
@@ -142,10 +142,10 @@ static void test_shared_store(void **state) {
         "loader: {cache: none}\n"
         "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.001}]\n";
     double want = 3200 * (0.010 + 0.1 / 80) / 8 + 0.001;
-    tu_expect_epoch("shared", run(yaml, (const char *[]){NULL}), want, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("shared", run(yaml, (const char *[]){NULL}), want, 0.01, BN_IN_FLIGHT);
     const char *one[] = {"jobs.0.gpus=1", "jobs.0.batch_per_gpu=32", NULL};
     tu_expect_epoch("shared, one server's job", run(yaml, one), 2 * want - 0.001, 0.01,
-                    BN_STORAGE_LATENCY);
+                    BN_IN_FLIGHT);
 }
 
 /* A tail: p99 = 5 x the median is sigma = ln 5 / 2.326, a mean first byte
@@ -203,7 +203,7 @@ static void test_ranged_gets(void **state) {
     double part = 0.020 + 100.0 / 13 / 100;
     const char *pool[] = {"server.storage.reader_threads=64", "jobs.0.prefetch_batches=16", NULL};
     tu_epoch_t r = run(yaml, pool);
-    tu_expect_epoch("ranged, pool", r, 640 * 13 * part / 64, 0.005, BN_STORAGE_LATENCY);
+    tu_expect_epoch("ranged, pool", r, 640 * 13 * part / 64, 0.005, BN_IN_FLIGHT);
     assert_true(r.reads == 640 * 13);
     const char *one[] = {torch_free[0], torch_free[1],          torch_free[2],
                          torch_free[3], torch_free[4],          torch_free[5],
@@ -235,7 +235,7 @@ static void test_prefix_closed_form(void **state) {
         double want = 64000 / (1000.0 * pre[i]);
         snprintf(what, sizeof what, "%d prefixes at 1000 GET/s", pre[i]);
         tu_epoch_t r = run(many, sets);
-        tu_expect_epoch(what, r, want, 0.01, BN_STORAGE_LATENCY);
+        tu_expect_epoch(what, r, want, 0.01, BN_IN_FLIGHT);
         assert_true(r.reads == 64000);
         assert_true(r.retries > 64000); /* 22,750 asked of 1000 x prefixes */
         assert_int_equal(r.approx, 0);
@@ -248,7 +248,7 @@ static void test_prefix_closed_form(void **state) {
     /* A HEAD before each GET is a request against the prefix too: half the items. */
     const char *head[] = {"server.storage.head=true", NULL};
     tu_epoch_t h = run(many, head);
-    tu_expect_epoch("HEAD and GET", h, 128, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("HEAD and GET", h, 128, 0.01, BN_IN_FLIGHT);
     assert_true(h.heads == 64000 && h.model_heads == 64000 && h.reads == 64000);
     /* Far below the limit nothing is refused and nothing changes. */
     const char *idle[] = {"server.storage.prefix_get_s=1e6", NULL};
@@ -270,7 +270,7 @@ static void test_prefix_pytorch(void **state) {
         "loader: {cache: none, kind: pytorch, num_workers: 16}\n"
         "jobs: [{gpus: 8, batch_per_gpu: 32, compute_s_per_batch: 0.001}]\n";
     tu_epoch_t r = run(yaml, (const char *[]){NULL});
-    tu_expect_epoch("pytorch, 2 prefixes", r, 32, 0.015, BN_STORAGE_LATENCY);
+    tu_expect_epoch("pytorch, 2 prefixes", r, 32, 0.015, BN_IN_FLIGHT);
     assert_true(r.reads == 64000 && r.retries > 0);
 }
 
@@ -314,9 +314,9 @@ static void test_prefix_shared(void **state) {
         "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
         "loader: {cache: none}\n"
         "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.001, prefetch_batches: 16}]\n";
-    tu_expect_epoch("shared", run(yaml, (const char *[]){NULL}), 32, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("shared", run(yaml, (const char *[]){NULL}), 32, 0.01, BN_IN_FLIGHT);
     const char *own[] = {"server.storage.shared=false", NULL};
-    tu_expect_epoch("a store each", run(yaml, own), 16, 0.01, BN_STORAGE_LATENCY);
+    tu_expect_epoch("a store each", run(yaml, own), 16, 0.01, BN_IN_FLIGHT);
 }
 
 /* Two DALI jobs on one prefix at 1 GET/s (semfuzz seed 5): each job's

@@ -153,7 +153,7 @@ static void test_rising_curve(void **state) {
         tu_epoch_t r = run(base, sets);
         char what[64];
         snprintf(what, sizeof what, "rising curve, qd %d", qd[i]);
-        tu_expect_epoch(what, r, want, qd[i] <= 32 ? 0.001 : 0.01, BN_STORAGE_LATENCY);
+        tu_expect_epoch(what, r, want, qd[i] <= 32 ? 0.001 : 0.01, BN_IN_FLIGHT);
         assert_int_equal(r.approx, 1);
         /* The same device flat at lat(1) is faster. */
         const char *flat[] = {
@@ -175,7 +175,7 @@ static void test_caps(void **state) {
     (void)state;
     const char *iops[] = {"server.storage.read_iops=400", NULL}, *sets[16];
     join(sets, rising, NRISING, iops);
-    tu_expect_epoch("read_iops", run(base, sets), 8 + 0.001, 0.005, BN_STORAGE_LATENCY);
+    tu_expect_epoch("read_iops", run(base, sets), 8 + 0.001, 0.005, BN_IN_FLIGHT);
     const char *bw[] = {
         "server.storage.latency_qd1_ms=0.01",  "server.storage.latency_qd4_ms=0.01",
         "server.storage.latency_qd16_ms=0.02", "server.storage.latency_qd32_ms=0.04",

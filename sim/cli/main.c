@@ -454,6 +454,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     diag_drop_repeats(1);
     for (int k = 0; k < nv && rc != EXIT_RUNTIME && runs; k++) {
         int one = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
+        if (!one) one = scenario_check_batches(&runs[k].scn, &doc);
         if (one && rc != EXIT_RUNTIME) rc = one;
     }
     diag_drop_repeats(0);

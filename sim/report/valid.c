@@ -14,7 +14,7 @@ static const char *const bn_keys[BN__COUNT][4] = {
     [BN_GPU] = {"server.gpus", NULL},
     [BN_PREP] = {"prep.", "server.cpus", "server.mem_gbps", "loader."},
     [BN_STORAGE_BW] = {"server.storage.", "server.tier.", "dataset.", NULL},
-    [BN_STORAGE_LATENCY] = {"server.storage.", "server.tier.", "dataset.", NULL},
+    [BN_IN_FLIGHT] = {"server.storage.", "server.tier.", "dataset.", NULL},
     [BN_NETWORK] = {"server.network.", "server.count", "loader.dist_cache", NULL},
 };
 

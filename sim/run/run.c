@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding.h"
 #include "budget.h"
 #include "diag.h"
 #include "kinds.h"
@@ -205,11 +206,16 @@ int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watc
         return EXIT_RUNTIME;
     model_run(&v->scn, &v->topo, &v->model);
     if (model_steady(&v->scn, &v->topo, 0, &v->steady, &v->steady_from)) return EXIT_RUNTIME;
-    if (!simulate) return 0;
-    if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
-        return EXIT_RUNTIME;
-    if (run_sampled(&v->scn, &v->topo)) return execute_sampled(v);
-    return sim_run_observed(&v->scn, &v->topo, &v->sim, watch, obs);
+    int rc = 0;
+    if (simulate) {
+        if (metrics_alloc(&v->sim, v->topo.ninst, epochs) || metrics_alloc_servers(&v->sim, ns))
+            return EXIT_RUNTIME;
+        rc = run_sampled(&v->scn, &v->topo)
+                 ? execute_sampled(v)
+                 : sim_run_observed(&v->scn, &v->topo, &v->sim, watch, obs);
+    }
+    if (!rc) binding_name(v);
+    return rc;
 }
 
 void run_release(variant_run_t *v) {

@@ -3,8 +3,17 @@
 
 #include <stdlib.h>
 
-const char *const bottleneck_names[] = {"gpu", "prep", "storage-bandwidth", "storage-latency",
-                                        "network"};
+const char *const bottleneck_names[] = {"gpu",
+                                        "prep",
+                                        "gil",
+                                        "memory-bandwidth",
+                                        "loader-overhead",
+                                        "storage-bandwidth",
+                                        "storage-iops",
+                                        "request-rate",
+                                        "reads-in-flight",
+                                        "network",
+                                        "tier"};
 
 void metrics_derive(epoch_metrics_t *m, double items) {
     m->throughput_items_s = items / m->epoch_s;
@@ -24,7 +33,7 @@ void metrics_derive(epoch_metrics_t *m, double items) {
     if (gpu_prep > best) best = gpu_prep, m->bottleneck = BN_PREP;
     if (m->storage_util > best) best = m->storage_util, m->bottleneck = BN_STORAGE_BW;
     if (m->slot_util > best && m->slot_util > METRICS_GPU_BOUND)
-        best = m->slot_util, m->bottleneck = BN_STORAGE_LATENCY;
+        best = m->slot_util, m->bottleneck = BN_IN_FLIGHT;
     if (m->network_util > best) m->bottleneck = BN_NETWORK;
 }
 

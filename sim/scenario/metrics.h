@@ -4,16 +4,32 @@
 #ifndef STALLSIM_METRICS_H
 #define STALLSIM_METRICS_H
 
+/* What binds an epoch: one vocabulary for every producer and output. The
+ * first group is on the prep side of DS-Analyzer's split (its stall is
+ * prep_stall_s), the second on the fetch side (fetch_stall_s). */
 typedef enum {
     BN_GPU,
-    BN_PREP,
-    BN_STORAGE_BW,
-    BN_STORAGE_LATENCY,
-    BN_NETWORK,
+    /* prep side */
+    BN_PREP,   /* the cores (or the loader's workers) that prepare items */
+    BN_GIL,    /* a thread loader's interpreter lock */
+    BN_MEM_BW, /* the server's memory bandwidth (server.mem_gbps) */
+    BN_LOADER, /* the loader's own work: worker start-up, collation, hand-over */
+    /* fetch side */
+    BN_STORAGE_BW,   /* the device's (or store's) bytes per second */
+    BN_STORAGE_IOPS, /* the device's reads per second (read_iops, a disk's seeks) */
+    BN_REQ_RATE,     /* a store's request-rate cap (max_get_s, a prefix's GET/s) */
+    BN_IN_FLIGHT,    /* reads in flight x latency: workers, readers, queue depth, connections */
+    BN_NETWORK,      /* the NICs (partitioned caching) */
+    BN_TIER,         /* the server's local tier (server.tier) */
     BN__COUNT
 } bottleneck_t;
 
 extern const char *const bottleneck_names[];
+
+/* Whether bottleneck b is on the fetch side of the split (else prep or gpu). */
+static inline int bottleneck_fetch_side(int b) {
+    return b >= BN_STORAGE_BW && b < BN__COUNT;
+}
 
 typedef struct {
     double epoch_s;
@@ -74,8 +90,10 @@ typedef struct {
  * `items`, gpu_util, the two stalls (DS-Analyzer's differential split) and
  * the bottleneck: the GPUs when busy at least METRICS_GPU_BOUND of the time
  * (prep when more of that went to the GPU's own prep, gpu_prep_s, than to
- * training), else the busiest resource (request slots only when nearly all
- * are busy). */
+ * training), else the busiest resource the producer accounts (request
+ * slots only when nearly all are busy). This is the producers' first word:
+ * the run layer (sim/run/binding.h) names what binds from the row's stall
+ * split and what lifting each resource would gain. */
 #define METRICS_GPU_BOUND 0.97
 void metrics_derive(epoch_metrics_t *m, double items);
 

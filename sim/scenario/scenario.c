@@ -434,8 +434,28 @@ static int check_items_per_gpu(const scenario_t *s, const scenario_doc_t *doc) {
                        "needs at least one item an epoch (use fewer GPUs or more items)",
                        (long long)s->dataset.items, (long long)s->jobs[j].gpus, s->jobs[j].name);
             errors++;
+            errors++;
         }
     return errors;
+}
+
+int scenario_check_batches(const scenario_t *s, const scenario_doc_t *doc) {
+    int errors = 0;
+    for (int j = 0; j < s->njobs; j++)
+        if (s->dataset.items < s->jobs[j].gpus * s->jobs[j].batch_per_gpu) {
+            /* One partial step an epoch is no training run: refused, not
+             * simulated as if it were one. */
+            diag_error(
+                key_pos(s, doc, "dataset.items"),
+                "dataset.items = %lld is fewer than the %lld items of one global batch of job "
+                "'%s' (%lld GPUs x batch_per_gpu %lld): an epoch would be one partial step "
+                "(use fewer GPUs, a smaller batch or more items)",
+                (long long)s->dataset.items,
+                (long long)(s->jobs[j].gpus * s->jobs[j].batch_per_gpu), s->jobs[j].name,
+                (long long)s->jobs[j].gpus, (long long)s->jobs[j].batch_per_gpu);
+            errors++;
+        }
+    return errors ? EXIT_INPUT : 0;
 }
 
 /* The data's rules: items and shards the simulator can hold, and the
@@ -631,8 +651,29 @@ static int check_rates(const scenario_t *s, const scenario_doc_t *doc) {
     return errors;
 }
 
+/* A --set that the variant sets too is the variant's (the layers' order):
+ * said, not ignored silently. */
+static void warn_overridden(const assign_list_t *sets, const variant_t *var) {
+    for (size_t i = 0; sets && var && i < sets->n; i++)
+        for (size_t j = 0; j < var->set.n; j++)
+            if (strcmp(sets->v[i].key, var->set.v[j].key) == 0 &&
+                strcmp(sets->v[i].key, "epochs") != 0) {
+                diag_warning(sets->v[i].pos,
+                             "--set %s has no effect on variant '%s', which sets it to %s "
+                             "itself (variants override --set; edit the variant, or run "
+                             "another)",
+                             sets->v[i].key, var->name, var->set.v[j].value);
+                break;
+            }
+}
+
 int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
                    scenario_t *s) {
+    return scenario_build_over(doc, sets, variant, NULL, s);
+}
+
+int scenario_build_over(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
+                        const assign_list_t *over, scenario_t *s) {
     memset(s, 0, sizeof *s);
     int n;
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
@@ -643,7 +684,7 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
             return EXIT_RUNTIME;
         }
     const assign_list_t *var = variant >= 0 ? &doc->variants[variant].set : NULL;
-    const assign_list_t *layers[] = {&doc->base, sets, var};
+    const assign_list_t *layers[] = {&doc->base, sets, var, over};
     int errors = 0;
 
     /* The host profile, then the price file: values that are defaults, not
@@ -651,7 +692,7 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     const char *files[] = {"host", "prices"};
     assign_list_t defaults[2] = {{0}};
     for (int f = 0; f < 2; f++) {
-        const assign_t *a = find_last(layers, 3, files[f]);
+        const assign_t *a = find_last(layers, 4, files[f]);
         if (!a || !a->value[0]) continue;
         int rc = load_layer(doc, a, &defaults[f]);
         if (rc) {
@@ -664,6 +705,8 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
     errors += apply_list(s, &doc->base);
     errors += apply_list(s, sets);
     errors += apply_list(s, var);
+    errors += apply_list(s, over);
+    if (variant >= 0) warn_overridden(sets, &doc->variants[variant]);
     assign_list_free(&defaults[0]), assign_list_free(&defaults[1]);
     if (variant >= 0) snprintf(s->variant, sizeof s->variant, "%s", doc->variants[variant].name);
     default_names(s, doc);

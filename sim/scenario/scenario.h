@@ -243,7 +243,17 @@ void assign_list_free(assign_list_t *list);
  * with the extra overrides `sets`. Validates every key and cross-key rule.
  * Returns 0, or EXIT_INPUT after printing every error found. */
 int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
-                   scenario_t *out);
+                   scenario_t *s);
+/* The same with `over` applied last, after the variant (NULL: none): the
+ * advice's proof builds exactly what it will print. */
+int scenario_build_over(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
+                        const assign_list_t *over, scenario_t *s);
+
+/* `run` and `check`'s rule on top of scenario_build's: every job's global
+ * batch fits in the data set (a smaller set is one partial step an epoch).
+ * 0, or EXIT_INPUT after the error. (Tests and `measure` of a handful of
+ * files run such epochs on purpose.) */
+int scenario_check_batches(const scenario_t *s, const scenario_doc_t *doc);
 
 /* Derived figures every consumer needs, computed in one place. */
 double scenario_item_bytes_mean(const scenario_t *s);

@@ -16,6 +16,11 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t seen[256];
 static int dropping, nseen, next;
+static _Thread_local int muted;
+
+void diag_mute(int on) {
+    muted = on;
+}
 
 void diag_drop_repeats(int on) {
     pthread_mutex_lock(&lock);
@@ -49,6 +54,7 @@ static int seen_before(src_pos_t pos, const char *kind, const char *msg) {
 /* Messages quote what the user wrote; a control character or a stray byte
  * in it is shown as \xHH, never sent to the terminal as it is. */
 static void vreport(src_pos_t pos, const char *kind, const char *fmt, va_list ap) {
+    if (muted) return;
     char small[1024], *msg = small;
     va_list again;
     va_copy(again, ap);
@@ -77,6 +83,13 @@ void diag_error(src_pos_t pos, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vreport(pos, "error", fmt, ap);
+    va_end(ap);
+}
+
+void diag_warning(src_pos_t pos, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(pos, "warning", fmt, ap);
     va_end(ap);
 }
 

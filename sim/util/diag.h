@@ -28,6 +28,14 @@ void diag_note(src_pos_t pos, const char *fmt, ...) __attribute__((format(printf
  * them, so an error they share prints once); 0 prints every message again. */
 void diag_drop_repeats(int on);
 
+/* Prints "file:line:col: warning: <fmt>" to stderr. */
+void diag_warning(src_pos_t pos, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* With on = 1, this thread's messages are not printed (the advice's search
+ * builds configurations the user never wrote: their errors are its to
+ * weigh, not the user's to read); 0 prints them again. */
+void diag_mute(int on);
+
 /* Edit distance, used to suggest the nearest valid key or choice. */
 int diag_edit_distance(const char *a, const char *b);
 
