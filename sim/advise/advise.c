@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "advice.h"
+#include "advice_find.h"
 #include "cost.h"
 #include "model.h"
 #include "report.h"
@@ -245,18 +246,23 @@ static int setup(advise_plan_t *p) {
 }
 
 /* Under a GPU-utilisation target the scenario as given misses: what to
- * change, in its own knobs, as run says it (advice.h). */
+ * change, in its own keys, found and proven as run finds it (advice_find.h). */
 static int given_advice(advise_plan_t *p, variant_run_t *v, assign_list_t *sets) {
     const advise_target_t *t = &p->targets[0];
     if (!t->ge || strcmp(advise_metric_name(t->metric), "gpu_util") != 0) return 0;
     double kv;
     if (advise_config_sets(p, &p->main, -1, sets, &kv) || run_build(p->doc, sets, p->variant, 0, v))
         return 0; /* built once already: only memory fails here, and the line is a bonus */
+    v->advice = malloc(sizeof *v->advice);
+    const int simulate = !p->o->a.model_only;
+    int rc = !v->advice || run_execute(v, simulate) ||
+             advice_find(p->doc, sets, p->variant, v, t->value, simulate, v->advice);
     size_t len;
-    FILE *m = open_memstream(&p->given_advice, &len);
-    if (!m) return EXIT_RUNTIME;
-    advice_line(m, v, t->value);
-    return fclose(m) ? EXIT_RUNTIME : 0;
+    FILE *m = rc ? NULL : open_memstream(&p->given_advice, &len);
+    if (m) advice_line(m, v);
+    rc = rc || !m || fclose(m);
+    run_release(v);
+    return rc ? EXIT_RUNTIME : 0;
 }
 
 /* The objective cost needs prices (known once a configuration is built);

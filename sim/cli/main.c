@@ -23,6 +23,7 @@
 #include "init.h"
 #include "measure.h"
 #include "report.h"
+#include "advice_find.h"
 #include "run.h"
 #include "scenario.h"
 #include "kinds.h"
@@ -455,6 +456,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
     for (int k = 0; k < nv && rc != EXIT_RUNTIME && runs; k++) {
         int one = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
         if (!one) one = scenario_check_batches(&runs[k].scn, &doc);
+        if (!one) scenario_warn_overridden(&doc, &o.a.sets, idx[k]);
         if (one && rc != EXIT_RUNTIME) rc = one;
     }
     diag_drop_repeats(0);
@@ -469,6 +471,8 @@ static int cmd_run(int argc, char **argv, int check_only) {
             w.k = k, w.variant = runs[k].scn.variant;
             rc = run_execute_observed(&runs[k], !o.a.model_only, &watch, NULL);
         }
+        /* "What to change", proven by the simulator before it is printed. */
+        if (!rc) rc = advice_find_all(&doc, &o.a.sets, idx, runs, nv, !o.a.model_only);
         /* The prediction's sensitivity to the host profile's spread (spread.h). */
         for (int k = 0; k < nv && !rc; k++) {
             rc = spread_load(&doc, &runs[k].scn, &runs[k].spread);

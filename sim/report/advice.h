@@ -1,29 +1,26 @@
-/* advice: the "what to change" lines of `stallsim run`'s text output.
+/* advice: the "what to change" lines of `stallsim run`'s outputs, written
+ * from what advice_find (sim/run/advice_find.h) found and proved: the keys
+ * to set, what the simulator gave with them, and where nothing the keys can
+ * do reaches the target, the limit that stops it. Nothing is searched here.
  *
- * For each variant the model works out, in its steady state, the epoch time
- * each input resource alone would allow (prep: every item in memory, T_prep;
- * storage: prep free), says which binds and whether the other binds within
- * a few percent of it (then buying only one of them gains little), and what
- * each would need for the GPUs to be 90 % busy: the prep cores a server
- * (found by the model, cores alone) and the storage reads per second (the
- * bytes the job reads an epoch over the epoch time that reaches 90 %).
- *
- *   advice_write_text(out, runs, nvariants);   after run's summary table
+ *   advice_write_text(out, runs, nv);   after run's summary table
+ *   advice_json(&j, &runs[k]);          inside the variant's JSON object
  */
 #ifndef STALLSIM_ADVICE_H
 #define STALLSIM_ADVICE_H
 
 #include <stdio.h>
 
+#include "out.h"
 #include "run.h"
-
-/* The GPU utilisation the advice aims at. */
-#define ADVICE_TARGET 0.9
 
 void advice_write_text(FILE *out, const variant_run_t *v, int nv);
 
-/* One variant's line for GPU utilisation `target` (advise's): v built
- * (run_build); the model is run here, from its steady state. */
-void advice_line(FILE *out, const variant_run_t *v, double target);
+/* One variant's line (advise's), from v->advice. */
+void advice_line(FILE *out, const variant_run_t *v);
+
+/* The variant's "advice" object: status, the keys and values to set, the
+ * simulator's result with them; nothing where v->advice is NULL. */
+void advice_json(out_json_t *j, const variant_run_t *v);
 
 #endif

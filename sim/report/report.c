@@ -574,6 +574,10 @@ static void json_variant_head(out_json_t *j, const variant_run_t *v, double base
     out_jnum(j, "hit_rate", "%.6f", v->steady.hit_rate);
     out_jstr(j, "bottleneck", bottleneck_names[v->steady.bottleneck]);
     out_jend(j);
+    if (v->advice) {
+        out_jbreak(j, "\n   ");
+        advice_json(j, v);
+    }
     out_jbreak(j, "\n   ");
     report_json_config(j, "config", &v->scn);
     if (v->sampled > 0) {

@@ -132,7 +132,12 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
 
 int run_build_fitting(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
                       int simulations, variant_run_t *v, int *over_limit) {
-    int rc = scenario_build(doc, sets, variant, &v->scn);
+    return run_build_over(doc, sets, NULL, variant, simulations, v, over_limit);
+}
+
+int run_build_over(const scenario_doc_t *doc, const assign_list_t *sets, const assign_list_t *over,
+                   int variant, int simulations, variant_run_t *v, int *over_limit) {
+    int rc = scenario_build_over(doc, sets, variant, over, &v->scn);
     if (!rc) rc = topology_build(&v->scn, &v->topo);
     if (!rc) rc = kinds_check(&v->scn, &v->topo);
     if (!rc && over_limit) *over_limit = !memory_fits(&v->scn, &v->topo);
@@ -219,6 +224,8 @@ int run_execute_observed(variant_run_t *v, int simulate, const sim_watch_t *watc
 }
 
 void run_release(variant_run_t *v) {
+    free(v->advice);
+    v->advice = NULL;
     metrics_free(&v->model);
     metrics_free(&v->sim);
 }

@@ -52,6 +52,9 @@ typedef struct {
     /* The prediction's sensitivity to the host profile's measured spread
      * (spread.h): filled by `run` alone (spread_load, spread_apply). */
     spread_t spread;
+    /* "What to change" (advice_find.h), found and proven by `run`'s caller
+     * after run_execute; NULL where none was asked. run_release frees it. */
+    struct advice *advice;
 } variant_run_t;
 
 /* Variant indices into doc->variants (-1: a scenario without variants) of
@@ -75,6 +78,11 @@ int run_build(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
  * advise leaves it out of its search and says how many it left. */
 int run_build_fitting(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
                       int simulations, variant_run_t *v, int *over_limit);
+
+/* run_build_fitting with `over` set last, after the variant (NULL: none):
+ * the advice's proof (advice_find.h) builds what it prints. */
+int run_build_over(const scenario_doc_t *doc, const assign_list_t *sets, const assign_list_t *over,
+                   int variant, int simulations, variant_run_t *v, int *over_limit);
 
 /* The model, and with `simulate` the simulator, of a built variant. 0, or
  * EXIT_RUNTIME without memory. */

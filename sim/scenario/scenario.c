@@ -651,9 +651,8 @@ static int check_rates(const scenario_t *s, const scenario_doc_t *doc) {
     return errors;
 }
 
-/* A --set that the variant sets too is the variant's (the layers' order):
- * said, not ignored silently. */
-static void warn_overridden(const assign_list_t *sets, const variant_t *var) {
+void scenario_warn_overridden(const scenario_doc_t *doc, const assign_list_t *sets, int variant) {
+    const variant_t *var = variant >= 0 ? &doc->variants[variant] : NULL;
     for (size_t i = 0; sets && var && i < sets->n; i++)
         for (size_t j = 0; j < var->set.n; j++)
             if (strcmp(sets->v[i].key, var->set.v[j].key) == 0 &&
@@ -706,7 +705,6 @@ int scenario_build_over(const scenario_doc_t *doc, const assign_list_t *sets, in
     errors += apply_list(s, sets);
     errors += apply_list(s, var);
     errors += apply_list(s, over);
-    if (variant >= 0) warn_overridden(sets, &doc->variants[variant]);
     assign_list_free(&defaults[0]), assign_list_free(&defaults[1]);
     if (variant >= 0) snprintf(s->variant, sizeof s->variant, "%s", doc->variants[variant].name);
     default_names(s, doc);

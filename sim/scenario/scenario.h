@@ -249,6 +249,11 @@ int scenario_build(const scenario_doc_t *doc, const assign_list_t *sets, int var
 int scenario_build_over(const scenario_doc_t *doc, const assign_list_t *sets, int variant,
                         const assign_list_t *over, scenario_t *s);
 
+/* A --set that variant `variant` sets too is the variant's (the layers'
+ * order): a warning for each, naming key, variant and its value, so that it
+ * is said, not ignored silently (`run` and `check`; advise notes its own). */
+void scenario_warn_overridden(const scenario_doc_t *doc, const assign_list_t *sets, int variant);
+
 /* `run` and `check`'s rule on top of scenario_build's: every job's global
  * batch fits in the data set (a smaller set is one partial step an epoch).
  * 0, or EXIT_INPUT after the error. (Tests and `measure` of a handful of

@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import answers  # noqa: E402
 import checks  # noqa: E402
 import gen  # noqa: E402
 import known  # noqa: E402
@@ -55,6 +56,8 @@ def evaluate(stallsim, scen, tmp, knob=None, text=False):
     if res.status == "finding":
         return "checked", [res.finding], [], ""
     findings = checks.check_all(scen, res.doc)
+    findings += answers.check_labels(res.doc)
+    findings += answers.check_advice(stallsim, scen, res.doc, tmp)
     if text:
         findings += runner.text_findings(stallsim, tmp, "base")
     excused = []
