@@ -72,7 +72,7 @@ static void stop_text(FILE *out, const scenario_t *s, const advice_t *a) {
                  "the GPUs' own prep binds; a faster prep on the GPU (a hardware JPEG decoder), "
                  "or its CPU costs given (prep.decode_ms_per_mb) to price prep on the CPU");
     if (a->n > 0)
-        fprintf(out, "%s binds then, and no key stallsim can turn lifts it further",
+        fprintf(out, "%s binds then, and no key the search can turn lifted it further",
                 bn_name(a->stop));
     else
         fprintf(out, "No key stallsim can turn lifts %s", bn_name(a->stop));

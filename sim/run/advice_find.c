@@ -2,6 +2,8 @@
 #include "advice_find.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +15,19 @@
 #include "model.h"
 #include "schema.h"
 
-#define KNOB         "<knob>" /* the loader's own knob: num_workers, threads */
-#define LEVERS       8
-#define GROUP        3    /* keys a lever turns together */
-#define STEPS        6    /* resources the search moves through, each round */
-#define ROUNDS       5    /* searches proven, at most */
-#define KNEE_UP      1.05 /* a guided step aims this far past the shortfall */
-#define UTIL_MIN     0.05 /* a guided step turns a lever by at most target / this */
-#define GUIDED_GAIN  0.01 /* a guided step that gains less is taken back */
-#define DOUBLINGS    16   /* a lever goes at most this many doublings above its value */
-#define KNEE         0.01 /* doubling a lever that saves less than this is past its knee */
-#define TARGET_MAX   0.995
-#define TRIM         0.0005 /* utilisation a trimmed key may give back */
-#define CACHE_GB_MIN 1      /* a cache of 0 GB grows from this */
+#define KNOB        "<knob>" /* the loader's own knob: num_workers, threads */
+#define LEVERS      8
+#define GROUP       3    /* keys a lever turns together */
+#define STEPS       12   /* resources the search moves through, each round */
+#define ROUNDS      5    /* searches proven, at most */
+#define KNEE_UP     1.05 /* a guided step aims this far past the shortfall */
+#define UTIL_MIN    0.05 /* a guided step turns a lever by at most target / this */
+#define GUIDED_GAIN 0.01 /* a guided step that gains less is taken back */
+#define DOUBLINGS   16   /* a lever goes at most this many doublings above its value */
+#define KNEE        0.01 /* doubling a lever that saves less than this is past its knee */
+#define TARGET_MAX  0.995
+#define TRIM        0.0005 /* utilisation a trimmed key may give back */
+#define FROM_ZERO   1      /* a key at 0 (a cache, num_workers) grows from this */
 
 /* The user's keys that lift each resource, the cheapest to turn first; "a+b"
  * turns both by one factor (where each alone saves little: workers and the
@@ -35,8 +37,8 @@ static const struct {
     const char *keys[LEVERS];
 } levers[] = {
     {BN_PREP,
-     {KNOB, "server.cpus", KNOB "+server.cpus", "prep.decode=cpu+server.cpus",
-      "prep.on_gpu=false+server.cpus"}},
+     {KNOB, "server.cpus", "jobs.0.cpus", KNOB "+server.cpus", "jobs.0.cpus+server.cpus",
+      "prep.decode=cpu+server.cpus", "prep.on_gpu=false+server.cpus"}},
     {BN_MEM_BW, {"server.mem_gbps"}},
     {BN_LOADER, {"loader.persistent_workers=true", KNOB, "server.cpus", KNOB "+server.cpus"}},
     {BN_STORAGE_BW,
@@ -77,18 +79,60 @@ static double key_value(const key_def_t *k, const scenario_t *s) {
     return k->type == KT_INT ? (double)*(const int64_t *)at : *(const double *)at;
 }
 
+/* Job 0's keys as levers: its rows with their offsets from the scenario
+ * (schema_store writes at base + offset), named as --set names them. */
+static key_def_t job_keys[1];
+static pthread_once_t job_once = PTHREAD_ONCE_INIT;
+
+static void job_keys_init(void) {
+    int n, i = schema_find(SCOPE_JOB, "cpus");
+    const key_def_t *k = schema_keys(SCOPE_JOB, &n);
+    if (i < 0) return;
+    job_keys[0] = k[i];
+    job_keys[0].name = "jobs.0.cpus";
+    job_keys[0].offset += offsetof(scenario_t, jobs);
+}
+
+/* The row of lever key `name`, scenario or job 0's; NULL where none. */
+static const key_def_t *find_key(const char *name) {
+    if (strncmp(name, "jobs.0.", 7) == 0) {
+        pthread_once(&job_once, job_keys_init);
+        for (size_t j = 0; j < sizeof job_keys / sizeof job_keys[0]; j++)
+            if (job_keys[j].name && strcmp(job_keys[j].name, name) == 0) return &job_keys[j];
+        return NULL;
+    }
+    int n, i = schema_find(SCOPE_SCENARIO, name);
+    return i < 0 ? NULL : &schema_keys(SCOPE_SCENARIO, &n)[i];
+}
+
+/* Caps a 0 turns off: no lever where off (from 0 the others grow from 1:
+ * num_workers 0, the training process alone, to workers). */
+static int is_cap(const char *name) {
+    static const char *const caps[] = {"server.storage.max_get_s",
+                                       "server.storage.prefix_get_s",
+                                       "server.storage.max_mb_s",
+                                       "server.storage.read_iops",
+                                       "server.tier.read_iops",
+                                       "server.mem_gbps",
+                                       "jobs.0.cpus",
+                                       "server.storage.connections_per_process",
+                                       "server.storage.connections_per_server"};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+        if (strcmp(name, caps[i]) == 0) return 1;
+    return 0;
+}
+
 /* Lever key `name` of s, or NULL where s's kinds do not use it or it cannot
  * grow (a cap of 0 is none; loose data alone takes shards). */
 static const key_def_t *lever(const scenario_t *s, const char *name) {
     if (strcmp(name, KNOB) == 0) name = scenario_loader(s)->knob;
-    if (!name || !kinds_key_used(s, name)) return NULL;
-    int n, i = schema_find(SCOPE_SCENARIO, name);
-    const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
-    if (i < 0 || (k[i].type != KT_INT && k[i].type != KT_REAL)) return NULL;
+    const key_def_t *k = name ? find_key(name) : NULL;
+    if (!k || (k->type != KT_INT && k->type != KT_REAL)) return NULL;
+    if (strncmp(name, "jobs.", 5) != 0 && !kinds_key_used(s, name)) return NULL;
     if (strcmp(name, "dataset.shard_items") == 0)
-        return s->dataset.shard_items <= 1 && s->dataset.shard_mb <= 0 ? &k[i] : NULL;
-    if (!(key_value(&k[i], s) > 0) && strcmp(name, "server.cache_gb") != 0) return NULL;
-    return &k[i];
+        return s->dataset.shard_items <= 1 && s->dataset.shard_mb <= 0 ? k : NULL;
+    if (!(key_value(k, s) > 0) && is_cap(name)) return NULL;
+    return k;
 }
 
 /* Switch `name` to `to` as a lever of s: the key used by s's kinds and
@@ -121,10 +165,17 @@ static int group_of(const scenario_t *s, const char *spec, group_t *g) {
         if (eq)
             snprintf(g->to[g->n], sizeof g->to[g->n], "%s", eq + 1);
         else
-            g->x0[g->n] = key_value(k, s) > 0 ? key_value(k, s) : CACHE_GB_MIN;
+            g->x0[g->n] = key_value(k, s);
         g->n++;
     }
     return g->n > 0 ? 0 : -1;
+}
+
+/* Key i of g at factor f: its value times f; a key at 0 (no cache, no
+ * workers) stays there at 1 and grows from FROM_ZERO at 2. */
+static double value_at(const group_t *g, int i, double f) {
+    if (g->x0[i] > 0) return g->x0[i] * f;
+    return f > 1 ? FROM_ZERO * f / 2 : 0;
 }
 
 /* s with key k at x (rounded up to a whole value): 0, or -1 out of range. */
@@ -141,7 +192,7 @@ static int set_key(scenario_t *s, const key_def_t *k, double x) {
 static int set_group(scenario_t *s, const group_t *g, double f) {
     char why[256];
     for (int i = 0; i < g->n; i++) {
-        if (!g->to[i][0] ? set_key(s, g->k[i], g->x0[i] * f)
+        if (!g->to[i][0] ? set_key(s, g->k[i], value_at(g, i, f))
                          : f > 1 && schema_store(g->k[i], s, g->to[i], why, sizeof why))
             return -1;
     }
@@ -190,7 +241,8 @@ static double util_at(const search_t *q, const group_t *g, double f) {
 /* Whether factors a < b give the same whole values of g. */
 static int same_values(const group_t *g, double a, double b) {
     for (int i = 0; i < g->n; i++)
-        if (g->to[i][0] ? (a > 1) != (b > 1) : ceil(g->x0[i] * a) != ceil(g->x0[i] * b)) return 0;
+        if (g->to[i][0] ? (a > 1) != (b > 1) : ceil(value_at(g, i, a)) != ceil(value_at(g, i, b)))
+            return 0;
     return 1;
 }
 
@@ -247,7 +299,7 @@ static void take_key(search_t *q, const key_def_t *k, const char *to) {
 static void take(search_t *q, const group_t *g, double f) {
     char text[48];
     for (int i = 0; i < g->n; i++) {
-        snprintf(text, sizeof text, "%.0f", ceil(g->x0[i] * f));
+        snprintf(text, sizeof text, "%.0f", ceil(value_at(g, i, f)));
         take_key(q, g->k[i], g->to[i][0] ? g->to[i] : text);
     }
 }
@@ -284,11 +336,9 @@ static void trim(search_t *q) {
     if (model_at(&q->s, q->E, &m)) return;
     /* Down to the aim where it was reached, else to what was found. */
     const double keep = m.gpu_util >= q->target ? q->target : m.gpu_util - TRIM;
-    int nk;
-    const key_def_t *keys = schema_keys(SCOPE_SCENARIO, &nk);
     for (int i = 0; i < q->a->n; i++) {
-        const key_def_t *k = &keys[schema_find(SCOPE_SCENARIO, q->a->key[i])];
-        if (k->type != KT_INT && k->type != KT_REAL) continue;
+        const key_def_t *k = find_key(q->a->key[i]);
+        if (!k || (k->type != KT_INT && k->type != KT_REAL)) continue;
         double lo = atof(q->a->was[i]), hi = key_value(k, &q->s);
         if (!(lo < hi)) continue;
         group_t g = {.k = {k}, .x0 = {1}, .n = 1};

@@ -88,7 +88,11 @@ def check_advice(stallsim, scen, doc, tmp):
         return out
     up = gen.clone(scen)
     for k, v in adv["set"].items():
-        up["top"][k] = _number(v)
+        if k.startswith("jobs."):  # the fuzzer's jobs are a list
+            _, i, rest = k.split(".", 2)
+            up["jobs"][int(i)][rest] = _number(v)
+        else:
+            up["top"][k] = _number(v)
     r = runner.run(stallsim, up, tmp, "advice")
     if r.status != "ok":
         out.append(r.finding or checks.finding("answer:advice", where,
@@ -106,3 +110,24 @@ def check_advice(stallsim, scen, doc, tmp):
                                   f"'found' at GPU {got:.4f}, below the target {adv['target']}",
                                   got=got, **adv["set"]))
     return out
+
+
+def summary(doc):
+    """What one run gave these checks to hold: rows labelled, the advice's status."""
+    rows = sum(1 for var in doc["variants"] for job in var["jobs"] for e in job["epochs"]
+               for src in checks.SOURCES if e.get(src))
+    adv = doc["variants"][0].get("advice") or {}
+    return {"rows": rows, "advice": adv.get("status", "none"),
+            "applied": bool(adv.get("set")) and "sim_gpu_util" in adv}
+
+
+def summary_line(stats):
+    """The counts for the validation page: rows whose label was held to the
+    split, and the advice by status, applied and rerun where it set keys."""
+    stats = [s for s in stats if s]
+    by = {}
+    for s in stats:
+        by[s["advice"]] = by.get(s["advice"], 0) + 1
+    return (f"answers: {sum(s['rows'] for s in stats)} rows' labels held to their split; "
+            f"advice " + ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+            + f"; {sum(s['applied'] for s in stats)} applied and rerun")

@@ -58,6 +58,7 @@ def evaluate(stallsim, scen, tmp, knob=None, text=False):
     findings = checks.check_all(scen, res.doc)
     findings += answers.check_labels(res.doc)
     findings += answers.check_advice(stallsim, scen, res.doc, tmp)
+    _W["answers"] = answers.summary(res.doc)
     if text:
         findings += runner.text_findings(stallsim, tmp, "base")
     excused = []
@@ -78,11 +79,12 @@ def work(index):
     scen = gen.generate(_W["table"], seed, index)
     knob = mono.pick(scen, random.Random(f"mono:{seed}:{index}"))
     # the text table too, for every fourth scenario (a third run costs time)
+    _W["answers"] = None
     status, findings, excused, err = evaluate(_W["stallsim"], scen, _W["tmp"], knob,
                                               text=index % 4 == 0)
     return {"index": index, "scen": scen, "knob": knob, "status": status,
             "findings": findings, "excused": excused, "refusal": _first_line(err),
-            "generic": scen["generic"]}
+            "generic": scen["generic"], "answers": _W["answers"]}
 
 
 def _first_line(err):
@@ -204,6 +206,7 @@ def summarise(a, stallsim, table, results, elapsed):
     generic = sorted({g for r in results for g in r["generic"]})
     if generic:
         out.write(f"keys without a rule in gen.py, drawn generically: {', '.join(generic)}\n")
+    out.write(answers.summary_line([r.get("answers") for r in checked]) + "\n")
     out.write("findings by invariant (scenarios): "
               + (", ".join(f"{k} {v}" for k, v in sorted(by_inv.items())) or "none") + "\n")
     for (inv, why), c in sorted(excused.items()):
