@@ -58,7 +58,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline, stallsim.gpurate
 sys.path.insert(0, HERE)
 import harness  # noqa: E402
-import validate_torch  # noqa: E402
+from validation import torch as validate_torch  # noqa: E402
 from stallsim import pipeline  # noqa: E402
 
 TOOL = "gpu_validate"
@@ -575,7 +575,7 @@ def train_row(a, model, workers, pin):
 def step_train(a, st, out_of_time):
     scen = validate_torch.write_scenario(os.path.join(a.out_dir, "train.yaml"),
                                          st.d["probe"]["profile"], a.epochs, a.data, batch=a.batch,
-                                         name="gpu-validation", tool=TOOL)
+                                         name="gpu-validation", tool=f"scripts/{TOOL}.py")
     done, failed = st.d.setdefault("train", {}), []
     for m in a.models:
         rate = st.d["rate"].get(m, {}).get("at_batch", {}).get("items_per_s")

@@ -8,7 +8,7 @@ pipelines against torchvision and torchaudio").
       [--data DIR] [--audio WAVDIR] [--items 1200] [--clips 400]
       [--epochs 2] [--quick] [--out FILE.md] [--update VALIDATION.md]
 
-1. JPEGs in DIR (`stallsim measure --generate`, as validate_torch.py; default
+1. JPEGs in DIR (`stallsim measure --generate`, as validation/torch.py; default
    /var/tmp/stallsim-torch/data, shared with it) and WAV clips in WAVDIR
    (16-bit PCM mono 44.1 kHz chirps under noise, 1-5 s, seeded; default
    /var/tmp/stallsim-torch/wav), each kept when already there.
@@ -25,7 +25,7 @@ pipelines against torchvision and torchaudio").
    row changes: num_workers, the compute, jobs.0.prep.pipeline, and for
    audio the dataset (the clips' count, mean size and spread) and the item's
    out_kb. image_train is the control: the same pipeline as
-   validate_torch.py, costed as decode + augment_ms instead of one fit.
+   validation/torch.py, costed as decode + augment_ms instead of one fit.
 The probe and every row run with ONEDNN_PRIMITIVE_CACHE_CAPACITY=64
 (--primitive-cache): a full-size audio set has more clip lengths than
 oneDNN's 1024-entry cache of Resample's per-length primitives, so every
@@ -125,7 +125,7 @@ def profile_measured(profile, key):
 
 
 # Reads are served from the warm page cache, whose copy the probe's item
-# times hold (as validate_torch.py's warm rows).
+# times hold (as validation/torch.py's warm rows).
 WARM = ["loader.cache=none", "server.storage.latency_ms=0", "server.storage.read_mb_s=1e9"]
 
 

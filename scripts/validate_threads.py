@@ -6,7 +6,7 @@ host (issue 36 item 4), with the DataLoader on the same data beside it.
       [--data DIR] [--items 1200] [--epochs 2] [--quick] [--out FILE.md]
       [--torch-profile FILE]
 
-1. JPEGs: the set scripts/validate_torch.py uses (harness.generate writes
+1. JPEGs: the set validation/torch.py uses (harness.generate writes
    them into DIR unless it holds some; default /var/tmp/stallsim-torch/data).
 2. The profile: `stallsim-probe --loader threads` (the item's CPU, each
    stage's GIL share timed on 1 and N threads, the collate) into
@@ -141,9 +141,9 @@ def measure_row(a, r):
 
 
 def write_scenario(path, profile, kind, epochs, data):
-    import validate_torch
+    from validation.fixtures.data import dataset_stats
 
-    n, kb, cv = validate_torch.dataset_stats(data)
+    n, kb, cv = dataset_stats(data)
     with open(path, "w") as f:
         f.write(f"""# written by scripts/validate_threads.py: the harness's training job
 name: threads-validation

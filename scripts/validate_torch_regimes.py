@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Validates `loader.kind: pytorch` where users go past the ImageFolder rows
-of scripts/validate_torch.py (issue 30; VALIDATION.md, "PyTorch: workers
+of validation/torch.py (issue 30; VALIDATION.md, "PyTorch: workers
 past the cores, Python Datasets, a store over HTTP"):
 
   /usr/bin/python3 scripts/validate_torch_regimes.py [--bin build/sim/stallsim]
@@ -313,7 +313,7 @@ def report(table, loads, lim=(0.10, 5, 0.25, 0.05)):
                                                   f"({t1 / t0 - 1:+.1%})" for k, w, t0, t1 in DRIFT)
                       + ".")
     ok = med <= lim[0] and med_pp <= lim[1] and worst <= lim[2] and all(d <= 1 for *_, d in best)
-    # The issue keeps ImageFolder at 0-4 workers where validate_torch.py has it.
+    # The issue keeps ImageFolder at 0-4 workers where validation/torch.py has it.
     low = [abs(r["err"]) for r in table if r["kind"] == "image" and r["series"] and r["workers"] <= 4]
     if low and lim[3] is not None:
         lines[-1] += f" ImageFolder at 0-4 workers: median |error| {statistics.median(low):.1%}."
@@ -360,7 +360,7 @@ def main():
     if not table:
         harness.skip("validate_torch_regimes", "no series could run here")
     # --quick holds a few rows on a shared machine to a looser bar (as
-    # validate_torch.py --quick does) that still fails on a broken mechanism.
+    # validation/torch.py --quick does) that still fails on a broken mechanism.
     lim = (0.20, 10, 0.50, None) if a.quick else (0.10, 5, 0.25, 0.05)
     text, ok = report(table, (load0, os.getloadavg()[0]), lim)
     print(text)

@@ -261,3 +261,22 @@ class Harness:
     @classmethod
     def main(cls, argv=None):
         sys.exit(cls().execute(sys.argv[1:] if argv is None else argv))
+
+
+def update_markers(path, name, text, tool):
+    """Puts text between `<!-- NAME:begin ... -->` and `<!-- NAME:end -->` in
+    path, atomically (a page that holds more than one harness's table). 0,
+    or 2 when the markers are missing."""
+    begin = f"<!-- {name}:begin (written by {tool}; do not edit by hand) -->"
+    end = f"<!-- {name}:end -->"
+    with open(path) as f:
+        doc = f.read()
+    if begin not in doc or end not in doc:
+        print(f"{tool}: {path} lacks the markers {begin} ... {end}", file=sys.stderr)
+        return 2
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    with open(path + ".tmp", "w") as f:
+        f.write(head + begin + "\n" + text + end + tail)
+    os.replace(path + ".tmp", path)
+    return 0
