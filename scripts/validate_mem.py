@@ -17,7 +17,7 @@ stallsim, measured here the same way (no cgroup figure is used for it):
     at random, fitted as fixed + per item read, by the probe's own
     stallsim.memprobe.worker_growth (/proc/PID/smaps_rollup of the worker,
     Private_Dirty);
-  - /dev/shm: stallsim's own figure from the batch's size (validate_shm.py
+  - /dev/shm: stallsim's own figure from the batch's size (validation/shm.py
     checks it).
 Then, for each num_workers:
   - worker: each real worker's private pages at their peak (the mean over
