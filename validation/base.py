@@ -94,6 +94,7 @@ class Harness:
     epochs = 2
     needs = ()
     targets = []
+    module = None  # the module --one runs (default validation.<name>)
 
     # What a harness declares ------------------------------------------------
     def add_arguments(self, ap):
@@ -167,7 +168,8 @@ class Harness:
         """run_row(a, r) in a fresh process (this module with --one ROW and
         this run's arguments): the dict it printed as its last JSON line.
         wrap(cmd) -> argv runs it inside something (unshare, a cgroup)."""
-        cmd = [sys.executable, "-m", f"validation.{self.name}", *self.argv, "--one", json.dumps(r)]
+        mod = self.module or f"validation.{self.name}"
+        cmd = [sys.executable, "-m", mod, *self.argv, "--one", json.dumps(r)]
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
         p = subprocess.run(wrap(cmd) if wrap else cmd, capture_output=True, text=True, env=env,

@@ -119,7 +119,8 @@ def run_ctest(o, name, log):
     with open(log, "w") as f:
         subprocess.run(["ctest", "--test-dir", o["build"], "-R", f"^{name}$", "-L", "validation",
                         "--output-on-failure", "-V"], stdout=f, stderr=subprocess.STDOUT)
-    text = open(log).read()
+    with open(log) as f:
+        text = f.read()
     if re.search(rf"^1/1 Test *#[0-9]*: {re.escape(name)} \.*  *Passed", text, re.M):
         return "passed"
     if re.search(rf"^1/1 Test *#[0-9]*: {re.escape(name)} \.*\*\*\*Skipped", text, re.M):
@@ -144,11 +145,10 @@ def run_torch_quick(o, name, log):
 def skip_reason(log):
     """The test's own words for why it skipped."""
     noise = re.compile(r"^ *([0-9]+/[0-9]+ Test|Start |Test command|[0-9]+ - )|tests skipped")
-    for line in open(log):
-        line = re.sub(r"^[0-9]*: ", "", line.rstrip("\n"))
-        if re.search("skipped|SKIP|skipping", line) and not noise.search(line):
-            return line[:200]
-    return ""
+    with open(log) as f:
+        lines = [re.sub(r"^[0-9]*: ", "", x.rstrip("\n")) for x in f]
+    return next((x[:200] for x in lines if re.search("skipped|SKIP|skipping", x)
+                 and not noise.search(x)), "")
 
 
 class Suite:
