@@ -1,5 +1,5 @@
 """Compatibility for the scripts not on the validation package yet
-(scripts/gpu_validate.py, pagecache_measure.py and the validate_*.py still
+(scripts/gpu_validate.py and the validate_*.py still
 to port): the names they used, from where they live now (validation/,
 python/stallsim/pipeline.py). New harnesses: validation/__init__.py."""
 

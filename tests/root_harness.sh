@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A validation harness that needs root and a cgroup controller, in its quick
 # form, on data it generates in a folder it removes:
-#   pagecache: scripts/validate_pagecache.py (loader.cache: linux against the
+#   pagecache: validation/pagecache.py (loader.cache: linux against the
 #     page cache in a memory cgroup; 70 MB, 4 epochs; epochs 2+ within 3 pp);
 #   disk: scripts/validate_disk.py (the storage model against the disk
 #     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS, and the ssd kind
@@ -22,4 +22,8 @@ if ! [ -x /usr/bin/python3 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 "$3/scripts/validate_$name.py" --bin "$2" --data "$tmp/data" --quick
+if [ -f "$3/validation/$name.py" ]; then
+  cd "$3" && /usr/bin/python3 -m "validation.$name" --bin "$2" --data "$tmp/data" --quick
+else
+  /usr/bin/python3 "$3/scripts/validate_$name.py" --bin "$2" --data "$tmp/data" --quick
+fi

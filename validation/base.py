@@ -167,7 +167,8 @@ class Harness:
     def isolated(self, a, r, wrap=None, timeout=None):
         """run_row(a, r) in a fresh process (this module with --one ROW and
         this run's arguments): the dict it printed as its last JSON line.
-        wrap(cmd) -> argv runs it inside something (unshare, a cgroup)."""
+        wrap(cmd) -> argv runs it inside something (unshare, a cgroup). A
+        row that skips (77, raising Skip in run_row) skips the harness."""
         mod = self.module or f"validation.{self.name}"
         cmd = [sys.executable, "-m", mod, *self.argv, "--one", json.dumps(r)]
         env = dict(os.environ)
@@ -175,6 +176,9 @@ class Harness:
         p = subprocess.run(wrap(cmd) if wrap else cmd, capture_output=True, text=True, env=env,
                            timeout=timeout)
         lines = [x for x in p.stdout.splitlines() if x.startswith("{")]
+        if p.returncode == SKIP:
+            raise Skip(p.stderr.strip().splitlines()[-1].split("skipped: ", 1)[-1]
+                       if p.stderr.strip() else f"row {r} skipped")
         if p.returncode != 0 or not lines:
             raise RuntimeError(f"{self.name}: row {r}: exit {p.returncode}: {p.stderr[-800:]}")
         return json.loads(lines[-1])
@@ -244,7 +248,11 @@ class Harness:
         self.argv = [x for x in argv]
         a = self.parser().parse_args(argv)
         if a.one is not None:
-            print(json.dumps(self.run_row(a, json.loads(a.one))), flush=True)
+            try:
+                print(json.dumps(self.run_row(a, json.loads(a.one))), flush=True)
+            except Skip as e:
+                print(f"{self.tool}: skipped: {e}", file=sys.stderr)
+                return SKIP
             return 0
         try:
             why = self.skip_reason(a)
