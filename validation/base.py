@@ -22,6 +22,14 @@ class Skip(Exception):
     """This host cannot measure: the harness exits 77 with the reason."""
 
 
+class RowFailed(RuntimeError):
+    """A row's process failed: its exit status and whole stderr."""
+
+    def __init__(self, msg, returncode, stderr):
+        super().__init__(msg)
+        self.returncode, self.stderr = returncode, stderr
+
+
 def skip(tool, why):
     """Exit 77 (ctest's skip) with the reason (for code outside a harness)."""
     print(f"{tool}: skipped: {why}", file=sys.stderr)
@@ -99,6 +107,10 @@ class Harness:
     # What a harness declares ------------------------------------------------
     def add_arguments(self, ap):
         """Options of this harness's own, beside the base's."""
+
+    def configure(self, a):
+        """Arguments derived from others (--quick's sizes), in the run and
+        in each row's process alike."""
 
     def requires(self, a):
         """None, or why this host cannot measure (the skip's reason)."""
@@ -180,7 +192,8 @@ class Harness:
             raise Skip(p.stderr.strip().splitlines()[-1].split("skipped: ", 1)[-1]
                        if p.stderr.strip() else f"row {r} skipped")
         if p.returncode != 0 or not lines:
-            raise RuntimeError(f"{self.name}: row {r}: exit {p.returncode}: {p.stderr[-800:]}")
+            raise RowFailed(f"{self.name}: row {r}: exit {p.returncode}: {p.stderr[-800:]}",
+                            p.returncode, p.stderr)
         return json.loads(lines[-1])
 
     def missing(self):
@@ -247,6 +260,7 @@ class Harness:
     def execute(self, argv):
         self.argv = [x for x in argv]
         a = self.parser().parse_args(argv)
+        self.configure(a)
         if a.one is not None:
             try:
                 print(json.dumps(self.run_row(a, json.loads(a.one))), flush=True)

@@ -164,17 +164,17 @@ class Pagecache(Harness):
     def add_arguments(self, ap):
         ap.add_argument("--limits", default="40,70,100", help="cgroup memory limits, MB")
 
-    def setup(self, a):
+    def configure(self, a):
         if a.quick:  # one limit (70 MB), 4 epochs
             a.epochs = 4
+
+    def setup(self, a):
         fx.generate(a.bin, a.data, a.items)
 
     def rows(self, a):
         return [dict(limit=70.0)] if a.quick else [dict(limit=float(x)) for x in a.limits.split(",")]
 
     def run_row(self, a, r):
-        if a.quick:
-            a.epochs = 4
         return measure_limit(a, r["limit"])
 
     def predict(self, a, r, d):
