@@ -119,6 +119,9 @@ class Harness:
     def setup(self, a):
         """Data, profile and scenario, once before the rows."""
 
+    def teardown(self, a):
+        """What setup made and the run leaves behind, removed (run or not)."""
+
     def rows(self, a):
         return []
 
@@ -280,6 +283,8 @@ class Harness:
         except Skip as e:
             print(f"{self.tool}: skipped: {e}", file=sys.stderr)
             return SKIP
+        finally:
+            self.teardown(a)
         return self.finish(a, text, figures, (load0, load1()))
 
     @classmethod

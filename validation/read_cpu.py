@@ -1,11 +1,9 @@
-#!/usr/bin/python3
 """Validates the reader's CPU per read (server.cache_cpu_us_per_read and
 _per_mb, which `stallsim calibrate` measures) against a real reader on this
-host (issue 29 item 1; VALIDATION.md, "The reader's CPU per read").
+host (issue 29 item 1; docs/validation/read_cpu.md).
 
-  /usr/bin/python3 scripts/validate_read_cpu.py [--bin build/sim/stallsim]
-      [--profile HOST.yaml] [--threads 4] [--seconds 3] [--quick]
-      [--update VALIDATION.md]
+  python3 -m validation.read_cpu [--bin build/sim/stallsim]
+      [--profile HOST.yaml] [--threads 4] [--seconds 3] [--quick] [--page FILE.md]
 
 The real run: a C reader (compiled here with cc) whose threads read files
 of one size from a fresh folder where calibrate writes its own ($TMPDIR,
@@ -24,18 +22,13 @@ load average above the online cores, it prints the CPU per item (which a
 busy host moves little) beside calibrate's and exits 77, host busy.
 Exit 0 met, 1 not met, 77 skipped (no cc, fewer than 2 cores, host busy)."""
 
-import argparse
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import harness  # noqa: E402
+from validation.base import Harness, Skip, Target, busy, load1
 
 TOOL = "validate_read_cpu"
 
@@ -101,7 +94,7 @@ def real_run(exe, folder, kb, files, threads, seconds, cpus):
     return r["items"] / r["wall_s"], r["cpu_s"] / r["items"] * 1e6
 
 
-def predict(a, profile, kb, files):
+def stallsim_rate(a, profile, kb, files):
     scen = f"""epochs: 2
 host: {profile}
 dataset: {{items: {files}, item_kb: {kb}}}
@@ -150,86 +143,84 @@ def calibrate(a, work):
     return prof
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
-    ap.add_argument("--profile", help="a host profile from stallsim calibrate (else run it)")
-    ap.add_argument("--threads", type=int, default=4)
-    ap.add_argument("--seconds", type=float, default=3)
-    ap.add_argument("--quick", action="store_true", help="2 s a size")
-    ap.add_argument("--update", metavar="VALIDATION.md")
-    a = ap.parse_args()
-    if a.quick:
-        a.seconds = 2
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        harness.skip(TOOL, "no C compiler (cc) for the real reader")
-    cpus = two_cores()
-    if not cpus:
-        harness.skip(TOOL, "fewer than 2 cores to pin the reader to")
-    work = tempfile.mkdtemp(prefix="stallsim-readcpu-")
-    # Files where calibrate writes its own ($TMPDIR, else /var/tmp), just
-    # written: every read a hit in the page cache.
-    shm = tempfile.mkdtemp(prefix="stallsim-readcpu-files-",
-                           dir=os.environ.get("TMPDIR") or "/var/tmp")
-    try:
-        exe = os.path.join(work, "reader")
-        with open(exe + ".c", "w") as f:
+
+class ReadCpu(Harness):
+    name = "read_cpu"
+    title = "The reader's CPU per read (server.cache_cpu_us_*) against C reader threads"
+    targets = [Target("sim vs real, every size", "worst", 0.15),
+               Target("model vs sim, every size", "model_worst", 0.05)]
+
+    def add_arguments(self, ap):
+        ap.add_argument("--profile", help="a host profile from stallsim calibrate (else run it)")
+        ap.add_argument("--threads", type=int, default=4)
+        ap.add_argument("--seconds", type=float, default=3)
+
+    def configure(self, a):
+        if a.quick:  # 2 s a size
+            a.seconds = 2
+
+    def requires(self, a):
+        self.cc = shutil.which("cc") or shutil.which("gcc")
+        if not self.cc:
+            return "no C compiler (cc) for the real reader"
+        self.cpus = two_cores()
+        return None if self.cpus else "fewer than 2 cores to pin the reader to"
+
+    def setup(self, a):
+        self.work = tempfile.mkdtemp(prefix="stallsim-readcpu-")
+        # Files where calibrate writes its own ($TMPDIR, else /var/tmp), just
+        # written: every read a hit in the page cache.
+        self.shm = tempfile.mkdtemp(prefix="stallsim-readcpu-files-",
+                                    dir=os.environ.get("TMPDIR") or "/var/tmp")
+        self.exe = os.path.join(self.work, "reader")
+        with open(self.exe + ".c", "w") as f:
             f.write(READER)
-        subprocess.run([cc, "-O2", "-pthread", "-o", exe, exe + ".c"], check=True)
-        profile = os.path.abspath(a.profile) if a.profile else calibrate(a, work)
-        per_read, per_mb = profile_figures(profile)
-        return report(a, exe, shm, cpus, host_only(profile, work), per_read, per_mb, profile)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-        shutil.rmtree(shm, ignore_errors=True)
+        subprocess.run([self.cc, "-O2", "-pthread", "-o", self.exe, self.exe + ".c"], check=True)
+        self.profile = os.path.abspath(a.profile) if a.profile else calibrate(a, self.work)
+        self.per_read, self.per_mb = profile_figures(self.profile)
+        self.host = host_only(self.profile, self.work)
+        self.load0 = load1()
 
+    def teardown(self, a):
+        for d in (getattr(self, "work", None), getattr(self, "shm", None)):
+            if d:
+                shutil.rmtree(d, ignore_errors=True)
 
-def report(a, exe, shm, cpus, host, per_read, per_mb, profile):
-    load0 = os.getloadavg()[0]
-    rows, ok = [], True
-    for kb in SIZES_KB:
-        files = max(64, min(2000, int(64e6 / (kb * 1000))))
-        real, cpu_us = real_run(exe, shm, kb, files, a.threads, a.seconds, cpus)
-        sim, model = predict(a, host, kb, files)
-        calib_us = per_read + per_mb * kb / 1000
-        err = (sim - real) / real * 100
-        ok = ok and abs(err) <= 15 and abs(model - sim) / sim <= 0.05
-        rows.append(f"| {kb} KB | {files} | {real:,.0f} | {cpu_us:.2f} | {calib_us:.2f} | "
-                     f"{sim:,.0f} | {model:,.0f} | {err:+.1f} % |")
-    load1 = os.getloadavg()[0]
-    ncores = os.cpu_count() or 1
-    busy = max(load0, load1) > ncores
-    lines = [f"{a.threads} reader threads on cores {cpus[0]},{cpus[1]}, files in the page cache, "
-             f"{a.seconds:g} s a size; calibrate's warm line {per_read:.3g} us a read + "
-             f"{per_mb:.3g} us/MB ({profile}).", "",
-             "| size | files | real items/s | real CPU us/item | calibrate us/read | "
-             "sim items/s | model items/s | sim vs real |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"] + rows + [
-             "", f"Load average (1 min) {load0:.1f} at the start, {load1:.1f} at the end "
-             f"({ncores} online cores)."]
-    text = "\n".join(lines)
-    print(text)
-    if busy:
-        print(f"{TOOL}: skipped: host busy (load average {max(load0, load1):.1f} > {ncores} "
-              "cores): the real items/s is the host's share, not 2 cores'; the CPU per item "
-              "above is still the reader's own")
-        return 77
-    if a.update:
-        harness_update(a.update, text)
-    print(f"{TOOL}: {'target met' if ok else 'target NOT met'} (within 15 % at every size)")
-    return 0 if ok else 1
+    def rows(self, a):
+        return [dict(kb=kb, files=max(64, min(2000, int(64e6 / (kb * 1000))))) for kb in SIZES_KB]
 
+    def measure(self, a, r):
+        real, cpu_us = real_run(self.exe, self.shm, r["kb"], r["files"], a.threads, a.seconds,
+                                self.cpus)
+        return dict(real=real, cpu_us=cpu_us)
 
-def harness_update(path, text):
-    with open(path) as f:
-        doc = f.read()
-    begin, end = "<!-- read_cpu:begin -->", "<!-- read_cpu:end -->"
-    if begin in doc and end in doc:
-        doc = doc[:doc.index(begin) + len(begin)] + "\n" + text + "\n" + doc[doc.index(end):]
-        with open(path, "w") as f:
-            f.write(doc)
+    def predict(self, a, r, m):
+        sim, model = stallsim_rate(a, self.host, r["kb"], r["files"])
+        return dict(m, sim=sim, model=model, calib_us=self.per_read + self.per_mb * r["kb"] / 1000,
+                    err=(sim - m["real"]) / m["real"])
+
+    def report(self, a, results):
+        rows = [f"| {r['kb']} KB | {r['files']} | {c['real']:,.0f} | {c['cpu_us']:.2f} | "
+                f"{c['calib_us']:.2f} | {c['sim']:,.0f} | {c['model']:,.0f} | {100 * c['err']:+.1f} % |"
+                for r, c in results]
+        load_end, ncores = load1(), os.cpu_count() or 1
+        lines = [f"{a.threads} reader threads on cores {self.cpus[0]},{self.cpus[1]}, files in the "
+                 f"page cache, {a.seconds:g} s a size; calibrate's warm line {self.per_read:.3g} us "
+                 f"a read + {self.per_mb:.3g} us/MB ({self.profile}).", "",
+                 "| size | files | real items/s | real CPU us/item | calibrate us/read | "
+                 "sim items/s | model items/s | sim vs real |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- |"] + rows + [
+                 "", f"Load average (1 min) {self.load0:.1f} at the start, {load_end:.1f} at the end "
+                 f"({ncores} online cores)."]
+        text = "\n".join(lines) + "\n"
+        if busy(max(self.load0, load_end)):
+            print(text)
+            raise Skip(f"host busy (load average {max(self.load0, load_end):.1f} > {ncores} "
+                       "cores): the real items/s is the host's share, not 2 cores'; the CPU per "
+                       "item above is still the reader's own")
+        return text, dict(worst=max(abs(c["err"]) for _, c in results),
+                          model_worst=max(abs(c["model"] - c["sim"]) / c["sim"] for _, c in results))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    ReadCpu.main()
