@@ -3,7 +3,7 @@
 # form, on data it generates in a folder it removes:
 #   pagecache: validation/pagecache.py (loader.cache: linux against the
 #     page cache in a memory cgroup; 70 MB, 4 epochs; epochs 2+ within 3 pp);
-#   disk: scripts/validate_disk.py (the storage model against the disk
+#   disk: validation/disk.py (the storage model against the disk
 #     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS, and the ssd kind
 #     from the curve calibrate measures inside the 200 IOPS throttle, 4 reads
 #     in flight; median within 10%);

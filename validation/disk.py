@@ -1,9 +1,8 @@
-#!/usr/bin/python3
 """Validates the storage model against a real disk throttled by a block-I/O
-cgroup (issue 16; VALIDATION.md, "A throttled disk").
+cgroup (issue 16; docs/validation/disk.md).
 
-  /usr/bin/python3 scripts/validate_disk.py [--bin build/sim/stallsim]
-      [--data DIR] [--items 600] [--quick] [--update VALIDATION.md]
+  python3 -m validation.disk [--bin build/sim/stallsim] [--data DIR]
+      [--items 600] [--quick] [--page FILE.md]
 
 For each row a blkio cgroup (v1 blkio.throttle.read_bps_device or
 read_iops_device here; v2 io.max elsewhere) is created on the disk that
@@ -27,8 +26,6 @@ point. Target: median |error| <= 10 % in epoch time, each table. Exit 0
 met, 1 not met, 77 when this machine cannot (not root, no blkio
 controller)."""
 
-import argparse
-import atexit
 import json
 import os
 import shutil
@@ -37,10 +34,11 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import harness  # noqa: E402
+from stallsim.pipeline import evict
+from validation.base import Harness, Skip, Target
+from validation.fixtures import data as fx
+from validation.fixtures.cgroup import remove_cgroup
+from validation.predict import epoch_metrics
 
 
 def disk_of(path):
@@ -62,8 +60,10 @@ def controller():
         return "v1", v1
     v2 = "/sys/fs/cgroup"
     ctl = os.path.join(v2, "cgroup.controllers")
-    if os.path.isfile(ctl) and "io" in open(ctl).read().split():
-        return "v2", v2
+    if os.path.isfile(ctl):
+        with open(ctl) as f:
+            if "io" in f.read().split():
+                return "v2", v2
     return None
 
 
@@ -90,7 +90,7 @@ def bios_per_file(ver, root, dev, files):
     cg = os.path.join(root, f"stallsim-disk-count-{os.getpid()}")
     os.mkdir(cg)
     try:
-        harness.evict(files)
+        evict(files)
         pid = os.fork()
         if pid == 0:
             with open(os.path.join(cg, "cgroup.procs"), "w") as f:
@@ -102,7 +102,7 @@ def bios_per_file(ver, root, dev, files):
         os.waitpid(pid, 0)
         return read_bios(cg, ver, dev) / len(files)
     finally:
-        harness.remove_cgroup(cg)
+        remove_cgroup(cg)
 
 
 def throttled(dev, ver, root, limit, value, cmd):
@@ -124,7 +124,7 @@ def throttled(dev, ver, root, limit, value, cmd):
             raise SystemExit(f"validate_disk: {cmd.split()[1]} failed: {p.stderr}")
         return p.stdout
     finally:
-        harness.remove_cgroup(cg)
+        remove_cgroup(cg)
 
 
 def measured_run(a, scen, dev, ver, root, limit, value, threads):
@@ -165,51 +165,15 @@ def predict(a, scen, sets):
 
 
 def epochs(out, source):
-    """Per-epoch seconds (harness.epoch_metrics)."""
-    return [e["epoch_s"] for e in harness.epoch_metrics(out, source)]
+    """Per-epoch seconds (validation.predict.epoch_metrics)."""
+    return [e["epoch_s"] for e in epoch_metrics(out, source)]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
-    ap.add_argument("--data", default="/var/tmp/stallsim-disk/data")
-    ap.add_argument("--items", type=int, default=600)
-    ap.add_argument("--quick", action="store_true", help="two rows")
-    ap.add_argument("--update", metavar="VALIDATION.md")
-    a = ap.parse_args()
-    if os.geteuid() != 0:
-        harness.skip("validate_disk", "needs root to create a block-I/O cgroup")
-    ctl = controller()
-    if not ctl:
-        harness.skip("validate_disk", "no blkio (v1) or io (v2) cgroup controller")
-    ver, root = ctl
-    harness.generate(a.bin, a.data, a.items)
-    dev = disk_of(a.data)
-    if not dev:
-        harness.skip("validate_disk", f"{a.data} is not on a block device")
-    tmp = tempfile.mkdtemp(prefix="stallsim-disk-")
-    atexit.register(shutil.rmtree, tmp, True)
-    scen = os.path.join(tmp, "disk.yaml")
-    host = os.path.join(tmp, "host.yaml")
-    subprocess.run([a.bin, "calibrate", "--quick", "--data", a.data, "--out", host], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    files = harness.jpegs(a.data)
-    if not files:
-        raise SystemExit(f"validate_disk: no JPEGs under {a.data} (generating them failed?)")
-    sizes = [os.path.getsize(p) for p in files]
-    per_file = bios_per_file(ver, root, dev, files)
-    if per_file <= 0:
-        # The IOPS rows divide by it; and a throttle on a device that counts
-        # none of these reads (device-mapper, a network or virtual disk
-        # whose requests the block layer accounts elsewhere) limits nothing.
-        harness.skip("validate_disk", f"a cold read of {len(files)} files made no read requests "
-                     f"that the cgroup counted on {dev}: a throttle there would not slow them")
-    print(f"validate_disk: a whole-file read is {per_file:.3f} block requests on {dev}",
-          file=sys.stderr)
+def write_scenario(scen, host, sizes):
     mean = statistics.mean(sizes)
     cv = statistics.pstdev(sizes) / mean
     with open(scen, "w") as f:
-        f.write(f"""# written by scripts/validate_disk.py
+        f.write(f"""# written by validation.disk
 host: {host}
 epochs: 2
 dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {cv:.4g}}}
@@ -217,28 +181,10 @@ server: {{gpus: 1, cpus: 2}}
 loader: {{cache: none}}
 jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
 """)
-    rows = [("bps", 10e6, 1), ("bps", 20e6, 4), ("bps", 40e6, 4), ("iops", 100, 1),
-            ("iops", 200, 4), ("iops", 400, 4)]
-    if a.quick:
-        rows = [("bps", 20e6, 4), ("iops", 200, 4)]
-    table = []
-    for limit, value, threads in rows:
-        out = measured_run(a, scen, dev, ver, root, limit, value, threads)
-        meas = epochs(out, "measured")
-        sets = ["--set", f"server.storage.queue_depth={threads}"]
-        if limit == "bps":
-            sets += ["--set", f"server.storage.read_mb_s={value / 1e6:g}"]
-        else:
-            sets += ["--set", f"server.storage.read_iops={value / per_file:.6g}"]
-        pred = json.loads(subprocess.run([a.bin, "run", scen, "--format", "json"] + sets,
-                                         check=True, capture_output=True, text=True).stdout)
-        sim = epochs(pred, "sim")
-        m, p = statistics.mean(meas), statistics.mean(sim)
-        err = (p - m) / m
-        table.append((limit, value, threads, per_file, m, p, err))
-        print(f"{limit} {value:g}, {threads} threads ({per_file:.2f} bios per file): measured "
-              f"{m:.2f} s, predicted {p:.2f} s ({err:+.1%})", file=sys.stderr, flush=True)
-    med = statistics.median(abs(t[6]) for t in table)
+
+
+def fixed_text(table, sizes, dev, ver):
+    mean = statistics.mean(sizes)
     lines = [f"{len(sizes)} files of {mean / 1e3:.1f} KB mean, device {dev}, cgroup {ver}; "
              "measure --cache page-cold-epoch, 2 epochs (mean).", "",
              "| throttle | reads in flight | bios per file | measured s/epoch | predicted | error |",
@@ -246,34 +192,12 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
     for limit, value, threads, per_file, m, p, err in table:
         what = f"{value / 1e6:g} MB/s" if limit == "bps" else f"{value:g} IOPS"
         lines.append(f"| {what} | {threads} | {per_file:.2f} | {m:.2f} | {p:.2f} | {err:+.1%} |")
+    med = statistics.median(abs(t[6]) for t in table)
     lines += ["", f"Median |error| {med:.1%}."]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.update and harness.update_markers(a.update, "validate_disk", text, "validate_disk"):
-        return 2
+    return "\n".join(lines) + "\n", med
 
-    # The ssd kind from the curve calibrate measures inside the throttle.
-    ssd_rows = [("bps", 20e6, (1, 4, 16)), ("iops", 200, (1, 4, 16))]
-    if a.quick:
-        ssd_rows = [("iops", 200, (4,))]
-    curves, ssd = [], []
-    for limit, value, flights in ssd_rows:
-        what = f"{value / 1e6:g} MB/s" if limit == "bps" else f"{value:g} IOPS"
-        prof = os.path.join(tmp, f"host-{limit}.yaml")
-        throttled(dev, ver, root, limit, value,
-                  f"{a.bin} calibrate --quick --data {a.data} --out {prof}")
-        curves.append((what, storage_keys(prof), cold_items_s(prof)))
-        for threads in flights:
-            m = statistics.mean(epochs(measured_run(a, scen, dev, ver, root, limit, value,
-                                                    threads), "measured"))
-            sets = [f"host={prof}", f"server.storage.queue_depth={threads}"]
-            p_ssd = predict(a, scen, sets + ["server.storage.kind=ssd"])
-            p_fix = predict(a, scen, sets)
-            e_ssd, e_fix = (p_ssd - m) / m, (p_fix - m) / m
-            ssd.append((what, threads, m, p_ssd, e_ssd, p_fix, e_fix))
-            print(f"ssd: {what}, {threads} reads in flight: measured {m:.2f} s, ssd {p_ssd:.2f} s "
-                  f"({e_ssd:+.1%}), fixed {p_fix:.2f} s ({e_fix:+.1%})", file=sys.stderr,
-                  flush=True)
+
+def ssd_text(curves, ssd):
     med_ssd = statistics.median(abs(t[4]) for t in ssd)
     med_fix = statistics.median(abs(t[6]) for t in ssd)
     lines = ["`stallsim calibrate --quick --data DIR` inside the throttled cgroup: its cold "
@@ -298,15 +222,108 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.001}}]
         lines.append(f"| {what} | {threads} | {m:.2f} | {p_ssd:.2f} | {e_ssd:+.1%} | "
                      f"{p_fix:.2f} | {e_fix:+.1%} |")
     lines += ["", f"Median |error| ssd {med_ssd:.1%}; fixed from the same profile {med_fix:.1%}."]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.update and harness.update_markers(a.update, "validate_disk_ssd", text, "validate_disk"):
-        return 2
-    ok = med <= 0.10 and med_ssd <= 0.10
-    print(f"validate_disk: target (median <= 10 %, both tables) {'met' if ok else 'NOT met'}",
-          file=sys.stderr)
-    return 0 if ok else 1
+    return "\n".join(lines) + "\n", med_ssd
+
+
+class Disk(Harness):
+    name = "disk"
+    title = "A throttled disk (server.storage.*) against the real one"
+    data = "/var/tmp/stallsim-disk/data"
+    items = 600
+    targets = [Target("median, fixed kind", "med", 0.10),
+               Target("median, ssd kind", "med_ssd", 0.10)]
+
+    def requires(self, a):
+        if os.geteuid() != 0:
+            return "needs root to create a block-I/O cgroup"
+        self.ctl = controller()
+        return None if self.ctl else "no blkio (v1) or io (v2) cgroup controller"
+
+    def setup(self, a):
+        self.ver, self.root = self.ctl
+        fx.generate(a.bin, a.data, a.items)
+        self.dev = disk_of(a.data)
+        if not self.dev:
+            raise Skip(f"{a.data} is not on a block device")
+        self.tmp = tempfile.mkdtemp(prefix="stallsim-disk-")
+        self.scen = os.path.join(self.tmp, "disk.yaml")
+        host = os.path.join(self.tmp, "host.yaml")
+        subprocess.run([a.bin, "calibrate", "--quick", "--data", a.data, "--out", host], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        files = fx.jpegs(a.data)
+        if not files:
+            raise SystemExit(f"validate_disk: no JPEGs under {a.data} (generating them failed?)")
+        self.sizes = [os.path.getsize(p) for p in files]
+        self.per_file = bios_per_file(self.ver, self.root, self.dev, files)
+        if self.per_file <= 0:
+            # The IOPS rows divide by it; and a throttle on a device that counts
+            # none of these reads (device-mapper, a network or virtual disk
+            # whose requests the block layer accounts elsewhere) limits nothing.
+            raise Skip(f"a cold read of {len(files)} files made no read requests that the cgroup "
+                       f"counted on {self.dev}: a throttle there would not slow them")
+        print(f"validate_disk: a whole-file read is {self.per_file:.3f} block requests on "
+              f"{self.dev}", file=sys.stderr)
+        write_scenario(self.scen, host, self.sizes)
+
+    def teardown(self, a):
+        if getattr(self, "tmp", None):
+            shutil.rmtree(self.tmp, True)
+
+    def fixed_rows(self, a):
+        rows = [("bps", 10e6, 1), ("bps", 20e6, 4), ("bps", 40e6, 4), ("iops", 100, 1),
+                ("iops", 200, 4), ("iops", 400, 4)]
+        if a.quick:
+            rows = [("bps", 20e6, 4), ("iops", 200, 4)]
+        table = []
+        for limit, value, threads in rows:
+            out = measured_run(a, self.scen, self.dev, self.ver, self.root, limit, value, threads)
+            meas = epochs(out, "measured")
+            sets = [f"server.storage.queue_depth={threads}"]
+            if limit == "bps":
+                sets += [f"server.storage.read_mb_s={value / 1e6:g}"]
+            else:
+                sets += [f"server.storage.read_iops={value / self.per_file:.6g}"]
+            m, p = statistics.mean(meas), predict(a, self.scen, sets)
+            err = (p - m) / m
+            table.append((limit, value, threads, self.per_file, m, p, err))
+            print(f"{limit} {value:g}, {threads} threads ({self.per_file:.2f} bios per file): "
+                  f"measured {m:.2f} s, predicted {p:.2f} s ({err:+.1%})", file=sys.stderr,
+                  flush=True)
+        return table
+
+    def ssd_rows(self, a):
+        """The ssd kind from the curve calibrate measures inside the throttle."""
+        ssd_rows = [("bps", 20e6, (1, 4, 16)), ("iops", 200, (1, 4, 16))]
+        if a.quick:
+            ssd_rows = [("iops", 200, (4,))]
+        curves, ssd = [], []
+        for limit, value, flights in ssd_rows:
+            what = f"{value / 1e6:g} MB/s" if limit == "bps" else f"{value:g} IOPS"
+            prof = os.path.join(self.tmp, f"host-{limit}.yaml")
+            throttled(self.dev, self.ver, self.root, limit, value,
+                      f"{a.bin} calibrate --quick --data {a.data} --out {prof}")
+            curves.append((what, storage_keys(prof), cold_items_s(prof)))
+            for threads in flights:
+                m = statistics.mean(epochs(measured_run(a, self.scen, self.dev, self.ver,
+                                                        self.root, limit, value, threads),
+                                           "measured"))
+                sets = [f"host={prof}", f"server.storage.queue_depth={threads}"]
+                p_ssd = predict(a, self.scen, sets + ["server.storage.kind=ssd"])
+                p_fix = predict(a, self.scen, sets)
+                e_ssd, e_fix = (p_ssd - m) / m, (p_fix - m) / m
+                ssd.append((what, threads, m, p_ssd, e_ssd, p_fix, e_fix))
+                print(f"ssd: {what}, {threads} reads in flight: measured {m:.2f} s, ssd "
+                      f"{p_ssd:.2f} s ({e_ssd:+.1%}), fixed {p_fix:.2f} s ({e_fix:+.1%})",
+                      file=sys.stderr, flush=True)
+        return curves, ssd
+
+    def run(self, a):
+        self.setup(a)
+        text, med = fixed_text(self.fixed_rows(a), self.sizes, self.dev, self.ver)
+        text_ssd, med_ssd = ssd_text(*self.ssd_rows(a))
+        return text + "\n### The ssd kind from calibrate's curve, inside the throttle\n\n" + \
+            text_ssd, dict(med=med, med_ssd=med_ssd)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Disk.main()
