@@ -8,7 +8,7 @@ pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
       python3 python3-yaml)               # the semantic fuzzer (tests/semfuzz)
 # --torch: Debian's PyTorch, torchvision and torchaudio for the DataLoader
 # probe and its validations (python/stallsim/probe.py,
-# validation/torch.py, validate_pipelines.py), run with /usr/bin/python3;
+# validation/torch.py, validation/pipelines.py), run with /usr/bin/python3;
 # venv, setuptools and wheel to install the probe's package offline
 # (docs/pytorch.md; tests/pypkg.sh).
 if [ "${1:-}" = "--torch" ]; then

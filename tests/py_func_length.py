@@ -14,8 +14,7 @@ import sys
 LIMIT = 100
 FOLDERS = ("validation", "python", "scripts", "tests")
 KNOWN = {"python/stallsim/probe.py main",  # issue 54, step 4
-         "scripts/validate_object.py main",
-         "scripts/validate_pipelines.py main"}
+         "scripts/validate_object.py main"}
 
 
 def lengths(path, text=None):

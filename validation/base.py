@@ -184,19 +184,35 @@ class Harness:
         this run's arguments): the dict it printed as its last JSON line.
         wrap(cmd) -> argv runs it inside something (unshare, a cgroup). A
         row that skips (77, raising Skip in run_row) skips the harness."""
+        return self.isolated_many(a, [r], wrap, timeout)[0]
+
+    def isolated_many(self, a, rows, wrap=None, timeout=None):
+        """isolated() for each row, all at once: their dicts, in order."""
         mod = self.module or f"validation.{self.name}"
-        cmd = [sys.executable, "-m", mod, *self.argv, "--one", json.dumps(r)]
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
-        p = subprocess.run(wrap(cmd) if wrap else cmd, capture_output=True, text=True, env=env,
-                           timeout=timeout)
-        lines = [x for x in p.stdout.splitlines() if x.startswith("{")]
-        if p.returncode == SKIP:
-            raise Skip(p.stderr.strip().splitlines()[-1].split("skipped: ", 1)[-1]
-                       if p.stderr.strip() else f"row {r} skipped")
-        if p.returncode != 0 or not lines:
-            raise RowFailed(f"{self.name}: row {r}: exit {p.returncode}: {p.stderr[-800:]}",
-                            p.returncode, p.stderr)
+        procs = []
+        for r in rows:
+            cmd = [sys.executable, "-m", mod, *self.argv, "--one", json.dumps(r)]
+            procs.append(subprocess.Popen(wrap(cmd) if wrap else cmd, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, env=env))
+        try:
+            outs = [p.communicate(timeout=timeout) for p in procs]
+        except subprocess.TimeoutExpired:
+            for p in procs:
+                p.kill()
+                p.wait()
+            raise
+        return [self.row_result(r, p.returncode, out, err)
+                for r, p, (out, err) in zip(rows, procs, outs)]
+
+    def row_result(self, r, rc, out, err):
+        lines = [x for x in out.splitlines() if x.startswith("{")]
+        if rc == SKIP:
+            raise Skip(err.strip().splitlines()[-1].split("skipped: ", 1)[-1]
+                       if err.strip() else f"row {r} skipped")
+        if rc != 0 or not lines:
+            raise RowFailed(f"{self.name}: row {r}: exit {rc}: {err[-800:]}", rc, err)
         return json.loads(lines[-1])
 
     def missing(self):

@@ -8,7 +8,7 @@ map-style Dataset whose items are (tensor, label); the module is imported
 from the working directory or PYTHONPATH.
 
 stallsim's per-job pipelines (jobs.N.prep.pipeline) as PyTorch runs them,
-for `stallsim-probe --pipelines --audio` and scripts/validate_pipelines.py:
+for `stallsim-probe --pipelines --audio` and validation/pipelines.py:
 pipeline_dataset(root, "image_train" | "image_eval" | "decode" | "audio").
 
 Debian's python3 with python3-torch, python3-torchvision and
