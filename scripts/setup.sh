@@ -16,7 +16,7 @@ if [ "${1:-}" = "--torch" ]; then
          python3-venv python3-setuptools python3-wheel)
 fi
 # --object: nginx and its echo module (first-byte delays), curl and iproute2,
-# for the object store that scripts/validate_object.py serves on loopback.
+# for the object store that validation/object.py serves on loopback.
 if [ "${1:-}" = "--object" ]; then
   pkgs+=(nginx libnginx-mod-http-echo curl iproute2 python3)
 fi

@@ -7,7 +7,7 @@
 #     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS, and the ssd kind
 #     from the curve calibrate measures inside the 200 IOPS throttle, 4 reads
 #     in flight; median within 10%);
-#   object: scripts/validate_object.py (the object-store kind against nginx in
+#   object: validation/object.py (the object-store kind against nginx in
 #     a network namespace, first bytes delayed, loopback shaped; 7 rows:
 #     measure, PyTorch loose and PyTorch over tar shards).
 # The harness creates and removes its cgroups and namespaces, and skips (77)

@@ -44,5 +44,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTHON = os.path.join(ROOT, "python")
+# The Datasets only validation uses (fixtures/datasets/: a --dataset
+# module:factory loads them from PYTHONPATH, in the probe and in the rows).
+DATASETS = os.path.join(ROOT, "validation", "fixtures", "datasets")
 if PYTHON not in sys.path:
     sys.path.insert(0, PYTHON)  # the repository's stallsim package, not an installed one

@@ -1,20 +1,18 @@
-#!/usr/bin/python3
 """Validates `loader.kind: pytorch` where users go past the ImageFolder rows
-of validation/torch.py (issue 30; VALIDATION.md, "PyTorch: workers
-past the cores, Python Datasets, a store over HTTP"):
+of validation/torch.py (issue 30; docs/validation/torch_regimes.md):
 
-  /usr/bin/python3 scripts/validate_torch_regimes.py [--bin build/sim/stallsim]
+  python3 -m validation.torch_regimes [--bin build/sim/stallsim]
       [--work /var/tmp/stallsim-regimes] [--only image,text,http,fresh]
-      [--out FILE.md] [--update VALIDATION.md] [--quick]
+      [--out FILE.md] [--page FILE.md] [--quick]
 
 Datasets, each calibrated the way docs/pytorch.md tells a user (the probe
 on the Dataset itself, `--items 320`; over the store, with the store's
 delay present, and the store's first byte measured with curl):
 - image: torchvision ImageFolder over 600 generated JPEGs, page cache warm;
-- text: microbench/torch/text_dataset.py, a pure-Python tokeniser over 800
+- text: validation/fixtures/datasets/text_dataset.py, a pure-Python tokeniser over 800
   lines (`--dataset text_dataset:TokenisedText`);
-- http: microbench/torch/http_dataset.py, each item a GET from nginx in a
-  network namespace (scripts/objstore.py) that waits 20 ms before its first
+- http: validation/fixtures/datasets/http_dataset.py, each item a GET from nginx in a
+  network namespace (validation/fixtures/objstore.py) that waits 20 ms before its first
   byte (the echo module), one kept-alive connection per worker; predicted
   with server.storage.kind: object, first_byte_ms and conn_mb_s as curl
   measures them (objstore.probe);
@@ -31,12 +29,10 @@ num_workers within one step of the measured best in each series, and
 ImageFolder's 0-4 worker rows at a median within 5 %. --quick:
 the image series alone at 0, 2, 8 and 32 workers, the oversubscription
 curve from one run a point, held to 20 % median, 10 pp, 50 % a row and the
-best within one step, in a few minutes. Not in ctest until the targets are
-met (VALIDATION.md, "PyTorch past the cores"). Exit 77
+best within one step, in a few minutes (ctest torch_regimes). Exit 77
 without PyTorch; the HTTP series skip (said) without root, nginx's echo
 module, ip or tc. The load average is printed at the start and the end."""
 
-import argparse
 import json
 import os
 import resource
@@ -44,13 +40,12 @@ import statistics
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-TORCH = os.path.join(ROOT, "microbench", "torch")
-sys.path.insert(0, HERE)
-sys.path.insert(0, TORCH)
-sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline
-import harness  # noqa: E402
+from validation import predict as pr
+from validation.base import Harness, Skip, Target, load1
+from validation.fixtures import data as fx
+from validation.fixtures import objstore
+from validation.fixtures.datasets import text_dataset
+from validation.fixtures.probe import probe_cmd, probe_env
 
 WORKERS = [0, 1, 2, 4, 8, 16, 32]
 DELAY_MS = 20
@@ -73,20 +68,20 @@ def rows_of(kind, quick=False):
     return rows + [(w, b, c, False) for w, b, c in extra]
 
 
-def run_one(a):
-    """One row in this fresh process: prints a JSON line."""
+def regimes_row(a, r):
+    """One row in this fresh process."""
     import torch
     from torch.utils.data import DataLoader
 
     from stallsim import pipeline
 
     torch.manual_seed(1)
-    ds = pipeline.make_dataset(a.data, a.spec)
+    ds = pipeline.make_dataset(r["data"], r["spec"])
     paths = pipeline.item_paths(ds)
-    if paths and a.spec == "imagefolder":
+    if paths and r["spec"] == "imagefolder":
         pipeline.warm(paths)
-    kw = dict(batch_size=a.batch, shuffle=True, num_workers=a.workers)
-    if a.workers > 0:
+    kw = dict(batch_size=r["batch"], shuffle=True, num_workers=r["workers"])
+    if r["workers"] > 0:
         kw.update(prefetch_factor=2)
     dl = DataLoader(ds, **kw)
     # The workers' CPU, every thread's, counted when each is reaped at its
@@ -94,12 +89,11 @@ def run_one(a):
     # probe's, it says whether a row's miss is the host's speed or the model.
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     firsts = []
-    epochs, batches = pipeline.timed_epochs(lambda e: dl, 2, a.compute, firsts=firsts)
+    epochs, batches = pipeline.timed_epochs(lambda e: dl, 2, r["compute"], firsts=firsts)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
-    print(json.dumps(dict(epochs=epochs, batches=batches, firsts=firsts,
-                          worker_cpu_ms_per_item=cpu / (2 * len(ds)) * 1e3)))
-    return 0
+    return dict(epochs=epochs, batches=batches, firsts=firsts,
+                worker_cpu_ms_per_item=cpu / (2 * len(ds)) * 1e3)
 
 
 def fresh_ttfb(st, rels):
@@ -117,32 +111,35 @@ def fresh_ttfb(st, rels):
 class Series:
     """One dataset: its data, its profile and scenario, and how a row runs."""
 
-    def __init__(self, a, kind, work):
-        self.a, self.kind, self.work = a, kind, work
+    def __init__(self, h, a, kind, work):
+        self.h, self.a, self.kind, self.work = h, a, kind, work
         self.data = os.path.join(work, "text" if kind == "text" else "img")
         self.prefix, self.env, self.sets, self.store = [], {}, [], None
 
     def probe(self, st=None):
         profile = os.path.join(self.work, f"host-{self.kind}.yaml")
-        cmd = self.prefix + ["env", f"PYTHONPATH={TORCH}"] + [f"{k}={v}" for k, v in self.env.items()]
-        cmd += [sys.executable, os.path.join(TORCH, "probe.py"), "--data", self.data,
-                "--dataset", SPEC[self.kind], "--out", profile, "--items", "320"]
+        args = ["--data", self.data, "--dataset", SPEC[self.kind], "--out", profile, "--items", "320"]
         if self.a.quick:
-            cmd += ["--oversub-reps", "1"]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=self.work)
+            args += ["--oversub-reps", "1"]
+        subprocess.run(self.wrap(probe_cmd(*args)), check=True, stdout=subprocess.DEVNULL,
+                       cwd=self.work, env=probe_env())
         return profile
+
+    def wrap(self, cmd):
+        """cmd in the store's namespace, with the Dataset's environment."""
+        return self.prefix + ["env"] + [f"{k}={v}" for k, v in self.env.items()] + cmd
 
     def scenario(self, profile):
         if self.kind == "text":
             with open(os.path.join(self.data, "corpus.txt"), "rb") as f:
                 sizes = [len(line) for line in f]
         else:
-            sizes = [os.path.getsize(p) for p in harness.jpegs(self.data)]
+            sizes = [os.path.getsize(p) for p in fx.jpegs(self.data)]
         mean, self.items = statistics.mean(sizes), len(sizes)
         scen = os.path.join(self.work, f"scen-{self.kind}.yaml")
         storage = "{kind: object}" if self.kind in ("http", "fresh") else "{}"
         with open(scen, "w") as f:
-            f.write(f"""# written by scripts/validate_torch_regimes.py
+            f.write(f"""# written by validation.torch_regimes
 host: {profile}
 epochs: 2
 dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {statistics.pstdev(sizes) / mean:.4g}}}
@@ -153,13 +150,9 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.01}}]
         return scen
 
     def measure(self, w, b, c):
-        cmd = self.prefix + ["env", f"PYTHONPATH={TORCH}"] + [f"{k}={v}" for k, v in self.env.items()]
-        cmd += [sys.executable, os.path.abspath(__file__), "--one", "--data", self.data,
-                "--spec", SPEC[self.kind], "--workers", str(w), "--batch", str(b),
-                "--compute", str(c)]
         c0 = store_cpu_s(self.store) if self.store else 0.0
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=self.work).stdout
-        m = json.loads(out.strip().splitlines()[-1])
+        m = self.h.isolated(self.a, dict(data=self.data, spec=SPEC[self.kind], workers=w, batch=b,
+                                         compute=c), wrap=self.wrap)
         if self.store:  # nginx shares this host's cores, as a remote store would not
             m["store_cpu_ms_per_item"] = (store_cpu_s(self.store) - c0) / (2 * self.items) * 1e3
         return m
@@ -187,7 +180,7 @@ def store_cpu_s(st):
 
 
 def predict_with_firsts(stallsim, scen, sets):
-    """harness.predict_epochs' figures, and each epoch's seconds from its
+    """pr.predict_epochs' figures, and each epoch's seconds from its
     start to its first batch's compute in the simulated timeline (the
     trace's first iteration; the loop's receive is before it, as in the
     measured loop's first batch in hand)."""
@@ -195,7 +188,7 @@ def predict_with_firsts(stallsim, scen, sets):
 
     with tempfile.TemporaryDirectory() as tmp:  # the trace is renamed into place
         path = os.path.join(tmp, "trace.json")
-        eps = harness.predict_epochs(stallsim, scen, sets, extra=[
+        eps = pr.predict_epochs(stallsim, scen, sets, extra=[
             "--trace", path, "--trace-epochs", "all", "--trace-iters", "1"])
         with open(path) as f:
             trace = json.load(f)
@@ -206,19 +199,17 @@ def predict_with_firsts(stallsim, scen, sets):
     return eps, [comp[i + 1] - starts[i] for i in range(len(eps))]
 
 
-def run_series(a, kind, work, table):
+def run_series(h, a, kind, work, table):
     """Probe, then every row of the series; appends to table."""
-    s = Series(a, kind, work)
+    s = Series(h, a, kind, work)
     if kind in ("image", "text"):
         return rows_into(s, s.scenario(s.probe()), table)
-    import objstore
-
     try:
         objstore.check(True, False)
     except Exception as e:  # objstore.Cannot: not root, a tool missing
         print(f"validate_torch_regimes: {kind} rows skipped: {e}", file=sys.stderr)
         return None
-    rels = [os.path.relpath(p, s.data) for p in harness.jpegs(s.data)][:40]
+    rels = [os.path.relpath(p, s.data) for p in fx.jpegs(s.data)][:40]
     with objstore.ObjectStore(s.data, latency_ms=DELAY_MS) as st:
         s.prefix, s.store = st.exec_prefix, st
         s.env = {"STALLSIM_DATA_URL": st.url, "STALLSIM_DATA_KEEPALIVE": "0" if kind == "fresh" else "1"}
@@ -238,7 +229,7 @@ def rows_into(s, scen, table):
         if first is None:
             first = (w, b, c, statistics.mean(m["epochs"]))
         sim, pfirst = s.predict(scen, w, b, c)
-        r = harness.compare_row(m["epochs"], m["batches"], c, sim)
+        r = pr.compare_row(m["epochs"], m["batches"], c, sim)
         r.update(meas_first=statistics.mean(m["firsts"]), pred_first=statistics.mean(pfirst))
         table.append(dict(kind=s.kind, workers=w, batch=b, compute=c, series=series, **r))
         print(f"{s.kind} workers={w} batch={b} gpu={c * 1e3:.0f}ms: measured {r['meas_t']:.3f} s "
@@ -254,13 +245,10 @@ def rows_into(s, scen, table):
     # within a minute), which no prediction from one probe can follow.
     w, b, c, t0 = first
     t1 = statistics.mean(s.measure(w, b, c)["epochs"])
-    DRIFT.append((s.kind, w, t0, t1))
+    s.h.drift.append((s.kind, w, t0, t1))
     print(f"{s.kind} workers={w} again: {t1:.3f} s ({t1 / t0 - 1:+.1%} over the series)",
           file=sys.stderr, flush=True)
     return True
-
-
-DRIFT = []  # (series, workers, its first row's s/epoch at the start, at the end)
 
 
 def best_steps(table):
@@ -289,7 +277,7 @@ def first_line(table):
             f"{statistics.median(abs(e) for e in ferr):.1%} (worst {worst:+.1%}).")
 
 
-def report(table, loads, lim=(0.10, 5, 0.25, 0.05)):
+def report(table, loads, drift):
     lines = ["| Dataset | workers | batch | GPU ms/batch | measured s/epoch | predicted | error | "
              "measured stall | predicted stall | first batch, measured s | predicted |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -307,72 +295,54 @@ def report(table, loads, lim=(0.10, 5, 0.25, 0.05)):
               + "; ".join(f"{k} {m} / {p}" for k, m, p, _ in best)
               + f". {first_line(table)} Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end "
               f"(2 cores)."]
-    if DRIFT:
+    if drift:
         lines[-1] += (" The host's drift over each series (its first row at the start and again "
                       "at the end): " + "; ".join(f"{k} {w} workers {t0:.3f} -> {t1:.3f} s "
-                                                  f"({t1 / t0 - 1:+.1%})" for k, w, t0, t1 in DRIFT)
+                                                  f"({t1 / t0 - 1:+.1%})" for k, w, t0, t1 in drift)
                       + ".")
-    ok = med <= lim[0] and med_pp <= lim[1] and worst <= lim[2] and all(d <= 1 for *_, d in best)
     # The issue keeps ImageFolder at 0-4 workers where validation/torch.py has it.
     low = [abs(r["err"]) for r in table if r["kind"] == "image" and r["series"] and r["workers"] <= 4]
-    if low and lim[3] is not None:
+    if low:
         lines[-1] += f" ImageFolder at 0-4 workers: median |error| {statistics.median(low):.1%}."
-        ok = ok and statistics.median(low) <= lim[3]
-    return "\n".join(lines) + "\n", ok
+    return "\n".join(lines) + "\n", dict(med=med, med_pp=med_pp, worst=worst,
+                                         steps=max((d for *_, d in best), default=0),
+                                         low=statistics.median(low) if low else None)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
-    ap.add_argument("--work", default="/var/tmp/stallsim-regimes")
-    ap.add_argument("--only", default="image,text,http,fresh")
-    ap.add_argument("--out")
-    ap.add_argument("--update", metavar="VALIDATION.md")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--data", help=argparse.SUPPRESS)
-    ap.add_argument("--spec", help=argparse.SUPPRESS)
-    ap.add_argument("--workers", type=int, default=0, help=argparse.SUPPRESS)
-    ap.add_argument("--batch", type=int, default=32, help=argparse.SUPPRESS)
-    ap.add_argument("--compute", type=float, default=0.0, help=argparse.SUPPRESS)
-    a = ap.parse_args()
-    if a.one:
-        return run_one(a)
-    if a.update and a.quick:
-        ap.error("--update writes the full run's table: leave out --quick")
-    try:
-        import torch  # noqa: F401
-        import torchvision  # noqa: F401
-    except ImportError:
-        harness.skip("validate_torch_regimes", "PyTorch is missing (scripts/setup.sh --torch)")
-    kinds = ["image"] if a.quick else [k for k in a.only.split(",") if k]
-    if any(k not in SPEC for k in kinds):
-        ap.error(f"--only: choose from {', '.join(SPEC)}")
-    os.makedirs(a.work, exist_ok=True)
-    harness.generate(a.bin, os.path.join(a.work, "img"), 600)
-    import text_dataset
-
-    text_dataset.write_corpus(os.path.join(a.work, "text"))
-    load0 = os.getloadavg()[0]
-    table = []
-    for kind in kinds:
-        run_series(a, kind, a.work, table)
-    if not table:
-        harness.skip("validate_torch_regimes", "no series could run here")
+class TorchRegimes(Harness):
+    name = "torch_regimes"
+    title = "PyTorch past the cores, Python Datasets, a store over HTTP (loader.kind: pytorch)"
+    needs = ("torch", "torchvision")
     # --quick holds a few rows on a shared machine to a looser bar (as
     # validation/torch.py --quick does) that still fails on a broken mechanism.
-    lim = (0.20, 10, 0.50, None) if a.quick else (0.10, 5, 0.25, 0.05)
-    text, ok = report(table, (load0, os.getloadavg()[0]), lim)
-    print(text)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text)
-    if a.update and harness.update_markers(a.update, "validate_torch_regimes", text,
-                                           "validate_torch_regimes"):
-        return 2
-    print(f"validate_torch_regimes: targets {'met' if ok else 'NOT met'}", file=sys.stderr)
-    return 0 if ok else 1
+    targets = [Target("median", "med", 0.10, quick=0.20),
+               Target("median stall", "med_pp", 5, quick=10, fmt="{} pp"),
+               Target("every row", "worst", 0.25, quick=0.50),
+               Target("best num_workers, steps apart", "steps", 1, fmt="{}"),
+               Target("ImageFolder at 0-4 workers, median", "low", 0.05, full_only=True)]
+
+    def add_arguments(self, ap):
+        ap.add_argument("--work", default="/var/tmp/stallsim-regimes")
+        ap.add_argument("--only", default="image,text,http,fresh")
+
+    def run_row(self, a, r):
+        return regimes_row(a, r)
+
+    def run(self, a):
+        kinds = ["image"] if a.quick else [k for k in a.only.split(",") if k]
+        if any(k not in SPEC for k in kinds):
+            sys.exit(f"validate_torch_regimes: --only: choose from {', '.join(SPEC)}")
+        os.makedirs(a.work, exist_ok=True)
+        fx.generate(a.bin, os.path.join(a.work, "img"), 600)
+        text_dataset.write_corpus(os.path.join(a.work, "text"))
+        load0 = load1()
+        table, self.drift = [], []
+        for kind in kinds:
+            run_series(self, a, kind, a.work, table)
+        if not table:
+            raise Skip("no series could run here")
+        return report(table, (load0, load1()), self.drift)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    TorchRegimes.main()
