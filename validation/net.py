@@ -1,13 +1,12 @@
-#!/usr/bin/python3
 """Validates partitioned (CoorDL-style) caching across servers when the NIC
 binds, against a real run in network namespaces (issue 29, item 2;
-VALIDATION.md, "Partitioned caching over a shaped network").
+docs/validation/net.md).
 
-  /usr/bin/python3 scripts/validate_net.py [--bin build/sim/stallsim]
-      [--servers 2,3,4] [--rate-mbit 100] [--items 1536] [--item-kb 256]
-      [--batch 64] [--epochs 6] [--conns 4] [--keep DIR]
+  python3 -m validation.net [--bin build/sim/stallsim] [--servers 2,3,4]
+      [--rate-mbit 100] [--items 1536] [--item-kb 256] [--batch 64]
+      [--epochs 6] [--conns 4] [--keep DIR] [--page FILE.md]
 
-What it builds (and removes, even on failure or a signal): one network
+What it builds (validation/fixtures/netns.py; and removes, even on failure or a signal): one network
 namespace per "server" and one holding a Linux bridge; each server joins the
 bridge by a veth pair. A server's NIC is two tbf qdiscs of --rate-mbit: on its
 own veth end (its out-link) and on the bridge's end (its in-link, the
@@ -44,17 +43,13 @@ direction a link of its own, a batch done when the fullest has carried it). Targ
 at every server count. Exit 0 met, 1 not met, 77 when this machine cannot
 (not root; no ip, tc, nginx; namespaces or tbf refused)."""
 
-import argparse
 import concurrent.futures as cf
-import ctypes
-import glob
 import http.client
 import json
 import multiprocessing as mp
 import os
 import queue
 import random
-import re
 import shutil
 import signal
 import socket
@@ -65,190 +60,11 @@ import tempfile
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-TOOL = "validate_net"
-PORT = 8080
-SUBNET = "10.77.0"
-CLONE_NEWNET = 0x40000000
+
+from validation.base import Harness, Skip, Target
+from validation.fixtures.netns import PORT, TOOL, Cannot, Cluster, reap_stale, run, setns
+
 BIG_MB = 24  # the bulk transfer's file
-
-
-class Cannot(Exception):
-    """This machine cannot run the experiment (exit 77)."""
-
-
-def run(cmd, check=True):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if check and p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {p.stderr.strip()}")
-    return p
-
-
-class Cluster:
-    """The namespaces, links, qdiscs and nginx instances of one run; close()
-    removes all of them (deleting a namespace deletes its veth ends and their
-    qdiscs)."""
-
-    def __init__(self, n, rate_mbit, data, tmp, queue_bytes):
-        self.n, self.rate, self.data, self.tmp = n, rate_mbit, data, tmp
-        self.queue = queue_bytes
-        tag = f"snet{os.getpid()}"
-        self.br = f"{tag}-br"
-        self.srv = [f"{tag}-s{i}" for i in range(n)]
-        self.made = []
-        self.nginx = []
-
-    def addr(self, i):
-        return f"{SUBNET}.{i + 1}"
-
-    def netns(self, name):
-        p = run(["ip", "netns", "add", name], check=False)
-        if p.returncode != 0:
-            raise Cannot(f"ip netns add refused: {p.stderr.strip()}")
-        self.made.append(name)
-        run(["ip", "-n", name, "link", "set", "lo", "up"])
-
-    def tbf(self, ns, dev):
-        """The link: tbf at the NIC's rate over pfifo_fast, whose top band
-        carries the loaders' requests and ACKs (IP_TOS low delay) ahead of
-        the queued responses, as a NIC's separate queues would; without it
-        a GET waited behind up to a queue of other servers' data, adding
-        3-9 % to a batch. The queue (txqueuelen packets of >= 1000 B) holds
-        queue_bytes."""
-        run(["ip", "-n", ns, "link", "set", dev, "txqueuelen", str(self.queue // 1000)])
-        # burst: a 64 kB GSO segment passes whole.
-        p = run(["tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate",
-                 f"{self.rate}mbit", "burst", "65536", "limit", str(self.queue)], check=False)
-        if p.returncode != 0:
-            raise Cannot(f"tc tbf refused: {p.stderr.strip()}")
-        p = run(["tc", "-n", ns, "qdisc", "replace", "dev", dev, "parent", "1:1", "handle", "10:",
-                 "pfifo_fast"], check=False)
-        if p.returncode != 0:
-            raise Cannot(f"tc pfifo_fast refused: {p.stderr.strip()}")
-
-    def start(self):
-        self.netns(self.br)
-        run(["ip", "-n", self.br, "link", "add", "br0", "type", "bridge"])
-        run(["ip", "-n", self.br, "link", "set", "br0", "up"])
-        for i, ns in enumerate(self.srv):
-            self.netns(ns)
-            run(["ip", "link", "add", f"v{i}", "netns", ns, "type", "veth", "peer", "name",
-                 f"b{i}", "netns", self.br])
-            run(["ip", "-n", ns, "addr", "add", f"{self.addr(i)}/24", "dev", f"v{i}"])
-            run(["ip", "-n", ns, "link", "set", f"v{i}", "up"])
-            run(["ip", "-n", self.br, "link", "set", f"b{i}", "master", "br0", "up"])
-            self.tbf(ns, f"v{i}")       # the server's out-link
-            self.tbf(self.br, f"b{i}")  # its in-link
-            self.nginx.append(self.start_nginx(i, ns))
-        for i in range(self.n):
-            self.wait_ready(i)
-
-    def start_nginx(self, i, ns):
-        d = os.path.join(self.tmp, f"nginx{self.n}-{i}")
-        os.makedirs(d)
-        conf = os.path.join(d, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(f"""daemon off;
-master_process on;
-user root root;
-worker_processes 1;
-pid "{d}/nginx.pid";
-error_log "{d}/error.log" warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    sendfile on;
-    tcp_nodelay on;
-    keepalive_requests 10000000;
-    keepalive_timeout 3600s;
-    types {{ }}
-    default_type application/octet-stream;
-    client_body_temp_path "{d}/cb";
-    proxy_temp_path "{d}/px";
-    fastcgi_temp_path "{d}/fc";
-    uwsgi_temp_path "{d}/uw";
-    scgi_temp_path "{d}/sc";
-    server {{ listen {self.addr(i)}:{PORT}; root "{self.data}"; location / {{ }} }}
-}}
-""")
-        return subprocess.Popen(["ip", "netns", "exec", ns, "nginx", "-e",
-                                 os.path.join(d, "error.log"), "-p", d + "/", "-c", conf],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-
-    def wait_ready(self, i):
-        peer = self.srv[(i + 1) % self.n] if self.n > 1 else self.srv[i]
-        for _ in range(100):
-            p = run(["ip", "netns", "exec", peer, "curl", "-sf", "-o", "/dev/null",
-                     f"http://{self.addr(i)}:{PORT}/0"], check=False)
-            if p.returncode == 0:
-                return
-            if self.nginx[i].poll() is not None:
-                break
-            time.sleep(0.1)
-        raise RuntimeError(f"nginx on server {i} did not start")
-
-    def losses(self):
-        """Packets the shaped links dropped (every tbf's drop count) and the
-        servers' TCP retransmission timeouts: what TCP's loss recovery added
-        to a run, which stallsim's fluid links do not have."""
-        drops = 0
-        for ns in [self.br] + self.srv:
-            p = run(["tc", "-s", "-n", ns, "qdisc", "show"], check=False)
-            drops += sum(int(d) for d in re.findall(r"dropped (\d+)", p.stdout))
-        rto = 0
-        for ns in self.srv:
-            p = run(["ip", "netns", "exec", ns, "cat", "/proc/net/netstat"], check=False)
-            lines = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("TcpExt:")]
-            if len(lines) == 2 and "TCPTimeouts" in lines[0]:
-                rto += int(lines[1][lines[0].index("TCPTimeouts")])
-        return drops, rto
-
-    def close(self):
-        for p in self.nginx:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGTERM)
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    p.wait()
-        self.nginx = []
-        for name in reversed(self.made):
-            run(["ip", "netns", "del", name], check=False)
-        self.made = []
-
-
-def reap_stale():
-    """Namespaces an earlier run of this script left behind when it was
-    killed outright (SIGKILL: no cleanup ran), named snet<pid>-* with that
-    pid gone: their processes are killed and the namespaces deleted; and
-    its data folders (validate_net-<pid>-*)."""
-    p = run(["ip", "netns", "list"], check=False)
-    for line in p.stdout.splitlines():
-        name = line.split()[0] if line.split() else ""
-        m = re.fullmatch(r"snet(\d+)-(br|s\d+)", name)
-        if not m or os.path.exists(f"/proc/{m.group(1)}"):
-            continue
-        for pid in run(["ip", "netns", "pids", name], check=False).stdout.split():
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, ValueError):
-                pass
-        run(["ip", "netns", "del", name], check=False)
-    for d in glob.glob(os.path.join(tempfile.gettempdir(), f"{TOOL}-*-*")):
-        m = re.match(rf"{TOOL}-(\d+)-", os.path.basename(d))
-        if m and not os.path.exists(f"/proc/{m.group(1)}"):
-            shutil.rmtree(d, ignore_errors=True)
-
-
-def setns(name):
-    libc = ctypes.CDLL(None, use_errno=True)
-    fd = os.open(f"/run/netns/{name}", os.O_RDONLY)
-    if libc.setns(fd, CLONE_NEWNET) != 0:
-        raise OSError(ctypes.get_errno(), "setns")
-    os.close(fd)
 
 
 def deal(perm, n, M):
@@ -482,73 +298,93 @@ def check_machine():
             raise Cannot(f"no {tool} (scripts/setup.sh --object installs nginx, curl, iproute2)")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
-    ap.add_argument("--servers", default="2,3,4")
-    ap.add_argument("--rate-mbit", type=float, default=100)
-    ap.add_argument("--items", type=int, default=1536)
-    ap.add_argument("--item-kb", type=float, default=256)
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--conns", type=int, default=4)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--target", type=float, default=0.10)
-    ap.add_argument("--keep", metavar="DIR", help="keep the scenarios and rows (JSON) here")
-    args = ap.parse_args()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda s, f: sys.exit(128 + s))
-    try:
-        check_machine()
-    except Cannot as e:
-        print(f"{TOOL}: skipped: {e}")
-        return 77
-    # The servers stand for machines of their own: on a shared 2-core VM other
-    # processes otherwise take the CPU their network stacks need mid-batch
-    # (measured: batches of 40-90 % over their fullest link's time, 1-2 an
-    # epoch, at load average ~15; at nice -10, fewer and smaller).
-    try:
-        os.nice(-10)
-    except OSError:
-        pass
-    reap_stale()
-    tmp = tempfile.mkdtemp(prefix=f"{TOOL}-{os.getpid()}-")
-    rows = []
-    try:
-        make_data(os.path.join(tmp, "data"), args)
-        for n in (int(v) for v in args.servers.split(",")):
-            rows.append(one(args, n, os.path.join(tmp, "data"), tmp))
-            r = rows[-1]
-            print(f"{TOOL}: {n} servers: NIC {r['rate_MB_s']:.2f} MB/s, GET {r['lat_ms']:.2f} ms;"
-                  f" measured {r['real_s']:.2f} s median, {r['real_mean_s']:.2f} s mean (epochs {', '.join(f'{t:.2f}' for t in r['epochs_s'])}),"
-                  f" sim {r['sim_s']:.2f} s ({r['sim_err']:+.1%}),"
-                  f" model {r['model_s']:.2f} s ({r['model_err']:+.1%}); a batch over its fullest"
-                  f" link's bytes / rate: median {r['batch_excess_median']:+.1%},"
-                  f" {r['batch_within_3pct']:.0%} of batches within 3 %;"
-                  f" {r['drops']} packets dropped, {r['rto']} TCP timeouts", flush=True)
-    except Cannot as e:
-        print(f"{TOOL}: skipped: {e}")
-        return 77
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    if args.keep:
-        with open(os.path.join(args.keep, "rows.json"), "w") as f:
-            json.dump(rows, f, indent=1)
-    print(f"{TOOL}: load average {os.getloadavg()[0]:.2f} (2 cores)")
-    print("| servers | NIC MB/s | GET ms | measured epoch s (median) | mean | sim s | sim err |"
-          " model s | model err | batch / fullest link, median |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+def net_table(rows):
+    lines = ["| servers | NIC MB/s | GET ms | measured epoch s (median) | mean | sim s | sim err |"
+             " model s | model err | batch / fullest link, median |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        print(f"| {r['servers']} | {r['rate_MB_s']:.2f} | {r['lat_ms']:.1f} | {r['real_s']:.2f} |"
-              f" {r['real_mean_s']:.2f} |"
-              f" {r['sim_s']:.2f} | {r['sim_err']:+.1%} | {r['model_s']:.2f} |"
-              f" {r['model_err']:+.1%} | {r['batch_excess_median']:+.1%} |")
-    bad = [r for r in rows if abs(r["sim_err"]) > args.target or abs(r["model_err"]) > args.target]
-    print(f"{TOOL}: {'met' if not bad else 'NOT met'}: sim and model within "
-          f"{args.target:.0%} of the measured epoch at {len(rows) - len(bad)}/{len(rows)} "
-          "server counts")
-    return 1 if bad else 0
+        lines.append(f"| {r['servers']} | {r['rate_MB_s']:.2f} | {r['lat_ms']:.1f} | "
+                     f"{r['real_s']:.2f} | {r['real_mean_s']:.2f} | {r['sim_s']:.2f} | "
+                     f"{r['sim_err']:+.1%} | {r['model_s']:.2f} | {r['model_err']:+.1%} | "
+                     f"{r['batch_excess_median']:+.1%} |")
+    return "\n".join(lines) + "\n"
+
+
+class Net(Harness):
+    name = "net"
+    title = ("Partitioned caching over a shaped network (loader.dist_cache: partitioned) "
+             "against network namespaces")
+    items = 1536
+    epochs = 6
+
+    def add_arguments(self, ap):
+        ap.add_argument("--servers", default="2,3,4")
+        ap.add_argument("--rate-mbit", type=float, default=100)
+        ap.add_argument("--item-kb", type=float, default=256)
+        ap.add_argument("--batch", type=int, default=64)
+        ap.add_argument("--conns", type=int, default=4)
+        ap.add_argument("--target", type=float, default=0.10)
+        ap.add_argument("--keep", metavar="DIR", help="keep the scenarios and rows (JSON) here")
+
+    def configure(self, a):
+        self.targets = [Target("sim, every server count", "sim_worst", a.target),
+                        Target("model, every server count", "model_worst", a.target)]
+
+    def requires(self, a):
+        try:
+            check_machine()
+        except Cannot as e:
+            return str(e)
+        return None
+
+    def setup(self, a):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, lambda s, f: sys.exit(128 + s))
+        # The servers stand for machines of their own: on a shared 2-core VM other
+        # processes otherwise take the CPU their network stacks need mid-batch
+        # (measured: batches of 40-90 % over their fullest link's time, 1-2 an
+        # epoch, at load average ~15; at nice -10, fewer and smaller).
+        try:
+            os.nice(-10)
+        except OSError:
+            pass
+        reap_stale()
+        self.tmp = tempfile.mkdtemp(prefix=f"{TOOL}-{os.getpid()}-")
+        make_data(os.path.join(self.tmp, "data"), a)
+
+    def teardown(self, a):
+        if getattr(self, "tmp", None):
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def rows(self, a):
+        return [dict(servers=int(v)) for v in a.servers.split(",")]
+
+    def measure(self, a, r):
+        try:
+            return one(a, r["servers"], os.path.join(self.tmp, "data"), self.tmp)
+        except Cannot as e:
+            raise Skip(str(e))
+
+    def predict(self, a, r, m):
+        return m  # one() ran stallsim on the cluster it measured
+
+    def row_line(self, r, m):
+        return (f"{TOOL}: {m['servers']} servers: NIC {m['rate_MB_s']:.2f} MB/s, GET "
+                f"{m['lat_ms']:.2f} ms; measured {m['real_s']:.2f} s median, {m['real_mean_s']:.2f} "
+                f"s mean (epochs {', '.join(f'{t:.2f}' for t in m['epochs_s'])}), sim "
+                f"{m['sim_s']:.2f} s ({m['sim_err']:+.1%}), model {m['model_s']:.2f} s "
+                f"({m['model_err']:+.1%}); a batch over its fullest link's bytes / rate: median "
+                f"{m['batch_excess_median']:+.1%}, {m['batch_within_3pct']:.0%} of batches within "
+                f"3 %; {m['drops']} packets dropped, {m['rto']} TCP timeouts")
+
+    def report(self, a, results):
+        rows = [m for _, m in results]
+        if a.keep:
+            with open(os.path.join(a.keep, "rows.json"), "w") as f:
+                json.dump(rows, f, indent=1)
+        return net_table(rows), dict(sim_worst=max(abs(r["sim_err"]) for r in rows),
+                                     model_worst=max(abs(r["model_err"]) for r in rows))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    Net.main()
