@@ -244,7 +244,8 @@ class Harness:
         if not path:
             return
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        targets = "; ".join(f"{t} ({'met' if h else 'NOT met'})" for t, h in held)
+        targets = "; ".join(f"{t} ({'met' if h else 'NOT met'})" for t, h in held) or \
+            "none: a report (the table says each row's verdict)"
         cmd = " ".join(["python3 -m validation." + self.name, *self.argv])
         head = [f"# {self.title}", "",
                 f"Written by `python3 -m validation.{self.name}` (validation/{self.name}.py) "

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """The VLDB'21 data-stall study's figures against stallsim (issue 34, item 5).
 
 Mohan, Phanishayee, Raniwala, Chidambaram, "Analyzing and Mitigating Data
@@ -11,19 +10,20 @@ stallsim's own defaults where the study states nothing (said so beside each)
 and the few assumptions docs/paper.md marks "(est.)" (stated, never fitted). No
 parameter is chosen by looking at the figures it is compared with.
 
-  scripts/validate_paper.py [--bin build/sim/stallsim] [--loader KIND]
-      [--update VALIDATION.md] [--keep DIR]
-  scripts/validate_paper.py --check [--bin ...] [--loader KIND]
+  python3 -m validation.paper [--bin build/sim/stallsim] [--loader KIND]
+      [--keep DIR] [--page FILE.md]
+  python3 -m validation.paper --check [--bin ...] [--loader KIND]
 
 The default runs every scenario (`stallsim run FILE --format json`) and
 prints the table of predicted against published (Markdown) for Figs 3-7 and
-the single-server, hyper-parameter-search and multi-server speed-ups; with
---update it replaces only the validate_paper section of VALIDATION.md.
+the single-server, hyper-parameter-search and multi-server speed-ups, and
+writes it to docs/validation/paper.md (the harness's result page).
 --check builds every scenario and asks the binary to accept each one
 (`stallsim check`), without running them or comparing with the targets:
 exit 0, or 1 naming each scenario the binary refused and its message (ctest
 paper_check; paper_check_refused shows it fails on a loader the binary does
-not know). Standard library only (Debian's /usr/bin/python3).
+not know). Nothing real is measured: the figures are the study's.
+Standard library only (Debian's /usr/bin/python3).
 
 The loader of every figure is FIGURE_LOADER below (one field, one place,
 each with its reason): `dali` (a pipeline per GPU, its threads the cores per
@@ -32,7 +32,6 @@ coordinated prep); `--loader KIND` puts every figure on one kind (its own
 keys are in KIND_KEYS).
 """
 
-import argparse
 import datetime
 import json
 import os
@@ -40,10 +39,8 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import harness  # noqa: E402
+from validation import ROOT
+from validation.base import Harness
 
 TOOL = "validate_paper"
 RATES = os.path.join(ROOT, "scenarios", "gpus", "rates.yaml")
@@ -219,7 +216,7 @@ def render(node, indent, lines):
 def to_yaml(title, entries, jobs, variants):
     """A scenario's text: entries as above, jobs a list of entry lists,
     variants {name: ({key: value}, comment)}."""
-    lines = [f"# {title}", "# Written by scripts/validate_paper.py from the VLDB'21 study's",
+    lines = [f"# {title}", "# Written by validation/paper.py from the VLDB'21 study's",
              "# published inputs (docs/paper.md); stallsim's defaults where it states none."]
     render(nest(entries), 0, lines)
     lines.append("jobs:")
@@ -597,52 +594,52 @@ def table_md(rows, cmd, version, when, hits):
     return "\n".join(out) + "\n" + NOTES.format(loaders=loaders, hits=hits)
 
 
-def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "sim", "stallsim"))
-    ap.add_argument("--check", action="store_true",
-                    help="build every scenario and have the binary accept each; run nothing")
-    ap.add_argument("--loader", help="every figure's loader.kind (default: FIGURE_LOADER)")
-    ap.add_argument("--update", metavar="VALIDATION.md")
-    ap.add_argument("--keep", metavar="DIR", help="write the scenarios here and keep them")
-    return ap.parse_args(argv)
+class Paper(Harness):
+    name = "paper"
+    title = "The VLDB'21 data-stall study's figures against stallsim"
+    targets = []  # the table says each figure's verdict; the run reports, it does not fail
 
+    def add_arguments(self, ap):
+        ap.add_argument("--check", action="store_true",
+                        help="build every scenario and have the binary accept each; run nothing")
+        ap.add_argument("--loader", help="every figure's loader.kind (default: FIGURE_LOADER)")
+        ap.add_argument("--keep", metavar="DIR", help="write the scenarios here and keep them")
 
-def main(argv):
-    a = parse_args(argv)
-    if not os.access(a.bin, os.X_OK):
-        print(f"{TOOL}: {a.bin}: no stallsim binary (build it, or --bin)", file=sys.stderr)
-        return 2
-    if a.loader:
-        if a.loader not in KIND_KEYS:
-            KIND_KEYS[a.loader] = lambda cpus, gpus: []  # the binary says whether it knows it
-        for k in FIGURE_LOADER:
-            FIGURE_LOADER[k] = a.loader
-    rated = published_v100_models()
-    texts = scenarios(rated)
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = a.keep or tmp
-        os.makedirs(folder, exist_ok=True)
-        paths = write_all(texts, folder)
-        bad = check(a.bin, paths)
-        if a.check or bad:
-            print(f"{TOOL}: {len(paths) - len(bad)} of {len(paths)} scenarios accepted", file=sys.stderr)
-            return 1 if bad else 0
-        res = run_all(a.bin, paths)
-    r3, r6 = fig3_fig6_rows(res, rated)
-    rows = r3 + fig4_rows(res) + fig5_rows(res, rated) + r6
-    rows.append(none_row("Fig 7", "-", "-", "docs/paper.md gives no figures from Fig 7"))
-    rows += speedup_rows(res)
-    cmd = "scripts/validate_paper.py" + "".join(f" {x}" for x in argv)
-    ver = stallsim(a.bin, ["--version"]).stdout.strip().splitlines()[0]
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    text = table_md(rows, cmd, ver, when, page_hits(res))
-    print(text)
-    if a.update:
-        return harness.update_markers(a.update, TOOL, text, TOOL)
-    return 0
+    def scenarios_run(self, a):
+        """Every scenario written and checked; with --check (or one refused)
+        the exit, else each run's JSON."""
+        rated = published_v100_models()
+        texts = scenarios(rated)
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = a.keep or tmp
+            os.makedirs(folder, exist_ok=True)
+            paths = write_all(texts, folder)
+            bad = check(a.bin, paths)
+            if a.check or bad:
+                print(f"{TOOL}: {len(paths) - len(bad)} of {len(paths)} scenarios accepted",
+                      file=sys.stderr)
+                sys.exit(1 if bad else 0)
+            return run_all(a.bin, paths), rated
+
+    def run(self, a):
+        if not os.access(a.bin, os.X_OK):
+            print(f"{TOOL}: {a.bin}: no stallsim binary (build it, or --bin)", file=sys.stderr)
+            sys.exit(2)
+        if a.loader:
+            if a.loader not in KIND_KEYS:
+                KIND_KEYS[a.loader] = lambda cpus, gpus: []  # the binary says whether it knows it
+            for k in FIGURE_LOADER:
+                FIGURE_LOADER[k] = a.loader
+        res, rated = self.scenarios_run(a)
+        r3, r6 = fig3_fig6_rows(res, rated)
+        rows = r3 + fig4_rows(res) + fig5_rows(res, rated) + r6
+        rows.append(none_row("Fig 7", "-", "-", "docs/paper.md gives no figures from Fig 7"))
+        rows += speedup_rows(res)
+        cmd = "python3 -m validation.paper" + "".join(f" {x}" for x in self.argv)
+        ver = stallsim(a.bin, ["--version"]).stdout.strip().splitlines()[0]
+        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return table_md(rows, cmd, ver, when, page_hits(res)), {}
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    Paper.main()
