@@ -32,7 +32,7 @@ so a run cut short by a time limit loses only the row it was in):
              iter() to its last step's end on the GPU; `stallsim run` on the
              probe's profile predicts it (validate_torch.predict) with the
              model's GPU time per batch from the rate step, and
-             harness.compare_row compares (stall as DS-Analyzer splits it).
+             validation.predict.compare_row compares (stall as DS-Analyzer splits it).
 Then the summary (stderr) and the Markdown tables (stdout, DIR/gpu_validate.md,
 --out, and with --update between VALIDATION.md's gpu_validate markers).
 
@@ -55,10 +55,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline, stallsim.gpurate
-sys.path.insert(0, HERE)
-import harness  # noqa: E402
+sys.path.insert(0, ROOT)  # the validation package (it puts python/ first: stallsim.*)
+from validation import base, predict  # noqa: E402
 from validation import torch as validate_torch  # noqa: E402
+from validation.fixtures import data as fx  # noqa: E402
 from stallsim import pipeline  # noqa: E402
 
 TOOL = "gpu_validate"
@@ -427,7 +427,7 @@ def step_decode(a, st):
     import torchvision
     from torchvision import io as tio
 
-    files = harness.jpegs(a.data)[: a.decode_items]
+    files = fx.jpegs(a.data)[: a.decode_items]
     datas = [tio.read_file(p) for p in files]
     kb, cv, mp = jpeg_stats(files)
     batches = [datas[i:i + a.decode_batch] for i in range(0, len(datas), a.decode_batch)]
@@ -475,7 +475,7 @@ def step_decode(a, st):
         scen = os.path.join(a.out_dir, "decode.yaml")
         with open(scen, "w") as f:
             f.write(decode_scenario(cal["profile"], len(files), kb, cv, mp, a.decode_batch, place))
-        sim = harness.predict_epochs(a.bin, scen, [])
+        sim = predict.predict_epochs(a.bin, scen, [])
         pred = len(files) / statistics.mean(e for e, _ in sim)
     log(f"decode: {api}: {items_s:.1f} items/s measured, "
         f"{f'{pred:.1f} predicted' if pred else how}", a.cpu_smoke)
@@ -599,7 +599,7 @@ def step_train(a, st, out_of_time):
                     continue
                 sim = validate_torch.predict(a, scen, dict(workers=w, compute=compute, cache="warm",
                                                            persistent=False, pin=pin))
-                c = harness.compare_row(meas["epochs"], meas["batches"], compute, sim)
+                c = predict.compare_row(meas["epochs"], meas["batches"], compute, sim)
                 done[key] = dict(model=m, device=st.d["device_name"], workers=w, pin=pin,
                                  rate=rate, compute_s=compute, epochs=meas["epochs"],
                                  pred_epochs=[e for e, _ in sim], **c)
@@ -700,13 +700,13 @@ def device_or_skip(a):
         import torch
         import torchvision  # noqa: F401
     except ImportError as e:
-        harness.skip(TOOL, f"PyTorch is missing ({e}): no CUDA device: nothing measured")
+        base.skip(TOOL, f"PyTorch is missing ({e}): no CUDA device: nothing measured")
     if a.cpu_smoke:
         return "cpu"
     if not torch.cuda.is_available():
         why = ("PyTorch here is built without CUDA" if not torch.version.cuda
                else "torch.cuda.is_available() is false")
-        harness.skip(TOOL, f"no CUDA device: nothing measured (torch {torch.__version__} in "
+        base.skip(TOOL, f"no CUDA device: nothing measured (torch {torch.__version__} in "
                      f"{sys.executable}: {why}; gpu_validate.sh --python PY names a python3 whose "
                      "PyTorch has CUDA; --cpu-smoke tests the harness on the CPU)")
     return "cuda"
@@ -727,7 +727,7 @@ def report_only(a):
         return 2
     text = report(st, a, ctest_outcome(a.ctest_log)) + "\n"
     print(text)
-    if a.update and harness.update_markers(a.update, TOOL, text, TOOL):
+    if a.update and base.update_markers(a.update, TOOL, text, f"scripts/{TOOL}.py"):
         return 2
     return 0
 
@@ -759,9 +759,9 @@ def main():
     st.d.update(device_name=name, host=platform.node(), torch=torch.__version__)
     # when the run began: a rerun that goes on keeps it
     st.d.setdefault("when", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-    if not harness.has_jpegs(a.data):
+    if not fx.has_jpegs(a.data):
         log(f"generating {a.items} JPEGs in {a.data}", a.cpu_smoke)
-    harness.generate(a.bin, a.data, a.items)
+    fx.generate(a.bin, a.data, a.items)
 
     def out_of_time():
         return a.time_budget > 0 and time.monotonic() - start > a.time_budget
@@ -795,7 +795,7 @@ def main():
             f.write(text)
     if a.update and (failed or stopped):
         log(f"{a.update} left as it is: the run is not whole")
-    elif a.update and harness.update_markers(a.update, TOOL, text, TOOL):
+    elif a.update and base.update_markers(a.update, TOOL, text, f"scripts/{TOOL}.py"):
         return 2
     s = summarize(train_rows(st.d, a.models, a.workers, a.pins))
     tag = f"{SMOKE}: " if a.cpu_smoke else ""
