@@ -2,12 +2,12 @@
 """stallsim on a GPU machine (issue 38): calibrate's GPU figures, GPU
 decode, the models' own GPU rates and real training jobs, each beside
 stallsim's prediction. scripts/gpu_validate.sh builds (with CUDA) and runs
-the CUDA tests, then this; VALIDATION.md, "On a GPU machine".
+the CUDA tests, then this; docs/validation/gpu_validate.md.
 
   scripts/gpu_validate.py [--bin build/sim/stallsim] [--out-dir DIR]
       [--steps calibrate,decode,rate,probe,train] [--fresh] [--redo STEPS]
-      [--time-budget S] [--update VALIDATION.md] [--cpu-smoke] [--probe-args "..."]
-  scripts/gpu_validate.py --report-only --out-dir DIR [--update VALIDATION.md]
+      [--time-budget S] [--update docs/validation/gpu_validate.md] [--cpu-smoke] [--probe-args "..."]
+  scripts/gpu_validate.py --report-only --out-dir DIR [--update docs/validation/gpu_validate.md]
 
 Steps (each result kept in DIR/results.json; a rerun goes on from there,
 so a run cut short by a time limit loses only the row it was in):
@@ -34,7 +34,7 @@ so a run cut short by a time limit loses only the row it was in):
              model's GPU time per batch from the rate step, and
              validation.predict.compare_row compares (stall as DS-Analyzer splits it).
 Then the summary (stderr) and the Markdown tables (stdout, DIR/gpu_validate.md,
---out, and with --update between VALIDATION.md's gpu_validate markers).
+--out, and with --update between docs/validation/gpu_validate.md's gpu_validate markers).
 
 --cpu-smoke runs every step on the CPU at tiny sizes (64 images, resnet18
 at batch 4 for 3 timed steps, num_workers 0 and 2, fp32): it tests the
@@ -656,7 +656,7 @@ def parse_args():
     ap.add_argument("--ctest-log", help="`ctest -R calib_gpu`'s output (gpu_validate.sh's)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="also write the Markdown here")
-    ap.add_argument("--update", metavar="VALIDATION.md",
+    ap.add_argument("--update", metavar="PAGE.md",
                     help="put the tables between the file's gpu_validate markers")
     ap.add_argument("--report-only", action="store_true",
                     help="print (and with --update write) the tables of OUT_DIR/results.json from "
@@ -668,7 +668,7 @@ def parse_args():
     ap.add_argument("--row-pin", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.update and a.cpu_smoke:
-        ap.error("--update with --cpu-smoke: CPU smoke figures never go into VALIDATION.md")
+        ap.error("--update with --cpu-smoke: CPU smoke figures never go into a results page")
     s = a.cpu_smoke
     defaults = dict(items=(64, 8192), batch=(4, 128), models=("resnet18", "resnet18,resnet50"),
                     workers=("0,2", "1,2,4,8,12,16"), precision=("fp32", "amp"),
