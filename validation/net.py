@@ -177,7 +177,7 @@ def predict(args, n, rate, lat, tmp):
     y = os.path.join(tmp, f"net{n}.yaml")
     per_server_gb = args.items * args.item_kb * 1e3 / n / 1e9
     with open(y, "w") as f:
-        f.write(f"""# written by scripts/validate_net.py
+        f.write(f"""# written by validation.net
 name: validate-net-{n}
 seed: {args.seed}
 epochs: {args.epochs}

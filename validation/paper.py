@@ -49,7 +49,7 @@ RATES = os.path.join(ROOT, "scenarios", "gpus", "rates.yaml")
 # The study ran every figure with DALI (docs/paper.md Inputs/Loader); a
 # figure takes `dali` where it is as near the published figure as the pool
 # on every row, else stays on the pool. Measured with both (`--loader pool`,
-# `--loader dali`, 2026-11-25, VALIDATION.md's paper section): the only
+# `--loader dali`, 2026-11-25, docs/notes/2026-12-06-validation-paper.md): the only
 # difference is DALI's whole rounds of num_threads samples a batch (512 on
 # 3 threads: 171 rounds, not 170.67; on 6: 86, not 85.33), which makes its
 # prep up to 0.8 % slower than the pool's.
