@@ -77,8 +77,7 @@ class Tier(Harness):
     # machine to validation.torch --quick's looser bar, which still fails on
     # the defect this harness was written for (f72e534: every row about
     # half the real epoch); the full run holds the targets.
-    targets = [Target("median", "med", 0.10, quick=0.20),
-               Target("every row", "worst", 0.15, quick=0.50)]
+    targets = [vt.TARGETS[0], Target("every row", "worst", 0.15, quick=0.50)]
 
     def setup(self, a):
         self.scen = write_scenario(a, vt.probed(a))

@@ -46,6 +46,7 @@ from validation.fixtures import data as fx
 from validation.fixtures import objstore
 from validation.fixtures.datasets import text_dataset
 from validation.fixtures.probe import probe_cmd, probe_env
+from validation.torch import TARGETS as TORCH_TARGETS
 
 WORKERS = [0, 1, 2, 4, 8, 16, 32]
 DELAY_MS = 20
@@ -315,11 +316,9 @@ class TorchRegimes(Harness):
     needs = ("torch", "torchvision")
     # --quick holds a few rows on a shared machine to a looser bar (as
     # validation/torch.py --quick does) that still fails on a broken mechanism.
-    targets = [Target("median", "med", 0.10, quick=0.20),
-               Target("median stall", "med_pp", 5, quick=10, fmt="{} pp"),
-               Target("every row", "worst", 0.25, quick=0.50),
-               Target("best num_workers, steps apart", "steps", 1, fmt="{}"),
-               Target("ImageFolder at 0-4 workers, median", "low", 0.05, full_only=True)]
+    targets = TORCH_TARGETS + [
+        Target("best num_workers, steps apart", "steps", 1, fmt="{}"),
+        Target("ImageFolder at 0-4 workers, median", "low", 0.05, full_only=True)]
 
     def add_arguments(self, ap):
         ap.add_argument("--work", default="/var/tmp/stallsim-regimes")
