@@ -25,11 +25,18 @@ validation.base.Harness that declares only what is its own:
 
 The base owns the rest: the arguments (--bin --data --items --epochs --seed
 --quick --out --page), each row measured in its own process (measure()
-defaults to isolated(), which runs run_row under `--one ROW`), skip reasons
-(exit 77), the busy-host check (load average above one per core), repeats,
-the targets (exit 0 met, 1 not) and the result page docs/validation/<name>.md
-(command, targets, date, host, commit, the table; written by every full run,
---quick only with --page). validation.fixtures holds what harnesses share
+defaults to isolated(a, r, wrap=None): run_row under `--one ROW`, wrap(cmd)
+putting it in a namespace or cgroup; isolated_many() runs rows at once;
+RowFailed carries a failed row's exit and stderr), skip reasons (exit 77:
+`needs`, requires(), or Skip raised anywhere, a row's process included),
+the busy-host check (load average above one per core: busy(), load1()),
+repeats (repeat(fn, n)), the targets (exit 0 met, 1 not; Target(...,
+quick=, full_only=)) and the result page docs/validation/<name>.md
+(command, targets, date, host, commit, the table; written by every full
+run, --quick only with --page). Optional hooks: add_arguments(ap),
+configure(a) (derived arguments, in the run and each row alike),
+teardown(a), row_line(r, res), and run(a) for a harness whose rows are not
+one matrix. validation.fixtures holds what harnesses share
 (JPEGs and WAVs, cold files, cgroups, the object store, the Datasets only
 validation uses); validation.predict the stallsim side (`run`, `compare`).
 `python3 -m validation --suite` runs every validation test (the ctest label
