@@ -22,8 +22,4 @@ if ! [ -x /usr/bin/python3 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if [ -f "$3/validation/$name.py" ]; then
-  cd "$3" && /usr/bin/python3 -m "validation.$name" --bin "$2" --data "$tmp/data" --quick
-else
-  /usr/bin/python3 "$3/scripts/validate_$name.py" --bin "$2" --data "$tmp/data" --quick
-fi
+cd "$3" && /usr/bin/python3 -m "validation.$name" --bin "$2" --data "$tmp/data" --quick
