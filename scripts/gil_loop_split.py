@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Where validate_threads.py's loop thread spends a batch beside the GPU's
+"""Where validation/threads.py's loop thread spends a batch beside the GPU's
 sleep (issue 36: the 100 ms rows' missing time), split by phase and by the
 interpreter's switch interval, with the thread pool busy and with it idle.
 

@@ -2,12 +2,12 @@
 """stallsim on a GPU machine (issue 38): calibrate's GPU figures, GPU
 decode, the models' own GPU rates and real training jobs, each beside
 stallsim's prediction. scripts/gpu_validate.sh builds (with CUDA) and runs
-the CUDA tests, then this; VALIDATION.md, "On a GPU machine".
+the CUDA tests, then this; docs/validation/gpu_validate.md.
 
   scripts/gpu_validate.py [--bin build/sim/stallsim] [--out-dir DIR]
       [--steps calibrate,decode,rate,probe,train] [--fresh] [--redo STEPS]
-      [--time-budget S] [--update VALIDATION.md] [--cpu-smoke] [--probe-args "..."]
-  scripts/gpu_validate.py --report-only --out-dir DIR [--update VALIDATION.md]
+      [--time-budget S] [--update docs/validation/gpu_validate.md] [--cpu-smoke] [--probe-args "..."]
+  scripts/gpu_validate.py --report-only --out-dir DIR [--update docs/validation/gpu_validate.md]
 
 Steps (each result kept in DIR/results.json; a rerun goes on from there,
 so a run cut short by a time limit loses only the row it was in):
@@ -32,9 +32,9 @@ so a run cut short by a time limit loses only the row it was in):
              iter() to its last step's end on the GPU; `stallsim run` on the
              probe's profile predicts it (validate_torch.predict) with the
              model's GPU time per batch from the rate step, and
-             harness.compare_row compares (stall as DS-Analyzer splits it).
+             validation.predict.compare_row compares (stall as DS-Analyzer splits it).
 Then the summary (stderr) and the Markdown tables (stdout, DIR/gpu_validate.md,
---out, and with --update between VALIDATION.md's gpu_validate markers).
+--out, and with --update between docs/validation/gpu_validate.md's gpu_validate markers).
 
 --cpu-smoke runs every step on the CPU at tiny sizes (64 images, resnet18
 at batch 4 for 3 timed steps, num_workers 0 and 2, fp32): it tests the
@@ -55,10 +55,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))  # stallsim.pipeline, stallsim.gpurate
-sys.path.insert(0, HERE)
-import harness  # noqa: E402
-import validate_torch  # noqa: E402
+sys.path.insert(0, ROOT)  # the validation package (it puts python/ first: stallsim.*)
+from validation import base, predict  # noqa: E402
+from validation import torch as validate_torch  # noqa: E402
+from validation.fixtures import data as fx  # noqa: E402
 from stallsim import pipeline  # noqa: E402
 
 TOOL = "gpu_validate"
@@ -427,7 +427,7 @@ def step_decode(a, st):
     import torchvision
     from torchvision import io as tio
 
-    files = harness.jpegs(a.data)[: a.decode_items]
+    files = fx.jpegs(a.data)[: a.decode_items]
     datas = [tio.read_file(p) for p in files]
     kb, cv, mp = jpeg_stats(files)
     batches = [datas[i:i + a.decode_batch] for i in range(0, len(datas), a.decode_batch)]
@@ -475,7 +475,7 @@ def step_decode(a, st):
         scen = os.path.join(a.out_dir, "decode.yaml")
         with open(scen, "w") as f:
             f.write(decode_scenario(cal["profile"], len(files), kb, cv, mp, a.decode_batch, place))
-        sim = harness.predict_epochs(a.bin, scen, [])
+        sim = predict.predict_epochs(a.bin, scen, [])
         pred = len(files) / statistics.mean(e for e, _ in sim)
     log(f"decode: {api}: {items_s:.1f} items/s measured, "
         f"{f'{pred:.1f} predicted' if pred else how}", a.cpu_smoke)
@@ -575,7 +575,7 @@ def train_row(a, model, workers, pin):
 def step_train(a, st, out_of_time):
     scen = validate_torch.write_scenario(os.path.join(a.out_dir, "train.yaml"),
                                          st.d["probe"]["profile"], a.epochs, a.data, batch=a.batch,
-                                         name="gpu-validation", tool=TOOL)
+                                         name="gpu-validation", tool=f"scripts/{TOOL}.py")
     done, failed = st.d.setdefault("train", {}), []
     for m in a.models:
         rate = st.d["rate"].get(m, {}).get("at_batch", {}).get("items_per_s")
@@ -599,7 +599,7 @@ def step_train(a, st, out_of_time):
                     continue
                 sim = validate_torch.predict(a, scen, dict(workers=w, compute=compute, cache="warm",
                                                            persistent=False, pin=pin))
-                c = harness.compare_row(meas["epochs"], meas["batches"], compute, sim)
+                c = predict.compare_row(meas["epochs"], meas["batches"], compute, sim)
                 done[key] = dict(model=m, device=st.d["device_name"], workers=w, pin=pin,
                                  rate=rate, compute_s=compute, epochs=meas["epochs"],
                                  pred_epochs=[e for e, _ in sim], **c)
@@ -656,7 +656,7 @@ def parse_args():
     ap.add_argument("--ctest-log", help="`ctest -R calib_gpu`'s output (gpu_validate.sh's)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="also write the Markdown here")
-    ap.add_argument("--update", metavar="VALIDATION.md",
+    ap.add_argument("--update", metavar="PAGE.md",
                     help="put the tables between the file's gpu_validate markers")
     ap.add_argument("--report-only", action="store_true",
                     help="print (and with --update write) the tables of OUT_DIR/results.json from "
@@ -668,7 +668,7 @@ def parse_args():
     ap.add_argument("--row-pin", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.update and a.cpu_smoke:
-        ap.error("--update with --cpu-smoke: CPU smoke figures never go into VALIDATION.md")
+        ap.error("--update with --cpu-smoke: CPU smoke figures never go into a results page")
     s = a.cpu_smoke
     defaults = dict(items=(64, 8192), batch=(4, 128), models=("resnet18", "resnet18,resnet50"),
                     workers=("0,2", "1,2,4,8,12,16"), precision=("fp32", "amp"),
@@ -700,13 +700,13 @@ def device_or_skip(a):
         import torch
         import torchvision  # noqa: F401
     except ImportError as e:
-        harness.skip(TOOL, f"PyTorch is missing ({e}): no CUDA device: nothing measured")
+        base.skip(TOOL, f"PyTorch is missing ({e}): no CUDA device: nothing measured")
     if a.cpu_smoke:
         return "cpu"
     if not torch.cuda.is_available():
         why = ("PyTorch here is built without CUDA" if not torch.version.cuda
                else "torch.cuda.is_available() is false")
-        harness.skip(TOOL, f"no CUDA device: nothing measured (torch {torch.__version__} in "
+        base.skip(TOOL, f"no CUDA device: nothing measured (torch {torch.__version__} in "
                      f"{sys.executable}: {why}; gpu_validate.sh --python PY names a python3 whose "
                      "PyTorch has CUDA; --cpu-smoke tests the harness on the CPU)")
     return "cuda"
@@ -727,7 +727,7 @@ def report_only(a):
         return 2
     text = report(st, a, ctest_outcome(a.ctest_log)) + "\n"
     print(text)
-    if a.update and harness.update_markers(a.update, TOOL, text, TOOL):
+    if a.update and base.update_markers(a.update, TOOL, text, f"scripts/{TOOL}.py"):
         return 2
     return 0
 
@@ -759,9 +759,9 @@ def main():
     st.d.update(device_name=name, host=platform.node(), torch=torch.__version__)
     # when the run began: a rerun that goes on keeps it
     st.d.setdefault("when", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-    if not harness.has_jpegs(a.data):
+    if not fx.has_jpegs(a.data):
         log(f"generating {a.items} JPEGs in {a.data}", a.cpu_smoke)
-    harness.generate(a.bin, a.data, a.items)
+    fx.generate(a.bin, a.data, a.items)
 
     def out_of_time():
         return a.time_budget > 0 and time.monotonic() - start > a.time_budget
@@ -795,7 +795,7 @@ def main():
             f.write(text)
     if a.update and (failed or stopped):
         log(f"{a.update} left as it is: the run is not whole")
-    elif a.update and harness.update_markers(a.update, TOOL, text, TOOL):
+    elif a.update and base.update_markers(a.update, TOOL, text, f"scripts/{TOOL}.py"):
         return 2
     s = summarize(train_rows(st.d, a.models, a.workers, a.pins))
     tag = f"{SMOKE}: " if a.cpu_smoke else ""

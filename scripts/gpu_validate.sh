@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stallsim on a GPU machine (issue 38; VALIDATION.md, "On a GPU machine"), in
+# stallsim on a GPU machine (issue 38; docs/validation/gpu_validate.md), in
 # one run: build with the CUDA toolkit, run the CUDA tests (ctest -R
 # calib_gpu), then scripts/gpu_validate.py: calibrate's GPU figures, GPU
 # decode, the models' own GPU rates against the published ones, and real
@@ -17,7 +17,7 @@
 #                       /usr/bin/python3)
 #   --cpu-smoke         every step on the CPU at tiny sizes: tests the harness;
 #                       its figures are labelled CPU smoke figures, never GPU ones
-# After `--`: gpu_validate.py's options, e.g. --update VALIDATION.md,
+# After `--`: gpu_validate.py's options, e.g. --update docs/validation/gpu_validate.md,
 # --time-budget 540 (a rerun goes on where it stopped), --steps train.
 # Exit 77 (nothing measured) without a CUDA device and without --cpu-smoke;
 # else gpu_validate.py's exit (0 whole, 1 a step failed, 3 out of time).

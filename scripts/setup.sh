@@ -8,7 +8,7 @@ pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
       python3 python3-yaml)               # the semantic fuzzer (tests/semfuzz)
 # --torch: Debian's PyTorch, torchvision and torchaudio for the DataLoader
 # probe and its validations (python/stallsim/probe.py,
-# scripts/validate_torch.py, validate_pipelines.py), run with /usr/bin/python3;
+# validation/torch.py, validation/pipelines.py), run with /usr/bin/python3;
 # venv, setuptools and wheel to install the probe's package offline
 # (docs/pytorch.md; tests/pypkg.sh).
 if [ "${1:-}" = "--torch" ]; then
@@ -16,7 +16,7 @@ if [ "${1:-}" = "--torch" ]; then
          python3-venv python3-setuptools python3-wheel)
 fi
 # --object: nginx and its echo module (first-byte delays), curl and iproute2,
-# for the object store that scripts/validate_object.py serves on loopback.
+# for the object store that validation/object.py serves on loopback.
 if [ "${1:-}" = "--object" ]; then
   pkgs+=(nginx libnginx-mod-http-echo curl iproute2 python3)
 fi

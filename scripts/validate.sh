@@ -4,7 +4,7 @@
 # a matrix of configurations (prep threads, GPU compute time per batch, MinIO
 # cache size, warm or cold page cache) runs `stallsim measure` (real) and
 # `stallsim run` (predicted from the host profile) and writes the
-# measured-vs-predicted table, with the commands, into VALIDATION.md (between
+# measured-vs-predicted table, with the commands, into docs/validation/measure.md (between
 # the validate:begin/end markers; the rest of the file is left as it is).
 #
 # usage: scripts/validate.sh [--quick] [--build DIR] [--work DIR] [--out FILE] [--items N]
@@ -12,7 +12,7 @@
 #   --build   the build folder holding sim/stallsim (default: build)
 #   --work    scratch folder: data set, profile, raw CSVs (default: $TMPDIR or
 #             /var/tmp, /stallsim-validate[-quick]); the data set is kept and reused
-#   --out     the markdown file to write (default: VALIDATION.md)
+#   --out     the markdown file to write (default: docs/validation/measure.md)
 #   --items   images in the data set (default 2000; quick 120)
 #   --csv     also write every row, tidy (case, then `stallsim run`'s CSV
 #             columns; source measured, model, sim), for
@@ -24,7 +24,7 @@ set -euo pipefail
 
 quick=0
 build=build
-out=VALIDATION.md
+out=docs/validation/measure.md
 csv=
 work=
 items=

@@ -2,7 +2,7 @@
 # measure_validate: scripts/validate.sh --quick end to end (calibrate, then
 # measure and run side by side): it must finish, and write a table whose rows
 # all carry numbers (predicted, measured, errors) and a summary. Whether the
-# error targets are met is VALIDATION.md's business, not this test's.
+# error targets are met is docs/validation/measure.md's business, not this test's.
 # usage: measure_validate.sh SOURCE_DIR BUILD_DIR WORKDIR
 set -u
 src=$1 build=$2 W=$3

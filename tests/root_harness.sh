@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # A validation harness that needs root and a cgroup controller, in its quick
 # form, on data it generates in a folder it removes:
-#   pagecache: scripts/validate_pagecache.py (loader.cache: linux against the
+#   pagecache: validation/pagecache.py (loader.cache: linux against the
 #     page cache in a memory cgroup; 70 MB, 4 epochs; epochs 2+ within 3 pp);
-#   disk: scripts/validate_disk.py (the storage model against the disk
+#   disk: validation/disk.py (the storage model against the disk
 #     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS, and the ssd kind
 #     from the curve calibrate measures inside the 200 IOPS throttle, 4 reads
 #     in flight; median within 10%);
-#   object: scripts/validate_object.py (the object-store kind against nginx in
+#   object: validation/object.py (the object-store kind against nginx in
 #     a network namespace, first bytes delayed, loopback shaped; 7 rows:
 #     measure, PyTorch loose and PyTorch over tar shards).
 # The harness creates and removes its cgroups and namespaces, and skips (77)
@@ -22,4 +22,4 @@ if ! [ -x /usr/bin/python3 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 "$3/scripts/validate_$name.py" --bin "$2" --data "$tmp/data" --quick
+cd "$3" && /usr/bin/python3 -m "validation.$name" --bin "$2" --data "$tmp/data" --quick

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The validation harnesses' one comparison path (issue 36): a row through
-`stallsim compare` (harness.compare_measured) gives the figures the
-harness's own arithmetic gave (harness.compare_row over `stallsim run`'s
+`stallsim compare` (validation.predict.compare_measured) gives the figures the
+harness's own arithmetic gave (validation.predict.compare_row over `stallsim run`'s
 JSON): the same mean epoch times, error and stall fractions, within the
 JSON's 9 significant digits. Synthetic measured rows over validate_torch's
 scenario shape, so no PyTorch is needed: deterministic.
@@ -12,8 +12,8 @@ import sys
 import tempfile
 
 src, stallsim = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(src, "scripts"))
-import harness  # noqa: E402
+sys.path.insert(0, src)
+from validation import predict as harness  # noqa: E402
 
 tmp = tempfile.mkdtemp()
 scen = os.path.join(tmp, "torch-validation.yaml")

@@ -17,7 +17,7 @@ in_tmp "$1" "$2"
 printf 'dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n' >"$tmp/gen.yaml"
 "$bin" measure "$tmp/gen.yaml" --data "$tmp/data" --generate 96 --epochs 1 >/dev/null 2>&1 \
   || { echo "FAIL: generating JPEGs"; exit 1; }
-$py -c "import sys; sys.path.insert(0, '$src/scripts'); import harness; harness.write_wavs('$tmp/wav', 40, min_s=0.5, max_s=2)" \
+PYTHONPATH="$src" $py -c "from validation.fixtures.data import write_wavs; write_wavs('$tmp/wav', 40, min_s=0.5, max_s=2)" \
   || { echo "FAIL: writing WAVs"; exit 1; }
 probe="$src/microbench/torch/probe.py"
 if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 8 --items 96 --max-workers 2 \

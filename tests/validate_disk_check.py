@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""validate_disk_check: scripts/validate_disk.py's own logic, without root or
+"""validate_disk_check: validation/disk.py's own logic, without root or
 a disk: a block-request count of 0 (the disk's reads accounted elsewhere, as
 on device-mapper) skips with the reason before anything is measured; it
 divided by zero (issue 31). usage: validate_disk_check.py SOURCE_DIR"""
 import contextlib
-import importlib.util
 import io
 import os
 import sys
@@ -13,11 +12,8 @@ import unittest
 from unittest import mock
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-sys.path.insert(0, os.path.join(SRC, "scripts"))
-spec = importlib.util.spec_from_file_location("validate_disk",
-                                              os.path.join(SRC, "scripts", "validate_disk.py"))
-vd = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(vd)
+sys.path.insert(0, SRC)
+from validation import disk as vd  # noqa: E402
 
 
 class NoBlockRequests(unittest.TestCase):
@@ -27,12 +23,12 @@ class NoBlockRequests(unittest.TestCase):
 
         err = io.StringIO()
         with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(sys, "argv", ["validate_disk.py", "--data", tmp, "--quick"]), \
+                mock.patch.object(sys, "argv", ["validation/disk.py", "--data", tmp, "--quick"]), \
                 mock.patch.object(vd.os, "geteuid", return_value=0), \
                 mock.patch.object(vd, "controller", return_value=("v2", tmp)), \
                 mock.patch.object(vd, "disk_of", return_value="254:0"), \
-                mock.patch.object(vd.harness, "generate"), \
-                mock.patch.object(vd.harness, "jpegs", return_value=files), \
+                mock.patch.object(vd.fx, "generate"), \
+                mock.patch.object(vd.fx, "jpegs", return_value=files), \
                 mock.patch.object(vd.os.path, "getsize", return_value=115000), \
                 mock.patch.object(vd.subprocess, "run"), \
                 mock.patch.object(vd, "bios_per_file", return_value=per_file), \
@@ -40,7 +36,7 @@ class NoBlockRequests(unittest.TestCase):
                 mock.patch.object(vd, "throttled", side_effect=no_measuring), \
                 contextlib.redirect_stderr(err):
             with self.assertRaises(SystemExit) as cm:
-                vd.main()
+                vd.Disk.main()
         return cm.exception.code, err.getvalue()
 
     def test_zero_requests_skip_with_the_reason(self):

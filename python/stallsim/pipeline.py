@@ -8,7 +8,7 @@ map-style Dataset whose items are (tensor, label); the module is imported
 from the working directory or PYTHONPATH.
 
 stallsim's per-job pipelines (jobs.N.prep.pipeline) as PyTorch runs them,
-for `stallsim-probe --pipelines --audio` and scripts/validate_pipelines.py:
+for `stallsim-probe --pipelines --audio` and validation/pipelines.py:
 pipeline_dataset(root, "image_train" | "image_eval" | "decode" | "audio").
 
 Debian's python3 with python3-torch, python3-torchvision and
@@ -190,7 +190,8 @@ def warm(paths):
                 pass
 
 
-def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None, firsts=None):
+def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None, firsts=None,
+                 share=None):
     """The harnesses' training loop: for each epoch the DataLoader
     loader_for(epoch) gives, every batch taken and the GPU emulated by
     sleeping compute_s; returns each epoch's wall time (from making its
@@ -199,7 +200,10 @@ def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None
     training step, with compute_s 0), and on_epoch_end(), when given, runs
     inside the epoch's time after its last batch (waiting for the GPU);
     firsts, when given, gets each epoch's seconds from making its iterator
-    to its first batch in hand (how soon the workers deliver)."""
+    to its first batch in hand (how soon the workers deliver); share, when
+    given, is share(batch): the part of a full batch the GPU steps for (a
+    partial last batch sleeps in proportion, as the scenario's GPU steps
+    it), and the batches returned are then full batches' worth."""
     import time
 
     eps, nb = [], 0
@@ -212,8 +216,9 @@ def timed_epochs(loader_for, epochs, compute_s, on_batch=None, on_epoch_end=None
                 firsts.append(time.perf_counter() - t0)
             if on_batch:
                 on_batch(e, batch)
-            time.sleep(compute_s)
-            nb += 1
+            part = share(batch) if share else 1
+            time.sleep(compute_s * part)
+            nb += part
         if on_epoch_end:
             on_epoch_end()
         eps.append(time.perf_counter() - t0)

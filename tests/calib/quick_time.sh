@@ -2,7 +2,7 @@
 # calib_quick_time (validation): `calibrate --quick` writes a valid profile
 # within its budget (30 s, or CALIB_QUICK_LIMIT_S) on this host. A time
 # target: it depends on how busy the host is, so it is a validation test
-# (scripts/validation-suite.sh checks the load and retries it once).
+# (python3 -m validation --suite checks the load and retries it once).
 # usage: quick_time.sh "CALIBRATE-COMMAND" CHECKER WORKDIR
 set -u
 CAL=$1 CHECK=$2 W=$3
