@@ -661,6 +661,16 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
             rc = EXIT_RUNTIME;
             goto done;
         }
+        if (t.decoded == 0 && n > 0) {
+            /* Failed items count as prepared: an epoch of failures alone
+             * would print a normal throughput and GPU share from nothing. */
+            fprintf(stderr,
+                    "stallsim measure: %s epoch %d: none of the %d items was decoded (%ld failed: "
+                    "see the messages above); no result\n",
+                    s->variant, e + 1, n, t.failed);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
         fill_metrics(metrics_at(&mv->run.sim, 0, e), &t, &tp, n, cfg.page_hits, cfg.workers,
                      cfg.fetchers);
         fprintf(stderr,
