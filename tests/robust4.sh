@@ -10,4 +10,41 @@ in_tmp "$1" "$2"
 cp "$small" small.yaml
 expect_err=$tmp/err.txt
 
+# ---- NS2: import dlio escapes the workload's strings; a newline injects no key
+cat >w2.yaml <<'W'
+model: unet3d
+dataset:
+  num_files_train: 1000
+  record_length: 146600628
+  format: "npz\nvariants: {base: {jobs.0.compute_s_per_batch: 0.001, server.storage.read_mb_s: 100000}}\n#"
+reader:
+  data_loader: "pytorch\n  persistent_workers: true  #"
+  batch_size: 4
+  read_threads: 4
+train:
+  epochs: 2
+  computation_time: 1.3604
+W
+"$bin" import dlio w2.yaml >o2.yaml 2>/dev/null
+check "NS2 no injected variants: key" '! grep -q "^variants:" o2.yaml'
+check "NS2 no injected loader key" '! grep -q "^  persistent_workers:" o2.yaml'
+check "NS2 the newline shown escaped" 'grep -qF "npz\\x0avariants" o2.yaml'
+cp w2.yaml "$(printf 'w\nepochs: 7\n#.yaml')"
+"$bin" import dlio "$(printf 'w\nepochs: 7\n#.yaml')" >o3.yaml 2>/dev/null
+check "NS2 a path with a newline injects no key" '! grep -q "^epochs: 7" o3.yaml'
+sed 's/  data_loader: .*/  data_loader: [pytorch, tf]/' w2.yaml >w4.yaml
+expect 2 "key 'reader.data_loader': expected a loader name" "$bin" import dlio w4.yaml
+sed 's/  data_loader: .*/  data_loader: ~/' w2.yaml >w5.yaml
+expect 2 "key 'reader.data_loader': expected a loader name" "$bin" import dlio w5.yaml
+
+# ---- NB6: import dlio checks its own output before writing it (as init)
+sed 's/  format: .*/  format: npz/; s/  data_loader: .*/  data_loader: pytorch/' w2.yaml >w6.yaml
+expect 0 "" "$bin" import dlio w6.yaml
+expect 2 "does not pass check" "$bin" import dlio w6.yaml --hosts 4096 --accelerators 64 -o big.yaml
+check "NB6 nothing written on a refused import" '[ ! -e big.yaml ]'
+sed 's/  batch_size: 4/  batch_size: 1e300/' w6.yaml >w7.yaml
+expect 2 "does not pass check" "$bin" import dlio w7.yaml
+sed 's/  record_length: 146600628/  record_length: 1000\n  record_length_stdev: 100000/' w6.yaml >w8.yaml
+expect 2 "does not pass check" "$bin" import dlio w8.yaml
+
 finish robust4
