@@ -47,4 +47,27 @@ expect 2 "does not pass check" "$bin" import dlio w7.yaml
 sed 's/  record_length: 146600628/  record_length: 1000\n  record_length_stdev: 100000/' w6.yaml >w8.yaml
 expect 2 "does not pass check" "$bin" import dlio w8.yaml
 
+# ---- NS3: init --data counts the items, not a label file or an archive beside them
+mkdir -p d/train
+for i in $(seq 1 200); do head -c 100000 /dev/zero >d/train/$i.jpg; done
+truncate -s 20M d/train_labels.csv
+"$bin" init --data d --gpus 8 --gpu v100 --model resnet50 >i1.yaml 2>i1.err
+has i1.yaml '^  items: 200 ' '^  item_kb: 100 ' '^  item_kb_cv: 0 ' '^  # \(1 files of other kinds'
+check "NS3 the skipped file said on stderr" 'grep -q "train_labels.csv" i1.err'
+rm d/train_labels.csv
+truncate -s 138G d/ILSVRC2012_img_train.tar 2>/dev/null || truncate -s 1G d/ILSVRC2012_img_train.tar
+: >d/train/empty.jpg
+"$bin" init --data d --gpus 8 --gpu v100 --model resnet50 >i2.yaml 2>i2.err
+has i2.yaml '^  items: 200 ' '^  item_kb_cv: 0 '
+check "NS3 the archive named as skipped" 'grep -q "ILSVRC2012_img_train.tar" i2.err'
+# A spread past the bound names the largest item.
+mkdir -p e && for i in $(seq 1 300); do head -c 1000 /dev/zero >e/$i.jpg; done
+truncate -s 1G e/huge.jpg
+expect 2 "the largest is e/huge.jpg" "$bin" init --data e --gpus 1 --gpu-items-per-s 100
+
+# ---- NB5: init --data skips a dangling link or a link loop, as measure does
+ln -s nowhere.jpg d/train/x.jpg
+ln -s loop.jpg d/train/loop.jpg
+expect 0 "2 entries that cannot be read skipped" "$bin" init --data d --gpus 8 --gpu v100 --model resnet50
+
 finish robust4
