@@ -70,4 +70,20 @@ ln -s nowhere.jpg d/train/x.jpg
 ln -s loop.jpg d/train/loop.jpg
 expect 0 "2 entries that cannot be read skipped" "$bin" init --data d --gpus 8 --gpu v100 --model resnet50
 
+# ---- NS5: compare holds a partial epoch against the same share of a predicted one
+cat >part.yaml <<'M'
+measured_version: 1
+run: {batch: 8}
+epochs:
+  1: {iterations: 40, epoch_s: 0.25, wait_s: 0.01, step_s: 0.24}
+  2: {iterations: 20, epoch_s: 0.125, wait_s: 0.005, step_s: 0.12, complete: false}
+M
+expect_out=part.txt
+expect 0 "" "$bin" compare part.yaml "$src/tests/data/compare.yaml" --variant base
+expect_out=/dev/null
+check "NS5 the partial epoch's error is small, not +95 % ($(grep '^    2 ' part.txt))" \
+  'awk '"'"'$1 == 2 { e = $5; sub("%", "", e); exit !(e > -10 && e < 10) }'"'"' part.txt'
+check "NS5 a partial epoch is not the one that differs most" 'grep -q "^differs most: epoch 1," part.txt'
+check "NS5 all: within 10 %" 'awk '"'"'$1 == "all" { e = $4; sub("%", "", e); exit !(e > -10 && e < 10) }'"'"' part.txt'
+
 finish robust4

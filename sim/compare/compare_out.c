@@ -96,7 +96,9 @@ static void write_text(FILE *out, const measured_t *m, const cmp_t *c) {
     fprintf(out, "most likely: %s\n", why);
     for (int e = 0; e < c->n; e++)
         if (!c->row[e].complete) {
-            fputs("(*: the loop left that epoch early; its batches are fewer)\n", out);
+            fputs("(*: the loop left that epoch early; its batches are fewer, and its prediction "
+                  "is that share of a predicted epoch)\n",
+                  out);
             break;
         }
 }
