@@ -86,4 +86,24 @@ check "NS5 the partial epoch's error is small, not +95 % ($(grep '^    2 ' part.
 check "NS5 a partial epoch is not the one that differs most" 'grep -q "^differs most: epoch 1," part.txt'
 check "NS5 all: within 10 %" 'awk '"'"'$1 == "all" { e = $4; sub("%", "", e); exit !(e > -10 && e < 10) }'"'"' part.txt'
 
+# ---- NC1: an object store's max_mb_s under PyTorch's big batches: never more than the cap
+expect 0 "" "$bin" check "$src/scenarios/templates/pytorch-s3.yaml" --set server.storage.max_mb_s=50
+expect 0 "" "$bin" run "$src/scenarios/templates/pytorch-s3.yaml" --set server.storage.max_mb_s=50 --epochs 1
+cat >objcap.yaml <<'Y'
+name: objcap
+epochs: 1
+dataset: {items: 20000, item_kb: 100}
+server: {cpus: 16, gpus: 2, cache_gb: 0, storage: {kind: object, first_byte_ms: 20, conn_mb_s: 80, max_mb_s: 20}}
+prep: {decode_ms_per_mb: 5, augment_ms: 0.5}
+loader: {kind: pytorch, num_workers: 8, cache: none}
+jobs:
+  - {name: j, gpus: 2, batch_per_gpu: 512, gpu_items_per_s: 1000}
+Y
+expect_out=oc.csv
+expect 0 "" "$bin" run objcap.yaml --format csv
+expect_out=/dev/null
+check "NC1 the simulated epoch no faster than 2 GB at 20 MB/s (100 s)" \
+  'awk -F, '"'"'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "epoch_s") k = i; next } /,sim,/ { exit !($k >= 100) }'"'"' oc.csv'
+expect 0 "" "$bin" sweep objcap.yaml --vary server.storage.max_mb_s=200,20,100 -o sw.csv
+
 finish robust4
