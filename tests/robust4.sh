@@ -106,4 +106,19 @@ check "NC1 the simulated epoch no faster than 2 GB at 20 MB/s (100 s)" \
   'awk -F, '"'"'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "epoch_s") k = i; next } /,sim,/ { exit !($k >= 100) }'"'"' oc.csv'
 expect 0 "" "$bin" sweep objcap.yaml --vary server.storage.max_mb_s=200,20,100 -o sw.csv
 
+# ---- NC2: an exactly storage-bound model epoch (GPUs fed instantly) is a result, not a fault
+cat >bpool.yaml <<'Y'
+name: bpool
+seed: 1
+epochs: 2
+dataset: {items: 2000, item_kb: 100}
+server: {cpus: 8, gpus: 2, cache_gb: 0.1, storage: {read_mb_s: 200, latency_ms: 0.2, queue_depth: 8}}
+prep: {decode_ms_per_mb: 0.001, augment_ms: 0.001}
+jobs:
+  - {name: j, gpus: 2, batch_per_gpu: 16, gpu_items_per_s: 1000}
+Y
+for r in 2e7 1e9 1e12; do
+  expect 0 "" "$bin" run bpool.yaml --set jobs.0.gpu_items_per_s=$r
+done
+
 finish robust4
