@@ -121,4 +121,20 @@ for r in 2e7 1e9 1e12; do
   expect 0 "" "$bin" run bpool.yaml --set jobs.0.gpu_items_per_s=$r
 done
 
+# ---- NC4: a grid's size is refused from the ranges' arithmetic, before any axis is expanded
+t0=$(date +%s%N)
+expect 2 "the grid would have more than 10^8 configurations" bash -c \
+  'ulimit -v 200000; exec "$0" sweep small.yaml --vary server.cache_gb=0:9999999:1 --vary prep.augment_ms=0:9999999:1 --model-only --dry-run' "$bin"
+check "NC4 refused within 2 s (took $((($(date +%s%N) - t0) / 1000000)) ms)" '[ $((($(date +%s%N) - t0) / 1000000)) -lt 2000 ]'
+# Tied axes multiply nothing: 10^4 x 10^4 tied is 10^4 configurations.
+expect_out=tie.txt
+expect 0 "" -- "$bin" sweep small.yaml --vary server.cpus=1:10000:1 \
+  --vary server.storage.queue_depth=1:10000:1 --tie server.cpus=server.storage.queue_depth --model-only --dry-run
+expect_out=/dev/null
+check "NC4 tied axes: 10000 configurations" 'grep -q "^10000 configurations" tie.txt'
+# Out of memory is said as such, and a dry run (no partial file) is never "rerun to resume".
+expect 1 "out of memory" bash -c \
+  'ulimit -v 300000; exec "$0" sweep small.yaml --vary server.cache_gb=0:9999999:1 --model-only --dry-run' "$bin"
+check "NC4 no 'rerun to resume' without a partial file" '! grep -q "rerun the same command" "$expect_err"'
+
 finish robust4

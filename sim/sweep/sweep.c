@@ -827,7 +827,11 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     /* Contiguous blocks, so shards concatenated in order are the whole grid in order. */
     p.first = p.grid.size * (o->shard_i - 1) / o->shard_n;
     p.end = p.grid.size * o->shard_i / o->shard_n;
-    if (!rc && !(p.rows = calloc((size_t)(p.end - p.first) + 1, sizeof *p.rows))) rc = EXIT_RUNTIME;
+    if (!rc && !(p.rows = calloc((size_t)(p.end - p.first) + 1, sizeof *p.rows))) {
+        fprintf(stderr, "stallsim sweep: out of memory for %lld configurations: use --shard\n",
+                (long long)(p.end - p.first));
+        rc = EXIT_RUNTIME;
+    }
     int64_t seed = 0, rows = 0;
     /* Each worker thread holds one simulation: the memory budget counts them all. */
     int64_t todo = p.end - p.first;
@@ -881,7 +885,9 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     if (!rc && o->html) rc = write_html(&p);
     if (p.copy) fclose(p.copy);
     free(p.copy_buf);
-    if (rc == EXIT_RUNTIME && from < p.end)
+    /* Only a partial file can be resumed: a grid that did not fit in memory
+     * once said "rerun to resume" for a dry run that writes nothing. */
+    if (rc == EXIT_RUNTIME && from < p.end && out.fd >= 0)
         fprintf(stderr, "stallsim sweep: stopped; rerun the same command to resume\n");
     sweep_out_close(&out);
     free(header);
