@@ -137,4 +137,38 @@ expect 1 "out of memory" bash -c \
   'ulimit -v 300000; exec "$0" sweep small.yaml --vary server.cache_gb=0:9999999:1 --model-only --dry-run' "$bin"
 check "NC4 no 'rerun to resume' without a partial file" '! grep -q "rerun the same command" "$expect_err"'
 
+# ---- NH1: PyTorch's cost does not grow with simulated time; a run of few batches reports its pace
+cat >bpt.yaml <<'Y'
+name: bpt
+seed: 1
+epochs: 2
+dataset: {items: 2000, item_kb: 100, item_kb_cv: 0.5}
+server: {cpus: 8, gpus: 2, cache_gb: 0.1, storage: {kind: object, first_byte_ms: 10, conn_mb_s: 50}}
+prep: {decode_ms_per_mb: 10, augment_ms: 0.5}
+loader: {kind: pytorch, num_workers: 4, cache: linux}
+jobs:
+  - {name: j, gpus: 2, batch_per_gpu: 16, gpu_items_per_s: 1000}
+Y
+# dba7216: 40 s at 1e7 (2-4 us of CPU a simulated second), 70 min at 1e9.
+expect 0 "" timeout 20 "$bin" run bpt.yaml --set loader.transfer_ms_per_item=1e7
+expect 0 "" timeout 20 "$bin" run bpt.yaml --set loader.transfer_ms_per_item=1e9
+expect 0 "" timeout 20 "$bin" run bpt.yaml --set loader.step_ms=1e9
+# 480 iterations of 10^6 items: dba7216 read the pace every 256 batches, the
+# first time about half-way (5 s here), so --max-seconds 3 was only the
+# watchdog's stop at 3 s; the pace now projects the run past it by 2 s.
+expect 1 "of the simulation (variant base, 1 of 1): at this pace" timeout 60 "$bin" run small.yaml \
+  --set dataset.items=4000000 --set jobs.0.batch_per_gpu=500000 --epochs 120 --variant base --max-seconds 3
+
+# ---- NH2: compare and advise take --max-seconds, and say they are alive past 30 s
+python3 -c '
+f = open("m300.yaml", "w"); f.write("measured_version: 1\nepochs:\n")
+for e in range(1, 301): f.write(f"  {e}: {{iterations: 40, epoch_s: 1.0, wait_s: 0.5, step_s: 0.5}}\n")'
+expect 1 "stallsim compare: stopped at --max-seconds 2" timeout 60 "$bin" compare m300.yaml \
+  "$src/scenarios/imagenet22k.yaml" --variant dali --max-seconds 2
+expect 1 "stallsim advise: stopped at --max-seconds 2" timeout 60 "$bin" advise \
+  "$src/scenarios/imagenet22k.yaml" --variant dali --epochs 100 --vary server.cpus=24,48 \
+  --minimize server.cpus --max-seconds 2
+expect 1 "stallsim compare: still working, 30 s elapsed" timeout 90 "$bin" compare m300.yaml \
+  "$src/scenarios/imagenet22k.yaml" --variant dali --max-seconds 31
+
 finish robust4

@@ -13,10 +13,12 @@
 #include "fig.h"
 #include "report.h"
 #include "run.h"
+#include "watchdog.h"
 
 typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     report_format_t format;
+    double max_seconds; /* 0: no bound */
 } compare_opts_t;
 
 static const option_t compare_own_options[] = {
@@ -26,6 +28,15 @@ static const option_t compare_own_options[] = {
      .offset = offsetof(compare_opts_t, format),
      .fn = report_format_parse,
      .help = "text (default), json or html (one page)"},
+    {.name = "--max-seconds",
+     .type = OPT_REAL,
+     .arg = "S",
+     .offset = offsetof(compare_opts_t, max_seconds),
+     .real_min = 0,
+     .real_min_open = 1,
+     .unit = "seconds",
+     .help = "stop (exit 1, nothing written) once the command has run S seconds\n"
+             "(default: no bound; a line every 10 s after 30 s says it is alive)"},
     {0},
 };
 
@@ -182,6 +193,7 @@ static int predict(const compare_opts_t *o, const measured_t *m, scenario_doc_t 
 }
 
 int compare_main(int argc, char **argv) {
+    double t0 = watchdog_now(); /* --max-seconds counts from here */
     compare_opts_t o;
     memset(&o, 0, sizeof o);
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -202,6 +214,8 @@ int compare_main(int argc, char **argv) {
     if (!rc && !o.a.file) rc = options_error("compare", "missing the scenario file%s", "");
     if (!rc && o.format == FORMAT_CSV)
         rc = options_error("compare", "--format: expected text, json or html, got '%s'", "csv");
+    /* Its simulation ran silent and unbounded (NH2). */
+    if (!rc) rc = watchdog_start("compare", t0, o.max_seconds, 1);
     measured_t *m = rc ? NULL : malloc(sizeof *m);
     cmp_t *c = rc ? NULL : calloc(1, sizeof *c);
     if (!rc && (!m || !c)) rc = EXIT_RUNTIME;
