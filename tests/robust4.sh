@@ -171,4 +171,27 @@ expect 1 "stallsim advise: stopped at --max-seconds 2" timeout 60 "$bin" advise 
 expect 1 "stallsim compare: still working, 30 s elapsed" timeout 90 "$bin" compare m300.yaml \
   "$src/scenarios/imagenet22k.yaml" --variant dali --max-seconds 31
 
+# ---- NB1: compare takes watch's own profile past 408 epochs (the loader's key limit)
+PYTHONPATH=$src/python python3 -c '
+from stallsim.watch import watch
+for e in range(450):
+    for b in watch([[1] * 8] * 40, out="long450.yaml"): pass' 2>/dev/null
+expect 0 "" "$bin" compare long450.yaml "$src/tests/data/compare.yaml" --variant base --model-only
+expect 2 "stallsim's limit on one file's keys" "$bin" check "$src/tests/bad/alias_bomb.yaml"
+
+# ---- NB2: compare refuses times past the simulator's bound, not 309 digits, inf% and -nan%
+printf 'measured_version: 1\nepochs:\n  1: {iterations: 40, epoch_s: 1e308, wait_s: 1e308, step_s: 0}\n' >huge.yaml
+expect 2 "key 'epochs.1.epoch_s': expected a number in (0, 1e+10]" "$bin" compare huge.yaml \
+  "$src/tests/data/compare.yaml" --variant base
+printf 'measured_version: 1\nepochs:\n  1: {iterations: 40, epoch_s: 1e10, wait_s: 1e10, step_s: 0}\n' >bigt.yaml
+expect_out=big.txt
+expect 0 "" "$bin" compare bigt.yaml "$src/tests/data/compare.yaml" --variant base --model-only
+expect_out=/dev/null
+check "NB2 no inf or nan in compare's text" '! grep -qiE "inf|nan" big.txt'
+
+# ---- NB4: a gap in the epochs is one error, not one a missing epoch
+printf 'measured_version: 1\nepochs:\n  1000: {iterations: 40, epoch_s: 1, wait_s: 0.5, step_s: 0.5}\n' >gap.yaml
+expect 2 "keys 'epochs.1' to 'epochs.999': missing" "$bin" compare gap.yaml "$src/tests/data/compare.yaml" --variant base
+check "NB4 one line" '[ "$(wc -l <"$expect_err")" -le 2 ]'
+
 finish robust4

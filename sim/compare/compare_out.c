@@ -7,8 +7,9 @@
 #include "html.h"
 #include "svg.h"
 
+/* part / whole first: 100 * part overflowed to inf at part 1e308. */
 static double pct(double part, double whole) {
-    return whole > 0 ? 100 * part / whole : 0;
+    return whole > 0 ? part / whole * 100 : 0;
 }
 
 /* The explanation of the worst epoch, in words (all three formats). */
