@@ -194,4 +194,47 @@ printf 'measured_version: 1\nepochs:\n  1000: {iterations: 40, epoch_s: 1, wait_
 expect 2 "keys 'epochs.1' to 'epochs.999': missing" "$bin" compare gap.yaml "$src/tests/data/compare.yaml" --variant base
 check "NB4 one line" '[ "$(wc -l <"$expect_err")" -le 2 ]'
 
+# ---- NB7: a variant may switch the storage kind; a conflict names its variant
+cat >var.yaml <<'Y'
+name: v
+epochs: 1
+dataset: {items: 2000, item_kb: 100}
+server: {cpus: 8, gpus: 2, cache_gb: 0.1, storage: {read_mb_s: 200, latency_ms: 0.2}}
+prep: {decode_ms_per_mb: 10, augment_ms: 0.5}
+jobs:
+  - {name: j, gpus: 2, batch_per_gpu: 16, gpu_items_per_s: 1000}
+variants:
+  base: {}
+  s3: {server.storage.kind: object}
+Y
+expect 0 "" "$bin" check var.yaml
+expect 0 "" "$bin" run var.yaml --variant s3 --model-only
+printf '  bad: {server.storage.kind: object, server.storage.read_mb_s: 100}\n' >>var.yaml
+expect 2 "var.yaml:11:64: error: key 'server.storage.read_mb_s' belongs to server.storage.kind: fixed, but variant 'bad' uses object" \
+  "$bin" check var.yaml --variant bad
+
+# ---- NB8: --set job indices are digits; no suggestion of the input itself; blame the --set
+for k in "jobs. 0.gpus" "jobs.+0.gpus" "jobs..gpus"; do
+  expect 2 "key '$k': expected jobs.N.KEY with N in [0, 64) (digits only)" "$bin" check small.yaml --set "$k=1"
+done
+check "NB8 no 'did you mean' the input" '! grep -q "did you mean" "$expect_err"'
+expect 2 "--set: error: jobs 1 to 62 have none of their required keys: this key names job 63" \
+  "$bin" check small.yaml --set jobs.63.gpus=1
+check "NB8 one line, not one a key of each job" '[ "$(grep -c error "$expect_err")" = 1 ]'
+
+# ---- NB9: the memory refusal offers sampling, which works
+cat >gpu.yaml <<'Y'
+name: gpu
+seed: 1
+epochs: 2
+dataset: {items: 10000, item_kb: 10}
+server: {cpus: 64, gpus: 4, cache_gb: 100, storage: {read_mb_s: 100000, latency_ms: 0, queue_depth: 64}}
+prep: {decode_ms_per_mb: 0.001, augment_ms: 0.001}
+jobs:
+  - {name: j, gpus: 4, batch_per_gpu: 10, gpu_items_per_s: 1000}
+Y
+big=(--set server.count=64 --set dataset.items=1e8 --set jobs.0.gpus=256)
+expect 2 "--set sim.sample_above_items=1000000" bash -c 'ulimit -v 8000000; exec "$@"' _ "$bin" check gpu.yaml "${big[@]}"
+expect 0 "" bash -c 'ulimit -v 8000000; exec "$@"' _ "$bin" check gpu.yaml "${big[@]}" --set sim.sample_above_items=1000000
+
 finish robust4
