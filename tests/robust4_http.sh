@@ -32,6 +32,16 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
     def do_GET(self):
         mode, _, rel = self.path.lstrip('/').partition('/')
+        if mode == 'some' and 'class_00' not in rel:  # the others' real bytes
+            with open(os.path.join(root, rel), 'rb') as f:
+                body = f.read()
+            self.send_response(200)
+            self.send_header('Content-Length', str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if mode == 'some':
+            mode = '404'
         if mode == 'junk':  # a 200 of the right size, not a JPEG
             size = os.path.getsize(os.path.join(root, rel))
             self.send_response(200)
@@ -76,5 +86,11 @@ expect_out=$W/out
 expect 1 "none of the 4 items was decoded" -- \
   timeout 100 "$bin" measure "$S" --data "$D" --url "$U/junk/" --epochs 1 --io-threads 2
 check "NS1 no result row when every item failed" '[ ! -s "$W/out" ]'
+# Some items failed: a result, with their share beside it in text and JSON.
+expect 0 "" -- timeout 100 "$bin" measure "$S" --data "$D" --url "$U/some/" --epochs 1 --io-threads 2
+check "NS1 the failed share beside the result ($(grep failed "$W/out"))" \
+  'grep -q "^variant -: 1 of 4 items failed (25.0%" "$W/out"'
+expect 0 "" -- timeout 100 "$bin" measure "$S" --data "$D" --url "$U/some/" --epochs 1 --io-threads 2 --format json
+check "NS1 items_failed in the JSON" 'grep -q "\"items_failed\": 1," "$W/out"'
 
 finish robust4_http
