@@ -85,5 +85,9 @@ expect 2 "not finished" "$bin" sweep --merge -o m.csv s.1.csv s.2.csv s.3.csv
 cp whole.csv nometa.csv
 expect 2 "no PART.meta.json beside it" "$bin" sweep --merge -o m.csv nometa.csv
 check "nothing written by a refused merge" '[ ! -e m.csv ]'
+sed -i 's/"status": "running"/"status": "complete"/' s.2.csv.meta.json
+cp s.1.csv s1.keep
+expect 2 "is also -o" "$bin" sweep --merge -o s.1.csv s.1.csv s.2.csv s.3.csv
+check "a part named as -o is left as it was" 'cmp -s s.1.csv s1.keep'
 
 finish scaling_out

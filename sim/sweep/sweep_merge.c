@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "atomic_file.h"
 #include "diag.h"
@@ -164,9 +165,15 @@ int sweep_merge_main(int argc, char **argv) {
     part_t *parts = calloc((size_t)np, sizeof *parts);
     if (!parts) return refuse(NULL, "out of memory");
     int rc = 0;
+    struct stat os, ps;
+    int have_out = stat(out, &os) == 0;
     for (int k = 0; k < np && !rc; k++) {
         parts[k].path = argv[first + k];
-        rc = load_part(&parts[k]);
+        /* -o one of the parts would replace a shard by the merge. */
+        if (have_out && stat(parts[k].path, &ps) == 0 && ps.st_dev == os.st_dev &&
+            ps.st_ino == os.st_ino)
+            rc = refuse(parts[k].path, "is also -o: the merge goes to another file");
+        if (!rc) rc = load_part(&parts[k]);
     }
     if (!rc) rc = check_parts(parts, np);
     if (!rc) {
