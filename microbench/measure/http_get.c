@@ -189,6 +189,10 @@ int http_get(http_client *c, const char *url, long expect, unsigned char **buf, 
     CURLcode rc = curl_easy_setopt(c->h, CURLOPT_URL, url);
     if (rc == CURLE_OK) rc = curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)(total_s * 1e3));
     if (rc == CURLE_OK) rc = curl_easy_perform(c->h);
+    /* An answer without a body (a 302, 304, 204, an empty 403 or 503) never
+     * reaches on_data: its status is read here, or it passed as an empty 200. */
+    if (c->status == 0 && rc == CURLE_OK)
+        curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &c->status);
     if (c->status && c->status != 200 && c->status != 206) {
         status_error(c, err, errlen);
         return -2;

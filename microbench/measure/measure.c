@@ -425,6 +425,9 @@ typedef struct {
     variant_run_t run; /* run.sim holds the measurements; run.model is unused */
     double minio_bytes;
     int workers, fetchers;
+    /* Items that failed (counted as prepared in items/s) and items, over
+     * the epochs: said beside the result, not on stderr alone. */
+    long long failed, items;
 } measured_t;
 
 static void fill_metrics(epoch_metrics_t *m, const pipe_epoch *t, const pipe_epoch *tp, int n,
@@ -661,8 +664,19 @@ static int measure_variant(const options *o, const dataset *d, measured_t *mv) {
             rc = EXIT_RUNTIME;
             goto done;
         }
+        if (t.decoded == 0 && n > 0) {
+            /* Failed items count as prepared: an epoch of failures alone
+             * would print a normal throughput and GPU share from nothing. */
+            fprintf(stderr,
+                    "stallsim measure: %s epoch %d: none of the %d items was decoded (%ld failed: "
+                    "see the messages above); no result\n",
+                    s->variant, e + 1, n, t.failed);
+            rc = EXIT_RUNTIME;
+            goto done;
+        }
         fill_metrics(metrics_at(&mv->run.sim, 0, e), &t, &tp, n, cfg.page_hits, cfg.workers,
                      cfg.fetchers);
+        mv->failed += t.failed, mv->items += n;
         fprintf(stderr,
                 "stallsim measure: %s epoch %d: T %.3f s, T_prep %.3f s, T_gpu %.3f s; %ld items "
                 "fetched once each, %ld decoded, %ld failed; %ld files read (%.0f bytes), %ld "
@@ -712,6 +726,12 @@ static void text_out(const options *o, const dataset *d, const measured_t *mv, i
         for (int e = 0; e < mv[k].run.scn.epochs; e++)
             report_text_row(stdout, &table, mv[k].run.scn.variant, mv[k].run.topo.inst[0].name,
                             e + 1, "measured", metrics_at(&mv[k].run.sim, 0, e), NULL);
+    for (int k = 0; k < nv; k++)
+        if (mv[k].failed)
+            printf("\nvariant %s: %lld of %lld items failed (%.1f%%; the messages on stderr say "
+                   "why): items/s counts them as prepared\n",
+                   mv[k].run.scn.variant[0] ? mv[k].run.scn.variant : "-", mv[k].failed,
+                   mv[k].items, 100.0 * (double)mv[k].failed / (double)mv[k].items);
     printf("\nprep_stall = T_prep - T_gpu, fetch_stall = T - T_prep (measured: T_prep with every "
            "item in memory, T_gpu the emulated GPU's time); bottleneck: the larger stall, or gpu "
            "at >= 97%% utilisation.\n");
@@ -742,6 +762,8 @@ static void json_out(const options *o, const dataset *d, const measured_t *mv, i
         out_jnum(&j, "minio_bytes", "%.0f", mv[k].minio_bytes);
         out_jint(&j, "prep_threads", (long long)s->server.cpus);
         out_jint(&j, "fetch_threads", mv[k].fetchers);
+        out_jint(&j, "items_failed", mv[k].failed);
+        out_jint(&j, "items_measured", mv[k].items);
         out_jarr(&j, "epochs");
         for (int e = 0; e < s->epochs; e++) {
             out_jbreak(&j, "\n   ");

@@ -112,14 +112,13 @@ import resource
 import stat
 import statistics
 import sys
-import tempfile
 import time
 import warnings
 
 # The probe runs up to 16 x the cores' workers on purpose (loader.oversub).
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
-from stallsim import pipeline, stable  # noqa: E402
+from stallsim import atomic, pipeline, stable  # noqa: E402
 from stallsim.memprobe import process_memory, worker_growth  # noqa: E402
 
 
@@ -979,15 +978,8 @@ def stability_lines():
 
 
 def write_profile(path, text):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".probe-", dir=d)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """The profile, atomically and through a link (stallsim.atomic: the C writers' rules)."""
+    atomic.write(path, text)
 
 
 def main():
@@ -1038,6 +1030,11 @@ def main():
         missing = [f for f, v in (("--data", a.data), ("--out", a.out)) if not v]
         if missing:
             ap.error(f"the following arguments are required: {', '.join(missing)}")
+    if a.out:
+        try:
+            atomic.target(a.out)  # now, not after minutes of timing
+        except atomic.OutputError as e:
+            ap.error(f"--out {e}")
     if a.batch < 1 or a.items < 8 or a.oversub_reps < 1:
         ap.error("--batch and --oversub-reps must be >= 1 and --items >= 8")
     if not a.max_spread > 0 or a.max_repeats < 3 or not a.repeat_s >= 0:

@@ -47,12 +47,15 @@ epoch_s, wait_s, step_s, wait percentiles), and with differential
 served). Standard library only; PyTorch is used only when it is loaded."""
 
 import array
+import collections.abc
 import datetime
 import os
 import platform
 import sys
-import tempfile
 import time
+import warnings
+
+from stallsim import atomic
 
 _now = time.perf_counter_ns
 _RECORDERS = {}
@@ -142,7 +145,9 @@ class Recorder:
         self.sync = _cuda_sync if sync is True else (sync or None)
         self.rank, self.world = rank_of()
         self.path = rank_path(out, self.rank) if out else None
-        self.epochs = []  # dicts: iterations, items, epoch_ns, wait_ns, step_ns, complete, waits
+        if self.path:
+            atomic.target(self.path)  # a bad out fails here, not after an epoch's work
+        self.epochs = []  # dicts: iterations, items, epoch_ns, wait_ns, step_ns, complete, pcts, wait_min_ns
         self.batch = 0
         self.differential = None
 
@@ -202,17 +207,25 @@ class Recorder:
         self.epochs.append(dict(iterations=iterations, items=iterations * self.batch,
                                 epoch_ns=round((wait_s + step_s) * 1e9),
                                 wait_ns=round(wait_s * 1e9), step_ns=round(step_s * 1e9),
-                                complete=complete, waits=[]))
+                                complete=complete, pcts=(0.0, 0.0, 0.0), wait_min_ns=0))
 
     def _close_epoch(self, series, complete):
         n = series.n
         if not n:
-            return  # an empty pass is no epoch (its time would be 0)
+            # An empty pass is no epoch (its time would be 0); said, else the
+            # profile that compare later reads is silently missing.
+            warnings.warn(f"stallsim watch: the loader gave no batch this epoch: nothing recorded"
+                          f"{' in ' + self.path if self.path else ''}", RuntimeWarning, stacklevel=3)
+            return
         waits = series.wait[:n]
         steps = series.step[:n]
         w, s = sum(waits), sum(steps)
+        # The three percentiles now, not the samples: an epoch kept 40 bytes
+        # an iteration for the life of the process.
+        srt = sorted(waits)
+        pcts = tuple(srt[min(n - 1, int(q * n))] / 1e6 for q in (0.5, 0.9, 0.99))
         self.epochs.append(dict(iterations=n, items=n * self.batch, epoch_ns=w + s, wait_ns=w,
-                                step_ns=s, complete=complete, waits=sorted(waits)))
+                                step_ns=s, complete=complete, pcts=pcts, wait_min_ns=srt[0]))
         if self.path:
             self.write()
 
@@ -260,15 +273,11 @@ class Recorder:
                  f"  batch: {self.batch}",
                  "epochs:"]
         for k, e in enumerate(self.epochs, 1):
-            w = e["waits"]
-
-            def pct(q):
-                return w[min(len(w) - 1, int(q * len(w)))] / 1e6 if w else 0.0
-
+            p50, p90, p99 = e["pcts"]
             lines.append(f"  {k}: {{iterations: {e['iterations']}, items: {e['iterations'] * self.batch}, "
                          f"epoch_s: {e['epoch_ns'] / 1e9:.9g}, wait_s: {e['wait_ns'] / 1e9:.9g}, "
-                         f"step_s: {e['step_ns'] / 1e9:.9g}, wait_p50_ms: {pct(0.5):.6g}, "
-                         f"wait_p90_ms: {pct(0.9):.6g}, wait_p99_ms: {pct(0.99):.6g}, "
+                         f"step_s: {e['step_ns'] / 1e9:.9g}, wait_p50_ms: {p50:.6g}, "
+                         f"wait_p90_ms: {p90:.6g}, wait_p99_ms: {p99:.6g}, "
                          f"complete: {'true' if e['complete'] else 'false'}}}")
         if self.differential:
             d = self.differential
@@ -281,16 +290,9 @@ class Recorder:
         return "\n".join(lines) + "\n"
 
     def write(self):
-        """Writes the profile atomically (a reader never sees half of it)."""
-        d = os.path.dirname(os.path.abspath(self.path))
-        fd, tmp = tempfile.mkstemp(prefix=".watch-", dir=d)
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(self.text())
-            os.replace(tmp, self.path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        """Writes the profile atomically (a reader never sees half of it),
+        through a link, by the C writers' rules (stallsim.atomic)."""
+        atomic.write(self.path, self.text())
 
 
 def _quote(s):
@@ -351,7 +353,15 @@ def watch(loader, out="measured.yaml", differential=0, device=None, sync=None):
     out=None records without writing (recorder(None) has the figures)."""
     rec = _RECORDERS.get(out)
     if rec is None:
-        rec = _RECORDERS[out] = Recorder(out, sync)
+        rec = Recorder(out, sync)  # raises on an out that cannot be written, before any work
+        _RECORDERS[out] = rec
+    if differential and rec.differential is None and not rec.epochs \
+            and isinstance(loader, collections.abc.Iterator):
+        # iter() of an iterator is itself: the passes would take the epoch's
+        # first 2N batches, and T_prep would read new items, not items in memory.
+        raise ValueError("stallsim watch: differential needs an iterable that iter() can start "
+                         "again (a DataLoader, a list), not a one-shot iterator or generator: its "
+                         "passes would eat the epoch's first batches")
     return rec.epoch(loader, differential, device)
 
 

@@ -21,6 +21,7 @@
 #include "sweep_describe.h"
 #include "sweep_grid.h"
 #include "text.h"
+#include "watchdog.h"
 
 /* ---- options ---- */
 
@@ -81,6 +82,15 @@ static const option_t advise_own_options[] = {
      .help = "threads evaluating the model (default: the online CPUs); the answer\n"
              "is the same for any N"},
     REPORT_FORMAT_OPTION(offsetof(advise_opts_t, format)),
+    {.name = "--max-seconds",
+     .type = OPT_REAL,
+     .arg = "S",
+     .offset = offsetof(advise_opts_t, max_seconds),
+     .real_min = 0,
+     .real_min_open = 1,
+     .unit = "seconds",
+     .help = "stop (exit 1, nothing written) once the command has run S seconds\n"
+             "(default: no bound; a line every 10 s after 30 s says it is alive)"},
     {0},
 };
 
@@ -338,6 +348,7 @@ static int advise(const advise_opts_t *o, scenario_doc_t *doc) {
 }
 
 int advise_main(int argc, char **argv) {
+    double t0 = watchdog_now(); /* --max-seconds counts from here */
     advise_opts_t o;
     memset(&o, 0, sizeof o);
     int rc = options_parse(&advise_command, argc, argv, &o);
@@ -352,6 +363,8 @@ int advise_main(int argc, char **argv) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o.threads = n > 0 ? (int)(n < 1024 ? n : 1024) : 1;
     }
+    /* Its simulations ran silent and unbounded (NH2). */
+    if (!rc) rc = watchdog_start("advise", t0, o.max_seconds, 1);
     scenario_doc_t doc;
     memset(&doc, 0, sizeof doc);
     int loaded = 0;

@@ -35,6 +35,7 @@ typedef struct {
     const char *prices, *minimize, *maximize;
     int confirm; /* simulations in all (0: the default) */
     int threads;
+    double max_seconds; /* --max-seconds: 0, no bound */
     report_format_t format;
 } advise_opts_t;
 _Static_assert(offsetof(advise_opts_t, g) == offsetof(sweep_grid_cmd_t, g),

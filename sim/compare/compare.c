@@ -13,10 +13,12 @@
 #include "fig.h"
 #include "report.h"
 #include "run.h"
+#include "watchdog.h"
 
 typedef struct {
     run_args_t a; /* first: the shared rows' offsets are into it */
     report_format_t format;
+    double max_seconds; /* 0: no bound */
 } compare_opts_t;
 
 static const option_t compare_own_options[] = {
@@ -26,6 +28,15 @@ static const option_t compare_own_options[] = {
      .offset = offsetof(compare_opts_t, format),
      .fn = report_format_parse,
      .help = "text (default), json or html (one page)"},
+    {.name = "--max-seconds",
+     .type = OPT_REAL,
+     .arg = "S",
+     .offset = offsetof(compare_opts_t, max_seconds),
+     .real_min = 0,
+     .real_min_open = 1,
+     .unit = "seconds",
+     .help = "stop (exit 1, nothing written) once the command has run S seconds\n"
+             "(default: no bound; a line every 10 s after 30 s says it is alive)"},
     {0},
 };
 
@@ -60,6 +71,17 @@ static double share(double part, double whole) {
     return whole > 0 ? part / whole : 0;
 }
 
+/* An epoch the loop left early is held against the same share of a
+ * predicted epoch: its batches' part of each predicted time. Compared whole,
+ * the batches never run counted as prediction error (+588 %). */
+static void scale_partial(cmp_row_t *row, long long pred_iters) {
+    if (pred_iters <= 0 || row->meas_iters >= pred_iters) return;
+    double f = (double)row->meas_iters / (double)pred_iters;
+    row->pred_s *= f, row->pred_gpu *= f, row->pred_prep *= f, row->pred_fetch *= f;
+    row->pred_stall *= f;
+    row->err = share(row->pred_s - row->meas_s, row->meas_s);
+}
+
 /* Each epoch side by side, and the epoch where the times differ most. */
 static void fill_rows(const measured_t *m, const variant_run_t *v, cmp_t *c) {
     const run_metrics_t *r = v->sim.m ? &v->sim : &v->model;
@@ -67,6 +89,7 @@ static void fill_rows(const measured_t *m, const variant_run_t *v, cmp_t *c) {
     c->n = m->nepochs < r->nepochs ? m->nepochs : r->nepochs;
     c->pred_iters = pred_iterations(v);
     double worst = -1;
+    int worst_whole = -1;
     for (int e = 0; e < c->n; e++) {
         const epoch_metrics_t *p = metrics_at(r, 0, e);
         const measured_epoch_t *me = &m->ep[e];
@@ -81,8 +104,12 @@ static void fill_rows(const measured_t *m, const variant_run_t *v, cmp_t *c) {
         row->pred_fetch = fig_clean(p->fetch_stall_s, FIG_TIME, p->epoch_s);
         row->pred_stall = fig_clean(p->epoch_s - p->t_gpu_s, FIG_TIME, p->epoch_s);
         row->complete = me->complete;
-        c->meas_total += me->epoch_s, c->pred_total += p->epoch_s;
-        if (fabs(row->err) > worst) worst = fabs(row->err), c->worst = e;
+        if (!me->complete) scale_partial(row, c->pred_iters);
+        c->meas_total += row->meas_s, c->pred_total += row->pred_s;
+        /* A partial epoch is the worst only when no whole one was measured. */
+        int whole = me->complete != 0;
+        if (whole > worst_whole || (whole == worst_whole && fabs(row->err) > worst))
+            worst = fabs(row->err), worst_whole = whole, c->worst = e;
     }
     c->total_err = share(c->pred_total - c->meas_total, c->meas_total);
 }
@@ -166,6 +193,7 @@ static int predict(const compare_opts_t *o, const measured_t *m, scenario_doc_t 
 }
 
 int compare_main(int argc, char **argv) {
+    double t0 = watchdog_now(); /* --max-seconds counts from here */
     compare_opts_t o;
     memset(&o, 0, sizeof o);
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -186,6 +214,8 @@ int compare_main(int argc, char **argv) {
     if (!rc && !o.a.file) rc = options_error("compare", "missing the scenario file%s", "");
     if (!rc && o.format == FORMAT_CSV)
         rc = options_error("compare", "--format: expected text, json or html, got '%s'", "csv");
+    /* Its simulation ran silent and unbounded (NH2). */
+    if (!rc) rc = watchdog_start("compare", t0, o.max_seconds, 1);
     measured_t *m = rc ? NULL : malloc(sizeof *m);
     cmp_t *c = rc ? NULL : calloc(1, sizeof *c);
     if (!rc && (!m || !c)) rc = EXIT_RUNTIME;

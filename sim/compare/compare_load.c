@@ -24,6 +24,10 @@ typedef struct {
     const char *help;
 } mkey_t;
 
+/* The longest time a profile may give: the simulator's bound on a run
+ * (about 300 years). 1e308 s printed 309 digits, inf% and -nan%. */
+#define MEASURED_MAX_S 1e10
+
 #define M(f)  offsetof(measured_t, f)
 #define E(f)  offsetof(measured_epoch_t, f)
 #define SZ(f) sizeof(((measured_t *)0)->f)
@@ -40,25 +44,28 @@ static const mkey_t measured_keys[] = {
     {"run.batch", 0, 0, MK_INT, 0, 1e9, 0, M(batch), 0,
      "items in a batch on this rank (0 = not known)"},
     {"iterations", 1, 1, MK_INT, 0, 1e15, 0, E(iterations), 0, "batches this rank took"},
-    {"items", 1, 0, MK_REAL, 0, 0, 0, E(items), 0, "items in them (iterations x batch)"},
-    {"epoch_s", 1, 1, MK_REAL, 0, 0, 1, E(epoch_s), 0,
+    {"items", 1, 0, MK_REAL, 0, 1e15, 0, E(items), 0, "items in them (iterations x batch)"},
+    {"epoch_s", 1, 1, MK_REAL, 0, MEASURED_MAX_S, 1, E(epoch_s), 0,
      "seconds from iter(loader) to the end of the last step (= wait_s + step_s)"},
-    {"wait_s", 1, 1, MK_REAL, 0, 0, 0, E(wait_s), 0,
+    {"wait_s", 1, 1, MK_REAL, 0, MEASURED_MAX_S, 0, E(wait_s), 0,
      "seconds in next() waiting for batches: the stall as the loop saw it"},
-    {"step_s", 1, 1, MK_REAL, 0, 0, 0, E(step_s), 0,
+    {"step_s", 1, 1, MK_REAL, 0, MEASURED_MAX_S, 0, E(step_s), 0,
      "seconds between getting a batch and asking for the next: the steps"},
-    {"wait_p50_ms", 1, 0, MK_REAL, 0, 0, 0, E(wait_p50_ms), 0, "median wait for a batch"},
-    {"wait_p90_ms", 1, 0, MK_REAL, 0, 0, 0, E(wait_p90_ms), 0, "90th percentile wait"},
-    {"wait_p99_ms", 1, 0, MK_REAL, 0, 0, 0, E(wait_p99_ms), 0, "99th percentile wait"},
+    {"wait_p50_ms", 1, 0, MK_REAL, 0, 1e3 * MEASURED_MAX_S, 0, E(wait_p50_ms), 0,
+     "median wait for a batch"},
+    {"wait_p90_ms", 1, 0, MK_REAL, 0, 1e3 * MEASURED_MAX_S, 0, E(wait_p90_ms), 0,
+     "90th percentile wait"},
+    {"wait_p99_ms", 1, 0, MK_REAL, 0, 1e3 * MEASURED_MAX_S, 0, E(wait_p99_ms), 0,
+     "99th percentile wait"},
     {"complete", 1, 0, MK_BOOL, 0, 0, 0, E(complete), 0,
      "false when the loop left the epoch early (a break)"},
     {"differential.iterations", 0, 0, MK_INT, 1, 1e15, 0, M(diff_iterations), 0,
      "iterations of each of watch's three differential passes"},
-    {"differential.t_ms", 0, 0, MK_REAL, 0, 0, 1, M(t_ms), 0,
+    {"differential.t_ms", 0, 0, MK_REAL, 0, 1e3 * MEASURED_MAX_S, 1, M(t_ms), 0,
      "an iteration as given (T), milliseconds"},
-    {"differential.t_prep_ms", 0, 0, MK_REAL, 0, 0, 1, M(t_prep_ms), 0,
+    {"differential.t_prep_ms", 0, 0, MK_REAL, 0, 1e3 * MEASURED_MAX_S, 1, M(t_prep_ms), 0,
      "an iteration with the same items in memory (T_prep)"},
-    {"differential.t_gpu_ms", 0, 0, MK_REAL, 0, 0, 1, M(t_gpu_ms), 0,
+    {"differential.t_gpu_ms", 0, 0, MK_REAL, 0, 1e3 * MEASURED_MAX_S, 1, M(t_gpu_ms), 0,
      "an iteration on a batch held on the device (T_gpu)"},
     {"differential.t_prep_method", 0, 0, MK_STR, 0, 0, 0, M(t_prep_method), SZ(t_prep_method),
      "how T_prep's items were served from memory"},
@@ -116,7 +123,7 @@ static int store(const mkey_t *k, const assign_t *a, void *base) {
         if (k->max > 0 && k->max == k->min)
             snprintf(range, sizeof range, " equal to %g", k->min);
         else if (k->max > 0)
-            snprintf(range, sizeof range, " in [%g, %g]", k->min, k->max);
+            snprintf(range, sizeof range, " in %s%g, %g]", k->min_open ? "(" : "[", k->min, k->max);
         else
             snprintf(range, sizeof range, " %s %g", k->min_open ? ">" : ">=", k->min);
         diag_error(a->pos, "key '%s': expected %s%s (finite), got '%s'", a->key, type_text(k),
@@ -225,10 +232,22 @@ static int check(const char *path, measured_t *m, const unsigned char *seen,
     for (int e = 0; e < m->nepochs; e++) {
         const measured_epoch_t *ep = &m->ep[e];
         if (!eseen[e * ES + NKEYS]) {
-            diag_error(m->ep[m->nepochs - 1].pos,
-                       "key 'epochs.%d': missing (epochs are numbered 1, 2, ... without gaps)",
-                       e + 1);
+            /* One error for a run of missing epochs: epochs: {1000: ...} once
+             * printed 999 lines. */
+            int f = e;
+            while (f + 1 < m->nepochs && !eseen[(f + 1) * ES + NKEYS])
+                f++;
+            if (f > e)
+                diag_error(m->ep[m->nepochs - 1].pos,
+                           "keys 'epochs.%d' to 'epochs.%d': missing (epochs are numbered 1, 2, "
+                           "... without gaps)",
+                           e + 1, f + 1);
+            else
+                diag_error(m->ep[m->nepochs - 1].pos,
+                           "key 'epochs.%d': missing (epochs are numbered 1, 2, ... without gaps)",
+                           e + 1);
             errors++;
+            e = f;
             continue;
         }
         for (int r = 0; r < NKEYS; r++)

@@ -7,8 +7,9 @@
 #include "html.h"
 #include "svg.h"
 
+/* part / whole first: 100 * part overflowed to inf at part 1e308. */
 static double pct(double part, double whole) {
-    return whole > 0 ? 100 * part / whole : 0;
+    return whole > 0 ? part / whole * 100 : 0;
 }
 
 /* The explanation of the worst epoch, in words (all three formats). */
@@ -96,7 +97,9 @@ static void write_text(FILE *out, const measured_t *m, const cmp_t *c) {
     fprintf(out, "most likely: %s\n", why);
     for (int e = 0; e < c->n; e++)
         if (!c->row[e].complete) {
-            fputs("(*: the loop left that epoch early; its batches are fewer)\n", out);
+            fputs("(*: the loop left that epoch early; its batches are fewer, and its prediction "
+                  "is that share of a predicted epoch)\n",
+                  out);
             break;
         }
 }

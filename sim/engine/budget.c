@@ -157,10 +157,17 @@ int sim_memory_check_n(const scenario_t *s, const topology_t *t, int copies) {
     if (copies > 1)
         snprintf(times, sizeof times, " (%.1f GiB each, %d at once: fewer --threads help)",
                  one / gib, copies);
+    /* Sampling answers where the items are what does not fit: offered
+     * (more items than the threshold once passed where fewer were refused). */
+    char sample[160] = "";
+    if (s->dataset.items > 1000000 && s->sampling.above_items >= s->dataset.items)
+        snprintf(sample, sizeof sample,
+                 ", or a sampled simulation: --set sim.sample_above_items=1000000 (lru or minio "
+                 "caches over loose items)");
     diag_error(at,
                "simulating %lld items (cache %s, %lld server%s) needs %.1f GiB of memory%s, this "
-               "machine has %.1f GiB; use fewer items or servers, or --model-only",
+               "machine has %.1f GiB; use fewer items or servers, --model-only%s",
                (long long)s->dataset.items, scenario_cache(s)->name, (long long)s->server.count,
-               s->server.count == 1 ? "" : "s", need / gib, times, (double)have / gib);
+               s->server.count == 1 ? "" : "s", need / gib, times, (double)have / gib, sample);
     return EXIT_INPUT;
 }

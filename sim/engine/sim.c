@@ -1316,15 +1316,17 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
         destroy(&w);
         return rc;
     }
-    /* The watch counts batches: the clock is read every 256 of them, and
-     * the callback called when half a second has passed. */
+    /* The watch counts batches: the clock is read every 256 of them (every
+     * one in a run of fewer than 2^16: a small data set's run never reached
+     * 256 and stayed silent however long its batches took), and the
+     * callback called when half a second has passed. */
     uint64_t batches = 0;
     double all = 0, next_call = watch ? wall_s() + 0.5 : 0;
     for (int k = 0; k < w.nstreams; k++)
         all += (double)w.st[k].nbatches * (double)s->epochs;
     /* Merge the streams by the issue time of their next batch (ties: stream order). */
     for (;;) {
-        if (watch && (++batches & 255) == 0 && wall_s() >= next_call) {
+        if (watch && ((++batches & 255) == 0 || all < 65536) && wall_s() >= next_call) {
             next_call = wall_s() + 0.5;
             double done = all > 0 && (double)batches < all ? (double)batches / all : 1;
             if (watch->progress(watch->ctx, done)) {

@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "scenario.h"
+#include "text.h"
 
 typedef struct {
     const assign_list_t *a;
@@ -112,6 +113,27 @@ static void read_workload(workload_t *w, const char *path, dlio_t *d) {
     d->loader = find(w, NAMES("reader.data_loader"), &d->k_loader);
     d->model = find(w, NAMES("model.name", "model"), NULL);
     d->format = find(w, NAMES("dataset.format"), NULL);
+    /* A list or a null is no loader: it once became `kind: pool` silently. */
+    if (d->loader && (!d->loader->is_scalar || !d->loader->value[0] ||
+                      !strcmp(d->loader->value, "~") || !strcmp(d->loader->value, "null"))) {
+        diag_error(d->loader->pos,
+                   "key 'reader.data_loader': expected a loader name (pytorch, tensorflow, dali, "
+                   "...), got '%s'",
+                   d->loader->is_scalar ? d->loader->value : "a list or mapping");
+        w->errors++;
+    }
+    if (d->format && !d->format->is_scalar) {
+        diag_error(d->format->pos, "key 'dataset.format': expected a format name, got a list or "
+                                   "mapping");
+        w->errors++;
+    }
+}
+
+/* A workload's text as it goes into a comment: control characters (a line
+ * break would end the comment and write keys) as \xNN. */
+static const char *shown(char *buf, size_t n, const char *s) {
+    text_escape(buf, n, s);
+    return buf;
 }
 
 /* The scenario, each value commented with the DLIO key it comes from. */
@@ -131,6 +153,10 @@ static void write_scenario(FILE *out, const char *path, const import_dlio_opts_t
     int acc = o->accelerators, hosts = o->hosts, th = (int)threads;
     int cpus = o->cpus ? o->cpus : acc * (th + 1);
     double cv = sd / len;
+    char e_path[512], e_loader[256], e_format[256];
+    shown(e_path, sizeof e_path, path);
+    shown(e_loader, sizeof e_loader, loader ? loader->value : "(absent: pytorch)");
+    shown(e_format, sizeof e_format, format && format->is_scalar ? format->value : "");
     fprintf(
         out,
         "# stallsim scenario from the DLIO workload %s (`stallsim import dlio`).\n"
@@ -143,7 +169,7 @@ static void write_scenario(FILE *out, const char *path, const import_dlio_opts_t
         "  items: %.0f             # dataset.num_files_train x num_samples_per_file (%.0f x %.0f)\n"
         "  item_kb: %.9g         # dataset.%s / 1000: one sample\n"
         "  item_kb_cv: %.6g        # %s / %s\n",
-        path, name, epochs, k_epochs ? k_epochs + 6 : "epochs (absent: DLIO's 1)", items, files,
+        e_path, name, epochs, k_epochs ? k_epochs + 6 : "epochs (absent: DLIO's 1)", items, files,
         per_file, len / 1e3, k_len + 8, cv, k_sd ? k_sd + 8 : "(no stdev)", k_len + 8);
     if (per_file > 1)
         fprintf(out,
@@ -181,11 +207,11 @@ static void write_scenario(FILE *out, const char *path, const import_dlio_opts_t
         fprintf(out,
                 "  kind: pytorch               # reader.data_loader: %s\n"
                 "  num_workers: %d              # reader.read_threads\n",
-                loader ? loader->value : "(absent: pytorch)", th);
+                e_loader, th);
         if (k_prefetch && prefetch >= 1)
             fprintf(out, "  prefetch_factor: %.0f          # reader.prefetch_size\n", prefetch);
     } else {
-        fprintf(out, "  kind: pool                  # reader.data_loader: %s\n", loader->value);
+        fprintf(out, "  kind: pool                  # reader.data_loader: %s\n", e_loader);
     }
     fprintf(out,
             "jobs:\n"
@@ -202,7 +228,7 @@ static void write_scenario(FILE *out, const char *path, const import_dlio_opts_t
         fprintf(out,
                 "# dataset.format %s: the format's own decode is not modelled (DLIO's "
                 "is not either).\n",
-                format->value);
+                e_format);
 }
 
 int import_dlio(const char *path, const import_dlio_opts_t *o, FILE *out) {

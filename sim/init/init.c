@@ -14,6 +14,7 @@
 #include "init_yaml.h"
 #include "run.h"
 #include "schema.h"
+#include "self_check.h"
 #include "text.h"
 
 typedef struct {
@@ -243,26 +244,6 @@ static char *command_line(int argc, char **argv) {
     return buf;
 }
 
-/* The text as `stallsim check` takes it: every variant built and checked
- * (no memory budget: that is the running machine's). */
-static int self_check(const char *text, size_t len) {
-    scenario_doc_t doc;
-    int rc = scenario_doc_load_mem(&doc, "(stallsim init's output)", text, len);
-    int idx[SCN_MAX_VARIANTS + 1], nv = 0;
-    if (!rc) rc = run_select(&doc, "init", NULL, 0, idx, &nv);
-    variant_run_t *v = rc ? NULL : calloc(1, sizeof *v);
-    if (!rc && !v) rc = EXIT_RUNTIME;
-    assign_list_t none = {0};
-    for (int k = 0; k < nv && !rc; k++)
-        rc = run_build(&doc, &none, idx[k], 0, v);
-    free(v);
-    scenario_doc_free(&doc);
-    if (rc == EXIT_INPUT)
-        fprintf(stderr, "stallsim init: the scenario these flags make does not pass check (above); "
-                        "change the flags\n");
-    return rc;
-}
-
 /* Before any work (a data folder may take minutes to walk): -o names a
  * file that can be written, and one that does not exist unless --force. */
 static int out_check(const init_opts_t *o) {
@@ -358,7 +339,10 @@ int init_main(int argc, char **argv) {
         init_yaml_write(m, &sp);
         if (fclose(m) != 0) rc = EXIT_RUNTIME;
     }
-    if (!rc) rc = self_check(text, len);
+    if (!rc)
+        rc = self_check(text, len, "init",
+                        "the scenario these flags make does not pass check (above); change the "
+                        "flags");
     if (!rc) rc = write_out(&o, text, len);
     free(text), free(cmdline), free(s);
     assign_list_free(&host);

@@ -98,6 +98,12 @@ static void dataset(FILE *out, const init_spec_t *s) {
         if (s->measured->skipped)
             fprintf(out, "  # (%lld hidden names and links to folders were skipped)\n",
                     (long long)s->measured->skipped);
+        if (s->measured->other_files)
+            fprintf(out, "  # (%lld files of other kinds than the items were skipped: %.3g GB)\n",
+                    (long long)s->measured->other_files, s->measured->other_bytes / 1e9);
+        if (s->measured->empty || s->measured->unreadable)
+            fprintf(out, "  # (%lld empty files and %lld unreadable entries were skipped)\n",
+                    (long long)s->measured->empty, (long long)s->measured->unreadable);
         return;
     }
     line(out, 2, "EDIT: files in the training set (--items)", "items: %lld", (long long)s->items);

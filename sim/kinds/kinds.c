@@ -392,8 +392,19 @@ static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, c
     if (!uses) return 0;
     pthread_once(&owners_once, find_owners);
     const key_def_t *rows = schema_keys(SCOPE_SCENARIO, &nrows);
+    const int kind_row = schema_find(SCOPE_SCENARIO, key);
+    const unsigned char kind_layer = kind_row >= 0 ? s->explicit_key[kind_row] : 0;
+    char who[SCN_STR + 16] = "this scenario";
+    if (s->variant[0]) snprintf(who, sizeof who, "variant '%s'", s->variant);
     for (int row = 0; row < nrows; row++) {
-        if (!s->explicit_key[row]) continue;
+        /* A key of the base or a --set under a variant's kind (the base's
+         * read_mb_s under a variant's kind: object) is the old kind's, left
+         * behind: a variant could never switch kinds otherwise. A --set of
+         * the kind itself still conflicts with the file's keys: that is one
+         * command line contradicting its scenario. */
+        if (!s->explicit_key[row] ||
+            (kind_layer == SCN_LAYER_VARIANT && s->explicit_key[row] < kind_layer))
+            continue;
         const char *name = rows[row].name;
         unsigned long long own = row_owners[family][row];
         if (!own || (own >> chosen & 1)) continue;
@@ -403,8 +414,8 @@ static int foreign_keys(const scenario_t *s, kind_family_t family, int chosen, c
             if (kind_owns(family, i, name))
                 used += (size_t)snprintf(by + used, sizeof by - used, "%s%s", used ? " or " : "",
                                          kind_name(family, i));
-        diag_error(s->origin[row], "key '%s' belongs to %s: %s, but this scenario uses %s", name,
-                   key, by, uses);
+        diag_error(s->origin[row], "key '%s' belongs to %s: %s, but %s uses %s", name, key, by, who,
+                   uses);
         bad = 1;
     }
     return bad;

@@ -555,7 +555,7 @@ static int dali_check(const scenario_t *s) {
     const int cq = schema_find(SCOPE_SCENARIO, "loader.cpu_queue_depth"),
               gq = schema_find(SCOPE_SCENARIO, "loader.gpu_queue_depth"),
               pq = schema_find(SCOPE_SCENARIO, "loader.prefetch_queue_depth");
-    if (s->explicit_key[cq] != s->explicit_key[gq]) {
+    if (!s->explicit_key[cq] != !s->explicit_key[gq]) {
         diag_error(s->origin[s->explicit_key[cq] ? cq : gq],
                    "loader.cpu_queue_depth and loader.gpu_queue_depth are DALI's separated "
                    "queues (prefetch_queue_depth={\"cpu_size\": C, \"gpu_size\": G}): give both, "

@@ -2,6 +2,7 @@
 #include "scenario.h"
 
 #include <libgen.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static int store_checked(const key_def_t *k, void *base, const assign_t *a, cons
 static void unknown_key(const assign_t *a, const char *shown) {
     char buf[SCN_STR * 2];
     const char *near = schema_suggest(shown, buf, sizeof buf);
-    if (near)
+    if (near && strcmp(near, shown) != 0) /* never the input itself (jobs..gpus) */
         diag_error(a->keypos,
                    "unknown key '%s'; did you mean '%s'? (stallsim help keys lists them all)",
                    shown, near);
@@ -58,17 +59,19 @@ static void unknown_key(const assign_t *a, const char *shown) {
 
 static int apply_job(scenario_t *s, const assign_t *a) {
     const char *rest = a->key + 5; /* after "jobs." */
-    char *end;
-    long idx = strtol(rest, &end, 10);
-    int all = end == rest;
+    /* Digits only: strtol took "jobs. 0.gpus" and "jobs.+0.gpus" as job 0. */
+    int all = !isdigit((unsigned char)rest[0]);
+    char *end = (char *)rest;
+    long idx = all ? 0 : strtol(rest, &end, 10);
     const char *jkey = all ? rest : (*end == '.' ? end + 1 : NULL);
-    if (!jkey || (!all && (idx < 0 || idx >= SCN_MAX_JOBS))) {
+    int row = jkey ? schema_find(SCOPE_JOB, jkey) : -1;
+    if (!jkey || (!all && (idx < 0 || idx >= SCN_MAX_JOBS)) || (row < 0 && strchr(jkey, '.'))) {
         diag_error(a->pos,
-                   "key '%s': expected jobs.N.KEY with N in [0, %d) or jobs.KEY for every job",
+                   "key '%s': expected jobs.N.KEY with N in [0, %d) (digits only) or jobs.KEY "
+                   "for every job",
                    a->key, SCN_MAX_JOBS);
         return -1;
     }
-    int row = schema_find(SCOPE_JOB, jkey);
     if (row < 0) {
         unknown_key(a, a->key);
         return -1;
@@ -86,8 +89,11 @@ static int apply_job(scenario_t *s, const assign_t *a) {
         }
         return 0;
     }
-    while (s->njobs <= idx)
-        job_defaults(&s->jobs[s->njobs++]);
+    while (s->njobs <= idx) {
+        job_defaults(&s->jobs[s->njobs]);
+        s->jobs[s->njobs].made_at = a->pos, s->jobs[s->njobs].made_by = (int)idx;
+        s->njobs++;
+    }
     if (store_checked(k, &s->jobs[idx], a, a->key)) return -1;
     s->jobs[idx].origin[row] = a->pos;
     return 0;
@@ -117,12 +123,14 @@ static int apply(scenario_t *s, const assign_t *a) {
     const key_def_t *k = &schema_keys(SCOPE_SCENARIO, &n)[row];
     if (store_checked(k, s, a, a->key)) return -1;
     s->origin[row] = a->pos;
-    s->explicit_key[row] = 1;
+    s->explicit_key[row] = s->layer;
     return 0;
 }
 
-static int apply_list(scenario_t *s, const assign_list_t *l) {
+/* The assignments of one layer (SCN_LAYER_*: which one set a key is kept). */
+static int apply_list(scenario_t *s, const assign_list_t *l, unsigned char layer) {
     int errors = 0;
+    s->layer = layer;
     for (size_t i = 0; l && i < l->n; i++)
         errors += apply(s, &l->v[i]) != 0;
     return errors;
@@ -202,6 +210,13 @@ static src_pos_t section_pos(const scenario_doc_t *doc, const char *key) {
     return top;
 }
 
+/* Whether no key of job j was given (it exists only because a later one was named). */
+static int job_bare(const job_t *jb, int n) {
+    for (int i = 0; i < n; i++)
+        if (jb->origin[i].file) return 0;
+    return 1;
+}
+
 static int check_required(const scenario_t *s, const scenario_doc_t *doc) {
     int errors = 0, n;
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
@@ -222,8 +237,24 @@ static int check_required(const scenario_t *s, const scenario_doc_t *doc) {
         src_pos_t where = {doc->path, 1, 1};
         for (int i = 0; i < n; i++)
             if (s->jobs[j].origin[i].file) where = s->jobs[j].origin[i];
+        const job_t *jb = &s->jobs[j];
+        if (jb->made_at.file && jb->made_by > j && job_bare(jb, n)) {
+            /* Jobs a key made by naming a later one: one error for the run,
+             * at that key (jobs.63.gpus once printed one for each key of jobs
+             * 1 to 62, at the scenario's line 1). */
+            int last = j;
+            while (last + 1 < jb->made_by && job_bare(&s->jobs[last + 1], n))
+                last++;
+            diag_error(jb->made_at,
+                       "jobs %d to %d have none of their required keys: this key names job %d, "
+                       "and jobs are numbered 0, 1, ... without gaps",
+                       j, last, jb->made_by);
+            errors++;
+            j = last;
+            continue;
+        }
         for (int i = 0; i < n; i++)
-            if (!jk[i].def && !s->jobs[j].origin[i].file) {
+            if (!jk[i].def && !jb->origin[i].file) {
                 diag_error(where, "missing required key 'jobs.%d.%s' (%s)", j, jk[i].name,
                            jk[i].help);
                 errors++;
@@ -698,13 +729,13 @@ int scenario_build_over(const scenario_doc_t *doc, const assign_list_t *sets, in
             assign_list_free(&defaults[0]), assign_list_free(&defaults[1]);
             return rc;
         }
-        errors += apply_list(s, &defaults[f]);
+        errors += apply_list(s, &defaults[f], SCN_LAYER_BASE);
         memset(s->explicit_key, 0, sizeof s->explicit_key);
     }
-    errors += apply_list(s, &doc->base);
-    errors += apply_list(s, sets);
-    errors += apply_list(s, var);
-    errors += apply_list(s, over);
+    errors += apply_list(s, &doc->base, SCN_LAYER_BASE);
+    errors += apply_list(s, sets, SCN_LAYER_SET);
+    errors += apply_list(s, var, SCN_LAYER_VARIANT);
+    errors += apply_list(s, over, SCN_LAYER_VARIANT);
     assign_list_free(&defaults[0]), assign_list_free(&defaults[1]);
     if (variant >= 0) snprintf(s->variant, sizeof s->variant, "%s", doc->variants[variant].name);
     default_names(s, doc);

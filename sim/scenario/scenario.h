@@ -72,6 +72,10 @@ typedef struct {
         double out_kb; /* one prepared item; 0 = the scenario's prep.out_kb */
     } prep;
     src_pos_t origin[SCN_MAX_KEYS];
+    /* A job that exists only because a key named a later one (jobs.63.gpus
+     * makes jobs 1 to 62): that key's position and its job. */
+    src_pos_t made_at;
+    int made_by;
 } job_t;
 
 typedef struct {
@@ -171,8 +175,14 @@ typedef struct {
     kind_opts_t opts[SCN_KIND_FAMILIES][SCN_KINDS_A_FAMILY];
     /* Where each scenario-scope key got its value (schema row order). */
     src_pos_t origin[SCN_MAX_KEYS];
-    unsigned char explicit_key[SCN_MAX_KEYS]; /* 1 when not a built-in default */
+    /* The layer that set each key (SCN_LAYER_*), 0 for a built-in default,
+     * a host profile's or a price file's: a kind switched by a later layer
+     * leaves an earlier layer's keys of the old kind behind. */
+    unsigned char explicit_key[SCN_MAX_KEYS];
+    unsigned char layer; /* the layer being applied (scenario_build) */
 } scenario_t;
+
+enum { SCN_LAYER_BASE = 1, SCN_LAYER_SET = 2, SCN_LAYER_VARIANT = 3 };
 
 /* One "key = value" from a file, a --set or a variant, with its position. */
 typedef struct {

@@ -20,6 +20,7 @@
 #include "sweep_curve.h"
 #include "sweep_describe.h"
 #include "sweep_grid.h"
+#include "sweep_merge.h"
 #include "sweep_html.h"
 #include "sweep_out.h"
 #include "text.h"
@@ -84,10 +85,56 @@ static int parse_count(const char *t, long lo, long hi, long *out) {
     return 0;
 }
 
+/* A variable of the scheduler's as a count in [lo, hi]; -1 when unset, -2 when bad. */
+static long env_count(const char *name, long lo, long hi) {
+    const char *v = getenv(name);
+    long x;
+    if (!v || !v[0]) return -1;
+    return parse_count(v, lo, hi, &x) ? -2 : x;
+}
+
+/* --shard auto: I and N from a Slurm array job (SLURM_ARRAY_TASK_ID, _MIN,
+ * _STEP, _COUNT: --array=0-15 and 1-16 alike) or a Kubernetes Indexed Job
+ * (JOB_COMPLETION_INDEX, 0-based; its completions are not in the
+ * environment: --shard auto/N gives them). */
+static int shard_auto(int *shard, const char *val) {
+    long n = -1, id = env_count("SLURM_ARRAY_TASK_ID", 0, 100000000);
+    if (val[4] == '/' && parse_count(val + 5, 1, 1000000, &n))
+        return usage_error("--shard auto/N: expected N in [1, 10^6], got '%s'", val);
+    if (id != -1) {
+        long cnt = env_count("SLURM_ARRAY_TASK_COUNT", 1, 1000000);
+        long min = env_count("SLURM_ARRAY_TASK_MIN", 0, 100000000);
+        long step = env_count("SLURM_ARRAY_TASK_STEP", 1, 100000000);
+        if (min == -1) min = 0;
+        if (step == -1) step = 1;
+        long i = id >= 0 && min >= 0 && step > 0 && (id - min) % step == 0 ? (id - min) / step : -1;
+        if (id < 0 || cnt < 1 || min < 0 || step < 1 || i < 0 || i >= cnt || (n > 0 && n != cnt))
+            return usage_error("--shard auto: the Slurm array's variables do not name a task of "
+                               "an array --array=A-B[:S] (SLURM_ARRAY_TASK_ID, _MIN, _STEP, "
+                               "_COUNT)%s; give --shard I/N",
+                               n > 0 && n != cnt ? ", or its count is not the N given" : "");
+        shard[0] = (int)i + 1, shard[1] = (int)cnt;
+        return 0;
+    }
+    long k = env_count("JOB_COMPLETION_INDEX", 0, 999999);
+    if (k == -1)
+        return usage_error("--shard auto: this is neither a Slurm array job (SLURM_ARRAY_TASK_ID, "
+                           "SLURM_ARRAY_TASK_COUNT) nor a Kubernetes Indexed Job "
+                           "(JOB_COMPLETION_INDEX): give --shard I/N%s",
+                           "");
+    if (k < 0 || n < 1 || k >= n)
+        return usage_error("--shard auto: JOB_COMPLETION_INDEX=%s needs the Job's completions: "
+                           "--shard auto/N, with the index below N",
+                           getenv("JOB_COMPLETION_INDEX"));
+    shard[0] = (int)k + 1, shard[1] = (int)n;
+    return 0;
+}
+
 static int shard_fn(void *field, const char *cmd, const char *val) {
     (void)cmd;
     int *shard = field; /* shard_i, then shard_n */
     long si, sn;
+    if (!strncmp(val, "auto", 4) && (!val[4] || val[4] == '/')) return shard_auto(shard, val);
     const char *slash = strchr(val, '/');
     char num[32];
     if (!slash || (size_t)(slash - val) >= sizeof num)
@@ -141,7 +188,9 @@ static const option_t sweep_own_options[] = {
      .arg = "I/N",
      .offset = offsetof(sweep_opts_t, shard_i),
      .fn = shard_fn,
-     .help = "only the I-th of N contiguous blocks of configurations (1 <= I <= N)"},
+     .help = "only the I-th of N contiguous blocks of configurations (1 <= I <= N);\n"
+             "auto: I and N from a Slurm array job, auto/N from a Kubernetes Indexed\n"
+             "Job of N completions (docs/scaling-out.md); merge with --merge"},
     {.name = "--dry-run",
      .type = OPT_FLAG,
      .offset = offsetof(sweep_opts_t, dry_run),
@@ -164,7 +213,8 @@ const command_t sweep_command = {
     .positional = "SCENARIO",
     .positional_offset = offsetof(sweep_opts_t, a.file),
     .footer = "Interrupted and rerun with the same arguments, a sweep resumes where it stopped.\n"
-              "Shards concatenate to the whole grid: cat OUT.1.csv; tail -n +2 OUT.2.csv; ...\n",
+              "Shards merge to the whole grid, byte for byte:\n"
+              "  stallsim sweep --merge -o OUT.csv PART.csv...   (any order; each finished)\n",
 };
 
 static int parse_opts(int argc, char **argv, sweep_opts_t *o) {
@@ -827,7 +877,11 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     /* Contiguous blocks, so shards concatenated in order are the whole grid in order. */
     p.first = p.grid.size * (o->shard_i - 1) / o->shard_n;
     p.end = p.grid.size * o->shard_i / o->shard_n;
-    if (!rc && !(p.rows = calloc((size_t)(p.end - p.first) + 1, sizeof *p.rows))) rc = EXIT_RUNTIME;
+    if (!rc && !(p.rows = calloc((size_t)(p.end - p.first) + 1, sizeof *p.rows))) {
+        fprintf(stderr, "stallsim sweep: out of memory for %lld configurations: use --shard\n",
+                (long long)(p.end - p.first));
+        rc = EXIT_RUNTIME;
+    }
     int64_t seed = 0, rows = 0;
     /* Each worker thread holds one simulation: the memory budget counts them all. */
     int64_t todo = p.end - p.first;
@@ -881,7 +935,9 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
     if (!rc && o->html) rc = write_html(&p);
     if (p.copy) fclose(p.copy);
     free(p.copy_buf);
-    if (rc == EXIT_RUNTIME && from < p.end)
+    /* Only a partial file can be resumed: a grid that did not fit in memory
+     * once said "rerun to resume" for a dry run that writes nothing. */
+    if (rc == EXIT_RUNTIME && from < p.end && out.fd >= 0)
         fprintf(stderr, "stallsim sweep: stopped; rerun the same command to resume\n");
     sweep_out_close(&out);
     free(header);
@@ -893,6 +949,7 @@ static int sweep(const sweep_opts_t *o, scenario_doc_t *doc, int argc, char **ar
 }
 
 int sweep_main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--merge")) return sweep_merge_main(argc - 1, argv + 1);
     sweep_opts_t o;
     int rc = parse_opts(argc, argv, &o);
     if (!rc) rc = resolve_outputs(&o);

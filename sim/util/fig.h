@@ -10,7 +10,8 @@
  * (utilisation, hit rate, stall share) in [0, 1], an epoch > 0, and every
  * figure finite. fig_ok says whether v lies in its range up to floating
  * noise (1e-9, relative to `scale` for times: an epoch's differences of
- * sums leave -1e-13 s stalls); fig_clean moves such noise onto the range
+ * sums leave -1e-13 s stalls; 1e-5 for shares, the model's fluid sums'
+ * error, 100 times below a share's printed 0.1 %); fig_clean moves such noise onto the range
  * (-1e-13 -> 0, 1 + 1e-12 -> 1, -0 -> +0) for printing. The report layer
  * (report_check_metrics) refuses a figure fig_ok rejects. */
 #ifndef STALLSIM_FIG_H
