@@ -34,6 +34,15 @@ expect 2 "dataset.items = 100 is fewer than the 512 GPUs of job 'resnet18'" -- \
   "$bin" run "$oi" --set dataset.items=100 --set server.count=64 --set jobs.0.gpus=512
 expect 2 "dataset.items = 3 is fewer than the 8 GPUs" -- \
   "$bin" run "$oi" --set dataset.items=3 --set dataset.item_kb=4000000
+# A --set of a key the variant sets too is said, naming key, variant and the
+# variant's value (it printed byte-identical rows without a word; issue 53).
+for cmd in run check; do
+  expect 0 "--set loader.shuffle_buffer has no effect on variant 'shards', which sets it to 10000 itself" -- \
+    "$bin" $cmd "$src/scenarios/imagenet-s3.yaml" --variant shards --model-only --epochs 1 --set loader.shuffle_buffer=100000
+done
+# Where the two predictors name different bottlenecks, the output says so (issue 53).
+"$bin" run "$src/tests/data/labels_differ.yaml" >"$tmp/ld.txt"
+has "$tmp/ld.txt" '^note: the simulator and the model name different bottlenecks \(variant -, job job#1, epoch 1.*\): the simulator prep, the model gpu'
 # A global batch above the data set: one partial step an epoch, refused by run and check (issue 53).
 for cmd in run check; do
   expect 2 "dataset.items = 1743042 is fewer than the 4194304 items of one global batch of job 'resnet50' (16384 GPUs x batch_per_gpu 256)" -- \

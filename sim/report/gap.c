@@ -41,7 +41,30 @@ static void mechanism(char *b, size_t n, const variant_run_t *v, int i, const ep
         snprintf(b, n, "the model's figure has no exact closed form here (~ on its epoch_s)");
 }
 
+/* A note per variant whose simulator and model name different bottlenecks
+ * in some row (within GAP_WARN: past it the warning says both). */
+static void label_notes(FILE *out, const variant_run_t *v) {
+    if (!v->sim.m) return;
+    int n = 0, wi = -1, we = -1;
+    for (int i = 0; i < v->topo.ninst; i++)
+        for (int e = 0; e < v->scn.epochs; e++) {
+            const epoch_metrics_t *s = metrics_at(&v->sim, i, e), *m = metrics_at(&v->model, i, e);
+            if (s->bottleneck == m->bottleneck || fabs(gap_rel(s, m)) > GAP_WARN) continue;
+            if (n++ == 0) wi = i, we = e;
+        }
+    if (n == 0) return;
+    const epoch_metrics_t *s = metrics_at(&v->sim, wi, we), *m = metrics_at(&v->model, wi, we);
+    fprintf(out,
+            "note: the simulator and the model name different bottlenecks (variant %s, job %s, "
+            "epoch %d%s): the simulator %s, the model %s (the advice is proven on the simulator)\n",
+            v->scn.variant[0] ? v->scn.variant : "-", v->topo.inst[wi].name, we + 1,
+            n > 1 ? ", and other rows" : "", bottleneck_names[s->bottleneck],
+            bottleneck_names[m->bottleneck]);
+}
+
 void gap_write_warnings(FILE *out, const variant_run_t *v, int nv) {
+    for (int k = 0; k < nv; k++)
+        label_notes(out, &v[k]);
     for (int k = 0; k < nv; k++) {
         if (!v[k].sim.m) continue;
         int wi = -1, we = -1, over = 0;

@@ -18,7 +18,8 @@
 double gap_rel(const epoch_metrics_t *sim, const epoch_metrics_t *model);
 /* Whether a gap is marked (`~`, model_differs). */
 int gap_marked(double rel);
-/* The warning lines (text): one per variant whose worst gap passes GAP_WARN. */
+/* The warning lines (text): one per variant whose worst gap passes GAP_WARN,
+ * and a note per variant whose two predictors name different bottlenecks. */
 void gap_write_warnings(FILE *out, const variant_run_t *v, int nv);
 
 #endif

@@ -170,19 +170,45 @@ static int side_of(const epoch_metrics_t *m, double prep_gain) {
     return f >= prep_gain;
 }
 
-/* The resources' lifted epochs at epoch e: gain[bn * ninst + i], the share
- * of T0[i] that lifting bn saves instance i (0 where it saves nothing);
- * gain[BN_GPU * ninst + i] is prep's removal's. */
-static void epoch_gains(const scenario_t *s, int ninst, int e, const double *T0, double *gain) {
+/* Both stalls of row m are large enough that its side needs prep's gain. */
+static int needs_prep_gain(const epoch_metrics_t *m) {
+    return side_of(m, 0) >= 0 && m->fetch_stall_s >= SIDE_MIN * m->epoch_s &&
+           m->prep_stall_s >= SIDE_MIN * m->epoch_s;
+}
+
+/* gain[b * ninst + i] for the lifts of the resources b where want[b]. */
+static void lift_gains(const scenario_t *s, int ninst, int e, const double *T0, const int *want,
+                       double *gain) {
     double *T = malloc(sizeof *T * (size_t)ninst);
-    for (int b = 0; b < BN__COUNT * ninst; b++)
-        gain[b] = 0;
     for (int b = 0; T && b < BN__COUNT; b++) {
-        if (lifted_epochs(s, b, e, T)) continue;
+        if (!want[b] || lifted_epochs(s, b, e, T)) continue;
         for (int i = 0; i < ninst; i++)
             if (T0[i] > 0 && isfinite(T[i])) gain[b * ninst + i] = 1 - T[i] / T0[i];
     }
     free(T);
+}
+
+/* The resources' lifted epochs at epoch e for the rows row[k * ninst + i]
+ * (nsrc sources): gain[bn * ninst + i], the share of T0[i] that lifting bn
+ * saves instance i (0 where it saves nothing, or where no row's side needs
+ * it: a sweep's model pays for one side's lifts, not both);
+ * gain[BN_GPU * ninst + i] is prep's removal's. */
+static void epoch_gains(const scenario_t *s, int ninst, int e, const double *T0,
+                        const epoch_metrics_t *const *row, int nsrc, double *gain) {
+    int want[BN__COUNT] = {0}, side[2] = {0};
+    for (int b = 0; b < BN__COUNT * ninst; b++)
+        gain[b] = 0;
+    for (int k = 0; k < nsrc * ninst; k++)
+        want[BN_GPU] |= row[k] && needs_prep_gain(row[k]);
+    lift_gains(s, ninst, e, T0, want, gain);
+    for (int k = 0; k < nsrc * ninst; k++) {
+        int sd = row[k] ? side_of(row[k], gain[BN_GPU * ninst + k % ninst]) : -1;
+        if (sd >= 0) side[sd] = 1;
+    }
+    want[BN_GPU] = 0;
+    for (int b = BN_PREP; b < BN__COUNT; b++)
+        want[b] = side[bottleneck_fetch_side(b)];
+    lift_gains(s, ninst, e, T0, want, gain);
 }
 
 /* The label on the row's side from the gains: the resource whose lift
@@ -211,14 +237,17 @@ int binding_of(const scenario_t *s, int inst, int e, const epoch_metrics_t *m, d
     const int n = t->ninst;
     free(t);
     double *T0s = calloc((size_t)n, sizeof *T0s), *gain = malloc(sizeof *gain * BN__COUNT * n);
+    const epoch_metrics_t **row = calloc((size_t)n, sizeof *row);
     int b = m->bottleneck;
-    if (T0s && gain && inst < n) {
+    if (T0s && gain && row && inst < n) {
         T0s[inst] = T0;
-        epoch_gains(s, n, e, T0s, gain);
+        row[inst] = m;
+        epoch_gains(s, n, e, T0s, row, 1, gain);
         b = pick(m, gain, n, inst);
     }
     free(T0s);
     free(gain);
+    free(row);
     return b;
 }
 
@@ -234,11 +263,15 @@ static int epoch_wanted(const variant_run_t *v, int e) {
 void binding_name(variant_run_t *v) {
     const int n = v->topo.ninst;
     double *T0 = malloc(sizeof *T0 * (size_t)n), *gain = malloc(sizeof *gain * BN__COUNT * n);
-    for (int e = 0; T0 && gain && e < v->model.nepochs; e++) {
+    const epoch_metrics_t **row = calloc(2 * (size_t)n, sizeof *row);
+    for (int e = 0; T0 && gain && row && e < v->model.nepochs; e++) {
         if (!epoch_wanted(v, e)) continue;
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             T0[i] = metrics_at(&v->model, i, e)->epoch_s;
-        epoch_gains(&v->scn, n, e, T0, gain);
+            row[i] = metrics_at(&v->model, i, e);
+            row[n + i] = v->sim.m ? metrics_at(&v->sim, i, e) : NULL;
+        }
+        epoch_gains(&v->scn, n, e, T0, row, 2, gain);
         for (int i = 0; i < n; i++) {
             epoch_metrics_t *m = metrics_at(&v->model, i, e);
             m->bottleneck = pick(m, gain, n, i);
@@ -249,6 +282,7 @@ void binding_name(variant_run_t *v) {
     }
     free(T0);
     free(gain);
+    free(row);
     if (side_of(&v->steady, 0) >= 0)
         v->steady.bottleneck =
             binding_of(&v->scn, 0, v->steady_from, &v->steady, v->steady.epoch_s);
