@@ -123,9 +123,17 @@ done
 
 # ---- NC4: a grid's size is refused from the ranges' arithmetic, before any axis is expanded
 t0=$(date +%s%N)
-expect 2 "the grid would have more than 10^8 configurations" bash -c \
-  'ulimit -v 200000; exec "$0" sweep small.yaml --vary server.cache_gb=0:9999999:1 --vary prep.augment_ms=0:9999999:1 --model-only --dry-run' "$bin"
-check "NC4 refused within 2 s (took $((($(date +%s%N) - t0) / 1000000)) ms)" '[ $((($(date +%s%N) - t0) / 1000000)) -lt 2000 ]'
+# starts_under KB: stallsim starts under ulimit -v KB here (a sanitizer build
+# reserves terabytes of shadow memory and does not: those cases are then said
+# and left to the plain build, as robust3.sh does).
+starts_under() { bash -c 'ulimit -v "$0"; exec "$@" help' "$1" "$bin" >/dev/null 2>&1; }
+if starts_under 200000; then
+  expect 2 "the grid would have more than 10^8 configurations" bash -c \
+    'ulimit -v 200000; exec "$0" sweep small.yaml --vary server.cache_gb=0:9999999:1 --vary prep.augment_ms=0:9999999:1 --model-only --dry-run' "$bin"
+  check "NC4 refused within 2 s (took $((($(date +%s%N) - t0) / 1000000)) ms)" '[ $((($(date +%s%N) - t0) / 1000000)) -lt 2000 ]'
+else
+  echo "robust4: NC4's grid size not checked: stallsim does not start under ulimit -v 200000 here"
+fi
 # Tied axes multiply nothing: 10^4 x 10^4 tied is 10^4 configurations.
 expect_out=tie.txt
 expect 0 "" -- "$bin" sweep small.yaml --vary server.cpus=1:10000:1 \
@@ -133,9 +141,13 @@ expect 0 "" -- "$bin" sweep small.yaml --vary server.cpus=1:10000:1 \
 expect_out=/dev/null
 check "NC4 tied axes: 10000 configurations" 'grep -q "^10000 configurations" tie.txt'
 # Out of memory is said as such, and a dry run (no partial file) is never "rerun to resume".
-expect 1 "out of memory" bash -c \
-  'ulimit -v 300000; exec "$0" sweep small.yaml --vary server.cache_gb=0:9999999:1 --model-only --dry-run' "$bin"
-check "NC4 no 'rerun to resume' without a partial file" '! grep -q "rerun the same command" "$expect_err"'
+if starts_under 300000; then
+  expect 1 "out of memory" bash -c \
+    'ulimit -v 300000; exec "$0" sweep small.yaml --vary server.cache_gb=0:9999999:1 --model-only --dry-run' "$bin"
+  check "NC4 no 'rerun to resume' without a partial file" '! grep -q "rerun the same command" "$expect_err"'
+else
+  echo "robust4: NC4's out of memory not checked: stallsim does not start under ulimit -v 300000 here"
+fi
 
 # ---- NH1: PyTorch's cost does not grow with simulated time; a run of few batches reports its pace
 cat >bpt.yaml <<'Y'
@@ -248,7 +260,11 @@ jobs:
   - {name: j, gpus: 4, batch_per_gpu: 10, gpu_items_per_s: 1000}
 Y
 big=(--set server.count=64 --set dataset.items=1e8 --set jobs.0.gpus=256)
-expect 2 "--set sim.sample_above_items=1000000" bash -c 'ulimit -v 8000000; exec "$@"' _ "$bin" check gpu.yaml "${big[@]}"
-expect 0 "" bash -c 'ulimit -v 8000000; exec "$@"' _ "$bin" check gpu.yaml "${big[@]}" --set sim.sample_above_items=1000000
+if starts_under 8000000; then
+  expect 2 "--set sim.sample_above_items=1000000" bash -c 'ulimit -v 8000000; exec "$@"' _ "$bin" check gpu.yaml "${big[@]}"
+  expect 0 "" bash -c 'ulimit -v 8000000; exec "$@"' _ "$bin" check gpu.yaml "${big[@]}" --set sim.sample_above_items=1000000
+else
+  echo "robust4: the sampled memory refusal not checked under ulimit -v 8000000: stallsim does not start under it here"
+fi
 
 finish robust4
