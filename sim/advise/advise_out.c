@@ -75,7 +75,7 @@ static void text_head(FILE *f, const advise_plan_t *p) {
     else if (p->have_given)
         text_point(f, "the scenario as given (model)", &p->given), fputc('\n', f);
     if (p->given_advice && p->given_advice[0])
-        fprintf(f, "what to change, as given (model, steady state, the first job):\n%s",
+        fprintf(f, "what to change, as given (the first job; the model's search, simulated):\n%s",
                 p->given_advice);
 }
 
