@@ -3,7 +3,7 @@ docs/validation/advice.md): a DataLoader whose reads are latency-bound, run
 at a worker count too small; the advice applied to the letter; the real
 run's GPU utilisation held to what the advice promised.
 
-  python3 -m validation.advice [--bin build/sim/stallsim] [--delay-ms 50]
+  python3 -m validation.advice [--bin build/sim/stallsim] [--delay-ms 20]
       [--workers 1] [--work /var/tmp/stallsim-advice] [--quick]
 
 The store: nginx serving generated JPEGs in a network namespace this harness
@@ -28,7 +28,6 @@ or tc."""
 
 import json
 import os
-import statistics
 import subprocess
 
 from validation import predict as pr
@@ -36,6 +35,7 @@ from validation.base import Harness, Skip, Target
 from validation.fixtures import data as fx
 from validation.fixtures import objstore
 from validation.fixtures.probe import probe_cmd, probe_env
+from validation.torch import write_scenario
 
 SPEC = "http_dataset:from_env"
 SHARE = 0.35  # the GPU needs this share of what the cores prepare, reads free
@@ -79,9 +79,12 @@ class Advice(Harness):
 
     def add_arguments(self, ap):
         ap.add_argument("--work", default="/var/tmp/stallsim-advice")
-        ap.add_argument("--delay-ms", type=float, default=50)
+        ap.add_argument("--delay-ms", type=float, default=20)
         ap.add_argument("--workers", type=int, default=1)
-        ap.add_argument("--batch", type=int, default=32)
+        # Small batches: a worker fills one alone, batch x the delay before
+        # its first, which no number of workers shortens (at 32 and 50 ms
+        # the fill held a 600-item epoch under 90 %).
+        ap.add_argument("--batch", type=int, default=8)
 
     def configure(self, a):
         if a.quick:
@@ -116,27 +119,20 @@ class Advice(Harness):
                        check=True, stdout=subprocess.DEVNULL, cwd=a.work, env=probe_env())
         return profile
 
-    def scenario(self, a, profile, compute):
-        sizes = [os.path.getsize(p) for p in fx.jpegs(a.data)]
-        mean = statistics.mean(sizes)
-        path = os.path.join(a.work, "scen.yaml")
-        with open(path, "w") as f:
-            f.write(f"""# written by validation.advice
-host: {profile}
-epochs: 2
-dataset: {{items: {len(sizes)}, item_kb: {mean / 1e3:.6g}, item_kb_cv: {statistics.pstdev(sizes) / mean:.4g}}}
-server: {{gpus: 1, storage: {{kind: object}}}}
-loader: {{kind: pytorch, cache: none, num_workers: {a.workers}}}
-jobs: [{{name: train, gpus: 1, batch_per_gpu: {a.batch}, compute_s_per_batch: {compute:.6g}}}]
-""")
-        return path
+    def scenario(self, a, profile):
+        """The training job over the JPEGs (validation.torch's), read over
+        the store as written: --workers, no cache; compute a --set."""
+        self.sets += ["server.storage.kind=object", "loader.cache=none",
+                      f"loader.num_workers={a.workers}"]
+        return write_scenario(os.path.join(a.work, "scen.yaml"), profile, 2, a.data,
+                              batch=a.batch, name="advice", tool="validation.advice")
 
     def compute_for(self, a, scen):
         """compute_s a batch for a GPU that needs SHARE of what the cores
         prepare: the model's rate with the reads free and workers plenty."""
         out = pr.run_json(a.bin, scen, self.sets + [
             "loader.num_workers=16", "server.storage.first_byte_ms=0.001",
-            "jobs.0.compute_s_per_batch=0.0001"])
+            "jobs.0.compute_s_per_batch=0.0001"], extra=["--model-only"])
         rate = out["variants"][0]["jobs"][0]["epochs"][-1]["model"]["throughput_items_s"]
         return a.batch / (SHARE * rate)
 
@@ -147,9 +143,9 @@ jobs: [{{name: train, gpus: 1, batch_per_gpu: {a.batch}, compute_s_per_batch: {c
 
     def advised(self, a):
         """The scenario at --workers, its advice, the compute chosen."""
-        profile = self.calibrate(a)
-        compute = self.compute_for(a, self.scenario(a, profile, 0.01))
-        scen = self.scenario(a, profile, compute)
+        scen = self.scenario(a, self.calibrate(a))
+        compute = self.compute_for(a, scen)
+        self.sets.append(f"jobs.0.compute_s_per_batch={compute:.6g}")
         v = pr.run_json(a.bin, scen, self.sets)["variants"][0]
         adv = v["advice"]
         print(f"{self.tool}: compute {compute * 1e3:.1f} ms a batch; advice {adv['status']}: "
