@@ -85,10 +85,11 @@
  * Utilisation and the bottleneck's name: when positioning outweighs a mean
  * read's transfer the drive is seek-bound: the head is its one slot (the
  * slots' share is the head's busy share, seeks included) and the bandwidth
- * share counts the transfers alone, so a saturated drive is named
- * storage-latency. Else the bandwidth share is the head's whole busy time
+ * share counts the transfers alone, so a saturated drive is the producer's
+ * reads-in-flight. Else the bandwidth share is the head's whole busy time
  * (iostat's %util) and the slots' share its positioning alone (hdd_slots):
- * storage-bandwidth. */
+ * storage-bandwidth. The run layer (binding.h) names it finally: a
+ * seek-bound drive whose seeks halved would save most is storage-iops. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
