@@ -16,7 +16,10 @@
  *
  *   advice_t a;
  *   advice_find(doc, sets, variant, &v, 0.9, simulate, &a);   v executed
- */
+ *
+ * STALLSIM_ADVICE_TRACE=1 in the environment prints each model step of the
+ * search to stderr (what bound, the aim, what the step did): for a line
+ * whose keys surprise. */
 #ifndef STALLSIM_ADVICE_FIND_H
 #define STALLSIM_ADVICE_FIND_H
 
