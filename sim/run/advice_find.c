@@ -16,7 +16,7 @@
 #include "schema.h"
 
 #define KNOB        "<knob>" /* the loader's own knob: num_workers, threads */
-#define LEVERS      8
+#define LEVERS      10
 #define GROUP       3    /* keys a lever turns together */
 #define STEPS       12   /* resources the search moves through, each round */
 #define ROUNDS      5    /* searches proven, at most */
@@ -26,6 +26,7 @@
 #define DOUBLINGS   16   /* a lever goes at most this many doublings above its value */
 #define KNEE        0.01 /* doubling a lever that saves less than this is past its knee */
 #define TARGET_MAX  0.995
+#define SHOWN       0.005  /* a utilisation this far below the target prints as it */
 #define TRIM        0.0005 /* utilisation a trimmed key may give back */
 #define FROM_ZERO   1      /* a key at 0 (a cache, num_workers) grows from this */
 
@@ -52,7 +53,8 @@ static const struct {
      {KNOB, "loader.reader_threads", "server.storage.reader_threads",
       "server.storage.connections_per_process", "server.storage.connections_per_server",
       "server.storage.queue_depth", KNOB "+server.storage.queue_depth",
-      "loader.reader_threads+server.storage.queue_depth"}},
+      "loader.reader_threads+server.storage.queue_depth", "loader.open_shards",
+      "loader.open_shards+server.storage.reader_threads"}},
     {BN_NETWORK, {"server.network.gbit_s"}},
     {BN_TIER, {"server.tier.read_mb_s", "server.tier.queue_depth", "server.tier.cache_gb"}},
 };
@@ -494,9 +496,9 @@ static void now_of(const variant_run_t *v, advice_t *a) {
     const epoch_metrics_t *m = metrics_at(v->sim.m ? &v->sim : &v->model, 0, a->epoch);
     a->util = m->gpu_util;
     a->binds = m->bottleneck;
-    a->status = m->bottleneck == BN_GPU ? ADVICE_GPU
-                : a->util >= a->target  ? ADVICE_MET
-                                        : ADVICE_SHORT;
+    a->status = m->bottleneck == BN_GPU        ? ADVICE_GPU
+                : a->util >= a->target - SHOWN ? ADVICE_MET
+                                               : ADVICE_SHORT;
 }
 
 int advice_find(const scenario_doc_t *doc, const assign_list_t *sets, int variant,

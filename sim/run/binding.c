@@ -13,7 +13,7 @@
 
 /* The loader's own knob (num_workers, threads): a lift names it by this. */
 #define KNOB      "<knob>"
-#define LIFT_KEYS 8
+#define LIFT_KEYS 10
 
 /* A resource and the keys that size it: a capacity (times the factor) or a
  * cost (over it). A key a scenario's kinds do not use, or set to 0 (no
@@ -63,6 +63,7 @@ static const lift_t lifts[] = {
       {"server.storage.connections_per_server", 0},
       {"server.storage.conn_mb_s", 0},
       {"loader.reader_threads", 0},
+      {"loader.open_shards", 0},
       {KNOB, 0}}},
     {BN_NETWORK, {{"server.network.gbit_s", 0}}},
     {BN_TIER,
