@@ -15,7 +15,7 @@
 #include "model.h"
 #include "schema.h"
 
-#define KNOB        "<knob>" /* the loader's own knob: num_workers, threads */
+#define KNOB        BINDING_KNOB
 #define LEVERS      10
 #define GROUP       3    /* keys a lever turns together */
 #define STEPS       12   /* resources the search moves through, each round */
@@ -76,11 +76,6 @@ typedef struct {
     int n;
 } group_t;
 
-static double key_value(const key_def_t *k, const scenario_t *s) {
-    const char *at = (const char *)s + k->offset;
-    return k->type == KT_INT ? (double)*(const int64_t *)at : *(const double *)at;
-}
-
 /* Job 0's keys as levers: its rows with their offsets from the scenario
  * (schema_store writes at base + offset), named as --set names them. */
 static key_def_t job_keys[1];
@@ -127,13 +122,13 @@ static int is_cap(const char *name) {
 /* Lever key `name` of s, or NULL where s's kinds do not use it or it cannot
  * grow (a cap of 0 is none; loose data alone takes shards). */
 static const key_def_t *lever(const scenario_t *s, const char *name) {
-    if (strcmp(name, KNOB) == 0) name = scenario_loader(s)->knob;
+    name = binding_key(s, name);
     const key_def_t *k = name ? find_key(name) : NULL;
     if (!k || (k->type != KT_INT && k->type != KT_REAL)) return NULL;
     if (strncmp(name, "jobs.", 5) != 0 && !kinds_key_used(s, name)) return NULL;
     if (strcmp(name, "dataset.shard_items") == 0)
         return s->dataset.shard_items <= 1 && s->dataset.shard_mb <= 0 ? k : NULL;
-    if (!(key_value(k, s) > 0) && is_cap(name)) return NULL;
+    if (!(schema_number(k, s) > 0) && is_cap(name)) return NULL;
     return k;
 }
 
@@ -167,7 +162,7 @@ static int group_of(const scenario_t *s, const char *spec, group_t *g) {
         if (eq)
             snprintf(g->to[g->n], sizeof g->to[g->n], "%s", eq + 1);
         else
-            g->x0[g->n] = key_value(k, s);
+            g->x0[g->n] = schema_number(k, s);
         g->n++;
     }
     return g->n > 0 ? 0 : -1;
@@ -341,7 +336,7 @@ static void trim(search_t *q) {
     for (int i = 0; i < q->a->n; i++) {
         const key_def_t *k = find_key(q->a->key[i]);
         if (!k || (k->type != KT_INT && k->type != KT_REAL)) continue;
-        double lo = atof(q->a->was[i]), hi = key_value(k, &q->s);
+        double lo = atof(q->a->was[i]), hi = schema_number(k, &q->s);
         if (!(lo < hi)) continue;
         group_t g = {.k = {k}, .x0 = {1}, .n = 1};
         while (ceil(hi) - ceil(lo) > 1 && hi > 1.01 * lo) {

@@ -71,15 +71,18 @@ static const lift_t lifts[] = {
 };
 enum { NLIFTS = sizeof lifts / sizeof lifts[0] };
 
+const char *binding_key(const scenario_t *s, const char *name) {
+    return strcmp(name, BINDING_KNOB) == 0 ? scenario_loader(s)->knob : name;
+}
+
 /* Key `name` of s scaled by f (within its bounds): 1 when it changed. */
 static int scale_key(scenario_t *s, const char *name, double f) {
-    if (strcmp(name, KNOB) == 0) name = scenario_loader(s)->knob;
+    name = binding_key(s, name);
     if (!name || !kinds_key_used(s, name)) return 0;
     int n, i = schema_find(SCOPE_SCENARIO, name);
     const key_def_t *k = schema_keys(SCOPE_SCENARIO, &n);
     if (i < 0 || (k[i].type != KT_INT && k[i].type != KT_REAL)) return 0;
-    char *at = (char *)s + k[i].offset;
-    double x = k[i].type == KT_INT ? (double)*(int64_t *)at : *(double *)at;
+    double x = schema_number(&k[i], s);
     if (!(x > 0)) return 0;
     double y = x * f;
     if (k[i].type == KT_INT) y = f >= 1 ? ceil(y) : floor(y);

@@ -23,6 +23,12 @@
 /* The least share of the epoch a lift must save for its resource to bind. */
 #define BINDING_GAIN 0.01
 
+/* Lever and lift tables name the loader's own knob (num_workers,
+ * threads) as BINDING_KNOB; binding_key resolves it for s (NULL: the
+ * loader has none) and returns any other name as it is. */
+#define BINDING_KNOB "<knob>"
+const char *binding_key(const scenario_t *s, const char *name);
+
 /* Relabels v's model and simulator rows and its steady state (v executed). */
 void binding_name(variant_run_t *v);
 

@@ -447,6 +447,11 @@ int schema_store(const key_def_t *k, void *base, const char *text, char *why, si
     return -1;
 }
 
+double schema_number(const key_def_t *k, const void *base) {
+    const char *at = (const char *)base + k->offset;
+    return k->type == KT_INT ? (double)*(const int64_t *)at : *(const double *)at;
+}
+
 void schema_format(const key_def_t *k, const void *base, char *buf, size_t n) {
     const char *p = (const char *)base + k->offset;
     switch (k->type) {

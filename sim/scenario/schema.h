@@ -90,6 +90,8 @@ const char *schema_suggest(const char *name, char *buf, size_t bufsize);
 /* Parses `text` as the row's type, checks bounds, stores it at base+offset.
  * On error returns -1 and writes what was expected into why. */
 int schema_store(const key_def_t *k, void *base, const char *text, char *why, size_t whysize);
+/* The value at base+offset of a KT_INT or KT_REAL row as a number. */
+double schema_number(const key_def_t *k, const void *base);
 /* Formats the value at base+offset as YAML text. */
 void schema_format(const key_def_t *k, const void *base, char *buf, size_t bufsize);
 
