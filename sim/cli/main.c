@@ -433,7 +433,9 @@ static int cmd_run(int argc, char **argv, int check_only) {
             rc = run_execute_observed(&runs[k], !o.a.model_only, &watch, NULL);
         }
         /* "What to change", proven by the simulator before it is printed. */
-        if (!rc) rc = advice_find_all(&doc, &o.a.sets, idx, runs, nv, !o.a.model_only);
+        /* CSV has no advice column: its proofs would be simulations for nothing. */
+        if (!rc && o.format != FORMAT_CSV)
+            rc = advice_find_all(&doc, &o.a.sets, idx, runs, nv, !o.a.model_only);
         /* The prediction's sensitivity to the host profile's spread (spread.h). */
         for (int k = 0; k < nv && !rc; k++) {
             rc = spread_load(&doc, &runs[k].scn, &runs[k].spread);
