@@ -15,7 +15,6 @@ for d in "$A" "$B"; do [ -x "$d/sim/stallsim" ] || { echo "bench_answers.sh: no 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . scripts/bench_lib.sh
-t() { /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" >/dev/null 2>&1; awk '{print $1, $2 + $3}' "$tmp/t"; }
 cases=("run-openimages" "run-imagenet-s3" "run-openimages-model" "sweep-model-1e4")
 one() { # BIN CASE
   case $2 in

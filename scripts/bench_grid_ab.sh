@@ -13,7 +13,6 @@ for d in "$A" "$B"; do [ -x "$d/sim/stallsim" ] || { echo "bench_grid_ab.sh: no 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . scripts/bench_lib.sh
-t() { /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" >/dev/null 2>&1; awk '{print $1, $2 + $3}' "$tmp/t"; }
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 for r in $(seq 1 "$runs"); do
   for b in A B; do

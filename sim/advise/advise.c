@@ -82,15 +82,7 @@ static const option_t advise_own_options[] = {
      .help = "threads evaluating the model (default: the online CPUs); the answer\n"
              "is the same for any N"},
     REPORT_FORMAT_OPTION(offsetof(advise_opts_t, format)),
-    {.name = "--max-seconds",
-     .type = OPT_REAL,
-     .arg = "S",
-     .offset = offsetof(advise_opts_t, max_seconds),
-     .real_min = 0,
-     .real_min_open = 1,
-     .unit = "seconds",
-     .help = "stop (exit 1, nothing written) once the command has run S seconds\n"
-             "(default: no bound; a line every 10 s after 30 s says it is alive)"},
+    WATCHDOG_OPTION(offsetof(advise_opts_t, max_seconds)),
     {0},
 };
 

@@ -28,15 +28,7 @@ static const option_t compare_own_options[] = {
      .offset = offsetof(compare_opts_t, format),
      .fn = report_format_parse,
      .help = "text (default), json or html (one page)"},
-    {.name = "--max-seconds",
-     .type = OPT_REAL,
-     .arg = "S",
-     .offset = offsetof(compare_opts_t, max_seconds),
-     .real_min = 0,
-     .real_min_open = 1,
-     .unit = "seconds",
-     .help = "stop (exit 1, nothing written) once the command has run S seconds\n"
-             "(default: no bound; a line every 10 s after 30 s says it is alive)"},
+    WATCHDOG_OPTION(offsetof(compare_opts_t, max_seconds)),
     {0},
 };
 

@@ -15,6 +15,16 @@
 
 /* CLOCK_MONOTONIC, in seconds. */
 double watchdog_now(void);
+
+/* The --max-seconds row (a double at `offset_`) of a command whose whole
+ * run the watchdog bounds, for its options table (options.h). */
+#define WATCHDOG_OPTION(offset_)                                                                   \
+    {                                                                                              \
+        .name = "--max-seconds", .type = OPT_REAL, .arg = "S", .offset = (offset_), .real_min = 0, \
+        .real_min_open = 1, .unit = "seconds",                                                     \
+        .help = "stop (exit 1, nothing written) once the command has run S seconds\n"              \
+                "(default: no bound; a line every 10 s after 30 s says it is alive)"               \
+    }
 /* Starts the thread when max_s > 0 or heartbeat: the deadline t0 + max_s
  * (none when max_s <= 0), and with heartbeat "stallsim CMD: still working,
  * N s elapsed" on stderr every 10 s from 30 s on. 0, or EXIT_RUNTIME after
