@@ -157,12 +157,14 @@ static int lifted_epochs(const scenario_t *s, int bn, int e, double *T) {
 }
 
 /* The side a row is on: -1 the GPUs (its producer's label stands), 0 prep,
- * 1 fetch. Only a side with a stall of its own; where both have one, the
- * one whose removal saves more: the fetch stall is that saving by
- * DS-Analyzer's definition (T - T_prep), prep's is the model's (T - Ts,
- * prep free: `prep_gain`). A row with the larger prep stall is still
- * fetch-bound where storage alone would hold the epoch longer than prep
- * alone does (the two limits overlap). */
+ * 1 fetch. Only a side with a stall of its own; a fetch-dominated row is
+ * fetch-bound (PyTorch's workers read and prepare in turn, so freeing prep
+ * also frees their reads: that saving named prep a row with 32 % fetch and
+ * 7 % prep stall). A row with the larger prep stall is still fetch-bound
+ * where removing fetch saves more than removing prep: the fetch stall is
+ * that saving by DS-Analyzer's definition (T - T_prep), prep's is the
+ * model's (T - Ts, prep free: `prep_gain`); there storage alone would hold
+ * the epoch longer than prep alone does (the two limits overlap). */
 static int side_of(const epoch_metrics_t *m, double prep_gain) {
     if (m->bottleneck == BN_GPU || !(m->epoch_s > 0)) return -1;
     const double gpu_prep = m->gpu_prep_s / m->epoch_s;
@@ -170,14 +172,15 @@ static int side_of(const epoch_metrics_t *m, double prep_gain) {
     const double f = m->fetch_stall_s / m->epoch_s, p = m->prep_stall_s / m->epoch_s;
     if (f < SIDE_MIN && p < SIDE_MIN) return -1;
     if (f < SIDE_MIN) return 0;
-    if (p < SIDE_MIN) return 1;
+    if (p < SIDE_MIN || f > p) return 1;
     return f >= prep_gain;
 }
 
-/* Both stalls of row m are large enough that its side needs prep's gain. */
+/* Row m's side needs prep's gain: a fetch stall of its own, and a prep stall
+ * at least as large. */
 static int needs_prep_gain(const epoch_metrics_t *m) {
     return side_of(m, 0) >= 0 && m->fetch_stall_s >= SIDE_MIN * m->epoch_s &&
-           m->prep_stall_s >= SIDE_MIN * m->epoch_s;
+           m->prep_stall_s >= m->fetch_stall_s;
 }
 
 /* gain[b * ninst + i] for the lifts of the resources b where want[b]. */

@@ -3,8 +3,10 @@ times checks.py holds.
 
     label-split  every row's bottleneck is on a side of DS-Analyzer's split
                  that has a stall of its own: a prep-side name (prep, gil,
-                 memory-bandwidth, loader-overhead) only with a prep stall, a
-                 fetch-side name only with a fetch stall, gpu only with the
+                 memory-bandwidth, loader-overhead) only with a prep stall
+                 at least as large as the fetch stall (a fetch-dominated
+                 row never says prep), a fetch-side name only with a fetch
+                 stall, gpu only with the
                  GPUs busy (training or their own prep) METRICS_GPU_BOUND of
                  the epoch, or, GPU-bound by their own prep, prep.
     advice       the advice's keys applied to the scenario and run again give
@@ -41,6 +43,8 @@ def _label_finding(row, where):
         why = f"gpu with the GPUs {busy:.1%} busy"
     elif bn in PREP_SIDE and prep < SIDE_MIN - SLACK:
         why = f"{bn} with a prep stall of {prep:.2%} of the epoch"
+    elif bn in PREP_SIDE and fetch > prep + SLACK:
+        why = f"{bn} on a fetch-dominated row ({fetch:.2%} fetch, {prep:.2%} prep stall)"
     elif bn in FETCH_SIDE and fetch < SIDE_MIN - SLACK:
         why = f"{bn} with a fetch stall of {fetch:.2%} of the epoch"
     elif bn not in PREP_SIDE | FETCH_SIDE | {"gpu"}:
