@@ -24,6 +24,7 @@
 #define UTIL_MIN    0.05 /* a guided step turns a lever by at most target / this */
 #define GUIDED_GAIN 0.01 /* a guided step that gains less is taken back */
 #define DOUBLINGS   16   /* a lever goes at most this many doublings above its value */
+#define BISECTIONS  48   /* halvings of a factor: far below one unit of any key */
 #define KNEE        0.01 /* doubling a lever that saves less than this is past its knee */
 #define TARGET_MAX  0.995
 #define SHOWN       0.005  /* a utilisation this far below the target prints as it */
@@ -249,12 +250,10 @@ static double reach(const search_t *q, const group_t *g) {
     for (int d = 0; d < DOUBLINGS; d++, lo = hi, hi *= 2)
         if (util_at(q, g, hi) >= q->target) break;
     if (util_at(q, g, hi) < q->target) return 0;
-    while (!same_values(g, lo, hi)) {
+    /* lo misses (the search runs below the target), hi reaches: bisect to
+     * adjacent whole values. */
+    for (int b = 0; b < BISECTIONS && !same_values(g, lo, hi); b++) {
         double mid = (lo + hi) / 2;
-        if (same_values(g, mid, hi) || same_values(g, lo, mid)) {
-            if (util_at(q, g, same_values(g, lo, mid) ? mid : lo) >= q->target) hi = lo;
-            break;
-        }
         if (util_at(q, g, mid) >= q->target)
             hi = mid;
         else
