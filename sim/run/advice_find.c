@@ -351,8 +351,9 @@ static void trim(search_t *q) {
     }
 }
 
-/* Searches with the model from q->s toward q->target: 0 reached, else the
- * resource that stops it. */
+/* Searches with the model from q->s toward q->target: -1 reached, else the
+ * resource that stops it (BN_GPU where the GPUs do, or where a configuration
+ * would not run: every step takes one that ran, so only s itself). */
 static int search(search_t *q) {
     for (int n = 0; n < STEPS; n++) {
         epoch_metrics_t m;
