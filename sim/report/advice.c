@@ -21,8 +21,8 @@ static const char *const what_binds[BN__COUNT] = {
     [BN_STORAGE_BW] = "storage bandwidth",
     [BN_STORAGE_IOPS] = "storage IOPS",
     [BN_REQ_RATE] = "the store's request rate (GET/s caps)",
-    [BN_IN_FLIGHT] = "reads in flight x latency (each worker or reader holds its reads "
-                     "until they arrive)",
+    [BN_IN_FLIGHT] = ("reads in flight x latency (each worker or reader holds its reads "
+                      "until they arrive)"),
     [BN_NETWORK] = "the network",
     [BN_TIER] = "the local tier",
 };
