@@ -93,6 +93,14 @@ typedef struct {
      * NULL: server.storage.cpu_us_per_read + cpu_us_per_mb x MB (kinds.h:
      * storage_cpu_s asks the kind). */
     double (*cpu_s)(const scenario_t *s, double bytes);
+    /* Optional: one request of `bytes` with nothing before it and in one
+     * part (the start-up phase's LIST pages, HEADs and index downloads;
+     * bytes 0: a HEAD, or a stat on a file system); NULL: read. */
+    double (*request)(storage_t *d, double issue, double bytes, double offset, int client,
+                      io_acct_t *acct);
+    /* Optional: requests a second one device admits at most, any kind of
+     * request (0: no cap); NULL: server.storage.read_iops. */
+    double (*request_cap_s)(const scenario_t *s);
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that

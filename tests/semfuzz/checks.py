@@ -474,6 +474,37 @@ def check_model(v, doc):
     return out
 
 
+def check_startup(v, doc):
+    """The start-up phase (issue 56): the same requests counted by both;
+    refusals only under a prefix's cap; the simulator's time at least the
+    closed form's (its every term is a lower bound) where first bytes have
+    no tail, and within MODEL_TOL of it unless the model marks it."""
+    out = []
+    var = doc["variants"][0]
+    tail = v.get("server.storage.first_byte_p99_ms", 0) > v.get("server.storage.first_byte_ms", 0)
+    for ji, job in enumerate(var["jobs"]):
+        first = job["epochs"][0] if job["epochs"] else {}
+        mo, si = first.get("model"), first.get("sim")
+        if not mo or not si:
+            continue
+        where = f"job {ji} start-up"
+        if abs(si["startup_requests"] - mo["startup_requests"]) > 0.5:
+            out.append(finding("startup:requests", where, "sim and model count other requests",
+                               sim=si["startup_requests"], model=mo["startup_requests"]))
+        if si["startup_throttled"] and not v.get("server.storage.prefix_get_s"):
+            out.append(finding("startup:throttled", where, "refusals without a prefix cap",
+                               throttled=si["startup_throttled"]))
+        m_s, s_s = mo["startup_s"], si["startup_s"]
+        if not tail and s_s < m_s * (1 - 1e-3) - 1e-6:
+            out.append(finding("startup:lower", where, f"sim {s_s:.6g} s under the closed "
+                               f"form's bound {m_s:.6g} s", sim_s=s_s, model_s=m_s))
+        if m_s > 0 and not tail and not mo.get("startup_approximate") and abs(s_s / m_s - 1) > MODEL_TOL \
+                and s_s > 1e-3:
+            out.append(finding("startup:model", where, f"sim {s_s:.6g} s vs model {m_s:.6g} s",
+                               sim_s=s_s, model_s=m_s))
+    return out
+
+
 def check_echo(scen, cfg):
     """The config echo holds the values the scenario gave."""
     out = []
@@ -497,4 +528,5 @@ def check_all(scen, doc):
     out += check_lower(v, doc)
     out += check_conservation(v, doc)
     out += check_model(v, doc)
+    out += check_startup(v, doc)
     return out
