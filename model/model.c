@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds.h"
@@ -611,6 +612,15 @@ static void model_startup(const scenario_t *s, const topology_t *t, run_metrics_
     startup_t st[TOPO_MAX_INSTANCES];
     startup_model(s, t, st);
     startup_into(out, st);
+    if (s->startup.resume_by != RESUME_SKIP || !(s->startup.resume_at > 0)) return;
+    scenario_t *skip = malloc(sizeof *skip);
+    run_metrics_t r = {0};
+    if (skip && startup_resume_scenario(s, skip) && !metrics_alloc(&r, t->ninst, 1)) {
+        model_run(skip, t, &r);
+        startup_resume_into(out, &r);
+    }
+    metrics_free(&r);
+    free(skip);
 }
 
 /* The run: per instance its figures, then per epoch its hits, ends and

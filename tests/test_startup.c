@@ -139,11 +139,34 @@ static void test_first_step(void **state) {
     assert_true(p.sim.epoch_s == none.sim.epoch_s);
 }
 
+/* A restart by skipping reads the items before its position with no step:
+ * half of 4000 items of 100 KB at 200 MB/s is 1 s; by index, nothing. */
+static void test_resume(void **state) {
+    (void)state;
+    static const char *disk =
+        "epochs: 1\ndataset: {items: 4000, item_kb: 100}\n"
+        "server: {cpus: 16, gpus: 8, cache_gb: 0,\n"
+        "  storage: {kind: fixed, latency_ms: 0.01, read_mb_s: 200}}\n"
+        "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+        "loader: {cache: none}\n"
+        "jobs: [{gpus: 8, batch_per_gpu: 32, compute_s_per_batch: 0.1}]\n";
+    const char *skip[] = {"startup.resume_at=0.5", "startup.resume_by=skip", NULL};
+    pair_t p = run(disk, skip);
+    if (fabs(p.sim.resume_s - 1) > 0.02 || fabs(p.model.resume_s - 1) > 0.02)
+        fail_msg("skip: resume sim %.6f s, model %.6f s, want 1 s", p.sim.resume_s,
+                 p.model.resume_s);
+    const char *index[] = {"startup.resume_at=0.5", "startup.resume_by=index", NULL};
+    pair_t q = run(disk, index);
+    assert_true(q.sim.resume_s == 0 && q.model.resume_s == 0);
+    /* the epochs are the run's own either way */
+    assert_true(p.sim.epoch_s == q.sim.epoch_s && p.model.epoch_s == q.model.epoch_s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_resolver),    cmocka_unit_test(test_rate_cap),
         cmocka_unit_test(test_prefix_refusals), cmocka_unit_test(test_device_queue),
-        cmocka_unit_test(test_first_step),
+        cmocka_unit_test(test_first_step),      cmocka_unit_test(test_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

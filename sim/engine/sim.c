@@ -1300,10 +1300,17 @@ static double wall_s(void) {
  * requests as the epochs' devices would. */
 static int sim_startup(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
     startup_t *st = calloc((size_t)t->ninst, sizeof *st);
-    if (!st) return EXIT_RUNTIME;
-    int rc = startup_sim(s, t, st);
+    scenario_t *skip = malloc(sizeof *skip);
+    run_metrics_t r = {0};
+    int rc = st && skip ? startup_sim(s, t, st) : EXIT_RUNTIME;
     if (rc == 0) startup_into(out, st);
-    free(st);
+    if (rc == 0 && startup_resume_scenario(s, skip)) {
+        /* the restart's skip, simulated as an epoch of its own */
+        rc = metrics_alloc(&r, t->ninst, 1) ? EXIT_RUNTIME : sim_run(skip, t, &r);
+        if (rc == 0) startup_resume_into(out, &r);
+        metrics_free(&r);
+    }
+    free(st), free(skip);
     return rc;
 }
 

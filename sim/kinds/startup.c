@@ -270,6 +270,26 @@ int startup_sim(const scenario_t *s, const topology_t *t, startup_t *out) {
     return 0;
 }
 
+int startup_resume_scenario(const scenario_t *s, scenario_t *skip) {
+    if (s->startup.resume_by != RESUME_SKIP || !(s->startup.resume_at > 0)) return 0;
+    *skip = *s;
+    skip->epochs = 1;
+    skip->dataset.items = (int64_t)ceil(s->startup.resume_at * (double)s->dataset.items);
+    skip->startup.resolve = RESOLVE_NONE;
+    skip->startup.resume_at = 0;
+    for (int j = 0; j < skip->njobs; j++) {
+        /* no step: the GPUs take each batch at once */
+        job_t *jb = &skip->jobs[j];
+        jb->gpu_items_per_s = 0, jb->compute_s_per_batch = 1e-9, jb->train_cpu_ms = 0;
+    }
+    return 1;
+}
+
+void startup_resume_into(run_metrics_t *r, const run_metrics_t *skip) {
+    for (int i = 0; i < r->ninst; i++)
+        metrics_at(r, i, 0)->resume_s = metrics_at(skip, i, 0)->epoch_s;
+}
+
 void startup_into(run_metrics_t *r, const startup_t *st) {
     for (int i = 0; i < r->ninst; i++) {
         epoch_metrics_t *m = metrics_at(r, i, 0);

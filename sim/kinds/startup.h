@@ -46,4 +46,12 @@ void startup_model(const scenario_t *s, const topology_t *t, startup_t *out);
 /* Puts st[r->ninst] into each instance's first epoch. */
 void startup_into(run_metrics_t *r, const startup_t *st);
 
+/* A restart that resumes by skipping (startup.resume_by skip, resume_at >
+ * 0): 1, and in *skip the scenario whose one epoch is the items skipped,
+ * read and prepared with no training step and no start-up of its own; the
+ * caller runs it (simulator or model) and startup_resume_into puts each
+ * instance's epoch time into r's first epoch as resume_s. Else 0. */
+int startup_resume_scenario(const scenario_t *s, scenario_t *skip);
+void startup_resume_into(run_metrics_t *r, const run_metrics_t *skip);
+
 #endif

@@ -98,6 +98,7 @@ GETTER(tier_hit_rate)
 GETTER(gpu_prep_s)
 GETTER(startup_s)
 GETTER(startup_requests)
+GETTER(resume_s)
 GETTER(startup_throttled)
 static double get_startup_approximate(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
@@ -106,7 +107,7 @@ static double get_startup_approximate(const epoch_metrics_t *m, const epoch_metr
 /* Launch to the first step in the first epoch (its start-up phase, then its
  * first batch); the epoch's start to its first step in a later one. */
 static double first_step_s(const epoch_metrics_t *m) {
-    return m->startup_s + m->first_batch_s;
+    return m->startup_s + m->resume_s + m->first_batch_s;
 }
 static double get_first_step_s(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
@@ -223,6 +224,7 @@ static const column_t columns[] = {
     {"startup_requests", OUT_NUM, "%.9g", get_startup_requests, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_throttled", OUT_NUM, "%.9g", get_startup_throttled, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_approximate", OUT_BOOL, "%d", get_startup_approximate, FIG_ANY, NULL, NULL, 0, NULL},
+    {"resume_s", OUT_NUM, "%.9g", get_resume_s, FIG_NONNEG, NULL, NULL, 0, NULL},
 };
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
@@ -467,24 +469,27 @@ static void json_servers(out_json_t *j, const variant_run_t *v) {
  * (its refusals and back-offs are the simulator's alone). */
 static void write_text_first_step(FILE *out, const variant_run_t *v, int nv) {
     const int w = report_variant_width(v, nv);
-    fprintf(out, "\n%-*s %-12s %16s %12s %12s %12s %10s %10s\n", w, "variant", "job",
-            "first_step_s", "(sim)", "startup_s", "(sim)", "requests", "throttled");
+    fprintf(out, "\n%-*s %-12s %16s %12s %12s %12s %10s %10s %10s\n", w, "variant", "job",
+            "first_step_s", "(sim)", "startup_s", "(sim)", "requests", "throttled", "resume_s");
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++) {
             const epoch_metrics_t *m = metrics_at(&v[k].model, i, 0);
             const epoch_metrics_t *x = v[k].sim.m ? metrics_at(&v[k].sim, i, 0) : m;
-            char a[32], b[32] = "-", c[32], d[32] = "-";
+            char a[32], b[32] = "-", c[32], d[32] = "-", r[32];
             fig(a, sizeof a, first_step_s(m), 3), fig(c, sizeof c, m->startup_s, 3);
+            fig(r, sizeof r, x->resume_s, 3);
             if (v[k].sim.m) fig(b, sizeof b, first_step_s(x), 3), fig(d, sizeof d, x->startup_s, 3);
-            fprintf(out, "%-*s %-12s %15s%s %12s %12s %12s %10.0f %10.0f\n", w, v[k].scn.variant,
-                    v[k].topo.inst[i].name, a, m->startup_approximate ? "~" : " ", b, c, d,
-                    x->startup_requests, x->startup_throttled);
+            fprintf(out, "%-*s %-12s %15s%s %12s %12s %12s %10.0f %10.0f %10s\n", w,
+                    v[k].scn.variant, v[k].topo.inst[i].name, a, m->startup_approximate ? "~" : " ",
+                    b, c, d, x->startup_requests, x->startup_throttled, r);
         }
     fprintf(out, "first_step_s: launch to the first training step: the start-up phase "
                  "(startup.resolve: the dataset's LIST pages, HEADs and index, by the resolvers "
                  "it names), then the first batch (the loader's workers start, read and prepare "
                  "it); requests and throttled (refused with 503 or 429, retried after a "
-                 "back-off): the start-up phase's, simulator where run.\n");
+                 "back-off): the start-up phase's; resume_s: a restart's skip through the "
+                 "items before its position (startup.resume_at, resume_by skip), in the first "
+                 "step; simulator where run.\n");
 }
 
 /* Requests to storage of each variant that reads an object store or record

@@ -41,25 +41,26 @@ typedef struct {
     double remote_hit_rate;
     double storage_read_bytes;
     double network_bytes;
-    double cpu_util;          /* busy core-seconds over cores x T */
-    double storage_util;      /* transfer-busy seconds over T */
-    double slot_util;         /* storage request slots busy over queue_depth x T */
-    double network_util;      /* NIC-busy seconds over T */
-    double t_gpu_s;           /* differential run: GPUs fed instantly */
-    double t_prep_s;          /* differential run: every item in memory */
-    double items_prepped;     /* conservation checks: items through prep this epoch */
-    double storage_reads;     /* reads that went to storage */
-    double items_consumed;    /* items this job's GPUs trained on this epoch */
-    double staged_bytes;      /* peak memory of batches prepared ahead for this job's stream */
-    double shards_per_batch;  /* record shards: distinct shards in a batch, mean (0: loose items) */
-    double tier_hit_rate;     /* served by the tier (server.tier) over accesses */
-    double gpu_prep_s;        /* of the training GPUs' busy time, prep (nvJPEG, GPU augment) */
-    double storage_heads;     /* object stores: HEADs (server.storage.head) */
-    double storage_retries;   /* requests refused (503 SlowDown) and retried; simulator only */
-    double storage_lists;     /* LIST requests at the epoch's start (pages of 1000 keys) */
-    double first_batch_s;     /* the epoch's start to its first step (the GPUs' first wait) */
-    double startup_s;         /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
-    double startup_requests;  /* first epoch: the start-up phase's requests, and of them */
+    double cpu_util;         /* busy core-seconds over cores x T */
+    double storage_util;     /* transfer-busy seconds over T */
+    double slot_util;        /* storage request slots busy over queue_depth x T */
+    double network_util;     /* NIC-busy seconds over T */
+    double t_gpu_s;          /* differential run: GPUs fed instantly */
+    double t_prep_s;         /* differential run: every item in memory */
+    double items_prepped;    /* conservation checks: items through prep this epoch */
+    double storage_reads;    /* reads that went to storage */
+    double items_consumed;   /* items this job's GPUs trained on this epoch */
+    double staged_bytes;     /* peak memory of batches prepared ahead for this job's stream */
+    double shards_per_batch; /* record shards: distinct shards in a batch, mean (0: loose items) */
+    double tier_hit_rate;    /* served by the tier (server.tier) over accesses */
+    double gpu_prep_s;       /* of the training GPUs' busy time, prep (nvJPEG, GPU augment) */
+    double storage_heads;    /* object stores: HEADs (server.storage.head) */
+    double storage_retries;  /* requests refused (503 SlowDown) and retried; simulator only */
+    double storage_lists;    /* LIST requests at the epoch's start (pages of 1000 keys) */
+    double first_batch_s;    /* the epoch's start to its first step (the GPUs' first wait) */
+    double startup_s;        /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
+    double resume_s;         /* first epoch: a restart's skip to its position (startup.resume_by) */
+    double startup_requests; /* first epoch: the start-up phase's requests, and of them */
     double startup_throttled; /* refused (503/429) and retried */
     int startup_approximate;  /* first epoch: the start-up figure is the closed form's, not exact */
     int bottleneck;           /* bottleneck_t */

@@ -58,6 +58,10 @@ typedef enum {
     RESOLVE_EVERY_WORKER,
     RESOLVE__COUNT
 } resolve_by_t;
+/* resume.by: how a restarted job reaches its position in the epoch: by the
+ * loader's saved state (state_dict: no cost), or by iterating the loader
+ * through the items before it (each read and prepared, no step). */
+typedef enum { RESUME_INDEX, RESUME_SKIP, RESUME__COUNT } resume_by_t;
 
 typedef struct {
     char name[SCN_STR];
@@ -166,6 +170,8 @@ typedef struct {
         int head_each;      /* a HEAD (or stat) of every object */
         double metadata_mb; /* an index or metadata file each resolver downloads */
         int64_t threads;    /* requests in flight per resolver */
+        double resume_at;   /* share of the first epoch done before a restart (0: a new run) */
+        int resume_by;      /* resume_by_t */
     } startup;
     struct { /* USD; 0 = not charged (no built-in prices) */
         double get_per_1000;

@@ -55,6 +55,11 @@ const char *resolve_by_name(int i) {
     return i >= 0 && i < RESOLVE__COUNT ? names[i] : NULL;
 }
 
+const char *resume_by_name(int i) {
+    static const char *const names[] = {"index", "skip"};
+    return i >= 0 && i < RESUME__COUNT ? names[i] : NULL;
+}
+
 const char *server_mode_name(int i) {
     static const char *const names[] = {"auto", "sampled", "exact"};
     return i >= 0 && i < SERVERS__COUNT ? names[i] : NULL;
@@ -123,6 +128,8 @@ static const key_def_t core_keys[] = {
     {"startup.head_each", KT_BOOL, "", "false", 0, 0, 0, NULL, S(startup.head_each), "the resolution asks each object's size with a HEAD (a stat on a file system) before the first step"},
     {"startup.metadata_mb", KT_REAL, "MB", "0", 0, 1e6, 0, NULL, S(startup.metadata_mb), "an index or metadata file each resolver downloads before the first step (a dataset card, a shard index, a parquet footer) (0 = none)"},
     {"startup.threads", KT_INT, "requests", "1", 1, 4096, 0, NULL, S(startup.threads), "requests one resolver keeps in flight (a resolver's thread pool)"},
+    {"startup.resume_at", KT_REAL, "", "0", 0, 1, 0, NULL, S(startup.resume_at), "a restart: the share of the first epoch done before it, where the job resumes (0 = a new run); the time to the first step then holds the resume"},
+    {"startup.resume_by", KT_ENUM, "", "index", 0, 0, 0, resume_by_name, S(startup.resume_by), "how a restart reaches its position: index (the loader's saved state, as torchdata's StatefulDataLoader: no cost) or skip (iterating the loader through the items before it, each read and prepared with no training step, as a loader without state does)"},
     {"prices", KT_STRING, "path", "", 0, 0, 0, NULL, S(prices_file), "price file (prices_version: 1, its source and date, a prices: mapping); its prices are defaults the scenario's prices.* override (relative to the scenario's folder, else the working directory)"},
     {"prices.get_per_1000", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.get_per_1000), "price of 1000 storage reads (GET requests; 0 = not charged)"},
     {"prices.list_per_1000", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.list_per_1000), "price of 1000 LIST requests (a job lists the dataset once, 1000 keys a LIST)"},
