@@ -12,10 +12,10 @@ storm=$src/scenarios/launch-storm.yaml
 
 # ---- the first-step table and its columns ----
 "$bin" run "$storm" --variant one-rank >"$tmp/t.txt"
-has "$tmp/t.txt" '^variant +job +first_step_s +\(sim\) +startup_s +\(sim\) +requests +throttled$' \
-  '^one-rank +vlm +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +2002 +0$'
+has "$tmp/t.txt" '^variant +job +first_step_s +\(sim\) +startup_s +\(sim\) +requests +throttled +resume_s$' \
+  '^one-rank +vlm +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +2002 +0 +0\.000$'
 "$bin" run "$storm" --variant every-worker --format csv >"$tmp/t.csv"
-has "$tmp/t.csv" ',first_step_s,startup_s,startup_requests,startup_throttled,startup_approximate$'
+has "$tmp/t.csv" ',first_step_s,startup_s,startup_requests,startup_throttled,startup_approximate,resume_s$'
 check "storm: 512 resolvers x 2002 requests, some refused (csv)" 'awk -F, "NR == 1 {
   for (i = 1; i <= NF; i++) c[\$i] = i; next }
   \$c[\"source\"] == \"sim\" { ok = \$c[\"startup_requests\"] == 1025024 && \$c[\"startup_throttled\"] > 0 &&
@@ -30,6 +30,16 @@ check "no start-up: startup_s 0, first_step_s > 0" 'awk -F, "NR == 1 {
   for (i = 1; i <= NF; i++) c[\$i] = i; next }
   \$c[\"epoch\"] == 1 { if (\$c[\"startup_s\"] != 0 || \$c[\"startup_requests\"] != 0 ||
   !(\$c[\"first_step_s\"] > 0)) bad = 1 } END { exit bad }" "$tmp/o.csv"'
+
+# ---- advise over the start-up: a first-step target read in the first epoch ----
+"$bin" advise "$storm" --variant every-worker --vary startup.resolve=every-worker,every-rank,one-rank \
+  --vary server.storage.prefixes=1,4,16 --target 'first_step_s<=30' \
+  --minimize server.storage.prefixes >"$tmp/adv.txt" 2>&1
+has "$tmp/adv.txt" "^target: first_step_s<=30 \(model, the run's first epoch for the start-up's metrics" \
+  '^recommendation: startup.resolve=one-rank, server.storage.prefixes=1 ' \
+  '^  simulator: .*: meets the target$'
+expect 2 "unknown metric" -- "$bin" advise "$storm" --vary server.storage.prefixes=1,4 \
+  --target 'first_batch_s<=3'
 
 # ---- its keys: a wrong value is refused with the key ----
 expect 2 "startup.resolve" -- "$bin" run "$storm" --set startup.resolve=every-node
