@@ -447,6 +447,12 @@ static double object_request(storage_t *d, double issue, double bytes, double of
     return end;
 }
 
+/* A start-up request's time alone: its first byte and its bytes on one
+ * connection (no HEAD before it, no ranges). */
+static double object_request_s(const scenario_t *s, double bytes) {
+    return lat_mean_s(s) + bytes / (obj_opts(s)->conn_mb_s * 1e6);
+}
+
 /* The aggregate channel, the connections and the GET/s gate from `at` on
  * (those never set up are left alone); a prefix's windows count whole
  * requests and are left as they are. */
@@ -665,6 +671,7 @@ const storage_ops_t storage_object = {
     .requests = object_requests,
     .heads = object_heads,
     .request = object_request,
+    .request_s = object_request_s,
     .request_cap_s = object_request_cap,
     .lists = object_lists,
     .cpu_s = object_cpu_s,

@@ -476,17 +476,20 @@ def check_model(v, doc):
 
 def check_startup(v, doc):
     """The start-up phase (issue 56): the same requests counted by both;
-    refusals only under a prefix's cap; the simulator's time at least the
-    closed form's (its every term is a lower bound) where first bytes have
-    no tail, and within MODEL_TOL of it unless the model marks it."""
+    refusals only under a prefix's cap; the launch's end (the last job's
+    start-up: jobs sharing a device interleave, so one may end before the
+    device's whole work) never under the closed form's bound where first
+    bytes have no tail, and within MODEL_TOL of it unless the model marks
+    it (startup_approximate), past a millisecond."""
     out = []
     var = doc["variants"][0]
     tail = v.get("server.storage.first_byte_p99_ms", 0) > v.get("server.storage.first_byte_ms", 0)
-    for ji, job in enumerate(var["jobs"]):
-        first = job["epochs"][0] if job["epochs"] else {}
-        mo, si = first.get("model"), first.get("sim")
-        if not mo or not si:
-            continue
+    firsts = [(j["epochs"][0].get("model"), j["epochs"][0].get("sim"))
+              for j in var["jobs"] if j["epochs"]]
+    firsts = [(mo, si) for mo, si in firsts if mo and si]
+    if not firsts:
+        return out
+    for ji, (mo, si) in enumerate(firsts):
         where = f"job {ji} start-up"
         if abs(si["startup_requests"] - mo["startup_requests"]) > 0.5:
             out.append(finding("startup:requests", where, "sim and model count other requests",
@@ -494,14 +497,17 @@ def check_startup(v, doc):
         if si["startup_throttled"] and not v.get("server.storage.prefix_get_s"):
             out.append(finding("startup:throttled", where, "refusals without a prefix cap",
                                throttled=si["startup_throttled"]))
-        m_s, s_s = mo["startup_s"], si["startup_s"]
-        if not tail and s_s < m_s * (1 - 1e-3) - 1e-6:
-            out.append(finding("startup:lower", where, f"sim {s_s:.6g} s under the closed "
-                               f"form's bound {m_s:.6g} s", sim_s=s_s, model_s=m_s))
-        if m_s > 0 and not tail and not mo.get("startup_approximate") and abs(s_s / m_s - 1) > MODEL_TOL \
-                and s_s > 1e-3:
-            out.append(finding("startup:model", where, f"sim {s_s:.6g} s vs model {m_s:.6g} s",
-                               sim_s=s_s, model_s=m_s))
+    m_s = max(mo["startup_s"] for mo, _ in firsts)
+    s_s = max(si["startup_s"] for _, si in firsts)
+    marked = any(mo.get("startup_approximate") for mo, _ in firsts)
+    if not tail and not marked and s_s < m_s * (1 - 1e-3) - 1e-6:
+        out.append(finding("startup:lower", "the launch", f"sim {s_s:.6g} s under the closed "
+                           f"form's bound {m_s:.6g} s", sim_s=s_s, model_s=m_s))
+    # (a millisecond's slack: lockstep resolvers' transfers queue on a
+    # channel for a fraction of one transfer, which the bound leaves out)
+    if m_s > 0 and not tail and not marked and abs(s_s - m_s) > max(MODEL_TOL * m_s, 1e-3):
+        out.append(finding("startup:model", "the launch", f"sim {s_s:.6g} s vs model {m_s:.6g} s",
+                           sim_s=s_s, model_s=m_s))
     return out
 
 
