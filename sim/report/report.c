@@ -217,14 +217,14 @@ static const column_t columns[] = {
     {"storage_heads", OUT_NUM, "%.9g", get_storage_heads, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"storage_retries", OUT_NUM, "%.9g", get_storage_retries, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"storage_lists", OUT_NUM, "%.9g", get_storage_lists, FIG_NONNEG, NULL, NULL, 0, NULL},
-    {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
-    {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
     {"first_step_s", OUT_NUM, "%.9g", get_first_step_s, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_s", OUT_NUM, "%.9g", get_startup_s, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_requests", OUT_NUM, "%.9g", get_startup_requests, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_throttled", OUT_NUM, "%.9g", get_startup_throttled, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_approximate", OUT_BOOL, "%d", get_startup_approximate, FIG_ANY, NULL, NULL, 0, NULL},
     {"resume_s", OUT_NUM, "%.9g", get_resume_s, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
+    {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };
 /* clang-format on */
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
@@ -483,13 +483,23 @@ static void write_text_first_step(FILE *out, const variant_run_t *v, int nv) {
                     v[k].scn.variant, v[k].topo.inst[i].name, a, m->startup_approximate ? "~" : " ",
                     b, c, d, x->startup_requests, x->startup_throttled, r);
         }
-    fprintf(out, "first_step_s: launch to the first training step: the start-up phase "
-                 "(startup.resolve: the dataset's LIST pages, HEADs and index, by the resolvers "
-                 "it names), then the first batch (the loader's workers start, read and prepare "
-                 "it); requests and throttled (refused with 503 or 429, retried after a "
-                 "back-off): the start-up phase's; resume_s: a restart's skip through the "
-                 "items before its position (startup.resume_at, resume_by skip), in the first "
-                 "step; simulator where run.\n");
+    int any = 0;
+    for (int k = 0; k < nv; k++)
+        any |= v[k].scn.startup.resolve != RESOLVE_NONE || v[k].scn.startup.resume_at > 0;
+    if (!any) {
+        fputs("first_step_s: launch to the first training step (the loader's workers start, read\n"
+              "  and prepare the first batch); startup.* adds what comes before it "
+              "(docs/startup.md).\n",
+              out);
+        return;
+    }
+    fputs("first_step_s: launch to the first training step: the start-up phase (startup.resolve:\n"
+          "  the dataset's LIST pages, HEADs and index, by the resolvers it names), a restart's\n"
+          "  resume (resume_s: its skip through the items before its position), then the first\n"
+          "  batch (the loader's workers start, read and prepare it); requests and throttled\n"
+          "  (refused with 503 or 429, retried after a back-off): the start-up phase's;\n"
+          "  simulator where run.\n",
+          out);
 }
 
 /* Requests to storage of each variant that reads an object store or record
