@@ -10,7 +10,7 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
       [--warmup 10] [--device cuda|cpu] [--out gpu-rate.yaml]
 
 (installed from python/ with pip; in a checkout without installing,
-/usr/bin/python3 microbench/torch/probe.py runs the same main).
+/usr/bin/python3 python/probe.py runs the same main).
 
 What it measures, each the way the DataLoader spends it:
 - a real DataLoader with one worker and no GPU work, repeated until the
