@@ -18,11 +18,11 @@ declare -A rank=(
   [sim/util]=0 [cuda]=0
   [sim/scenario]=1 [sim/benchlib]=1
   [sim/kinds]=2 [sim/calibrate]=2
-  [sim/engine]=3 [sim/model]=3 [sim/import]=3
+  [sim/engine]=3 [sim/model]=3
   [sim/mrc]=4
   [sim/run]=5
   [sim/report]=6
-  [sim/sweep]=7 [sim/measure]=7 [sim/compare]=7
+  [sim/sweep]=7 [sim/measure]=7 [sim/compare]=7 [sim/simulate]=7 [sim/import]=7
   [sim/advise]=8 [sim/init]=8
   [sim/cli]=9
 )
