@@ -3,7 +3,7 @@
  * The augment is torchvision's RandomResizedCrop + RandomHorizontalFlip +
  * ToTensor + Normalize with the crop already chosen: an aug_params names the
  * crop rectangle and the flip, so the same parameters can be fed to this
- * reference, the optimized CPU code (microbench/augment.c) and the CUDA
+ * reference, the optimized CPU code (sim/benchlib/augment.c) and the CUDA
  * kernel (cuda/gpu_cuda.cu), and their outputs compared.
  *
  * Use: augment_ref(src, width, height, &params, 224, 224, dst) with src an

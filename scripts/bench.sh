@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Simulator speed and memory (BENCHMARKS.md). Runs each case R times (default
+# Simulator speed and memory (docs/benchmarks.md). Runs each case R times (default
 # 5) and prints a markdown table of medians: wall time of the whole
 # `stallsim run` of one variant (differential runs included), simulated
 # item-accesses per second (items x epochs / wall time), peak RSS, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A 50-point cache-size sweep against one run (BENCHMARKS.md, "Cache-size curves and sampled runs"):
+# A 50-point cache-size sweep against one run (docs/benchmarks.md, "Cache-size curves and sampled runs"):
 # `sweep --vary server.cache_gb=...` answered from one cache-size curve
 # (sim/mrc) plus three full simulations, timed against `stallsim run` of the
 # same scenario, alternating in each repetition; medians and the ratio of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sampled simulation (BENCHMARKS.md, "Cache-size curves and sampled runs"): ImageNet-like items (114 KB,
+# Sampled simulation (docs/benchmarks.md, "Cache-size curves and sampled runs"): ImageNet-like items (114 KB,
 # cv 0.6) on one 8-GPU server, an LRU cache of a fixed share of the data,
 # 3 epochs, at 1e7, 1e8 (item by item and sampled) and 1e9 items (sampled).
 # Each case R times (default 3): median wall s, median peak RSS (GNU time),

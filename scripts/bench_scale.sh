@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How the exact replay scales with the dataset (BENCHMARKS.md, scaling
+# How the exact replay scales with the dataset (docs/benchmarks.md, scaling
 # table): `stallsim run scenarios/imagenet1k.yaml` (both variants, LRU and
 # MinIO, 3 epochs) with dataset.items = N and the cache held at 35% of the
 # data (server.cache_gb = 0.35 x N x 114 KB), R runs each; prints a markdown

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times `stallsim sweep` and prints the table kept in BENCHMARKS.md:
+# Times `stallsim sweep` and prints the table kept in docs/benchmarks.md:
 # a 100-configuration sweep of scenarios/openimages.yaml (both variants
 # simulated) with --threads 1 and 2, and --model-only over 10^5 configurations.
 #   scripts/bench_sweep.sh [BUILD_DIR] [RUNS]     (defaults: build, 3)

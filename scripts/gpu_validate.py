@@ -62,7 +62,7 @@ from validation.fixtures import data as fx  # noqa: E402
 from stallsim import pipeline  # noqa: E402
 
 TOOL = "gpu_validate"
-PROBE = os.path.join(ROOT, "microbench", "torch", "probe.py")
+PROBE = os.path.join(ROOT, "python", "probe.py")
 RATES = os.path.join(ROOT, "scenarios", "gpus", "rates.yaml")
 STEPS = ("calibrate", "decode", "rate", "probe", "train")
 SMOKE = "CPU smoke"

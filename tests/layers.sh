@@ -16,13 +16,13 @@ set -euo pipefail
 cd "${1:-.}"
 declare -A rank=(
   [sim/util]=0 [cuda]=0
-  [sim/scenario]=1 [microbench/lib]=1
-  [sim/kinds]=2 [microbench]=2
-  [sim/engine]=3 [model]=3 [sim/import]=3
+  [sim/scenario]=1 [sim/benchlib]=1
+  [sim/kinds]=2 [sim/calibrate]=2
+  [sim/engine]=3 [sim/model]=3
   [sim/mrc]=4
   [sim/run]=5
   [sim/report]=6
-  [sim/sweep]=7 [microbench/measure]=7 [sim/compare]=7
+  [sim/sweep]=7 [sim/measure]=7 [sim/compare]=7 [sim/simulate]=7 [sim/import]=7
   [sim/advise]=8 [sim/init]=8
   [sim/cli]=9
 )
@@ -32,7 +32,7 @@ while IFS= read -r h; do
   name=${h##*/}
   [ -z "${home[$name]:-}" ] || { echo "layers: header name $name in two folders: ${home[$name]} and ${h%/*}"; exit 1; }
   home[$name]=${h%/*}
-done < <(find sim model microbench cuda -name '*.h' | sort)
+done < <(find sim cuda -name '*.h' | sort)
 bad=0 n=0
 while IFS= read -r f; do
   dir=${f%/*}
@@ -47,7 +47,7 @@ while IFS= read -r f; do
       bad=1
     fi
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | sed 's#.*/##')
-done < <(find sim model microbench cuda \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) | sort)
+done < <(find sim cuda \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) | sort)
 [ $bad = 0 ] && echo "layers: $n project includes, all pointing down" || exit 1
 [ -n "${2:-}" ] || exit 0
 
@@ -58,7 +58,7 @@ while IFS= read -r c; do
   name=${c##*/}
   [ -z "${src[$name]:-}" ] || { echo "layers: source name $name in two folders: ${src[$name]} and ${c%/*}"; exit 1; }
   src[$name]=${c%/*}
-done < <(find sim model microbench cuda \( -name '*.c' -o -name '*.cu' \) | sort)
+done < <(find sim cuda \( -name '*.c' -o -name '*.cu' \) | sort)
 mapfile -t libs < <(find "$2" -name 'libstallsim_*.a' | sort)
 [ ${#libs[@]} -gt 0 ] || { echo "layers: no libstallsim_*.a under $2 (build first)"; exit 1; }
 # nm -P -A: "LIB[MEMBER]: SYMBOL TYPE ...": a global definition (upper-case

@@ -6,7 +6,7 @@ cold reads whose time did not grow with size give the plain mean rate, not
 1 TB/s (issue 33, S7); the threads kind's GIL shares (stallsim.gilshare)
 from the stages' wall ratios on 1 and p threads; the repeats to a spread
 bound (stallsim.stable) on scripted figures and a fake clock, and the
-busy-host rule and wording being calibrate's own (microbench/stability.*).
+busy-host rule and wording being calibrate's own (sim/calibrate/stability.*).
 usage: probe_fits.py SOURCE_DIR"""
 import importlib.util
 import os
@@ -270,7 +270,7 @@ class BusyHost(unittest.TestCase):
     """The probe's busy host is calibrate's: its thresholds and messages."""
 
     def c_source(self, name):
-        with open(os.path.join(SRC, "microbench", name)) as f:
+        with open(os.path.join(SRC, "sim", "calibrate", name)) as f:
             return f.read()
 
     def test_thresholds_are_calibrates(self):

@@ -5,7 +5,7 @@
 #   python3 -m venv --system-site-packages V && V/bin/pip install --no-build-isolation ./python
 # then `stallsim-probe --help` runs from the venv, the package imports from
 # there (without PyTorch: --help and the imports never load it), the
-# notebooks' loader imports, and the old paths (microbench/torch/probe.py,
+# notebooks' loader imports, and the checkout's paths (python/probe.py,
 # notebooks/stallsim_nb.py) still reach the same code. Needs no network and
 # no PyTorch; skips (77) only where venv, pip or setuptools are missing.
 #   tests/pypkg.sh SRCDIR
@@ -113,11 +113,11 @@ PY
 [ $? = 0 ] && ok || bad "the notebooks' loader: $out"
 grep -v '^ok$' <<<"$out"
 
-# Without installing: python -m, and the old paths kept for their callers.
+# Without installing: python -m, and the checkout's paths their callers run.
 out=$(PYTHONPATH="$src/python" "$py" -m stallsim.probe --help 2>&1)
 [ $? = 0 ] && grep -q -- "--data" <<<"$out" && ok || bad "python3 -m stallsim.probe --help: $out"
-out=$("$py" "$src/microbench/torch/probe.py" --help 2>&1)
-[ $? = 0 ] && grep -q -- "--pipelines" <<<"$out" && ok || bad "microbench/torch/probe.py --help: $out"
+out=$("$py" "$src/python/probe.py" --help 2>&1)
+[ $? = 0 ] && grep -q -- "--pipelines" <<<"$out" && ok || bad "python/probe.py --help: $out"
 out=$("$py" -c "import sys; sys.path.insert(0, '$src/notebooks')
 import importlib.util
 if importlib.util.find_spec('matplotlib') and importlib.util.find_spec('pandas'):

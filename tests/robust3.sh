@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Robustness round 3 (issue 33): one section per defect, each a check that
-# failed on f72e534 (ROBUSTNESS.md, "Round 3", says what it did then).
+# failed on f72e534 (docs/robustness-classes.md, "Round 3", says what it did then).
 # Deterministic: no timing figure is compared, only bounds far from the
 # expected times.
 # usage: robust3.sh STALLSIM SOURCE_DIR

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Robustness round 4 (issue 58), the Python side: each test failed on
-dba7216 (ROBUSTNESS.md says what was tried). Standard library only, no
+dba7216 (docs/robustness-classes.md says what was tried). Standard library only, no
 PyTorch; nothing timed but bounds far from the expected figures.
 
     python3 tests/test_robust4.py SRCDIR

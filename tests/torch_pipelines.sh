@@ -19,7 +19,7 @@ printf 'dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, co
   || { echo "FAIL: generating JPEGs"; exit 1; }
 PYTHONPATH="$src" $py -c "from validation.fixtures.data import write_wavs; write_wavs('$tmp/wav', 40, min_s=0.5, max_s=2)" \
   || { echo "FAIL: writing WAVs"; exit 1; }
-probe="$src/microbench/torch/probe.py"
+probe="$src/python/probe.py"
 if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 8 --items 96 --max-workers 2 \
   --pipelines --audio "$tmp/wav" 2>"$tmp/err"; then
   echo "FAIL: probe failed: $(cat "$tmp/err")"

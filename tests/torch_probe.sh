@@ -15,7 +15,7 @@ in_tmp "$1" "$2"
 printf 'dataset: {items: 1, item_kb: 100}\njobs: [{gpus: 1, batch_per_gpu: 1, compute_s_per_batch: 0.001}]\n' >"$tmp/gen.yaml"
 "$bin" measure "$tmp/gen.yaml" --data "$tmp/data" --generate 160 --epochs 1 >/dev/null 2>&1 \
   || { echo "FAIL: generating JPEGs"; exit 1; }
-probe="$src/microbench/torch/probe.py"
+probe="$src/python/probe.py"
 if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 16 --items 160 --max-workers 2 --oversub-reps 1 2>"$tmp/err"; then
   echo "FAIL: probe failed: $(cat "$tmp/err")"
   exit 1

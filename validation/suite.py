@@ -46,7 +46,7 @@ import time
 from validation import ROOT
 from validation.base import busy, load1
 
-# Each item's wall time on the idle 2-vCPU VM (BENCHMARKS.md, "CI stages";
+# Each item's wall time on the idle 2-vCPU VM (docs/benchmarks.md, "CI stages";
 # torch_quick is python3 -m validation.torch --quick), in the order they run.
 # torch_mem's 100 s is an estimate, not an idle run: 83 s of CPU, 295 s wall
 # at load 8-21 (docs/validation/mem.md).

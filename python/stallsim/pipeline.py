@@ -61,7 +61,7 @@ class DecodedSize:
         return torch.tensor(img.size)
 
 
-# The audio pipeline calibrate's C version runs (microbench/lib/audio_prep.h):
+# The audio pipeline calibrate's C version runs (sim/benchlib/audio_prep.h):
 # 16-bit PCM at 44.1 kHz, resampled to 16 kHz, 80 log-mel bins over 400-point
 # frames every 160 samples (25 ms / 10 ms).
 AUDIO_RATE_IN, AUDIO_RATE, AUDIO_FFT, AUDIO_HOP, AUDIO_MELS = 44100, 16000, 400, 160, 80

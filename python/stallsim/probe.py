@@ -10,7 +10,7 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
       [--warmup 10] [--device cuda|cpu] [--out gpu-rate.yaml]
 
 (installed from python/ with pip; in a checkout without installing,
-/usr/bin/python3 microbench/torch/probe.py runs the same main).
+/usr/bin/python3 python/probe.py runs the same main).
 
 What it measures, each the way the DataLoader spends it:
 - a real DataLoader with one worker and no GPU work, repeated until the
@@ -653,7 +653,8 @@ def worker_exit(curve, exits):
 def pipeline_costs(data, idx, batch, seed, train_mean):
     """--pipelines: ImageFolder's decode alone and torchvision's evaluation
     transform over the same items as the training one, each as the training
-    one is timed. Returns the profile's prep lines and the measured ones."""
+    one is timed. Returns the profile's prep keys ({key: value}) and the
+    measured lines."""
     dec_ds = regular_only(pipeline.pipeline_dataset(data, "decode"), f"--data {data}")
     paths = pipeline.item_paths(dec_ds)
     log(f"--pipelines: decode only (PIL open + convert RGB), one worker, repeated to within {100 * POLICY.bound:.0f}%")
@@ -670,10 +671,10 @@ def pipeline_costs(data, idx, batch, seed, train_mean):
                 f"decode that dominates it): written as 0")
     log(f"eval item mean {emean * 1e3:.3f} ms: eval_ms {ev * 1e3:.3f}; training item mean "
         f"{train_mean * 1e3:.3f} ms: augment_ms {aug * 1e3:.3f}")
-    prep = [f"    decode_ms_per_item: {da * 1e3:.6g}",
-            f"    decode_ms_per_mb: {db * 1e3:.6g}",
-            f"    augment_ms: {max(aug, 0) * 1e3:.6g}",
-            f"    eval_ms: {max(ev, 0) * 1e3:.6g}"]
+    prep = {"prep.decode_ms_per_item": f"{da * 1e3:.6g}",
+            "prep.decode_ms_per_mb": f"{db * 1e3:.6g}",
+            "prep.augment_ms": f"{max(aug, 0) * 1e3:.6g}",
+            "prep.eval_ms": f"{max(ev, 0) * 1e3:.6g}"}
     measured = [f"    decode_mean_ms: {dmean * 1e3:.6g}",
                 f"    eval_item_mean_ms: {emean * 1e3:.6g}"]
     return prep, measured
@@ -709,8 +710,8 @@ def audio_costs(root, batch, n_items, seed):
     log(f"audio: mean {amean * 1e3:.3f} ms = {aa * 1e3:.3f} ms + {ab * 1e3:.3f} ms/MB "
         f"(clips {mean_kb:.1f} KB mean); its collate {collate / batch * 1e3:.4f}, hand-over "
         f"{share / batch * 1e3:.4f}, next() {nxt / batch * 1e3:.4f} ms per item")
-    prep = [f"    audio_ms_per_item: {aa * 1e3:.6g}",
-            f"    audio_ms_per_mb: {ab * 1e3:.6g}"]
+    prep = {"prep.audio_ms_per_item": f"{aa * 1e3:.6g}",
+            "prep.audio_ms_per_mb": f"{ab * 1e3:.6g}"}
     measured = [f"    audio_data: \"{os.path.abspath(root)}\"",
                 f"    audio_items_timed: {len(idx)}",
                 f"    audio_items_in_dataset: {n}",
@@ -865,45 +866,240 @@ def regular_only(ds, what):
     return ds
 
 
-def threads_main(a, ds, idx, n, cores, paths, costs, items):
-    """--loader threads: the item's CPU as for pytorch (one worker, the
-    median run), the stages' GIL shares on this host's cores
-    (stallsim.gilshare), the collate in this process, a fresh process's
-    first-epoch warm-up (stallsim.poolwarm), cold reads; writes a profile
-    for loader.kind: threads."""
-    from stallsim import gilshare, poolwarm
+# --- The steps (calibrate's shape: sim/calibrate/benches.c's registry) ---
+#
+# Each step measures one thing on this host into the probe's state (a
+# Probe) and returns the scenario keys it measured, {dotted key: the value
+# as written}; Step.keys lists every key it may write, and the profile is
+# laid out in PROFILE_ORDER. tests/probe_keys.py holds every step's keys
+# against the schema's key table (stallsim help keys) and PROFILE_ORDER.
+# The steps run in their list's order (LOADER_STEPS), which is the order
+# the figures were always measured in: a later one may use an earlier
+# one's figures (the item's mean CPU, the oversubscription's exits).
 
-    a0, b0, mean_item, mean_wait = costs
-    item = ds[idx[0]]
-    collate = main_collate(item, a.batch) / a.batch
-    g = gilshare.measure(ds, idx[: min(len(idx), 160)], cores, log)
+
+class Step:
+    """name: what it measures (the logs and the tests name it by this);
+    keys: the scenario keys it may write; run(p): measures, keeps what
+    later steps and the measured block use in p, returns its keys'
+    values; when(a): whether the command line asks for it."""
+
+    def __init__(self, name, keys, run, when=None):
+        self.name, self.keys, self.run, self.when = name, tuple(keys), run, when
+
+
+class Probe:
+    """What the steps share: the arguments, the Dataset and the items
+    timed, and each step's figures for the steps after it and the
+    measured block (set as they run)."""
+
+    def __init__(self, a, torch_version, ds, n, idx, paths, cores):
+        self.a, self.torch_version, self.ds, self.n = a, torch_version, ds, n
+        self.idx, self.paths, self.cores = idx, paths, cores
+        self.measured_extra = []  # the opt-in steps' lines under measured.method
+
+
+def step_cores(p):
+    return {"server.cpus": f"{p.cores}"}
+
+
+def step_items(p):
+    """One worker, no GPU work, repeated to the bound: the item's CPU fit."""
+    log(f"one worker, no GPU work, over {len(p.idx)} of {p.n} items (page cache warm), repeated to "
+        f"within {100 * POLICY.bound:.0f}%")
+    (p.a0, p.b0, p.mean_item, p.mean_wait), p.items, p.collates, p.cycle1, p.worker = item_costs(
+        p.ds, p.idx, p.a.batch, p.a.seed, p.paths)
+    p.mean_kb = (statistics.mean(os.path.getsize(p.paths[i]) for i, _, _ in p.items) / 1e3
+                 if p.paths else None)
+    p.item = p.ds[p.idx[0]]
+    return {"prep.decode_ms_per_item": f"{p.a0 * 1e3:.6g}",
+            "prep.decode_ms_per_mb": f"{p.b0 * 1e3:.6g}", "prep.augment_ms": "0"}
+
+
+def out_kb(p):
+    return f"{p.item[0].numel() * p.item[0].element_size() / 1e3:.6g}"
+
+
+def step_loader(p):
+    """What a worker spends per batch beyond its items: collate, then
+    handing the batch to the queue (from the steady interval: one worker is
+    the bottleneck, so the interval is its whole cycle); next() and the
+    loop; the cores' efficiency."""
+    a = p.a
+    p.collate_main, p.share, p.nxt, p.step_s, p.eff = loader_costs(
+        p.ds, p.idx, a.batch, a.seed, p.cores, p.item, p.mean_item, p.worker)
+    log(f"item: mean {p.mean_item * 1e3:.3f} ms = {p.a0 * 1e3:.3f} ms + {p.b0 * 1e3:.3f} ms/MB; "
+        f"worker cycle {p.cycle1 * 1e3:.1f} ms per batch: collate {p.collate_main * 1e3:.2f} ms "
+        f"(in a worker {statistics.mean(p.collates) * 1e3:.2f} ms), hand-over {p.share * 1e3:.2f} ms")
+    log(f"next() on a ready batch {p.nxt * 1e3:.3f} ms, loop {p.step_s * 1e3:.3f} ms (batch {a.batch})")
+    return {"prep.out_kb": out_kb(p), "loader.kind": "pytorch",
+            "loader.collate_ms_per_item": f"{p.collate_main / a.batch * 1e3:.6g}",
+            "loader.share_ms_per_item": f"{p.share / a.batch * 1e3:.6g}",
+            "loader.core_efficiency": f"{p.eff:.4g}",
+            "loader.transfer_ms_per_item": f"{max(p.nxt, 0) / a.batch * 1e3:.6g}",
+            "loader.step_ms": f"{max(p.step_s, 0) * 1e3:.6g}"}
+
+
+def step_pipelines(p):
+    """--pipelines: decode alone and the evaluation transform (they replace
+    the item's prep.decode_* and augment_ms)."""
+    keys, lines = pipeline_costs(p.a.data, p.idx, p.a.batch, p.a.seed, p.mean_item)
+    p.measured_extra += lines
+    return keys
+
+
+def step_audio(p):
+    """--audio: the audio pipeline on the WAVs."""
+    a = p.a
+    try:
+        keys, lines = audio_costs(a.audio, a.batch, a.items, a.seed)
+    except ImportError as e:
+        print(f"probe: --audio needs torchaudio ({e}): scripts/setup.sh --torch installs "
+              "Debian's python3-torchaudio", file=sys.stderr)
+        sys.exit(2)
+    except (OSError, RuntimeError, ValueError) as e:
+        print(f"probe: --audio {a.audio}: {e}", file=sys.stderr)
+        sys.exit(2)
+    p.measured_extra += lines
+    return keys
+
+
+def step_item_wait(p):
+    """Says where the Dataset waits (a read, a GET): the storage's, not prep."""
+    if p.mean_wait > 0.05 * (p.mean_item + p.mean_wait):
+        log(f"the Dataset waits {p.mean_wait * 1e3:.3f} ms an item beside {p.mean_item * 1e3:.3f} ms "
+            f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
+            f"your scenario's server.storage gives (docs/pytorch.md)")
+    return {}
+
+
+def step_oversub(p):
+    p.curve, p.curve_batch, p.curve_seen, _, p.exits, p.fd_waits = oversubscription(
+        p.ds, p.idx, p.a.batch, p.cores, p.a.seed, p.a.oversub_reps)
+    log(f"oversubscription: loader.oversub \"{p.curve}\" (worker processes per core: efficiency)")
+    return {"loader.oversub": f"\"{p.curve}\"",
+            "loader.receive_wait_ms": f"{statistics.median(p.fd_waits.values()) * 1e3:.6g}"}
+
+
+def step_worker_start(p):
+    forks = p.a.max_workers or 4 * p.cores  # nothing to load: forking more is cheap
+    start, start0, p.init = worker_start(p.ds, forks)
+    log(f"iter() forks {start * 1e3:.2f} ms a worker (+{start0 * 1e3:.2f} ms), fitted over 1..{forks}; "
+        f"a worker's own start {p.init * 1e3:.2f} ms of CPU")
+    return {"loader.worker_start_ms": f"{max(start, 0) * 1e3:.6g}",
+            "loader.worker_init_ms": f"{max(p.init, 0) * 1e3:.6g}"}
+
+
+def step_warmup(p):
+    p.extras = [first_batch_extra(p.ds, p.idx, p.a.batch, p.a.seed + r) for r in range(REPS)]
+    warmup = worker_warmup(p.extras, p.init)
+    log(f"a fresh worker's first batch of {p.a.batch}: " +
+        ", ".join(f"{x * 1e3:.1f}" for x in p.extras) + " ms of CPU beyond a warm one")
+    log(f"a fresh worker's warm-up: {warmup * 1e3:.2f} ms of CPU beyond its start "
+        f"(loader.worker_warmup_ms)")
+    return {"loader.worker_warmup_ms": f"{warmup * 1e3:.6g}"}
+
+
+def step_worker_exit(p):
+    exit_s = worker_exit(p.curve, p.exits)
+    log(f"a worker's exit at the epoch's end: {exit_s * 1e3:.2f} ms of CPU (loader.worker_exit_ms)")
+    return {"loader.worker_exit_ms": f"{exit_s * 1e3:.6g}"}
+
+
+def step_pin(p):
+    pin, p.pin_how = pin_cost(p.item, p.a.batch)
+    log(f"pin: {pin * 1e3:.4f} ms per item ({p.pin_how})")
+    return {"loader.pin_ms_per_item": f"{pin * 1e3:.6g}"}
+
+
+def step_worker_mem(p):
+    p.most = p.a.mem_items or 4 * len(p.idx)
+    wfix, wper, wpts = worker_growth(p.ds, p.n, p.a.batch, p.a.seed, most=p.most)
+    log(f"a worker's private pages: {wfix / 2**20:.1f} MiB + {wper * 1e3 / 2**20:.4g} MiB per 1000 "
+        f"items read (one worker reading " +
+        ", ".join(f"{k} items: {b / 2**20:.1f} MiB" for k, b in wpts) + ")")
+    if min(p.most, p.n) < p.n:
+        FIT_NOTES.append(f"worker memory fitted over shares of {min(p.most, p.n)} of the {p.n} items "
+                         f"(--mem-items): past them it is extrapolated")
+    return {"loader.worker_mem_mb": f"{wfix / 2**20:.6g}",
+            "loader.worker_mem_mb_per_kitem": f"{wper * 1e3 / 2**20:.6g}"}
+
+
+def step_process_mem(p):
+    a = p.a
+    try:
+        p.pm = pm = process_memory(a.data, a.dataset, a.batch, a.seed, max(1, min(p.cores, 4)),
+                                   min(p.most, p.n))
+    except RuntimeError as e:
+        print(f"probe: --data {a.data}: {e}", file=sys.stderr)
+        sys.exit(2)
+    log(f"the training process: RssAnon {pm['peak']['RssAnon'] / 2**20:.1f} MiB at its peak over "
+        f"{pm['items']} items ({pm['before']['RssAnon'] / 2**20:.1f} MiB with the Dataset alone), "
+        f"VmRSS {pm['peak']['VmRSS'] / 2**20:.1f} MiB")
+    return {"loader.process_mem_mb": f"{pm['peak']['RssAnon'] / 2**20:.6g}"}
+
+
+def step_cold_reads(p):
+    """Files evicted and read one at a time: the storage's latency and bandwidth."""
+    if not p.paths:
+        return {}
+    lat, bw, how = cold_reads([p.paths[i] for i in p.idx])
+    if how != "fit":
+        FIT_NOTES.append(f"cold reads: {how}")
+    if p.a.loader == "pytorch":
+        log(f"cold reads: {lat * 1e3:.3f} ms + size / {bw / 1e6:.1f} MB/s ({how})")
+    return {"server.storage.latency_ms": f"{lat * 1e3:.6g}",
+            "server.storage.read_mb_s": f"{bw / 1e6:.6g}"}
+
+
+def threads_gil(p):
+    """--loader threads: the stages' GIL shares on this host's cores
+    (stallsim.gilshare), the item's CPU scaled to this process's thread,
+    the loop's take-backs of the GIL and more threads than cores."""
+    from stallsim import gilshare
+
+    a = p.a
+    p.collate = main_collate(p.item, a.batch) / a.batch
+    p.g = g = gilshare.measure(p.ds, p.idx[: min(len(p.idx), 160)], p.cores, log)
     # The kind's threads run the item in the training process, where it
     # costs what it does in this process's thread (warm), not what it does
     # in a fresh DataLoader worker (plausibly its pages copied on write and
     # its first items' warm-up, spread over the run): 2.1 against 3.0 ms on
     # validate_threads' JPEGs at load 5, where the worker's figure had put
     # the 1-thread row 29 % slow. The fit is scaled to this process's mean.
-    worker_ms = mean_item * 1e3
-    scale = g["item_cpu_ms"] / worker_ms if worker_ms > 0 and g["item_cpu_ms"] > 0 else 1.0
-    a0, b0, mean_item = a0 * scale, b0 * scale, mean_item * scale
+    p.worker_ms = p.mean_item * 1e3
+    scale = g["item_cpu_ms"] / p.worker_ms if p.worker_ms > 0 and g["item_cpu_ms"] > 0 else 1.0
+    p.a0, p.b0, p.mean_item = p.a0 * scale, p.b0 * scale, p.mean_item * scale
     log(f"item: {g['item_cpu_ms']:.3f} ms of CPU in this process's thread against "
-        f"{worker_ms:.3f} in a DataLoader worker: prep.decode_* scaled by {scale:.3f}"
+        f"{p.worker_ms:.3f} in a DataLoader worker: prep.decode_* scaled by {scale:.3f}"
         + (" (not --pipelines' figures, which stay the worker's)" if a.pipelines else ""))
     # The loop's own take-backs of the GIL beside a busy pool of as many
     # threads as cores (at least 2), the items those the GIL was timed on.
-    reacq, loop = gilshare.reacquires(ds, idx[: min(len(idx), 12 * a.batch)], max(2, cores), a.batch,
-                                     mean_item, g["item_share"] * mean_item, log)
+    p.reacq, p.loop = gilshare.reacquires(p.ds, p.idx[: min(len(p.idx), 12 * a.batch)],
+                                          max(2, p.cores), a.batch, p.mean_item,
+                                          g["item_share"] * p.mean_item, log)
     # More threads than cores: the loop's batches beside 1 to 8 x the cores'
     # threads (the pool's items, the loop's collates and take-backs).
-    over, over_walls = gilshare.oversub(ds, idx[: min(len(idx), 10 * a.batch)], max(1, cores),
-                                        log, a.batch)
-    # A fresh training process's first epoch beyond its second (poolwarm).
-    warm, warm_seen = poolwarm.measure(a.data, a.dataset, idx, max(2, cores), a.batch, log)
-    prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}", f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
-                  "    augment_ms: 0"]
-    measured_lines = []
-    if a.pipelines:
-        prep_lines, measured_lines = pipeline_costs(a.data, idx, a.batch, a.seed, mean_item)
+    p.over, p.over_walls = gilshare.oversub(p.ds, p.idx[: min(len(p.idx), 10 * a.batch)],
+                                            max(1, p.cores), log, a.batch)
+    return {"prep.decode_ms_per_item": f"{p.a0 * 1e3:.6g}",
+            "prep.decode_ms_per_mb": f"{p.b0 * 1e3:.6g}", "prep.augment_ms": "0"}
+
+
+def threads_warmup(p):
+    """A fresh training process's first epoch beyond its second (stallsim.poolwarm)."""
+    from stallsim import poolwarm
+
+    p.warm, p.warm_seen = poolwarm.measure(p.a.data, p.a.dataset, p.idx, max(2, p.cores),
+                                           p.a.batch, log)
+    return {"loader.threads_warmup_ms": f"{p.warm * 1e3:.6g}"}
+
+
+def threads_shares(p):
+    """The GIL shares the kind reads: with --pipelines its stages' own,
+    else the whole item's CPU as prep.decode_*, the read's in it."""
+    g = p.g
+    if p.a.pipelines:
         read_ms, gd, gt = g["read_ms"], g["decode"], g["transform"]
     else:
         # The item's CPU is all prep.decode_* here (the read's in it too):
@@ -913,53 +1109,186 @@ def threads_main(a, ds, idx, n, cores, paths, costs, items):
         total = sum(cpu.values())
         read_ms, gd = 0.0, (min(1.0, held / total) if "read" in cpu and total > 0 else g["decode"])
         gt = g["transform"]
-    unresolved = [k for k in g["ratio"] if k not in g["resolved"]]
-    if unresolved:
-        log(f"GIL: {', '.join(unresolved)}: the cores bind before the GIL on {max(2, cores)} "
-            f"threads here; their share is at most 1/{max(2, cores)}, given what the whole item "
+    p.unresolved = [k for k in g["ratio"] if k not in g["resolved"]]
+    if p.unresolved:
+        log(f"GIL: {', '.join(p.unresolved)}: the cores bind before the GIL on {max(2, p.cores)} "
+            f"threads here; their share is at most 1/{max(2, p.cores)}, given what the whole item "
             "holds (a host with more cores resolves it)")
-    lat = bw = None
-    if paths:
-        lat, bw, how = cold_reads([paths[i] for i in idx])
-        if how != "fit":
-            FIT_NOTES.append(f"cold reads: {how}")
+    return {"prep.out_kb": out_kb(p), "loader.kind": "threads",
+            "loader.gil_read_ms": f"{read_ms:.6g}", "loader.gil_decode_share": f"{gd:.4g}",
+            "loader.gil_transform_share": f"{gt:.4g}",
+            "loader.threads_collate_ms_per_item": f"{p.collate * 1e3:.6g}",
+            "loader.gil_reacquires_per_batch": f"{p.reacq:.4g}",
+            "loader.threads_oversub": f"\"{p.over}\""}
+
+
+PREP_KEYS = ("prep.decode_ms_per_item", "prep.decode_ms_per_mb", "prep.augment_ms")
+STEP_CORES = Step("cores", ("server.cpus",), step_cores)
+STEP_ITEMS = Step("items", PREP_KEYS, step_items)
+STEP_PIPELINES = Step("pipelines", PREP_KEYS + ("prep.eval_ms",), step_pipelines,
+                      lambda a: a.pipelines)
+STEP_COLD_READS = Step("cold reads", ("server.storage.latency_ms", "server.storage.read_mb_s"),
+                       step_cold_reads)
+LOADER_STEPS = {
+    "pytorch": (
+        STEP_CORES, STEP_ITEMS,
+        Step("loader", ("prep.out_kb", "loader.kind", "loader.collate_ms_per_item",
+                        "loader.share_ms_per_item", "loader.core_efficiency",
+                        "loader.transfer_ms_per_item", "loader.step_ms"), step_loader),
+        STEP_PIPELINES,
+        Step("audio", ("prep.audio_ms_per_item", "prep.audio_ms_per_mb"), step_audio,
+             lambda a: a.audio),
+        Step("item wait", (), step_item_wait),
+        Step("oversubscription", ("loader.oversub", "loader.receive_wait_ms"), step_oversub),
+        Step("worker start", ("loader.worker_start_ms", "loader.worker_init_ms"), step_worker_start),
+        Step("worker warm-up", ("loader.worker_warmup_ms",), step_warmup),
+        Step("worker exit", ("loader.worker_exit_ms",), step_worker_exit),
+        Step("pin", ("loader.pin_ms_per_item",), step_pin),
+        Step("worker memory", ("loader.worker_mem_mb", "loader.worker_mem_mb_per_kitem"),
+             step_worker_mem),
+        Step("process memory", ("loader.process_mem_mb",), step_process_mem),
+        STEP_COLD_READS,
+    ),
+    "threads": (
+        STEP_CORES, STEP_ITEMS,
+        Step("GIL", PREP_KEYS, threads_gil),
+        Step("pool warm-up", ("loader.threads_warmup_ms",), threads_warmup),
+        STEP_PIPELINES,
+        Step("GIL shares", ("prep.out_kb", "loader.kind", "loader.gil_read_ms",
+                            "loader.gil_decode_share", "loader.gil_transform_share",
+                            "loader.threads_collate_ms_per_item",
+                            "loader.gil_reacquires_per_batch", "loader.threads_oversub"),
+             threads_shares),
+        STEP_COLD_READS,
+    ),
+}
+
+# The profile's scenario block, in this order (every key a step may write).
+PROFILE_ORDER = (
+    "server.cpus", "server.storage.latency_ms", "server.storage.read_mb_s",
+    "prep.decode_ms_per_item", "prep.decode_ms_per_mb", "prep.augment_ms", "prep.eval_ms",
+    "prep.audio_ms_per_item", "prep.audio_ms_per_mb", "prep.out_kb",
+    "loader.kind",
+    "loader.collate_ms_per_item", "loader.share_ms_per_item", "loader.core_efficiency",
+    "loader.oversub", "loader.transfer_ms_per_item", "loader.step_ms", "loader.receive_wait_ms",
+    "loader.worker_start_ms", "loader.worker_init_ms", "loader.worker_warmup_ms",
+    "loader.worker_exit_ms", "loader.pin_ms_per_item", "loader.worker_mem_mb",
+    "loader.worker_mem_mb_per_kitem", "loader.process_mem_mb",
+    "loader.gil_read_ms", "loader.gil_decode_share", "loader.gil_transform_share",
+    "loader.threads_collate_ms_per_item", "loader.gil_reacquires_per_batch",
+    "loader.threads_warmup_ms", "loader.threads_oversub",
+)
+
+
+def run_steps(p, steps):
+    """Runs the steps the command line asks for, in order; their keys'
+    values, a later step's replacing an earlier one's (--pipelines' decode)."""
+    values = {}
+    for s in steps:
+        if s.when and not s.when(p.a):
+            continue
+        got = s.run(p)
+        stray = [k for k in got if k not in s.keys]
+        if stray:
+            raise AssertionError(f"probe step {s.name} wrote {stray}, not among its keys")
+        values.update(got)
+    return values
+
+
+def scenario_lines(values):
+    """The scenario block: values' dotted keys nested as YAML, in PROFILE_ORDER."""
+    stray = [k for k in values if k not in PROFILE_ORDER]
+    if stray:
+        raise AssertionError(f"probe: keys {stray} are not in PROFILE_ORDER")
+    out, prev = ["scenario:"], []
+    for key in PROFILE_ORDER:
+        if key not in values:
+            continue
+        path = key.split(".")
+        same = 0
+        while same < min(len(prev), len(path)) - 1 and prev[same] == path[same]:
+            same += 1
+        out += ["  " * (d + 1) + path[d] + ":" for d in range(same, len(path) - 1)]
+        out.append("  " * len(path) + f"{path[-1]}: {values[key]}")
+        prev = path
+    return out
+
+
+def profile_head(loader, note):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = [f"# stallsim host profile: written by stallsim-probe on {platform.node()} at {now}",
-             "# for loader.kind: threads; every figure measured on this host (see the probe's "
-             "header and stallsim/gilshare.py)",
-             "profile_version: 1", "scenario:", "  server:", f"    cpus: {cores}"]
-    if lat is not None:
-        lines += ["    storage:", f"      latency_ms: {lat * 1e3:.6g}", f"      read_mb_s: {bw / 1e6:.6g}"]
-    lines += ["  prep:", *prep_lines,
-              f"    out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
-              "  loader:", "    kind: threads",
-              f"    gil_read_ms: {read_ms:.6g}", f"    gil_decode_share: {gd:.4g}",
-              f"    gil_transform_share: {gt:.4g}",
-              f"    threads_collate_ms_per_item: {collate * 1e3:.6g}",
-              f"    gil_reacquires_per_batch: {reacq:.4g}",
-              f"    threads_warmup_ms: {warm * 1e3:.6g}",
-              f"    threads_oversub: \"{over}\"",
-              "measured:", "  method:", f"    data: \"{os.path.abspath(a.data)}\"",
-              f"    dataset: \"{a.dataset}\"", f"    items_timed: {len(idx)}",
-              f"    items_in_dataset: {n}", f"    batch: {a.batch}",
-              f"    item_mean_ms: {mean_item * 1e3:.6g}", f"    item_wait_ms: {mean_wait * 1e3:.6g}",
-              f"    item_mean_ms_worker: {worker_ms:.6g}",
-              f"    gil_threads: {max(2, cores)}",
-              "    gil_stage_cpu_ms: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["cpu_ms"].items()) + "\"",
-              "    gil_wall_ratio: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["ratio"].items()) + "\"",
-              f"    gil_unresolved: \"{', '.join(unresolved)}\"",
-              f"    gil_item_share: {g['item_share']:.4g}",
-              "    oversub_wall_ms: \"" + ", ".join(f"{n} threads {w * 1e3:.4g}"
-                                                   for n, w in over_walls.items()) + "\"",
-              f"    warmup_cpu_s_first_second: \"{warm_seen}\""]
+    return [f"# stallsim host profile: written by stallsim-probe on {platform.node()} at {now}",
+            f"# for loader.kind: {loader}; every figure measured on this host (see the probe's "
+            f"header{note})", "profile_version: 1"]
+
+
+def fits_lines():
+    if not FIT_NOTES:
+        return []
+    return ["    fits:"] + [f"      - \"{note}\"" for note in FIT_NOTES]
+
+
+def method_head(p):
+    a = p.a
+    return ["measured:", "  method:", f"    data: \"{os.path.abspath(a.data)}\"",
+            f"    dataset: \"{a.dataset}\"", f"    items_timed: {len(p.idx)}",
+            f"    items_in_dataset: {p.n}", f"    batch: {a.batch}"]
+
+
+def pytorch_measured(p):
+    """measured.method for loader.kind: pytorch: how each figure was taken."""
+    pm = p.pm
+    lines = method_head(p) + [
+        f"    torch: \"{p.torch_version}\"",
+        f"    item_mean_ms: {p.mean_item * 1e3:.6g}",
+        f"    item_wait_ms: {p.mean_wait * 1e3:.6g}",
+        f"    oversub_batch: {p.curve_batch}",
+        f"    oversub_cpu_wall_fresh_ms: \"{p.curve_seen}\"",
+        "    warmup_first_batch_ms: \"" + " ".join(f"{x * 1e3:.4g}" for x in p.extras) + "\"",
+        "    worker_exit_cpu_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in p.exits.items()) + "\"",
+        "    receive_fd_wait_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in p.fd_waits.items()) + "\"",
+        f"    collate_mean_ms: {statistics.mean(p.collates) * 1e3:.6g}",
+        f"    worker_cycle_ms: {p.cycle1 * 1e3:.6g}",
+        f"    pin: \"{p.pin_how}\"",
+        "    process_memory_mib:",
+        f"      items: {pm['items']}",
+        f"      workers: {pm['workers']}",
+        *(f"      {w}_{k}: {pm[w][k] / 2**20:.6g}" for w in ("before", "peak") for k in
+          ("VmRSS", "RssAnon", "RssFile", "RssShmem", "Private_Dirty")),
+    ] + fits_lines()
+    if p.mean_kb:
+        lines.append(f"    mean_kb: {p.mean_kb:.6g}")
+    return lines
+
+
+def threads_measured(p):
+    """measured.method for loader.kind: threads."""
+    g = p.g
+    lines = method_head(p) + [
+        f"    item_mean_ms: {p.mean_item * 1e3:.6g}", f"    item_wait_ms: {p.mean_wait * 1e3:.6g}",
+        f"    item_mean_ms_worker: {p.worker_ms:.6g}",
+        f"    gil_threads: {max(2, p.cores)}",
+        "    gil_stage_cpu_ms: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["cpu_ms"].items()) + "\"",
+        "    gil_wall_ratio: \"" + ", ".join(f"{k} {v:.4g}" for k, v in g["ratio"].items()) + "\"",
+        f"    gil_unresolved: \"{', '.join(p.unresolved)}\"",
+        f"    gil_item_share: {g['item_share']:.4g}",
+        "    oversub_wall_ms: \"" + ", ".join(f"{n} threads {w * 1e3:.4g}"
+                                           for n, w in p.over_walls.items()) + "\"",
+        f"    warmup_cpu_s_first_second: \"{p.warm_seen}\""]
     lines += [f"    gil_loop_{k}: {v:.4g}" if isinstance(v, float) else f"    gil_loop_{k}: \"{v}\""
-              for k, v in loop.items()]
-    if FIT_NOTES:
-        lines.append("    fits:")
-        lines += [f"      - \"{note}\"" for note in FIT_NOTES]
-    lines += measured_lines + stability_lines()
-    write_profile(a.out, "\n".join(lines) + "\n")
-    log(f"wrote {a.out}")
+              for k, v in p.loop.items()]
+    return lines + fits_lines()
+
+
+def write(p, values):
+    """The profile: its head, the steps' keys, how they were measured, the
+    opt-in steps' lines, the host's stability."""
+    loader = p.a.loader
+    note = " and stallsim/gilshare.py" if loader == "threads" else ""
+    measured = pytorch_measured(p) if loader == "pytorch" else threads_measured(p)
+    lines = (profile_head(loader, note) + scenario_lines(values) + measured + p.measured_extra
+             + stability_lines())
+    write_profile(p.a.out, "\n".join(lines) + "\n")
+    log(f"wrote {p.a.out}")
 
 
 def stability_lines():
@@ -982,7 +1311,7 @@ def write_profile(path, text):
     atomic.write(path, text)
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", help="the dataset's root (ImageFolder tree; required but with --gpu-rate)")
     ap.add_argument("--out", help="the host profile to write (with --gpu-rate: the rates, optional)")
@@ -1022,7 +1351,11 @@ def main():
     g.add_argument("--iters", type=int, default=50, help="timed steps (default 50)")
     g.add_argument("--warmup", type=int, default=10, help="untimed steps first (default 10)")
     g.add_argument("--device", help="cuda, cuda:N or cpu (default: cuda when there is one)")
-    a = ap.parse_args()
+    return ap
+
+
+def check_args(ap, a):
+    """The command line's own errors (exit 2), before PyTorch is loaded."""
     if a.gpu_rate:
         if a.batch < 1 or a.iters < 1 or a.warmup < 0:
             ap.error("--gpu-rate: --batch and --iters must be >= 1 and --warmup >= 0")
@@ -1044,15 +1377,11 @@ def main():
                  "it needs --dataset imagefolder")
     if a.audio and not os.path.isdir(a.audio):
         ap.error(f"--audio {a.audio}: not a directory")
-    try:
-        import torch
-    except ImportError:
-        sys.exit("probe: PyTorch is missing: scripts/setup.sh --torch installs Debian's python3-torch "
-                 "(a venv sees it only when made with --system-site-packages)")
-    if a.gpu_rate:
-        from stallsim import gpurate
 
-        sys.exit(gpurate.main_rate(a, log, write_profile))
+
+def setup(ap, a, torch):
+    """The host's judge and the Dataset, the items to time (their pages
+    warm): the Probe the steps share. Exits 2 on a Dataset too small."""
     if not os.path.isdir(a.data):
         ap.error(f"--data {a.data}: not a directory")
     torch.manual_seed(a.seed)
@@ -1084,148 +1413,24 @@ def main():
     paths = pipeline.item_paths(ds)
     if paths:
         pipeline.warm([paths[i] for i in idx])
-    log(f"one worker, no GPU work, over {len(idx)} of {n} items (page cache warm), repeated to "
-        f"within {100 * POLICY.bound:.0f}%")
-    (a0, b0, mean_item, mean_wait), items, collates, cycle1, worker = item_costs(
-        ds, idx, a.batch, a.seed, paths)
-    mean_kb = statistics.mean(os.path.getsize(paths[i]) for i, _, _ in items) / 1e3 if paths else None
-    if a.loader == "threads":
-        return threads_main(a, ds, idx, n, cores, paths, (a0, b0, mean_item, mean_wait), items)
-    # What a worker spends per batch beyond its items: collate, then handing
-    # the batch to the queue (from the steady interval: one worker is the
-    # bottleneck, so the interval is its whole cycle).
-    item = ds[idx[0]]
-    collate_main, share, nxt, step_s, eff = loader_costs(ds, idx, a.batch, a.seed, cores, item,
-                                                         mean_item, worker)
-    log(f"item: mean {mean_item * 1e3:.3f} ms = {a0 * 1e3:.3f} ms + {b0 * 1e3:.3f} ms/MB; "
-        f"worker cycle {cycle1 * 1e3:.1f} ms per batch: collate {collate_main * 1e3:.2f} ms "
-        f"(in a worker {statistics.mean(collates) * 1e3:.2f} ms), hand-over {share * 1e3:.2f} ms")
-    log(f"next() on a ready batch {nxt * 1e3:.3f} ms, loop {step_s * 1e3:.3f} ms (batch {a.batch})")
-    prep_lines = [f"    decode_ms_per_item: {a0 * 1e3:.6g}",
-                  f"    decode_ms_per_mb: {b0 * 1e3:.6g}",
-                  "    augment_ms: 0"]
-    measured_lines = []
-    if a.pipelines:
-        prep_lines, measured_lines = pipeline_costs(a.data, idx, a.batch, a.seed, mean_item)
-    if a.audio:
-        try:
-            more, seen = audio_costs(a.audio, a.batch, a.items, a.seed)
-        except ImportError as e:
-            print(f"probe: --audio needs torchaudio ({e}): scripts/setup.sh --torch installs "
-                  "Debian's python3-torchaudio", file=sys.stderr)
-            sys.exit(2)
-        except (OSError, RuntimeError, ValueError) as e:
-            print(f"probe: --audio {a.audio}: {e}", file=sys.stderr)
-            sys.exit(2)
-        prep_lines, measured_lines = prep_lines + more, measured_lines + seen
-    if mean_wait > 0.05 * (mean_item + mean_wait):
-        log(f"the Dataset waits {mean_wait * 1e3:.3f} ms an item beside {mean_item * 1e3:.3f} ms "
-            f"of CPU (a read or a GET): only the CPU is prep; the wait is the storage's, which "
-            f"your scenario's server.storage gives (docs/pytorch.md)")
-    curve, curve_batch, curve_seen, _, exits, fd_waits = oversubscription(
-        ds, idx, a.batch, cores, a.seed, a.oversub_reps)
-    log(f"oversubscription: loader.oversub \"{curve}\" (worker processes per core: efficiency)")
-    forks = a.max_workers or 4 * cores  # nothing to load: forking more is cheap
-    start, start0, init = worker_start(ds, forks)
-    log(f"iter() forks {start * 1e3:.2f} ms a worker (+{start0 * 1e3:.2f} ms), fitted over 1..{forks}; "
-        f"a worker's own start {init * 1e3:.2f} ms of CPU")
-    extras = [first_batch_extra(ds, idx, a.batch, a.seed + r) for r in range(REPS)]
-    warmup = worker_warmup(extras, init)
-    log(f"a fresh worker's first batch of {a.batch}: " +
-        ", ".join(f"{x * 1e3:.1f}" for x in extras) + " ms of CPU beyond a warm one")
-    log(f"a fresh worker's warm-up: {warmup * 1e3:.2f} ms of CPU beyond its start "
-        f"(loader.worker_warmup_ms)")
-    exit_s = worker_exit(curve, exits)
-    log(f"a worker's exit at the epoch's end: {exit_s * 1e3:.2f} ms of CPU (loader.worker_exit_ms)")
-    pin, pin_how = pin_cost(item, a.batch)
-    log(f"pin: {pin * 1e3:.4f} ms per item ({pin_how})")
-    most = a.mem_items or 4 * len(idx)
-    wfix, wper, wpts = worker_growth(ds, n, a.batch, a.seed, most=most)
-    log(f"a worker's private pages: {wfix / 2**20:.1f} MiB + {wper * 1e3 / 2**20:.4g} MiB per 1000 "
-        f"items read (one worker reading " +
-        ", ".join(f"{k} items: {b / 2**20:.1f} MiB" for k, b in wpts) + ")")
-    if min(most, n) < n:
-        FIT_NOTES.append(f"worker memory fitted over shares of {min(most, n)} of the {n} items "
-                         f"(--mem-items): past them it is extrapolated")
+    return Probe(a, torch.__version__, ds, n, idx, paths, cores)
+
+
+def main():
+    ap = parser()
+    a = ap.parse_args()
+    check_args(ap, a)
     try:
-        pm = process_memory(a.data, a.dataset, a.batch, a.seed, max(1, min(cores, 4)), min(most, n))
-    except RuntimeError as e:
-        print(f"probe: --data {a.data}: {e}", file=sys.stderr)
-        sys.exit(2)
-    log(f"the training process: RssAnon {pm['peak']['RssAnon'] / 2**20:.1f} MiB at its peak over "
-        f"{pm['items']} items ({pm['before']['RssAnon'] / 2**20:.1f} MiB with the Dataset alone), "
-        f"VmRSS {pm['peak']['VmRSS'] / 2**20:.1f} MiB")
-    lat = bw = None
-    if paths:
-        lat, bw, how = cold_reads([paths[i] for i in idx])
-        if how != "fit":
-            FIT_NOTES.append(f"cold reads: {how}")
-        log(f"cold reads: {lat * 1e3:.3f} ms + size / {bw / 1e6:.1f} MB/s ({how})")
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = [
-        f"# stallsim host profile: written by stallsim-probe on {platform.node()} at {now}",
-        "# for loader.kind: pytorch; every figure measured on this host (see the probe's header)",
-        "profile_version: 1",
-        "scenario:",
-        "  server:",
-        f"    cpus: {cores}",
-    ]
-    if lat is not None:
-        lines += ["    storage:", f"      latency_ms: {lat * 1e3:.6g}",
-                  f"      read_mb_s: {bw / 1e6:.6g}"]
-    lines += [
-        "  prep:",
-        *prep_lines,
-        f"    out_kb: {item[0].numel() * item[0].element_size() / 1e3:.6g}",
-        "  loader:",
-        "    kind: pytorch",
-        f"    collate_ms_per_item: {collate_main / a.batch * 1e3:.6g}",
-        f"    share_ms_per_item: {share / a.batch * 1e3:.6g}",
-        f"    core_efficiency: {eff:.4g}",
-        f"    oversub: \"{curve}\"",
-        f"    transfer_ms_per_item: {max(nxt, 0) / a.batch * 1e3:.6g}",
-        f"    step_ms: {max(step_s, 0) * 1e3:.6g}",
-        f"    receive_wait_ms: {statistics.median(fd_waits.values()) * 1e3:.6g}",
-        f"    worker_start_ms: {max(start, 0) * 1e3:.6g}",
-        f"    worker_init_ms: {max(init, 0) * 1e3:.6g}",
-        f"    worker_warmup_ms: {warmup * 1e3:.6g}",
-        f"    worker_exit_ms: {exit_s * 1e3:.6g}",
-        f"    pin_ms_per_item: {pin * 1e3:.6g}",
-        f"    worker_mem_mb: {wfix / 2**20:.6g}",
-        f"    worker_mem_mb_per_kitem: {wper * 1e3 / 2**20:.6g}",
-        f"    process_mem_mb: {pm['peak']['RssAnon'] / 2**20:.6g}",
-        "measured:",
-        "  method:",
-        f"    data: \"{os.path.abspath(a.data)}\"",
-        f"    dataset: \"{a.dataset}\"",
-        f"    items_timed: {len(idx)}",
-        f"    items_in_dataset: {n}",
-        f"    batch: {a.batch}",
-        f"    torch: \"{torch.__version__}\"",
-        f"    item_mean_ms: {mean_item * 1e3:.6g}",
-        f"    item_wait_ms: {mean_wait * 1e3:.6g}",
-        f"    oversub_batch: {curve_batch}",
-        f"    oversub_cpu_wall_fresh_ms: \"{curve_seen}\"",
-        "    warmup_first_batch_ms: \"" + " ".join(f"{x * 1e3:.4g}" for x in extras) + "\"",
-        "    worker_exit_cpu_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in exits.items()) + "\"",
-        "    receive_fd_wait_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in fd_waits.items()) + "\"",
-        f"    collate_mean_ms: {statistics.mean(collates) * 1e3:.6g}",
-        f"    worker_cycle_ms: {cycle1 * 1e3:.6g}",
-        f"    pin: \"{pin_how}\"",
-        "    process_memory_mib:",
-        f"      items: {pm['items']}",
-        f"      workers: {pm['workers']}",
-        *(f"      {w}_{k}: {pm[w][k] / 2**20:.6g}" for w in ("before", "peak") for k in
-          ("VmRSS", "RssAnon", "RssFile", "RssShmem", "Private_Dirty")),
-    ]
-    if FIT_NOTES:
-        lines.append("    fits:")
-        lines += [f"      - \"{note}\"" for note in FIT_NOTES]
-    if mean_kb:
-        lines.append(f"    mean_kb: {mean_kb:.6g}")
-    lines += measured_lines + stability_lines()
-    write_profile(a.out, "\n".join(lines) + "\n")
-    log(f"wrote {a.out}")
+        import torch
+    except ImportError:
+        sys.exit("probe: PyTorch is missing: scripts/setup.sh --torch installs Debian's python3-torch "
+                 "(a venv sees it only when made with --system-site-packages)")
+    if a.gpu_rate:
+        from stallsim import gpurate
+
+        sys.exit(gpurate.main_rate(a, log, write_profile))
+    p = setup(ap, a, torch)
+    write(p, run_steps(p, LOADER_STEPS[a.loader]))
 
 
 if __name__ == "__main__":

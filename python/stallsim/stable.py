@@ -9,7 +9,7 @@ busy host, with no word).
   host.end()                                # other processes' share, steal
   host.warnings + [w for r in figures for w in r.warnings]
 
-The statistic is calibrate's (microbench/stability.c, stability_figure):
+The statistic is calibrate's (sim/calibrate/stability.c, stability_figure):
 (max - min) / median, here over the `keep` (3) repeats that agree best, i.e.
 the neighbouring ones in sorted order with the smallest (max - min) / median.
 More repeats can only widen the spread of all of them, so judging all would
@@ -20,7 +20,7 @@ policy.max_repeats runs or policy.max_s seconds are spent (after at least
 `keep`); then it is flagged with the spread and the host's load.
 
 The busy-host rule and its wording are calibrate's: the thresholds below are
-microbench/stability.h's and the messages stability.c's format strings
+sim/calibrate/stability.h's and the messages stability.c's format strings
 (tests/probe_fits.py checks both against the C), so there is one definition
 of a busy host, whichever program measured."""
 
@@ -31,12 +31,12 @@ import statistics
 import threading
 import time
 
-# microbench/stability.h: load average per online core, other processes'
+# sim/calibrate/stability.h: load average per online core, other processes'
 # share of all CPU time, stolen time.
 STABILITY_MAX_LOAD = 1.0
 STABILITY_MAX_OTHER = 0.25
 STABILITY_MAX_STEAL = 0.05
-# microbench/stability.c's messages, as its C format strings.
+# sim/calibrate/stability.c's messages, as its C format strings.
 HOST_LOAD = "host busy: load average %.2f on %d cores; rerun on an idle host"
 HOST_OTHER = "host busy: other processes took %.0f%% of the CPU time; figures may be slow"
 HOST_STEAL = "the hypervisor stole %.0f%% of the CPU time; figures may be slow"

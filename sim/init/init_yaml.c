@@ -76,8 +76,7 @@ static void header(FILE *out, const init_spec_t *s) {
                 "#   %s --data DIR --out host.yaml\n"
                 "# then write this file again with --host host.yaml: the keys the profile\n"
                 "# measures are then left out here, so that it supplies them.\n",
-                s->loader == INIT_PYTORCH ? "python3 microbench/torch/probe.py"
-                                          : "stallsim calibrate");
+                s->loader == INIT_PYTORCH ? "python3 python/probe.py" : "stallsim calibrate");
     char q[SCN_PATH + 8];
     line(out, 0, NULL, "name: %s", quoted(q, sizeof q, s->name));
     line(out, 0, NULL, "seed: 1");

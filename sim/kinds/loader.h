@@ -198,7 +198,7 @@ typedef struct {
     int64_t (*buffer_items)(const scenario_t *s, const job_t *j, int64_t B);
 
     /* Optional: the kind's own knob a user turns (the DataLoader's
-     * num_workers), for "what to change" and advise (model/knob.h runs the
+     * num_workers), for "what to change" and advise (sim/model/knob.h runs the
      * model over it): its key, the values worth trying for s (ascending, at
      * most max; returns how many), and setting one in s. */
     const char *knob;

@@ -33,7 +33,7 @@
  * `calibrate` writes peak as the cold rate where the throughput levels off
  * and lat(q) for each measured depth q as the latency with which this
  * device, q reads in flight, moves the cold items/s measured at q
- * (microbench/storage_bench.c). */
+ * (sim/calibrate/storage_bench.c). */
 #include <stdlib.h>
 
 #include "diag.h"

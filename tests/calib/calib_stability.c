@@ -1,5 +1,5 @@
 /* calib_stability: the rules that flag calibrate figures as untrustworthy
- * (microbench/stability.c), on fixed readings, and a real measurement of a
+ * (sim/calibrate/stability.c), on fixed readings, and a real measurement of a
  * host kept busy by a competing process. */
 #include <setjmp.h>
 #include <stdarg.h>

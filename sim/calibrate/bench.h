@@ -16,7 +16,7 @@
  *   method    (optional) lines it adds under `measured: method:`;
  *   judge     (optional) its figures' spread (stability_figure).
  * Then: one line in benches.c (the order in which they run and in which
- * their sections are written), one in microbench/CMakeLists.txt, a test.
+ * their sections are written), one in sim/calibrate/CMakeLists.txt, a test.
  * calibrate and the profile writer know no benchmark by name.
  *
  * Use: calib_results *r = calloc(1, sizeof *r);
