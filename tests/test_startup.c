@@ -3,7 +3,8 @@
  * its HEADs `threads` at once; N resolvers x R requests at a request-rate
  * cap take N R / cap; a device's queue depth shared by every resolver; a
  * prefix's 503s counted as throttled; no start-up without a resolver; and
- * the time to the first step is the start-up plus the first batch. */
+ * the time to the first step is the start-up plus the first batch; a
+ * restart's skip; the idle readers of a shard split. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include "diag.h"
 #include "kinds.h"
 #include "model.h"
+#include "readers.h"
 #include "sim.h"
 #include "testutil.h"
 
@@ -162,11 +164,48 @@ static void test_resume(void **state) {
     assert_true(p.sim.epoch_s == q.sim.epoch_s && p.model.epoch_s == q.model.epoch_s);
 }
 
+/* Readers left idle: S shards over G ranks x W workers, shard i to reader
+ * i mod GW: max(0, GW - S) idle, the busiest ceil(S / GW); the pool's
+ * lanes (one stream) are never split. */
+static void test_idle_readers(void **state) {
+    (void)state;
+    const int shards[] = {1, 3, 16, 64, 100}, workers[] = {1, 4, 8}, gpus[] = {1, 8};
+    for (int a = 0; a < 5; a++)
+        for (int b = 0; b < 3; b++)
+            for (int c = 0; c < 2; c++) {
+                char items[64], w[64], g[64];
+                snprintf(items, sizeof items, "dataset.items=%d", shards[a] * 100);
+                snprintf(w, sizeof w, "loader.num_workers=%d", workers[b]);
+                snprintf(g, sizeof g, "jobs.0.gpus=%d", gpus[c]);
+                const char *sets[] = {items,
+                                      w,
+                                      g,
+                                      "dataset.shard_items=100",
+                                      "loader.kind=pytorch",
+                                      "jobs.0.batch_per_gpu=1",
+                                      NULL};
+                assert_int_equal(tu_build(base, sets, &S, &T), 0);
+                readers_split_t r;
+                assert_int_equal(readers_split(&S, &S.jobs[0], &r), 1);
+                const int64_t R = (int64_t)workers[b] * gpus[c];
+                assert_true(r.shards == shards[a] && r.readers == R);
+                assert_true(r.idle == (R > shards[a] ? R - shards[a] : 0));
+                assert_true(r.most == (shards[a] + R - 1) / R);
+            }
+    const char *pool[] = {"dataset.shard_items=100", "loader.kind=pool", "loader.num_workers=0",
+                          NULL};
+    if (tu_build(base, pool, &S, &T) == 0) {
+        readers_split_t r;
+        assert_int_equal(readers_split(&S, &S.jobs[0], &r), 0);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_resolver),    cmocka_unit_test(test_rate_cap),
         cmocka_unit_test(test_prefix_refusals), cmocka_unit_test(test_device_queue),
         cmocka_unit_test(test_first_step),      cmocka_unit_test(test_resume),
+        cmocka_unit_test(test_idle_readers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
