@@ -18,10 +18,23 @@
  *   at that moment (the age counts bytes evicted and activated); a file that
  *   refaults within the active list's size of that age goes straight to the
  *   active list.
- * Readahead is not modelled: whole files are read, so the window never
- * fetches past what the read uses (it matters for ranged reads in large
- * files, which stallsim does not issue). The model has no closed form for the
- * two lists: it shows LRU's (Che), marked approximate. */
+ * Pages and readahead (cache_init_pages: the engine's page caches; the
+ * tier's and mrc's caches keep whole entries of their exact sizes): an entry
+ * is held as chunks of one readahead window (server.storage.read_ahead_kb;
+ * 128 KiB where it is 0), its last chunk rounded up to whole pages, as the
+ * kernel reads through the page that holds a file's last byte and never
+ * past it (mm/readahead.c, do_page_cache_ra). A whole-entry read touches
+ * every chunk: a miss reads the chunks not resident, so an entry partly
+ * reclaimed is partly read again. A sequential reader (`stream`, a lane)
+ * entering a chunk that was read ahead for it, or missing one, has the next
+ * chunk read ahead: it enters the inactive list unreferenced (marked only
+ * when the reader gets to it) and costs the device now, so the reader runs
+ * between one and two windows behind what was read, as the kernel's async
+ * readahead keeps it once the window has ramped up (its first windows, 16
+ * to 64 KiB, are not modelled: the first chunk is read whole). Pages read
+ * ahead and reclaimed before use are read again: N interleaved readers whose
+ * windows do not fit the cache re-read. The model has no closed form for the
+ * two lists: it shows LRU's (Che) over whole pages, marked approximate. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -47,8 +60,17 @@ typedef struct {
     uint64_t bytes;
 } queue_t;
 
+/* A sequential reader: the entry and chunk it is in, and the chunk read
+ * ahead for it that it has not entered yet (NIL: none). */
 typedef struct {
-    item_t *it;
+    uint32_t x, k, mark;
+} lane_t;
+
+typedef struct {
+    item_t *it;      /* [chunks] (an entry each without pages) */
+    uint32_t *first; /* [n + 1]: entry x's chunks are first[x] .. first[x + 1] - 1; NULL: none */
+    lane_t *lane;    /* [lanes] */
+    uint64_t gran;   /* a chunk's bytes (the window) */
     queue_t list[3]; /* [INACTIVE], [ACTIVE] */
     uint64_t age;
     int refaulted; /* a refault went active since the last reclaim */
@@ -103,10 +125,47 @@ static uint32_t q_pop(linux_t *l, int which) {
     return NIL;
 }
 
+/* Entry x's chunks under pages (the window, its last rounded up to whole
+ * pages) into l->it from chunk k; returns the chunk after them. */
+static uint32_t chunk_entry(linux_t *l, uint64_t bytes, uint32_t page, uint32_t k) {
+    do {
+        uint64_t b = bytes < l->gran ? bytes : l->gran;
+        l->it[k++].size = (uint32_t)((b + page - 1) / page * page);
+        bytes -= b;
+    } while (bytes > 0);
+    return k;
+}
+
+/* The chunks of a page cache: 0, or -1 without memory or past 2^32 chunks. */
+static int chunk_init(cache_t *c, linux_t *l) {
+    l->gran = c->read_ahead ? c->read_ahead : 128u << 10;
+    l->first = malloc(((size_t)c->n + 1) * sizeof *l->first);
+    l->lane = malloc((c->lanes ? c->lanes : 1) * sizeof *l->lane);
+    if (!l->first || !l->lane) return -1;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        l->first[i] = (uint32_t)total;
+        total += c->size[i] > l->gran ? (c->size[i] + l->gran - 1) / l->gran : 1;
+        if (total >= NIL) return -1;
+    }
+    l->first[c->n] = (uint32_t)total;
+    l->it = calloc(total ? total : 1, sizeof *l->it);
+    if (!l->it) return -1;
+    for (uint32_t i = 0; i < c->n; i++)
+        chunk_entry(l, c->size[i], c->page, l->first[i]);
+    for (uint32_t r = 0; r < c->lanes; r++)
+        l->lane[r] = (lane_t){NIL, NIL, NIL};
+    c->fetched = 0;
+    return q_init(&l->list[INACTIVE], (uint32_t)total) || q_init(&l->list[ACTIVE], (uint32_t)total)
+               ? -1
+               : 0;
+}
+
 static int linux_init(cache_t *c) {
     linux_t *l = calloc(1, sizeof *l);
     c->state = l;
     if (!l) return -1;
+    if (c->page) return chunk_init(c, l);
     l->it = calloc(c->n ? c->n : 1, sizeof *l->it);
     if (!l->it || q_init(&l->list[INACTIVE], c->n) || q_init(&l->list[ACTIVE], c->n)) return -1;
     for (uint32_t i = 0; i < c->n; i++)
@@ -128,41 +187,13 @@ static void activate(linux_t *l, uint32_t x) {
     l->age += l->it[x].size;
 }
 
-static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
-    (void)next_use;
-    linux_t *l = c->state;
-    item_t *t = &l->it[x];
-    if (t->where == ACTIVE) {
-        t->ref = 1;
-        return 1;
-    }
-    if (t->where == INACTIVE) {
-        if (t->ref)
-            activate(l, x);
-        else
-            t->ref = 1;
-        return 1;
-    }
-    /* A miss: a refault within the active list's size of its eviction is
-     * part of the workingset and goes active at once. */
-    int refault = t->shadowed && l->age - t->shadow <= l->list[ACTIVE].bytes;
-    if (refault) {
-        q_push(l, ACTIVE, x);
-        t->ref = 0;
-        l->age += t->size;
-        l->refaulted = 1;
-    } else {
-        q_push(l, INACTIVE, x);
-        t->ref = 1;
-    }
-    c->used += t->size;
-    if (c->used <= c->capacity) return 0;
-    /* One reclaim pass. The active list is aged (its tail moved to the
-     * inactive head) when the inactive list is low, or when a refault went
-     * active since the last pass (the workingset is changing); then it is
-     * scanned in proportion to the lists' sizes, as get_scan_count scans
-     * both by size >> priority, so it may stay larger than the inactive one
-     * for a while. */
+/* One reclaim pass. The active list is aged (its tail moved to the
+ * inactive head) when the inactive list is low, or when a refault went
+ * active since the last pass (the workingset is changing); then it is
+ * scanned in proportion to the lists' sizes, as get_scan_count scans both
+ * by size >> priority, so it may stay larger than the inactive one for a
+ * while. */
+static void reclaim(cache_t *c, linux_t *l) {
     int age_active = l->refaulted || inactive_low(l);
     l->refaulted = 0;
     while (c->used > c->capacity) {
@@ -186,18 +217,110 @@ static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
         l->age += l->it[v].size;
         c->used -= l->it[v].size;
     }
+}
+
+/* x (an entry, or a chunk) brought in, referenced as a read marks it (ref
+ * 1) or not, as readahead leaves it (0). A refault within the active
+ * list's size of its eviction is part of the workingset and goes active at
+ * once, read or read ahead (the kernel's workingset_refault on adding it). */
+static void admit(cache_t *c, linux_t *l, uint32_t x, int ref) {
+    item_t *t = &l->it[x];
+    if (t->shadowed && l->age - t->shadow <= l->list[ACTIVE].bytes) {
+        q_push(l, ACTIVE, x);
+        t->ref = 0;
+        l->age += t->size;
+        l->refaulted = 1;
+    } else {
+        q_push(l, INACTIVE, x);
+        t->ref = (uint8_t)ref;
+    }
+    c->used += t->size;
+    if (c->used > c->capacity) reclaim(c, l);
+}
+
+/* A read of x: 1 on a hit (promotion on the second access), else admitted. */
+static int touch(cache_t *c, linux_t *l, uint32_t x) {
+    item_t *t = &l->it[x];
+    if (t->where == ACTIVE) {
+        t->ref = 1;
+        return 1;
+    }
+    if (t->where == INACTIVE) {
+        if (t->ref)
+            activate(l, x);
+        else
+            t->ref = 1;
+        return 1;
+    }
+    admit(c, l, x, 1);
     return 0;
+}
+
+static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
+    (void)next_use;
+    linux_t *l = c->state;
+    if (!l->first) return touch(c, l, x);
+    uint64_t got = 0;
+    for (uint32_t k = l->first[x]; k < l->first[x + 1]; k++)
+        if (!touch(c, l, k)) got += l->it[k].size;
+    c->fetched = got;
+    return got == 0;
+}
+
+/* Lane r enters chunk k of entry x: 0 on a hit, else the bytes it waits for.
+ * Entering the chunk read ahead for it, or missing one, reads the next
+ * chunk ahead when it is not resident (the kernel marks no page it finds
+ * cached, so a chunk already there starts no readahead). */
+static uint64_t enter(cache_t *c, linux_t *l, lane_t *r, uint32_t x, uint32_t k, uint64_t *ahead) {
+    const int marked = r->mark == k;
+    const uint64_t wait = touch(c, l, k) ? 0 : l->it[k].size;
+    r->x = x, r->k = k;
+    if (!marked && !wait) return 0;
+    r->mark = NIL;
+    const uint32_t j = k + 1;
+    if (c->read_ahead && j < l->first[x + 1] && l->it[j].where == OUT) {
+        admit(c, l, j, 0);
+        *ahead += l->it[j].size;
+        r->mark = j;
+    }
+    return wait;
+}
+
+static uint64_t linux_stream(cache_t *c, uint32_t lane, uint32_t x, uint64_t off, uint64_t len,
+                             uint64_t *ahead) {
+    linux_t *l = c->state;
+    lane_t *r = &l->lane[lane];
+    uint64_t wait = 0;
+    *ahead = 0;
+    if (!len) return 0;
+    const uint32_t end = l->first[x + 1] - 1;
+    uint64_t k0 = l->first[x] + off / l->gran, k1 = l->first[x] + (off + len - 1) / l->gran;
+    if (k1 > end) k1 = end;
+    for (uint64_t k = k0 < end ? k0 : end; k <= k1; k++) {
+        /* The chunk it is in was touched on entry: its pages are read again
+         * only where reclaim took them meanwhile. */
+        if (r->x == x && r->k == k && l->it[k].where != OUT) continue;
+        wait += enter(c, l, r, x, (uint32_t)k, ahead);
+    }
+    return wait;
 }
 
 static void linux_prefetch(const cache_t *c, uint32_t x, int stage) {
     const linux_t *l = c->state;
-    if (stage == 0) __builtin_prefetch(&l->it[x], 1);
+    if (!l->first) {
+        if (stage == 0) __builtin_prefetch(&l->it[x], 1);
+    } else if (stage == 0) {
+        __builtin_prefetch(&l->first[x]);
+    } else {
+        __builtin_prefetch(&l->it[l->first[x]], 1);
+    }
 }
 
 static void linux_destroy(cache_t *c) {
     linux_t *l = c->state;
     if (!l) return;
-    free(l->it), free(l->list[INACTIVE].q), free(l->list[ACTIVE].q), free(l);
+    free(l->it), free(l->first), free(l->lane);
+    free(l->list[INACTIVE].q), free(l->list[ACTIVE].q), free(l);
     c->state = NULL;
 }
 
@@ -233,4 +356,6 @@ const cache_ops_t cache_linux = {
     .hit_at = NULL,
     .state_bytes = linux_bytes,
     .room = linux_room,
+    .pages = 1,
+    .stream = linux_stream,
 };

@@ -301,11 +301,17 @@ __attribute__((constructor)) static void register_kinds(void) {
 
 int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
                uint64_t capacity) {
+    return cache_init_pages(c, ops, n, size, capacity, 0, 0, 0);
+}
+
+int cache_init_pages(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
+                     uint64_t capacity, uint32_t page, uint32_t read_ahead, uint32_t lanes) {
     memset(c, 0, sizeof *c);
     c->ops = ops;
     c->size = size;
     c->n = n;
     c->capacity = capacity;
+    if (ops->pages) c->page = page, c->read_ahead = read_ahead, c->lanes = lanes;
     return c->ops->init(c);
 }
 
