@@ -511,6 +511,39 @@ static void test_page_cache_room(void **state) {
     }
 }
 
+/* The page cache reads whole pages (loader.cache linux): 2000 files of
+ * 3000 bytes are 2000 pages of 4096 read from the device in the first
+ * epoch, not 6 MB, in the simulator and the model, whichever reader reads
+ * them; record shards of 100 such items (300,000 bytes) are 74 pages each.
+ * The pages are what the cache holds: 6 MB of cache, room for every item's
+ * bytes, holds 1464 of their pages, and the second epoch misses. */
+static void test_page_cache_pages(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 2000, item_kb: 3}\n"
+                       "server: {gpus: 1, cpus: 4, cache_gb: 1}\nloader: {cache: linux}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 16, compute_s_per_batch: 0.001}]\n";
+    const char *pool[] = {NULL}, *torch[] = {"loader.kind=pytorch", NULL};
+    const char *threads[] = {"loader.kind=threads", NULL}, *dali[] = {"loader.kind=dali", NULL};
+    const char *shards[] = {"dataset.shard_items=100", NULL};
+    const char *small[] = {"server.cache_gb=0.006", NULL};
+    const char *const *sets[] = {pool, torch, threads, dali, shards, small};
+    const double want[] = {2000 * 4096.0, 2000 * 4096.0,    2000 * 4096.0,
+                           2000 * 4096.0, 20 * 74 * 4096.0, 2000 * 4096.0};
+    for (int i = 0; i < 6; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const double bs = metrics_at(&s, 0, 0)->storage_read_bytes;
+        const double bm = metrics_at(&m, 0, 0)->storage_read_bytes;
+        if (fabs(bs - want[i]) > 0.5 || fabs(bm - want[i]) > 0.5)
+            fail_msg("case %d: epoch 1 read %.0f B (sim), %.0f B (model), want %.0f", i, bs, bm,
+                     want[i]);
+        if (i == 5 && metrics_at(&s, 0, 1)->hit_rate > 1464 / 2000.0 + 1e-9)
+            fail_msg("6 MB of pages: epoch 2 hits %.4f, more than 1464 of 2000 pages fit",
+                     metrics_at(&s, 0, 1)->hit_rate);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 /* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
  * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
  * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
@@ -862,6 +895,7 @@ int main(void) {
         cmocka_unit_test(test_worker_growth),
         cmocka_unit_test(test_pinned),
         cmocka_unit_test(test_page_cache_room),
+        cmocka_unit_test(test_page_cache_pages),
         cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,7 +16,8 @@
 #include "scenario.h"
 #include "topology.h"
 
-#define CACHE_NEVER UINT64_MAX /* next use of an item that is not used again */
+#define CACHE_NEVER      UINT64_MAX /* next use of an item that is not used again */
+#define CACHE_PAGE_BYTES 4096u      /* the kernel's page (x86-64's, arm64's default) */
 
 typedef struct cache cache_t;
 
@@ -119,6 +120,10 @@ int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *s
  * readers for ops->stream. Other policies ignore the three. */
 int cache_init_pages(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
                      uint64_t capacity, uint32_t page, uint32_t read_ahead, uint32_t lanes);
+/* The mean bytes a miss reads from the device per item, where a read
+ * fetches `items` items (one, or a record shard's): whole pages under a
+ * page cache (ops->pages), else the item's own bytes, exactly the mean. */
+double cache_read_bytes_mean(const scenario_t *s, double items);
 void cache_destroy(cache_t *c);
 
 #endif
