@@ -189,6 +189,32 @@ static void test_linux_one_sequential_reader(void **state) {
     cache_destroy(&c);
 }
 
+static void test_linux_window_ramp(void **state) {
+    (void)state;
+    /* A 1 MiB window, read 128 KiB at a time (the chunks'): the kernel's
+     * first window for the read is 256 KiB (get_init_ra_size: 2x a medium
+     * read), read with it, its mark on the second 128 KiB; then 512 KiB
+     * (get_next_ra_size: 2x) and 1 MiB on, each read as the reader enters
+     * the one before. The reader waits for its first read alone. */
+    const uint32_t size[1] = {8 << 20};
+    const cache_ops_t *lin = cache_kind(cache_kind_find("linux"));
+    cache_t c;
+    assert_int_equal(cache_init_pages(&c, lin, 1, size, 1 << 30, PAGE, 1 << 20, 1), 0);
+    uint64_t dev = 0, k = 128 << 10;
+    assert_int_equal(stream(&c, 0, 0, 0, k, &dev), k);
+    assert_int_equal(c.used, 2 * k);
+    assert_int_equal(stream(&c, 0, 0, k, k, &dev), 0);
+    assert_int_equal(c.used, 2 * k + (512 << 10));
+    assert_int_equal(stream(&c, 0, 0, 2 * k, k, &dev), 0);
+    assert_int_equal(c.used, 2 * k + (512 << 10) + (1 << 20));
+    uint64_t wait = 0;
+    for (uint64_t off = 3 * k; off < size[0]; off += k)
+        wait += stream(&c, 0, 0, off, k, &dev);
+    assert_int_equal(wait, 0);
+    assert_int_equal(dev, size[0]);
+    cache_destroy(&c);
+}
+
 /* N readers in lockstep, each streaming its own file of K windows one
  * window a read, over a cache of m windows: the device's bytes, and the
  * bytes the readers waited for in *wait. */
@@ -358,6 +384,7 @@ int main(void) {
         cmocka_unit_test(test_linux_second_access),
         cmocka_unit_test(test_linux_pages_whole_reads),
         cmocka_unit_test(test_linux_one_sequential_reader),
+        cmocka_unit_test(test_linux_window_ramp),
         cmocka_unit_test(test_linux_interleaved_readers),
         cmocka_unit_test(test_registry_matches_schema),
         cmocka_unit_test(test_perm_is_permutation),

@@ -20,21 +20,24 @@
  *   active list.
  * Pages and readahead (cache_init_pages: the engine's page caches; the
  * tier's and mrc's caches keep whole entries of their exact sizes): an entry
- * is held as chunks of one readahead window (server.storage.read_ahead_kb;
- * 128 KiB where it is 0), its last chunk rounded up to whole pages, as the
- * kernel reads through the page that holds a file's last byte and never
- * past it (mm/readahead.c, do_page_cache_ra). A whole-entry read touches
- * every chunk: a miss reads the chunks not resident, so an entry partly
- * reclaimed is partly read again. A sequential reader (`stream`, a lane)
- * entering a chunk that was read ahead for it, or missing one, has the next
- * chunk read ahead: it enters the inactive list unreferenced (marked only
- * when the reader gets to it) and costs the device now, so the reader runs
- * between one and two windows behind what was read, as the kernel's async
- * readahead keeps it once the window has ramped up (its first windows, 16
- * to 64 KiB, are not modelled: the first chunk is read whole). Pages read
- * ahead and reclaimed before use are read again: N interleaved readers whose
- * windows do not fit the cache re-read. The model has no closed form for the
- * two lists: it shows LRU's (Che) over whole pages, marked approximate. */
+ * is held as chunks of the device's readahead window
+ * (server.storage.read_ahead_kb) within [32, 128] KiB, its last rounded up
+ * to whole pages, as the kernel reads through the page that holds a file's
+ * last byte and never past it (mm/readahead.c, do_page_cache_ra). A
+ * whole-entry read touches every chunk: a miss reads the chunks not
+ * resident, so an entry partly reclaimed is partly read again. A sequential
+ * reader (`stream`, a lane: the kernel's file_ra_state) reads ahead as
+ * ondemand_readahead does: a miss reads a first window from it (4x or 2x
+ * the read, up to the device's window), and entering the mark (the first
+ * chunk of the latest window) reads the next, 4x then 2x the last, up to
+ * the window: the reader runs one to two windows behind what was read.
+ * Chunks read ahead enter the inactive list unreferenced (marked only when
+ * the reader gets to them) and cost the device when read; where reclaim
+ * takes them before use, the reader misses and they are read again: N
+ * interleaved readers whose windows do not fit the cache re-read. Windows
+ * are whole chunks (a 16 KiB first window is one chunk). The model has no
+ * closed form for the two lists: it shows LRU's (Che) over whole pages,
+ * marked approximate. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -60,17 +63,20 @@ typedef struct {
     uint64_t bytes;
 } queue_t;
 
-/* A sequential reader: the entry and chunk it is in, and the chunk read
- * ahead for it that it has not entered yet (NIL: none). */
+/* A sequential reader's readahead state (the kernel's file_ra_state): the
+ * entry and chunk it is in, the chunk whose entry starts the next window
+ * (the PG_readahead mark; NIL: none), the chunk after the last window and
+ * that window's bytes. */
 typedef struct {
-    uint32_t x, k, mark;
+    uint32_t x, k, mark, next;
+    uint64_t win;
 } lane_t;
 
 typedef struct {
     item_t *it;      /* [chunks] (an entry each without pages) */
     uint32_t *first; /* [n + 1]: entry x's chunks are first[x] .. first[x + 1] - 1; NULL: none */
     lane_t *lane;    /* [lanes] */
-    uint64_t gran;   /* a chunk's bytes (the window) */
+    uint64_t gran;   /* a chunk's bytes: the window, within [32, 128] KiB */
     queue_t list[3]; /* [INACTIVE], [ACTIVE] */
     uint64_t age;
     int refaulted; /* a refault went active since the last reclaim */
@@ -138,7 +144,12 @@ static uint32_t chunk_entry(linux_t *l, uint64_t bytes, uint32_t page, uint32_t 
 
 /* The chunks of a page cache: 0, or -1 without memory or past 2^32 chunks. */
 static int chunk_init(cache_t *c, linux_t *l) {
-    l->gran = c->read_ahead ? c->read_ahead : 128u << 10;
+    /* Chunks no larger than Linux's default window, so that a reader a
+     * large window ahead leaves behind it chunks reclaim can take (not its
+     * whole window at once), nor smaller than 32 KiB, so that a terabyte
+     * is at most 32 M of them. */
+    const uint64_t ra = c->read_ahead, lo = 32u << 10, hi = 128u << 10;
+    l->gran = !ra || ra > hi ? hi : ra < lo ? lo : ra;
     l->first = malloc(((size_t)c->n + 1) * sizeof *l->first);
     l->lane = malloc((c->lanes ? c->lanes : 1) * sizeof *l->lane);
     if (!l->first || !l->lane) return -1;
@@ -154,7 +165,7 @@ static int chunk_init(cache_t *c, linux_t *l) {
     for (uint32_t i = 0; i < c->n; i++)
         chunk_entry(l, c->size[i], c->page, l->first[i]);
     for (uint32_t r = 0; r < c->lanes; r++)
-        l->lane[r] = (lane_t){NIL, NIL, NIL};
+        l->lane[r] = (lane_t){NIL, NIL, NIL, NIL, 0};
     c->fetched = 0;
     return q_init(&l->list[INACTIVE], (uint32_t)total) || q_init(&l->list[ACTIVE], (uint32_t)total)
                ? -1
@@ -267,22 +278,61 @@ static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
     return got == 0;
 }
 
-/* Lane r enters chunk k of entry x: 0 on a hit, else the bytes it waits for.
- * Entering the chunk read ahead for it, or missing one, reads the next
- * chunk ahead when it is not resident (the kernel marks no page it finds
- * cached, so a chunk already there starts no readahead). */
-static uint64_t enter(cache_t *c, linux_t *l, lane_t *r, uint32_t x, uint32_t k, uint64_t *ahead) {
+/* The kernel's first window for a read of len bytes (get_init_ra_size: 4x
+ * the read rounded up to a power of two when small, 2x when medium, else
+ * the whole window) and the next one after a window of win (get_next_ra_size:
+ * 4x while small, then 2x, up to the whole window). */
+static uint64_t init_win(uint64_t len, uint64_t max) {
+    uint64_t p = CACHE_PAGE_BYTES;
+    while (p < len)
+        p <<= 1;
+    return p <= max / 32 ? 4 * p : p <= max / 4 ? 2 * p : max;
+}
+
+static uint64_t next_win(uint64_t win, uint64_t max) {
+    return win < max / 16 ? 4 * win : win <= max / 2 ? 2 * win : max;
+}
+
+/* The window of win bytes from chunk `from` of entry x read ahead: its
+ * chunks not resident enter unreferenced; the first, if read, carries the
+ * mark (the kernel marks no page it finds cached). */
+static void read_window(cache_t *c, linux_t *l, lane_t *r, uint32_t x, uint32_t from, uint64_t win,
+                        uint64_t *ahead) {
+    const uint32_t end = l->first[x + 1];
+    uint64_t n = (win + l->gran - 1) / l->gran, to = from + n < end ? from + n : end;
+    r->mark = from < end && l->it[from].where == OUT ? from : NIL;
+    r->next = (uint32_t)to, r->win = win;
+    for (uint32_t j = from; j < to; j++)
+        if (l->it[j].where == OUT) {
+            admit(c, l, j, 0);
+            *ahead += l->it[j].size;
+        }
+}
+
+/* Lane r enters chunk k of entry x reading len bytes: 0 on a hit, else the
+ * bytes it waits for. Entering the marked chunk reads the next window
+ * ahead, ramped up. A miss starts afresh, as the kernel's initial readahead
+ * on a sequential miss: its first window from k, read with it, and the mark
+ * after what the read asked for; a first window no larger than the read
+ * has the next one read at once (the kernel merges the two). */
+static uint64_t enter(cache_t *c, linux_t *l, lane_t *r, uint32_t x, uint32_t k, uint64_t len,
+                      uint64_t *ahead) {
+    const uint64_t W = c->read_ahead, g = l->gran;
     const int marked = r->mark == k;
     const uint64_t wait = touch(c, l, k) ? 0 : l->it[k].size;
     r->x = x, r->k = k;
-    if (!marked && !wait) return 0;
-    r->mark = NIL;
-    const uint32_t j = k + 1;
-    if (c->read_ahead && j < l->first[x + 1] && l->it[j].where == OUT) {
-        admit(c, l, j, 0);
-        *ahead += l->it[j].size;
-        r->mark = j;
+    if (!W || (!marked && !wait)) return wait;
+    if (!wait) {
+        read_window(c, l, r, x, r->next, next_win(r->win, W), ahead);
+        return 0;
     }
+    const uint64_t win = init_win(len, W), asked = (len + g - 1) / g;
+    read_window(c, l, r, x, k + 1, win > g ? win - g : 0, ahead);
+    r->win = win;
+    if (win <= asked * g)
+        read_window(c, l, r, x, r->next, next_win(win, W), ahead);
+    else
+        r->mark = k + (uint32_t)asked;
     return wait;
 }
 
@@ -293,6 +343,7 @@ static uint64_t linux_stream(cache_t *c, uint32_t lane, uint32_t x, uint64_t off
     uint64_t wait = 0;
     *ahead = 0;
     if (!len) return 0;
+    if (r->x != x) *r = (lane_t){x, NIL, NIL, NIL, 0}; /* a new file: its own state */
     const uint32_t end = l->first[x + 1] - 1;
     uint64_t k0 = l->first[x] + off / l->gran, k1 = l->first[x] + (off + len - 1) / l->gran;
     if (k1 > end) k1 = end;
@@ -300,7 +351,7 @@ static uint64_t linux_stream(cache_t *c, uint32_t lane, uint32_t x, uint64_t off
         /* The chunk it is in was touched on entry: its pages are read again
          * only where reclaim took them meanwhile. */
         if (r->x == x && r->k == k && l->it[k].where != OUT) continue;
-        wait += enter(c, l, r, x, (uint32_t)k, ahead);
+        wait += enter(c, l, r, x, (uint32_t)k, len, ahead);
     }
     return wait;
 }
