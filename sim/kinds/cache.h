@@ -120,6 +120,16 @@ int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *s
  * readers for ops->stream. Other policies ignore the three. */
 int cache_init_pages(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
                      uint64_t capacity, uint32_t page, uint32_t read_ahead, uint32_t lanes);
+/* A page cache's chunk (cache_init_pages): its readahead window, within
+ * [32, 128] KiB (0: 128 KiB). No larger than Linux's default window, so
+ * that a reader a large window ahead leaves behind it chunks reclaim can
+ * take (not its whole window at once), nor smaller than 32 KiB, so that a
+ * terabyte is at most 32 M of them. */
+static inline uint64_t cache_chunk_bytes(uint64_t read_ahead) {
+    const uint64_t lo = 32u << 10, hi = 128u << 10;
+    return !read_ahead || read_ahead > hi ? hi : read_ahead < lo ? lo : read_ahead;
+}
+
 /* The mean bytes a miss reads from the device per item, where a read
  * fetches `items` items (one, or a record shard's): whole pages under a
  * page cache (ops->pages), else the item's own bytes, exactly the mean. */

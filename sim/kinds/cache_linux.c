@@ -144,12 +144,7 @@ static uint32_t chunk_entry(linux_t *l, uint64_t bytes, uint32_t page, uint32_t 
 
 /* The chunks of a page cache: 0, or -1 without memory or past 2^32 chunks. */
 static int chunk_init(cache_t *c, linux_t *l) {
-    /* Chunks no larger than Linux's default window, so that a reader a
-     * large window ahead leaves behind it chunks reclaim can take (not its
-     * whole window at once), nor smaller than 32 KiB, so that a terabyte
-     * is at most 32 M of them. */
-    const uint64_t ra = c->read_ahead, lo = 32u << 10, hi = 128u << 10;
-    l->gran = !ra || ra > hi ? hi : ra < lo ? lo : ra;
+    l->gran = cache_chunk_bytes(c->read_ahead);
     l->first = malloc(((size_t)c->n + 1) * sizeof *l->first);
     l->lane = malloc((c->lanes ? c->lanes : 1) * sizeof *l->lane);
     if (!l->first || !l->lane) return -1;
