@@ -334,10 +334,12 @@ static uint64_t enter(cache_t *c, linux_t *l, lane_t *r, uint32_t x, uint32_t k,
 static uint64_t linux_stream(cache_t *c, uint32_t lane, uint32_t x, uint64_t off, uint64_t len,
                              uint64_t *ahead) {
     linux_t *l = c->state;
-    lane_t *r = &l->lane[lane];
     uint64_t wait = 0;
     *ahead = 0;
     if (!len) return 0;
+    /* (a cache of whole entries, cache_init's: the entry read whole) */
+    if (!l->first) return touch(c, l, x) ? 0 : l->it[x].size;
+    lane_t *r = &l->lane[lane < c->lanes ? lane : 0];
     if (r->x != x) *r = (lane_t){x, NIL, NIL, NIL, 0}; /* a new file: its own state */
     const uint32_t end = l->first[x + 1] - 1;
     uint64_t k0 = l->first[x] + off / l->gran, k1 = l->first[x] + (off + len - 1) / l->gran;
