@@ -130,6 +130,136 @@ static void test_linux_second_access(void **state) {
     cache_destroy(&c);
 }
 
+/* The page cache's sequential readers: lane r reads [off, off + len) of
+ * entry x; the device's bytes (waited for and read ahead) added to *dev,
+ * those waited for returned. */
+static uint64_t stream(cache_t *c, uint32_t r, uint32_t x, uint64_t off, uint64_t len,
+                       uint64_t *dev) {
+    uint64_t ahead, wait = c->ops->stream(c, r, x, off, len, &ahead);
+    *dev += wait + ahead;
+    return wait;
+}
+
+enum { PAGE = 4096, WINDOW = 128 << 10 };
+
+static void test_linux_pages_whole_reads(void **state) {
+    (void)state;
+    /* A whole-file read reads whole pages, never past the last one (the
+     * kernel's readahead stops at the page holding the last byte): 5000
+     * bytes are 2 pages; 300 KiB are two windows and 44 KiB. A file read
+     * whole uses every page: none is read ahead of its use. */
+    const uint32_t size[2] = {5000, 300 << 10};
+    const cache_ops_t *lin = cache_kind(cache_kind_find("linux"));
+    cache_t c;
+    assert_true(lin->pages && lin->stream);
+    assert_int_equal(cache_init_pages(&c, lin, 2, size, 1 << 30, PAGE, WINDOW, 1), 0);
+    assert_false(lin->access(&c, 0, CACHE_NEVER));
+    assert_int_equal(c.fetched, 2 * PAGE);
+    assert_false(lin->access(&c, 1, CACHE_NEVER));
+    assert_int_equal(c.fetched, 300 << 10);
+    assert_int_equal(c.used, 2 * PAGE + (300 << 10));
+    assert_true(lin->access(&c, 0, CACHE_NEVER));
+    cache_destroy(&c);
+}
+
+static void test_linux_one_sequential_reader(void **state) {
+    (void)state;
+    /* One reader streaming 1,000,000 bytes in reads of 10,000 with room to
+     * spare: it waits for its first window alone, every later one having
+     * been read ahead as it entered the one before; the device reads the
+     * file rounded up to whole pages, 245 x 4096. After its first read the
+     * cache already holds the window read ahead: two windows. */
+    const uint32_t size[1] = {1000000};
+    const cache_ops_t *lin = cache_kind(cache_kind_find("linux"));
+    cache_t c;
+    assert_int_equal(cache_init_pages(&c, lin, 1, size, 1 << 30, PAGE, WINDOW, 1), 0);
+    uint64_t dev = 0, wait = stream(&c, 0, 0, 0, 10000, &dev);
+    assert_int_equal(wait, WINDOW);
+    assert_int_equal(c.used, 2 * WINDOW);
+    for (uint64_t off = 10000; off < 1000000; off += 10000)
+        wait += stream(&c, 0, 0, off, 10000, &dev);
+    assert_int_equal(wait, WINDOW);
+    assert_int_equal(dev, 245 * PAGE);
+    assert_int_equal(c.used, 245 * PAGE);
+    /* Read again, all of it hits: nothing is read, nothing read ahead. */
+    dev = 0;
+    for (uint64_t off = 0; off < 1000000; off += 10000)
+        wait += stream(&c, 0, 0, off, 10000, &dev);
+    assert_int_equal(dev, 0);
+    cache_destroy(&c);
+}
+
+static void test_linux_window_ramp(void **state) {
+    (void)state;
+    /* A 1 MiB window, read 128 KiB at a time (the chunks'): the kernel's
+     * first window for the read is 256 KiB (get_init_ra_size: 2x a medium
+     * read), read with it, its mark on the second 128 KiB; then 512 KiB
+     * (get_next_ra_size: 2x) and 1 MiB on, each read as the reader enters
+     * the one before. The reader waits for its first read alone. */
+    const uint32_t size[1] = {8 << 20};
+    const cache_ops_t *lin = cache_kind(cache_kind_find("linux"));
+    cache_t c;
+    assert_int_equal(cache_init_pages(&c, lin, 1, size, 1 << 30, PAGE, 1 << 20, 1), 0);
+    uint64_t dev = 0, k = 128 << 10;
+    assert_int_equal(stream(&c, 0, 0, 0, k, &dev), k);
+    assert_int_equal(c.used, 2 * k);
+    assert_int_equal(stream(&c, 0, 0, k, k, &dev), 0);
+    assert_int_equal(c.used, 2 * k + (512 << 10));
+    assert_int_equal(stream(&c, 0, 0, 2 * k, k, &dev), 0);
+    assert_int_equal(c.used, 2 * k + (512 << 10) + (1 << 20));
+    uint64_t wait = 0;
+    for (uint64_t off = 3 * k; off < size[0]; off += k)
+        wait += stream(&c, 0, 0, off, k, &dev);
+    assert_int_equal(wait, 0);
+    assert_int_equal(dev, size[0]);
+    cache_destroy(&c);
+}
+
+/* N readers in lockstep, each streaming its own file of K windows one
+ * window a read, over a cache of m windows: the device's bytes, and the
+ * bytes the readers waited for in *wait. */
+static uint64_t lockstep(int N, int K, int m, uint64_t *wait) {
+    uint32_t size[8];
+    for (int i = 0; i < N; i++)
+        size[i] = (uint32_t)K * WINDOW;
+    const cache_ops_t *lin = cache_kind(cache_kind_find("linux"));
+    cache_t c;
+    assert_int_equal(
+        cache_init_pages(&c, lin, (uint32_t)N, size, (uint64_t)m * WINDOW, PAGE, WINDOW, 8), 0);
+    uint64_t dev = 0;
+    *wait = 0;
+    for (int k = 0; k < K; k++)
+        for (int r = 0; r < N; r++)
+            *wait += stream(&c, (uint32_t)r, (uint32_t)r, (uint64_t)k * WINDOW, WINDOW, &dev);
+    cache_destroy(&c);
+    return dev;
+}
+
+static void test_linux_interleaved_readers(void **state) {
+    (void)state;
+    /* Each reader enters its next window as the N - 1 others read theirs
+     * ahead: a window read ahead waits in the inactive list behind 2 (N -
+     * 1) others in the first round (each reader missed and read one ahead)
+     * and N - 1 later. With room for 2N - 1 windows none is reclaimed
+     * before use: each file is read once, each reader waits for its first
+     * window only. With 2N - 2 the first round's windows read ahead are
+     * all reclaimed, and every later one in turn: each window but the
+     * first is read twice (ahead, then again when the reader gets to it),
+     * 2K - 1 windows a file, and the readers wait for every window; but
+     * for the last: nothing is read ahead past a file's end, so in the last
+     * round each reader after the first finds its window still there (one
+     * insert fewer behind it): N - 1 windows fewer. */
+    const int N = 4, K = 8;
+    uint64_t wait;
+    assert_int_equal(lockstep(N, K, 2 * N - 1, &wait), (uint64_t)N * K * WINDOW);
+    assert_int_equal(wait, (uint64_t)N * WINDOW);
+    assert_int_equal(lockstep(N, K, 2 * N - 2, &wait),
+                     (uint64_t)(N * (2 * K - 1) - (N - 1)) * WINDOW);
+    assert_int_equal(wait, (uint64_t)(N * K - (N - 1)) * WINDOW);
+    /* One reader alone never thrashes in two windows of cache. */
+    assert_int_equal(lockstep(1, K, 2, &wait), (uint64_t)K * WINDOW);
+}
+
 static void test_registry_matches_schema(void **state) {
     (void)state;
     /* Every registered policy is complete (no NULL a caller would jump
@@ -252,6 +382,10 @@ int main(void) {
         cmocka_unit_test(test_belady_small),
         cmocka_unit_test(test_bytes_not_items),
         cmocka_unit_test(test_linux_second_access),
+        cmocka_unit_test(test_linux_pages_whole_reads),
+        cmocka_unit_test(test_linux_one_sequential_reader),
+        cmocka_unit_test(test_linux_window_ramp),
+        cmocka_unit_test(test_linux_interleaved_readers),
         cmocka_unit_test(test_registry_matches_schema),
         cmocka_unit_test(test_perm_is_permutation),
         cmocka_unit_test(test_perm_uniform),

@@ -511,6 +511,67 @@ static void test_page_cache_room(void **state) {
     }
 }
 
+/* server.cache_gb left unset under server.mem_gb: the page cache has what
+ * the processes leave, as the kernel gives it (5 GiB of 8 beside 2
+ * training processes of 1.5 GiB), not nothing; given as 0 it is none; with
+ * no memory limit there is no figure to take it from: none. */
+static void test_page_cache_default(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 2000, item_kb: 3000}\n"
+                       "server: {gpus: 2}\nloader: {cache: linux}\n"
+                       "jobs: [{gpus: 2, batch_per_gpu: 16, compute_s_per_batch: 0.01, "
+                       "host_mem_gb: 1.5}]\n";
+    const double G = 1073741824.0;
+    const char *limit[] = {"server.mem_gb=8", NULL};
+    const char *zero[] = {"server.mem_gb=8", "server.cache_gb=0", NULL}, *none[] = {NULL};
+    assert_int_equal(tu_build(yaml, limit, &S, &T), 0);
+    if (fabs(memory_cache_bytes(&S, &T) - 5 * G) > 1)
+        fail_msg("page cache %.0f B, want %.0f", memory_cache_bytes(&S, &T), 5 * G);
+    assert_int_equal(tu_build(yaml, zero, &S, &T), 0);
+    assert_true(memory_cache_bytes(&S, &T) == 0);
+    assert_int_equal(tu_build(yaml, none, &S, &T), 0);
+    assert_true(memory_cache_bytes(&S, &T) == 0);
+    run_metrics_t m, sm;
+    assert_int_equal(tu_run(yaml, limit, &S, &T, &m, &sm), 0);
+    if (metrics_at(&sm, 0, 1)->hit_rate < 0.5 || metrics_at(&m, 0, 1)->hit_rate < 0.5)
+        fail_msg("5 GiB of page cache for 6 GB: epoch 2 hits %.3f (sim), %.3f (model)",
+                 metrics_at(&sm, 0, 1)->hit_rate, metrics_at(&m, 0, 1)->hit_rate);
+    metrics_free(&m), metrics_free(&sm);
+}
+
+/* The page cache reads whole pages (loader.cache linux): 2000 files of
+ * 3000 bytes are 2000 pages of 4096 read from the device in the first
+ * epoch, not 6 MB, in the simulator and the model, whichever reader reads
+ * them; record shards of 100 such items (300,000 bytes) are 74 pages each.
+ * The pages are what the cache holds: 6 MB of cache, room for every item's
+ * bytes, holds 1464 of their pages, and the second epoch misses. */
+static void test_page_cache_pages(void **state) {
+    (void)state;
+    const char *yaml = "epochs: 2\ndataset: {items: 2000, item_kb: 3}\n"
+                       "server: {gpus: 1, cpus: 4, cache_gb: 1}\nloader: {cache: linux}\n"
+                       "jobs: [{gpus: 1, batch_per_gpu: 16, compute_s_per_batch: 0.001}]\n";
+    const char *pool[] = {NULL}, *torch[] = {"loader.kind=pytorch", NULL};
+    const char *threads[] = {"loader.kind=threads", NULL}, *dali[] = {"loader.kind=dali", NULL};
+    const char *shards[] = {"dataset.shard_items=100", NULL};
+    const char *small[] = {"server.cache_gb=0.006", NULL};
+    const char *const *sets[] = {pool, torch, threads, dali, shards, small};
+    const double want[] = {2000 * 4096.0, 2000 * 4096.0,    2000 * 4096.0,
+                           2000 * 4096.0, 20 * 74 * 4096.0, 2000 * 4096.0};
+    for (int i = 0; i < 6; i++) {
+        run_metrics_t m, s;
+        assert_int_equal(tu_run(yaml, sets[i], &S, &T, &m, &s), 0);
+        const double bs = metrics_at(&s, 0, 0)->storage_read_bytes;
+        const double bm = metrics_at(&m, 0, 0)->storage_read_bytes;
+        if (fabs(bs - want[i]) > 0.5 || fabs(bm - want[i]) > 0.5)
+            fail_msg("case %d: epoch 1 read %.0f B (sim), %.0f B (model), want %.0f", i, bs, bm,
+                     want[i]);
+        if (i == 5 && metrics_at(&s, 0, 1)->hit_rate > 1464 / 2000.0 + 1e-9)
+            fail_msg("6 MB of pages: epoch 2 hits %.4f, more than 1464 of 2000 pages fit",
+                     metrics_at(&s, 0, 1)->hit_rate);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 /* The memory-bandwidth bound (server.mem_gbps, prep.mem_mb_per_item) in the
  * simulator and the model alike: 20000 items of 2 ms on 8 cores, 1 GB/s
  * and 0.5 MB an item bound prep at 4 effective cores: 10 s an epoch instead
@@ -862,6 +923,8 @@ int main(void) {
         cmocka_unit_test(test_worker_growth),
         cmocka_unit_test(test_pinned),
         cmocka_unit_test(test_page_cache_room),
+        cmocka_unit_test(test_page_cache_pages),
+        cmocka_unit_test(test_page_cache_default),
         cmocka_unit_test(test_mem_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,13 +28,16 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
     double b = 4 * n; /* item sizes */
     double buckets = n / 4096 + 1 < 65535 ? n / 4096 + 1 : 65535;
     b += 2 * n + 4 * (buckets + 1); /* permutation generator */
-    if (s->loader.dist_cache == DIST_SHARDED)
+    if (s->loader.dist_cache == DIST_SHARDED) {
         b += 2 * n + 8 * servers; /* owner per item, bytes per server */
-    else
-        /* one cache per server, over the shards when the data are sharded */
-        b += cached * cache->state_bytes(s->dataset.shard_items > 1
-                                             ? ceil(n / (double)s->dataset.shard_items)
-                                             : n);
+    } else {
+        /* one cache per server, over the shards when the data are sharded;
+         * a page cache's entries are chunks of them (cache_chunk_bytes) */
+        double entries = s->dataset.shard_items > 1 ? ceil(n / (double)s->dataset.shard_items) : n;
+        const uint64_t ra = (uint64_t)s->server.storage.read_ahead_kb << 10;
+        if (cache->pages) entries += scenario_dataset_bytes(s) / (double)cache_chunk_bytes(ra);
+        b += cached * cache->state_bytes(entries);
+    }
     if (s->dataset.shard_items > 1) b += 4 * ceil(n / (double)s->dataset.shard_items);
     double stor = s->server.storage.shared ? 1 : cached;
     b += stor * scenario_storage(s)->state_bytes(s); /* storage state */

@@ -37,8 +37,11 @@
  * Not simulated: CPU contention between prep and other work (but for the
  * pytorch kind's own workers and training processes, and the training
  * processes' jobs.N.train_cpu_ms and coordinated prep's hand-off copies on
- * the pool's cores), GPU-to-GPU communication, stragglers, OS readahead,
- * write traffic, and the partial-batch padding of DistributedSampler.
+ * the pool's cores), GPU-to-GPU communication, stragglers, write traffic,
+ * and the partial-batch padding of DistributedSampler. A page cache
+ * (cache_ops_t.pages) reads whole pages in readahead windows; the readers
+ * here read whole items, so none is read ahead of its use (its `stream`
+ * is for sequential readers).
  * A read's own CPU (the syscall and copy of a file or a page-cache hit, a
  * GET's TCP and client work) is charged to the reader's core with the
  * item's prep where server.storage.cpu_us_*, server.cache_cpu_us_* or
@@ -357,9 +360,15 @@ static int build_servers(world_t *w) {
             }
             sizes = w->shard_size;
         }
+        /* A page cache reads whole pages and the device's readahead window
+         * (whole pages of it, as the kernel's ra_pages is read_ahead_kb /
+         * 4); the loaders' readers read whole items: no lane streams yet. */
+        const uint32_t ra = (uint32_t)((s->server.storage.read_ahead_kb << 10) / CACHE_PAGE_BYTES *
+                                       CACHE_PAGE_BYTES);
         for (int k = 0; k < w->nservers && !fail; k++)
-            fail = simulated(w, k) && cache_init(&w->cache[k], scenario_cache(s), entries, sizes,
-                                                 (uint64_t)w->cache_bytes) != 0;
+            fail = simulated(w, k) &&
+                   cache_init_pages(&w->cache[k], scenario_cache(s), entries, sizes,
+                                    (uint64_t)w->cache_bytes, CACHE_PAGE_BYTES, ra, 0) != 0;
     }
     for (int k = 0; k < nstor && !fail; k++) {
         if (nstor > 1 && !simulated(w, k)) continue;
@@ -647,6 +656,7 @@ typedef struct {
     storage_t *storage;
     double (*read)(storage_t *, double, double, double, int, io_acct_t *);
     int shared, client; /* the shared device's client: the server */
+    int pages;          /* a page cache: a miss reads the pages it sets in cache->fetched */
     double mean_bytes;  /* item_offset's */
 } local_t;
 
@@ -662,22 +672,27 @@ static inline local_t local_of(world_t *w, int server) {
         .read = d->ops->read,
         .shared = shared,
         .client = server,
+        .pages = w->cache[server].ops->pages,
         .mean_bytes = w->mean_bytes,
     };
 }
 
 /* Loose items through a server's own cache (and tier), l: returns when
  * item x is local, *src where it came from (SIM_FROM_CACHE, _TIER or
- * _STORAGE). wt is the servers a sampled one stands for: a read of a shared
+ * _STORAGE), *bytes what a miss read: the item, or the pages a page cache
+ * read of it (its last page whole, only those not resident). wt is the
+ * servers a sampled one stands for: a read of a shared
  * store is followed by the wt - 1 reads of the group's other servers (the
  * same bytes, at the same time), so the store's queues and caps see every
  * server's load. */
 static inline double fetch_local(const local_t *l, stream_t *st, uint32_t x, uint64_t next_use,
-                                 double at, double bytes, double wt, int *src) {
+                                 double at, double *bytes_io, double wt, int *src) {
     if (l->access(l->cache, x, next_use)) {
         *src = SIM_FROM_CACHE;
         return at;
     }
+    if (l->pages) *bytes_io = (double)l->cache->fetched;
+    const double bytes = *bytes_io;
     const double off = (double)x * l->mean_bytes; /* item_offset */
     double end;
     if (l->tier && tier_read(l->tier, x, at, bytes, off, wt, &st->tier_io, &end)) {
@@ -951,8 +966,9 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
             sh->hit[h] = SHARD_FROM_TIER;
         } else {
             /* The read's own transfer, as the kind times it (ranged
-             * parts in parallel): the shard's bytes arrive over it. */
-            double sb = w->shard_size[h];
+             * parts in parallel): the shard's bytes arrive over it (a page
+             * cache's: the pages it read of the shard). */
+            double sb = c->ops->pages ? (double)c->fetched : w->shard_size[h];
             sh->span[h] = d->ops->service_s(w->s, sb) - d->ops->service_s(w->s, 0);
             const double end = d->ops->read(d, at, sb, item_offset(w, x), server, &st->io);
             if (end > st->io_end) st->io_end = end;
@@ -1141,8 +1157,9 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
                                     ? clock_next + st->pos_next[x]
                                     : CACHE_NEVER;
             const local_t l = one ? local0 : local_of(w, server);
-            fetched = fetch_local(&l, st, x, next_use, at, bytes, wt, &src);
-            count_local(src, bytes, wt, &srv_here[sv * epochs], ns > 1, &b.hits, &b.tier_hits,
+            double moved = bytes;
+            fetched = fetch_local(&l, st, x, next_use, at, &moved, wt, &src);
+            count_local(src, moved, wt, &srv_here[sv * epochs], ns > 1, &b.hits, &b.tier_hits,
                         &b.read_bytes);
         }
         if (read_cpu) prep += slowdown * read_cpu_s(w, x, bytes, src); /* at the slowdown */

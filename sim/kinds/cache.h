@@ -16,7 +16,8 @@
 #include "scenario.h"
 #include "topology.h"
 
-#define CACHE_NEVER UINT64_MAX /* next use of an item that is not used again */
+#define CACHE_NEVER      UINT64_MAX /* next use of an item that is not used again */
+#define CACHE_PAGE_BYTES 4096u      /* the kernel's page (x86-64's, arm64's default) */
 
 typedef struct cache cache_t;
 
@@ -71,6 +72,18 @@ typedef struct {
      * memory limit is `limit` of which the processes hold `held` (the page
      * cache has what they leave); NULL: its size, whatever they hold. */
     double (*room)(double bytes, double limit, double held);
+    /* 1: the policy is a page cache that reads whole pages and reads ahead
+     * (cache_init_pages): a miss sets cache_t.fetched to the bytes it read
+     * from the device, and `stream` is set. */
+    int pages;
+    /* A sequential reader's read through the page cache: lane `lane` (one of
+     * cache_t.lanes, streaming one entry at a time) reads [off, off + len)
+     * of entry x. Returns the bytes it waits for from the device; *ahead
+     * gets the bytes the kernel read ahead meanwhile, which cost the device
+     * but not the reader's wait, and may be evicted before the reader gets
+     * to them. */
+    uint64_t (*stream)(cache_t *c, uint32_t lane, uint32_t x, uint64_t off, uint64_t len,
+                       uint64_t *ahead);
 } cache_ops_t;
 
 enum {
@@ -92,11 +105,35 @@ struct cache {
      * then prefetches the line itself and calls no ops->prefetch. */
     const uint32_t *size_view;
     uint32_t size_stride;
+    /* A page cache's (ops->pages; all 0 after cache_init): its page size,
+     * the device's readahead window and the sequential readers, in bytes
+     * and lanes; and the bytes the latest miss read from the device. */
+    uint32_t page, read_ahead, lanes;
+    uint64_t fetched;
 };
 
 /* Returns 0, or -1 when memory cannot be had. */
 int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
                uint64_t capacity);
+/* cache_init for a page cache (ops->pages): whole pages of `page` bytes,
+ * readahead windows of read_ahead bytes (0: none), `lanes` sequential
+ * readers for ops->stream. Other policies ignore the three. */
+int cache_init_pages(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
+                     uint64_t capacity, uint32_t page, uint32_t read_ahead, uint32_t lanes);
+/* A page cache's chunk (cache_init_pages): its readahead window, within
+ * [32, 128] KiB (0: 128 KiB). No larger than Linux's default window, so
+ * that a reader a large window ahead leaves behind it chunks reclaim can
+ * take (not its whole window at once), nor smaller than 32 KiB, so that a
+ * terabyte is at most 32 M of them. */
+static inline uint64_t cache_chunk_bytes(uint64_t read_ahead) {
+    const uint64_t lo = 32u << 10, hi = 128u << 10;
+    return !read_ahead || read_ahead > hi ? hi : read_ahead < lo ? lo : read_ahead;
+}
+
+/* The mean bytes a miss reads from the device per item, where a read
+ * fetches `items` items (one, or a record shard's): whole pages under a
+ * page cache (ops->pages), else the item's own bytes, exactly the mean. */
+double cache_read_bytes_mean(const scenario_t *s, double items);
 void cache_destroy(cache_t *c);
 
 #endif

@@ -18,10 +18,26 @@
  *   at that moment (the age counts bytes evicted and activated); a file that
  *   refaults within the active list's size of that age goes straight to the
  *   active list.
- * Readahead is not modelled: whole files are read, so the window never
- * fetches past what the read uses (it matters for ranged reads in large
- * files, which stallsim does not issue). The model has no closed form for the
- * two lists: it shows LRU's (Che), marked approximate. */
+ * Pages and readahead (cache_init_pages: the engine's page caches; the
+ * tier's and mrc's caches keep whole entries of their exact sizes): an entry
+ * is held as chunks of the device's readahead window
+ * (server.storage.read_ahead_kb) within [32, 128] KiB, its last rounded up
+ * to whole pages, as the kernel reads through the page that holds a file's
+ * last byte and never past it (mm/readahead.c, do_page_cache_ra). A
+ * whole-entry read touches every chunk: a miss reads the chunks not
+ * resident, so an entry partly reclaimed is partly read again. A sequential
+ * reader (`stream`, a lane: the kernel's file_ra_state) reads ahead as
+ * ondemand_readahead does: a miss reads a first window from it (4x or 2x
+ * the read, up to the device's window), and entering the mark (the first
+ * chunk of the latest window) reads the next, 4x then 2x the last, up to
+ * the window: the reader runs one to two windows behind what was read.
+ * Chunks read ahead enter the inactive list unreferenced (marked only when
+ * the reader gets to them) and cost the device when read; where reclaim
+ * takes them before use, the reader misses and they are read again: N
+ * interleaved readers whose windows do not fit the cache re-read. Windows
+ * are whole chunks (a 16 KiB first window is one chunk). The model has no
+ * closed form for the two lists: it shows LRU's (Che) over whole pages,
+ * marked approximate. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -47,8 +63,20 @@ typedef struct {
     uint64_t bytes;
 } queue_t;
 
+/* A sequential reader's readahead state (the kernel's file_ra_state): the
+ * entry and chunk it is in, the chunk whose entry starts the next window
+ * (the PG_readahead mark; NIL: none), the chunk after the last window and
+ * that window's bytes. */
 typedef struct {
-    item_t *it;
+    uint32_t x, k, mark, next;
+    uint64_t win;
+} lane_t;
+
+typedef struct {
+    item_t *it;      /* [chunks] (an entry each without pages) */
+    uint32_t *first; /* [n + 1]: entry x's chunks are first[x] .. first[x + 1] - 1; NULL: none */
+    lane_t *lane;    /* [lanes] */
+    uint64_t gran;   /* a chunk's bytes: the window, within [32, 128] KiB */
     queue_t list[3]; /* [INACTIVE], [ACTIVE] */
     uint64_t age;
     int refaulted; /* a refault went active since the last reclaim */
@@ -103,10 +131,47 @@ static uint32_t q_pop(linux_t *l, int which) {
     return NIL;
 }
 
+/* Entry x's chunks under pages (the window, its last rounded up to whole
+ * pages) into l->it from chunk k; returns the chunk after them. */
+static uint32_t chunk_entry(linux_t *l, uint64_t bytes, uint32_t page, uint32_t k) {
+    do {
+        uint64_t b = bytes < l->gran ? bytes : l->gran;
+        l->it[k++].size = (uint32_t)((b + page - 1) / page * page);
+        bytes -= b;
+    } while (bytes > 0);
+    return k;
+}
+
+/* The chunks of a page cache: 0, or -1 without memory or past 2^32 chunks. */
+static int chunk_init(cache_t *c, linux_t *l) {
+    l->gran = cache_chunk_bytes(c->read_ahead);
+    l->first = malloc(((size_t)c->n + 1) * sizeof *l->first);
+    l->lane = malloc((c->lanes ? c->lanes : 1) * sizeof *l->lane);
+    if (!l->first || !l->lane) return -1;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        l->first[i] = (uint32_t)total;
+        total += c->size[i] > l->gran ? (c->size[i] + l->gran - 1) / l->gran : 1;
+        if (total >= NIL) return -1;
+    }
+    l->first[c->n] = (uint32_t)total;
+    l->it = calloc(total ? total : 1, sizeof *l->it);
+    if (!l->it) return -1;
+    for (uint32_t i = 0; i < c->n; i++)
+        chunk_entry(l, c->size[i], c->page, l->first[i]);
+    for (uint32_t r = 0; r < c->lanes; r++)
+        l->lane[r] = (lane_t){NIL, NIL, NIL, NIL, 0};
+    c->fetched = 0;
+    return q_init(&l->list[INACTIVE], (uint32_t)total) || q_init(&l->list[ACTIVE], (uint32_t)total)
+               ? -1
+               : 0;
+}
+
 static int linux_init(cache_t *c) {
     linux_t *l = calloc(1, sizeof *l);
     c->state = l;
     if (!l) return -1;
+    if (c->page) return chunk_init(c, l);
     l->it = calloc(c->n ? c->n : 1, sizeof *l->it);
     if (!l->it || q_init(&l->list[INACTIVE], c->n) || q_init(&l->list[ACTIVE], c->n)) return -1;
     for (uint32_t i = 0; i < c->n; i++)
@@ -128,41 +193,13 @@ static void activate(linux_t *l, uint32_t x) {
     l->age += l->it[x].size;
 }
 
-static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
-    (void)next_use;
-    linux_t *l = c->state;
-    item_t *t = &l->it[x];
-    if (t->where == ACTIVE) {
-        t->ref = 1;
-        return 1;
-    }
-    if (t->where == INACTIVE) {
-        if (t->ref)
-            activate(l, x);
-        else
-            t->ref = 1;
-        return 1;
-    }
-    /* A miss: a refault within the active list's size of its eviction is
-     * part of the workingset and goes active at once. */
-    int refault = t->shadowed && l->age - t->shadow <= l->list[ACTIVE].bytes;
-    if (refault) {
-        q_push(l, ACTIVE, x);
-        t->ref = 0;
-        l->age += t->size;
-        l->refaulted = 1;
-    } else {
-        q_push(l, INACTIVE, x);
-        t->ref = 1;
-    }
-    c->used += t->size;
-    if (c->used <= c->capacity) return 0;
-    /* One reclaim pass. The active list is aged (its tail moved to the
-     * inactive head) when the inactive list is low, or when a refault went
-     * active since the last pass (the workingset is changing); then it is
-     * scanned in proportion to the lists' sizes, as get_scan_count scans
-     * both by size >> priority, so it may stay larger than the inactive one
-     * for a while. */
+/* One reclaim pass. The active list is aged (its tail moved to the
+ * inactive head) when the inactive list is low, or when a refault went
+ * active since the last pass (the workingset is changing); then it is
+ * scanned in proportion to the lists' sizes, as get_scan_count scans both
+ * by size >> priority, so it may stay larger than the inactive one for a
+ * while. */
+static void reclaim(cache_t *c, linux_t *l) {
     int age_active = l->refaulted || inactive_low(l);
     l->refaulted = 0;
     while (c->used > c->capacity) {
@@ -186,18 +223,152 @@ static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
         l->age += l->it[v].size;
         c->used -= l->it[v].size;
     }
+}
+
+/* x (an entry, or a chunk) brought in, referenced as a read marks it (ref
+ * 1) or not, as readahead leaves it (0). A refault within the active
+ * list's size of its eviction is part of the workingset and goes active at
+ * once, read or read ahead (the kernel's workingset_refault on adding it). */
+static void admit(cache_t *c, linux_t *l, uint32_t x, int ref) {
+    item_t *t = &l->it[x];
+    if (t->shadowed && l->age - t->shadow <= l->list[ACTIVE].bytes) {
+        q_push(l, ACTIVE, x);
+        t->ref = 0;
+        l->age += t->size;
+        l->refaulted = 1;
+    } else {
+        q_push(l, INACTIVE, x);
+        t->ref = (uint8_t)ref;
+    }
+    c->used += t->size;
+    if (c->used > c->capacity) reclaim(c, l);
+}
+
+/* A read of x: 1 on a hit (promotion on the second access), else admitted. */
+static int touch(cache_t *c, linux_t *l, uint32_t x) {
+    item_t *t = &l->it[x];
+    if (t->where == ACTIVE) {
+        t->ref = 1;
+        return 1;
+    }
+    if (t->where == INACTIVE) {
+        if (t->ref)
+            activate(l, x);
+        else
+            t->ref = 1;
+        return 1;
+    }
+    admit(c, l, x, 1);
     return 0;
+}
+
+static int linux_access(cache_t *c, uint32_t x, uint64_t next_use) {
+    (void)next_use;
+    linux_t *l = c->state;
+    if (!l->first) return touch(c, l, x);
+    uint64_t got = 0;
+    for (uint32_t k = l->first[x]; k < l->first[x + 1]; k++)
+        if (!touch(c, l, k)) got += l->it[k].size;
+    c->fetched = got;
+    return got == 0;
+}
+
+/* The kernel's first window for a read of len bytes (get_init_ra_size: 4x
+ * the read rounded up to a power of two when small, 2x when medium, else
+ * the whole window) and the next one after a window of win (get_next_ra_size:
+ * 4x while small, then 2x, up to the whole window). */
+static uint64_t init_win(uint64_t len, uint64_t max) {
+    uint64_t p = CACHE_PAGE_BYTES;
+    while (p < len)
+        p <<= 1;
+    return p <= max / 32 ? 4 * p : p <= max / 4 ? 2 * p : max;
+}
+
+static uint64_t next_win(uint64_t win, uint64_t max) {
+    return win < max / 16 ? 4 * win : win <= max / 2 ? 2 * win : max;
+}
+
+/* The window of win bytes from chunk `from` of entry x read ahead: its
+ * chunks not resident enter unreferenced; the first, if read, carries the
+ * mark (the kernel marks no page it finds cached). */
+static void read_window(cache_t *c, linux_t *l, lane_t *r, uint32_t x, uint32_t from, uint64_t win,
+                        uint64_t *ahead) {
+    const uint32_t end = l->first[x + 1];
+    uint64_t n = (win + l->gran - 1) / l->gran, to = from + n < end ? from + n : end;
+    r->mark = from < end && l->it[from].where == OUT ? from : NIL;
+    r->next = (uint32_t)to, r->win = win;
+    for (uint32_t j = from; j < to; j++)
+        if (l->it[j].where == OUT) {
+            admit(c, l, j, 0);
+            *ahead += l->it[j].size;
+        }
+}
+
+/* Lane r enters chunk k of entry x reading len bytes: 0 on a hit, else the
+ * bytes it waits for. Entering the marked chunk reads the next window
+ * ahead, ramped up. A miss starts afresh, as the kernel's initial readahead
+ * on a sequential miss: its first window from k, read with it, and the mark
+ * after what the read asked for; a first window no larger than the read
+ * has the next one read at once (the kernel merges the two). */
+static uint64_t enter(cache_t *c, linux_t *l, lane_t *r, uint32_t x, uint32_t k, uint64_t len,
+                      uint64_t *ahead) {
+    const uint64_t W = c->read_ahead, g = l->gran;
+    const int marked = r->mark == k;
+    const uint64_t wait = touch(c, l, k) ? 0 : l->it[k].size;
+    r->x = x, r->k = k;
+    if (!W || (!marked && !wait)) return wait;
+    if (!wait) {
+        read_window(c, l, r, x, r->next, next_win(r->win, W), ahead);
+        return 0;
+    }
+    const uint64_t win = init_win(len, W), asked = (len + g - 1) / g;
+    read_window(c, l, r, x, k + 1, win > g ? win - g : 0, ahead);
+    r->win = win;
+    if (win <= asked * g)
+        read_window(c, l, r, x, r->next, next_win(win, W), ahead);
+    else
+        r->mark = k + (uint32_t)asked;
+    return wait;
+}
+
+static uint64_t linux_stream(cache_t *c, uint32_t lane, uint32_t x, uint64_t off, uint64_t len,
+                             uint64_t *ahead) {
+    linux_t *l = c->state;
+    uint64_t wait = 0;
+    *ahead = 0;
+    if (!len) return 0;
+    /* (a cache of whole entries, cache_init's: the entry read whole) */
+    if (!l->first) return touch(c, l, x) ? 0 : l->it[x].size;
+    lane_t *r = &l->lane[lane < c->lanes ? lane : 0];
+    if (r->x != x) *r = (lane_t){x, NIL, NIL, NIL, 0}; /* a new file: its own state */
+    const uint32_t end = l->first[x + 1] - 1;
+    uint64_t k0 = l->first[x] + off / l->gran, k1 = l->first[x] + (off + len - 1) / l->gran;
+    if (k1 > end) k1 = end;
+    for (uint64_t k = k0 < end ? k0 : end; k <= k1; k++) {
+        /* The chunk it is in was touched on entry: its pages are read again
+         * only where reclaim took them meanwhile. */
+        if (r->x == x && r->k == k && l->it[k].where != OUT) continue;
+        wait += enter(c, l, r, x, (uint32_t)k, len, ahead);
+    }
+    return wait;
 }
 
 static void linux_prefetch(const cache_t *c, uint32_t x, int stage) {
     const linux_t *l = c->state;
-    if (stage == 0) __builtin_prefetch(&l->it[x], 1);
+    if (!l->first) {
+        if (stage == 0) __builtin_prefetch(&l->it[x], 1);
+    } else if (stage == 0) {
+        __builtin_prefetch(&l->first[x]);
+    } else {
+        __builtin_prefetch(&l->it[l->first[x]], 1);
+    }
 }
 
 static void linux_destroy(cache_t *c) {
     linux_t *l = c->state;
     if (!l) return;
-    free(l->it), free(l->list[INACTIVE].q), free(l->list[ACTIVE].q), free(l);
+    free(l->it), free(l->first), free(l->lane);
+    free(l->list[INACTIVE].q), free(l->list[ACTIVE].q), free(l);
     c->state = NULL;
 }
 
@@ -233,4 +404,6 @@ const cache_ops_t cache_linux = {
     .hit_at = NULL,
     .state_bytes = linux_bytes,
     .room = linux_room,
+    .pages = 1,
+    .stream = linux_stream,
 };

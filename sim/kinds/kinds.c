@@ -1,6 +1,8 @@
 /* kinds: see kinds.h. */
 #include "kinds.h"
 
+#include <gsl/gsl_cdf.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,12 +303,38 @@ __attribute__((constructor)) static void register_kinds(void) {
 
 int cache_init(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
                uint64_t capacity) {
+    return cache_init_pages(c, ops, n, size, capacity, 0, 0, 0);
+}
+
+int cache_init_pages(cache_t *c, const cache_ops_t *ops, uint32_t n, const uint32_t *size,
+                     uint64_t capacity, uint32_t page, uint32_t read_ahead, uint32_t lanes) {
     memset(c, 0, sizeof *c);
     c->ops = ops;
     c->size = size;
     c->n = n;
     c->capacity = capacity;
+    if (ops->pages) c->page = page, c->read_ahead = read_ahead, c->lanes = lanes;
     return c->ops->init(c);
+}
+
+/* Items of one size: a read's rounded up to pages. One item's: its size
+ * under dataset.item_kb's lognormal (as the simulator draws it) rounded up
+ * to pages, P x sum over k of Pr(size > kP), summed where the terms are
+ * neither 1 nor 0 to within 8 sigma; a spread wider than 8 pages leaves
+ * the remainder uniform, half a page. A record shard's: its items' and
+ * half a page. */
+double cache_read_bytes_mean(const scenario_t *s, double items) {
+    const double mean = scenario_item_bytes_mean(s), cv = s->dataset.item_kb_cv;
+    const double P = CACHE_PAGE_BYTES;
+    if (!scenario_cache(s)->pages) return mean;
+    if (!(cv > 0)) return ceil(items * (mean < 1 ? 1 : floor(mean + 0.5)) / P) * P / items;
+    if (items > 1 || mean * cv > 8 * P) return mean + P / 2 / items;
+    const double sigma = sqrt(log1p(cv * cv)), zeta = log(mean) - sigma * sigma / 2;
+    const double lo = floor(exp(zeta - 8 * sigma) / P), hi = exp(zeta + 8 * sigma) / P;
+    double sum = P * (lo + 1);
+    for (double k = lo + 1; k < hi; k++)
+        sum += P * gsl_cdf_ugaussian_Q((log(k * P) - zeta) / sigma);
+    return sum;
 }
 
 void cache_destroy(cache_t *c) {

@@ -67,10 +67,18 @@ memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v) {
     return m;
 }
 
+/* Whether server.cache_gb was left unset (no layer gave it, nor a host
+ * profile: 0): a page cache then has what the processes leave, as the
+ * kernel gives it, not nothing. */
+static int cache_size_unset(const scenario_t *s) {
+    const int row = schema_find(SCOPE_SCENARIO, "server.cache_gb");
+    return !(s->server.cache_gb > 0) && row >= 0 && !s->explicit_key[row];
+}
+
 double memory_cache_bytes(const scenario_t *s, const topology_t *t) {
-    const double C = scenario_cache_bytes(s);
     const cache_ops_t *c = scenario_cache(s);
-    if (!c->room || !(s->server.mem_gb > 0)) return C;
+    if (!c->room || !(s->server.mem_gb > 0)) return scenario_cache_bytes(s);
+    const double C = cache_size_unset(s) ? s->server.mem_gb * GIB : scenario_cache_bytes(s);
     double room = C;
     for (int v = 0; v < (int)s->server.count; v++) {
         if (!first_on(t, v)) continue;

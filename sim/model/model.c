@@ -172,6 +172,7 @@ typedef struct {
     const scenario_t *s;
     const topology_t *t;
     double N, mean, D, C;
+    double dev_mean; /* bytes a miss of one item reads from the device (cache_read_bytes_mean) */
     int dist, servers_used, units;
     const storage_ops_t *storage;
     tier_model_t tier; /* the tier (server.tier; tier.h): tier.on when there is one */
@@ -185,6 +186,7 @@ typedef struct {
     const job_t *jb;
     const loader_ops_t *loader;
     double G, b, M, tprep, n_used, nb_full, rem, Du, t_batch, t_last, t_gpu, gpu_prep;
+    double Ddev, req_dev; /* the epoch's and a request's bytes as the device reads them */
     double share, train_item, eff_cpus, eff_util, r_prep, S, req, B, buf_lag, cap, cap_inst, nic;
     double p, f, tier_cap, staged;
     int64_t ahead;
@@ -206,6 +208,7 @@ static void run_setup(run_ctx_t *r, const scenario_t *s, const topology_t *t) {
     r->mean = scenario_item_bytes_mean(s);
     r->D = scenario_dataset_bytes(s);
     r->C = memory_cache_bytes(s, t);
+    r->dev_mean = cache_read_bytes_mean(s, scenario_items_per_read(s));
     r->dist = s->loader.dist_cache == DIST_SHARDED;
     r->storage = scenario_storage(s);
     /* The tier (server.tier): a second cache over the DRAM cache's misses on
@@ -267,6 +270,8 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
     const double rem = c->rem = c->n_used - c->nb_full * c->M;
     /* An epoch under drop_last reads, moves and prepares n_used items. */
     c->Du = r->N > 0 ? r->D * c->n_used / r->N : 0;
+    /* (a ratio of exactly 1 where the device reads the items' own bytes) */
+    c->Ddev = r->mean > 0 ? c->Du * (r->dev_mean / r->mean) : c->Du;
     c->t_batch = scenario_job_compute_s(s, jb, b);
     c->t_last = rem > 0 ? scenario_job_compute_s(s, jb, ceil(rem / G)) : c->t_batch;
     c->t_gpu = c->nb_full * c->t_batch + (rem > 0 ? c->t_last : 0);
@@ -316,7 +321,8 @@ static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
     const double M = c->M;
     /* Record shards: one request a shard, S items of it. */
     const double S = c->S = scenario_items_per_read(s);
-    const double req = c->req = S * r->mean;
+    const double req = c->req_dev = S * r->dev_mean;
+    c->req = S * r->mean; /* the reader's copy: its CPU */
     /* A shuffle buffer of B items: reads run ceil(B / M) batches further
      * (a worker's own: loader_buffer_slices). */
     c->B = (double)s->loader.shuffle_buffer;
@@ -375,10 +381,10 @@ static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
 static void inst_cache(inst_ctx_t *c, const run_ctx_t *r) {
     const scenario_t *s = r->s;
     cache_sharing(s, r->t, c->i, r->servers_used, &c->k, &c->p, &c->exact_share);
-    double f = r->D > 0 ? r->C / r->D : 1;
+    double f = r->D > 0 ? r->C / (r->dev_mean * r->N) : 1;
     if (r->dist) f = f * r->servers_used < 1 ? f * r->servers_used : 1;
     c->f = f;
-    c->tier_cap = r->tier.on ? tier_items_s(&r->tier, c->req) * c->S * c->ns /
+    c->tier_cap = r->tier.on ? tier_items_s(&r->tier, c->req_dev) * c->S * c->ns /
                                    r->per_server[c->in->first_server]
                              : 1;
     int64_t ahead = loader_staged_batches(s, c->jb);
@@ -485,8 +491,8 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
         double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
         /* A worker waits for each of its shards' requests once, and
          * the shard's items then stream: per item, 1 / S of it. */
-        double service = r->storage->service_s(s, c->req) / c->S;
-        double tier_service = r->tier.on ? tier_service_s(&r->tier, c->req) / c->S : 0;
+        double service = r->storage->service_s(s, c->req_dev) / c->S;
+        double tier_service = r->tier.on ? tier_service_s(&r->tier, c->req_dev) / c->S : 0;
         for (int j = 0; j < FLUID_STEPS; j++) {
             double from_store = 1 - hu[j] - tu[j];
             wait[j] = from_store * service + tu[j] * tier_service;
@@ -558,10 +564,10 @@ static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t 
     m->hit_rate = eh->h;
     m->tier_hit_rate = eh->th;
     m->remote_hit_rate = remote;
-    m->storage_read_bytes = miss * Du;
+    m->storage_read_bytes = miss * c->Ddev;
     m->network_bytes = remote * Du;
     /* Requests: one a shard, or an object's ranged parts. */
-    const double parts = storage->requests ? storage->requests(s, c->req) : 1;
+    const double parts = storage->requests ? storage->requests(s, c->req_dev) : 1;
     m->storage_reads = miss * n_used / S * parts;
     m->storage_heads = storage->heads ? miss * n_used / S * storage->heads(s) : 0;
     m->storage_lists = storage->lists ? storage->lists(s, e) : 0;
@@ -574,9 +580,9 @@ static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t 
     /* A stream's transfers over the devices it reads: its servers' own,
      * or the one device every server shares. */
     double devices = s->server.storage.shared ? 1 : c->ns;
-    m->storage_util = storage->xfer_s(s, miss * Du) / devices / m->epoch_s;
+    m->storage_util = storage->xfer_s(s, miss * c->Ddev) / devices / m->epoch_s;
     m->slot_util =
-        miss * n_used / S * parts * storage->service_s(s, c->req) /
+        miss * n_used / S * parts * storage->service_s(s, c->req_dev) /
         (storage_slots_of(s, storage, c->ns, devices, c->loader->sync_reads) * m->epoch_s);
     /* A request-rate cap binds before the slots do: its share of the
      * requests the device admits. */
@@ -600,7 +606,7 @@ static void epoch_spread(run_metrics_t *out, const inst_ctx_t *c, const epoch_hi
         sv->remote_hits += remote * n_used / ns;
         sv->tier_hits += th * n_used / ns;
         sv->storage_reads += miss * n_used / S / ns; /* reads, as the simulator counts them */
-        sv->storage_read_bytes += miss * Du / ns;
+        sv->storage_read_bytes += miss * c->Ddev / ns;
         sv->net_in_bytes += remote * Du / ns;
         sv->net_out_bytes += remote * Du / ns;
         sv->staged_bytes += c->staged / ns;

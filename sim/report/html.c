@@ -7,6 +7,7 @@
 
 #include "fig.h"
 #include "gap.h"
+#include "memory.h"
 #include "memout.h"
 #include "report.h"
 #include "svg.h"
@@ -220,7 +221,7 @@ void html_run_write(FILE *out, const char *path, const variant_run_t *v, int nv,
     html_put_text(out, title);
     fputs("</h1>\n<p>", out);
     html_put_text(out, path);
-    double D = scenario_dataset_bytes(s), C = scenario_cache_bytes(s);
+    double D = scenario_dataset_bytes(s), C = memory_cache_bytes(s, &v[0].topo);
     fprintf(out,
             ", seed %lld, %lld epochs; dataset %lld items, %.1f GB; %lld server(s) x %lld GPUs, "
             "%lld cores, cache %.1f GB each (%.1f%% of the dataset). stallsim %s; figures from "

@@ -982,7 +982,9 @@ static void write_text_rates(FILE *out, const variant_run_t *v, int nv) {
 static void write_text(FILE *out, const char *path, const variant_run_t *v, int nv) {
     if (nv == 0) return;
     const scenario_t *s = &v[0].scn;
-    double D = scenario_dataset_bytes(s), C = scenario_cache_bytes(s);
+    /* The cache the run gives a server: a page cache's under server.mem_gb
+     * is what the processes leave (memory_cache_bytes). */
+    double D = scenario_dataset_bytes(s), C = memory_cache_bytes(s, &v[0].topo);
     char pct[32];
     /* The path is the command line's: shown with control characters escaped. */
     fprintf(out, "stallsim %s -- %s (", STALLSIM_VERSION, s->name);

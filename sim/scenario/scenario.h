@@ -125,6 +125,8 @@ typedef struct {
             /* The reader's CPU for one read (the kernel's syscall and copy,
              * TCP and the HTTP client's): per read and per MB; 0 = none. */
             double cpu_us_per_read, cpu_us_per_mb;
+            /* The kernel's readahead window on the device (its read_ahead_kb). */
+            int64_t read_ahead_kb;
         } storage;
         struct {
             double gbit_s;

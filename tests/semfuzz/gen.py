@@ -208,6 +208,11 @@ class _Gen:
         self.set("loader.kind", kind)
         self.maybe(0.85, "loader.cache", lambda: r.choice(["none", "lru", "lru", "minio", "minio",
                                                            "fifo", "belady", "linux"]))
+        # the page cache's readahead window: none, a page, Linux's, a RAID's
+        self.known.add("server.storage.read_ahead_kb")
+        if self.top.get("loader.cache") == "linux":
+            self.maybe(0.6, "server.storage.read_ahead_kb", lambda: r.choice([0, 4, 16, 128,
+                                                                               512, 4096]))
         if kind == "pool":
             self.maybe(0.4, "loader.prep", lambda: r.choice(["partitioned", "coordinated"]))
             if self.count > 1 and self.top.get("loader.cache") == "minio" \
