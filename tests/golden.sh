@@ -50,6 +50,8 @@ check "small-model-only.text" "$bin" run tests/data/small.yaml --model-only
 # A variant name over 10 characters (the columns follow the longest) and
 # advice in words (the GIL's bound), text only.
 check "imagenet-threads.text" "$bin" run scenarios/imagenet-threads.yaml --set dataset.items=150000
+# A launch's start-up storm (startup.*): its first-step table and 503s.
+check "launch-storm.text" "$bin" run scenarios/launch-storm.yaml
 check "keys.text" "$bin" help keys
 
 # A sweep: its CSV and metadata (less the command line, which names $tmp).

@@ -54,7 +54,8 @@ EXPECTED_S = [("torch_quick", 175), ("torch_probe", 40), ("torch_pipelines", 70)
               ("objectstore", 285), ("torch_tier", 150), ("torch_shm", 45), ("torch_mem", 100),
               ("disk", 80), ("pagecache", 20), ("memlimit", 5), ("measure_validate_quick", 10),
               ("calib_quick_time", 10), ("html_browser", 20), ("torch_watch", 60),
-              ("gpu_validate", 5), ("torch_regimes", 130), ("torch_advice", 315)]
+              ("gpu_validate", 5), ("torch_regimes", 130), ("torch_advice", 315),
+              ("torch_startup", 60)]
 DEFAULT_S = 120
 
 

@@ -39,7 +39,8 @@ static const option_t advise_own_options[] = {
      .help = "what a configuration must reach, in the run's last epoch for its worst\n"
              "job: METRIC>=X or METRIC<=X with METRIC one of gpu_util, epoch_s,\n"
              "throughput_items_s, prep_stall_s, fetch_stall_s, hit_rate, cpu_util,\n"
-             "storage_util (default gpu_util>=0.9). Repeatable: all must hold."},
+             "storage_util, or startup_s and first_step_s (launch to the first step,\n"
+             "in the first epoch) (default gpu_util>=0.9). Repeatable: all must hold."},
     {.name = "--minimize",
      .type = OPT_STR,
      .arg = "cost|KEY",

@@ -57,7 +57,11 @@ static void text_head(FILE *f, const advise_plan_t *p) {
     fputs("target:", f);
     for (int k = 0; k < p->ntargets; k++)
         fprintf(f, "%s %s", k ? " and" : "", p->targets[k].text);
-    fprintf(f, " (model, the run's last epoch, the worst job); %s %s\n",
+    int first = 0;
+    for (int k = 0; k < p->ntargets; k++)
+        first |= advise_metric_first(p->targets[k].metric);
+    fprintf(f, " (model, the run's %s, the worst job); %s %s\n",
+            first ? "first epoch for the start-up's metrics, else its last" : "last epoch",
             p->maximize ? "maximize" : "minimize", obj_name(p));
     fprintf(f, "searched %lld configurations with the model: %lld meet the target",
             (long long)p->grid.size, (long long)s->nok);

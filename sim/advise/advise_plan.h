@@ -106,8 +106,11 @@ typedef struct {
 
 /* Parses one --target (METRIC>=X or METRIC<=X) into t: 0, or EXIT_INPUT after its message. */
 int advise_target_parse(const char *arg, advise_target_t *t);
-/* The value of target metric `metric` in m, and its name. */
-double advise_metric_of(const epoch_metrics_t *m, int metric);
+/* The value of target metric `metric` for instance inst of r, whose last
+ * epoch is `last` (a start-up metric reads the first), and its name. */
+double advise_metric_of(const run_metrics_t *r, int inst, int last, int metric);
+/* 1 when metric is read in the first epoch (the start-up's). */
+int advise_metric_first(int metric);
 const char *advise_metric_name(int metric);
 
 /* ---- advise_search.c ---- */

@@ -37,7 +37,7 @@ static void summarise(const advise_plan_t *p, const variant_run_t *v, const run_
         const advise_target_t *t = &p->targets[k];
         double worst = t->ge ? INFINITY : -INFINITY;
         for (int i = 0; i < r->ninst; i++) {
-            double x = advise_metric_of(metrics_at(r, i, e), t->metric);
+            double x = advise_metric_of(r, i, e, t->metric);
             if (t->ge ? x < worst : x > worst) worst = x;
         }
         if (k == 0) pt->lead = worst;

@@ -60,6 +60,7 @@
 #include "server_sample.h"
 #include "shards.h"
 #include "sim.h"
+#include "startup.h"
 
 typedef struct {
     double in_free, out_free;
@@ -1250,6 +1251,7 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
         st->t_gpu[c] += tb - gprep > alone ? tb - gprep : alone;
         st->g_prep[c] += gprep;
         st->consumed[c] += (double)(hi - lo);
+        if (k == 0) metrics_at(out, st->inst[c], st->epoch)->first_batch_s = start - st->ep_start;
         if (start > wmax) wmax = start;
         if (start_mem > wmax_mem) wmax_mem = start_mem;
     }
@@ -1291,6 +1293,25 @@ static double wall_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The start-up phase before the first epoch, replayed on devices of its
+ * own: it ends before the first epoch's first read, so they see the same
+ * requests as the epochs' devices would. */
+static int sim_startup(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
+    startup_t *st = calloc((size_t)t->ninst, sizeof *st);
+    scenario_t *skip = malloc(sizeof *skip);
+    run_metrics_t r = {0};
+    int rc = st && skip ? startup_sim(s, t, st) : EXIT_RUNTIME;
+    if (rc == 0) startup_into(out, st);
+    if (rc == 0 && startup_resume_scenario(s, skip)) {
+        /* the restart's skip, simulated as an epoch of its own */
+        rc = metrics_alloc(&r, t->ninst, 1) ? EXIT_RUNTIME : sim_run(skip, t, &r);
+        if (rc == 0) startup_resume_into(out, &r);
+        metrics_free(&r);
+    }
+    free(st), free(skip);
+    return rc;
 }
 
 int sim_run(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
@@ -1352,5 +1373,5 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
     out->servers_sampled = w.smp.weight ? w.smp.k : 0;
     out->servers_bound = w.smp.weight ? sample_bound(&w, out) : 0;
     destroy(&w);
-    return 0;
+    return sim_startup(s, t, out);
 }

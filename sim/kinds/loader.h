@@ -87,6 +87,8 @@ typedef struct loader_model {
     const double *floor_s; /* [steps]: the least seconds per item the stream's storage allows */
     int steps;
     double t_batch, t_last; /* GPU compute of a full and of the last batch */
+    /* Out, when not NULL: when the epoch's first step starts on T. */
+    double *first_go;
 } loader_model_t;
 
 typedef struct {

@@ -447,6 +447,7 @@ static void dali_model_epoch(const loader_model_t *m, double *epoch_s, double *t
                 double go = c.buf > end ? c.buf : end;
                 end = go + (out == nb - 1 ? t_last : t_batch);
                 c.started[out % A] = go;
+                if (out == 0 && tl == 0 && m->first_go) *m->first_go = go;
             }
         }
         if (tl == 0)

@@ -950,6 +950,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
              * (worker_busy) */
             end = go + (k + W < nb ? recv : 0) + cpu * slow + (last ? m->t_last : m->t_batch);
             started[k % P] = go;
+            if (k == 0 && tl == 0 && m->first_go) *m->first_go = go;
         }
         if (W > 0 && started) end = drain_end(m, started, P, nb, last_done, end);
         end += exit_wall(m);

@@ -462,6 +462,7 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             const double warm = k == 0 ? W : 0;
             end = go + warm + collate * per_rank + reacq + (last ? t_last : t_batch);
             started[k % P] = go;
+            if (k == 0 && tl == 0 && m->first_go) *m->first_go = go;
             if (warm > 0) prod += pool_lag(m->s, j, m->prep_s, c, collate, step, x, warm);
         }
         if (tl == 0)

@@ -82,6 +82,10 @@ typedef struct {
      * a real reader opens one per slot, hundreds of them), 0 when they are a
      * device's queue (a real reader needs a few threads to keep it full). */
     int slots_are_connections;
+    /* 1 when a request's time depends on where it reads (a drive's seeks
+     * and rotation): a closed form at the mean positioning time is then
+     * approximate for a few scattered requests (the start-up's). */
+    int position_dependent;
     /* Optional: HEADs one read makes (a loader that stats a file before
      * reading it), and LIST requests a job makes at the start of epoch e
      * (0-based); NULL: none. */
@@ -93,6 +97,17 @@ typedef struct {
      * NULL: server.storage.cpu_us_per_read + cpu_us_per_mb x MB (kinds.h:
      * storage_cpu_s asks the kind). */
     double (*cpu_s)(const scenario_t *s, double bytes);
+    /* Optional: one request of `bytes` with nothing before it and in one
+     * part (the start-up phase's LIST pages, HEADs and index downloads;
+     * bytes 0: a HEAD, or a stat on a file system); NULL: read. */
+    double (*request)(storage_t *d, double issue, double bytes, double offset, int client,
+                      io_acct_t *acct);
+    /* Optional: seconds one such request takes uncontended (the model's);
+     * NULL: service_s. */
+    double (*request_s)(const scenario_t *s, double bytes);
+    /* Optional: requests a second one device admits at most, any kind of
+     * request (0: no cap); NULL: server.storage.read_iops. */
+    double (*request_cap_s)(const scenario_t *s);
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that

@@ -483,4 +483,5 @@ const storage_ops_t storage_hdd = {
     .state_bytes = hdd_bytes,
     .check = hdd_check,
     .model_exact = hdd_model_exact,
+    .position_dependent = 1,
 };

@@ -356,6 +356,25 @@ static int object_init(storage_t *d, const scenario_t *s) {
     return 0;
 }
 
+/* In issue order: when a request ready at `go` is sent, past the GET/s gate
+ * and its prefix's refusals. */
+static double ordered_admit(object_t *o, double go, double offset, io_acct_t *acct) {
+    if (o->get_gap > 0) {
+        if (go < o->get_free) go = o->get_free;
+        o->get_free = go + o->get_gap;
+    }
+    return prefix_admit(o, go, offset, acct);
+}
+
+/* The aggregate cap as a fluid: an object's bytes take `chan` seconds of
+ * the shared channel from its first byte on; when its last byte arrives. */
+static double channel_end(object_t *o, double end, double xfer, double chan) {
+    if (chan <= 0) return end;
+    double chan_end;
+    calendar_take(&o->cal_chan, end - xfer, chan, &chan_end);
+    return chan_end > end ? chan_end : end;
+}
+
 /* One GET of `bytes` (a HEAD: no bytes, is_head) of the object at `offset`,
  * issued at `issue`: when its last byte arrives. */
 static double object_get(object_t *o, double issue, double bytes, double offset, int client,
@@ -374,21 +393,9 @@ static double object_get(object_t *o, double issue, double bytes, double offset,
         double slot = heap[0];
         start = issue > slot ? issue : slot;
         /* A GET waiting for the request rate holds its connection. */
-        double go = start;
-        if (o->get_gap > 0) {
-            if (go < o->get_free) go = o->get_free;
-            o->get_free = go + o->get_gap;
-        }
-        go = prefix_admit(o, go, offset, acct);
-        end = go + lat + xfer;
+        end = ordered_admit(o, start, offset, acct) + lat + xfer;
     }
-    if (chan > 0) {
-        /* The aggregate cap as a fluid: this object's bytes take `chan`
-         * seconds of the shared channel from its first byte on. */
-        double chan_end;
-        calendar_take(&o->cal_chan, end - xfer, chan, &chan_end);
-        if (chan_end > end) end = chan_end;
-    }
+    end = channel_end(o, end, xfer, chan);
     if (!o->unordered) heap_replace_top(heap, o->per, end);
     acct->xfer_busy += chan > 0 ? chan : xfer / o->slots;
     if (is_head)
@@ -419,6 +426,31 @@ static double object_read(storage_t *d, double issue, double bytes, double offse
         if (e > end) end = e;
     }
     return end;
+}
+
+/* A start-up request: a HEAD (no bytes) or one GET, never ranged, with no
+ * HEAD of its own before it, and on a connection of the resolver's own (its
+ * thread pool's, not the loader's), in issue order: the store's gates and
+ * prefixes and the channel are the epochs'. */
+static double object_request(storage_t *d, double issue, double bytes, double offset, int client,
+                             io_acct_t *acct) {
+    object_t *o = d->state;
+    (void)client;
+    const double xfer = bytes / o->conn_bw, chan = o->max_bw > 0 ? bytes / o->max_bw : 0;
+    double end = ordered_admit(o, issue, offset, acct) + first_byte(o) + xfer;
+    end = channel_end(o, end, xfer, chan);
+    acct->xfer_busy += chan > 0 ? chan : xfer / o->slots;
+    if (bytes <= 0)
+        acct->heads++;
+    else
+        acct->reads++;
+    return end;
+}
+
+/* A start-up request's time alone: its first byte and its bytes on one
+ * connection (no HEAD before it, no ranges). */
+static double object_request_s(const scenario_t *s, double bytes) {
+    return lat_mean_s(s) + bytes / (obj_opts(s)->conn_mb_s * 1e6);
 }
 
 /* The aggregate channel, the connections and the GET/s gate from `at` on
@@ -638,6 +670,9 @@ const storage_ops_t storage_object = {
     .slots_are_connections = 1,
     .requests = object_requests,
     .heads = object_heads,
+    .request = object_request,
+    .request_s = object_request_s,
+    .request_cap_s = object_request_cap,
     .lists = object_lists,
     .cpu_s = object_cpu_s,
 };

@@ -2,10 +2,12 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds.h"
 #include "memory.h"
+#include "startup.h"
 
 double model_hit_epoch(int kind, double f, double p, int k, int e, int *exact) {
     int ex;
@@ -473,7 +475,7 @@ static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c
 /* Epoch e's ends, each consumer's: T, the loader at the cost profile, and
  * T_prep, every item in memory (ends_p). */
 static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits_t *eh, int e,
-                       double *ends, double *ends_p) {
+                       double *ends, double *ends_p, double *first) {
     const scenario_t *s = r->s;
     const double *hu = eh->hu, *tu = eh->tu;
     const int me = c->me;
@@ -491,9 +493,19 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
             floor_s[j] = from_store / c->cap_inst;
             if (tu[j] / c->tier_cap > floor_s[j]) floor_s[j] = tu[j] / c->tier_cap;
         }
-        loader_model_t lm = {
-            s,    c->jb,   c->n_used,   c->in->cpus / c->ns, c->ns,    e, c->tprep + eh->rc_mean,
-            wait, floor_s, FLUID_STEPS, c->t_batch,          c->t_last};
+        loader_model_t lm = {s,
+                             c->jb,
+                             c->n_used,
+                             c->in->cpus / c->ns,
+                             c->ns,
+                             e,
+                             c->tprep + eh->rc_mean,
+                             wait,
+                             floor_s,
+                             FLUID_STEPS,
+                             c->t_batch,
+                             c->t_last,
+                             first};
         c->loader->model_epoch(&lm, &ends[me], &ends_p[me]);
         return;
     }
@@ -516,6 +528,9 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
     }
     batch_pipeline(r->N, c->M, cost, c->ahead, c->nc, c->tb, c->tl, ends);
     batch_pipeline(r->N, c->M, cost_p, c->ahead, c->nc, c->tb, c->tl, ends_p);
+    /* The first batch: its items at the pipeline's first cost, and the
+     * shuffle buffer filled before it. */
+    *first = fmin(c->M, r->N) * cost[0];
     if (c->buf_lag > 0) {
         /* The GPUs first wait for the buffer to fill (B items
          * read), or, loader-bound, drain its last lag batches
@@ -524,6 +539,7 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
         double fill = (B < N ? B : N) * cost[0], drain = c->buf_lag * c->tb[me];
         double fill_p = (B < N ? B : N) * cost_p[0];
         ends[me] += fill < drain ? fill : drain;
+        *first += fill;
         ends_p[me] += fill_p < drain ? fill_p : drain;
     }
 }
@@ -591,6 +607,22 @@ static void epoch_spread(run_metrics_t *out, const inst_ctx_t *c, const epoch_hi
     }
 }
 
+/* The start-up phase's closed form, into the first epoch. */
+static void model_startup(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
+    startup_t st[TOPO_MAX_INSTANCES];
+    startup_model(s, t, st);
+    startup_into(out, st);
+    if (s->startup.resume_by != RESUME_SKIP || !(s->startup.resume_at > 0)) return;
+    scenario_t *skip = malloc(sizeof *skip);
+    run_metrics_t r = {0};
+    if (skip && startup_resume_scenario(s, skip) && !metrics_alloc(&r, t->ninst, 1)) {
+        model_run(skip, t, &r);
+        startup_resume_into(out, &r);
+    }
+    metrics_free(&r);
+    free(skip);
+}
+
 /* The run: per instance its figures, then per epoch its hits, ends and
  * metrics. On the stack, not static: sweeps run the model on threads. */
 static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hits, void *ctx,
@@ -609,13 +641,15 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             memset(m, 0, sizeof *m);
             epoch_hits_t eh;
             epoch_hits(&eh, &r, &c, e, hits, ctx);
-            double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES];
-            epoch_ends(&r, &c, &eh, e, ends, ends_p);
+            double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES], first = 0;
+            epoch_ends(&r, &c, &eh, e, ends, ends_p, &first);
             epoch_fill(m, &r, &c, &eh, e, ends[c.me], ends_p[c.me]);
+            m->first_batch_s = fmin(first, m->epoch_s);
             if (t->inst[i].lead != i || !out->srv) continue;
             epoch_spread(out, &c, &eh, e);
         }
     }
+    if (first == 0) model_startup(s, t, out);
 }
 
 /* Converged when the hit rate moved less than this over the epochs after. */

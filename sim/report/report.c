@@ -96,6 +96,23 @@ GETTER(storage_lists)
 GETTER(shards_per_batch)
 GETTER(tier_hit_rate)
 GETTER(gpu_prep_s)
+GETTER(startup_s)
+GETTER(startup_requests)
+GETTER(resume_s)
+GETTER(startup_throttled)
+static double get_startup_approximate(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    return m->startup_approximate;
+}
+/* Launch to the first step in the first epoch (its start-up phase, then its
+ * first batch); the epoch's start to its first step in a later one. */
+static double first_step_s(const epoch_metrics_t *m) {
+    return m->startup_s + m->resume_s + m->first_batch_s;
+}
+static double get_first_step_s(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
+    (void)ref;
+    return first_step_s(m);
+}
 static double get_bottleneck(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
     return m->bottleneck;
@@ -200,6 +217,12 @@ static const column_t columns[] = {
     {"storage_heads", OUT_NUM, "%.9g", get_storage_heads, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"storage_retries", OUT_NUM, "%.9g", get_storage_retries, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"storage_lists", OUT_NUM, "%.9g", get_storage_lists, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"first_step_s", OUT_NUM, "%.9g", get_first_step_s, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"startup_s", OUT_NUM, "%.9g", get_startup_s, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"startup_requests", OUT_NUM, "%.9g", get_startup_requests, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"startup_throttled", OUT_NUM, "%.9g", get_startup_throttled, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"startup_approximate", OUT_BOOL, "%d", get_startup_approximate, FIG_ANY, NULL, NULL, 0, NULL},
+    {"resume_s", OUT_NUM, "%.9g", get_resume_s, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
     {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };
@@ -439,6 +462,44 @@ static void json_servers(out_json_t *j, const variant_run_t *v) {
         out_jend(j);
     }
     out_jend(j);
+}
+
+/* Launch to the first step of each job: the start-up phase (startup.*),
+ * then its first batch; the model's ~ where a rate cap binds the start-up
+ * (its refusals and back-offs are the simulator's alone). */
+static void write_text_first_step(FILE *out, const variant_run_t *v, int nv) {
+    const int w = report_variant_width(v, nv);
+    fprintf(out, "\n%-*s %-12s %16s %12s %12s %12s %10s %10s %10s\n", w, "variant", "job",
+            "first_step_s", "(sim)", "startup_s", "(sim)", "requests", "throttled", "resume_s");
+    for (int k = 0; k < nv; k++)
+        for (int i = 0; i < v[k].topo.ninst; i++) {
+            const epoch_metrics_t *m = metrics_at(&v[k].model, i, 0);
+            const epoch_metrics_t *x = v[k].sim.m ? metrics_at(&v[k].sim, i, 0) : m;
+            char a[32], b[32] = "-", c[32], d[32] = "-", r[32];
+            fig(a, sizeof a, first_step_s(m), 3), fig(c, sizeof c, m->startup_s, 3);
+            fig(r, sizeof r, x->resume_s, 3);
+            if (v[k].sim.m) fig(b, sizeof b, first_step_s(x), 3), fig(d, sizeof d, x->startup_s, 3);
+            fprintf(out, "%-*s %-12s %15s%s %12s %12s %12s %10.0f %10.0f %10s\n", w,
+                    v[k].scn.variant, v[k].topo.inst[i].name, a, m->startup_approximate ? "~" : " ",
+                    b, c, d, x->startup_requests, x->startup_throttled, r);
+        }
+    int any = 0;
+    for (int k = 0; k < nv; k++)
+        any |= v[k].scn.startup.resolve != RESOLVE_NONE || v[k].scn.startup.resume_at > 0;
+    if (!any) {
+        fputs("first_step_s: launch to the first training step (the loader's workers start, read\n"
+              "  and prepare the first batch); startup.* adds what comes before it "
+              "(docs/startup.md).\n",
+              out);
+        return;
+    }
+    fputs("first_step_s: launch to the first training step: the start-up phase (startup.resolve:\n"
+          "  the dataset's LIST pages, HEADs and index, by the resolvers it names), a restart's\n"
+          "  resume (resume_s: its skip through the items before its position), then the first\n"
+          "  batch (the loader's workers start, read and prepare it); requests and throttled\n"
+          "  (refused with 503 or 429, retried after a back-off): the start-up phase's;\n"
+          "  simulator where run.\n",
+          out);
 }
 
 /* Requests to storage of each variant that reads an object store or record
@@ -976,6 +1037,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
                     line, v[k].scn.variant, v[k].sim.servers_sampled);
         }
     gap_write_warnings(out, v, nv);
+    write_text_first_step(out, v, nv);
     write_text_servers(out, v, nv);
     const int w = report_variant_width(v, nv);
     fprintf(out, "\n%-*s %14s %14s %9s  %s\n", w, "variant", "total_s(model)", "total_s(sim)",

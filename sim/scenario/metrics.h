@@ -57,8 +57,14 @@ typedef struct {
     double storage_heads;    /* object stores: HEADs (server.storage.head) */
     double storage_retries;  /* requests refused (503 SlowDown) and retried; simulator only */
     double storage_lists;    /* LIST requests at the epoch's start (pages of 1000 keys) */
-    int bottleneck;          /* bottleneck_t */
-    int approximate;         /* model: no exact closed form for this case */
+    double first_batch_s;    /* the epoch's start to its first step (the GPUs' first wait) */
+    double startup_s;        /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
+    double resume_s;         /* first epoch: a restart's skip to its position (startup.resume_by) */
+    double startup_requests; /* first epoch: the start-up phase's requests, and of them */
+    double startup_throttled; /* refused (503/429) and retried */
+    int startup_approximate;  /* first epoch: the start-up figure is the closed form's, not exact */
+    int bottleneck;           /* bottleneck_t */
+    int approximate;          /* model: no exact closed form for this case */
 } epoch_metrics_t;
 
 /* What one server saw in one epoch of the streams that read through it (a

@@ -48,6 +48,20 @@ typedef enum { SERVERS_AUTO, SERVERS_SAMPLED, SERVERS_EXACT, SERVERS__COUNT } se
 /* Where images are decoded (prep.decode): on the CPU, or on the GPU that
  * trains (nvJPEG as DALI's "mixed": the Huffman stage stays on the CPU). */
 typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
+/* startup.resolve: who resolves the dataset before the first step (lists
+ * its objects, stats each, downloads its index): nobody, one rank that
+ * broadcasts, every rank, or every rank's every loader worker. */
+typedef enum {
+    RESOLVE_NONE,
+    RESOLVE_ONE_RANK,
+    RESOLVE_EVERY_RANK,
+    RESOLVE_EVERY_WORKER,
+    RESOLVE__COUNT
+} resolve_by_t;
+/* resume.by: how a restarted job reaches its position in the epoch: by the
+ * loader's saved state (state_dict: no cost), or by iterating the loader
+ * through the items before it (each read and prepared, no step). */
+typedef enum { RESUME_INDEX, RESUME_SKIP, RESUME__COUNT } resume_by_t;
 
 typedef struct {
     char name[SCN_STR];
@@ -150,6 +164,15 @@ typedef struct {
         int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c:
                                    loader_buffer_slices) */
     } loader;
+    struct {                /* the phase before the first step (sim/kinds/startup.h) */
+        int resolve;        /* resolve_by_t */
+        int list;           /* LIST pages of the dataset's objects, 1000 keys each */
+        int head_each;      /* a HEAD (or stat) of every object */
+        double metadata_mb; /* an index or metadata file each resolver downloads */
+        int64_t threads;    /* requests in flight per resolver */
+        double resume_at;   /* share of the first epoch done before a restart (0: a new run) */
+        int resume_by;      /* resume_by_t */
+    } startup;
     struct { /* USD; 0 = not charged (no built-in prices) */
         double get_per_1000;
         double list_per_1000;

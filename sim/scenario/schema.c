@@ -50,6 +50,16 @@ const char *dist_mode_name(int i) {
     return i >= 0 && i < DIST__COUNT ? names[i] : NULL;
 }
 
+const char *resolve_by_name(int i) {
+    static const char *const names[] = {"none", "one-rank", "every-rank", "every-worker"};
+    return i >= 0 && i < RESOLVE__COUNT ? names[i] : NULL;
+}
+
+const char *resume_by_name(int i) {
+    static const char *const names[] = {"index", "skip"};
+    return i >= 0 && i < RESUME__COUNT ? names[i] : NULL;
+}
+
 const char *server_mode_name(int i) {
     static const char *const names[] = {"auto", "sampled", "exact"};
     return i >= 0 && i < SERVERS__COUNT ? names[i] : NULL;
@@ -113,6 +123,13 @@ static const key_def_t core_keys[] = {
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
     {"loader.shuffle_buffer", KT_INT, "items", "0", 0, 4000000000.0, 0, NULL, S(loader.shuffle_buffer), "items a shuffle buffer holds (tf.data's and WebDataset's shuffle(B)): each batch item a random draw from it, refilled from the reads, which run B items further ahead; pool: one buffer for the stream, pytorch: one in each worker, dali: one in each GPU's pipeline, its file reader's initial_fill with random_shuffle (0 = none)"},
     {"loader.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_LOADER, 0, "the loader kinds' own rows go here"},
+    {"startup.resolve", KT_ENUM, "", "none", 0, 0, 0, resolve_by_name, S(startup.resolve), "who resolves the dataset before the first step, each job at its launch (huggingface datasets' load_dataset, a Dataset's file listing): none, one-rank (rank 0, then a broadcast), every-rank, or every-worker (each rank's every loader worker: the request storm of a streaming dataset); its requests go to the storage as reads do, against its caps, connections and a prefix's 503s, and `run` prints the time to the first step"},
+    {"startup.list", KT_BOOL, "", "true", 0, 0, 0, NULL, S(startup.list), "the resolution lists the dataset's objects (shards, or items when loose): LIST pages of 1000 keys, one after another"},
+    {"startup.head_each", KT_BOOL, "", "false", 0, 0, 0, NULL, S(startup.head_each), "the resolution asks each object's size with a HEAD (a stat on a file system) before the first step"},
+    {"startup.metadata_mb", KT_REAL, "MB", "0", 0, 1e6, 0, NULL, S(startup.metadata_mb), "an index or metadata file each resolver downloads before the first step (a dataset card, a shard index, a parquet footer) (0 = none)"},
+    {"startup.threads", KT_INT, "requests", "1", 1, 4096, 0, NULL, S(startup.threads), "requests one resolver keeps in flight (a resolver's thread pool)"},
+    {"startup.resume_at", KT_REAL, "", "0", 0, 1, 0, NULL, S(startup.resume_at), "a restart: the share of the first epoch done before it, where the job resumes (0 = a new run); the time to the first step then holds the resume"},
+    {"startup.resume_by", KT_ENUM, "", "index", 0, 0, 0, resume_by_name, S(startup.resume_by), "how a restart reaches its position: index (the loader's saved state, as torchdata's StatefulDataLoader: no cost) or skip (iterating the loader through the items before it, each read and prepared with no training step, as a loader without state does)"},
     {"prices", KT_STRING, "path", "", 0, 0, 0, NULL, S(prices_file), "price file (prices_version: 1, its source and date, a prices: mapping); its prices are defaults the scenario's prices.* override (relative to the scenario's folder, else the working directory)"},
     {"prices.get_per_1000", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.get_per_1000), "price of 1000 storage reads (GET requests; 0 = not charged)"},
     {"prices.list_per_1000", KT_REAL, "USD", "0", 0, BIG, 0, NULL, S(prices.list_per_1000), "price of 1000 LIST requests (a job lists the dataset once, 1000 keys a LIST)"},

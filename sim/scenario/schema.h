@@ -77,6 +77,8 @@ void schema_register_kinds(const schema_kinds_t *kinds);
 const char *prep_mode_name(int i);
 const char *dist_mode_name(int i);
 const char *server_mode_name(int i);
+const char *resolve_by_name(int i);
+const char *resume_by_name(int i);
 
 /* The rows of one scope and their count. */
 const key_def_t *schema_keys(key_scope_t scope, int *count);

@@ -14,6 +14,7 @@
 #include "advice_find.h"
 #include "atomic_file.h"
 #include "diag.h"
+#include "readers.h"
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
@@ -406,6 +407,7 @@ static int cmd_run(int argc, char **argv, int check_only) {
         int one = run_build(&doc, &o.a.sets, idx[k], !o.a.model_only, &runs[k]);
         if (!one) one = scenario_check_batches(&runs[k].scn, &doc);
         if (!one) scenario_warn_overridden(&doc, &o.a.sets, idx[k]);
+        if (!one) readers_warn_idle(&runs[k].scn);
         if (one && rc != EXIT_RUNTIME) rc = one;
     }
     diag_drop_repeats(0);
