@@ -1,8 +1,7 @@
 #!/bin/sh
 # func_length: no function of the project's C (sim/, cuda/) is over 100
-# lines (the project's rule), counted from the line that
-# names it to its closing brace in column 0 (clang-format's layout). Prints
-# the longest. It first checks itself on a function of 101 lines (its
+# lines (the project's rule), counted from the line that names it to its
+# closing brace in column 0 (clang-format's layout). Prints the longest. It first checks itself on a function of 101 lines (its
 # parameters on two), which must fail. Any function over the limit fails:
 # there are no known exceptions.
 # usage: func_length.sh SRCDIR WORKDIR
