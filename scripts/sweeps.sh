@@ -16,7 +16,7 @@ bin=${1:-build}/sim/stallsim
 [ -x "$bin" ] || { echo "sweeps.sh: no $bin; build first (cmake -S . -B build && cmake --build build -j)" >&2; exit 1; }
 out=notebooks/data
 mkdir -p "$out"
-# validation.csv is scripts/validate.sh's (measured on this host): kept.
+# validation.csv is validation/measure.sh's (measured on this host): kept.
 find "$out" -maxdepth 1 \( -name '*.csv' ! -name validation.csv -o -name '*.csv.partial' \
   -o -name '*.meta.json' -o -name host.yaml \) -delete
 # Timing goes to stderr only; the CSVs are the product.
@@ -73,5 +73,5 @@ say "host.yaml"
 "$bin" calibrate "${calib[@]}" --out $out/host.yaml 2>/dev/null
 
 # notebooks/agreement.ipynb reads all of the above, and notebooks/data/validation.csv
-# when scripts/validate.sh has written one (measured on this host, minutes).
+# when validation/measure.sh has written one (measured on this host, minutes).
 say "done: $(ls $out | tr '\n' ' ')"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gpu_validate_check: the pure parts of scripts/gpu_validate.py and of the
+"""gpu_validate_check: the pure parts of validation/gpu/gpu_validate.py and of the
 probe's --gpu-rate (python/stallsim/gpurate.py), from fixed inputs, without
 PyTorch or a GPU: the profile and rates.yaml readers, the published-rate
 lookup for CUDA device names, the comparison arithmetic and the tables
@@ -10,7 +10,7 @@ import sys
 import unittest
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-sys.path.insert(0, os.path.join(SRC, "scripts"))
+sys.path.insert(0, os.path.join(SRC, "validation", "gpu"))
 sys.path.insert(0, os.path.join(SRC, "python"))
 import gpu_validate as gv  # noqa: E402
 from stallsim import gpurate  # noqa: E402
@@ -309,7 +309,7 @@ class CommandLine(unittest.TestCase):
         self.assertIn("required: --data", p.stderr)
 
     def test_smoke_never_updates(self):
-        p = self.run_py(os.path.join(SRC, "scripts", "gpu_validate.py"), "--cpu-smoke",
+        p = self.run_py(os.path.join(SRC, "validation", "gpu", "gpu_validate.py"), "--cpu-smoke",
                         "--update", "VALIDATION.md")
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("CPU smoke figures never go into a results page", p.stderr)
@@ -320,7 +320,7 @@ class CommandLine(unittest.TestCase):
         import json
         import tempfile
 
-        gvpy = os.path.join(SRC, "scripts", "gpu_validate.py")
+        gvpy = os.path.join(SRC, "validation", "gpu", "gpu_validate.py")
         with tempfile.TemporaryDirectory() as d:
             st = dict(mode="gpu", device_name="NVIDIA H200", host="vm", when="then",
                       decode=dict(device="cuda", api="decode_jpeg(list, device=cuda)", n=8,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# measure_validate: scripts/validate.sh --quick end to end (calibrate, then
+# measure_validate: validation/measure.sh --quick end to end (calibrate, then
 # measure and run side by side): it must finish, and write a table whose rows
 # all carry numbers (predicted, measured, errors) and a summary. Whether the
 # error targets are met is docs/validation/measure.md's business, not this test's.
@@ -7,7 +7,7 @@
 set -u
 src=$1 build=$2 W=$3
 rm -rf "$W" && mkdir -p "$W" || exit 1
-bash "$src/scripts/validate.sh" --quick --build "$build" --work "$W" --out "$W/V.md" 2>"$W/err" \
+bash "$src/validation/measure.sh" --quick --build "$build" --work "$W" --out "$W/V.md" 2>"$W/err" \
   || { echo "FAIL: validate.sh --quick exited $?"; cat "$W/err"; exit 1; }
 fail=0
 rows=$(grep -c '^| [12] | ' "$W/V.md")

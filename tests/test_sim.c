@@ -345,7 +345,7 @@ static void test_torch_tier(void **state) {
  * batches there, as whole pages (images and int64 labels), never more than
  * its epoch's batches; none without workers. 64 MiB, 2 workers of batches of
  * 32 images of 224^2 is Docker's default and the bus error
- * scripts/validate_shm.py reproduces; one worker fits. */
+ * validation/shm.py reproduces; one worker fits. */
 static void test_shm(void **state) {
     (void)state;
     const char *yaml = "epochs: 1\ndataset: {items: 2000, item_kb: 110}\n"

@@ -41,7 +41,11 @@ one matrix. validation.fixtures holds what harnesses share
 validation uses); validation.predict the stallsim side (`run`, `compare`).
 `python3 -m validation --suite` runs every validation test (the ctest label
 validation) with the busy-host check, one retry and a --budget;
-`python3 -m validation --list` names the harnesses.
+`python3 -m validation --list` names the harnesses. Beside the package,
+not harnesses of the protocol: measure.sh (stallsim's own C pipeline,
+`stallsim measure`), gpu/ (the one-call GPU machine run, gpu_validate.sh)
+and studies/ (one-off measurements behind a key's default: the GIL's
+hand-off, a DataLoader epoch's phases).
 
 Run from the repository root (or with it on PYTHONPATH); the repository's
 python/ (the stallsim package) is put first on sys.path here, once."""

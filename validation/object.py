@@ -19,7 +19,7 @@ rate, and the store's first-byte time and one connection's rate as
 objstore.probe measured them on this host (not assumed); prep per item is
 what measure's own pass over the items held in memory took (T_prep / N,
 once before the rows): this harness holds the store model to the store,
-scripts/validate.sh holds the prep costs to calibrate. Compared: epoch time and
+validation/measure.sh holds the prep costs to calibrate. Compared: epoch time and
 stall fraction, per row the mean of 2 epochs.
 Target: median |error| <= 10 % in epoch time and <= 5 pp in stall (--quick,
 CI's 7 rows: 20 % and 10 pp). Exit 0 met, 1 not met, 77 when this machine

@@ -118,7 +118,7 @@ def row_sets(r):
 
 def predict(a, scen, r):
     """`stallsim run` on the row: the simulator's (epoch_s, t_gpu_s) per epoch
-    (scripts/gpu_validate.py's rows)."""
+    (validation/gpu/gpu_validate.py's rows)."""
     return pr.predict_epochs(a.bin, scen, row_sets(r))
 
 

@@ -23,7 +23,7 @@ on a future) while a pool thread runs Python, CPython's take_gil
 (Python/ceval_gil.c) makes it wait a switch interval before it may ask for
 it back. reacquires() times the loop beside a busy pool and beside none and
 writes the difference as take-backs of a switch interval each
-(loader.gil_reacquires_per_batch; scripts/gil_reacquire.py shows the
+(loader.gil_reacquires_per_batch; validation/studies/gil_reacquire.py shows the
 mechanism against sys.setswitchinterval).
 
   r, how = reacquires(ds, idx, p, batch, item_cpu, held_item, log)
@@ -260,7 +260,7 @@ def _loop_wall(ds, order, threads, batch):
     """Seconds of wall time per item of validate_threads' loop over order
     on `threads` threads with no GPU work: the pool's items and the loop's
     own collates and GIL take-backs, which grow with the threads beside it
-    (scripts/gil_reacquire.py), together."""
+    (validation/studies/gil_reacquire.py), together."""
     t0 = time.perf_counter()
     _loop(ds, order, None, threads, batch, 0.0)
     return (time.perf_counter() - t0) / ((len(order) // batch) * batch)

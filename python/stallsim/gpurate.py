@@ -3,7 +3,7 @@ backward passes of a torchvision model (resnet18, resnet50, ... or a
 "module:factory" of your own) at a batch and precision on this host's
 device, timed on synthetic input already on the device, as the published
 per-GPU rates (scenarios/gpus/rates.yaml) are measured: the items/s a job's
-`jobs.N.gpu_items_per_s` takes. scripts/gpu_validate.py trains with the
+`jobs.N.gpu_items_per_s` takes. validation/gpu/gpu_validate.py trains with the
 same Trainer over a real DataLoader.
 
 Precision: "amp" is torch.autocast to float16 with a GradScaler (CUDA),

@@ -980,7 +980,7 @@ static double pages(double bytes) {
  * iterator keeps prefetch_factor x num_workers batches outstanding while
  * the training loop holds the one it trains on: measured peaks of exactly
  * (p x W + 1) batches, or the epoch's batches when fewer
- * (scripts/validate_shm.py). Under pin_memory the pin thread copies each
+ * (validation/shm.py). Under pin_memory the pin thread copies each
  * batch out of shared memory and drops it (pin_memory.py's
  * _pin_memory_loop rebinds `data` to the pinned copy): the batch in
  * training is pinned, so at most the p x W outstanding are in /dev/shm. */

@@ -37,7 +37,7 @@
  *   the waiter has slept one switch interval (loader.gil_switch_ms,
  *   sys.getswitchinterval(), 5 ms by default) and asked for it: each take-
  *   back costs the interval times the share of time the pool holds the GIL
- *   while it works (scripts/gil_reacquire.py and gil_loop_split.py measure
+ *   while it works (validation/studies/gil_reacquire.py and gil_loop_split.py measure
  *   both; the probe writes the take-backs). The loop waits, asleep: no core.
  *   Threads whose work releases the GIL every few ms (PIL's decode, torch
  *   ops) give it up on their own first: the probe then measures near 0.

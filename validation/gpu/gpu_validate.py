@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """stallsim on a GPU machine (issue 38): calibrate's GPU figures, GPU
 decode, the models' own GPU rates and real training jobs, each beside
-stallsim's prediction. scripts/gpu_validate.sh builds (with CUDA) and runs
+stallsim's prediction. validation/gpu/gpu_validate.sh builds (with CUDA) and runs
 the CUDA tests, then this; docs/validation/gpu_validate.md.
 
-  scripts/gpu_validate.py [--bin build/sim/stallsim] [--out-dir DIR]
+  validation/gpu/gpu_validate.py [--bin build/sim/stallsim] [--out-dir DIR]
       [--steps calibrate,decode,rate,probe,train] [--fresh] [--redo STEPS]
       [--time-budget S] [--update docs/validation/gpu_validate.md] [--cpu-smoke] [--probe-args "..."]
-  scripts/gpu_validate.py --report-only --out-dir DIR [--update docs/validation/gpu_validate.md]
+  validation/gpu/gpu_validate.py --report-only --out-dir DIR [--update docs/validation/gpu_validate.md]
 
 Steps (each result kept in DIR/results.json; a rerun goes on from there,
 so a run cut short by a time limit loses only the row it was in):
@@ -54,7 +54,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, ROOT)  # the validation package (it puts python/ first: stallsim.*)
 from validation import base, predict  # noqa: E402
 from validation import torch as validate_torch  # noqa: E402
@@ -202,7 +202,7 @@ def banner(smoke, device_name, host, when):
     if smoke:
         return [f"**{SMOKE} run** (`--cpu-smoke`, {host}, {when}): every figure below was measured "
                 f"on {device_name} at tiny sizes to test the harness. None is a GPU result.", ""]
-    return [f"Run on {host} ({device_name}), {when}, by `scripts/gpu_validate.sh`.", ""]
+    return [f"Run on {host} ({device_name}), {when}, by `validation/gpu/gpu_validate.sh`.", ""]
 
 
 def md_head(caption, cols):
@@ -316,7 +316,7 @@ def decode_scenario(host, n, kb, cv, mp, batch, place):
     size and megapixels in batches of `batch`, one host thread, reads and
     the training step costing nothing; decoded where `place` says with the
     host profile's rates."""
-    return f"""# written by scripts/gpu_validate.py: decode_jpeg's batches as stallsim sees them
+    return f"""# written by validation/gpu/gpu_validate.py: decode_jpeg's batches as stallsim sees them
 name: gpu-validation-decode
 host: {host}
 epochs: 1
@@ -575,7 +575,7 @@ def train_row(a, model, workers, pin):
 def step_train(a, st, out_of_time):
     scen = validate_torch.write_scenario(os.path.join(a.out_dir, "train.yaml"),
                                          st.d["probe"]["profile"], a.epochs, a.data, batch=a.batch,
-                                         name="gpu-validation", tool=f"scripts/{TOOL}.py")
+                                         name="gpu-validation", tool=f"validation/gpu/{TOOL}.py")
     done, failed = st.d.setdefault("train", {}), []
     for m in a.models:
         rate = st.d["rate"].get(m, {}).get("at_batch", {}).get("items_per_s")
@@ -613,7 +613,7 @@ def step_train(a, st, out_of_time):
 
 
 def ctest_outcome(path):
-    """What `ctest -R calib_gpu` (scripts/gpu_validate.sh's log) said."""
+    """What `ctest -R calib_gpu` (validation/gpu/gpu_validate.sh's log) said."""
     if not path or not os.path.exists(path):
         return None
     text = open(path).read()
@@ -727,7 +727,7 @@ def report_only(a):
         return 2
     text = report(st, a, ctest_outcome(a.ctest_log)) + "\n"
     print(text)
-    if a.update and base.update_markers(a.update, TOOL, text, f"scripts/{TOOL}.py"):
+    if a.update and base.update_markers(a.update, TOOL, text, f"validation/gpu/{TOOL}.py"):
         return 2
     return 0
 
@@ -795,7 +795,7 @@ def main():
             f.write(text)
     if a.update and (failed or stopped):
         log(f"{a.update} left as it is: the run is not whole")
-    elif a.update and base.update_markers(a.update, TOOL, text, f"scripts/{TOOL}.py"):
+    elif a.update and base.update_markers(a.update, TOOL, text, f"validation/gpu/{TOOL}.py"):
         return 2
     s = summarize(train_rows(st.d, a.models, a.workers, a.pins))
     tag = f"{SMOKE}: " if a.cpu_smoke else ""

@@ -3,7 +3,7 @@
 sleep (issue 36: the 100 ms rows' missing time), split by phase and by the
 interpreter's switch interval, with the thread pool busy and with it idle.
 
-  /usr/bin/python3 scripts/gil_loop_split.py [--data /var/tmp/stallsim-torch/data]
+  /usr/bin/python3 validation/studies/gil_loop_split.py [--data /var/tmp/stallsim-torch/data]
       [--threads 1,4] [--compute 0.1] [--intervals 1,5,20] [--batches 30]
 
 The loop is validate_threads.thread_batches' (2 batches of 32 submitted
@@ -25,7 +25,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
 from stallsim import pipeline, stable  # noqa: E402
 
 BATCH, AHEAD = 32, 2

@@ -3,7 +3,7 @@
 thread pool (issue 36, loader.kind: threads; loader.gil_reacquires_per_batch
 and gil_switch_ms in sim/kinds/loader_threads.c).
 
-  /usr/bin/python3 scripts/gil_reacquire.py [--iters 20] [--step-ms 10]
+  /usr/bin/python3 validation/studies/gil_reacquire.py [--iters 20] [--step-ms 10]
       [--ks 0,4,16] [--ns 0,1,2,4] [--intervals 1,5,20] [--work python,released]
 
 The loop's thread runs, per iteration, k GIL-releasing calls (hashlib's
@@ -35,7 +35,7 @@ import os
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "python"))
 from stallsim import stable  # noqa: E402
 
 BIG = bytes(1024 * 1024)

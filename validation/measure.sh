@@ -7,7 +7,7 @@
 # measured-vs-predicted table, with the commands, into docs/validation/measure.md (between
 # the validate:begin/end markers; the rest of the file is left as it is).
 #
-# usage: scripts/validate.sh [--quick] [--build DIR] [--work DIR] [--out FILE] [--items N]
+# usage: validation/measure.sh [--quick] [--build DIR] [--work DIR] [--out FILE] [--items N]
 #   --quick   a tiny matrix (4 configurations, 120 images; under 2 minutes): CI
 #   --build   the build folder holding sim/stallsim (default: build)
 #   --work    scratch folder: data set, profile, raw CSVs (default: $TMPDIR or
@@ -70,7 +70,7 @@ qd=16
 epochs=2
 scn=$work/validate.yaml
 cat >"$scn" <<EOF
-# written by scripts/validate.sh
+# written by validation/measure.sh
 name: validate
 seed: 1
 epochs: $epochs
@@ -208,8 +208,8 @@ verdict() { awk -v x="$1" -v lim="$2" 'BEGIN { print (x <= lim ? "met" : "**not 
 
 block=$work/block.md
 {
-  echo "<!-- validate:begin (written by scripts/validate.sh; do not edit by hand) -->"
-  echo "Command: \`scripts/validate.sh$([ $quick = 1 ] && echo " --quick")\`$([ "$(nice)" != 0 ] && echo " at niceness $(nice)") ($nconf configurations, $(wc -l <"$rows") rows, $((t_end - t_begin)) s wall)."
+  echo "<!-- validate:begin (written by validation/measure.sh; do not edit by hand) -->"
+  echo "Command: \`validation/measure.sh$([ $quick = 1 ] && echo " --quick")\`$([ "$(nice)" != 0 ] && echo " at niceness $(nice)") ($nconf configurations, $(wc -l <"$rows") rows, $((t_end - t_begin)) s wall)."
   echo
   echo "Machine: $(uname -n), $(nproc) CPUs ($(awk -F': *' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1e6 }' /proc/meminfo) RAM, $(uname -sr); stallsim $("$bin" --version | cut -d' ' -f2) at $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo '?'); $(date -u +%Y-%m-%dT%H:%MZ). Load average at start $load_begin, at end $load_end."
   echo

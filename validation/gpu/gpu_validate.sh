@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # stallsim on a GPU machine (issue 38; docs/validation/gpu_validate.md), in
 # one run: build with the CUDA toolkit, run the CUDA tests (ctest -R
-# calib_gpu), then scripts/gpu_validate.py: calibrate's GPU figures, GPU
+# calib_gpu), then validation/gpu/gpu_validate.py: calibrate's GPU figures, GPU
 # decode, the models' own GPU rates against the published ones, and real
 # ResNet-18/50 training against stallsim's predictions; it prints a summary
 # and writes the tables (BUILD/gpu-validate/gpu_validate.md).
 #
-#   scripts/gpu_validate.sh [--build-dir build] [--nvjpeg-root DIR] [--no-build]
+#   validation/gpu/gpu_validate.sh [--build-dir build] [--nvjpeg-root DIR] [--no-build]
 #       [--python PY] [--cpu-smoke] [-- gpu_validate.py's options]
 #
 #   --build-dir DIR     the build tree (default build)
@@ -22,7 +22,7 @@
 # Exit 77 (nothing measured) without a CUDA device and without --cpu-smoke;
 # else gpu_validate.py's exit (0 whole, 1 a step failed, 3 out of time).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=build nvjpeg="" do_build=1 smoke=() py=${PYTHON:-/usr/bin/python3}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 # Nothing to build for where nothing can be measured (77: ctest's skip).
-"$py" scripts/gpu_validate.py --check "${smoke[@]}" || exit $?
+"$py" validation/gpu/gpu_validate.py --check "${smoke[@]}" || exit $?
 out=$build/gpu-validate${smoke:+-smoke}
 mkdir -p "$out" || exit 1
 if [ "$do_build" = 1 ]; then
@@ -61,7 +61,7 @@ rc=$?
 grep -E "testing on|no GPU to test on|nvJPEG|% tests passed" "$out/ctest-calib_gpu.log" \
   | sed 's/^[0-9]*: //' | sort -u | sed 's/^/gpu_validate.sh: ctest: /' >&2
 [ $rc = 0 ] || echo "gpu_validate.sh: ctest -R calib_gpu FAILED (see $out/ctest-calib_gpu.log)" >&2
-"$py" scripts/gpu_validate.py --bin "$build/sim/stallsim" --out-dir "$out" \
+"$py" validation/gpu/gpu_validate.py --bin "$build/sim/stallsim" --out-dir "$out" \
   --ctest-log "$out/ctest-calib_gpu.log" "${smoke[@]}" "$@"
 py_rc=$?
 [ $rc = 0 ] || [ $py_rc != 0 ] || py_rc=1

@@ -6,7 +6,7 @@ are shut down and joined there); with the CPU of this process and its
 reaped children. For loader.worker_start_ms and worker_init_ms
 (docs/pytorch.md, "Starting the workers"):
 
-  /usr/bin/python3 scripts/torch_epoch_phases.py DATA [--dataset SPEC]
+  /usr/bin/python3 validation/studies/torch_epoch_phases.py DATA [--dataset SPEC]
       [--workers 0,1,2,8,32] [--batch 32]
 
 DATA and --dataset as the probe takes them (an ImageFolder tree by
@@ -18,7 +18,7 @@ import resource
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "python"))
 
 
 def cpu_s():

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# scripts/gpu_validate.sh for a GPU machine that cannot build stallsim (no
+# validation/gpu/gpu_validate.sh for a GPU machine that cannot build stallsim (no
 # GSL, libyaml, TurboJPEG, libcurl or cmocka, no network to fetch them): the
 # build is made on another x86-64 host and carried over with its libraries.
 #
-#   scripts/gpu_validate_carried.sh pack BUILD LIBDIR
+#   validation/gpu/gpu_validate_carried.sh pack BUILD LIBDIR
 #       here: copy the shared libraries BUILD/sim/stallsim and the CUDA test
 #       need (not the C library's, nor libstdc++/libgcc_s, which the GPU
 #       machine's newer system has; nor CUDA's, which it has too), and
 #       nvJPEG's where the build used scripts/setup_nvjpeg.sh, into LIBDIR.
-#   scripts/gpu_validate_carried.sh run BUILD LIBDIR [gpu_validate.py's options]
+#   validation/gpu/gpu_validate_carried.sh run BUILD LIBDIR [gpu_validate.py's options]
 #       there, in the checkout the build was configured from: the build
 #       has that checkout's absolute path compiled in (its CUDA modules,
 #       ctest's files), so that path is linked to this checkout first where
@@ -22,7 +22,7 @@ set -u
 mode=${1:-}; build=${2:-}; libs=${3:-}
 [ -n "$libs" ] || { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 shift 3
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 if [ "$mode" = pack ]; then
   mkdir -p "$libs" || exit 1
@@ -61,7 +61,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; n
 (cd "$build/tests/calib" && LD_LIBRARY_PATH=$libs:/usr/local/cuda/lib64 timeout 300 ctest -R calib_gpu --output-on-failure -V) \
   >"$G"/ctest-calib_gpu.log 2>&1
 echo "ctest -R calib_gpu: exit $?"
-PYTHONUNBUFFERED=1 ${PYTHON:-python3} scripts/gpu_validate.py --bin "$wrap" --out-dir "$G" \
+PYTHONUNBUFFERED=1 ${PYTHON:-python3} validation/gpu/gpu_validate.py --bin "$wrap" --out-dir "$G" \
   --ctest-log "$G"/ctest-calib_gpu.log "$@"
 rc=$?
 echo "gpu_validate.py: exit $rc"; uptime
