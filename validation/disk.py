@@ -36,6 +36,7 @@ import tempfile
 
 from stallsim.pipeline import evict
 from validation.base import Harness, Skip, Target
+from validation.fixtures import cgroup
 from validation.fixtures import data as fx
 from validation.fixtures.cgroup import remove_cgroup
 from validation.predict import epoch_metrics
@@ -67,22 +68,6 @@ def controller():
     return None
 
 
-def read_bios(cg, ver, dev):
-    """Read requests the block layer counted for the cgroup on dev."""
-    if ver == "v1":
-        with open(os.path.join(cg, "blkio.throttle.io_serviced")) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 3 and parts[0] == dev and parts[1] == "Read":
-                    return int(parts[2])
-        return 0
-    with open(os.path.join(cg, "io.stat")) as f:
-        for line in f:
-            if line.startswith(dev):
-                return int(dict(kv.split("=") for kv in line.split()[1:]).get("rios", 0))
-    return 0
-
-
 def bios_per_file(ver, root, dev, files):
     """Block requests one whole-file read makes on this disk (readahead and
     the device's request size decide it), counted in an unthrottled cgroup
@@ -100,7 +85,7 @@ def bios_per_file(ver, root, dev, files):
                     f.read()
             os._exit(0)
         os.waitpid(pid, 0)
-        return read_bios(cg, ver, dev) / len(files)
+        return cgroup.device_reads(cg, ver, dev) / len(files)
     finally:
         remove_cgroup(cg)
 
