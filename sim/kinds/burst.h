@@ -1,0 +1,55 @@
+/* burst: many senders' requests to the storage at once, outside the epochs'
+ * reads: a launch's resolution of its dataset (startup.h), a checkpoint's
+ * writes (checkpoint.h). Each sender sends its pages one after another,
+ * then its bodies and HEADs `threads` at a time; every request goes to the
+ * scenario's storage kind as a read does (its `request` op: the store's
+ * caps, prefixes and 503s, a device's queue and channel).
+ *
+ * burst_sim replays the requests one by one on fresh devices of the kind;
+ * burst_model is its closed form: the largest of one sender alone, the
+ * requests on a device over its request cap, its transfers over its
+ * channel and, for a device's queue, the requests' time over its slots.
+ *
+ *   burst_plan_t plan[ninst]; burst_who_t who[ninst]; burst_t out[ninst];
+ *   burst_sim(s, t, plan, who, out) or burst_model(s, t, plan, who, out) */
+#ifndef STALLSIM_BURST_H
+#define STALLSIM_BURST_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+#include "topology.h"
+
+/* What one sender of an instance sends, in order. */
+typedef struct {
+    double pages, page_bytes;  /* one after another first (LIST pages) */
+    double page_objects;       /* objects a page names (page j is at object j x this) */
+    double bodies, body_bytes; /* then, threads at a time: GETs or PUTs */
+    double heads;              /* and HEADs (object k at k), threads at a time */
+    int64_t threads;
+} burst_plan_t;
+
+/* Who sends: `senders` of the instance, `per_rank` a rank in rank order
+ * over its servers (0: one sender, on its first server). */
+typedef struct {
+    int64_t senders, per_rank;
+} burst_who_t;
+
+typedef struct {
+    double seconds;   /* from the burst's start to its instance's last answer */
+    double requests;  /* requests its senders sent */
+    double throttled; /* of those, refused (503/429) and retried */
+    int approximate;  /* model: no exact closed form (a cap's refusals, contention) */
+} burst_t;
+
+/* Above this many requests in all the simulator replays none and gives the
+ * closed form's figures, flagged approximate. */
+#define BURST_SIM_MAX 5e6
+
+/* out[t->ninst]: 0, or EXIT_RUNTIME without memory (after a message). */
+int burst_sim(const scenario_t *s, const topology_t *t, const burst_plan_t *plan,
+              const burst_who_t *who, burst_t *out);
+void burst_model(const scenario_t *s, const topology_t *t, const burst_plan_t *plan,
+                 const burst_who_t *who, burst_t *out);
+
+#endif
