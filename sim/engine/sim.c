@@ -64,6 +64,7 @@
 #include "shards.h"
 #include "sim.h"
 #include "startup.h"
+#include "checkpoint.h"
 
 typedef struct {
     double in_free, out_free;
@@ -90,6 +91,7 @@ typedef struct {
     double *handoff_s; /* [ninst]: of train_s, receiving the shared batch (prep, not T_gpu) */
     double *g_full, *g_last, *g_prep; /* [ninst]: of t_full and t_last, the GPU's prep; its sum */
     double *consumed;                 /* [ninst]: items each consumer trained on this epoch */
+    double *ck_s;                     /* [ninst]: each consumer's checkpoint waits this epoch */
     uint16_t *rank_server;            /* [G]: which of the stream's servers GPU rank r is on */
     int staged_peak;                  /* most batches prepared ahead at once this epoch */
     int epoch, done;
@@ -151,6 +153,7 @@ typedef struct {
     double *last_prep; /* [server]: its latest item prepared in the batch being run */
     double *strag;     /* [epoch]: the straggler term of the bound, seconds (sample_straggle) */
     const sim_observer_t *obs; /* NULL: none */
+    double *ckpt;              /* [ninst]: one checkpoint's write time of each instance */
     /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
      * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
      * time only when set. */
@@ -328,7 +331,7 @@ static void start_epoch(world_t *w, stream_t *st) {
     st->prepped = 0;
     st->staged_peak = 0;
     for (int c = 0; c < st->ninst; c++)
-        st->t_gpu[c] = st->consumed[c] = st->g_prep[c] = 0;
+        st->t_gpu[c] = st->consumed[c] = st->g_prep[c] = st->ck_s[c] = 0;
 }
 
 /* Each server's cache (or the partitioned caches' owners; record shards
@@ -481,6 +484,7 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
     st->g_last = xcalloc((size_t)st->ninst, sizeof *st->g_last, &fail);
     st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
     st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
+    st->ck_s = xcalloc((size_t)st->ninst, sizeof *st->ck_s, &fail);
     st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
     if (fail) return -1;
     for (int64_t r = 0; r < st->G; r++)
@@ -530,6 +534,8 @@ static int build(world_t *w, gsl_rng *master) {
 }
 
 static void destroy(world_t *w) {
+    free(w->ckpt);
+    w->ckpt = NULL;
     for (int k = 0; w->st && k < w->nstreams; k++) {
         stream_t *st = &w->st[k];
         if (st->rng) gsl_rng_free(st->rng);
@@ -539,7 +545,7 @@ static void destroy(world_t *w) {
         free(st->end), free(st->end_mem), free(st->t_full), free(st->t_last), free(st->t_gpu);
         free(st->train_s), free(st->handoff_s), free(st->g_full), free(st->g_last),
             free(st->g_prep);
-        free(st->consumed), free(st->rank_server);
+        free(st->consumed), free(st->rank_server), free(st->ck_s);
         if (w->S) shards_free(&st->shards);
         free(st->out_order);
     }
@@ -775,6 +781,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         if (m->t_prep_s > m->epoch_s) m->t_prep_s = m->epoch_s;
         m->t_gpu_s = st->t_gpu[c];
         m->gpu_prep_s = st->g_prep[c];
+        m->checkpoint_s = st->ck_s[c];
         m->hit_rate = st->hits / n;
         m->tier_hit_rate = st->tier_hits / n;
         m->remote_hit_rate = st->remote_hits / n;
@@ -1227,6 +1234,19 @@ static void train_beside(world_t *w, stream_t *st, double dur, double cpu, doubl
  * when the batch is ready and its GPUs are free; the buffer frees when the
  * last consumer has started it. The epoch ends with its last batch
  * (and the loader's teardown after it, where the kind has one). */
+/* A checkpoint after the step's end when the job's count of steps says so:
+ * the GPUs wait for its writes on both timelines (the loader goes on
+ * preparing into its free buffers). */
+static void checkpoint_after(world_t *w, stream_t *st, int c, int64_t k, double *end,
+                             double *end_mem) {
+    const int i = st->inst[c];
+    if (!(w->ckpt[i] > 0)) return;
+    const double step = (double)st->epoch * (double)st->nbatches + (double)k;
+    if (checkpoint_count(&w->s->jobs[w->t->inst[i].job], step, 1) < 1) return;
+    *end += w->ckpt[i], *end_mem += w->ckpt[i];
+    st->ck_s[c] += w->ckpt[i];
+}
+
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
                     double ready_mem) {
     const int64_t lo = k * st->M;
@@ -1245,6 +1265,7 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
             iter_cpu ? iter_cpu(&st->prep, 1, start_mem) : start_mem + st->prep.iter_cpu_s;
         double end = cpu + tb, end_mem = cpu_mem + tb;
         if (st->train_s[c] > 0) train_beside(w, st, st->train_s[c], cpu, cpu_mem, &end, &end_mem);
+        checkpoint_after(w, st, c, k, &end, &end_mem);
         if (w->obs) {
             /* A hand-off copy outlasting the GPU (and the process's own CPU)
              * is prep, as in T_gpu: the trace shows it before the compute. */
@@ -1343,8 +1364,16 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
     w.cache_bytes = memory_cache_bytes(s, t);
     w.t = t;
     w.obs = obs;
+    w.ckpt = calloc((size_t)t->ninst, sizeof *w.ckpt);
+    if (!w.ckpt || checkpoint_sim(s, t, w.ckpt)) {
+        free(w.ckpt);
+        return EXIT_RUNTIME;
+    }
     gsl_rng *master = gsl_rng_alloc(rng_mt19937);
-    if (!master) return EXIT_RUNTIME;
+    if (!master) {
+        free(w.ckpt);
+        return EXIT_RUNTIME;
+    }
     gsl_rng_set(master, (unsigned long)s->seed);
     int rc = build(&w, master) ? EXIT_RUNTIME : 0;
     gsl_rng_free(master);

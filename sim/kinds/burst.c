@@ -36,6 +36,10 @@ static double cap_of(const scenario_t *s, const storage_ops_t *ops) {
     return ops->request_cap_s ? ops->request_cap_s(s) : s->server.storage.read_iops;
 }
 
+static double chan_s(const scenario_t *s, const storage_ops_t *ops, double bytes) {
+    return ops->channel_s ? ops->channel_s(s, bytes) : ops->xfer_s(s, bytes);
+}
+
 static double req_s(const scenario_t *s, const storage_ops_t *ops, double bytes) {
     return ops->request_s ? ops->request_s(s, bytes) : ops->service_s(s, bytes);
 }
@@ -54,7 +58,7 @@ static void model_loads(const scenario_t *s, const topology_t *t, const burst_pl
         const double work = p->pages * req_s(s, ops, p->page_bytes) +
                             p->bodies * req_s(s, ops, p->body_bytes) + p->heads * req_s(s, ops, 0);
         const double xfer =
-            p->pages * ops->xfer_s(s, p->page_bytes) + p->bodies * ops->xfer_s(s, p->body_bytes);
+            p->pages * chan_s(s, ops, p->page_bytes) + p->bodies * chan_s(s, ops, p->body_bytes);
         for (int64_t r = 0; r < who[i].senders; r++) {
             dev_load_t *d = &dev[device_of(s, t, i, &who[i], r)];
             d->requests += per_sender(p), d->work += work, d->xfer += xfer;

@@ -108,6 +108,10 @@ typedef struct {
     /* Optional: requests a second one device admits at most, any kind of
      * request (0: no cap); NULL: server.storage.read_iops. */
     double (*request_cap_s)(const scenario_t *s);
+    /* Optional: seconds a channel every request shares is busy moving
+     * `bytes` of such requests (0: none: each on a connection of its own);
+     * NULL: xfer_s. */
+    double (*channel_s)(const scenario_t *s, double bytes);
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that

@@ -447,6 +447,12 @@ static double object_request(storage_t *d, double issue, double bytes, double of
     return end;
 }
 
+/* Requests on connections of their own share only the aggregate cap. */
+static double object_channel_s(const scenario_t *s, double bytes) {
+    const double bw = obj_opts(s)->max_mb_s * 1e6;
+    return bw > 0 ? bytes / bw : 0;
+}
+
 /* A start-up request's time alone: its first byte and its bytes on one
  * connection (no HEAD before it, no ranges). */
 static double object_request_s(const scenario_t *s, double bytes) {
@@ -672,6 +678,7 @@ const storage_ops_t storage_object = {
     .heads = object_heads,
     .request = object_request,
     .request_s = object_request_s,
+    .channel_s = object_channel_s,
     .request_cap_s = object_request_cap,
     .lists = object_lists,
     .cpu_s = object_cpu_s,

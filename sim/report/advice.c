@@ -14,6 +14,7 @@
 /* What each bottleneck is, in a user's words. */
 static const char *const what_binds[BN__COUNT] = {
     [BN_GPU] = "the GPUs",
+    [BN_CHECKPOINT] = "the job's checkpoints (the GPUs wait while each is written)",
     [BN_PREP] = "prep (the cores, or the loader's workers, that decode and augment)",
     [BN_GIL] = "the interpreter lock the loader's threads share",
     [BN_MEM_BW] = "the server's memory bandwidth",

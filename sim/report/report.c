@@ -99,6 +99,7 @@ GETTER(gpu_prep_s)
 GETTER(startup_s)
 GETTER(startup_requests)
 GETTER(resume_s)
+GETTER(checkpoint_s)
 GETTER(startup_throttled)
 static double get_startup_approximate(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;
@@ -223,6 +224,7 @@ static const column_t columns[] = {
     {"startup_throttled", OUT_NUM, "%.9g", get_startup_throttled, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_approximate", OUT_BOOL, "%d", get_startup_approximate, FIG_ANY, NULL, NULL, 0, NULL},
     {"resume_s", OUT_NUM, "%.9g", get_resume_s, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"checkpoint_s", OUT_NUM, "%.9g", get_checkpoint_s, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"vs_model", OUT_NUM, "%.6f", get_vs_model, FIG_ANY, NULL, NULL, 0, NULL},
     {"model_differs", OUT_BOOL, "%d", get_model_differs, FIG_ANY, NULL, NULL, 0, NULL},
 };

@@ -1,9 +1,15 @@
 /* metrics: see metrics.h. */
 #include "metrics.h"
 
+#include <math.h>
 #include <stdlib.h>
 
+/* A checkpoint share of the epoch at least this, and more than either
+ * stall, names the checkpoints what binds. */
+#define CHECKPOINT_SAID 0.01
+
 const char *const bottleneck_names[] = {"gpu",
+                                        "checkpoint",
                                         "prep",
                                         "gil",
                                         "memory-bandwidth",
@@ -18,9 +24,16 @@ const char *const bottleneck_names[] = {"gpu",
 void metrics_derive(epoch_metrics_t *m, double items) {
     m->throughput_items_s = items / m->epoch_s;
     m->gpu_util = m->t_gpu_s / m->epoch_s;
-    m->prep_stall_s = m->t_prep_s - m->t_gpu_s;
+    /* Checkpoints hold both timelines alike: neither prep nor fetch. */
+    m->prep_stall_s = fmax(0, m->t_prep_s - m->t_gpu_s - m->checkpoint_s);
     m->fetch_stall_s = m->epoch_s - m->t_prep_s;
     m->bottleneck = BN_GPU;
+    if (m->checkpoint_s >= CHECKPOINT_SAID * m->epoch_s && m->checkpoint_s > m->prep_stall_s &&
+        m->checkpoint_s > m->fetch_stall_s &&
+        m->checkpoint_s > m->epoch_s - m->t_gpu_s - m->checkpoint_s) {
+        m->bottleneck = BN_CHECKPOINT;
+        return;
+    }
     /* A GPU busy training or with prep of its own (nvJPEG, augment) is the
      * GPU binding: named for the larger of the two. */
     const double gpu_prep = m->epoch_s > 0 ? m->gpu_prep_s / m->epoch_s : 0;

@@ -9,6 +9,7 @@
  * prep_stall_s), the second on the fetch side (fetch_stall_s). */
 typedef enum {
     BN_GPU,
+    BN_CHECKPOINT, /* the job's synchronous checkpoints (neither side: the GPUs wait on writes) */
     /* prep side */
     BN_PREP,   /* the cores (or the loader's workers) that prepare items */
     BN_GIL,    /* a thread loader's interpreter lock */
@@ -57,6 +58,7 @@ typedef struct {
     double storage_heads;    /* object stores: HEADs (server.storage.head) */
     double storage_retries;  /* requests refused (503 SlowDown) and retried; simulator only */
     double storage_lists;    /* LIST requests at the epoch's start (pages of 1000 keys) */
+    double checkpoint_s;     /* the GPUs waiting on the job's checkpoints (on both timelines) */
     double first_batch_s;    /* the epoch's start to its first step (the GPUs' first wait) */
     double startup_s;        /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
     double resume_s;         /* first epoch: a restart's skip to its position (startup.resume_by) */

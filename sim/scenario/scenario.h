@@ -81,6 +81,11 @@ typedef struct {
     double gpu_mem_gb;   /* GPU memory the training itself takes on each GPU */
     double host_mem_gb;  /* host memory each training process holds itself (GiB) */
     double train_cpu_ms; /* CPU of each training process per iteration, beside its GPU's compute */
+    struct {             /* synchronous checkpoints (sim/kinds/checkpoint.h) */
+        double gb;       /* one checkpoint of the job, all its ranks; 0 = none */
+        int64_t every_steps; /* steps between checkpoints; 0 = none */
+        int64_t writers;     /* writes in flight per rank */
+    } checkpoint;
     struct {
         int pipeline;  /* index into the pipeline kinds (sim/kinds/pipeline_kind.h) */
         double out_kb; /* one prepared item; 0 = the scenario's prep.out_kb */

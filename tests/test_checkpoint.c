@@ -1,0 +1,136 @@
+/* Synchronous checkpoints (jobs.N.checkpoint.*, sim/kinds/checkpoint.h)
+ * against their closed forms, simulator and model alike: the GPUs wait
+ * count x size / bandwidth on a disk whose channel every rank shares; on an
+ * object store each rank's share in `writers` parts at one connection's
+ * rate after a first byte; checkpoints counted across epochs; the wait kept
+ * out of the stall split and named what binds; a stalled loader's epoch
+ * marked approximate. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "checkpoint.h"
+#include "testutil.h"
+
+static scenario_t S;
+static topology_t T;
+
+/* 100 steps an epoch of 0.2 s each, GPU-bound, on a 500 MB/s disk. */
+static const char *disk = "epochs: 2\ndataset: {items: 25600, item_kb: 100}\n"
+                          "server: {cpus: 64, gpus: 8, cache_gb: 0,\n"
+                          "  storage: {kind: fixed, latency_ms: 0.1, read_mb_s: 500}}\n"
+                          "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+                          "loader: {cache: none}\n"
+                          "jobs: [{gpus: 8, batch_per_gpu: 32, compute_s_per_batch: 0.2}]\n";
+
+typedef struct {
+    epoch_metrics_t sim[2], model[2];
+} runs_t;
+
+static runs_t run(const char *yaml, const char *const *sets) {
+    run_metrics_t m, x;
+    assert_int_equal(tu_run(yaml, sets, &S, &T, &m, &x), 0);
+    runs_t r;
+    for (int e = 0; e < 2; e++)
+        r.sim[e] = *metrics_at(&x, 0, e), r.model[e] = *metrics_at(&m, 0, e);
+    metrics_free(&m), metrics_free(&x);
+    return r;
+}
+
+static void near(const char *what, double got, double want, double tol) {
+    if (fabs(got - want) > tol * want) fail_msg("%s: %.6f, want %.6f", what, got, want);
+}
+
+/* 8 GB at 500 MB/s is 16 s; every 30 steps is 3 in each epoch of 100
+ * (30, 60, 90; then 120, 150, 180), 40 steps 2 then 3 (40, 80; 120, 160,
+ * 200). The epoch is the run without them plus the waits. */
+static void test_disk(void **state) {
+    (void)state;
+    const runs_t none = run(disk, NULL);
+    const char *every[] = {"30", "40"};
+    const double count[2][2] = {{3, 3}, {2, 3}};
+    for (int k = 0; k < 2; k++) {
+        char ev[64];
+        snprintf(ev, sizeof ev, "jobs.0.checkpoint.every_steps=%s", every[k]);
+        const char *sets[] = {"jobs.0.checkpoint.gb=8", ev, NULL};
+        const runs_t r = run(disk, sets);
+        for (int e = 0; e < 2; e++) {
+            const double want = count[k][e] * 16;
+            near("sim checkpoint_s", r.sim[e].checkpoint_s, want, 0.001);
+            near("model checkpoint_s", r.model[e].checkpoint_s, want, 0.001);
+            near("sim epoch", r.sim[e].epoch_s, none.sim[e].epoch_s + want, 0.001);
+            near("model epoch", r.model[e].epoch_s, none.model[e].epoch_s + want, 0.001);
+            assert_int_equal(r.sim[e].bottleneck, BN_CHECKPOINT);
+            /* the wait is neither prep nor fetch */
+            assert_true(r.sim[e].prep_stall_s < 0.01 * r.sim[e].epoch_s);
+            assert_true(fabs(r.sim[e].t_gpu_s - none.sim[e].t_gpu_s) < 1e-6);
+        }
+    }
+}
+
+/* An object store: each of 8 ranks writes 1 GB in `writers` parts, each
+ * part a first byte (20 ms) and its bytes at 100 MB/s on a connection of
+ * its own: 0.02 + 1000 / writers / 100 s. */
+static void test_object_writers(void **state) {
+    (void)state;
+    static const char *obj =
+        "epochs: 2\ndataset: {items: 25600, item_kb: 100}\n"
+        "server: {cpus: 64, gpus: 8, cache_gb: 0,\n"
+        "  storage: {kind: object, first_byte_ms: 20, conn_mb_s: 100}}\n"
+        "prep: {decode_ms_per_mb: 0, decode_ms_per_item: 0.01, augment_ms: 0}\n"
+        "loader: {cache: none}\n"
+        "jobs: [{gpus: 8, batch_per_gpu: 32, compute_s_per_batch: 0.2,\n"
+        "        checkpoint: {gb: 8, every_steps: 50}}]\n";
+    const int writers[] = {1, 4, 16};
+    for (int k = 0; k < 3; k++) {
+        char w[64];
+        snprintf(w, sizeof w, "jobs.0.checkpoint.writers=%d", writers[k]);
+        const char *sets[] = {w, NULL};
+        const runs_t r = run(obj, sets);
+        const double each = 0.020 + 1000.0 / writers[k] / 100;
+        near("sim", r.sim[0].checkpoint_s, 2 * each, 0.001);
+        near("model", r.model[0].checkpoint_s, 2 * each, 0.001);
+    }
+    double secs[1];
+    assert_int_equal(tu_build(obj, NULL, &S, &T), 0);
+    checkpoint_model(&S, &T, secs);
+    near("checkpoint_model", secs[0], 0.020 + 10, 0.001);
+}
+
+/* A loader that stalls the GPUs catches up while they wait: the
+ * simulator's epoch is shorter than the model's sum, which says so. */
+static void test_stalled_loader(void **state) {
+    (void)state;
+    const char *sets[] = {"jobs.0.checkpoint.gb=8", "jobs.0.checkpoint.every_steps=30",
+                          "jobs.0.compute_s_per_batch=0.001", NULL};
+    const runs_t r = run(disk, sets);
+    assert_true(r.sim[0].epoch_s <= r.model[0].epoch_s * 1.001);
+    assert_int_equal(r.model[0].approximate, 1);
+    assert_true(r.sim[0].checkpoint_s > 0);
+}
+
+/* No checkpoints: none counted, the run as it was. */
+static void test_none(void **state) {
+    (void)state;
+    assert_int_equal(tu_build(disk, NULL, &S, &T), 0);
+    assert_true(checkpoint_count(&S.jobs[0], 0, 1000) == 0);
+    const char *only_size[] = {"jobs.0.checkpoint.gb=8", NULL};
+    const runs_t r = run(disk, only_size);
+    assert_true(r.sim[0].checkpoint_s == 0 && r.model[0].checkpoint_s == 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_disk),
+        cmocka_unit_test(test_object_writers),
+        cmocka_unit_test(test_stalled_loader),
+        cmocka_unit_test(test_none),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
