@@ -180,6 +180,11 @@ typedef struct {
         double resume_at;   /* share of the first epoch done before a restart (0: a new run) */
         int resume_by;      /* resume_by_t */
     } startup;
+    struct { /* failures and restarts (sim/run/goodput.h) */
+        double mtbf_gpu_h; /* mean hours between failures of one GPU; 0 = none */
+        double restart_s;  /* a restart's own time: scheduling, containers, processes */
+        double horizon_h;  /* the span goodput is reckoned over */
+    } failures;
     struct { /* USD; 0 = not charged (no built-in prices) */
         double get_per_1000;
         double list_per_1000;
