@@ -52,6 +52,8 @@ check "small-model-only.text" "$bin" run tests/data/small.yaml --model-only
 check "imagenet-threads.text" "$bin" run scenarios/imagenet-threads.yaml --set dataset.items=150000
 # A launch's start-up storm (startup.*): its first-step table and 503s.
 check "launch-storm.text" "$bin" run scenarios/launch-storm.yaml
+# Checkpoints and failures: the goodput table.
+check "checkpoints.text" "$bin" run scenarios/checkpoints.yaml
 check "keys.text" "$bin" help keys
 
 # A sweep: its CSV and metadata (less the command line, which names $tmp).
