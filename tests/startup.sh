@@ -15,7 +15,7 @@ storm=$src/scenarios/launch-storm.yaml
 has "$tmp/t.txt" '^variant +job +first_step_s +\(sim\) +startup_s +\(sim\) +requests +throttled +resume_s$' \
   '^one-rank +vlm +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +2002 +0 +0\.000$'
 "$bin" run "$storm" --variant every-worker --format csv >"$tmp/t.csv"
-has "$tmp/t.csv" ',first_step_s,startup_s,startup_requests,startup_throttled,startup_approximate,resume_s,vs_model,model_differs$'
+has "$tmp/t.csv" ',first_step_s,startup_s,startup_requests,startup_throttled,startup_approximate,resume_s,checkpoint_s,vs_model,model_differs$'
 check "storm: 512 resolvers x 2002 requests, some refused (csv)" 'awk -F, "NR == 1 {
   for (i = 1; i <= NF; i++) c[\$i] = i; next }
   \$c[\"source\"] == \"sim\" { ok = \$c[\"startup_requests\"] == 1025024 && \$c[\"startup_throttled\"] > 0 &&

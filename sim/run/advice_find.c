@@ -42,6 +42,9 @@ static const struct {
      {KNOB, "server.cpus", "jobs.0.cpus", KNOB "+server.cpus", "jobs.0.cpus+server.cpus",
       "prep.decode=cpu+server.cpus", "prep.on_gpu=false+server.cpus"}},
     {BN_MEM_BW, {"server.mem_gbps"}},
+    {BN_CHECKPOINT,
+     {"jobs.0.checkpoint.every_steps", "jobs.0.checkpoint.writers", "server.storage.max_mb_s",
+      "server.storage.read_mb_s"}},
     {BN_LOADER, {"loader.persistent_workers=true", KNOB, "server.cpus", KNOB "+server.cpus"}},
     {BN_STORAGE_BW,
      {"server.storage.read_mb_s", "server.storage.peak_mb_s", "server.storage.max_mb_s",
@@ -79,16 +82,24 @@ typedef struct {
 
 /* Job 0's keys as levers: its rows with their offsets from the scenario
  * (schema_store writes at base + offset), named as --set names them. */
-static key_def_t job_keys[1];
+static const char *const job_lever_names[][2] = {
+    {"cpus", "jobs.0.cpus"},
+    {"checkpoint.every_steps", "jobs.0.checkpoint.every_steps"},
+    {"checkpoint.writers", "jobs.0.checkpoint.writers"}};
+enum { NJOB_LEVERS = sizeof job_lever_names / sizeof job_lever_names[0] };
+static key_def_t job_keys[NJOB_LEVERS];
 static pthread_once_t job_once = PTHREAD_ONCE_INIT;
 
 static void job_keys_init(void) {
-    int n, i = schema_find(SCOPE_JOB, "cpus");
+    int n;
     const key_def_t *k = schema_keys(SCOPE_JOB, &n);
-    if (i < 0) return;
-    job_keys[0] = k[i];
-    job_keys[0].name = "jobs.0.cpus";
-    job_keys[0].offset += offsetof(scenario_t, jobs);
+    for (int j = 0; j < NJOB_LEVERS; j++) {
+        int i = schema_find(SCOPE_JOB, job_lever_names[j][0]);
+        if (i < 0) continue;
+        job_keys[j] = k[i];
+        job_keys[j].name = job_lever_names[j][1];
+        job_keys[j].offset += offsetof(scenario_t, jobs);
+    }
 }
 
 /* The row of lever key `name`, scenario or job 0's; NULL where none. */
@@ -113,6 +124,7 @@ static int is_cap(const char *name) {
                                        "server.tier.read_iops",
                                        "server.mem_gbps",
                                        "jobs.0.cpus",
+                                       "jobs.0.checkpoint.every_steps",
                                        "server.storage.connections_per_process",
                                        "server.storage.connections_per_server"};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)

@@ -166,7 +166,8 @@ static int lifted_epochs(const scenario_t *s, int bn, int e, double *T) {
  * model's (T - Ts, prep free: `prep_gain`); there storage alone would hold
  * the epoch longer than prep alone does (the two limits overlap). */
 static int side_of(const epoch_metrics_t *m, double prep_gain) {
-    if (m->bottleneck == BN_GPU || !(m->epoch_s > 0)) return -1;
+    /* the producer named the checkpoints (metrics_derive): neither side */
+    if (m->bottleneck == BN_GPU || m->bottleneck == BN_CHECKPOINT || !(m->epoch_s > 0)) return -1;
     const double gpu_prep = m->gpu_prep_s / m->epoch_s;
     if (m->gpu_util + gpu_prep >= METRICS_GPU_BOUND) return -1;
     const double f = m->fetch_stall_s / m->epoch_s, p = m->prep_stall_s / m->epoch_s;

@@ -37,9 +37,14 @@ def _label_finding(row, where):
         return None
     busy = row.get("gpu_util", 0) + row.get("gpu_prep_s", 0) / T
     prep, fetch = row.get("prep_stall_s", 0) / T, row.get("fetch_stall_s", 0) / T
+    ck = row.get("checkpoint_s", 0) / T
     if busy >= GPU_BOUND - SLACK and bn in ("gpu", "prep"):
         return None
-    if bn == "gpu":
+    if bn == "checkpoint" and (ck < SIDE_MIN - SLACK or ck < max(prep, fetch) - SLACK):
+        why = f"checkpoint with {ck:.2%} of the epoch waiting ({prep:.2%} prep, {fetch:.2%} fetch)"
+    elif bn == "checkpoint":
+        return None
+    elif bn == "gpu":
         why = f"gpu with the GPUs {busy:.1%} busy"
     elif bn in PREP_SIDE and prep < SIDE_MIN - SLACK:
         why = f"{bn} with a prep stall of {prep:.2%} of the epoch"
