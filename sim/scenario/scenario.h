@@ -111,6 +111,10 @@ typedef struct {
             /* The reader's CPU for one read (the kernel's syscall and copy,
              * TCP and the HTTP client's): per read and per MB; 0 = none. */
             double cpu_us_per_read, cpu_us_per_mb;
+            /* The kernel's readahead window for a file read in order
+             * (/sys/block/DEV/queue/read_ahead_kb): a streaming reader's
+             * reads past it block; the page cache's read-ahead pages. */
+            double read_ahead_kb;
         } storage;
         struct {
             double gbit_s;
