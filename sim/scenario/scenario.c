@@ -757,8 +757,21 @@ double scenario_item_bytes_mean(const scenario_t *s) {
     return s->dataset.item_kb * 1e3;
 }
 
-double scenario_items_per_read(const scenario_t *s) {
+double scenario_shard_items(const scenario_t *s) {
     return s->dataset.shard_items > 1 ? (double)s->dataset.shard_items : 1;
+}
+
+double scenario_read_ahead_bytes(const scenario_t *s) {
+    return s->server.storage.read_ahead_kb * 1024;
+}
+
+double scenario_items_per_read(const scenario_t *s) {
+    if (s->dataset.shard_items <= 1) return 1;
+    if (s->loader.reader != READER_STREAM) return (double)s->dataset.shard_items;
+    /* A window, as many items' bytes as it holds: a read of an item's own
+     * bytes without readahead. */
+    const double ra = scenario_read_ahead_bytes(s);
+    return ra > 0 ? ra / scenario_item_bytes_mean(s) : 1;
 }
 
 double scenario_cache_bytes(const scenario_t *s) {

@@ -48,6 +48,11 @@ typedef enum { SERVERS_AUTO, SERVERS_SAMPLED, SERVERS_EXACT, SERVERS__COUNT } se
 /* Where images are decoded (prep.decode): on the CPU, or on the GPU that
  * trains (nvJPEG as DALI's "mixed": the Huffman stage stays on the CPU). */
 typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
+/* How a record shard is read (loader.reader): whole with one request ahead
+ * of its items, or streamed in order by the worker that decodes its items,
+ * each read past the kernel's readahead blocking it (WebDataset, an
+ * IterableDataset over tar shards, tf.data's TFRecordDataset). */
+typedef enum { READER_WHOLE, READER_STREAM, READER__COUNT } reader_mode_t;
 
 typedef struct {
     char name[SCN_STR];
@@ -150,6 +155,7 @@ typedef struct {
         int cache;      /* index into the cache policy registry (kinds.h) */
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
+        int reader;     /* reader_mode_t */
         double staging_mb;
         int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c:
                                    loader_buffer_slices) */
@@ -276,8 +282,14 @@ int scenario_check_batches(const scenario_t *s, const scenario_doc_t *doc);
 
 /* Derived figures every consumer needs, computed in one place. */
 double scenario_item_bytes_mean(const scenario_t *s);
-/* Items in one read request: dataset.shard_items for record shards, else 1. */
+/* Items in one read request: dataset.shard_items for record shards read
+ * whole, a readahead window's for shards streamed (loader.reader: stream;
+ * one item without readahead), else 1. */
 double scenario_items_per_read(const scenario_t *s);
+/* Items in one stored object: dataset.shard_items for record shards, else 1. */
+double scenario_shard_items(const scenario_t *s);
+/* Bytes of one streaming reader's read (the readahead window; 0: none). */
+double scenario_read_ahead_bytes(const scenario_t *s);
 double scenario_cache_bytes(const scenario_t *s);   /* per server */
 double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
 /* Per-item CPU prep time in seconds for an item of `bytes`, augment included
