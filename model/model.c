@@ -493,7 +493,12 @@ static double stream_wait_s(const run_ctx_t *r, const inst_ctx_t *c, const epoch
     /* A shard's first window has nothing before it to overlap: the kernel
      * reads ahead within a file, and each shard is one. */
     const double S = scenario_shard_items(s);
-    double wait = fmax(t_r - o, ra > 0 ? t_r * fmin(ra / r->mean, S) / S : 0);
+    /* (its first item waits for the windows up to the one that holds its
+     * last byte: the kernel's ramp from a small first window) */
+    double first = 0;
+    for (double win = 0; ra > 0 && first < r->mean;)
+        first += win = scenario_ra_window(s, win);
+    double wait = fmax(t_r - o, t_r * fmin(first / r->mean, S) / S);
     int per_rank = 0;
     const double lanes = c->loader->shard_lanes(s, &per_rank), B = (double)s->loader.shuffle_buffer;
     if (per_rank && B > 0) {

@@ -880,11 +880,12 @@ static double serial_reads(double t_prep, double reads, int W) {
     return fmax(reads, t_prep + reads / W);
 }
 
-/* A window of 1 MiB read ahead: a worker's reads overlap its decode, but
- * for each shard's first window (the kernel reads ahead within a file): 16
- * shards split over W workers. */
+/* Readahead of 1 MiB: a worker's reads overlap its decode, but for each
+ * shard's first item (the kernel reads ahead within a file), which waits
+ * for the kernel's first windows, 64 and 256 KiB (scenario_ra_window), the
+ * second holding its last byte: 16 shards split over W workers. */
 static double overlapped(double t_prep, double reads, int W) {
-    return fmax(reads, t_prep + 16.0 / W * 1048576 / 40e6);
+    return fmax(reads, t_prep + 16.0 / W * (65536 + 262144) / 40e6);
 }
 
 static void test_stream_one_worker(void **state) {

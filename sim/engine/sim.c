@@ -958,8 +958,9 @@ static __attribute__((noinline)) int shard_from_tier(world_t *w, stream_t *st, u
 
 /* A streamed shard's item x (loader.reader: stream): the worker reading the
  * shard in order asks, at `at`, for its bytes up to the item's end (or its
- * buffer's fill). With a readahead window of ra bytes the kernel reads
- * window after window and keeps one past the one the reader is in: a read
+ * buffer's fill). With readahead the kernel reads window after window (from
+ * a small first one up to ra bytes: scenario_ra_window) and keeps one past
+ * the one the reader is in: a read
  * reaching into the last window asked for starts the next, issued then,
  * and the item waits for the window holding its last byte (the one before
  * the last, or the last). Without readahead the item's own bytes are read
@@ -978,7 +979,9 @@ static __attribute__((noinline)) double stream_fetch(world_t *w, stream_t *st, u
     if (e > size) e = size;
     double issued = 0;
     while (ra > 0 ? sh->req_lo[h] < e && sh->req_to[h] < size : sh->req_to[h] < e) {
-        const double from = sh->req_to[h], len = ra > 0 ? fmin(ra, size - from) : e - from;
+        const double from = sh->req_to[h];
+        const double len =
+            ra > 0 ? fmin(scenario_ra_window(w->s, from - sh->req_lo[h]), size - from) : e - from;
         const double end = d->ops->read(d, at, len, off + from, server, &st->io);
         if (end > st->io_end) st->io_end = end;
         sh->span[h] = sh->first[h]; /* the window before the last: when it ended */

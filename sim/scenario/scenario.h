@@ -290,6 +290,9 @@ double scenario_items_per_read(const scenario_t *s);
 double scenario_shard_items(const scenario_t *s);
 /* Bytes of one streaming reader's read (the readahead window; 0: none). */
 double scenario_read_ahead_bytes(const scenario_t *s);
+/* The kernel's next readahead window of a file read in order after one of
+ * prev bytes (0: the file's first), up to the window (mm/readahead.c). */
+double scenario_ra_window(const scenario_t *s, double prev);
 double scenario_cache_bytes(const scenario_t *s);   /* per server */
 double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
 /* Per-item CPU prep time in seconds for an item of `bytes`, augment included
