@@ -230,8 +230,10 @@ jobs:
     def predict(self, a, r, m):
         sets = [f"loader.num_workers={r['workers']}", f"jobs.0.compute_s_per_batch={r['compute']:g}"]
         path = os.path.join(os.path.dirname(self.scen), "measured-row.yaml")
-        c = pr.compare_measured(a.bin, self.scen, sets, m["epochs"], m["batches"], r["compute"],
-                                BATCH, path)
+        # (each worker's last batch is partial and steps in proportion: a
+        # whole number of iterations for compare's profile)
+        c = pr.compare_measured(a.bin, self.scen, sets, m["epochs"], round(m["batches"]),
+                                r["compute"], BATCH, path)
         sim = pr.epoch_metrics(pr.run_json(a.bin, self.scen, sets), "sim")
         c["meas_bytes"] = statistics.mean(m["bytes"])
         c["pred_bytes"] = statistics.mean(e["storage_read_bytes"] for e in sim)
