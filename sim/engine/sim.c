@@ -960,13 +960,13 @@ static __attribute__((noinline)) int shard_from_tier(world_t *w, stream_t *st, u
  * shard in order asks, at `at`, for its bytes up to the item's end (or its
  * buffer's fill). With readahead the kernel reads window after window (from
  * a small first one up to ra bytes: scenario_ra_window) and keeps one past
- * the one the reader is in: a read
- * reaching into the last window asked for starts the next, issued then,
- * and the item waits for the window holding its last byte (the one before
- * the last, or the last). Without readahead the item's own bytes are read
- * when asked. Returns when the item is here; the reads it issued are
- * counted in read_bytes, reqs and m (when count) and left in
- * w->stream_reads. Out of line: once an item of a streamed run only. */
+ * the one the reader is in: a read reaching into the last window asked for
+ * starts the next, issued then, and the item waits for the window holding
+ * its last byte (the one before the last, or the last). Without readahead
+ * the item's own bytes are read when asked. Returns when the item is here;
+ * the reads it issued are counted in read_bytes, reqs and m (when count)
+ * and left in w->stream_reads. Out of line: once an item of a streamed run
+ * only. */
 static __attribute__((noinline)) double stream_fetch(world_t *w, stream_t *st, uint32_t x,
                                                      int server, double at, double bytes,
                                                      storage_t *d, server_metrics_t *m, int count,
