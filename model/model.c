@@ -500,10 +500,10 @@ static double stream_wait_s(const run_ctx_t *r, const inst_ctx_t *c, const epoch
         first += win = scenario_ra_window(s, win);
     double wait = fmax(t_r - o, t_r * fmin(first / r->mean, S) / S);
     int per_rank = 0;
-    const double lanes = c->loader->shard_lanes(s, &per_rank), B = (double)s->loader.shuffle_buffer;
-    if (per_rank && B > 0) {
+    const double lanes = c->loader->shard_lanes(s, &per_rank);
+    if (per_rank && s->loader.shuffle_buffer > 0) {
         const double n_w = c->n_used / (lanes * c->G);
-        const double fill = fmin(B, fmin(S, n_w));
+        const double fill = loader_buffer_peak(s, n_w);
         if (n_w > 0) wait += fill * o / n_w;
         /* The buffer drains with no read left to wait on: its decodes end
          * the epoch after the device's last byte, spread over the items as

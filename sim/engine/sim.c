@@ -296,19 +296,33 @@ static void storage_epoch_begin(world_t *w, const stream_t *st) {
         device_begin(&tier_server(&w->tier, k)->dev, st->ep_start);
 }
 
-/* A streaming worker's shuffle buffer (PyTorch's: one in each worker) is
- * filled before its first item: the worker reads B items' bytes of its first
- * shard (at most the shard) ahead of decoding any; its next reads then wait
- * until it has drained as many, so its reads and decodes add up to the
- * epoch's as the real buffer's fill and final drain do. */
+/* A streaming worker's shuffle buffer (PyTorch's: one in each worker, as
+ * WebDataset's shuffle(B, initial=100) keeps it) holds at its peak
+ * stream_buffer_peak items read ahead of their decode: the worker reads
+ * them before decoding any, each of its first shards read ahead of its own
+ * first item up to the peak's bytes; what it has read then decodes with no
+ * read to wait on, so its reads and decodes add up to the epoch's as the
+ * real buffer's growth and final drain do (each read without its decode
+ * beside it). */
 static void stream_fills(world_t *w, stream_t *st) {
     shards_t *sh = &st->shards;
     memset(sh->fill, 0, sh->nshards * sizeof *sh->fill);
     const double B = (double)w->s->loader.shuffle_buffer;
     if (!st->shard_per_rank || B <= 0) return;
-    const uint32_t q = sh->nstreams < sh->nshards ? sh->nstreams : sh->nshards;
-    for (uint32_t i = 0; i < q; i++)
-        sh->fill[sh->order[i]] = B * w->mean_bytes;
+    const uint32_t Q = sh->nstreams, S = w->S;
+    for (uint32_t q = 0; q < Q && q < sh->nshards; q++) {
+        double items = 0; /* the worker's items this epoch */
+        for (uint32_t i = q; i < sh->nshards; i += Q) {
+            const uint32_t h = sh->order[i];
+            items += (h + 1) * (double)S <= w->n ? S : w->n - (double)h * S;
+        }
+        double left = loader_buffer_peak(w->s, items) * w->mean_bytes;
+        for (uint32_t i = q; i < sh->nshards && left > 0; i += Q) {
+            const uint32_t h = sh->order[i];
+            sh->fill[h] = left;
+            left -= w->shard_size[h];
+        }
+    }
 }
 
 static void start_epoch(world_t *w, stream_t *st) {

@@ -197,6 +197,13 @@ int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int
     return (B + m - 1) / m;
 }
 
+double loader_buffer_peak(const scenario_t *s, double n) {
+    const double B = (double)s->loader.shuffle_buffer, initial = B < 100 ? B : 100;
+    if (B <= 0 || n <= 0) return 0;
+    const double ramp = (n + (initial < n ? initial : n)) / 2;
+    return B < ramp ? B : ramp;
+}
+
 const storage_ops_t *scenario_storage(const scenario_t *s) {
     return storages[s->server.storage.kind];
 }

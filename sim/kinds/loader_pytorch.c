@@ -1029,13 +1029,12 @@ static double torch_items_touched(const scenario_t *s, const job_t *j) {
  * worker_mem_mb_per_kitem for each 1000 items of the worker's share. The
  * pages still shared with the training process are charged once, to it. */
 /* A worker's shuffle buffer (loader.shuffle_buffer: WebDataset's
- * shuffle(B) runs in the worker, over raw samples) at its peak: B encoded
- * items, at most the worker's share of the epoch. */
+ * shuffle(B) runs in the worker, over raw samples) at its peak: its encoded
+ * items (loader_buffer_peak over the worker's share of the epoch). */
 static double torch_buffer_bytes(const scenario_t *s, const job_t *j, int64_t W) {
-    const double B = (double)s->loader.shuffle_buffer;
-    if (B <= 0 || W <= 0) return 0;
+    if (s->loader.shuffle_buffer <= 0 || W <= 0) return 0;
     const double mine = (double)s->dataset.items / ((double)(j->gpus > 0 ? j->gpus : 1) * W);
-    return fmin(B, ceil(mine)) * scenario_item_bytes_mean(s);
+    return loader_buffer_peak(s, ceil(mine)) * scenario_item_bytes_mean(s);
 }
 
 static double torch_proc(const scenario_t *s, const job_t *j, char *note, size_t n) {
