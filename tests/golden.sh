@@ -35,7 +35,7 @@ check() { # NAME COMMAND...: the command's stdout against $gold/NAME
   fi
 }
 
-for sc in fma hpsearch imagenet1k imagenet22k multiserver openimages; do
+for sc in fma hpsearch imagenet1k imagenet22k multiserver openimages webdataset; do
   for fmt in text csv json; do
     check "$sc.$fmt" "$bin" run "scenarios/$sc.yaml" --set dataset.items=150000 --format $fmt
   done

@@ -10,10 +10,13 @@
 #   object: validation/object.py (the object-store kind against nginx in
 #     a network namespace, first bytes delayed, loopback shaped; 7 rows:
 #     measure, PyTorch loose and PyTorch over tar shards).
+#   shards: validation/shards.py (streamed tar shards, loader.reader:
+#     stream, against a DataLoader over tar shards on the disk throttled
+#     by a block-I/O cgroup, in a memory cgroup; 1 and 4 workers).
 # The harness creates and removes its cgroups and namespaces, and skips (77)
 # where the machine cannot: not root, no such controller, no nginx or its
 # echo module, no Debian python3.
-#   tests/root_harness.sh pagecache|disk|object STALLSIM SRCDIR
+#   tests/root_harness.sh pagecache|disk|object|shards STALLSIM SRCDIR
 set -u
 name=$1
 if ! [ -x /usr/bin/python3 ]; then

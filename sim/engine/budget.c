@@ -58,6 +58,8 @@ size_t sim_memory_bytes(const scenario_t *s, const topology_t *t) {
             double lanes = scenario_loader(s)->shard_lanes(s, &per_rank);
             b += shards_bytes(n, (double)s->dataset.shard_items,
                               per_rank ? lanes * (double)jb->gpus : lanes);
+            if (s->loader.reader == READER_STREAM)
+                b += shards_stream_bytes(n, (double)s->dataset.shard_items);
             double B = (double)s->loader.shuffle_buffer;
             if (B > 0) b += 4 * (n + (B < n ? B : n)); /* the output order and the buffer */
         }

@@ -31,6 +31,7 @@ void shards_free(shards_t *sh) {
     free(sh->order), free(sh->cur), free(sh->at), free(sh->first), free(sh->span), free(sh->cum);
     free(sh->hit);
     free(sh->seen), free(sh->batch_worker);
+    free(sh->req_to), free(sh->req_lo), free(sh->fill);
     if (sh->pg.n) perm_gen_free(&sh->pg);
     memset(sh, 0, sizeof *sh);
 }
@@ -39,6 +40,17 @@ double shards_bytes(double n, double S, double streams) {
     double k = S > 0 ? (n + S - 1) / S : n;
     /* order, first, span, cum, hit, seen and the permutation generator's scratch */
     return k * (4 + 8 + 8 + 8 + 1 + 4 + 2 + 4) + streams * 8;
+}
+
+int shards_stream_init(shards_t *sh) {
+    sh->req_to = calloc(sh->nshards, sizeof *sh->req_to);
+    sh->req_lo = calloc(sh->nshards, sizeof *sh->req_lo);
+    sh->fill = calloc(sh->nshards, sizeof *sh->fill);
+    return sh->req_to && sh->req_lo && sh->fill ? 0 : -1;
+}
+
+double shards_stream_bytes(double n, double S) {
+    return (S > 0 ? (n + S - 1) / S : n) * (8 + 8 + 8);
 }
 
 static uint32_t shard_len(const shards_t *sh, uint32_t h) {

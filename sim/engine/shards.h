@@ -37,6 +37,11 @@ typedef struct {
     unsigned char *hit;     /* [nshards]: served from the cache this epoch */
     uint32_t *seen, stamp;  /* [nshards]: shards_in's marks */
     uint32_t *batch_worker; /* [batches]: shards_order_workers' worker of each batch */
+    /* Streamed (loader.reader: stream; shards_stream_init): the shard's
+     * bytes asked of storage so far, and where its last read began; its
+     * last read ends at first[h], the one before at span[h]. */
+    double *req_to, *req_lo;
+    double *fill; /* [nshards]: bytes its worker reads before its first item (its buffer's fill) */
     uint64_t nbatches;
 } shards_t;
 
@@ -46,6 +51,10 @@ int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams, uint64_t
 void shards_free(shards_t *sh);
 /* Bytes of state for n items in shards of S, streams as above. */
 double shards_bytes(double n, double S, double streams);
+/* A streaming reader's state beside it (req_to, req_lo): 0, or -1 without
+ * memory; and its bytes for n items in shards of S. */
+int shards_stream_init(shards_t *sh);
+double shards_stream_bytes(double n, double S);
 /* The pool loader's order: `lanes` shards open, one item of each in turn. */
 void shards_order_lanes(shards_t *sh, gsl_rng *r, uint32_t lanes, uint32_t *perm);
 /* PyTorch's: positions kM + r + iG of global batch k (DistributedSampler's

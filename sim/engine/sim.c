@@ -142,6 +142,12 @@ typedef struct {
      * (the cache's entries then). */
     uint32_t S;
     uint32_t *shard_size;
+    /* Streamed shards (loader.reader: stream): the readahead window's bytes
+     * (0: none), and the reads of storage the last item's fetch issued
+     * (their CPU is the item's reader's). */
+    int stream;
+    double ra;
+    double stream_reads;
     /* The tier (server.tier; tier.h): per server a second cache over the
      * DRAM cache's misses and its device. tier.sv NULL: none. */
     tier_t tier;
@@ -297,6 +303,35 @@ static void storage_epoch_begin(world_t *w, const stream_t *st) {
         device_begin(&tier_server(&w->tier, k)->dev, st->ep_start);
 }
 
+/* A streaming worker's shuffle buffer (PyTorch's: one in each worker, as
+ * WebDataset's shuffle(B, initial=100) keeps it) holds at its peak
+ * stream_buffer_peak items read ahead of their decode: the worker reads
+ * them before decoding any, each of its first shards read ahead of its own
+ * first item up to the peak's bytes; what it has read then decodes with no
+ * read to wait on, so its reads and decodes add up to the epoch's as the
+ * real buffer's growth and final drain do (each read without its decode
+ * beside it). */
+static void stream_fills(world_t *w, stream_t *st) {
+    shards_t *sh = &st->shards;
+    memset(sh->fill, 0, sh->nshards * sizeof *sh->fill);
+    const double B = (double)w->s->loader.shuffle_buffer;
+    if (!st->shard_per_rank || B <= 0) return;
+    const uint32_t Q = sh->nstreams, S = w->S;
+    for (uint32_t q = 0; q < Q && q < sh->nshards; q++) {
+        double items = 0; /* the worker's items this epoch */
+        for (uint32_t i = q; i < sh->nshards; i += Q) {
+            const uint32_t h = sh->order[i];
+            items += (h + 1) * (double)S <= w->n ? S : w->n - (double)h * S;
+        }
+        double left = loader_buffer_peak(w->s, items) * w->mean_bytes;
+        for (uint32_t i = q; i < sh->nshards && left > 0; i += Q) {
+            const uint32_t h = sh->order[i];
+            sh->fill[h] = left;
+            left -= w->shard_size[h];
+        }
+    }
+}
+
 static void start_epoch(world_t *w, stream_t *st) {
     if (st->epoch > 0) storage_epoch_begin(w, st);
     if (w->clairvoyant) {
@@ -319,6 +354,7 @@ static void start_epoch(world_t *w, stream_t *st) {
     } else {
         perm_generate(&w->pg, st->rng, st->perm);
     }
+    if (w->stream) stream_fills(w, st);
     st->mix = st->mixed = 0;
     st->buf_ready = st->buf_ready_mem = 0;
     if (st->buffered) shuffle_mix(w, st);
@@ -446,6 +482,7 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
         st->shard_lanes = w->loader->shard_lanes(s, &st->shard_per_rank);
         uint32_t streams = st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
         if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
+        if (w->stream && shards_stream_init(&st->shards)) return -1;
         st->buffered = s->loader.shuffle_buffer > 0;
         if (st->buffered) {
             /* the output order and the buffer's scratch */
@@ -526,6 +563,8 @@ static int build(world_t *w, gsl_rng *master) {
     w->clairvoyant = scenario_cache(s)->needs_future;
     w->loader = scenario_loader(s);
     w->read_cpu = storage_cpu_on(s);
+    w->stream = s->dataset.shard_items > 1 && s->loader.reader == READER_STREAM;
+    w->ra = scenario_read_ahead_bytes(s);
 
     if (build_servers(w) || build_streams(w)) return -1;
     for (int k = 0; k < w->nstreams; k++)
@@ -749,6 +788,9 @@ static double src_cpu_s(const world_t *w, double bytes, int src) {
  * simulator 2.7 x the model (semfuzz seed 53). */
 static double read_cpu_s(const world_t *w, uint32_t x, double bytes, int src) {
     const double cpu = src_cpu_s(w, bytes, src);
+    /* A streamed shard's item costs the reads its fetch issued (0 or more). */
+    if (w->stream && (src == SIM_FROM_STORAGE || src == SIM_FROM_SHARD))
+        return cpu + (w->stream_reads - 1) * src_cpu_s(w, 0, src);
     return w->S && x % w->S ? cpu - src_cpu_s(w, 0, src) : cpu;
 }
 
@@ -875,7 +917,7 @@ static void observe_item(world_t *w, stream_t *st, uint32_t x, int sv, int rank,
         it.req_end = fetched;
         it.device = w->s->server.storage.shared ? 0 : server;
     }
-    if (shard_head && (it.source == SIM_FROM_TIER || it.source == SIM_FROM_STORAGE)) {
+    if (shard_head && !w->stream && (it.source == SIM_FROM_TIER || it.source == SIM_FROM_STORAGE)) {
         uint32_t h = x / w->S;
         it.req_end = st->shards.first[h] + st->shards.span[h];
         it.bytes = w->shard_size[h];
@@ -951,6 +993,46 @@ static __attribute__((noinline)) int shard_from_tier(world_t *w, stream_t *st, u
     return 1;
 }
 
+/* A streamed shard's item x (loader.reader: stream): the worker reading the
+ * shard in order asks, at `at`, for its bytes up to the item's end (or its
+ * buffer's fill). With readahead the kernel reads window after window (from
+ * a small first one up to ra bytes: scenario_ra_window) and keeps one past
+ * the one the reader is in: a read reaching into the last window asked for
+ * starts the next, issued then, and the item waits for the window holding
+ * its last byte (the one before the last, or the last). Without readahead
+ * the item's own bytes are read when asked. Returns when the item is here;
+ * the reads it issued are counted in read_bytes, reqs and m (when count)
+ * and left in w->stream_reads. Out of line: once an item of a streamed run
+ * only. */
+static __attribute__((noinline)) double stream_fetch(world_t *w, stream_t *st, uint32_t x,
+                                                     int server, double at, double bytes,
+                                                     storage_t *d, server_metrics_t *m, int count,
+                                                     double *read_bytes, double *reqs) {
+    shards_t *sh = &st->shards;
+    const uint32_t h = x / w->S;
+    const double size = w->shard_size[h], ra = w->ra, off = item_offset(w, h * w->S);
+    double e = sh->cum[h] += bytes;
+    if (sh->fill[h] > e) e = sh->fill[h];
+    if (e > size) e = size;
+    double issued = 0;
+    while (ra > 0 ? sh->req_lo[h] < e && sh->req_to[h] < size : sh->req_to[h] < e) {
+        const double from = sh->req_to[h];
+        const double len =
+            ra > 0 ? fmin(scenario_ra_window(w->s, from - sh->req_lo[h]), size - from) : e - from;
+        const double end = d->ops->read(d, at, len, off + from, server, &st->io);
+        if (end > st->io_end) st->io_end = end;
+        sh->span[h] = sh->first[h]; /* the window before the last: when it ended */
+        sh->req_lo[h] = from, sh->req_to[h] = from + len, sh->first[h] = end;
+        issued++;
+        *read_bytes += len;
+        if (count) m->storage_reads++, m->storage_read_bytes += len;
+    }
+    *reqs += issued;
+    w->stream_reads = issued;
+    const double fetched = ra > 0 && e <= sh->req_lo[h] ? sh->span[h] : sh->first[h];
+    return fetched < at ? at : fetched;
+}
+
 /* Record shards: a shard is looked up and read whole when its first item
  * comes (from the cache, the tier's device or storage); its items then
  * arrive in turn from that one request. Returns when item x is here, *src
@@ -971,6 +1053,11 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
             sh->first[h] = at;
         } else if (w->tier.sv && shard_from_tier(w, st, x, server, at)) {
             sh->hit[h] = SHARD_FROM_TIER;
+        } else if (w->stream) {
+            /* read as its items ask (stream_fetch) */
+            sh->req_to[h] = sh->req_lo[h] = 0;
+            sh->first[h] = sh->span[h] = at;
+            *src = SIM_FROM_STORAGE;
         } else {
             /* The read's own transfer, as the kind times it (ranged
              * parts in parallel): the shard's bytes arrive over it (a page
@@ -999,6 +1086,8 @@ HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double 
         (*tier_hits)++;
         if (count) m->tier_hits++;
         *src = SIM_FROM_TIER;
+    } else if (w->stream) {
+        return stream_fetch(w, st, x, server, at, bytes, d, m, count, read_bytes, reqs);
     }
     sh->cum[h] += bytes;
     double fetched = sh->first[h] + sh->span[h] * sh->cum[h] / w->shard_size[h];

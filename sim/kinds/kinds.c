@@ -199,6 +199,13 @@ int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int
     return (B + m - 1) / m;
 }
 
+double loader_buffer_peak(const scenario_t *s, double n) {
+    const double B = (double)s->loader.shuffle_buffer, initial = B < 100 ? B : 100;
+    if (B <= 0 || n <= 0) return 0;
+    const double ramp = (n + (initial < n ? initial : n)) / 2;
+    return B < ramp ? B : ramp;
+}
+
 const storage_ops_t *scenario_storage(const scenario_t *s) {
     return storages[s->server.storage.kind];
 }
@@ -476,6 +483,24 @@ static int gpu_input_fits(const scenario_t *s) {
     return errors;
 }
 
+/* loader.reader: stream reads record shards (what it streams), and a tier's
+ * device is read whole (tier.c: the shard its entry): not modelled with it. */
+static int reader_check(const scenario_t *s) {
+    if (s->loader.reader != READER_STREAM) return 0;
+    const src_pos_t at = s->origin[schema_find(SCOPE_SCENARIO, "loader.reader")];
+    if (s->dataset.shard_items <= 1) {
+        diag_error(at, "loader.reader: stream reads record shards in order; give "
+                       "dataset.shard_items (> 1) or dataset.shard_mb, or leave it out");
+        return 1;
+    }
+    if (tier_on(s)) {
+        diag_error(at, "loader.reader: stream is not modelled with a tier (server.tier.*), "
+                       "whose device serves a shard whole; use loader.reader: whole with it");
+        return 1;
+    }
+    return 0;
+}
+
 int kinds_check(const scenario_t *s, const topology_t *t) {
     int rc = 0;
     const cache_ops_t *c = scenario_cache(s);
@@ -503,6 +528,7 @@ int kinds_check(const scenario_t *s, const topology_t *t) {
                    c->needs_future ? what : "loader.dist_cache: partitioned", use);
         rc = EXIT_INPUT;
     }
+    if (reader_check(s)) rc = EXIT_INPUT;
     if (foreign_keys(s, FAMILY_STORAGE, s->server.storage.kind, "server.storage.kind"))
         rc = EXIT_INPUT;
     if (foreign_keys(s, FAMILY_LOADER, s->loader.kind, "loader.kind")) rc = EXIT_INPUT;

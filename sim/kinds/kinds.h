@@ -52,6 +52,11 @@ int64_t loader_staged_batches(const scenario_t *s, const job_t *j);
  * whose workers stream their own shards (shard_lanes per rank) has one in
  * each worker, which moves no time (kinds.c says why): 0, as without one. */
 int64_t loader_buffer_slices(const scenario_t *s, const job_t *j, int64_t n, int64_t m);
+/* Items a worker's shuffle buffer (loader.shuffle_buffer: B, WebDataset's
+ * shuffle(B, initial=100) in the worker) holds at its peak over a stream of
+ * n items: it reads two items an output until it holds B, so it peaks at B
+ * or, with the stream read out first, at (n + initial) / 2; 0 without. */
+double loader_buffer_peak(const scenario_t *s, double n);
 /* Reads one server's loader workers have in flight at most when each waits
  * on one read (loader_ops_t.sync_reads); 0 for a loader that issues a
  * batch's reads at once. */

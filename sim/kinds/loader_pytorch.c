@@ -1029,21 +1029,34 @@ static double torch_items_touched(const scenario_t *s, const job_t *j) {
  * writes its reference count): the probe's fixed part, worker_mem_mb, and
  * worker_mem_mb_per_kitem for each 1000 items of the worker's share. The
  * pages still shared with the training process are charged once, to it. */
+/* A worker's shuffle buffer (loader.shuffle_buffer: WebDataset's
+ * shuffle(B) runs in the worker, over raw samples) at its peak: its encoded
+ * items (loader_buffer_peak over the worker's share of the epoch). */
+static double torch_buffer_bytes(const scenario_t *s, const job_t *j, int64_t W) {
+    if (s->loader.shuffle_buffer <= 0 || W <= 0) return 0;
+    const double mine = (double)s->dataset.items / ((double)(j->gpus > 0 ? j->gpus : 1) * W);
+    return loader_buffer_peak(s, ceil(mine)) * scenario_item_bytes_mean(s);
+}
+
 static double torch_proc(const scenario_t *s, const job_t *j, char *note, size_t n) {
     const int64_t W = torch_opts(s)->num_workers;
     if (W == 0) {
         if (note) snprintf(note, n, "0 workers x %g MiB", torch_opts(s)->worker_mem_mb);
         return 0;
     }
-    const double items = torch_items_touched(s, j);
+    const double items = torch_items_touched(s, j), buf = torch_buffer_bytes(s, j, W);
     const double each =
-        (torch_opts(s)->worker_mem_mb + torch_opts(s)->worker_mem_mb_per_kitem * items / 1e3) * MIB;
+        (torch_opts(s)->worker_mem_mb + torch_opts(s)->worker_mem_mb_per_kitem * items / 1e3) *
+            MIB +
+        buf;
+    char extra[64] = "";
+    if (buf > 0) snprintf(extra, sizeof extra, ", its shuffle buffer %.1f MiB", buf / MIB);
     if (note && torch_opts(s)->worker_mem_mb_per_kitem > 0)
-        snprintf(note, n, "%lld workers x %.1f MiB (%g MiB + %.0f items read x %g MiB per 1000)",
+        snprintf(note, n, "%lld workers x %.1f MiB (%g MiB + %.0f items read x %g MiB per 1000%s)",
                  (long long)W, each / MIB, torch_opts(s)->worker_mem_mb, items,
-                 torch_opts(s)->worker_mem_mb_per_kitem);
+                 torch_opts(s)->worker_mem_mb_per_kitem, extra);
     else if (note)
-        snprintf(note, n, "%lld workers x %g MiB", (long long)W, each / MIB);
+        snprintf(note, n, "%lld workers x %g MiB%s", (long long)W, each / MIB, extra);
     return (double)W * each;
 }
 

@@ -545,7 +545,7 @@ static double object_heads(const scenario_t *s) {
  * objects (its shards where the data are sharded) once, or every epoch. */
 static double object_lists(const scenario_t *s, int epoch) {
     if (epoch > 0 && !obj_opts(s)->list_each_epoch) return 0;
-    return ceil((double)s->dataset.items / scenario_items_per_read(s) / 1000);
+    return ceil((double)s->dataset.items / scenario_shard_items(s) / 1000);
 }
 
 static double object_slots(const scenario_t *s) {

@@ -350,7 +350,7 @@ static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
         } else {
             /* Workers with a shard more than the others finish the epoch
              * alone (the simulator has it; the model's batches do not). */
-            double streams = lanes * c->G, nsh = ceil(r->N / S);
+            double streams = lanes * c->G, nsh = ceil(r->N / scenario_shard_items(s));
             if (fmod(nsh, streams) != 0) c->shard_guess = 1;
         }
     } else if (!c->loader->sync_reads) {
@@ -479,6 +479,49 @@ static void epoch_hits(epoch_hits_t *eh, const run_ctx_t *r, const inst_ctx_t *c
     eh->rc_mean = read_cpu_steps(r, c, eh);
 }
 
+/* A worker's wait per item for its reads from storage. Shards read whole:
+ * each shard's request once, spread over its S items. Streamed (loader.
+ * reader: stream): the item's reads (c->req is a readahead window of c->S
+ * items) less what the window read ahead of it overlaps with the worker's
+ * decode of the item before, at most that decode and at most one window's
+ * service (its whole item's: none without readahead), but for a shard's
+ * first window, which waits with nothing before it; a worker's buffer
+ * fill of B items (a per-worker kind's) reads them with no decode between,
+ * losing that overlap on each, spread over the worker's items, and its
+ * drain's decodes come after the last read (*drain: seconds an item added
+ * to the storage floor). */
+static double stream_wait_s(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits_t *eh,
+                            double *drain) {
+    const scenario_t *s = r->s;
+    const double t_r = r->storage->service_s(s, c->req_dev) / c->S;
+    *drain = 0;
+    if (s->loader.reader != READER_STREAM || s->dataset.shard_items <= 1) return t_r;
+    const double ra = scenario_read_ahead_bytes(s), p = c->tprep + eh->rc_mean;
+    const double ahead = ra > 0 ? r->storage->service_s(s, ra) * fmin(1, r->mean / ra) : 0;
+    const double o = fmin(p, fmin(ahead, t_r));
+    /* A shard's first window has nothing before it to overlap: the kernel
+     * reads ahead within a file, and each shard is one. */
+    const double S = scenario_shard_items(s);
+    /* (its first item waits for the windows up to the one that holds its
+     * last byte: the kernel's ramp from a small first window) */
+    double first = 0;
+    for (double win = 0; ra > 0 && first < r->mean;)
+        first += win = scenario_ra_window(s, win);
+    double wait = fmax(t_r - o, t_r * fmin(first / r->mean, S) / S);
+    int per_rank = 0;
+    const double lanes = c->loader->shard_lanes(s, &per_rank);
+    if (per_rank && s->loader.shuffle_buffer > 0) {
+        const double n_w = c->n_used / (lanes * c->G);
+        const double fill = loader_buffer_peak(s, n_w);
+        if (n_w > 0) wait += fill * o / n_w;
+        /* The buffer drains with no read left to wait on: its decodes end
+         * the epoch after the device's last byte, spread over the items as
+         * the storage floor is. */
+        if (c->n_used > 0) *drain = fill * p / c->n_used;
+    }
+    return wait;
+}
+
 /* Epoch e's ends, each consumer's: T, the loader at the cost profile, and
  * T_prep, every item in memory (ends_p). */
 static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits_t *eh, int e,
@@ -492,12 +535,13 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
         double wait[FLUID_STEPS], floor_s[FLUID_STEPS];
         /* A worker waits for each of its shards' requests once, and
          * the shard's items then stream: per item, 1 / S of it. */
-        double service = r->storage->service_s(s, c->req_dev) / c->S;
+        double drain;
+        double service = stream_wait_s(r, c, eh, &drain);
         double tier_service = r->tier.on ? tier_service_s(&r->tier, c->req_dev) / c->S : 0;
         for (int j = 0; j < FLUID_STEPS; j++) {
             double from_store = 1 - hu[j] - tu[j];
             wait[j] = from_store * service + tu[j] * tier_service;
-            floor_s[j] = from_store / c->cap_inst;
+            floor_s[j] = from_store / c->cap_inst + from_store * drain;
             if (tu[j] / c->tier_cap > floor_s[j]) floor_s[j] = tu[j] / c->tier_cap;
         }
         loader_model_t lm = {s,

@@ -757,8 +757,40 @@ double scenario_item_bytes_mean(const scenario_t *s) {
     return s->dataset.item_kb * 1e3;
 }
 
-double scenario_items_per_read(const scenario_t *s) {
+double scenario_shard_items(const scenario_t *s) {
     return s->dataset.shard_items > 1 ? (double)s->dataset.shard_items : 1;
+}
+
+double scenario_read_ahead_bytes(const scenario_t *s) {
+    return s->server.storage.read_ahead_kb * 1024;
+}
+
+/* Linux ramps a file's readahead up (mm/readahead.c, get_init_ra_size and
+ * get_next_ra_size): the first window is 4 x the read that missed (rounded
+ * up to a power of two of pages) while that is at most 1/32 of the most, 2 x
+ * while at most 1/4, else the most; each next one 4 x the last below 1/16
+ * of the most, else 2 x, to the most. The read that missed: a tar reader's
+ * record (Python's tarfile streams 10 KiB, three pages, rounded to four:
+ * 16 KiB; WebDataset reads through it). With 128 KiB the windows go 32, 128
+ * KiB; with 8 MiB 64, 256 KiB, 1, 2, 4, 8 MiB. */
+double scenario_ra_window(const scenario_t *s, double prev) {
+    const double most = scenario_read_ahead_bytes(s), req = 16384;
+    if (most <= 0) return 0;
+    double w = prev <= 0          ? (req <= most / 32  ? 4 * req
+                                     : req <= most / 4 ? 2 * req
+                                                       : most)
+               : prev < most / 16 ? 4 * prev
+                                  : 2 * prev;
+    return w < most ? w : most;
+}
+
+double scenario_items_per_read(const scenario_t *s) {
+    if (s->dataset.shard_items <= 1) return 1;
+    if (s->loader.reader != READER_STREAM) return (double)s->dataset.shard_items;
+    /* A window, as many items' bytes as it holds: a read of an item's own
+     * bytes without readahead. */
+    const double ra = scenario_read_ahead_bytes(s);
+    return ra > 0 ? ra / scenario_item_bytes_mean(s) : 1;
 }
 
 double scenario_cache_bytes(const scenario_t *s) {

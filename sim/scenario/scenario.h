@@ -62,6 +62,11 @@ typedef enum {
  * loader's saved state (state_dict: no cost), or by iterating the loader
  * through the items before it (each read and prepared, no step). */
 typedef enum { RESUME_INDEX, RESUME_SKIP, RESUME__COUNT } resume_by_t;
+/* How a record shard is read (loader.reader): whole with one request ahead
+ * of its items, or streamed in order by the worker that decodes its items,
+ * each read past the kernel's readahead blocking it (WebDataset, an
+ * IterableDataset over tar shards, tf.data's TFRecordDataset). */
+typedef enum { READER_WHOLE, READER_STREAM, READER__COUNT } reader_mode_t;
 
 typedef struct {
     char name[SCN_STR];
@@ -130,7 +135,9 @@ typedef struct {
             /* The reader's CPU for one read (the kernel's syscall and copy,
              * TCP and the HTTP client's): per read and per MB; 0 = none. */
             double cpu_us_per_read, cpu_us_per_mb;
-            /* The kernel's readahead window on the device (its read_ahead_kb). */
+            /* The kernel's readahead window on the device (its read_ahead_kb):
+             * a streaming reader's reads past it block; the page cache's
+             * read-ahead pages. */
             int64_t read_ahead_kb;
         } storage;
         struct {
@@ -167,6 +174,7 @@ typedef struct {
         int cache;      /* index into the cache policy registry (kinds.h) */
         int prep;       /* prep_mode_t */
         int dist_cache; /* dist_mode_t */
+        int reader;     /* reader_mode_t */
         double staging_mb;
         int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c:
                                    loader_buffer_slices) */
@@ -307,8 +315,17 @@ int scenario_check_batches(const scenario_t *s, const scenario_doc_t *doc);
 
 /* Derived figures every consumer needs, computed in one place. */
 double scenario_item_bytes_mean(const scenario_t *s);
-/* Items in one read request: dataset.shard_items for record shards, else 1. */
+/* Items in one read request: dataset.shard_items for record shards read
+ * whole, a readahead window's for shards streamed (loader.reader: stream;
+ * one item without readahead), else 1. */
 double scenario_items_per_read(const scenario_t *s);
+/* Items in one stored object: dataset.shard_items for record shards, else 1. */
+double scenario_shard_items(const scenario_t *s);
+/* Bytes of one streaming reader's read (the readahead window; 0: none). */
+double scenario_read_ahead_bytes(const scenario_t *s);
+/* The kernel's next readahead window of a file read in order after one of
+ * prev bytes (0: the file's first), up to the window (mm/readahead.c). */
+double scenario_ra_window(const scenario_t *s, double prev);
 double scenario_cache_bytes(const scenario_t *s);   /* per server */
 double scenario_dataset_bytes(const scenario_t *s); /* expected: items x mean */
 /* Per-item CPU prep time in seconds for an item of `bytes`, augment included

@@ -60,6 +60,11 @@ const char *resume_by_name(int i) {
     return i >= 0 && i < RESUME__COUNT ? names[i] : NULL;
 }
 
+const char *reader_mode_name(int i) {
+    static const char *const names[] = {"whole", "stream"};
+    return i >= 0 && i < READER__COUNT ? names[i] : NULL;
+}
+
 const char *server_mode_name(int i) {
     static const char *const names[] = {"auto", "sampled", "exact"};
     return i >= 0 && i < SERVERS__COUNT ? names[i] : NULL;
@@ -91,7 +96,7 @@ static const key_def_t core_keys[] = {
     {"server.storage.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_STORAGE, 0, "the storage kinds' own rows go here"},
     {"server.storage.cpu_us_per_read", KT_REAL, "us", "0", 0, 1e9, 0, NULL, S(server.storage.cpu_us_per_read), "CPU time of one core that one read from storage costs its reader (the PyTorch worker, pool or DALI thread that issues it), beside the item's prep: a local file's open, read syscall and close, an object store's GET (TCP and the HTTP client; a HEAD or ranged part each one); a hit in the page cache costs server.cache_cpu_us_* instead, a read from the tier's device server.tier.cpu_us_*; calibrate measures it for local files (cold reads; 0 = reads cost no CPU)"},
     {"server.storage.cpu_us_per_mb", KT_REAL, "us/MB", "0", 0, 1e9, 0, NULL, S(server.storage.cpu_us_per_mb), "CPU time of one core per MB a read from storage moves (the kernel's copy into the reader's buffer, TCP receive), charged as server.storage.cpu_us_per_read is; a record shard's to each of its items for the item's own bytes, as they arrive (1 MB = 1e6 bytes; 0 = none)"},
-    {"server.storage.read_ahead_kb", KT_INT, "KiB", "128", 0, 1048576, 0, NULL, S(server.storage.read_ahead_kb), "the kernel's readahead window on the device (/sys/block/DEV/queue/read_ahead_kb; Linux's default 128): a sequential reader's next window is read ahead as it enters the one before; loader.cache linux counts the pages read ahead in the cache and in the bytes read (0 = none: only the pages asked for)"},
+    {"server.storage.read_ahead_kb", KT_INT, "KiB", "128", 0, 1048576, 0, NULL, S(server.storage.read_ahead_kb), "the kernel's readahead window on the device (cat /sys/block/DEV/queue/read_ahead_kb; Linux's default 128, blockdev --setra counts 512-byte sectors): a file read in order has its next window read ahead as it enters the one before; a streaming reader (loader.reader: stream) blocks on a read past it, and loader.cache linux counts the pages read ahead in the cache and in the bytes read (0 = none: only the pages asked for, every read waits)"},
     {"server.storage.shared", KT_BOOL, "", "false", 0, 0, 0, NULL, S(server.storage.shared), "true: one storage (NFS, object store) for all servers; false: a full copy on each"},
     {"server.network.gbit_s", KT_REAL, "Gbit/s", "40", 0, BIG, 1, NULL, S(server.network.gbit_s), "NIC bandwidth per server (remote cache hits)"},
     {"server.network.latency_us", KT_REAL, "us", "20", 0, 1e9, 0, NULL, S(server.network.latency_us), "network latency per remote request"},
@@ -123,6 +128,7 @@ static const key_def_t core_keys[] = {
     {"loader.dist_cache", KT_ENUM, "", "local", 0, 0, 0, dist_mode_name, S(loader.dist_cache), "servers: local (each caches what it reads) or partitioned (CoorDL: disjoint caches served over the network)"},
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
     {"loader.shuffle_buffer", KT_INT, "items", "0", 0, 4000000000.0, 0, NULL, S(loader.shuffle_buffer), "items a shuffle buffer holds (tf.data's and WebDataset's shuffle(B)): each batch item a random draw from it, refilled from the reads, which run B items further ahead; pool: one buffer for the stream, pytorch: one in each worker, dali: one in each GPU's pipeline, its file reader's initial_fill with random_shuffle (0 = none)"},
+    {"loader.reader", KT_ENUM, "", "whole", 0, 0, 0, reader_mode_name, S(loader.reader), "how a record shard (dataset.shard_items) is read: whole (one request for the shard when its first item is asked for, its items served as its bytes arrive) or stream (WebDataset, an IterableDataset over tar shards, tf.data's TFRecordDataset: the reader that prepares the items reads the shard in order, each read of server.storage.read_ahead_kb, one read ahead of the item it waits for, the item's own reads past that blocking it); record shards only"},
     {"loader.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_LOADER, 0, "the loader kinds' own rows go here"},
     {"startup.resolve", KT_ENUM, "", "none", 0, 0, 0, resolve_by_name, S(startup.resolve), "who resolves the dataset before the first step, each job at its launch (huggingface datasets' load_dataset, a Dataset's file listing): none, one-rank (rank 0, then a broadcast), every-rank, or every-worker (each rank's every loader worker: the request storm of a streaming dataset); its requests go to the storage as reads do, against its caps, connections and a prefix's 503s, and `run` prints the time to the first step"},
     {"startup.list", KT_BOOL, "", "true", 0, 0, 0, NULL, S(startup.list), "the resolution lists the dataset's objects (shards, or items when loose): LIST pages of 1000 keys, one after another"},

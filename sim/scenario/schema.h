@@ -76,6 +76,7 @@ void schema_register_kinds(const schema_kinds_t *kinds);
 
 const char *prep_mode_name(int i);
 const char *dist_mode_name(int i);
+const char *reader_mode_name(int i);
 const char *server_mode_name(int i);
 const char *resolve_by_name(int i);
 const char *resume_by_name(int i);

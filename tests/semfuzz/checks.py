@@ -421,13 +421,20 @@ def check_conservation(v, doc):
             if cv0 and ranged and by > 0 and req * v["server.storage.range_mb"] * 1e6 < by - 1:
                 out.append(finding("conserve:bytes", where, "ranged GETs move more than their range",
                                    bytes=by, requests=req))
-            if v.shards and not ranged and len(v.jobs) == 1 and \
+            stream = v.shards and v.get("loader.reader") == "stream"
+            if cv0 and stream and len(v.jobs) == 1 and \
+                    by > v["dataset.items"] * ib * max(1, int(job.get("servers", 1))) * 1.000001 + 1:
+                out.append(finding("conserve:bytes", where,
+                                   "streamed shards read more than their bytes (each byte once "
+                                   "a stream and a server)", bytes=by,
+                                   dataset=v["dataset.items"] * ib))
+            if v.shards and not stream and not ranged and len(v.jobs) == 1 and \
                     req > math.ceil(v["dataset.items"] / v.shards) * max(1, int(job.get("servers", 1))) + 0.5:
                 out.append(finding("conserve:requests", where,
                                    "more shard reads than shards (each is read whole, once a "
                                    "stream and a server)", requests=req,
                                    shards=math.ceil(v["dataset.items"] / v.shards)))
-            if cv0 and v.shards and not ranged and req > 0:
+            if cv0 and v.shards and not stream and not ranged and req > 0:
                 whole = by / v.dev_b(v.shards * ib)
                 # (a page cache reads only a shard's pages not resident)
                 if not ((v.paged or req - 1 - 1e-6 <= whole) and whole <= req + 1e-6):

@@ -270,6 +270,16 @@ class _Gen:
                        lambda: r.choice(["1:1, 2:0.9, 4:0.7, 8:0.5, 16:0.4", "1:1, 4:0.5"]))
         if kind != "threads":  # the threads kind samples by index: no shuffle buffer
             self.maybe(0.15, "loader.shuffle_buffer", lambda: r.choice([16, 64, 256, 1000]))
+        # streamed record shards (issue 55): the reader reads as its items ask,
+        # a readahead window ahead; a tier serves shards whole (refused). Its
+        # draws are a generator of their own, seeded from this one's state
+        # without consuming it: every scenario's other keys stay as they were.
+        self.known |= {"server.storage.read_ahead_kb"}
+        sub = random.Random(repr(r.getstate()[1][:8]))
+        if self.shards and "server.tier.cache_gb" not in self.top and sub.random() < 0.4:
+            self.set("loader.reader", "stream")
+            if sub.random() < 0.6:
+                self.set("server.storage.read_ahead_kb", sub.choice([0, 16, 128, 512, 4096]))
         self.known |= {"loader.dist_cache", "loader.staging_mb", "loader.open_shards"}
         self.known |= {k for k in self.t.keys if k.startswith("loader.")}
 
