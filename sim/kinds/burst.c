@@ -84,7 +84,7 @@ static void model_one(const scenario_t *s, const topology_t *t, const burst_plan
     /* A sender's requests go on connections of its own where the kind's
      * slots are connections; a device's queue they share. */
     const double cap = cap_of(s, ops), slots = ops->slots_are_connections ? 0 : ops->slots(s);
-    const double alone = alone_s(s, ops, p), per = per_sender(p);
+    const double alone = alone_s(s, ops, p), per = per_sender(p), t0 = req_s(s, ops, 0);
     *o = (burst_t){.approximate =
                        ops->position_dependent || (ops->model_exact && !ops->model_exact(s))};
     if (w->senders == 0) return;
@@ -93,7 +93,8 @@ static void model_one(const scenario_t *s, const topology_t *t, const burst_plan
     for (int64_t r = 0; dev && r < w->senders; r++) {
         const dev_load_t *d = &dev[device_of(s, t, i, w, r)];
         const double by_cap = cap > 0 ? d->requests / cap : 0;
-        const double shared = fmax(slots > 0 ? d->work / slots : 0, d->xfer);
+        /* (the channel's first transfer waits a request's first byte) */
+        const double shared = fmax(slots > 0 ? d->work / slots : 0, d->xfer > 0 ? t0 + d->xfer : 0);
         if (by_cap > o->seconds) o->seconds = by_cap, o->approximate = 1;
         /* Senders that contend for a device about as long as each takes
          * alone queue behind each other: the larger bound falls short. */
