@@ -62,4 +62,11 @@ check "64 shards: no idle warning" '! grep -q "workers idle" "$tmp/ok.err"'
 "$bin" run "$tmp/idle.yaml" --set loader.kind=pool --set loader.num_workers=0 >/dev/null 2>"$tmp/pool.err" ||
   "$bin" run "$tmp/idle.yaml" >/dev/null 2>&1
 check "pool lanes: no idle warning" '! grep -q "workers idle" "$tmp/pool.err"'
+# Streamed (loader.reader: stream, shard i to reader i mod 64): the idle
+# workers' share falls on the others and the epoch is slower.
+ep() { "$bin" run "$tmp/idle.yaml" --set loader.reader=stream "$@" --format csv 2>/dev/null |
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $4 == "sim" { print $c["epoch_s"] }'; }
+idle=$(ep) fed=$(ep --set dataset.shard_items=250)
+check "idle readers: the epoch slower ($idle s against $fed s)" "awk 'BEGIN { exit !($idle > 1.2 * $fed) }'"
+
 finish startup
