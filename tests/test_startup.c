@@ -104,6 +104,10 @@ static void test_prefix_refusals(void **state) {
     pair_t p = run(base, sets);
     const double floor_s = 32 * 4000 / 4000.0;
     assert_true(p.sim.startup_throttled > 0);
+    /* every rank's worker 0 done by the last resolver's end; the closed
+     * form's fair shares end together */
+    assert_true(p.sim.startup_first_s > 0 && p.sim.startup_first_s <= p.sim.startup_s);
+    assert_true(p.model.startup_first_s == p.model.startup_s);
     assert_true(p.sim.startup_s >= floor_s * 0.999);
     assert_true(fabs(p.model.startup_s - floor_s) < 1e-6 * floor_s);
 }

@@ -8,7 +8,7 @@
 
 /* Launch to the first step (report.c's first_step_s). */
 static double first_step(const epoch_metrics_t *m) {
-    return m->startup_s + m->resume_s + m->first_batch_s;
+    return m->startup_first_s + m->resume_s + m->first_batch_s;
 }
 
 /* The metrics a target may name; fractions must lie in [0, 1]; `first`:

@@ -36,7 +36,10 @@ typedef struct {
 } burst_who_t;
 
 typedef struct {
-    double seconds;   /* from the burst's start to its instance's last answer */
+    double seconds; /* from the burst's start to its instance's last answer */
+    /* to when every rank's first sender is done (a DataLoader's first batch
+     * comes from its worker 0, whatever its other workers still do) */
+    double first_s;
     double requests;  /* requests its senders sent */
     double throttled; /* of those, refused (503/429) and retried */
     int approximate;  /* model: no exact closed form (a cap's refusals, contention) */

@@ -98,6 +98,7 @@ void startup_into(run_metrics_t *r, const startup_t *st) {
     for (int i = 0; i < r->ninst; i++) {
         epoch_metrics_t *m = metrics_at(r, i, 0);
         m->startup_s = st[i].seconds;
+        m->startup_first_s = st[i].first_s;
         m->startup_requests = st[i].requests;
         m->startup_throttled = st[i].throttled;
         m->startup_approximate = st[i].approximate;

@@ -109,7 +109,7 @@ static double get_startup_approximate(const epoch_metrics_t *m, const epoch_metr
 /* Launch to the first step in the first epoch (its start-up phase, then its
  * first batch); the epoch's start to its first step in a later one. */
 static double first_step_s(const epoch_metrics_t *m) {
-    return m->startup_s + m->resume_s + m->first_batch_s;
+    return m->startup_first_s + m->resume_s + m->first_batch_s;
 }
 static double get_first_step_s(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
     (void)ref;

@@ -49,7 +49,7 @@ static void reckon(const scenario_t *s, const topology_t *t, int i, const run_me
     k->H = s->failures.horizon_h * 3600;
     k->lambda = s->failures.mtbf_gpu_h > 0 ? (double)j->gpus / (s->failures.mtbf_gpu_h * 3600) : 0;
     /* a restart: its own time, the way to the first step, the reload */
-    k->R = s->failures.restart_s + first->startup_s + first->resume_s + first->first_batch_s +
+    k->R = s->failures.restart_s + first->startup_first_s + first->resume_s + first->first_batch_s +
            k->delta;
     /* without checkpoints a failure loses all since the start */
     k->tau = k->delta > 0 ? (double)j->checkpoint.every_steps * k->step : k->H;

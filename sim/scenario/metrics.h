@@ -61,8 +61,9 @@ typedef struct {
     double checkpoint_s;     /* the GPUs waiting on the job's checkpoints (on both timelines) */
     double first_batch_s;    /* the epoch's start to its first step (the GPUs' first wait) */
     double startup_s;        /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
-    double resume_s;         /* first epoch: a restart's skip to its position (startup.resume_by) */
-    double startup_requests; /* first epoch: the start-up phase's requests, and of them */
+    double startup_first_s; /* first epoch: of startup_s, to every rank's first batch worker done */
+    double resume_s;        /* first epoch: a restart's skip to its position (startup.resume_by) */
+    double startup_requests;  /* first epoch: the start-up phase's requests, and of them */
     double startup_throttled; /* refused (503/429) and retried */
     int startup_approximate;  /* first epoch: the start-up figure is the closed form's, not exact */
     int bottleneck;           /* bottleneck_t */
