@@ -15,14 +15,14 @@ storm=$src/scenarios/launch-storm.yaml
 has "$tmp/t.txt" '^variant +job +first_step_s +\(sim\) +startup_s +\(sim\) +requests +throttled +resume_s$' \
   '^one-rank +vlm +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +2002 +0 +0\.000$'
 "$bin" run "$storm" --variant every-worker --format csv >"$tmp/t.csv"
-has "$tmp/t.csv" ',first_step_s,startup_s,startup_requests,startup_throttled,startup_approximate,resume_s,checkpoint_s,vs_model,model_differs$'
+has "$tmp/t.csv" ',first_step_s,startup_s,startup_requests,startup_throttled,startup_lists,startup_heads,startup_gets,startup_approximate,resume_s,checkpoint_s,vs_model,model_differs$'
 check "storm: 512 resolvers x 2002 requests, some refused (csv)" 'awk -F, "NR == 1 {
   for (i = 1; i <= NF; i++) c[\$i] = i; next }
   \$c[\"source\"] == \"sim\" { ok = \$c[\"startup_requests\"] == 1025024 && \$c[\"startup_throttled\"] > 0 &&
   \$c[\"first_step_s\"] > \$c[\"startup_s\"] && \$c[\"startup_s\"] >= 1025024 / 5500 }
   END { exit !ok }" "$tmp/t.csv"'
 "$bin" run "$storm" --variant every-rank --format json >"$tmp/t.json"
-has "$tmp/t.json" '"startup_requests": 256256' '"first_step_s": [0-9.]+' '"startup_approximate": true'
+has "$tmp/t.json" '"startup_requests": 256256' '"startup_lists": 256, "startup_heads": 256000, "startup_gets": 0' '"first_step_s": [0-9.]+' '"startup_approximate": true'
 # No start-up asked: none counted, the first step still the first batch's wait.
 "$bin" run "$src/scenarios/openimages.yaml" --set dataset.items=20000 --variant dali \
   --format csv >"$tmp/o.csv"

@@ -89,6 +89,8 @@ static void model_one(const scenario_t *s, const topology_t *t, const burst_plan
                        ops->position_dependent || (ops->model_exact && !ops->model_exact(s))};
     if (w->senders == 0) return;
     o->requests = (double)w->senders * per;
+    o->pages = (double)w->senders * p->pages, o->bodies = (double)w->senders * p->bodies;
+    o->heads = (double)w->senders * p->heads;
     o->seconds = alone;
     for (int64_t r = 0; dev && r < w->senders; r++) {
         const dev_load_t *d = &dev[device_of(s, t, i, w, r)];
@@ -264,8 +266,13 @@ int burst_sim(const scenario_t *s, const topology_t *t, const burst_plan_t *plan
         return EXIT_RUNTIME;
     }
     replay(&x);
-    for (int i = 0; i < t->ninst; i++)
-        out[i] = (burst_t){.throttled = x.acct[i].retries};
+    for (int i = 0; i < t->ninst; i++) {
+        const double n = (double)who[i].senders;
+        out[i] = (burst_t){.throttled = x.acct[i].retries,
+                           .pages = n * plan[i].pages,
+                           .bodies = n * plan[i].bodies,
+                           .heads = n * plan[i].heads};
+    }
     for (int64_t r = 0; r < x.nsnd; r++) {
         burst_t *o = &out[x.snd[r].inst];
         o->requests += x.snd[r].next;

@@ -40,9 +40,10 @@ typedef struct {
     /* to when every rank's first sender is done (a DataLoader's first batch
      * comes from its worker 0, whatever its other workers still do) */
     double first_s;
-    double requests;  /* requests its senders sent */
-    double throttled; /* of those, refused (503/429) and retried */
-    int approximate;  /* model: no exact closed form (a cap's refusals, contention) */
+    double requests;             /* requests its senders sent: */
+    double pages, bodies, heads; /* by kind (LIST pages, GETs or PUTs, HEADs) */
+    double throttled;            /* of those, refused (503/429) and retried */
+    int approximate;             /* model: no exact closed form (a cap's refusals, contention) */
 } burst_t;
 
 /* Above this many requests in all the simulator replays none and gives the

@@ -99,6 +99,8 @@ void startup_into(run_metrics_t *r, const startup_t *st) {
         epoch_metrics_t *m = metrics_at(r, i, 0);
         m->startup_s = st[i].seconds;
         m->startup_first_s = st[i].first_s;
+        m->startup_lists = st[i].pages, m->startup_gets = st[i].bodies;
+        m->startup_heads = st[i].heads;
         m->startup_requests = st[i].requests;
         m->startup_throttled = st[i].throttled;
         m->startup_approximate = st[i].approximate;

@@ -100,6 +100,9 @@ GETTER(gpu_prep_s)
 GETTER(startup_s)
 GETTER(startup_requests)
 GETTER(resume_s)
+GETTER(startup_lists)
+GETTER(startup_gets)
+GETTER(startup_heads)
 GETTER(checkpoint_s)
 GETTER(startup_throttled)
 static double get_startup_approximate(const epoch_metrics_t *m, const epoch_metrics_t *ref) {
@@ -223,6 +226,9 @@ static const column_t columns[] = {
     {"startup_s", OUT_NUM, "%.9g", get_startup_s, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_requests", OUT_NUM, "%.9g", get_startup_requests, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_throttled", OUT_NUM, "%.9g", get_startup_throttled, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"startup_lists", OUT_NUM, "%.9g", get_startup_lists, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"startup_heads", OUT_NUM, "%.9g", get_startup_heads, FIG_NONNEG, NULL, NULL, 0, NULL},
+    {"startup_gets", OUT_NUM, "%.9g", get_startup_gets, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"startup_approximate", OUT_BOOL, "%d", get_startup_approximate, FIG_ANY, NULL, NULL, 0, NULL},
     {"resume_s", OUT_NUM, "%.9g", get_resume_s, FIG_NONNEG, NULL, NULL, 0, NULL},
     {"checkpoint_s", OUT_NUM, "%.9g", get_checkpoint_s, FIG_NONNEG, NULL, NULL, 0, NULL},

@@ -61,6 +61,7 @@ typedef struct {
     double checkpoint_s;     /* the GPUs waiting on the job's checkpoints (on both timelines) */
     double first_batch_s;    /* the epoch's start to its first step (the GPUs' first wait) */
     double startup_s;        /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
+    double startup_lists, startup_gets, startup_heads; /* first epoch: its requests by kind */
     double startup_first_s; /* first epoch: of startup_s, to every rank's first batch worker done */
     double resume_s;        /* first epoch: a restart's skip to its position (startup.resume_by) */
     double startup_requests;  /* first epoch: the start-up phase's requests, and of them */
