@@ -189,10 +189,20 @@ static double value_at(const group_t *g, int i, double f) {
 }
 
 /* s with key k at x (rounded up to a whole value): 0, or -1 out of range. */
+/* The most steps between job 0's checkpoints the advice proposes: one an
+ * epoch at least (past it a short run would simply never checkpoint, which
+ * its failures would not forgive: goodput.h weighs those). */
+static double checkpoint_every_max(const scenario_t *s) {
+    const job_t *j = &s->jobs[0];
+    return ceil((double)s->dataset.items / (double)(j->gpus * j->batch_per_gpu));
+}
+
 static int set_key(scenario_t *s, const key_def_t *k, double x) {
     char text[48], why[256];
     x = ceil(x);
     if (x > k->max) return -1;
+    if (strcmp(k->name, "jobs.0.checkpoint.every_steps") == 0 && x > checkpoint_every_max(s))
+        return -1;
     snprintf(text, sizeof text, "%.0f", x);
     if (strcmp(k->name, "dataset.shard_items") == 0) s->dataset.shard_mb = 0;
     return schema_store(k, s, text, why, sizeof why) ? -1 : 0;
