@@ -6,6 +6,8 @@
 
 #include "burst.h"
 #include "diag.h"
+#include "kinds.h"
+#include "storage.h"
 
 static int on(const job_t *j) {
     return j->checkpoint.gb > 0 && j->checkpoint.every_steps > 0;
@@ -17,15 +19,33 @@ double checkpoint_count(const job_t *j, double before, double steps) {
     return floor((before + steps) / k) - floor(before / k);
 }
 
-/* Instance i's ranks each write their share, `writers` parts at once. */
+/* S3 takes at most this many parts an upload; boto3's s3transfer
+ * (ChunksizeAdjuster) raises the part size of a larger file to fit. */
+#define MAX_PARTS 10000.0
+
+/* Write requests one file of `bytes` takes on the kind: its multipart
+ * parts where the kind has a part size, else one. */
+static double parts_of(const scenario_t *s, double bytes) {
+    const storage_ops_t *ops = scenario_storage(s);
+    const double part = ops->write_part_bytes ? ops->write_part_bytes(s) : 0;
+    if (!(part > 0) || bytes <= part) return 1;
+    return fmin(ceil(bytes / part), MAX_PARTS);
+}
+
+/* Instance i's ranks each write their share as `writers` files, each in
+ * its parts (equal ones, the part size at most), `writers` requests in
+ * flight. */
 static void plan_of(const scenario_t *s, const topology_t *t, int i, burst_plan_t *p,
                     burst_who_t *w) {
     const job_t *j = &s->jobs[t->inst[i].job];
     const int64_t ranks = (int64_t)t->inst[i].gpus_per_server * t->inst[i].nservers;
     const double writers = (double)j->checkpoint.writers;
-    *p = (burst_plan_t){.bodies = writers,
-                        .body_bytes = j->checkpoint.gb * 1e9 / (double)ranks / writers,
-                        .threads = j->checkpoint.writers};
+    const double file = j->checkpoint.gb * 1e9 / (double)ranks / writers;
+    const double parts = parts_of(s, file);
+    *p = (burst_plan_t){.bodies = writers * parts,
+                        .body_bytes = file / parts,
+                        .threads = j->checkpoint.writers,
+                        .write = 1};
     *w = (burst_who_t){on(j) ? ranks : 0, 1};
 }
 

@@ -3,8 +3,8 @@
  * checkpoint.gb to the dataset's storage, `writers` writes at a time, while
  * the job's GPUs wait. The writes go to the storage kind as its requests
  * (burst.h: the store's caps, prefixes and 503s, a device's queue and
- * channel), at the kind's read rates: a write path of each kind's own is
- * not there yet.
+ * channel) through its write path: a disk's write rate, an object
+ * store's multipart PUTs under a prefix's PUT rate.
  *
  *   double w[ninst];  checkpoint_sim(s, t, w) or checkpoint_model(s, t, w)
  *   k = checkpoint_count(job, before, steps): checkpoints among those steps */

@@ -130,6 +130,7 @@ typedef struct {
             double read_mb_s;
             double latency_ms;
             double read_iops;
+            double write_mb_s; /* a disk's write bandwidth; 0 = its read rate */
             int64_t queue_depth;
             int shared;
             /* The reader's CPU for one read (the kernel's syscall and copy,
