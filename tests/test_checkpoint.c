@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "checkpoint.h"
+#include "memory.h"
 #include "testutil.h"
 
 static scenario_t S;
@@ -152,6 +153,44 @@ static void test_object_put_parts(void **state) {
     near("sim under a GET cap", sim[0], alone, 0.001);
 }
 
+/* Asynchronous: the GPUs wait to stage 8 GB over 8 GPUs at 25 GB/s each
+ * (0.04 s), at most server.mem_gbps (100 GB/s: 0.08 s); the drain's 16 s
+ * at 500 MB/s goes on behind. Every 90 steps (18 s of training) it ends
+ * before the next checkpoint; every 30 (6 s) the next waits the rest of it,
+ * 10 s, but the run's first has no drain before it. The staged state is
+ * the server's memory. */
+static void test_async(void **state) {
+    (void)state;
+    const char *rare[] = {"jobs.0.checkpoint.gb=8", "jobs.0.checkpoint.every_steps=90",
+                          "jobs.0.checkpoint.mode=async", NULL};
+    runs_t r = run(disk, rare);
+    for (int e = 0; e < 2; e++) {
+        near("sim rare", r.sim[e].checkpoint_s, 0.04, 0.001);
+        near("model rare", r.model[e].checkpoint_s, 0.04, 0.001);
+        assert_int_equal(r.model[e].approximate, 1);
+    }
+    const char *membw[] = {"jobs.0.checkpoint.gb=8", "jobs.0.checkpoint.every_steps=90",
+                           "jobs.0.checkpoint.mode=async", "server.mem_gbps=100", NULL};
+    r = run(disk, membw);
+    near("sim mem_gbps", r.sim[0].checkpoint_s, 0.08, 0.001);
+    near("model mem_gbps", r.model[0].checkpoint_s, 0.08, 0.001);
+    const char *often[] = {"jobs.0.checkpoint.gb=8", "jobs.0.checkpoint.every_steps=30",
+                           "jobs.0.checkpoint.mode=async", NULL};
+    r = run(disk, often);
+    near("sim first epoch", r.sim[0].checkpoint_s, 0.04 + 2 * 10.04, 0.001);
+    /* (the epoch's turn lengthens the steps to its first checkpoint: 0.05 s
+     * less of the drain left) */
+    near("sim", r.sim[1].checkpoint_s, 3 * 10.04, 0.005);
+    near("model", r.model[1].checkpoint_s, 3 * 10.04, 0.005);
+    near("model against sim", r.model[1].checkpoint_s, r.sim[1].checkpoint_s, 0.001);
+    assert_int_equal(tu_build(disk, often, &S, &T), 0);
+    near("staged", memory_peak(&S, &T, 0).staged, 8e9, 1e-9);
+    assert_true(memory_peak(&S, &T, 0).total >= 8e9);
+    const char *sync[] = {"jobs.0.checkpoint.gb=8", "jobs.0.checkpoint.every_steps=30", NULL};
+    assert_int_equal(tu_build(disk, sync, &S, &T), 0);
+    assert_true(memory_peak(&S, &T, 0).staged == 0);
+}
+
 /* A loader that stalls the GPUs catches up while they wait: the
  * simulator's epoch is shorter than the model's sum, which says so. */
 static void test_stalled_loader(void **state) {
@@ -180,6 +219,7 @@ int main(void) {
         cmocka_unit_test(test_object_writers),
         cmocka_unit_test(test_disk_write_rate),
         cmocka_unit_test(test_object_put_parts),
+        cmocka_unit_test(test_async),
         cmocka_unit_test(test_stalled_loader),
         cmocka_unit_test(test_none),
     };

@@ -13,6 +13,25 @@ static int on(const job_t *j) {
     return j->checkpoint.gb > 0 && j->checkpoint.every_steps > 0;
 }
 
+int checkpoint_async(const job_t *j) {
+    return on(j) && j->checkpoint.mode == CKPT_ASYNC;
+}
+
+double checkpoint_staged_bytes(const scenario_t *s, const instance_t *in) {
+    const job_t *j = &s->jobs[in->job];
+    return checkpoint_async(j) ? j->checkpoint.gb * 1e9 / (double)in->nservers : 0;
+}
+
+void checkpoint_stage(const scenario_t *s, const topology_t *t, double *secs) {
+    for (int i = 0; i < t->ninst; i++) {
+        const instance_t *in = &t->inst[i];
+        double rate = (double)in->gpus_per_server * s->jobs[in->job].checkpoint.stage_gb_s * 1e9;
+        /* the GPUs' copies all land in the server's memory */
+        if (s->server.mem_gbps > 0) rate = fmin(rate, s->server.mem_gbps * 1e9);
+        secs[i] = checkpoint_staged_bytes(s, in) / rate;
+    }
+}
+
 double checkpoint_count(const job_t *j, double before, double steps) {
     if (!on(j)) return 0;
     const double k = (double)j->checkpoint.every_steps;
