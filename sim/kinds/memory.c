@@ -181,10 +181,11 @@ static void mem_error(const scenario_t *s, const topology_t *t, int v) {
                "process (a DataLoader "
                "worker dies with \"killed by signal: Killed\", or the training process itself). "
                "Raise the container's memory limit, or lower the workers or their batches in "
-               "flight%s",
+               "flight%s%s",
                v + 1, m.total / GIB, m.procs, m.procs == 1 ? "" : "es", j->name,
                memory_process_own(s, j) / GIB, pin, m.processes / GIB, note, m.workers / GIB,
-               m.shm / GIB, m.cache / GIB, m.staged / GIB, s->server.mem_gb, fit);
+               m.shm / GIB, m.cache / GIB, m.staged / GIB, s->server.mem_gb, fit,
+               m.staged > 0 ? ", or checkpoint synchronously (jobs.N.checkpoint.mode: sync)" : "");
 }
 
 int memory_check(const scenario_t *s, const topology_t *t) {
