@@ -28,6 +28,11 @@ grep -q prefetch_batches <<<"$err" && bad "dali's GPU memory error names prefetc
 cd "$src" || exit 1
 small=tests/data/small.yaml
 expect 2 "cannot read file" -- "$bin" check tests/data/no-such-file.yaml
+# An asynchronous checkpoint's staged state is the server's memory (issue 57).
+expect 2 "staged state 23.28 GiB" -- "$bin" check scenarios/checkpoints.yaml \
+  --set jobs.0.checkpoint.mode=async --set server.mem_gb=20
+expect 2 "expected one of: sync, async" -- "$bin" check scenarios/checkpoints.yaml \
+  --set jobs.0.checkpoint.mode=later
 expect 2 "--set: error: key 'server.cpus': expected an integer" -- "$bin" run $small --set server.cpus=abc
 expect 2 "expected key=value" -- "$bin" run $small --set server.cpus
 expect 2 "unknown key 'server.gpu'; did you mean 'server.gpus'?" -- "$bin" run $small --set server.gpu=2

@@ -92,8 +92,9 @@ typedef struct {
     double *g_full, *g_last, *g_prep; /* [ninst]: of t_full and t_last, the GPU's prep; its sum */
     double *consumed;                 /* [ninst]: items each consumer trained on this epoch */
     double *ck_s;                     /* [ninst]: each consumer's checkpoint waits this epoch */
-    uint16_t *rank_server;            /* [G]: which of the stream's servers GPU rank r is on */
-    int staged_peak;                  /* most batches prepared ahead at once this epoch */
+    double *ck_free; /* [2 x ninst]: when each consumer's async drain ends, on each timeline */
+    uint16_t *rank_server; /* [G]: which of the stream's servers GPU rank r is on */
+    int staged_peak;       /* most batches prepared ahead at once this epoch */
     int epoch, done;
     int64_t batch;
     double ep_start, ep_start_mem;
@@ -159,7 +160,8 @@ typedef struct {
     double *last_prep; /* [server]: its latest item prepared in the batch being run */
     double *strag;     /* [epoch]: the straggler term of the bound, seconds (sample_straggle) */
     const sim_observer_t *obs; /* NULL: none */
-    double *ckpt;              /* [ninst]: one checkpoint's write time of each instance */
+    double *ckpt;              /* [2 x ninst]: one checkpoint's write (async: drain) time of each
+                                  instance, then its staging (async; else 0) */
     /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
      * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
      * time only when set. */
@@ -522,6 +524,7 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
     st->g_prep = xcalloc((size_t)st->ninst, sizeof *st->g_prep, &fail);
     st->consumed = xcalloc((size_t)st->ninst, sizeof *st->consumed, &fail);
     st->ck_s = xcalloc((size_t)st->ninst, sizeof *st->ck_s, &fail);
+    st->ck_free = xcalloc(2 * (size_t)st->ninst, sizeof *st->ck_free, &fail);
     st->rank_server = xcalloc((size_t)st->G, sizeof *st->rank_server, &fail);
     if (fail) return -1;
     for (int64_t r = 0; r < st->G; r++)
@@ -585,6 +588,7 @@ static void destroy(world_t *w) {
         free(st->train_s), free(st->handoff_s), free(st->g_full), free(st->g_last),
             free(st->g_prep);
         free(st->consumed), free(st->rank_server), free(st->ck_s);
+        free(st->ck_free);
         if (w->S) shards_free(&st->shards);
         free(st->out_order);
     }
@@ -1325,15 +1329,27 @@ static void train_beside(world_t *w, stream_t *st, double dur, double cpu, doubl
  * (and the loader's teardown after it, where the kind has one). */
 /* A checkpoint after the step's end when the job's count of steps says so:
  * the GPUs wait for its writes on both timelines (the loader goes on
- * preparing into its free buffers). */
+ * preparing into its free buffers). An asynchronous one waits for the last
+ * one's drain to end, then only to stage the state; its drain follows in
+ * the background. */
 static void checkpoint_after(world_t *w, stream_t *st, int c, int64_t k, double *end,
                              double *end_mem) {
     const int i = st->inst[c];
     if (!(w->ckpt[i] > 0)) return;
     const double step = (double)st->epoch * (double)st->nbatches + (double)k;
-    if (checkpoint_count(&w->s->jobs[w->t->inst[i].job], step, 1) < 1) return;
-    *end += w->ckpt[i], *end_mem += w->ckpt[i];
-    st->ck_s[c] += w->ckpt[i];
+    const job_t *j = &w->s->jobs[w->t->inst[i].job];
+    if (checkpoint_count(j, step, 1) < 1) return;
+    if (!checkpoint_async(j)) {
+        *end += w->ckpt[i], *end_mem += w->ckpt[i];
+        st->ck_s[c] += w->ckpt[i];
+        return;
+    }
+    const double stage = w->ckpt[w->t->ninst + i];
+    double *free_at = &st->ck_free[2 * c];
+    const double at = fmax(*end, free_at[0]), at_mem = fmax(*end_mem, free_at[1]);
+    st->ck_s[c] += at + stage - *end;
+    *end = at + stage, *end_mem = at_mem + stage;
+    free_at[0] = *end + w->ckpt[i], free_at[1] = *end_mem + w->ckpt[i];
 }
 
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
@@ -1453,7 +1469,8 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
     w.cache_bytes = memory_cache_bytes(s, t);
     w.t = t;
     w.obs = obs;
-    w.ckpt = calloc((size_t)t->ninst, sizeof *w.ckpt);
+    w.ckpt = calloc(2 * (size_t)t->ninst, sizeof *w.ckpt);
+    if (w.ckpt) checkpoint_stage(s, t, w.ckpt + t->ninst);
     if (!w.ckpt || checkpoint_sim(s, t, w.ckpt)) {
         free(w.ckpt);
         return EXIT_RUNTIME;

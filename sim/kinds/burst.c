@@ -44,10 +44,30 @@ static double req_s(const scenario_t *s, const storage_ops_t *ops, double bytes)
     return ops->request_s ? ops->request_s(s, bytes) : ops->service_s(s, bytes);
 }
 
+/* A plan's bodies: its writes through the kind's write path, where it has one. */
+static double body_s(const scenario_t *s, const storage_ops_t *ops, const burst_plan_t *p) {
+    if (p->write && ops->write_s) return ops->write_s(s, p->body_bytes);
+    return req_s(s, ops, p->body_bytes);
+}
+
+static double body_chan_s(const scenario_t *s, const storage_ops_t *ops, const burst_plan_t *p) {
+    if (p->write && ops->write_channel_s) return ops->write_channel_s(s, p->body_bytes);
+    return chan_s(s, ops, p->body_bytes);
+}
+
+/* Seconds a device's requests take at its caps: one cap for every request,
+ * or the writes' own (an object store's PUT rate) beside the reads'. */
+static double by_caps(const scenario_t *s, const storage_ops_t *ops, double reads, double writes) {
+    const double cap = cap_of(s, ops);
+    if (!ops->write_cap_s) return cap > 0 ? (reads + writes) / cap : 0;
+    const double wcap = ops->write_cap_s(s);
+    return fmax(cap > 0 ? reads / cap : 0, wcap > 0 ? writes / wcap : 0);
+}
+
 /* ---- the closed form ---- */
 
 typedef struct {
-    double requests, work, xfer;
+    double requests, writes, work, xfer; /* writes: of the requests */
 } dev_load_t;
 
 static void model_loads(const scenario_t *s, const topology_t *t, const burst_plan_t *plan,
@@ -56,12 +76,13 @@ static void model_loads(const scenario_t *s, const topology_t *t, const burst_pl
     for (int i = 0; i < t->ninst; i++) {
         const burst_plan_t *p = &plan[i];
         const double work = p->pages * req_s(s, ops, p->page_bytes) +
-                            p->bodies * req_s(s, ops, p->body_bytes) + p->heads * req_s(s, ops, 0);
+                            p->bodies * body_s(s, ops, p) + p->heads * req_s(s, ops, 0);
         const double xfer =
-            p->pages * chan_s(s, ops, p->page_bytes) + p->bodies * chan_s(s, ops, p->body_bytes);
+            p->pages * chan_s(s, ops, p->page_bytes) + p->bodies * body_chan_s(s, ops, p);
         for (int64_t r = 0; r < who[i].senders; r++) {
             dev_load_t *d = &dev[device_of(s, t, i, &who[i], r)];
             d->requests += per_sender(p), d->work += work, d->xfer += xfer;
+            d->writes += p->write ? p->bodies : 0;
         }
     }
 }
@@ -70,7 +91,7 @@ static void model_loads(const scenario_t *s, const topology_t *t, const burst_pl
  * of `threads`, a body's round as long as a body. */
 static double alone_s(const scenario_t *s, const storage_ops_t *ops, const burst_plan_t *p) {
     const double th = (double)p->threads, t0 = req_s(s, ops, 0);
-    const double tb = req_s(s, ops, p->body_bytes);
+    const double tb = body_s(s, ops, p);
     return p->pages * req_s(s, ops, p->page_bytes) + ceil((p->bodies + p->heads) / th) * t0 +
            ceil(p->bodies / th) * (tb - t0);
 }
@@ -83,7 +104,7 @@ static void model_one(const scenario_t *s, const topology_t *t, const burst_plan
     const storage_ops_t *ops = scenario_storage(s);
     /* A sender's requests go on connections of its own where the kind's
      * slots are connections; a device's queue they share. */
-    const double cap = cap_of(s, ops), slots = ops->slots_are_connections ? 0 : ops->slots(s);
+    const double slots = ops->slots_are_connections ? 0 : ops->slots(s);
     const double alone = alone_s(s, ops, p), per = per_sender(p), t0 = req_s(s, ops, 0);
     *o = (burst_t){.approximate =
                        ops->position_dependent || (ops->model_exact && !ops->model_exact(s))};
@@ -94,7 +115,7 @@ static void model_one(const scenario_t *s, const topology_t *t, const burst_plan
     o->seconds = alone;
     for (int64_t r = 0; dev && r < w->senders; r++) {
         const dev_load_t *d = &dev[device_of(s, t, i, w, r)];
-        const double by_cap = cap > 0 ? d->requests / cap : 0;
+        const double by_cap = by_caps(s, ops, d->requests - d->writes, d->writes);
         /* (the channel's first transfer waits a request's first byte) */
         const double shared = fmax(slots > 0 ? d->work / slots : 0, d->xfer > 0 ? t0 + d->xfer : 0);
         if (by_cap > o->seconds) o->seconds = by_cap, o->approximate = 1;
@@ -180,6 +201,9 @@ static double send(replay_t *x, sender_t *r, double at) {
         object = k - p->pages - p->bodies;
     storage_t *d = &x->dev[r->dev];
     io_acct_t *a = &x->acct[r->inst];
+    const int body = k >= p->pages && k < p->pages + p->bodies;
+    if (body && p->write && d->ops->write)
+        return d->ops->write(d, at, bytes, object * x->key_bytes, 0, a);
     if (d->ops->request) return d->ops->request(d, at, bytes, object * x->key_bytes, 0, a);
     return d->ops->read(d, at, bytes, object * x->key_bytes, 0, a);
 }

@@ -3,7 +3,8 @@
  * writes (checkpoint.h). Each sender sends its pages one after another,
  * then its bodies and HEADs `threads` at a time; every request goes to the
  * scenario's storage kind as a read does (its `request` op: the store's
- * caps, prefixes and 503s, a device's queue and channel).
+ * caps, prefixes and 503s, a device's queue and channel), or for a plan's
+ * writes its `write` op (a disk's write rate, a store's PUTs).
  *
  * burst_sim replays the requests one by one on fresh devices of the kind;
  * burst_model is its closed form: the largest of one sender alone, the
@@ -27,6 +28,7 @@ typedef struct {
     double bodies, body_bytes; /* then, threads at a time: GETs or PUTs */
     double heads;              /* and HEADs (object k at k), threads at a time */
     int64_t threads;
+    int write; /* the bodies are writes: the kind's write path (storage.h) */
 } burst_plan_t;
 
 /* Who sends: `senders` of the instance, `per_rank` a rank in rank order

@@ -6,9 +6,30 @@
 
 #include "burst.h"
 #include "diag.h"
+#include "kinds.h"
+#include "storage.h"
 
 static int on(const job_t *j) {
     return j->checkpoint.gb > 0 && j->checkpoint.every_steps > 0;
+}
+
+int checkpoint_async(const job_t *j) {
+    return on(j) && j->checkpoint.mode == CKPT_ASYNC;
+}
+
+double checkpoint_staged_bytes(const scenario_t *s, const instance_t *in) {
+    const job_t *j = &s->jobs[in->job];
+    return checkpoint_async(j) ? j->checkpoint.gb * 1e9 / (double)in->nservers : 0;
+}
+
+void checkpoint_stage(const scenario_t *s, const topology_t *t, double *secs) {
+    for (int i = 0; i < t->ninst; i++) {
+        const instance_t *in = &t->inst[i];
+        double rate = (double)in->gpus_per_server * s->jobs[in->job].checkpoint.stage_gb_s * 1e9;
+        /* the GPUs' copies all land in the server's memory */
+        if (s->server.mem_gbps > 0) rate = fmin(rate, s->server.mem_gbps * 1e9);
+        secs[i] = checkpoint_staged_bytes(s, in) / rate;
+    }
 }
 
 double checkpoint_count(const job_t *j, double before, double steps) {
@@ -17,15 +38,33 @@ double checkpoint_count(const job_t *j, double before, double steps) {
     return floor((before + steps) / k) - floor(before / k);
 }
 
-/* Instance i's ranks each write their share, `writers` parts at once. */
+/* S3 takes at most this many parts an upload; boto3's s3transfer
+ * (ChunksizeAdjuster) raises the part size of a larger file to fit. */
+#define MAX_PARTS 10000.0
+
+/* Write requests one file of `bytes` takes on the kind: its multipart
+ * parts where the kind has a part size, else one. */
+static double parts_of(const scenario_t *s, double bytes) {
+    const storage_ops_t *ops = scenario_storage(s);
+    const double part = ops->write_part_bytes ? ops->write_part_bytes(s) : 0;
+    if (!(part > 0) || bytes <= part) return 1;
+    return fmin(ceil(bytes / part), MAX_PARTS);
+}
+
+/* Instance i's ranks each write their share as `writers` files, each in
+ * its parts (equal ones, the part size at most), `writers` requests in
+ * flight. */
 static void plan_of(const scenario_t *s, const topology_t *t, int i, burst_plan_t *p,
                     burst_who_t *w) {
     const job_t *j = &s->jobs[t->inst[i].job];
     const int64_t ranks = (int64_t)t->inst[i].gpus_per_server * t->inst[i].nservers;
     const double writers = (double)j->checkpoint.writers;
-    *p = (burst_plan_t){.bodies = writers,
-                        .body_bytes = j->checkpoint.gb * 1e9 / (double)ranks / writers,
-                        .threads = j->checkpoint.writers};
+    const double file = j->checkpoint.gb * 1e9 / (double)ranks / writers;
+    const double parts = parts_of(s, file);
+    *p = (burst_plan_t){.bodies = writers * parts,
+                        .body_bytes = file / parts,
+                        .threads = j->checkpoint.writers,
+                        .write = 1};
     *w = (burst_who_t){on(j) ? ranks : 0, 1};
 }
 

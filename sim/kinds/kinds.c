@@ -370,6 +370,13 @@ static int owned_by_other(kind_family_t family, int chosen, const char *name) {
     return key_owner(family, name) >= 0 && !kind_owns(family, chosen, name);
 }
 
+/* Whether a job stages asynchronous checkpoints (server.mem_gbps bounds it). */
+static int async_stages(const scenario_t *s) {
+    for (int j = 0; j < s->njobs; j++)
+        if (s->jobs[j].checkpoint.mode == CKPT_ASYNC && s->jobs[j].checkpoint.gb > 0) return 1;
+    return 0;
+}
+
 int kinds_key_used(const scenario_t *s, const char *name) {
     /* Sampling means nothing to a dataset below its threshold. */
     if (!strncmp(name, "sim.sample_", 11) && s->dataset.items <= s->sampling.above_items) return 0;
@@ -382,7 +389,8 @@ int kinds_key_used(const scenario_t *s, const char *name) {
     if (!s->prep.scaling[0] && !strcmp(name, "prep.scaling")) return 0;
     /* The memory-bandwidth bound takes both keys: neither means anything alone. */
     if (!(s->server.mem_gbps > 0 && s->prep.mem_mb_per_item > 0) &&
-        (!strcmp(name, "server.mem_gbps") || !strcmp(name, "prep.mem_mb_per_item")))
+        (!strcmp(name, "server.mem_gbps") || !strcmp(name, "prep.mem_mb_per_item")) &&
+        !(s->server.mem_gbps > 0 && !strcmp(name, "server.mem_gbps") && async_stages(s)))
         return 0;
     /* A remote hit's CPU means nothing without partitioned caching. */
     if (s->loader.dist_cache != DIST_SHARDED && !strncmp(name, "server.network.cpu_us_", 22))

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "checkpoint.h"
 #include "diag.h"
 #include "kinds.h"
 #include "loader.h"
@@ -60,10 +61,11 @@ memory_parts_t memory_peak(const scenario_t *s, const topology_t *t, int v) {
         m.pinned += in->gpus_per_server * pinned;
         m.processes += in->gpus_per_server * (memory_process_own(s, j) + pinned);
         if (l->proc_bytes) m.workers += in->gpus_per_server * l->proc_bytes(s, j, NULL, 0);
+        m.staged += checkpoint_staged_bytes(s, in);
     }
     m.shm = memory_shm_peak(s, t, v);
     if (scenario_cache(s)->holds_memory && m.procs > 0) m.cache = s->server.cache_gb * 1e9;
-    m.total = m.processes + m.workers + m.shm + m.cache;
+    m.total = m.processes + m.workers + m.shm + m.cache + m.staged;
     return m;
 }
 
@@ -173,14 +175,17 @@ static void mem_error(const scenario_t *s, const topology_t *t, int v) {
     diag_error(s->origin[schema_find(SCOPE_SCENARIO, "server.mem_gb")],
                "server %d: its processes would hold %.2f GiB at their peak (%d training "
                "process%s of job '%s' at %.3g GiB each%s: %.2f GiB; their loaders' workers, %s "
-               "each: %.2f GiB; /dev/shm %.2f GiB; a cache in the loader's memory %.2f GiB), but "
-               "server.mem_gb is %g: the kernel's OOM killer ends a process (a DataLoader "
+               "each: %.2f GiB; /dev/shm %.2f GiB; a cache in the loader's memory %.2f GiB; async "
+               "checkpoints' "
+               "staged state %.2f GiB), but server.mem_gb is %g: the kernel's OOM killer ends a "
+               "process (a DataLoader "
                "worker dies with \"killed by signal: Killed\", or the training process itself). "
                "Raise the container's memory limit, or lower the workers or their batches in "
-               "flight%s",
+               "flight%s%s",
                v + 1, m.total / GIB, m.procs, m.procs == 1 ? "" : "es", j->name,
                memory_process_own(s, j) / GIB, pin, m.processes / GIB, note, m.workers / GIB,
-               m.shm / GIB, m.cache / GIB, s->server.mem_gb, fit);
+               m.shm / GIB, m.cache / GIB, m.staged / GIB, s->server.mem_gb, fit,
+               m.staged > 0 ? ", or checkpoint synchronously (jobs.N.checkpoint.mode: sync)" : "");
 }
 
 int memory_check(const scenario_t *s, const topology_t *t) {

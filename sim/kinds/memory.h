@@ -38,6 +38,7 @@ typedef struct {
     double workers;   /* their loaders' worker processes' private pages */
     double shm;       /* /dev/shm */
     double cache;     /* a cache in the loader's own memory */
+    double staged;    /* asynchronous checkpoints' state staged in host memory */
     double total;
     int procs; /* training processes on it */
 } memory_parts_t;

@@ -17,6 +17,7 @@ typedef struct {
     double reads;     /* GETs served (an object's ranged parts each) */
     double heads;     /* HEADs served (object stores, server.storage.head) */
     double retries;   /* requests refused (503 SlowDown) and retried after a back-off */
+    double writes;    /* write requests served (a checkpoint's files or PUT parts) */
     double xfer_busy; /* seconds the transfer channel moved this stream's bytes */
     double slot_busy; /* seconds this stream's requests held a request slot */
 } io_acct_t;
@@ -112,6 +113,21 @@ typedef struct {
      * `bytes` of such requests (0: none: each on a connection of its own);
      * NULL: xfer_s. */
     double (*channel_s)(const scenario_t *s, double bytes);
+    /* Optional: the write path (a checkpoint's). write: one write request of
+     * `bytes` to the object at `offset`, in issue order, with nothing before
+     * it and in one part, as `request`; write_s, write_channel_s and
+     * write_cap_s: the model's time alone, channel time and requests a
+     * second at most, as request_s, channel_s and request_cap_s; each NULL:
+     * the read path's op (a write costs the kind what a read does). */
+    double (*write)(storage_t *d, double issue, double bytes, double offset, int client,
+                    io_acct_t *acct);
+    double (*write_s)(const scenario_t *s, double bytes);
+    double (*write_channel_s)(const scenario_t *s, double bytes);
+    double (*write_cap_s)(const scenario_t *s);
+    /* Optional: the most bytes one write request carries (an object
+     * store's multipart part: a larger file is its parts, each a request);
+     * NULL or 0: a file is one request. */
+    double (*write_part_bytes)(const scenario_t *s);
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that
@@ -120,7 +136,13 @@ typedef struct {
 /* clang-format off */
 #define STORAGE_KEY_READ_IOPS {"server.storage.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.read_iops), "read requests per second the device admits at most (0 = no limit: a cloud volume's or a throttled disk's IOPS cap, one item read = one request)"}
 #define STORAGE_KEY_QUEUE_DEPTH {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.queue_depth), "storage requests in flight at most"}
+#define STORAGE_KEY_WRITE_MB_S {"server.storage.write_mb_s", KT_REAL, "MB/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.write_mb_s), "write bandwidth of the device (a checkpoint's writes take it; per server, or for all when shared; 0 = the read rate). SSDs' data sheets give sequential writes below reads, and a write limit (a cgroup's io.max wbps, a cloud volume's) can differ from the read one"}
 /* clang-format on */
+
+/* Bytes/s a disk writes at: server.storage.write_mb_s, or its read rate. */
+static inline double storage_write_bw(const scenario_t *s, double read_bw) {
+    return s->server.storage.write_mb_s > 0 ? s->server.storage.write_mb_s * 1e6 : read_bw;
+}
 
 struct storage {
     const storage_ops_t *ops;

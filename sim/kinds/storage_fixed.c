@@ -11,7 +11,7 @@
 #include "storage_queue.h"
 
 typedef struct {
-    double lat_s;
+    double lat_s, wbw; /* wbw: the write rate, bytes/s */
     storage_queue_t q;
 } fixed_t;
 
@@ -20,15 +20,12 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     if (!f) return -1;
     d->state = f;
     f->lat_s = s->server.storage.latency_ms / 1e3;
+    f->wbw = storage_write_bw(s, s->server.storage.read_mb_s * 1e6);
     return storage_queue_init(&f->q, d, s, s->server.storage.read_mb_s * 1e6, f->lat_s);
 }
 
-static double fixed_read(storage_t *d, double issue, double bytes, double offset, int client,
-                         io_acct_t *acct) {
-    (void)client;
-    (void)offset; /* its latency does not depend on where the bytes are */
-    fixed_t *f = d->state;
-    double xfer = bytes / f->q.bw;
+/* A request moving its bytes in xfer seconds of the channel. */
+static double fixed_io(fixed_t *f, double issue, double xfer, io_acct_t *acct) {
     double start, end;
     if (f->q.unordered)
         end = storage_queue_unordered(&f->q, issue, f->lat_s, xfer, &start);
@@ -36,6 +33,24 @@ static double fixed_read(storage_t *d, double issue, double bytes, double offset
         end = storage_queue_transfer(&f->q, storage_queue_admit(&f->q, issue, &start) + f->lat_s,
                                      xfer);
     storage_queue_account(&f->q, acct, start, end, xfer);
+    return end;
+}
+
+static double fixed_read(storage_t *d, double issue, double bytes, double offset, int client,
+                         io_acct_t *acct) {
+    (void)client;
+    (void)offset; /* its latency does not depend on where the bytes are */
+    fixed_t *f = d->state;
+    return fixed_io(f, issue, bytes / f->q.bw, acct);
+}
+
+/* A write takes the read's queue, latency and channel, at the write rate. */
+static double fixed_write(storage_t *d, double issue, double bytes, double offset, int client,
+                          io_acct_t *acct) {
+    (void)client, (void)offset;
+    fixed_t *f = d->state;
+    const double end = fixed_io(f, issue, bytes / f->wbw, acct);
+    acct->reads--, acct->writes++;
     return end;
 }
 
@@ -63,12 +78,21 @@ static double fixed_service_s(const scenario_t *s, double bytes) {
     return s->server.storage.latency_ms / 1e3 + fixed_xfer_s(s, bytes);
 }
 
+static double fixed_write_chan_s(const scenario_t *s, double bytes) {
+    return bytes / storage_write_bw(s, s->server.storage.read_mb_s * 1e6);
+}
+
+static double fixed_write_s(const scenario_t *s, double bytes) {
+    return s->server.storage.latency_ms / 1e3 + fixed_write_chan_s(s, bytes);
+}
+
 /* clang-format off */
 static const key_def_t keys[] = {
     {"server.storage.read_mb_s", KT_REAL, "MB/s", "525", 0, SCHEMA_BIG, 1, NULL, SCN_FIELD(server.storage.read_mb_s), "storage read bandwidth (per server, or for all when shared)"},
     {"server.storage.latency_ms", KT_REAL, "ms", "0.1", 0, 1e6, 0, NULL, SCN_FIELD(server.storage.latency_ms), "per-request storage latency before the transfer"},
     STORAGE_KEY_READ_IOPS, /* shared with ssd */
     STORAGE_KEY_QUEUE_DEPTH,
+    STORAGE_KEY_WRITE_MB_S, /* shared with ssd and hdd */
 };
 /* clang-format on */
 
@@ -86,4 +110,7 @@ const storage_ops_t storage_fixed = {
     .service_s = fixed_service_s,
     .slots = storage_queue_slots,
     .state_bytes = storage_queue_bytes,
+    .write = fixed_write,
+    .write_s = fixed_write_s,
+    .write_channel_s = fixed_write_chan_s,
 };

@@ -123,6 +123,7 @@ typedef struct {
     geom_t g;
     double head, last;  /* where the last service ended and where it began */
     double free;        /* in issue order: when the head is next free */
+    double wbw;         /* the write rate, bytes/s */
     uint64_t seed, nrq; /* the draws: the seed and a counter */
     int ncq, depth, unordered, seek_bound, at;
     calendar_t cal;
@@ -303,6 +304,7 @@ static int hdd_init(storage_t *d, const scenario_t *s) {
     if (!h) return -1;
     d->state = h;
     h->g = geom_of(s);
+    h->wbw = storage_write_bw(s, h->g.rate);
     h->seed = (uint64_t)s->seed;
     h->ncq = ncq;
     h->depth = queue_k(s);
@@ -350,10 +352,9 @@ static double position(hdd_t *h, double offset, double bytes, int k) {
     return best;
 }
 
-static double hdd_read(storage_t *d, double issue, double bytes, double offset, int client,
-                       io_acct_t *acct) {
-    (void)client;
-    hdd_t *h = d->state;
+/* A request of `bytes` at `offset`, transferred at `rate` (bytes/s). */
+static double hdd_io(hdd_t *h, double issue, double bytes, double offset, double rate,
+                     io_acct_t *acct) {
     int k = h->depth;
     if (!h->unordered) {
         /* The reads still in the drive: completions in issue order do not decrease. */
@@ -365,7 +366,7 @@ static double hdd_read(storage_t *d, double issue, double bytes, double offset, 
         }
         k = busy + 1 < h->ncq ? busy + 1 : h->ncq;
     }
-    double pos = position(h, offset, bytes, k), xfer = bytes / h->g.rate;
+    double pos = position(h, offset, bytes, k), xfer = bytes / rate;
     double svc = pos + xfer, end;
     if (h->unordered) {
         calendar_take(&h->cal, issue, svc, &end);
@@ -376,10 +377,26 @@ static double hdd_read(storage_t *d, double issue, double bytes, double offset, 
         h->ring[h->at] = end;
         h->at = h->at + 1 == h->ncq ? 0 : h->at + 1;
     }
-    acct->reads++;
     acct->xfer_busy += h->seek_bound ? xfer : svc;
     acct->slot_busy += svc;
     return end;
+}
+
+static double hdd_read(storage_t *d, double issue, double bytes, double offset, int client,
+                       io_acct_t *acct) {
+    (void)client;
+    acct->reads++;
+    return hdd_io(d->state, issue, bytes, offset, ((hdd_t *)d->state)->g.rate, acct);
+}
+
+/* A write positions the head as a read does (a checkpoint's file lies
+ * where the burst's offsets put it), then moves its bytes at the write
+ * rate. */
+static double hdd_write(storage_t *d, double issue, double bytes, double offset, int client,
+                        io_acct_t *acct) {
+    (void)client;
+    acct->writes++;
+    return hdd_io(d->state, issue, bytes, offset, ((hdd_t *)d->state)->wbw, acct);
 }
 
 /* (an ordered disk's calendar is never set up: left alone) */
@@ -403,6 +420,13 @@ static double hdd_items_s(const scenario_t *s, double bytes, int *latency_bound)
     double pos = pos_mean_s(s), xfer = bytes / (hdd_opts(s)->seq_mb_s * 1e6);
     if (latency_bound) *latency_bound = pos > xfer;
     return 1 / (pos + xfer);
+}
+
+/* A write alone: the queue's expected positioning and its bytes at the
+ * write rate. One head serves one request at a time, so its whole time is
+ * the channel's too. */
+static double hdd_write_s(const scenario_t *s, double bytes) {
+    return pos_mean_s(s) + bytes / storage_write_bw(s, hdd_opts(s)->seq_mb_s * 1e6);
 }
 
 /* The bandwidth share: the transfers when seeks dominate, else the head's
@@ -463,6 +487,7 @@ static const key_def_t keys[] = {
     {"server.storage.seek_track_ms", KT_REAL, "ms", "1", 0, 1000, 0, NULL, KIND_FIELD(hdd_opts_t, seek_track_ms), "hdd: track-to-track seek with settling, the least any seek takes"},
     {"server.storage.capacity_gb", KT_REAL, "GB", "4000", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(hdd_opts_t, capacity_gb), "hdd: the bytes a full-stroke seek crosses; the dataset lies at the start, so one smaller than the disk seeks shorter"},
     {"server.storage.seq_mb_s", KT_REAL, "MB/s", "200", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(hdd_opts_t, seq_mb_s), "hdd: sequential transfer rate off the platters (one rate for all zones)"},
+    STORAGE_KEY_WRITE_MB_S, /* shared with fixed and ssd */
     {"server.storage.ncq", KT_INT, "requests", "32", 1, 256, 0, NULL, KIND_FIELD(hdd_opts_t, ncq), "hdd: requests the drive queues and reorders, shortest positioning first (SATA NCQ: 32; 1 = in arrival order)"},
 };
 /* clang-format on */
@@ -484,4 +509,7 @@ const storage_ops_t storage_hdd = {
     .check = hdd_check,
     .model_exact = hdd_model_exact,
     .position_dependent = 1,
+    .write = hdd_write,
+    .write_s = hdd_write_s,
+    .write_channel_s = hdd_write_s,
 };

@@ -58,6 +58,8 @@ typedef struct {
     double retry_cap_ms;
     int head;            /* a HEAD before each object's GET (the loader stats) */
     int list_each_epoch; /* the job lists the keys every epoch, not once */
+    double prefix_put_s; /* PUT/s one prefix serves before 503s; 0 = none */
+    double part_mb;      /* a multipart upload's parts at most; 0 = one PUT a file */
 } object_opts_t;
 SCN_KIND_OPTS_FITS(object_opts_t);
 
@@ -76,7 +78,7 @@ typedef struct {
     calendar_t cal_slots, cal_chan, cal_get;
     /* The prefixes' limit: a calendar each, a window of whole requests a
      * bucket; objects to prefixes by their offset's number. */
-    calendar_t *pre;
+    calendar_t *pre, *pre_put; /* pre_put: the PUTs' rate, a count of its own */
     int64_t npre;
     double key_bytes; /* bytes an object's offset advances: mean item x items a read */
     double retry_base, retry_cap, refuse_s;
@@ -214,8 +216,7 @@ static double rate_requests(const scenario_t *s, double bytes);
  * workers' batches of 32 came 256 s out of order, and a request older than
  * the windows remembered was admitted free (semfuzz: 4% faster than the
  * rate allows). */
-static double prefix_window_s(const scenario_t *s, int unordered) {
-    const double rate = obj_opts(s)->prefix_get_s;
+static double prefix_window_s(const scenario_t *s, int unordered, double rate) {
     double p99 = obj_opts(s)->first_byte_p99_ms, med = obj_opts(s)->first_byte_ms;
     double xfer =
         scenario_item_bytes_mean(s) * scenario_items_per_read(s) / (obj_opts(s)->conn_mb_s * 1e6);
@@ -249,18 +250,32 @@ static double chan_reach_s(const scenario_t *s) {
     return 4 * readers * (per > 1 ? per : 1) * share;
 }
 
+/* A calendar a prefix, each admitting `rate` requests a second. */
+static calendar_t *prefix_cals(const scenario_t *s, int64_t n, int unordered, double rate) {
+    calendar_t *c = calloc((size_t)n, sizeof c[0]);
+    if (!c) return NULL;
+    const double dt = prefix_window_s(s, unordered, rate);
+    for (int64_t p = 0; p < n; p++)
+        if (calendar_init(&c[p], dt, rate, PRE_LOG2)) {
+            for (int64_t q = 0; q <= p; q++)
+                calendar_destroy(&c[q]);
+            free(c);
+            return NULL;
+        }
+    return c;
+}
+
 static int prefix_init(object_t *o, const scenario_t *s, int unordered) {
     o->npre = obj_opts(s)->prefixes;
     o->key_bytes = scenario_item_bytes_mean(s) * scenario_items_per_read(s);
     o->retry_base = obj_opts(s)->retry_base_ms / 1e3;
     o->retry_cap = obj_opts(s)->retry_cap_ms / 1e3;
     o->refuse_s = o->median_s;
-    o->admit_gap = 1 / ((double)o->npre * obj_opts(s)->prefix_get_s);
-    o->pre = calloc((size_t)o->npre, sizeof o->pre[0]);
-    if (!o->pre) return -1;
-    double dt = prefix_window_s(s, unordered);
-    for (int64_t p = 0; p < o->npre; p++)
-        if (calendar_init(&o->pre[p], dt, obj_opts(s)->prefix_get_s, PRE_LOG2)) return -1;
+    const double get = obj_opts(s)->prefix_get_s, put = obj_opts(s)->prefix_put_s;
+    o->admit_gap = get > 0 ? 1 / ((double)o->npre * get) : 0;
+    if (get > 0 && !(o->pre = prefix_cals(s, o->npre, unordered, get))) return -1;
+    /* PUTs come only in issue order (a burst's) */
+    if (put > 0 && !(o->pre_put = prefix_cals(s, o->npre, 0, put))) return -1;
     return 0;
 }
 
@@ -285,10 +300,10 @@ static int prefix_admits(calendar_t *c, double t) {
 
 /* A request for the object at `offset`, first sent at t: when its prefix
  * admits it, after each refusal's answer and back-off. */
-static double prefix_admit(object_t *o, double t, double offset, io_acct_t *acct) {
-    if (!o->pre) return t;
+static double prefix_admit(object_t *o, calendar_t *pre, double t, double offset, io_acct_t *acct) {
+    if (!pre) return t;
     uint64_t key = (uint64_t)(offset / o->key_bytes + 0.5);
-    calendar_t *c = &o->pre[key % (uint64_t)o->npre];
+    calendar_t *c = &pre[key % (uint64_t)o->npre];
     /* A request older than the windows remembered waits for the oldest:
      * admitted free, another stream's requests out of order by more than
      * the windows reach got past the rate (semfuzz seed 5: two DALI jobs
@@ -339,7 +354,8 @@ static int object_init(storage_t *d, const scenario_t *s) {
     o->slots = slots;
     o->unordered = d->unordered;
     o->head = obj_opts(s)->head;
-    if (prefix_cap_on(s) && prefix_init(o, s, d->unordered)) return -1;
+    if ((prefix_cap_on(s) || obj_opts(s)->prefix_put_s > 0) && prefix_init(o, s, d->unordered))
+        return -1;
     double xfer = scenario_item_bytes_mean(s) * scenario_items_per_read(s) / o->conn_bw;
     double dt = calendar_bucket_s(lat_mean_s(s) + xfer, 0, 0);
     /* First bytes come out of issue order whenever latencies differ, so the
@@ -363,7 +379,7 @@ static double ordered_admit(object_t *o, double go, double offset, io_acct_t *ac
         if (go < o->get_free) go = o->get_free;
         o->get_free = go + o->get_gap;
     }
-    return prefix_admit(o, go, offset, acct);
+    return prefix_admit(o, o->pre, go, offset, acct);
 }
 
 /* The aggregate cap as a fluid: an object's bytes take `chan` seconds of
@@ -387,7 +403,7 @@ static double object_get(object_t *o, double issue, double bytes, double offset,
         double held;
         start = calendar_hold(&o->cal_slots, issue, lat + xfer, &held);
         double go = o->get_gap > 0 ? calendar_take(&o->cal_get, start, 1, &held) : start;
-        go = prefix_admit(o, go, offset, acct);
+        go = prefix_admit(o, o->pre, go, offset, acct);
         end = go + lat + xfer;
     } else {
         double slot = heap[0];
@@ -447,6 +463,32 @@ static double object_request(storage_t *d, double issue, double bytes, double of
     return end;
 }
 
+/* A PUT (a multipart upload's part, or a whole file): as a start-up GET,
+ * on a connection of the writer's own, its first byte and its bytes at a
+ * connection's rate, the aggregate channel shared; against its prefix's
+ * PUT rate, not the GETs' (S3 counts them apart), 503s retried after the
+ * same back-off. max_get_s is a GET limiter: PUTs pass it. */
+static double object_write(storage_t *d, double issue, double bytes, double offset, int client,
+                           io_acct_t *acct) {
+    object_t *o = d->state;
+    (void)client;
+    const double xfer = bytes / o->conn_bw, chan = o->max_bw > 0 ? bytes / o->max_bw : 0;
+    double end = prefix_admit(o, o->pre_put, issue, offset, acct) + first_byte(o) + xfer;
+    end = channel_end(o, end, xfer, chan);
+    acct->xfer_busy += chan > 0 ? chan : xfer / o->slots;
+    acct->writes++;
+    return end;
+}
+
+/* PUTs a second the store admits at most: every prefix at prefix_put_s. */
+static double object_write_cap(const scenario_t *s) {
+    return (double)obj_opts(s)->prefixes * obj_opts(s)->prefix_put_s;
+}
+
+static double object_part_bytes(const scenario_t *s) {
+    return obj_opts(s)->part_mb * 1e6;
+}
+
 /* Requests on connections of their own share only the aggregate cap. */
 static double object_channel_s(const scenario_t *s, double bytes) {
     const double bw = obj_opts(s)->max_mb_s * 1e6;
@@ -476,7 +518,9 @@ static void object_destroy(storage_t *d) {
             calendar_destroy(&o->cal_chan);
         for (int64_t p = 0; o->pre && p < o->npre; p++)
             calendar_destroy(&o->pre[p]);
-        free(o->pre);
+        for (int64_t p = 0; o->pre_put && p < o->npre; p++)
+            calendar_destroy(&o->pre_put[p]);
+        free(o->pre), free(o->pre_put);
     }
     free(d->state);
     d->state = NULL;
@@ -561,6 +605,8 @@ static double object_bytes(const scenario_t *s) {
     const int nclients = object_clients(s, scenario_loader(s)->sync_reads);
     double b = 8 * (double)object_heap_per(s, nclients) * nclients;
     if (prefix_cap_on(s))
+        b += (double)obj_opts(s)->prefixes * (calendar_bytes(PRE_LOG2) + sizeof(calendar_t));
+    if (obj_opts(s)->prefix_put_s > 0)
         b += (double)obj_opts(s)->prefixes * (calendar_bytes(PRE_LOG2) + sizeof(calendar_t));
     if (scenario_loader(s)->sync_reads) b += 2 * calendar_bytes(CALENDAR_LOG2);
     if (obj_opts(s)->max_mb_s > 0) b += calendar_bytes(CALENDAR_LOG2);
@@ -651,6 +697,8 @@ static const key_def_t keys[] = {
     {"server.storage.retry_cap_ms", KT_REAL, "ms", "20000", 0.001, 1e7, 0, NULL, KIND_FIELD(object_opts_t, retry_cap_ms), "object: the longest back-off ceiling after a 503 (botocore: 20 s)"},
     {"server.storage.head", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(object_opts_t, head), "object: a HEAD before each object's GET, as a loader that stats a file first sends (s3fs, fsspec, a FUSE mount): a request of one first byte, against the prefix's rate"},
     {"server.storage.list_each_epoch", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(object_opts_t, list_each_epoch), "object: the job lists the keys at every epoch's start (LIST pages of 1000 keys, counted and priced at prices.list_per_1000), not once at its first"},
+    {"server.storage.prefix_put_s", KT_REAL, "PUT/s a prefix", "0", 0, SCHEMA_BIG, 0, NULL, KIND_FIELD(object_opts_t, prefix_put_s), "object: PUT requests a second one prefix serves (a checkpoint's parts), counted apart from its GETs; more are answered 503 SlowDown and retried after the same back-off (S3 publishes 3,500 PUT/COPY/POST/DELETE a second a prefix; 0 = no limit)"},
+    {"server.storage.part_mb", KT_REAL, "MB", "8", 0, SCHEMA_BIG, 0, NULL, KIND_FIELD(object_opts_t, part_mb), "object: a file written larger than this goes as a multipart upload, in parts of at most this much, each a PUT (boto3's TransferConfig multipart_chunksize: 8 MB; S3 takes at most 10,000 parts; 0 = one PUT a file)"},
     {"server.storage.connections_per_server", KT_INT, "connections", "0", 0, 1000000, 0, NULL, KIND_FIELD(object_opts_t, conns_per_server), "object: HTTP connections all processes of one server may open together (0 = no cap)"},
 };
 /* clang-format on */
@@ -682,4 +730,9 @@ const storage_ops_t storage_object = {
     .request_cap_s = object_request_cap,
     .lists = object_lists,
     .cpu_s = object_cpu_s,
+    .write = object_write,
+    .write_s = object_request_s,
+    .write_channel_s = object_channel_s,
+    .write_cap_s = object_write_cap,
+    .write_part_bytes = object_part_bytes,
 };

@@ -65,6 +65,7 @@ static const char *const point_key[NPOINTS] = {
 typedef struct {
     double lat[NPOINTS]; /* seconds, at depth[] */
     double lat_sync;     /* unordered: lat at the synchronous readers */
+    double wbw;          /* the write rate, bytes/s */
     storage_queue_t q;
 } ssd_t;
 
@@ -118,6 +119,7 @@ static int ssd_init(storage_t *d, const scenario_t *s) {
     d->state = f;
     curve_s(s, f->lat);
     f->lat_sync = lat_at(f->lat, depth_bound(s));
+    f->wbw = storage_write_bw(s, peak_bw(s));
     return storage_queue_init(&f->q, d, s, peak_bw(s), f->lat_sync);
 }
 
@@ -137,12 +139,8 @@ static int in_flight(const storage_queue_t *q, double t) {
     return q->qd - lo;
 }
 
-static double ssd_read(storage_t *d, double issue, double bytes, double offset, int client,
-                       io_acct_t *acct) {
-    (void)client;
-    (void)offset; /* its latency does not depend on where the bytes are */
-    ssd_t *f = d->state;
-    double xfer = bytes / f->q.bw;
+/* A request moving its bytes in xfer seconds of the channel. */
+static double ssd_io(ssd_t *f, double issue, double xfer, io_acct_t *acct) {
     double start, end;
     if (f->q.unordered) {
         end = storage_queue_unordered(&f->q, issue, f->lat_sync, xfer, &start);
@@ -152,6 +150,26 @@ static double ssd_read(storage_t *d, double issue, double bytes, double offset, 
         end = storage_queue_transfer(&f->q, go + lat_at(f->lat, 1 + in_flight(&f->q, go)), xfer);
     }
     storage_queue_account(&f->q, acct, start, end, xfer);
+    return end;
+}
+
+static double ssd_read(storage_t *d, double issue, double bytes, double offset, int client,
+                       io_acct_t *acct) {
+    (void)client;
+    (void)offset; /* its latency does not depend on where the bytes are */
+    ssd_t *f = d->state;
+    return ssd_io(f, issue, bytes / f->q.bw, acct);
+}
+
+/* A write takes the read's queue, latency curve and channel, at the write
+ * rate (the curve is calibrate's reads: a drive's write latency is left
+ * as the read's). */
+static double ssd_write(storage_t *d, double issue, double bytes, double offset, int client,
+                        io_acct_t *acct) {
+    (void)client, (void)offset;
+    ssd_t *f = d->state;
+    const double end = ssd_io(f, issue, bytes / f->wbw, acct);
+    acct->reads--, acct->writes++;
     return end;
 }
 
@@ -180,6 +198,14 @@ static double ssd_xfer_s(const scenario_t *s, double bytes) {
 
 static double ssd_service_s(const scenario_t *s, double bytes) {
     return service_lat_s(s) + ssd_xfer_s(s, bytes);
+}
+
+static double ssd_write_chan_s(const scenario_t *s, double bytes) {
+    return bytes / storage_write_bw(s, peak_bw(s));
+}
+
+static double ssd_write_s(const scenario_t *s, double bytes) {
+    return service_lat_s(s) + ssd_write_chan_s(s, bytes);
 }
 
 /* A flat curve is the fixed kind, which the model has exactly. */
@@ -221,6 +247,7 @@ static const key_def_t keys[] = {
     {"server.storage.peak_mb_s", KT_REAL, "MB/s", "525", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(ssd_opts_t, peak_mb_s), "ssd: the device's read bandwidth, which transfers take in turn (per server, or for all when shared; `stallsim calibrate` writes the cold rate where its throughput levels off)"},
     STORAGE_KEY_READ_IOPS, /* shared with fixed */
     STORAGE_KEY_QUEUE_DEPTH,
+    STORAGE_KEY_WRITE_MB_S, /* shared with fixed and hdd */
 };
 /* clang-format on */
 
@@ -240,4 +267,7 @@ const storage_ops_t storage_ssd = {
     .state_bytes = storage_queue_bytes,
     .check = ssd_check,
     .model_exact = ssd_model_exact,
+    .write = ssd_write,
+    .write_s = ssd_write_s,
+    .write_channel_s = ssd_write_chan_s,
 };

@@ -659,10 +659,16 @@ static void epoch_spread(run_metrics_t *out, const inst_ctx_t *c, const epoch_hi
 }
 
 /* Epoch e's checkpoints, each `each` seconds with the GPUs waiting: on
- * both timelines. */
-static void checkpoint_waits(const inst_ctx_t *c, int e, double each, double *ends, double *ends_p,
-                             double *total) {
+ * both timelines. An asynchronous one's wait is its staging, and where its
+ * drain outlasts the steps to the next, the rest of the drain: the steady
+ * state's (the run's first checkpoint has no drain before it). */
+static void checkpoint_waits(const inst_ctx_t *c, int e, double each, double stage, double *ends,
+                             double *ends_p, double *total) {
     const double nb = ceil(c->n_used / c->M);
+    if (checkpoint_async(c->jb)) {
+        const double step = fmax(ends[c->me], ends_p[c->me]) / nb;
+        each = stage + fmax(0, each - (double)c->jb->checkpoint.every_steps * step);
+    }
     *total = each * checkpoint_count(c->jb, (double)e * nb, nb);
     ends[c->me] += *total, ends_p[c->me] += *total;
 }
@@ -689,8 +695,9 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
                      run_metrics_t *out, int first) {
     run_ctx_t r;
     inst_ctx_t c;
-    double ckpt[TOPO_MAX_INSTANCES];
+    double ckpt[TOPO_MAX_INSTANCES], stage[TOPO_MAX_INSTANCES];
     checkpoint_model(s, t, ckpt);
+    checkpoint_stage(s, t, stage);
     run_setup(&r, s, t);
     if (out->srv)
         memset(out->srv, 0, sizeof *out->srv * (size_t)out->nservers * (size_t)out->nepochs);
@@ -705,13 +712,16 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             epoch_hits(&eh, &r, &c, e, hits, ctx);
             double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES], first = 0;
             epoch_ends(&r, &c, &eh, e, ends, ends_p, &first);
-            checkpoint_waits(&c, e, ckpt[i], ends, ends_p, &m->checkpoint_s);
+            checkpoint_waits(&c, e, ckpt[i], stage[i], ends, ends_p, &m->checkpoint_s);
             epoch_fill(m, &r, &c, &eh, e, ends[c.me], ends_p[c.me]);
             m->first_batch_s = fmin(first, m->epoch_s);
             /* A stalled loader catches up while the GPUs wait on a
              * checkpoint: the simulator's epoch is then shorter. */
             if (m->checkpoint_s > 0 && m->prep_stall_s + m->fetch_stall_s > 0.01 * m->epoch_s)
                 m->approximate = 1;
+            /* An async drain's writes are on devices of their own, not
+             * beside the reads, and its waits are the steady state's. */
+            if (m->checkpoint_s > 0 && checkpoint_async(c.jb)) m->approximate = 1;
             if (t->inst[i].lead != i || !out->srv) continue;
             epoch_spread(out, &c, &eh, e);
         }

@@ -19,7 +19,9 @@ typedef struct {
     double R;       /* a restart */
     double busy;    /* the GPUs' training share of the training wall */
     double H;       /* the horizon, seconds */
-    double delta;   /* one checkpoint's write */
+    double delta;   /* one checkpoint's wait: its write (async: its staging and any
+                       drain past the segment) */
+    double reload;  /* a restart's read of the last checkpoint: as long as its write */
     double step;    /* one step's wall, checkpoints left out */
     double train_s; /* an epoch's training wall, checkpoints left out */
 } reckon_t;
@@ -35,6 +37,14 @@ static double write_s(const scenario_t *s, const topology_t *t, int i, int sim) 
     return d;
 }
 
+/* An asynchronous checkpoint's staging for instance i. */
+static double stage_s(const scenario_t *s, const topology_t *t, int i) {
+    double *w = calloc((size_t)t->ninst, sizeof *w), d = 0;
+    if (w) checkpoint_stage(s, t, w), d = w[i];
+    free(w);
+    return d;
+}
+
 static void reckon(const scenario_t *s, const topology_t *t, int i, const run_metrics_t *r, int sim,
                    reckon_t *k) {
     const job_t *j = &s->jobs[t->inst[i].job];
@@ -45,14 +55,18 @@ static void reckon(const scenario_t *s, const topology_t *t, int i, const run_me
     k->train_s = last->epoch_s - last->checkpoint_s;
     k->busy = k->train_s > 0 ? last->t_gpu_s / k->train_s : 0;
     k->step = k->train_s / steps;
-    k->delta = j->checkpoint.every_steps > 0 ? write_s(s, t, i, sim) : 0;
+    k->reload = j->checkpoint.every_steps > 0 ? write_s(s, t, i, sim) : 0;
+    k->delta = k->reload;
+    const double tau = (double)j->checkpoint.every_steps * k->step;
+    if (checkpoint_async(j) && k->reload > 0)
+        k->delta = stage_s(s, t, i) + fmax(0, k->reload - tau);
     k->H = s->failures.horizon_h * 3600;
     k->lambda = s->failures.mtbf_gpu_h > 0 ? (double)j->gpus / (s->failures.mtbf_gpu_h * 3600) : 0;
     /* a restart: its own time, the way to the first step, the reload */
     k->R = s->failures.restart_s + first->startup_first_s + first->resume_s + first->first_batch_s +
-           k->delta;
+           k->reload;
     /* without checkpoints a failure loses all since the start */
-    k->tau = k->delta > 0 ? (double)j->checkpoint.every_steps * k->step : k->H;
+    k->tau = k->reload > 0 ? tau : k->H;
     k->w = k->tau + k->delta;
 }
 

@@ -524,7 +524,12 @@ static int check_data(const scenario_t *s, const scenario_doc_t *doc) {
     const char *bw = "server.mem_gbps", *mb = "prep.mem_mb_per_item";
     int bw_set = s->origin[schema_find(SCOPE_SCENARIO, bw)].file != NULL;
     int mb_set = s->origin[schema_find(SCOPE_SCENARIO, mb)].file != NULL;
-    if ((s->server.mem_gbps > 0 && !mb_set) || (s->prep.mem_mb_per_item > 0 && !bw_set)) {
+    /* (alone it still bounds an asynchronous checkpoint's staging) */
+    int stages = 0;
+    for (int j = 0; j < s->njobs; j++)
+        stages |= s->jobs[j].checkpoint.mode == CKPT_ASYNC && s->jobs[j].checkpoint.gb > 0;
+    if ((s->server.mem_gbps > 0 && !mb_set && !stages) ||
+        (s->prep.mem_mb_per_item > 0 && !bw_set)) {
         int alone_bw = s->server.mem_gbps > 0 && !mb_set;
         diag_error(key_pos(s, doc, alone_bw ? bw : mb),
                    "%s = %g bounds prep cores only with %s, which is not given: give both "
@@ -861,6 +866,11 @@ double scenario_prep_cores(const scenario_t *s, double cores, int *extrapolated)
 double scenario_prep_cores_total(const scenario_t *s, double total, int ns) {
     if (!scenario_prep_cores_shaped(s) || ns < 1) return total;
     return ns * scenario_prep_cores(s, total / ns, NULL);
+}
+
+const char *ckpt_mode_name(int i) {
+    static const char *const names[] = {"sync", "async"};
+    return i >= 0 && i < CKPT__COUNT ? names[i] : NULL;
 }
 
 const char *decode_place_name(int i) {

@@ -48,6 +48,8 @@ typedef enum { SERVERS_AUTO, SERVERS_SAMPLED, SERVERS_EXACT, SERVERS__COUNT } se
 /* Where images are decoded (prep.decode): on the CPU, or on the GPU that
  * trains (nvJPEG as DALI's "mixed": the Huffman stage stays on the CPU). */
 typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
+/* jobs.N.checkpoint.mode (sim/kinds/checkpoint.h) */
+typedef enum { CKPT_SYNC, CKPT_ASYNC, CKPT__COUNT } ckpt_mode_t;
 /* startup.resolve: who resolves the dataset before the first step (lists
  * its objects, stats each, downloads its index): nobody, one rank that
  * broadcasts, every rank, or every rank's every loader worker. */
@@ -90,6 +92,8 @@ typedef struct {
         double gb;       /* one checkpoint of the job, all its ranks; 0 = none */
         int64_t every_steps; /* steps between checkpoints; 0 = none */
         int64_t writers;     /* writes in flight per rank */
+        int mode;            /* ckpt_mode_t */
+        double stage_gb_s;   /* async: one GPU's copy of its share to host memory */
     } checkpoint;
     struct {
         int pipeline;  /* index into the pipeline kinds (sim/kinds/pipeline_kind.h) */
@@ -130,6 +134,7 @@ typedef struct {
             double read_mb_s;
             double latency_ms;
             double read_iops;
+            double write_mb_s; /* a disk's write bandwidth; 0 = its read rate */
             int64_t queue_depth;
             int shared;
             /* The reader's CPU for one read (the kernel's syscall and copy,
@@ -188,7 +193,7 @@ typedef struct {
         double resume_at;   /* share of the first epoch done before a restart (0: a new run) */
         int resume_by;      /* resume_by_t */
     } startup;
-    struct { /* failures and restarts (sim/run/goodput.h) */
+    struct {               /* failures and restarts (sim/run/goodput.h) */
         double mtbf_gpu_h; /* mean hours between failures of one GPU; 0 = none */
         double restart_s;  /* a restart's own time: scheduling, containers, processes */
         double horizon_h;  /* the span goodput is reckoned over */
@@ -363,6 +368,7 @@ double scenario_prep_cores_total(const scenario_t *s, double total, int ns);
  * scenario's). */
 double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j);
 const char *decode_place_name(int i);
+const char *ckpt_mode_name(int i);
 /* Where job j's key was given (file:line:col), else where any of its keys
  * was: what an error about the job points at. */
 src_pos_t scenario_job_pos(const scenario_t *s, int j, const char *key);
