@@ -1,0 +1,255 @@
+"""stallsim.storageprobe: the user's storage as several readers see it at
+once, the probe's "cold reads" step (issue 55).
+
+A DataLoader's workers read at the same time, and a device's aggregate
+limit (a throttled volume, a cloud disk's MB/s cap, a share) is not what
+one reader sees: one file at a time, the probe once fitted 1.45 ms + size /
+88 MB/s on a device whose aggregate limit is 40 MB/s, and 4 workers were
+then predicted 21 % too fast. So the files the probe times are read cold
+(evicted with POSIX_FADV_DONTNEED after a sync) by 1, 2, 4, 8 and 16
+threads at once (READERS: open, read to EOF, close, each thread taking the
+next file, as the workers do; a read releases the GIL), REPS passes each,
+every pass after a fresh eviction; and once by one sequential stream (the
+largest files read in order in 1 MiB pieces, what a streaming reader over
+shards does).
+
+The keys are the fixed kind's (sim/kinds/storage_fixed.c; the default kind,
+and PyTorch's workers are synchronous readers there): read_mb_s the
+aggregate rate where the curve levels off (calibrate's plateau rule:
+the depths around the best whose medians reach its slowest pass, their
+mean), latency_ms what one reader's mean time per file leaves beyond its
+transfer at that rate. Its model, items/s = min(bw / size, N / (latency +
+size / bw)) for N readers, is then the measurement at one reader and on the
+plateau; the readers between are its interpolation, and the whole curve is
+in the profile (measured.storage) to hold it against. Not the ssd kind's
+curve: its points are at 1, 4, 16 and 32 requests in flight, and a
+scenario must name the kind to use them; calibrate writes those.
+
+The profile also says which storage it measured: the path, its mount and
+file system, the block device and its read_ahead_kb (written as
+server.storage.read_ahead_kb, the streaming reader's window, when the path
+is on a block device)."""
+
+import os
+import statistics
+import threading
+import time
+
+READERS = (1, 2, 4, 8, 16)
+REPS = 3
+SEQ_BYTES = 64 << 20  # the sequential stream reads up to this much
+SEQ_CHUNK = 1 << 20
+
+
+def evict(paths):
+    """Drops the files' pages (POSIX_FADV_DONTNEED); dirty pages stay, so
+    sync first (stallsim.pipeline.evict, the same rule)."""
+    from stallsim.pipeline import evict as drop
+
+    drop(paths)
+
+
+def read_whole(path):
+    with open(path, "rb", buffering=0) as f:
+        n = 0
+        while True:
+            b = f.read(1 << 20)
+            if not b:
+                return n
+            n += len(b)
+
+
+def cold_pass(paths, readers):
+    """One pass over paths with `readers` threads at once, each taking the
+    next file: (elapsed seconds from the first reader's start to the last
+    one's end, each read's seconds, bytes read)."""
+    evict(paths)
+    lock, nxt = threading.Lock(), [0]
+    secs, spans, total = [0.0] * len(paths), [], [0]
+    barrier = threading.Barrier(readers)
+
+    def reader():
+        barrier.wait()
+        t_start, got = time.perf_counter(), 0
+        while True:
+            with lock:
+                i = nxt[0]
+                nxt[0] += 1
+            if i >= len(paths):
+                break
+            t0 = time.perf_counter()
+            got += read_whole(paths[i])
+            secs[i] = time.perf_counter() - t0
+        with lock:
+            spans.append((t_start, time.perf_counter()))
+            total[0] += got
+
+    threads = [threading.Thread(target=reader) for _ in range(readers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return max(e for _, e in spans) - min(s for s, _ in spans), secs, total[0]
+
+
+def curve(paths, readers=READERS, reps=REPS, log=None):
+    """The cold curve: per reader count, each pass's MB/s and items/s and
+    the reads' latency percentiles over its passes."""
+    points = []
+    for n in readers:
+        mb_s, items_s, lat = [], [], []
+        for _ in range(reps):
+            el, secs, got = cold_pass(paths, n)
+            mb_s.append(got / el / 1e6)
+            items_s.append(len(paths) / el)
+            lat += secs
+        lat.sort()
+        pt = dict(readers=n, mb_s=mb_s, items_s=items_s,
+                  p50_ms=lat[len(lat) // 2] * 1e3, p90_ms=lat[int(len(lat) * 0.9)] * 1e3)
+        points.append(pt)
+        if log:
+            log(f"cold reads, {n} reader{'s' if n > 1 else ''} at once: "
+                f"{statistics.median(mb_s):.1f} MB/s ({statistics.median(items_s):.0f} files/s), "
+                f"a read p50 {pt['p50_ms']:.3f} ms, p90 {pt['p90_ms']:.3f} ms")
+    return points
+
+
+def plateau(points):
+    """The aggregate rate, bytes/s: calibrate's rule (storage_bench.c's
+    ssd_curve) on MB/s, the mean median of the run of reader counts around
+    the best whose medians reach the best's slowest pass, so that one lucky
+    pass does not set it. Returns (bytes/s, the reader counts on it)."""
+    med = [statistics.median(p["mb_s"]) for p in points]
+    b = max(range(len(points)), key=lambda i: med[i])
+    floor = min(points[b]["mb_s"])
+    first, last = b, b
+    while first > 0 and med[first - 1] >= floor:
+        first -= 1
+    while last + 1 < len(points) and med[last + 1] >= floor:
+        last += 1
+    rate = statistics.mean(med[first:last + 1])
+    return rate * 1e6, [p["readers"] for p in points[first:last + 1]]
+
+
+def fit(points, mean_bytes):
+    """The fixed kind's keys from the curve (see the module's header): the
+    plateau's bandwidth and one reader's time per file less its transfer
+    there. Returns dict(read_mb_s, latency_ms, plateau, one_reader_ms)."""
+    if not points or points[0]["readers"] != 1:
+        raise ValueError("storageprobe.fit: the curve must start at one reader")
+    bw, on = plateau(points)
+    one = 1.0 / statistics.median(points[0]["items_s"])  # seconds per file, one reader
+    lat = max(0.0, one - mean_bytes / bw)
+    return dict(read_mb_s=bw / 1e6, latency_ms=lat * 1e3, plateau=on, one_reader_ms=one * 1e3)
+
+
+def sequential(paths):
+    """One reader streaming the largest files cold, each in order in 1 MiB
+    pieces (up to SEQ_BYTES in all): (MB/s, files, bytes)."""
+    by_size = sorted(paths, key=os.path.getsize, reverse=True)
+    chosen, total = [], 0
+    for p in by_size:
+        if total >= SEQ_BYTES:
+            break
+        chosen.append(p)
+        total += os.path.getsize(p)
+    evict(chosen)
+    t0, got = time.perf_counter(), 0
+    for p in chosen:
+        with open(p, "rb", buffering=0) as f:
+            while True:
+                b = f.read(SEQ_CHUNK)
+                if not b:
+                    break
+                got += len(b)
+    return got / (time.perf_counter() - t0) / 1e6, len(chosen), got
+
+
+def mount_of(path):
+    """(mount point, file system type, source) of the mount holding path,
+    from /proc/self/mounts (the longest mount point that contains it)."""
+    path = os.path.realpath(path)
+    best = ("/", "?", "?")
+    try:
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                src, mnt, fstype = line.split()[:3]
+                mnt = mnt.replace("\\040", " ")
+                inside = path == mnt or path.startswith(mnt.rstrip("/") + "/")
+                if inside and len(mnt) >= len(best[0]):
+                    best = (mnt, fstype, src)
+    except OSError:
+        pass
+    return best
+
+
+def block_device(path):
+    """(major:minor, the whole disk's name, its read_ahead_kb) of the block
+    device holding path, or None when it is on none (NFS, tmpfs, overlay:
+    an anonymous device with no queue)."""
+    st = os.stat(path)
+    mm = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    sysdev = f"/sys/dev/block/{mm}"
+    if not os.path.exists(sysdev):
+        return None
+    real = os.path.realpath(sysdev)
+    disk = os.path.dirname(real) if os.path.exists(os.path.join(real, "partition")) else real
+    try:
+        with open(os.path.join(disk, "queue", "read_ahead_kb")) as f:
+            ra = int(f.read())
+    except (OSError, ValueError):
+        return None
+    return mm, os.path.basename(disk), ra
+
+
+def where_lines(root, dev):
+    mnt, fstype, src = mount_of(root)
+    lines = [f"      path: \"{os.path.abspath(root)}\"",
+             f"      mount: \"{mnt}\"", f"      fs: \"{fstype}\"", f"      source: \"{src}\""]
+    if dev:
+        lines += [f"      device: \"{dev[0]} ({dev[1]})\"", f"      read_ahead_kb: {dev[2]}"]
+    else:
+        lines.append("      device: \"none: not a block device (no read_ahead_kb to read)\"")
+    return lines
+
+
+def curve_lines(points, fitted, seq):
+    lines = ["      cold_method: \"sync, POSIX_FADV_DONTNEED before every pass\"",
+             f"      passes_per_point: {len(points[0]['mb_s'])}",
+             "      readers:"]
+    for p in points:
+        lines += [f"        - readers: {p['readers']}",
+                  "          mb_s: [" + ", ".join(f"{x:.6g}" for x in p["mb_s"]) + "]",
+                  "          items_s: [" + ", ".join(f"{x:.6g}" for x in p["items_s"]) + "]",
+                  f"          latency_ms: {{p50: {p['p50_ms']:.6g}, p90: {p['p90_ms']:.6g}}}"]
+    lines += ["      fit: \"read_mb_s: the plateau's mean MB/s (readers " +
+              ", ".join(str(n) for n in fitted["plateau"]) + "); latency_ms: one reader's "
+              f"{fitted['one_reader_ms']:.6g} ms a file less its transfer at read_mb_s\"",
+              "      sequential:",
+              f"        mb_s: {seq[0]:.6g}", f"        files: {seq[1]}",
+              f"        mb: {seq[2] / 1e6:.6g}",
+              f"        piece_kb: {SEQ_CHUNK >> 10}"]
+    return lines
+
+
+def measure(root, paths, log):
+    """The probe's cold-reads step: the curve, the sequential stream and
+    where they were read. Returns (the scenario keys, the lines of
+    measured.method.storage)."""
+    points = curve(paths, log=log)
+    mean_bytes = statistics.mean(os.path.getsize(p) for p in paths)
+    fitted = fit(points, mean_bytes)
+    seq = sequential(paths)
+    from stallsim.pipeline import warm
+
+    warm(paths)  # the later steps time the items warm, as they were
+    dev = block_device(root)
+    log(f"cold reads: read_mb_s {fitted['read_mb_s']:.1f} (the plateau, readers "
+        f"{', '.join(str(n) for n in fitted['plateau'])}), latency_ms {fitted['latency_ms']:.3f} "
+        f"(one reader {fitted['one_reader_ms']:.3f} ms a file); one sequential stream "
+        f"{seq[0]:.1f} MB/s over {seq[1]} files")
+    keys = {"server.storage.latency_ms": f"{fitted['latency_ms']:.6g}",
+            "server.storage.read_mb_s": f"{fitted['read_mb_s']:.6g}"}
+    if dev:
+        keys["server.storage.read_ahead_kb"] = f"{dev[2]}"
+    return keys, ["    storage:"] + where_lines(root, dev) + curve_lines(points, fitted, seq)
