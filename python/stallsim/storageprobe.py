@@ -253,3 +253,62 @@ def measure(root, paths, log):
     if dev:
         keys["server.storage.read_ahead_kb"] = f"{dev[2]}"
     return keys, ["    storage:"] + where_lines(root, dev) + curve_lines(points, fitted, seq)
+
+
+def files_under(root, most):
+    """Up to `most` regular files under root, spread evenly over its sorted
+    listing (the probe's rule for the items it times)."""
+    paths = []
+    for d, dirs, names in os.walk(root):
+        dirs.sort()
+        for n in sorted(names):
+            p = os.path.join(d, n)
+            if os.path.isfile(p) and not os.path.islink(p):
+                paths.append(p)
+    step = max(1, len(paths) // most)
+    return paths[::step][:most]
+
+
+def profile_text(root, keys, lines):
+    """A host profile of the storage alone: its keys under scenario.server.storage."""
+    head = ["# stallsim host profile: the storage alone, written by stallsim.storageprobe",
+            "profile_version: 1", "scenario:", "  server:", "    storage:"]
+    body = [f"      {k.rsplit('.', 1)[1]}: {v}" for k, v in keys.items()]
+    return "\n".join(head + body + ["measured:", "  method:"] + lines) + "\n"
+
+
+def main(argv=None):
+    """python3 -m stallsim.storageprobe --data DIR [--items N] [--out FILE]:
+    the probe's cold-reads step alone, on any files (no PyTorch), as a host
+    profile of the storage keys (stdout without --out)."""
+    import argparse
+    import sys
+
+    from stallsim import atomic
+
+    ap = argparse.ArgumentParser(description=main.__doc__.split("\n")[0])
+    ap.add_argument("--data", required=True, help="the folder whose files are read")
+    ap.add_argument("--items", type=int, default=640, help="files to read (default 640)")
+    ap.add_argument("--out", default="-", help="the profile to write (default stdout)")
+    a = ap.parse_args(argv)
+    if not os.path.isdir(a.data):
+        ap.error(f"--data {a.data}: not a directory")
+    if a.items < 1:
+        ap.error("--items must be >= 1")
+    try:
+        atomic.target(a.out)
+    except atomic.OutputError as e:
+        ap.error(f"--out {e}")
+    paths = files_under(a.data, a.items)
+    if not paths:
+        ap.error(f"--data {a.data}: no regular files")
+
+    def log(msg):
+        print(f"storageprobe: {msg}", file=sys.stderr, flush=True)
+
+    keys, lines = measure(a.data, paths, log)
+    atomic.write(a.out, profile_text(a.data, keys, lines))
+
+
+if __name__ == "__main__":
+    main()
