@@ -103,9 +103,9 @@ def curve(paths, readers=READERS, reps=REPS, log=None):
             mb_s.append(got / el / 1e6)
             items_s.append(len(paths) / el)
             lat += secs
-        lat.sort()
-        pt = dict(readers=n, mb_s=mb_s, items_s=items_s,
-                  p50_ms=lat[len(lat) // 2] * 1e3, p90_ms=lat[int(len(lat) * 0.9)] * 1e3)
+        pt = dict(readers=n, mb_s=mb_s, items_s=items_s, secs=lat)
+        lat = sorted(lat)
+        pt.update(p50_ms=lat[len(lat) // 2] * 1e3, p90_ms=lat[int(len(lat) * 0.9)] * 1e3)
         points.append(pt)
         if log:
             log(f"cold reads, {n} reader{'s' if n > 1 else ''} at once: "
@@ -141,6 +141,17 @@ def fit(points, mean_bytes):
     one = 1.0 / statistics.median(points[0]["items_s"])  # seconds per file, one reader
     lat = max(0.0, one - mean_bytes / bw)
     return dict(read_mb_s=bw / 1e6, latency_ms=lat * 1e3, plateau=on, one_reader_ms=one * 1e3)
+
+
+def one_reader_line(points, sizes):
+    """What the probe fitted before (issue 55), kept to hold the curve
+    against: one reader's files' seconds as latency + size / bandwidth
+    (stallsim.probe.fit_cost, held >= 0). (latency s, bytes/s or 0, how)."""
+    from stallsim.probe import fit_cost
+
+    secs = points[0]["secs"]
+    a, b, how = fit_cost(sizes * (len(secs) // len(sizes)), secs)
+    return a, (1 / b if b > 0 else 0.0), how
 
 
 def sequential(paths):
@@ -213,7 +224,7 @@ def where_lines(root, dev):
     return lines
 
 
-def curve_lines(points, fitted, seq):
+def curve_lines(points, fitted, seq, line):
     lines = ["      cold_method: \"sync, POSIX_FADV_DONTNEED before every pass\"",
              f"      passes_per_point: {len(points[0]['mb_s'])}",
              "      readers:"]
@@ -225,6 +236,8 @@ def curve_lines(points, fitted, seq):
     lines += ["      fit: \"read_mb_s: the plateau's mean MB/s (readers " +
               ", ".join(str(n) for n in fitted["plateau"]) + "); latency_ms: one reader's "
               f"{fitted['one_reader_ms']:.6g} ms a file less its transfer at read_mb_s\"",
+              f"      one_reader_fit: {{latency_ms: {line[0] * 1e3:.6g}, "
+              f"mb_s: {line[1] / 1e6:.6g}, how: \"{line[2]}\"}}",
               "      sequential:",
               f"        mb_s: {seq[0]:.6g}", f"        files: {seq[1]}",
               f"        mb: {seq[2] / 1e6:.6g}",
@@ -237,8 +250,9 @@ def measure(root, paths, log):
     where they were read. Returns (the scenario keys, the lines of
     measured.method.storage)."""
     points = curve(paths, log=log)
-    mean_bytes = statistics.mean(os.path.getsize(p) for p in paths)
-    fitted = fit(points, mean_bytes)
+    sizes = [os.path.getsize(p) for p in paths]
+    fitted = fit(points, statistics.mean(sizes))
+    line = one_reader_line(points, sizes)
     seq = sequential(paths)
     from stallsim.pipeline import warm
 
@@ -252,7 +266,7 @@ def measure(root, paths, log):
             "server.storage.read_mb_s": f"{fitted['read_mb_s']:.6g}"}
     if dev:
         keys["server.storage.read_ahead_kb"] = f"{dev[2]}"
-    return keys, ["    storage:"] + where_lines(root, dev) + curve_lines(points, fitted, seq)
+    return keys, ["    storage:"] + where_lines(root, dev) + curve_lines(points, fitted, seq, line)
 
 
 def files_under(root, most):
