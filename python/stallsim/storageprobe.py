@@ -39,6 +39,9 @@ READERS = (1, 2, 4, 8, 16)
 REPS = 3
 SEQ_BYTES = 64 << 20  # the sequential stream reads up to this much
 SEQ_CHUNK = 1 << 20
+# The worst fraction of the files' pages still resident after an eviction
+# over the passes (mincore), and whether some pass could not tell.
+EVICTION = {"worst": 0.0, "unknown": False}
 
 
 def evict(paths):
@@ -47,6 +50,45 @@ def evict(paths):
     from stallsim.pipeline import evict as drop
 
     drop(paths)
+
+
+def resident(path):
+    """(pages resident in the page cache, pages) of one file (mmap +
+    mincore through libc, as calibrate's storage_bench.c checks its
+    eviction), or None where libc cannot tell."""
+    import ctypes
+    import ctypes.util
+
+    size, page = os.path.getsize(path), os.sysconf("SC_PAGE_SIZE")
+    if size == 0:
+        return 0, 0
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long)
+    libc.mincore.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p)
+    libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
+    npages = (size + page - 1) // page
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        addr = libc.mmap(None, size, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+        if addr in (None, ctypes.c_void_p(-1).value):
+            return None
+        vec = ctypes.create_string_buffer(npages)
+        ok = libc.mincore(addr, size, vec) == 0
+        libc.munmap(addr, size)
+    finally:
+        os.close(fd)
+    return (sum(b & 1 for b in vec.raw), npages) if ok else None
+
+
+def resident_fraction(paths):
+    """The fraction of the files' pages in the page cache, or None."""
+    got = [resident(p) for p in paths]
+    if any(g is None for g in got):
+        return None
+    total = sum(n for _, n in got)
+    return sum(r for r, _ in got) / total if total else 0.0
 
 
 def read_whole(path):
@@ -64,6 +106,11 @@ def cold_pass(paths, readers):
     next file: (elapsed seconds from the first reader's start to the last
     one's end, each read's seconds, bytes read)."""
     evict(paths)
+    left = resident_fraction(paths)
+    if left is not None:
+        EVICTION["worst"] = max(EVICTION["worst"], left)
+    else:
+        EVICTION["unknown"] = True
     lock, nxt = threading.Lock(), [0]
     secs, spans, total = [0.0] * len(paths), [], [0]
     barrier = threading.Barrier(readers)
@@ -225,7 +272,9 @@ def where_lines(root, dev):
 
 
 def curve_lines(points, fitted, seq, line):
+    worst = "unknown" if EVICTION["unknown"] else f"{EVICTION['worst']:.4g}"
     lines = ["      cold_method: \"sync, POSIX_FADV_DONTNEED before every pass\"",
+             f"      worst_resident_fraction_after_eviction: {worst}",
              f"      passes_per_point: {len(points[0]['mb_s'])}",
              "      readers:"]
     for p in points:
@@ -262,6 +311,11 @@ def measure(root, paths, log):
         f"{', '.join(str(n) for n in fitted['plateau'])}), latency_ms {fitted['latency_ms']:.3f} "
         f"(one reader {fitted['one_reader_ms']:.3f} ms a file); one sequential stream "
         f"{seq[0]:.1f} MB/s over {seq[1]} files")
+    if EVICTION["unknown"] or EVICTION["worst"] > 0.01:
+        log("warning: the files' pages were not all evicted before a pass (" +
+            ("mincore could not tell" if EVICTION["unknown"] else
+             f"{EVICTION['worst']:.1%} still resident") + "): the cold reads may be served "
+            "partly from memory, and read_mb_s is then too high")
     keys = {"server.storage.latency_ms": f"{fitted['latency_ms']:.6g}",
             "server.storage.read_mb_s": f"{fitted['read_mb_s']:.6g}"}
     if dev:
