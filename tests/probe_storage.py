@@ -104,6 +104,26 @@ class ConcurrentReaders(unittest.TestCase):
             storageprobe.fit(synthetic_curve((2, 4)), SIZE)
 
 
+class OneReaderLine(unittest.TestCase):
+    """The old fit, kept beside the curve: its line where the time grows
+    with size, else the plain mean rate (never a bandwidth of 0)."""
+
+    def test_line(self):
+        sizes = [1e5, 2e5, 4e5]
+        pts = [dict(readers=1, secs=[0.0002 + x / 500e6 for x in sizes] * 2)]
+        lat, bw, how = storageprobe.one_reader_line(pts, sizes)
+        self.assertAlmostEqual(lat, 0.0002, places=9)
+        self.assertAlmostEqual(bw / 500e6, 1, places=6)
+
+    def test_flat_reads_give_the_mean_rate(self):
+        sizes = [1e5, 2e5, 3e5]
+        pts = [dict(readers=1, secs=[0.0021, 0.0020, 0.0019])]
+        lat, bw, how = storageprobe.one_reader_line(pts, sizes)
+        self.assertEqual(lat, 0.0)
+        self.assertAlmostEqual(bw, 6e5 / 0.006, places=3)
+        self.assertIn("plain mean rate", how)
+
+
 class RealFiles(unittest.TestCase):
     """storageprobe.curve and sequential on a few real files: they read
     every byte, once a pass, whatever the readers."""

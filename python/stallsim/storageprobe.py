@@ -193,12 +193,17 @@ def fit(points, mean_bytes):
 def one_reader_line(points, sizes):
     """What the probe fitted before (issue 55), kept to hold the curve
     against: one reader's files' seconds as latency + size / bandwidth
-    (stallsim.probe.fit_cost, held >= 0). (latency s, bytes/s or 0, how)."""
+    (stallsim.probe.fit_cost, held >= 0); where the time did not grow with
+    size, the plain mean rate with latency 0, as it was. (latency s,
+    bytes/s, how)."""
     from stallsim.probe import fit_cost
 
     secs = points[0]["secs"]
-    a, b, how = fit_cost(sizes * (len(secs) // len(sizes)), secs)
-    return a, (1 / b if b > 0 else 0.0), how
+    xs = sizes * (len(secs) // len(sizes))
+    a, b, how = fit_cost(xs, secs)
+    if b > 0:
+        return a, 1 / b, how
+    return 0.0, sum(xs) / sum(secs), f"plain mean rate, latency 0 ({how})"
 
 
 def sequential(paths):
@@ -294,11 +299,11 @@ def curve_lines(points, fitted, seq, line):
     return lines
 
 
-def measure(root, paths, log):
+def measure(root, paths, log, readers=READERS, reps=REPS):
     """The probe's cold-reads step: the curve, the sequential stream and
     where they were read. Returns (the scenario keys, the lines of
     measured.method.storage)."""
-    points = curve(paths, log=log)
+    points = curve(paths, readers, reps, log)
     sizes = [os.path.getsize(p) for p in paths]
     fitted = fit(points, statistics.mean(sizes))
     line = one_reader_line(points, sizes)
@@ -358,7 +363,16 @@ def main(argv=None):
     ap.add_argument("--data", required=True, help="the folder whose files are read")
     ap.add_argument("--items", type=int, default=640, help="files to read (default 640)")
     ap.add_argument("--out", default="-", help="the profile to write (default stdout)")
+    ap.add_argument("--readers", default=",".join(str(n) for n in READERS),
+                    help="the reader counts, from 1 (default 1,2,4,8,16)")
+    ap.add_argument("--reps", type=int, default=REPS, help=f"passes a count (default {REPS})")
     a = ap.parse_args(argv)
+    try:
+        readers = tuple(int(x) for x in a.readers.split(","))
+    except ValueError:
+        ap.error(f"--readers {a.readers}: not a list of whole numbers")
+    if readers[0] != 1 or list(readers) != sorted(set(readers)) or a.reps < 1:
+        ap.error("--readers must rise from 1 (1,2,4,...) and --reps be >= 1")
     if not os.path.isdir(a.data):
         ap.error(f"--data {a.data}: not a directory")
     if a.items < 1:
@@ -374,7 +388,7 @@ def main(argv=None):
     def log(msg):
         print(f"storageprobe: {msg}", file=sys.stderr, flush=True)
 
-    keys, lines = measure(a.data, paths, log)
+    keys, lines = measure(a.data, paths, log, readers, a.reps)
     atomic.write(a.out, profile_text(a.data, keys, lines))
 
 
