@@ -286,7 +286,7 @@ def curve_lines(points, fitted, seq, line):
         lines += [f"        - readers: {p['readers']}",
                   "          mb_s: [" + ", ".join(f"{x:.6g}" for x in p["mb_s"]) + "]",
                   "          items_s: [" + ", ".join(f"{x:.6g}" for x in p["items_s"]) + "]",
-                  f"          latency_ms: {{p50: {p['p50_ms']:.6g}, p90: {p['p90_ms']:.6g}}}"]
+                  f"          read_ms: {{p50: {p['p50_ms']:.6g}, p90: {p['p90_ms']:.6g}}}"]
     lines += ["      fit: \"read_mb_s: the plateau's mean MB/s (readers " +
               ", ".join(str(n) for n in fitted["plateau"]) + "); latency_ms: one reader's "
               f"{fitted['one_reader_ms']:.6g} ms a file less its transfer at read_mb_s\"",
