@@ -6,7 +6,8 @@
 #   disk: validation/disk.py (the storage model against the disk
 #     throttled by a block-I/O cgroup; 20 MB/s and 200 IOPS, and the ssd kind
 #     from the curve calibrate measures inside the 200 IOPS throttle, 4 reads
-#     in flight; median within 10%);
+#     in flight; the probe's concurrent readers (stallsim.storageprobe)
+#     inside a 40 MB/s throttle, 1 and 4 reads in flight; median within 10%);
 #   object: validation/object.py (the object-store kind against nginx in
 #     a network namespace, first bytes delayed, loopback shaped; 7 rows:
 #     measure, PyTorch loose and PyTorch over tar shards).

@@ -22,7 +22,12 @@ A second table predicts with server.storage.kind: ssd from the curve that
 cgroup (its profile as the scenario's host; the cold throughput at queue
 depths 1, 4, 16 and 32 as latency against the reads in flight), at 1, 4 and
 16 reads in flight, beside the fixed kind from that profile's one fitted
-point. Target: median |error| <= 10 % in epoch time, each table. Exit 0
+point. A third (issue 55) runs the PyTorch probe's storage step
+(`python3 -m stallsim.storageprobe`: the files cold with 1, 2, 4, 8 and 16
+readers at once) inside a 40 MB/s throttle and predicts 1, 2, 4 and 8
+reads in flight from the fixed kind's keys it writes (the plateau's rate,
+one reader's latency), where one reader's fit had 4 readers 21 % fast.
+Target: median |error| <= 10 % in epoch time, each table. Exit 0
 met, 1 not met, 77 when this machine cannot (not root, no blkio
 controller)."""
 
@@ -34,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 
+from stallsim import storageprobe
 from stallsim.pipeline import evict
 from validation.base import Harness, Skip, Target
 from validation.fixtures import cgroup
@@ -210,13 +216,64 @@ def ssd_text(curves, ssd):
     return "\n".join(lines) + "\n", med_ssd
 
 
+def probe_curve(profile):
+    """(readers, median MB/s) of each point of a storageprobe profile's curve."""
+    out, n = [], None
+    with open(profile) as f:
+        for line in f:
+            t = line.strip()
+            if t.startswith("- readers:"):
+                n = int(t.split(":")[1])
+            elif t.startswith("mb_s: [") and n is not None:
+                out.append((n, statistics.median(float(x) for x in t[7:-1].split(","))))
+                n = None
+    return out
+
+
+def one_reader_fit(profile):
+    """(latency_ms, MB/s) of a storageprobe profile's one_reader_fit line."""
+    with open(profile) as f:
+        line = next(x for x in f if x.strip().startswith("one_reader_fit:"))
+    lat = float(line.split("latency_ms:")[1].split(",")[0])
+    return lat, float(line.split("mb_s:")[1].split(",")[0])
+
+
+def probe_text(curves, table):
+    med = statistics.median(abs(t[4]) for t in table)
+    counts = " / ".join(str(n) for n, _ in curves[0][2])
+    lines = ["`python3 -m stallsim.storageprobe --data DIR` (the PyTorch probe's cold-reads "
+             f"step) inside the throttled cgroup: the files cold with {counts} readers at once; "
+             "read_mb_s the plateau's mean, latency_ms one reader's time per file less its "
+             "transfer there.", "",
+             f"| throttle | median MB/s at {counts} readers | read_mb_s | latency_ms | "
+             "read_ahead_kb |", "|---|---|---:|---:|---:|"]
+    for what, k, pts in curves:
+        lines.append(f"| {what} | {' / '.join(f'{r:.1f}' for _, r in pts)} | "
+                     f"{k.get('read_mb_s', float('nan')):.3g} | "
+                     f"{k.get('latency_ms', float('nan')):.3g} | "
+                     f"{k.get('read_ahead_kb', float('nan')):g} |")
+    lines += ["", "Predicted from those keys (`--set server.storage.read_mb_s=... latency_ms=...`, "
+              "queue_depth = the reads in flight), against measure in the same cgroup:", "",
+              "| throttle | reads in flight | measured s/epoch | predicted | error | "
+              "one reader's fit | error |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for what, threads, m, p, err, p1, err1 in table:
+        lines.append(f"| {what} | {threads} | {m:.2f} | {p:.2f} | {err:+.1%} | {p1:.2f} | "
+                     f"{err1:+.1%} |")
+    med1 = statistics.median(abs(t[6]) for t in table)
+    lines += ["", f"Median |error| {med:.1%}; one reader's fit (latency + size / bandwidth over "
+              f"one reader's files, what the probe wrote before issue 55) {med1:.1%}."]
+    return "\n".join(lines) + "\n", med
+
+
 class Disk(Harness):
     name = "disk"
     title = "A throttled disk (server.storage.*) against the real one"
     data = "/var/tmp/stallsim-disk/data"
     items = 600
     targets = [Target("median, fixed kind", "med", 0.10),
-               Target("median, ssd kind", "med_ssd", 0.10)]
+               Target("median, ssd kind", "med_ssd", 0.10),
+               Target("median, the probe's concurrent readers", "med_probe", 0.10)]
 
     def requires(self, a):
         if os.geteuid() != 0:
@@ -302,12 +359,46 @@ class Disk(Harness):
                       file=sys.stderr, flush=True)
         return curves, ssd
 
+    def probe_rows(self, a):
+        """The probe's storage step inside the throttle, and measure's
+        epochs at 1..8 reads in flight predicted from the keys it wrote."""
+        rows, probe_args = [("bps", 40e6, (1, 2, 4, 8))], ""
+        if a.quick:  # CI's budget: two reader counts, two passes each
+            rows, probe_args = [("bps", 40e6, (1, 4))], " --readers 1,4 --reps 2"
+        curves, table = [], []
+        pkg = os.path.dirname(os.path.dirname(os.path.abspath(storageprobe.__file__)))
+        for limit, value, flights in rows:
+            what = f"{value / 1e6:g} MB/s" if limit == "bps" else f"{value:g} IOPS"
+            prof = os.path.join(self.tmp, f"probe-{limit}.yaml")
+            throttled(self.dev, self.ver, self.root, limit, value,
+                      f"env PYTHONPATH={pkg} {sys.executable} -m stallsim.storageprobe "
+                      f"--data {a.data} --items {len(self.sizes)} --out {prof}{probe_args}")
+            keys = storage_keys(prof)
+            curves.append((what, keys, probe_curve(prof)))
+            for threads in flights:
+                m = statistics.mean(epochs(measured_run(a, self.scen, self.dev, self.ver,
+                                                        self.root, limit, value, threads),
+                                           "measured"))
+                qd = [f"server.storage.queue_depth={threads}"]
+                p = predict(a, self.scen, qd + [f"server.storage.{k}={keys[k]:.6g}" for k in
+                                                ("read_mb_s", "latency_ms")])
+                one = one_reader_fit(prof)
+                p1 = predict(a, self.scen, qd + [f"server.storage.read_mb_s={one[1]:.6g}",
+                                                 f"server.storage.latency_ms={one[0]:.6g}"])
+                table.append((what, threads, m, p, (p - m) / m, p1, (p1 - m) / m))
+                print(f"probe: {what}, {threads} reads in flight: measured {m:.2f} s, predicted "
+                      f"{p:.2f} s ({(p - m) / m:+.1%}); one reader's fit {p1:.2f} s "
+                      f"({(p1 - m) / m:+.1%})", file=sys.stderr, flush=True)
+        return curves, table
+
     def run(self, a):
         self.setup(a)
         text, med = fixed_text(self.fixed_rows(a), self.sizes, self.dev, self.ver)
         text_ssd, med_ssd = ssd_text(*self.ssd_rows(a))
+        text_probe, med_probe = probe_text(*self.probe_rows(a))
         return text + "\n### The ssd kind from calibrate's curve, inside the throttle\n\n" + \
-            text_ssd, dict(med=med, med_ssd=med_ssd)
+            text_ssd + "\n### The probe's concurrent readers, inside the throttle\n\n" + \
+            text_probe, dict(med=med, med_ssd=med_ssd, med_probe=med_probe)
 
 
 if __name__ == "__main__":

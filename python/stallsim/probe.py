@@ -71,8 +71,13 @@ What it measures, each the way the DataLoader spends it:
   does not give it (not the model's or CUDA's memory: see docs/memory.md);
 - pin_memory: the copy of one batch into pinned memory when CUDA is present
   (PyTorch skips pinning without a GPU: 0 then, and said so);
-- cold reads (files evicted with POSIX_FADV_DONTNEED, read one at a time):
-  server.storage.latency_ms and read_mb_s, fitted as a + size / bandwidth;
+- cold reads (files evicted with POSIX_FADV_DONTNEED) by 1, 2, 4, 8 and 16
+  threads at once and by one sequential stream (stallsim.storageprobe):
+  server.storage.read_mb_s the aggregate rate where the curve levels off,
+  latency_ms one reader's time per file less its transfer at that rate,
+  read_ahead_kb the device's (when the data is on a block device); the
+  curve, the stream's rate and the path, mount and device measured under
+  measured.method.storage;
 - server.cpus: the cores this process may run on.
 Opt-in, for jobs naming their pipeline (jobs.N.prep.pipeline), each timed as
 the training items are (one worker, the median of 3 runs, page cache warm):
@@ -118,7 +123,7 @@ import warnings
 # The probe runs up to 16 x the cores' workers on purpose (loader.oversub).
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
-from stallsim import atomic, pipeline, stable  # noqa: E402
+from stallsim import atomic, pipeline, stable, storageprobe  # noqa: E402
 from stallsim.memprobe import process_memory, worker_growth  # noqa: E402
 
 
@@ -166,22 +171,6 @@ def fit_line(xs, ys, what):
         log(f"{what}: {how}")
         FIT_NOTES.append(f"{what}: {how}")
     return a, b
-
-
-def storage_fit(sizes, seconds):
-    """Cold reads as latency + size / bandwidth: (latency s, bytes/s, how).
-    A read time that did not grow with size (slope 0: noise on a fast
-    device, or one size) gives no bandwidth to fit; then the bandwidth is
-    the plain mean rate, all bytes over all seconds, with latency 0 (a
-    measured lower bound), never an invented one."""
-    a, b, how = fit_cost(sizes, seconds)
-    if b > 0:
-        return a, 1 / b, how
-    total_s = sum(seconds)
-    if total_s <= 0:
-        raise ValueError("storage_fit: the reads took no measurable time")
-    return 0.0, sum(sizes) / total_s, (f"plain mean rate, latency 0 (the fit gave no bandwidth: "
-                                       f"{how})")
 
 
 class Timed:
@@ -825,19 +814,6 @@ def pin_cost(item, batch):
     return statistics.median(ts) / batch, "tensor.pin_memory() of one batch"
 
 
-def cold_reads(paths):
-    pipeline.evict(paths)
-    xs, ys = [], []
-    for p in paths:
-        t0 = time.perf_counter()
-        with open(p, "rb") as f:
-            n = len(f.read())
-        ys.append(time.perf_counter() - t0)
-        xs.append(n)
-    pipeline.warm(paths)
-    return storage_fit(xs, ys)
-
-
 def regular_only(ds, what):
     """Drops the items whose file is not a regular file (a FIFO named *.jpg
     blocks open() for ever, a device reads for ever), each said on stderr:
@@ -1040,16 +1016,14 @@ def step_process_mem(p):
 
 
 def step_cold_reads(p):
-    """Files evicted and read one at a time: the storage's latency and bandwidth."""
+    """The files cold, read by 1 to 16 readers at once and by one stream:
+    the storage's aggregate rate, one reader's latency, the device's
+    readahead (stallsim.storageprobe), the curve under measured.method."""
     if not p.paths:
         return {}
-    lat, bw, how = cold_reads([p.paths[i] for i in p.idx])
-    if how != "fit":
-        FIT_NOTES.append(f"cold reads: {how}")
-    if p.a.loader == "pytorch":
-        log(f"cold reads: {lat * 1e3:.3f} ms + size / {bw / 1e6:.1f} MB/s ({how})")
-    return {"server.storage.latency_ms": f"{lat * 1e3:.6g}",
-            "server.storage.read_mb_s": f"{bw / 1e6:.6g}"}
+    keys, lines = storageprobe.measure(p.a.data, [p.paths[i] for i in p.idx], log)
+    p.measured_extra += lines
+    return keys
 
 
 def threads_gil(p):
@@ -1127,8 +1101,8 @@ STEP_CORES = Step("cores", ("server.cpus",), step_cores)
 STEP_ITEMS = Step("items", PREP_KEYS, step_items)
 STEP_PIPELINES = Step("pipelines", PREP_KEYS + ("prep.eval_ms",), step_pipelines,
                       lambda a: a.pipelines)
-STEP_COLD_READS = Step("cold reads", ("server.storage.latency_ms", "server.storage.read_mb_s"),
-                       step_cold_reads)
+STEP_COLD_READS = Step("cold reads", ("server.storage.latency_ms", "server.storage.read_mb_s",
+                                      "server.storage.read_ahead_kb"), step_cold_reads)
 LOADER_STEPS = {
     "pytorch": (
         STEP_CORES, STEP_ITEMS,
@@ -1166,6 +1140,7 @@ LOADER_STEPS = {
 # The profile's scenario block, in this order (every key a step may write).
 PROFILE_ORDER = (
     "server.cpus", "server.storage.latency_ms", "server.storage.read_mb_s",
+    "server.storage.read_ahead_kb",
     "prep.decode_ms_per_item", "prep.decode_ms_per_mb", "prep.augment_ms", "prep.eval_ms",
     "prep.audio_ms_per_item", "prep.audio_ms_per_mb", "prep.out_kb",
     "loader.kind",

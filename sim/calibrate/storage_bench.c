@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -193,6 +194,103 @@ static double run_pass(char *const *paths, const int *order, int n, int qd, int 
         return -1.0;
     }
     return el;
+}
+
+/* The first line of a sysfs file as a long, or -1. */
+static long sysfs_long(const char *path) {
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f && fscanf(f, "%ld", &v) != 1) v = -1;
+    if (f) fclose(f);
+    return v;
+}
+
+int storage_where(const char *path, char *device, size_t len, long *read_ahead_kb) {
+    struct stat st;
+    char sys[64], real[4096], q[4200];
+    device[0] = '\0';
+    *read_ahead_kb = -1;
+    if (stat(path, &st) != 0) return -1;
+    unsigned maj = major(st.st_dev), min = minor(st.st_dev);
+    snprintf(sys, sizeof sys, "/sys/dev/block/%u:%u", maj, min);
+    if (!realpath(sys, real)) return -1; /* no block device: tmpfs, NFS, overlay */
+    snprintf(q, sizeof q, "%s/partition", real);
+    if (access(q, F_OK) == 0) { /* a partition's queue is its disk's */
+        char *slash = strrchr(real, '/');
+        if (slash) *slash = '\0';
+    }
+    snprintf(q, sizeof q, "%s/queue/read_ahead_kb", real);
+    long ra = sysfs_long(q);
+    if (ra < 0) return -1;
+    const char *name = strrchr(real, '/');
+    snprintf(device, len, "%u:%u (%s)", maj, min, name ? name + 1 : real);
+    *read_ahead_kb = ra;
+    return 0;
+}
+
+typedef struct {
+    long size;
+    int i;
+} sized_t;
+
+static int larger_first(const void *a, const void *b) {
+    long x = ((const sized_t *)a)->size, y = ((const sized_t *)b)->size;
+    return (x < y) - (x > y);
+}
+
+/* One sequential stream (storage_bench.h): 0, or -1 with err. */
+static int seq_pass(char *const *paths, const long *sizes, int n, int flags, storage_result *out,
+                    char *err, size_t errlen) {
+    sized_t *by = malloc(sizeof *by * (size_t)n);
+    char **chosen = malloc(sizeof *chosen * (size_t)n);
+    unsigned char *buf = NULL;
+    int rc = -1, k = 0;
+    if (!by || !chosen || posix_memalign((void **)&buf, ALIGN, STORAGE_SEQ_PIECE) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        by[i] = (sized_t){sizes[i], i};
+    qsort(by, (size_t)n, sizeof *by, larger_first);
+    for (long total = 0; k < n && total < STORAGE_SEQ_BYTES; k++) {
+        chosen[k] = paths[by[k].i];
+        total += by[k].size;
+    }
+    if (!flags) storage_evict(chosen, k);
+    double t0 = clock_now(), got = 0;
+    for (int i = 0; i < k; i++) {
+        long r = read_item(chosen[i], flags, buf, STORAGE_SEQ_PIECE);
+        if (r < 0) {
+            snprintf(err, errlen, "read %.200s: %.40s", chosen[i], strerror(errno));
+            goto done;
+        }
+        got += (double)r;
+    }
+    double el = clock_now() - t0;
+    out->seq_files = k;
+    out->seq_mb = got / 1e6;
+    out->seq_mb_s = el > 0 ? got / el / 1e6 : 0;
+    rc = 0;
+done:
+    free(by);
+    free(chosen);
+    free(buf);
+    return rc;
+}
+
+/* After the curve: one sequential stream, cold as the curve's reads were,
+ * and where the files lie. 0, or -1 with err. */
+static int stream_and_where(char *const *paths, const long *sizes, int n, storage_result *out,
+                            char *err, size_t errlen) {
+    int flags = strcmp(out->cold_method, "o_direct") == 0 ? O_DIRECT : 0;
+    if (seq_pass(paths, sizes, n, flags, out, err, errlen) != 0) return -1;
+    progress("storage: one sequential stream %.1f MB/s (%d files, %.1f MB, cold)", out->seq_mb_s,
+             out->seq_files, out->seq_mb);
+    storage_where(paths[0], out->device, sizeof out->device, &out->read_ahead_kb);
+    const char *slash = strrchr(paths[0], '/');
+    snprintf(out->dir, sizeof out->dir, "%.*s", slash ? (int)(slash - paths[0]) : 1,
+             slash ? paths[0] : ".");
+    return 0;
 }
 
 static int o_direct_works(const char *path, size_t bufsize) {
@@ -393,6 +491,7 @@ int storage_bench(char *const *paths, const long *sizes, int n, int reps, unsign
     }
     fit_model(out, req_b, req_s, n * reps);
     ssd_curve(out, sizes, n);
+    if (stream_and_where(paths, sizes, n, out, err, errlen) != 0) goto done;
     rc = 0;
 done:
     if (rng) gsl_rng_free(rng);
@@ -446,6 +545,10 @@ static void bench_keys(const void *res, profile_keys *k) {
     profile_key_num(k, CALIB_KEY(305, "server.storage.latency_qd16_ms"), s->curve_ms[2]);
     profile_key_num(k, CALIB_KEY(306, "server.storage.latency_qd32_ms"), s->curve_ms[3]);
     profile_key_num(k, CALIB_KEY(307, "server.storage.peak_mb_s"), s->peak_mb_s);
+    /* The streaming reader's window and the linux cache's readahead: the
+     * device's own, where the files lie on one. */
+    if (s->read_ahead_kb >= 0)
+        profile_key_int(k, CALIB_KEY(308, "server.storage.read_ahead_kb"), s->read_ahead_kb);
 }
 
 static void storage_points(prof_t *o, const char *k, const storage_point *p) {
@@ -480,6 +583,13 @@ static void bench_measured(const void *res, prof_t *o) {
     fprintf(f, "r2: %s, n: %d}\n", prof_n(o, s->request_fit.r2), s->request_fit.n);
     storage_points(o, "warm", s->warm);
     storage_points(o, "cold", s->cold);
+    prof_str(o, 4, "path", s->dir);
+    prof_str(o, 4, "device", s->device[0] ? s->device : "none: not on a block device");
+    prof_int(o, 4, "read_ahead_kb", s->read_ahead_kb);
+    fprintf(f, "    sequential: {mb_s: %s, ", prof_n(o, s->seq_mb_s));
+    fprintf(f, "files: %d, ", s->seq_files);
+    fprintf(f, "mb: %s, ", prof_n(o, s->seq_mb));
+    fprintf(f, "piece_kb: %d}\n", STORAGE_SEQ_PIECE >> 10);
 }
 
 /* How the cold reads were made cold, under measured.method. */

@@ -15,6 +15,12 @@
  * non-physical (negative) term, the per-request fit of time vs bytes at
  * queue depth 1 is used instead, and the profile records which.
  *
+ * One sequential stream follows: the largest files evicted, then read by
+ * one reader, each in order in 1 MiB pieces (a streaming reader's pattern;
+ * no key takes its rate: the profile records it beside the curve, with the
+ * device the files lie on and its readahead window, server.storage.
+ * read_ahead_kb, which the streaming reader and the linux cache read).
+ *
  * The ssd kind takes the cold curve itself instead of a fit: the rate of the
  * plateau around the best depth as its bandwidth, and per depth the latency
  * with which its device reproduces the throughput measured there
@@ -55,7 +61,25 @@ typedef struct {
      * these files in flight, moves the items/s measured there (at most the
      * plateau's; storage_bench.c's ssd_curve). */
     double peak_mb_s, curve_ms[STORAGE_NQD];
+    /* Which storage this was: the folder of the first file, the block
+     * device holding it ("" when on none: tmpfs, NFS, overlay) and that
+     * disk's readahead window (-1 when unknown; storage_where). */
+    char dir[1024], device[96];
+    long read_ahead_kb;
+    /* One sequential stream: the largest files, cold, one reader reading
+     * each in order in STORAGE_SEQ_PIECE pieces, up to STORAGE_SEQ_BYTES. */
+    double seq_mb_s, seq_mb;
+    int seq_files;
 } storage_result;
+
+#define STORAGE_SEQ_PIECE (1 << 20)
+#define STORAGE_SEQ_BYTES (64L << 20)
+
+/* The block device holding path, as "major:minor (disk)" in device (the
+ * whole disk's name, a partition's parent), and that disk's read_ahead_kb
+ * (/sys/block/DISK/queue/read_ahead_kb); 0, or -1 with device "" and
+ * *read_ahead_kb -1 when path is on no block device. */
+int storage_where(const char *path, char *device, size_t len, long *read_ahead_kb);
 
 int storage_bench(char *const *paths, const long *sizes, int n, int reps, unsigned long seed,
                   storage_result *out, char *err, size_t errlen);

@@ -77,6 +77,9 @@ static void fill_storage(storage_result *s) {
     s->request_fit = (linear_fit){v() * 1e-9, v() * 1e-3, 0.5, 200};
     s->fit_method = "qd_curve", s->read_mb_s = v(), s->latency_ms = v();
     s->queue_depth = 16, s->peak_mb_s = v();
+    snprintf(s->dir, sizeof s->dir, "/data/train/n01440764");
+    snprintf(s->device, sizeof s->device, "259:0 (nvme0n1)");
+    s->read_ahead_kb = 128, s->seq_mb_s = 612.5, s->seq_mb = 64.25, s->seq_files = 3;
 }
 
 static void fill_decode(decode_result *d) {

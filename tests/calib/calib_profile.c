@@ -122,6 +122,18 @@ static int exact_keys(yaml_document_t *d, yaml_node_t *map, const char *where, c
 }
 
 /* A plain decimal: digits, at most one point, optional minus; positive. */
+/* A plain whole number, 0 allowed (a device with readahead off). */
+static int whole_number(yaml_document_t *d, yaml_node_t *map, const char *where, const char *key) {
+    yaml_node_t *n = child(d, map, key);
+    const char *s = n && n->type == YAML_SCALAR_NODE ? (char *)n->data.scalar.value : "";
+    if (!*s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+        strspn(s, "0123456789") != strlen(s)) {
+        snprintf(problem, sizeof problem, "%s.%s: '%s' is not a whole number", where, key, s);
+        return -1;
+    }
+    return 0;
+}
+
 static int positive_number(yaml_document_t *d, yaml_node_t *map, const char *where, const char *key,
                            int integer) {
     yaml_node_t *n = child(d, map, key);
@@ -215,6 +227,8 @@ static int check_profile(const char *path, int expect_gpu) {
                                     "cpu_us_per_read",
                                     "cpu_us_per_mb",
                                     NULL};
+    /* The device's readahead, where the files lie on a block device. */
+    static const char *storage_opt[] = {"read_ahead_kb", NULL};
     static const char *prep[] = {
         "decode_ms_per_mb", "decode_ms_per_item", "augment_ms",      "eval_ms",
         "audio_ms_per_mb",  "audio_ms_per_item",  "mem_mb_per_item", NULL};
@@ -238,7 +252,8 @@ static int check_profile(const char *path, int expect_gpu) {
         (child(&d, sv, "network") &&
          (exact_keys(&d, child(&d, sv, "network"), "scenario.server.network", network, NULL) ||
           cost_pair(&d, child(&d, sv, "network"), "cpu_us_per_mb", "cpu_us_per_read"))) ||
-        exact_keys(&d, st, "scenario.server.storage", storage, NULL) ||
+        exact_keys(&d, st, "scenario.server.storage", storage, storage_opt) ||
+        (child(&d, st, "read_ahead_kb") && whole_number(&d, st, "storage", "read_ahead_kb")) ||
         exact_keys(&d, pr, "scenario.prep", prep, prep_opt) ||
         (child(&d, sc, "loader") &&
          (exact_keys(&d, child(&d, sc, "loader"), "scenario.loader", loader, NULL) ||

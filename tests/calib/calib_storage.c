@@ -119,12 +119,35 @@ static void test_bench_figures_consistent(void **state) {
                     r.curve_ms[q] <= storage_qds[q] / r.cold[q].items_s.median * 1e3);
     if (r.eviction_ok && strcmp(r.cold_method, "fadvise_dontneed") == 0)
         assert_true(r.resident_after <= 0.01);
+    /* The sequential stream reads the largest files, whole: every byte of
+     * them, the fewest that reach STORAGE_SEQ_BYTES or all. */
+    assert_true(r.seq_files >= 1 && r.seq_files <= fl.n && r.seq_mb_s > 0);
+    assert_true(r.seq_mb * 1e6 <= total + 0.5);
+    assert_true(r.seq_files == fl.n || r.seq_mb * 1e6 >= (double)STORAGE_SEQ_BYTES);
+    /* Where: the files' folder, and the device's readahead as sysfs has it. */
+    assert_int_equal(strncmp(r.dir, dir, strlen(dir)), 0);
+    char device[96];
+    long ra;
+    int on = storage_where(paths[0], device, sizeof device, &ra) == 0;
+    assert_int_equal(r.read_ahead_kb, on ? ra : -1);
+    assert_string_equal(r.device, on ? device : "");
+}
+
+/* A file on no block device (procfs) has no device nor readahead. */
+static void test_where_off_a_block_device(void **state) {
+    (void)state;
+    char device[96] = "x";
+    long ra = 7;
+    assert_int_equal(storage_where("/proc/self/stat", device, sizeof device, &ra), -1);
+    assert_string_equal(device, "");
+    assert_int_equal(ra, -1);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eviction_empties_the_cache),
         cmocka_unit_test(test_bench_figures_consistent),
+        cmocka_unit_test(test_where_off_a_block_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
