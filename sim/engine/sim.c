@@ -828,6 +828,7 @@ static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
         m->t_gpu_s = st->t_gpu[c];
         m->gpu_prep_s = st->g_prep[c];
         m->checkpoint_s = st->ck_s[c];
+        m->checkpoint_write_s = w->ckpt[st->inst[c]];
         m->hit_rate = st->hits / n;
         m->tier_hit_rate = st->tier_hits / n;
         m->remote_hit_rate = st->remote_hits / n;

@@ -113,6 +113,7 @@ static void model_one(const scenario_t *s, const topology_t *t, const burst_plan
     o->pages = (double)w->senders * p->pages, o->bodies = (double)w->senders * p->bodies;
     o->heads = (double)w->senders * p->heads;
     o->seconds = alone;
+    if (!dev) o->approximate = 1; /* no memory for the devices' bounds: alone only */
     for (int64_t r = 0; dev && r < w->senders; r++) {
         const dev_load_t *d = &dev[device_of(s, t, i, w, r)];
         const double by_cap = by_caps(s, ops, d->requests - d->writes, d->writes);

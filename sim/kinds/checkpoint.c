@@ -22,14 +22,16 @@ double checkpoint_staged_bytes(const scenario_t *s, const instance_t *in) {
     return checkpoint_async(j) ? j->checkpoint.gb * 1e9 / (double)in->nservers : 0;
 }
 
+double checkpoint_stage_one(const scenario_t *s, const instance_t *in) {
+    double rate = (double)in->gpus_per_server * s->jobs[in->job].checkpoint.stage_gb_s * 1e9;
+    /* the GPUs' copies all land in the server's memory */
+    if (s->server.mem_gbps > 0) rate = fmin(rate, s->server.mem_gbps * 1e9);
+    return checkpoint_staged_bytes(s, in) / rate;
+}
+
 void checkpoint_stage(const scenario_t *s, const topology_t *t, double *secs) {
-    for (int i = 0; i < t->ninst; i++) {
-        const instance_t *in = &t->inst[i];
-        double rate = (double)in->gpus_per_server * s->jobs[in->job].checkpoint.stage_gb_s * 1e9;
-        /* the GPUs' copies all land in the server's memory */
-        if (s->server.mem_gbps > 0) rate = fmin(rate, s->server.mem_gbps * 1e9);
-        secs[i] = checkpoint_staged_bytes(s, in) / rate;
-    }
+    for (int i = 0; i < t->ninst; i++)
+        secs[i] = checkpoint_stage_one(s, &t->inst[i]);
 }
 
 double checkpoint_count(const job_t *j, double before, double steps) {

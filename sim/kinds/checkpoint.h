@@ -30,6 +30,7 @@ void checkpoint_model(const scenario_t *s, const topology_t *t, double *secs);
  * checkpoint.gb over its GPUs' copies together (gpus x stage_gb_s), at
  * most server.mem_gbps where given. */
 void checkpoint_stage(const scenario_t *s, const topology_t *t, double *secs);
+double checkpoint_stage_one(const scenario_t *s, const instance_t *in);
 /* Bytes of staged state one server of instance i holds (async; else 0). */
 double checkpoint_staged_bytes(const scenario_t *s, const instance_t *in);
 /* 1 when job j's checkpoints are asynchronous and on. */

@@ -713,6 +713,7 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             double ends[TOPO_MAX_INSTANCES], ends_p[TOPO_MAX_INSTANCES], first = 0;
             epoch_ends(&r, &c, &eh, e, ends, ends_p, &first);
             checkpoint_waits(&c, e, ckpt[i], stage[i], ends, ends_p, &m->checkpoint_s);
+            m->checkpoint_write_s = ckpt[i];
             epoch_fill(m, &r, &c, &eh, e, ends[c.me], ends_p[c.me]);
             m->first_batch_s = fmin(first, m->epoch_s);
             /* A stalled loader catches up while the GPUs wait on a

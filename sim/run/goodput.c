@@ -26,26 +26,7 @@ typedef struct {
     double train_s; /* an epoch's training wall, checkpoints left out */
 } reckon_t;
 
-/* One checkpoint's write for instance i, by the simulator or the model
- * (whether or not the run's epochs hold one). */
-static double write_s(const scenario_t *s, const topology_t *t, int i, int sim) {
-    double *w = calloc((size_t)t->ninst, sizeof *w), d = 0;
-    if (w && sim && checkpoint_sim(s, t, w) != 0) sim = 0;
-    if (w && !sim) checkpoint_model(s, t, w);
-    if (w) d = w[i];
-    free(w);
-    return d;
-}
-
-/* An asynchronous checkpoint's staging for instance i. */
-static double stage_s(const scenario_t *s, const topology_t *t, int i) {
-    double *w = calloc((size_t)t->ninst, sizeof *w), d = 0;
-    if (w) checkpoint_stage(s, t, w), d = w[i];
-    free(w);
-    return d;
-}
-
-static void reckon(const scenario_t *s, const topology_t *t, int i, const run_metrics_t *r, int sim,
+static void reckon(const scenario_t *s, const topology_t *t, int i, const run_metrics_t *r,
                    reckon_t *k) {
     const job_t *j = &s->jobs[t->inst[i].job];
     const int e = r->nepochs - 1;
@@ -55,11 +36,12 @@ static void reckon(const scenario_t *s, const topology_t *t, int i, const run_me
     k->train_s = last->epoch_s - last->checkpoint_s;
     k->busy = k->train_s > 0 ? last->t_gpu_s / k->train_s : 0;
     k->step = k->train_s / steps;
-    k->reload = j->checkpoint.every_steps > 0 ? write_s(s, t, i, sim) : 0;
+    /* the producer's own write time (whether or not its epochs hold one) */
+    k->reload = j->checkpoint.every_steps > 0 ? last->checkpoint_write_s : 0;
     k->delta = k->reload;
     const double tau = (double)j->checkpoint.every_steps * k->step;
     if (checkpoint_async(j) && k->reload > 0)
-        k->delta = stage_s(s, t, i) + fmax(0, k->reload - tau);
+        k->delta = checkpoint_stage_one(s, &t->inst[i]) + fmax(0, k->reload - tau);
     k->H = s->failures.horizon_h * 3600;
     k->lambda = s->failures.mtbf_gpu_h > 0 ? (double)j->gpus / (s->failures.mtbf_gpu_h * 3600) : 0;
     /* a restart: its own time, the way to the first step, the reload */
@@ -128,7 +110,7 @@ int goodput_asked(const scenario_t *s) {
 void goodput_of(const scenario_t *s, const topology_t *t, int i, const run_metrics_t *r, int draw,
                 goodput_t *g) {
     reckon_t k;
-    reckon(s, t, i, r, draw, &k);
+    reckon(s, t, i, r, &k);
     *g = (goodput_t){.restart_s = k.R, .checkpoint_s = k.delta};
     if (k.delta > 0 && k.lambda > 0 && k.step > 0)
         g->best_every = fmax(1, round(sqrt(2 * k.delta / k.lambda) / k.step));

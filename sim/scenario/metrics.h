@@ -59,8 +59,9 @@ typedef struct {
     double storage_retries;  /* requests refused (503 SlowDown) and retried; simulator only */
     double storage_lists;    /* LIST requests at the epoch's start (pages of 1000 keys) */
     double checkpoint_s;     /* the GPUs waiting on the job's checkpoints (on both timelines) */
-    double first_batch_s;    /* the epoch's start to its first step (the GPUs' first wait) */
-    double startup_s;        /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
+    double checkpoint_write_s; /* one of its checkpoints' writes, as the producer had it */
+    double first_batch_s;      /* the epoch's start to its first step (the GPUs' first wait) */
+    double startup_s;          /* first epoch: the start-up phase before it (sim/kinds/startup.h) */
     double startup_lists, startup_gets, startup_heads; /* first epoch: its requests by kind */
     double startup_first_s; /* first epoch: of startup_s, to every rank's first batch worker done */
     double resume_s;        /* first epoch: a restart's skip to its position (startup.resume_by) */
