@@ -36,6 +36,7 @@ import time
 from validation import predict as pr
 from validation.base import Harness, Skip, Target
 from validation.disk import disk_of
+from validation.fixtures import cgroup
 from validation.fixtures.cgroup import remove_cgroup
 
 MB = 1e6  # write_mb_s and the table count 1e6 bytes, as the cgroup's bytes/s
@@ -43,16 +44,7 @@ MB = 1e6  # write_mb_s and the table count 1e6 bytes, as the cgroup's bytes/s
 
 def write_controller():
     """(version, root) of a block-I/O controller that throttles writes, or None."""
-    v1 = "/sys/fs/cgroup/blkio"
-    if os.path.isfile(os.path.join(v1, "blkio.throttle.write_bps_device")):
-        return "v1", v1
-    v2 = "/sys/fs/cgroup"
-    ctl = os.path.join(v2, "cgroup.subtree_control")
-    if os.path.isfile(ctl):
-        with open(ctl) as f:
-            if "io" in f.read().split():
-                return "v2", v2
-    return None
+    return cgroup.io_cgroup("blkio.throttle.write_bps_device")
 
 
 def limit_cgroup(ver, root, dev, bps):

@@ -62,16 +62,8 @@ def disk_of(path):
 
 
 def controller():
-    v1 = "/sys/fs/cgroup/blkio"
-    if os.path.isfile(os.path.join(v1, "blkio.throttle.read_bps_device")):
-        return "v1", v1
-    v2 = "/sys/fs/cgroup"
-    ctl = os.path.join(v2, "cgroup.controllers")
-    if os.path.isfile(ctl):
-        with open(ctl) as f:
-            if "io" in f.read().split():
-                return "v2", v2
-    return None
+    """A block I/O controller whose reads can be throttled."""
+    return cgroup.io_cgroup("blkio.throttle.read_bps_device", "cgroup.controllers")
 
 
 def bios_per_file(ver, root, dev, files):

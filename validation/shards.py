@@ -57,22 +57,6 @@ BATCH = 32
 ENV_CG, ENV_DEV = "STALLSIM_SHARDS_BLKIO", "STALLSIM_SHARDS_DEV"
 
 
-def read_bytes(cg, ver, dev):
-    """Bytes the block layer read for the cgroup from dev."""
-    if ver == "v1":
-        with open(os.path.join(cg, "blkio.throttle.io_service_bytes")) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) == 3 and parts[0] == dev and parts[1] == "Read":
-                    return int(parts[2])
-        return 0
-    with open(os.path.join(cg, "io.stat")) as f:
-        for line in f:
-            if line.startswith(dev):
-                return int(dict(kv.split("=") for kv in line.split()[1:]).get("rbytes", 0))
-    return 0
-
-
 def read_ahead_kb(dev):
     """The disk's readahead window (/sys/dev/block/M:N/queue/read_ahead_kb)."""
     try:
@@ -104,7 +88,7 @@ def loader_row(a, r):
     def loader_for(e):
         ds.set_epoch(e)
         evict(paths)  # every epoch from the disk, as loader.cache: none predicts
-        marks.append(read_bytes(cg, ver, dev))
+        marks.append(cgroup.device_read_bytes(cg, ver, dev))
         kw = dict(batch_size=BATCH, num_workers=r["workers"])
         if r["workers"] > 0:
             kw["prefetch_factor"] = 2
@@ -112,7 +96,7 @@ def loader_row(a, r):
 
     epochs, batches = timed_epochs(loader_for, a.epochs, r["compute"],
                                    share=lambda b: len(b[1]) / BATCH)
-    marks.append(read_bytes(cg, ver, dev))
+    marks.append(cgroup.device_read_bytes(cg, ver, dev))
     return dict(epochs=epochs, batches=batches,
                 bytes=[marks[i + 1] - marks[i] for i in range(a.epochs)])
 
