@@ -51,6 +51,16 @@ RESULT_DTYPES: Dict[str, str] = {
     'storage_heads': 'float64',
     'storage_retries': 'float64',
     'storage_lists': 'float64',
+    'first_step_s': 'float64',  # launch to the first step (docs/startup.md)
+    'startup_s': 'float64',
+    'startup_requests': 'float64',
+    'startup_throttled': 'float64',
+    'startup_lists': 'float64',
+    'startup_heads': 'float64',
+    'startup_gets': 'float64',
+    'startup_approximate': 'bool',
+    'resume_s': 'float64',
+    'checkpoint_s': 'float64',  # the GPUs waiting on checkpoints (docs/goodput.md)
     'vs_model': 'float64',  # the simulator's difference from the model, a signed fraction
     'model_differs': 'bool',
 }
