@@ -162,6 +162,13 @@ typedef struct {
     const sim_observer_t *obs; /* NULL: none */
     double *ckpt;              /* [2 x ninst]: one checkpoint's write (async: drain) time of each
                                   instance, then its staging (async; else 0) */
+    /* Each instance's checkpoint writes replayed on the run's devices,
+     * beside the epochs' reads (checkpoint.h); NULL for an instance with
+     * none, or too many requests to replay (then ckpt's time, alone). */
+    burst_replay_t **ck_replay; /* [ninst] */
+    burst_plan_t *ck_plan;      /* [ninst x ninst]: instance i's plan at i x ninst */
+    burst_who_t *ck_who;        /* [ninst x ninst] */
+    char *ck_draining;          /* [ninst]: its async drain's replay is under way */
     /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
      * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
      * time only when set. */
@@ -578,6 +585,9 @@ static int build(world_t *w, gsl_rng *master) {
 static void destroy(world_t *w) {
     free(w->ckpt);
     w->ckpt = NULL;
+    for (int i = 0; w->ck_replay && i < w->t->ninst; i++)
+        burst_replay_close(w->ck_replay[i]);
+    free(w->ck_replay), free(w->ck_plan), free(w->ck_who), free(w->ck_draining);
     for (int k = 0; w->st && k < w->nstreams; k++) {
         stream_t *st = &w->st[k];
         if (st->rng) gsl_rng_free(st->rng);
@@ -805,8 +815,13 @@ static double staged_items(const stream_t *st) {
     return items < (double)st->n_used ? items : (double)st->n_used;
 }
 
+static void checkpoint_drain(world_t *w, stream_t *st, int c, double until);
+
 static void finish_epoch(world_t *w, stream_t *st, run_metrics_t *out) {
     const scenario_t *s = w->s;
+    /* the run's last drains, their writes counted in its last epoch */
+    for (int c = 0; st->epoch + 1 == s->epochs && c < st->ninst; c++)
+        checkpoint_drain(w, st, c, INFINITY);
     double n = (double)st->n_used;
     double next = st->ep_start, next_mem = st->ep_start_mem;
     /* The cores' busy time is the stream's, every consumer's training CPU
@@ -1328,6 +1343,52 @@ static void train_beside(world_t *w, stream_t *st, double dur, double cpu, doubl
  * when the batch is ready and its GPUs are free; the buffer frees when the
  * last consumer has started it. The epoch ends with its last batch
  * (and the loader's teardown after it, where the kind has one). */
+/* Each checkpointing instance's replay on the run's devices (a server
+ * sample's unsimulated servers write on devices of their own, not
+ * simulated: their ranks send nothing); 0, or -1 without memory. */
+static int checkpoint_open(world_t *w) {
+    const int n = w->t->ninst;
+    int fail = 0;
+    w->ck_replay = xcalloc((size_t)n, sizeof *w->ck_replay, &fail);
+    w->ck_plan = xcalloc((size_t)n * (size_t)n, sizeof *w->ck_plan, &fail);
+    w->ck_who = xcalloc((size_t)n * (size_t)n, sizeof *w->ck_who, &fail);
+    w->ck_draining = xcalloc((size_t)n, 1, &fail);
+    for (int i = 0; !fail && i < n; i++) {
+        if (!(w->ckpt[i] > 0)) continue;
+        burst_plan_t *p = &w->ck_plan[(size_t)i * (size_t)n];
+        burst_who_t *who = &w->ck_who[(size_t)i * (size_t)n];
+        checkpoint_plan(w->s, w->t, i, &p[i], &who[i]);
+        /* NULL past the replay's size: the write alone, as before */
+        w->ck_replay[i] = burst_replay_open(w->s, w->t, p, who, w->storage);
+    }
+    return fail ? -1 : 0;
+}
+
+/* Instance i's checkpoint writes from `at` on the run's devices, the reads
+ * of every stream beside them (the T_prep timeline's, every item in memory,
+ * take ckpt's time alone): seconds to its last answer. */
+static double checkpoint_write(world_t *w, stream_t *st, int i, double at) {
+    burst_replay_t *b = w->ck_replay ? w->ck_replay[i] : NULL;
+    if (!b) return w->ckpt[i];
+    const double end = burst_replay_run(b, at, &st->io);
+    if (end > st->io_end) st->io_end = end;
+    return end - at;
+}
+
+/* Consumer c's asynchronous drain, its writes sent up to `until` (the
+ * step's end: the reads of the steps before it were sent already, so the
+ * two interleave a step at a time); when the last has answered, the drain's
+ * end is when the next checkpoint may start. */
+static void checkpoint_drain(world_t *w, stream_t *st, int c, double until) {
+    const int i = st->inst[c];
+    double end;
+    if (!w->ck_draining || !w->ck_draining[i]) return;
+    if (!burst_replay_until(w->ck_replay[i], until, &st->io, &end)) return;
+    w->ck_draining[i] = 0;
+    st->ck_free[2 * c] = end;
+    if (end > st->io_end) st->io_end = end;
+}
+
 /* A checkpoint after the step's end when the job's count of steps says so:
  * the GPUs wait for its writes on both timelines (the loader goes on
  * preparing into its free buffers). An asynchronous one waits for the last
@@ -1341,16 +1402,25 @@ static void checkpoint_after(world_t *w, stream_t *st, int c, int64_t k, double 
     const job_t *j = &w->s->jobs[w->t->inst[i].job];
     if (checkpoint_count(j, step, 1) < 1) return;
     if (!checkpoint_async(j)) {
-        *end += w->ckpt[i], *end_mem += w->ckpt[i];
-        st->ck_s[c] += w->ckpt[i];
+        const double write = checkpoint_write(w, st, i, *end);
+        *end += write, *end_mem += w->ckpt[i];
+        st->ck_s[c] += write;
         return;
     }
     const double stage = w->ckpt[w->t->ninst + i];
     double *free_at = &st->ck_free[2 * c];
+    checkpoint_drain(w, st, c, INFINITY); /* the last one's drain, to its end */
     const double at = fmax(*end, free_at[0]), at_mem = fmax(*end_mem, free_at[1]);
     st->ck_s[c] += at + stage - *end;
     *end = at + stage, *end_mem = at_mem + stage;
-    free_at[0] = *end + w->ckpt[i], free_at[1] = *end_mem + w->ckpt[i];
+    free_at[1] = *end_mem + w->ckpt[i];
+    if (!w->ck_replay[i]) {
+        free_at[0] = *end + w->ckpt[i];
+        return;
+    }
+    burst_replay_begin(w->ck_replay[i], *end);
+    w->ck_draining[i] = 1;
+    checkpoint_drain(w, st, c, *end);
 }
 
 static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, double ready,
@@ -1372,6 +1442,7 @@ static void consume(world_t *w, stream_t *st, run_metrics_t *out, int64_t k, dou
         double end = cpu + tb, end_mem = cpu_mem + tb;
         if (st->train_s[c] > 0) train_beside(w, st, st->train_s[c], cpu, cpu_mem, &end, &end_mem);
         checkpoint_after(w, st, c, k, &end, &end_mem);
+        checkpoint_drain(w, st, c, end);
         if (w->obs) {
             /* A hand-off copy outlasting the GPU (and the process's own CPU)
              * is prep, as in T_gpu: the trace shows it before the compute. */
@@ -1482,7 +1553,7 @@ int sim_run_observed(const scenario_t *s, const topology_t *t, run_metrics_t *ou
         return EXIT_RUNTIME;
     }
     gsl_rng_set(master, (unsigned long)s->seed);
-    int rc = build(&w, master) ? EXIT_RUNTIME : 0;
+    int rc = build(&w, master) || checkpoint_open(&w) ? EXIT_RUNTIME : 0;
     gsl_rng_free(master);
     if (rc) {
         fprintf(stderr, "stallsim: cannot allocate the simulator's state for %lld items\n",

@@ -218,8 +218,9 @@ static void listing_done(replay_t *x, sender_t *r, int32_t id, double at) {
     }
 }
 
-static void replay(replay_t *x) {
-    while (x->nheap > 0) {
+/* The requests sent before `until` (INFINITY: every one). */
+static void replay_until(replay_t *x, double until) {
+    while (x->nheap > 0 && x->heap[0].at < until) {
         const slot_t top = x->heap[0];
         sender_t *r = &x->snd[top.snd];
         const burst_plan_t *p = &x->plan[r->inst];
@@ -236,33 +237,57 @@ static void replay(replay_t *x) {
     }
 }
 
-static int replay_build(replay_t *x, const topology_t *t, const burst_who_t *who) {
-    const scenario_t *s = x->s;
+static void replay(replay_t *x) {
+    replay_until(x, INFINITY);
+}
+
+/* The senders and their threads' heap, once: replay_start fills them. */
+static int senders_alloc(replay_t *x, const topology_t *t, const burst_who_t *who) {
     int64_t slots = 0;
     for (int i = 0; i < t->ninst; i++)
         slots += who[i].senders * (x->plan[i].threads > 0 ? x->plan[i].threads : 1);
-    x->dev = calloc((size_t)ndevices(s), sizeof *x->dev);
+    if (x->nsnd <= 0 || slots <= 0) return -1;
     x->acct = calloc((size_t)t->ninst, sizeof *x->acct);
     x->snd = calloc((size_t)x->nsnd, sizeof *x->snd);
     x->heap = calloc((size_t)slots, sizeof *x->heap);
-    if (!x->dev || !x->acct || !x->snd || !x->heap) return -1;
-    for (int v = 0; v < ndevices(s); v++) {
-        x->dev[v].ops = x->ops, x->dev[v].unordered = 0;
-        if (x->ops->init(&x->dev[v], s) != 0) return -1;
-    }
+    return x->acct && x->snd && x->heap ? 0 : -1;
+}
+
+/* Every sender from `at`, on a device with state (a server-sampled run's
+ * unsimulated servers have none: theirs send nothing). */
+static void replay_start(replay_t *x, const topology_t *t, const burst_who_t *who, double at) {
+    const scenario_t *s = x->s;
     int64_t k = 0;
-    for (int i = 0; i < t->ninst; i++)
+    x->nheap = 0;
+    for (int i = 0; i < t->ninst; i++) {
+        x->acct[i] = (io_acct_t){0};
         for (int64_t r = 0; r < who[i].senders; r++, k++) {
             x->snd[k] = (sender_t){.inst = i,
                                    .dev = device_of(s, t, i, &who[i], r),
                                    .lead = who[i].per_rank <= 1 || r % who[i].per_rank == 0,
-                                   .listing = x->plan[i].pages > 0};
-            x->heap[x->nheap++] = (slot_t){0, (int32_t)k};
+                                   .listing = x->plan[i].pages > 0,
+                                   .done = at};
+            if (x->dev[x->snd[k].dev].state) x->heap[x->nheap++] = (slot_t){at, (int32_t)k};
         }
+    }
     /* a sender with no pages starts its threads at once */
-    for (int64_t r = 0; r < k; r++)
+    const int64_t lead = x->nheap;
+    for (int64_t h = 0; h < lead; h++) {
+        const int32_t r = x->heap[h].snd;
         for (int64_t j = 1; !x->snd[r].listing && j < x->plan[x->snd[r].inst].threads; j++)
-            x->heap[x->nheap++] = (slot_t){0, (int32_t)r};
+            x->heap[x->nheap++] = (slot_t){at, r};
+    }
+}
+
+static int replay_build(replay_t *x, const topology_t *t, const burst_who_t *who) {
+    const scenario_t *s = x->s;
+    x->dev = calloc((size_t)ndevices(s), sizeof *x->dev);
+    if (!x->dev || senders_alloc(x, t, who) != 0) return -1;
+    for (int v = 0; v < ndevices(s); v++) {
+        x->dev[v].ops = x->ops, x->dev[v].unordered = 0;
+        if (x->ops->init(&x->dev[v], s) != 0) return -1;
+    }
+    replay_start(x, t, who, 0);
     return 0;
 }
 
@@ -306,4 +331,66 @@ int burst_sim(const scenario_t *s, const topology_t *t, const burst_plan_t *plan
     }
     replay_free(&x);
     return 0;
+}
+
+/* ---- on the caller's devices ---- */
+
+struct burst_replay {
+    replay_t x;
+    const topology_t *t;
+    burst_who_t *who;
+};
+
+burst_replay_t *burst_replay_open(const scenario_t *s, const topology_t *t,
+                                  const burst_plan_t *plan, const burst_who_t *who,
+                                  storage_t *dev) {
+    burst_replay_t *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->x = (replay_t){.s = s, .ops = scenario_storage(s), .plan = plan, .dev = dev};
+    b->x.key_bytes = scenario_item_bytes_mean(s) * scenario_items_per_read(s);
+    b->t = t;
+    double total = 0;
+    for (int i = 0; i < t->ninst; i++)
+        b->x.nsnd += who[i].senders, total += (double)who[i].senders * per_sender(&plan[i]);
+    b->who = malloc((size_t)t->ninst * sizeof *b->who);
+    if (b->x.nsnd == 0 || total > BURST_SIM_MAX || !b->who || senders_alloc(&b->x, t, who)) {
+        burst_replay_close(b);
+        return NULL;
+    }
+    for (int i = 0; i < t->ninst; i++)
+        b->who[i] = who[i];
+    return b;
+}
+
+void burst_replay_begin(burst_replay_t *b, double at) {
+    replay_start(&b->x, b->t, b->who, at);
+}
+
+int burst_replay_until(burst_replay_t *b, double until, io_acct_t *acct, double *end) {
+    replay_t *x = &b->x;
+    replay_until(x, until);
+    for (int i = 0; i < b->t->ninst; i++) {
+        acct->reads += x->acct[i].reads, acct->heads += x->acct[i].heads;
+        acct->writes += x->acct[i].writes, acct->retries += x->acct[i].retries;
+        acct->xfer_busy += x->acct[i].xfer_busy, acct->slot_busy += x->acct[i].slot_busy;
+        x->acct[i] = (io_acct_t){0};
+    }
+    if (x->nheap > 0) return 0;
+    *end = 0;
+    for (int64_t r = 0; r < x->nsnd; r++)
+        if (x->snd[r].done > *end) *end = x->snd[r].done;
+    return 1;
+}
+
+double burst_replay_run(burst_replay_t *b, double at, io_acct_t *acct) {
+    double end = at;
+    burst_replay_begin(b, at);
+    burst_replay_until(b, INFINITY, acct, &end);
+    return end > at ? end : at;
+}
+
+void burst_replay_close(burst_replay_t *b) {
+    if (!b) return;
+    free(b->x.acct), free(b->x.snd), free(b->x.heap), free(b->who);
+    free(b);
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "scenario.h"
+#include "storage.h"
 #include "topology.h"
 
 /* What one sender of an instance sends, in order. */
@@ -57,5 +58,23 @@ int burst_sim(const scenario_t *s, const topology_t *t, const burst_plan_t *plan
               const burst_who_t *who, burst_t *out);
 void burst_model(const scenario_t *s, const topology_t *t, const burst_plan_t *plan,
                  const burst_who_t *who, burst_t *out);
+
+/* The same replay on the caller's devices (the simulator's: the epochs'
+ * reads go on beside it), from `at`, as often as asked: open builds its
+ * senders once (NULL without memory, with no sender, or past
+ * BURST_SIM_MAX requests: the caller keeps the closed form); run replays
+ * every sender from `at`, adds the requests to *acct and returns when the
+ * last answer arrives. A device without state (a server-sampled run's
+ * unsimulated servers) sends nothing. plan, who's copy and dev must outlive it. */
+typedef struct burst_replay burst_replay_t;
+burst_replay_t *burst_replay_open(const scenario_t *s, const topology_t *t,
+                                  const burst_plan_t *plan, const burst_who_t *who, storage_t *dev);
+double burst_replay_run(burst_replay_t *b, double at, io_acct_t *acct);
+/* The same in steps, interleaved with the caller's own requests in time:
+ * begin from `at`, then until(t) sends the requests due before t; 1 when
+ * none is left (*end: its last answer), else 0. */
+void burst_replay_begin(burst_replay_t *b, double at);
+int burst_replay_until(burst_replay_t *b, double until, io_acct_t *acct, double *end);
+void burst_replay_close(burst_replay_t *b);
 
 #endif

@@ -56,8 +56,8 @@ static double parts_of(const scenario_t *s, double bytes) {
 /* Instance i's ranks each write their share as `writers` files, each in
  * its parts (equal ones, the part size at most), `writers` requests in
  * flight. */
-static void plan_of(const scenario_t *s, const topology_t *t, int i, burst_plan_t *p,
-                    burst_who_t *w) {
+void checkpoint_plan(const scenario_t *s, const topology_t *t, int i, burst_plan_t *p,
+                     burst_who_t *w) {
     const job_t *j = &s->jobs[t->inst[i].job];
     const int64_t ranks = (int64_t)t->inst[i].gpus_per_server * t->inst[i].nservers;
     const double writers = (double)j->checkpoint.writers;
@@ -81,7 +81,7 @@ static int each(const scenario_t *s, const topology_t *t, double *secs, int sim)
         if (!on(&s->jobs[t->inst[i].job])) continue;
         for (int k = 0; k < t->ninst; k++)
             w[k] = (burst_who_t){0, 1};
-        plan_of(s, t, i, &p[i], &w[i]);
+        checkpoint_plan(s, t, i, &p[i], &w[i]);
         if (sim)
             rc = burst_sim(s, t, p, w, out);
         else

@@ -4,8 +4,9 @@
  * GPUs wait (mode sync); or (async) the GPUs wait only to stage the state
  * to host memory, the writes drain in the background and the next
  * checkpoint waits for them to end (torchtitan waits on the last
- * async_save's future before the next). The drain's writes are replayed on
- * devices of their own, not beside the epochs' reads: approximate. The writes go to the storage
+ * async_save's future before the next). checkpoint_sim and _model time
+ * one alone; the simulator replays them beside the epochs' reads
+ * (checkpoint_plan: sim.c), the model bounds the epoch by both on one channel. The writes go to the storage
  * kind as its requests (burst.h: the store's caps, prefixes and 503s, a device's queue and channel)
  * through its write path: a disk's write rate, an object store's multipart PUTs under a prefix's
  * PUT rate.
@@ -17,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "burst.h"
 #include "scenario.h"
 #include "topology.h"
 
@@ -35,6 +37,11 @@ double checkpoint_stage_one(const scenario_t *s, const instance_t *in);
 double checkpoint_staged_bytes(const scenario_t *s, const instance_t *in);
 /* 1 when job j's checkpoints are asynchronous and on. */
 int checkpoint_async(const job_t *j);
+/* Instance i's checkpoint as a burst (burst.h): each rank writes its share
+ * as `writers` files, each in its parts, `writers` requests in flight; the
+ * other instances send nothing. */
+void checkpoint_plan(const scenario_t *s, const topology_t *t, int i, burst_plan_t *p,
+                     burst_who_t *w);
 /* Checkpoints among the steps (before, before + steps] of job j. */
 double checkpoint_count(const job_t *j, double before, double steps);
 

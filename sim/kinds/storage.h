@@ -137,7 +137,13 @@ typedef struct {
 #define STORAGE_KEY_READ_IOPS {"server.storage.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.read_iops), "read requests per second the device admits at most (0 = no limit: a cloud volume's or a throttled disk's IOPS cap, one item read = one request)"}
 #define STORAGE_KEY_QUEUE_DEPTH {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.queue_depth), "storage requests in flight at most"}
 #define STORAGE_KEY_WRITE_MB_S {"server.storage.write_mb_s", KT_REAL, "MB/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.write_mb_s), "write bandwidth of the device (a checkpoint's writes take it; per server, or for all when shared; 0 = the read rate). SSDs' data sheets give sequential writes below reads, and a write limit (a cgroup's io.max wbps, a cloud volume's) can differ from the read one"}
+#define STORAGE_KEY_WRITE_REQUEST_KB {"server.storage.write_request_kb", KT_REAL, "KB", "1280", 4, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.write_request_kb), "the largest request a checkpoint's writes reach the device in: the kernel splits a file's writeback into requests of the device's max_sectors_kb (1280 KB by default, BLK_DEF_MAX_SECTORS), and the epoch's reads queue between them rather than behind the whole file"}
 /* clang-format on */
+
+/* A disk's write request: server.storage.write_request_kb (storage_ops_t.write_part_bytes). */
+static inline double storage_write_request_bytes(const scenario_t *s) {
+    return s->server.storage.write_request_kb * 1024;
+}
 
 /* Bytes/s a disk writes at: server.storage.write_mb_s, or its read rate. */
 static inline double storage_write_bw(const scenario_t *s, double read_bw) {

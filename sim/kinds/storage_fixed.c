@@ -93,6 +93,7 @@ static const key_def_t keys[] = {
     STORAGE_KEY_READ_IOPS, /* shared with ssd */
     STORAGE_KEY_QUEUE_DEPTH,
     STORAGE_KEY_WRITE_MB_S, /* shared with ssd and hdd */
+    STORAGE_KEY_WRITE_REQUEST_KB,
 };
 /* clang-format on */
 
@@ -112,5 +113,6 @@ const storage_ops_t storage_fixed = {
     .state_bytes = storage_queue_bytes,
     .write = fixed_write,
     .write_s = fixed_write_s,
+    .write_part_bytes = storage_write_request_bytes,
     .write_channel_s = fixed_write_chan_s,
 };

@@ -248,6 +248,7 @@ static const key_def_t keys[] = {
     STORAGE_KEY_READ_IOPS, /* shared with fixed */
     STORAGE_KEY_QUEUE_DEPTH,
     STORAGE_KEY_WRITE_MB_S, /* shared with fixed and hdd */
+    STORAGE_KEY_WRITE_REQUEST_KB,
 };
 /* clang-format on */
 
@@ -269,5 +270,6 @@ const storage_ops_t storage_ssd = {
     .model_exact = ssd_model_exact,
     .write = ssd_write,
     .write_s = ssd_write_s,
+    .write_part_bytes = storage_write_request_bytes,
     .write_channel_s = ssd_write_chan_s,
 };

@@ -673,6 +673,26 @@ static void checkpoint_waits(const inst_ctx_t *c, int e, double each, double sta
     ends[c->me] += *total, ends_p[c->me] += *total;
 }
 
+/* Epoch e's checkpoint writes share the devices with its reads: the epoch
+ * lasts at least both transfers on one device's channel (the simulator
+ * replays the writes beside the reads). The writes' channel seconds on
+ * one device. */
+static double checkpoint_shared(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits_t *eh,
+                                int e, double *ends) {
+    const scenario_t *s = r->s;
+    const storage_ops_t *ops = r->storage;
+    const double nb = ceil(c->n_used / c->M);
+    const double count = checkpoint_count(c->jb, (double)e * nb, nb);
+    if (!(count > 0)) return 0;
+    const double devices = s->server.storage.shared ? 1 : c->ns;
+    const double bytes = c->jb->checkpoint.gb * 1e9 / devices;
+    const double w =
+        count * (ops->write_channel_s ? ops->write_channel_s(s, bytes) : ops->xfer_s(s, bytes));
+    const double reads = ops->xfer_s(s, eh->miss * c->Ddev) / devices;
+    if (reads + w > ends[c->me]) ends[c->me] = reads + w;
+    return w;
+}
+
 /* The start-up phase's closed form, into the first epoch. */
 static void model_startup(const scenario_t *s, const topology_t *t, run_metrics_t *out) {
     startup_t st[TOPO_MAX_INSTANCES];
@@ -714,14 +734,16 @@ static void run_with(const scenario_t *s, const topology_t *t, model_hits_fn hit
             epoch_ends(&r, &c, &eh, e, ends, ends_p, &first);
             checkpoint_waits(&c, e, ckpt[i], stage[i], ends, ends_p, &m->checkpoint_s);
             m->checkpoint_write_s = ckpt[i];
+            const double writes = checkpoint_shared(&r, &c, &eh, e, ends);
             epoch_fill(m, &r, &c, &eh, e, ends[c.me], ends_p[c.me]);
+            m->storage_util += writes / m->epoch_s;
             m->first_batch_s = fmin(first, m->epoch_s);
             /* A stalled loader catches up while the GPUs wait on a
              * checkpoint: the simulator's epoch is then shorter. */
             if (m->checkpoint_s > 0 && m->prep_stall_s + m->fetch_stall_s > 0.01 * m->epoch_s)
                 m->approximate = 1;
-            /* An async drain's writes are on devices of their own, not
-             * beside the reads, and its waits are the steady state's. */
+            /* An async drain's writes interleave with the reads: the
+             * shared channel's floor, and waits of the steady state's. */
             if (m->checkpoint_s > 0 && checkpoint_async(c.jb)) m->approximate = 1;
             if (t->inst[i].lead != i || !out->srv) continue;
             epoch_spread(out, &c, &eh, e);
