@@ -13,6 +13,7 @@
 typedef struct {
     double lat_s, wbw; /* wbw: the write rate, bytes/s */
     storage_queue_t q;
+    storage_queue_t wq; /* server.storage.write_apart: the writes' own (else unused) */
 } fixed_t;
 
 static int fixed_init(storage_t *d, const scenario_t *s) {
@@ -21,18 +22,19 @@ static int fixed_init(storage_t *d, const scenario_t *s) {
     d->state = f;
     f->lat_s = s->server.storage.latency_ms / 1e3;
     f->wbw = storage_write_bw(s, s->server.storage.read_mb_s * 1e6);
+    if (s->server.storage.write_apart && storage_queue_init(&f->wq, d, s, f->wbw, f->lat_s))
+        return -1;
     return storage_queue_init(&f->q, d, s, s->server.storage.read_mb_s * 1e6, f->lat_s);
 }
 
-/* A request moving its bytes in xfer seconds of the channel. */
-static double fixed_io(fixed_t *f, double issue, double xfer, io_acct_t *acct) {
+/* A request moving its bytes in xfer seconds of q's channel. */
+static double fixed_io(fixed_t *f, storage_queue_t *q, double issue, double xfer, io_acct_t *acct) {
     double start, end;
-    if (f->q.unordered)
-        end = storage_queue_unordered(&f->q, issue, f->lat_s, xfer, &start);
+    if (q->unordered)
+        end = storage_queue_unordered(q, issue, f->lat_s, xfer, &start);
     else
-        end = storage_queue_transfer(&f->q, storage_queue_admit(&f->q, issue, &start) + f->lat_s,
-                                     xfer);
-    storage_queue_account(&f->q, acct, start, end, xfer);
+        end = storage_queue_transfer(q, storage_queue_admit(q, issue, &start) + f->lat_s, xfer);
+    storage_queue_account(q, acct, start, end, xfer);
     return end;
 }
 
@@ -41,26 +43,34 @@ static double fixed_read(storage_t *d, double issue, double bytes, double offset
     (void)client;
     (void)offset; /* its latency does not depend on where the bytes are */
     fixed_t *f = d->state;
-    return fixed_io(f, issue, bytes / f->q.bw, acct);
+    return fixed_io(f, &f->q, issue, bytes / f->q.bw, acct);
 }
 
-/* A write takes the read's queue, latency and channel, at the write rate. */
+/* A write takes the read's queue, latency and channel, at the write rate;
+ * or, limited apart, a queue and channel of its own. */
 static double fixed_write(storage_t *d, double issue, double bytes, double offset, int client,
                           io_acct_t *acct) {
     (void)client, (void)offset;
     fixed_t *f = d->state;
-    const double end = fixed_io(f, issue, bytes / f->wbw, acct);
+    if (f->wq.ring) { /* apart: the reads' channel is not busy with it */
+        io_acct_t own = {0};
+        acct->writes++;
+        return fixed_io(f, &f->wq, issue, bytes / f->wbw, &own);
+    }
+    const double end = fixed_io(f, &f->q, issue, bytes / f->wbw, acct);
     acct->reads--, acct->writes++;
     return end;
 }
 
 static void fixed_begin(storage_t *d, double at) {
-    storage_queue_begin(&((fixed_t *)d->state)->q, at);
+    fixed_t *f = d->state;
+    storage_queue_begin(&f->q, at);
+    if (f->wq.ring) storage_queue_begin(&f->wq, at);
 }
 
 static void fixed_destroy(storage_t *d) {
     fixed_t *f = d->state;
-    if (f) storage_queue_destroy(&f->q);
+    if (f) storage_queue_destroy(&f->q), storage_queue_destroy(&f->wq);
     free(d->state);
     d->state = NULL;
 }
@@ -94,6 +104,7 @@ static const key_def_t keys[] = {
     STORAGE_KEY_QUEUE_DEPTH,
     STORAGE_KEY_WRITE_MB_S, /* shared with ssd and hdd */
     STORAGE_KEY_WRITE_REQUEST_KB,
+    STORAGE_KEY_WRITE_APART, /* shared with ssd */
 };
 /* clang-format on */
 

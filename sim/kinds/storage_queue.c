@@ -75,5 +75,6 @@ double storage_queue_slots(const scenario_t *s) {
 double storage_queue_bytes(const scenario_t *s) {
     double b = 8 * (double)s->server.storage.queue_depth; /* the request ring */
     if (scenario_loader(s)->sync_reads) b += 3 * calendar_bytes(CALENDAR_LOG2);
-    return b;
+    /* server.storage.write_apart: a second queue for the writes */
+    return s->server.storage.write_apart ? 2 * b : b;
 }

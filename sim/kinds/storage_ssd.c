@@ -67,6 +67,7 @@ typedef struct {
     double lat_sync;     /* unordered: lat at the synchronous readers */
     double wbw;          /* the write rate, bytes/s */
     storage_queue_t q;
+    storage_queue_t wq; /* server.storage.write_apart: the writes' own (else unused) */
 } ssd_t;
 
 static void curve_s(const scenario_t *s, double lat[NPOINTS]) {
@@ -120,6 +121,8 @@ static int ssd_init(storage_t *d, const scenario_t *s) {
     curve_s(s, f->lat);
     f->lat_sync = lat_at(f->lat, depth_bound(s));
     f->wbw = storage_write_bw(s, peak_bw(s));
+    if (s->server.storage.write_apart && storage_queue_init(&f->wq, d, s, f->wbw, f->lat_sync))
+        return -1;
     return storage_queue_init(&f->q, d, s, peak_bw(s), f->lat_sync);
 }
 
@@ -140,16 +143,16 @@ static int in_flight(const storage_queue_t *q, double t) {
 }
 
 /* A request moving its bytes in xfer seconds of the channel. */
-static double ssd_io(ssd_t *f, double issue, double xfer, io_acct_t *acct) {
+static double ssd_io(ssd_t *f, storage_queue_t *q, double issue, double xfer, io_acct_t *acct) {
     double start, end;
-    if (f->q.unordered) {
-        end = storage_queue_unordered(&f->q, issue, f->lat_sync, xfer, &start);
+    if (q->unordered) {
+        end = storage_queue_unordered(q, issue, f->lat_sync, xfer, &start);
     } else {
         /* It reaches the device when the gate admits it. */
-        double go = storage_queue_admit(&f->q, issue, &start);
-        end = storage_queue_transfer(&f->q, go + lat_at(f->lat, 1 + in_flight(&f->q, go)), xfer);
+        double go = storage_queue_admit(q, issue, &start);
+        end = storage_queue_transfer(q, go + lat_at(f->lat, 1 + in_flight(q, go)), xfer);
     }
-    storage_queue_account(&f->q, acct, start, end, xfer);
+    storage_queue_account(q, acct, start, end, xfer);
     return end;
 }
 
@@ -158,28 +161,35 @@ static double ssd_read(storage_t *d, double issue, double bytes, double offset, 
     (void)client;
     (void)offset; /* its latency does not depend on where the bytes are */
     ssd_t *f = d->state;
-    return ssd_io(f, issue, bytes / f->q.bw, acct);
+    return ssd_io(f, &f->q, issue, bytes / f->q.bw, acct);
 }
 
 /* A write takes the read's queue, latency curve and channel, at the write
  * rate (the curve is calibrate's reads: a drive's write latency is left
- * as the read's). */
+ * as the read's); or, limited apart, a queue and channel of its own. */
 static double ssd_write(storage_t *d, double issue, double bytes, double offset, int client,
                         io_acct_t *acct) {
     (void)client, (void)offset;
     ssd_t *f = d->state;
-    const double end = ssd_io(f, issue, bytes / f->wbw, acct);
+    if (f->wq.ring) { /* apart: the reads' channel is not busy with it */
+        io_acct_t own = {0};
+        acct->writes++;
+        return ssd_io(f, &f->wq, issue, bytes / f->wbw, &own);
+    }
+    const double end = ssd_io(f, &f->q, issue, bytes / f->wbw, acct);
     acct->reads--, acct->writes++;
     return end;
 }
 
 static void ssd_begin(storage_t *d, double at) {
-    storage_queue_begin(&((ssd_t *)d->state)->q, at);
+    ssd_t *f = d->state;
+    storage_queue_begin(&f->q, at);
+    if (f->wq.ring) storage_queue_begin(&f->wq, at);
 }
 
 static void ssd_destroy(storage_t *d) {
     ssd_t *f = d->state;
-    if (f) storage_queue_destroy(&f->q);
+    if (f) storage_queue_destroy(&f->q), storage_queue_destroy(&f->wq);
     free(d->state);
     d->state = NULL;
 }
@@ -249,6 +259,7 @@ static const key_def_t keys[] = {
     STORAGE_KEY_QUEUE_DEPTH,
     STORAGE_KEY_WRITE_MB_S, /* shared with fixed and hdd */
     STORAGE_KEY_WRITE_REQUEST_KB,
+    STORAGE_KEY_WRITE_APART, /* shared with fixed */
 };
 /* clang-format on */
 

@@ -136,6 +136,7 @@ typedef struct {
             double read_iops;
             double write_mb_s; /* a disk's write bandwidth; 0 = its read rate */
             double write_request_kb; /* a disk's largest write request */
+            int write_apart;         /* a disk's writes on a queue and channel of their own */
             int64_t queue_depth;
             int shared;
             /* The reader's CPU for one read (the kernel's syscall and copy,
