@@ -320,4 +320,94 @@ for w in 1 2 4 8; do
 done
 [ "$over" = 9 ] && [ "$over" = "$left" ] && ok \
   || bad "advise under server.mem_gb left out '$over' configurations; check refuses $left: $out"
+
+# 8. --minimize cost_per_useful_epoch (issue 57): dollars per epoch of training
+#    kept across checkpoints and failures. Its search adds job 0's checkpoint
+#    interval: the given value and the Young/Daly interval of the model as
+#    given, with 1/4, 1/2, 2 and 4 times it. The model's answer is the least
+#    of `run`'s own figures over that grid (each configuration run apart); the
+#    run's cost (--minimize cost) or no interval axis would answer otherwise.
+cat >useful.yaml <<'YAML'
+epochs: 2
+seed: 3
+dataset: {items: 4000, item_kb: 100}
+server: {gpus: 2, cpus: 8, cache_gb: 1, storage: {kind: fixed, read_mb_s: 500}}
+loader: {kind: pytorch, num_workers: 2}
+jobs: [{gpus: 2, batch_per_gpu: 32, compute_s_per_batch: 0.05, checkpoint: {gb: 1, every_steps: 20, writers: 2}}]
+failures: {mtbf_gpu_h: 2, restart_s: 30, horizon_h: 24}
+prices: {gpu_hour: 2, core_hour: 0.05}
+YAML
+ugrid=(--vary server.storage.read_mb_s=250,500,1000)
+"$bin" advise useful.yaml --model-only "${ugrid[@]}" --minimize cost_per_useful_epoch --format json \
+  >useful.json 2>err.txt || bad "advise cost_per_useful_epoch: $(cat err.txt)"
+"$bin" run useful.yaml --model-only --format json >given.json 2>err.txt || bad "run useful.yaml: $(cat err.txt)"
+out=$(python3 - "$bin" <<'PY'
+import json, subprocess, sys
+bin = sys.argv[1]
+adv, given = json.load(open("useful.json")), json.load(open("given.json"))
+yd = given["variants"][0]["jobs"][0]["goodput"]["model"]["best_every_steps"]
+bad = []
+if adv["objective"].get("young_daly_steps") != yd:
+    bad.append(f"young_daly_steps {adv['objective'].get('young_daly_steps')}, run says {yd}")
+steps = sorted({20} | {max(1, round(f * yd)) for f in (0.25, 0.5, 1, 2, 4)})
+best, best_at = None, None
+for mb in (250, 500, 1000):
+    for e in steps:
+        r = subprocess.run([bin, "run", "useful.yaml", "--model-only", "--format", "json", "--set",
+                            f"server.storage.read_mb_s={mb}", "--set",
+                            f"jobs.0.checkpoint.every_steps={e}"], capture_output=True, text=True)
+        c = json.loads(r.stdout)["variants"][0]["jobs"][0]["goodput"]["model"]["cost_per_useful_epoch_usd"]
+        if best is None or c < best:
+            best, best_at = c, (str(mb), str(e))
+rec = adv["recommendation"]
+got = (rec["values"]["server.storage.read_mb_s"], rec["values"]["jobs.0.checkpoint.every_steps"])
+if got != best_at:
+    bad.append(f"advise recommends {got}, the least of run's figures is {best_at} (${best:.6g})")
+if abs(rec["model"]["objective"] - best) > 1e-9 * best:
+    bad.append(f"advise's objective {rec['model']['objective']}, run's {best}")
+if adv["configurations"] != 3 * len(steps):
+    bad.append(f"{adv['configurations']} configurations, want {3 * len(steps)} (intervals {steps})")
+print("\n".join(bad))
+PY
+)
+[ -z "$out" ] && ok || bad "cost_per_useful_epoch, model: $out"
+# The run's cost alone answers another interval: the objective is not ignored.
+"$bin" advise useful.yaml --model-only "${ugrid[@]}" --vary jobs.0.checkpoint.every_steps=20,577,1154,2308,4616,9232 \
+  --minimize cost --target gpu_util\>=0 --format csv >cost.csv 2>err.txt || bad "advise cost: $(cat err.txt)"
+"$bin" advise useful.yaml --model-only "${ugrid[@]}" --minimize cost_per_useful_epoch --format csv >useful.csv 2>/dev/null
+[ "$(rec cost.csv)" != -1 ] && [ "$(grep ^recommendation useful.csv | cut -d, -f4-5)" != "$(grep ^recommendation cost.csv | cut -d, -f4-5)" ] \
+  && ok || bad "cost and cost_per_useful_epoch recommend the same: $(grep ^recommendation useful.csv cost.csv)"
+# A user's own --vary of the interval gains the Young/Daly interval; with the
+# simulator, the recommendation is the least of the simulated candidates'
+# simulated figures, and meets the target.
+"$bin" advise useful.yaml "${ugrid[@]}" --vary jobs.0.checkpoint.every_steps=10,100,1000 \
+  --minimize cost_per_useful_epoch --format json >usim.json 2>err.txt || bad "advise cost_per_useful_epoch, sim: $(cat err.txt)"
+out=$(python3 - <<'PY'
+import json
+a = json.load(open("usim.json"))
+yd = str(round(a["objective"]["young_daly_steps"]))
+bad = []
+if a["configurations"] != 12:
+    bad.append(f"{a['configurations']} configurations: the Young/Daly interval {yd} not added to 3 x 3")
+sims = a["simulated"]
+if not any(s["values"]["jobs.0.checkpoint.every_steps"] == yd for s in sims):
+    bad.append(f"no simulated candidate at the Young/Daly interval {yd}")
+rec = a["recommendation"]
+if not rec or not rec.get("sim"):
+    bad.append("the recommendation was not simulated")
+else:
+    least = min(s["sim"]["objective"] for s in sims if s["sim"]["meets_target"])
+    if rec["sim"]["objective"] != least:
+        bad.append(f"recommended sim ${rec['sim']['objective']}, least simulated ${least}")
+print("\n".join(bad))
+PY
+)
+[ -z "$out" ] && ok || bad "cost_per_useful_epoch, simulated: $out"
+# Refused: no prices; neither checkpoints nor failures.
+sed '/^prices:/d' useful.yaml >free.yaml
+expect 2 "--minimize cost_per_useful_epoch: the scenario has no prices" \
+  "$bin" advise free.yaml --model-only "${ugrid[@]}" --minimize cost_per_useful_epoch
+sed '/^failures:/d; s/checkpoint: {[^}]*}/checkpoint: {gb: 0}/' useful.yaml >calm.yaml
+expect 2 "the scenario neither checkpoints" \
+  "$bin" advise calm.yaml --model-only "${ugrid[@]}" --minimize cost_per_useful_epoch
 finish advise

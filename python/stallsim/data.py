@@ -63,14 +63,27 @@ RESULT_DTYPES: Dict[str, str] = {
     'checkpoint_s': 'float64',  # the GPUs waiting on checkpoints (docs/goodput.md)
     'vs_model': 'float64',  # the simulator's difference from the model, a signed fraction
     'model_differs': 'bool',
+    # goodput (docs/goodput.md): where a variant checkpoints or fails, the run's
+    # figures of the row's source on each of its epochs' rows
+    'goodput': 'float64',
+    'goodput_restarts': 'float64',
+    'goodput_lost_s': 'float64',
+    'goodput_restart_s': 'float64',
+    'goodput_checkpoint_s': 'float64',
+    'goodput_best_every_steps': 'float64',
+    'useful_epoch_s': 'float64',
+    'cost_per_useful_epoch_usd': 'float64',
 }
+# Result columns left empty where the figure does not exist (no work kept
+# over the horizon, no prices): read as NaN.
+OPTIONAL = ('useful_epoch_s', 'cost_per_useful_epoch_usd')
 # Result columns that may be negative (the rest are >= 0).
 SIGNED = ('vs_model',)
 # What stallsim's figures can be: shares lie in [0, 1], the other result
 # numbers are >= 0, epochs count from 1 (SLACK: the float noise the model's
 # differences leave, -1e-12 s stalls). A value outside is a damaged or foreign
 # file, refused as one, not drawn.
-SHARES = ('gpu_util', 'hit_rate', 'remote_hit_rate', 'tier_hit_rate')
+SHARES = ('gpu_util', 'hit_rate', 'remote_hit_rate', 'tier_hit_rate', 'goodput')
 SLACK = 1e-6
 # The columns every reader here relies on; later columns a newer stallsim adds
 # are read as numbers when they all parse, else as strings.
@@ -251,6 +264,8 @@ def _numeric(path: str, col: str, raw: pd.Series, dtype: str, line0: int) -> pd.
     num = pd.to_numeric(raw, errors='coerce')
     # inf, 1e999 and nan parse as floats; stallsim never writes them.
     bad = num.isna() | ~num.abs().lt(math.inf)
+    if col in OPTIONAL:
+        bad &= raw != ''
     if dtype == 'int64':
         bad |= (num % 1 != 0) | ~num.abs().lt(2.0 ** 53)
     if bad.any():
@@ -333,8 +348,9 @@ def _read_rows(path: str, leading: Dict[str, str]) -> pd.DataFrame:
     if missing:
         raise _fail(f'{path}:1', f'header lacks column(s) {", ".join(missing)} '
                                  f'(has {", ".join(raw.columns)})')
-    # A short line leaves its last fields empty; an empty field is never valid.
-    empty = (raw == '').any(axis=1)
+    # A short line leaves its last fields empty; an empty field is never valid
+    # (but in OPTIONAL's columns, none of them last).
+    empty = (raw.drop(columns=[c for c in OPTIONAL if c in raw.columns]) == '').any(axis=1)
     if empty.any():
         i = int(empty.to_numpy().argmax())
         cols = [c for c in raw.columns if raw.iloc[i][c] == '']

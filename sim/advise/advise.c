@@ -43,10 +43,13 @@ static const option_t advise_own_options[] = {
              "in the first epoch) (default gpu_util>=0.9). Repeatable: all must hold."},
     {.name = "--minimize",
      .type = OPT_STR,
-     .arg = "cost|KEY",
+     .arg = "cost|cost_per_useful_epoch|KEY",
      .offset = offsetof(advise_opts_t, minimize),
      .help = "what the cheapest means: cost (dollars of the run, from the prices;\n"
-             "the default when the scenario is priced) or a varied key"},
+             "the default when the scenario is priced), cost_per_useful_epoch (dollars\n"
+             "per epoch of training kept across checkpoints and failures, goodput's;\n"
+             "searches jobs.0.checkpoint.every_steps too, the Young/Daly interval a\n"
+             "candidate; no target by default) or a varied key"},
     {.name = "--maximize",
      .type = OPT_STR,
      .arg = "KEY",
@@ -114,7 +117,8 @@ static int setup_objective(advise_plan_t *p) {
     const char *key = o->maximize ? o->maximize : o->minimize;
     p->maximize = o->maximize != NULL;
     p->obj_axis = -1;
-    if (!key || (!p->maximize && strcmp(key, "cost") == 0)) return 0;
+    p->per_useful = !p->maximize && advise_useful_wanted(key);
+    if (!key || (!p->maximize && strcmp(key, "cost") == 0) || p->per_useful) return 0;
     int a = sweep_grid_axis(&p->grid, key);
     if (a < 0)
         return usage_error("--minimize/--maximize %s: not a varied key (give it a --vary axis, "
@@ -228,7 +232,8 @@ static int setup(advise_plan_t *p) {
                              "");
     if (!rc && p->grid.size > MAX_CONFIGS)
         rc = usage_error("the grid has more than 10^7 configurations%s", "");
-    const char *deflt = "gpu_util>=0.9";
+    /* Dollars per useful epoch weigh the GPUs' waits already: no target by default. */
+    const char *deflt = advise_useful_wanted(o->minimize) ? "gpu_util>=0" : "gpu_util>=0.9";
     p->ntargets = o->ntarget ? o->ntarget : 1;
     for (int k = 0; k < p->ntargets && !rc; k++)
         rc = advise_target_parse(o->ntarget ? o->target[k] : deflt, &p->targets[k]);
@@ -245,6 +250,7 @@ static int setup(advise_plan_t *p) {
     }
     if (!rc) rc = setup_searches(p);
     if (!rc) note_overrides(p, p->variant);
+    if (!rc && p->per_useful) rc = advise_useful_setup(p);
     return rc;
 }
 

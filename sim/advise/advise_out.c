@@ -9,7 +9,7 @@
 #define PARETO_TEXT_ROWS 25 /* a longer front is thinned in the text table (all in JSON, CSV) */
 
 static const char *obj_name(const advise_plan_t *p) {
-    return p->obj_axis < 0 ? "cost" : p->grid.axes[p->obj_axis].key;
+    return p->per_useful ? ADVISE_USEFUL : p->obj_axis < 0 ? "cost" : p->grid.axes[p->obj_axis].key;
 }
 
 static double obj_shown(const advise_plan_t *p, const advise_point_t *pt) {
@@ -17,7 +17,9 @@ static double obj_shown(const advise_plan_t *p, const advise_point_t *pt) {
 }
 
 static void fmt_obj(const advise_plan_t *p, const advise_point_t *pt, char *buf, size_t n) {
-    if (p->obj_axis < 0)
+    if (p->per_useful)
+        snprintf(buf, n, "$%.4g", pt->objective);
+    else if (p->obj_axis < 0)
         snprintf(buf, n, "$%.2f", pt->cost);
     else
         snprintf(buf, n, "%.6g", obj_shown(p, pt));
@@ -39,8 +41,8 @@ static void saving(const advise_plan_t *p, const advise_point_t *rec, const advi
                                  : "needs the same %s as the recommendation",
                  key);
     else if (p->obj_axis < 0)
-        snprintf(buf, n, "costs $%.2f %s than the recommendation", fabs(d),
-                 d > 0 ? "less" : "more");
+        snprintf(buf, n, "costs $%.4g %s than the recommendation%s", fabs(d),
+                 d > 0 ? "less" : "more", p->per_useful ? " a useful epoch" : "");
     else if (p->maximize)
         snprintf(buf, n, "feeds %.6g %s %s than the recommendation", fabs(d),
                  d < 0 ? "more" : "fewer", key);
@@ -78,6 +80,12 @@ static void text_head(FILE *f, const advise_plan_t *p) {
               f);
     else if (p->have_given)
         text_point(f, "the scenario as given (model)", &p->given), fputc('\n', f);
+    if (p->per_useful && p->have_given)
+        fprintf(f,
+                "the scenario as given: %s $%.4g (model); job 0's Young/Daly interval %.0f steps "
+                "(model, as given), a candidate of %s\n",
+                ADVISE_USEFUL, p->given.objective, p->young_daly,
+                p->useful_vary[0] ? p->useful_vary : "none: the interval is not searched");
     if (p->given_advice && p->given_advice[0])
         fprintf(f, "what to change, as given (the first job; the model's search, simulated):\n%s",
                 p->given_advice);
@@ -98,6 +106,7 @@ static void text_recommendation(FILE *f, const advise_plan_t *p) {
         if (k) {
             fputc('\n', f);
             text_point(f, "  simulator", &k->sim);
+            if (p->per_useful) fprintf(f, ", %s $%.4g", ADVISE_USEFUL, k->sim.objective);
             fputs(": meets the target\n", f);
         } else {
             fputs(" (model only: not simulated)\n", f);
@@ -149,8 +158,11 @@ static void text_pareto(FILE *f, const advise_plan_t *p) {
     fprintf(f, "%10s ", "config");
     for (int a = 0; a < p->grid.naxes; a++)
         fprintf(f, " %16s", p->grid.axes[a].key);
-    fprintf(f, " %12s %8s %8s %10s %s\n", p->obj_axis < 0 ? "cost_usd" : "objective", "gpu",
-            "gpu_sim", "epoch_s", "bottleneck");
+    fprintf(f, " %12s %8s %8s %10s %s\n",
+            p->per_useful     ? "usd/useful"
+            : p->obj_axis < 0 ? "cost_usd"
+                              : "objective",
+            "gpu", "gpu_sim", "epoch_s", "bottleneck");
     int64_t step = p->npareto > PARETO_TEXT_ROWS
                        ? (p->npareto + PARETO_TEXT_ROWS - 2) / (PARETO_TEXT_ROWS - 1)
                        : 1;
@@ -310,6 +322,7 @@ static void json_head(out_json_t *j, const advise_plan_t *p) {
     out_jobj(j, "objective");
     out_jstr(j, "key", obj_name(p));
     out_jstr(j, "direction", p->maximize ? "maximize" : "minimize");
+    if (p->per_useful) out_jnum(j, "young_daly_steps", "%.9g", p->young_daly);
     out_jend(j);
     const long long n[] = {(long long)p->grid.size, (long long)s->nok, (long long)s->nover};
     const char *names[] = {"configurations", "meet_target", "past_memory_limit"};

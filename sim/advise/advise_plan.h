@@ -7,6 +7,9 @@
  *   advise_target.c  --target: the metrics a target names and their values
  *   advise_search.c  the model over the grid (grid_run.h), the simulator's
  *                    confirmations, the Pareto front
+ *   advise_useful.c  --minimize cost_per_useful_epoch: the objective, and job
+ *                    0's checkpoint interval searched (the Young/Daly interval
+ *                    a candidate)
  *   advise_out.c     the answer as text, JSON or CSV */
 #ifndef STALLSIM_ADVISE_PLAN_H
 #define STALLSIM_ADVISE_PLAN_H
@@ -85,12 +88,15 @@ typedef struct {
     sweep_grid_t grid;
     advise_target_t targets[MAX_TARGETS];
     int ntargets;
-    int obj_axis;       /* the varied key minimised or maximised, or -1 for cost */
-    int maximize;       /* the objective key is maximised */
-    double *obj_value;  /* numeric value of each of obj_axis's values */
-    assign_list_t base; /* --set, --prices */
-    int variant;        /* the variant searched */
-    int simulate;       /* simulations allowed in all */
+    int obj_axis;           /* the varied key minimised or maximised, or -1 for cost */
+    int maximize;           /* the objective key is maximised */
+    int per_useful;         /* obj_axis -1: dollars per useful epoch (goodout.h), not of the run */
+    double young_daly;      /* per_useful: job 0's Young/Daly interval as given, steps (0: none) */
+    char useful_vary[2048]; /* per_useful: the interval's --vary, as advise_useful made it */
+    double *obj_value;      /* numeric value of each of obj_axis's values */
+    assign_list_t base;     /* --set, --prices */
+    int variant;            /* the variant searched */
+    int simulate;           /* simulations allowed in all */
     int sims_left;
     advise_search_t main;
     advise_search_t alts[SCN_MAX_VARIANTS + MAX_ALTS];
@@ -112,6 +118,21 @@ double advise_metric_of(const run_metrics_t *r, int inst, int last, int metric);
 /* 1 when metric is read in the first epoch (the start-up's). */
 int advise_metric_first(int metric);
 const char *advise_metric_name(int metric);
+
+/* ---- advise_useful.c ---- */
+
+#define ADVISE_USEFUL "cost_per_useful_epoch"
+/* 1 when --minimize names the dollars per useful epoch. */
+int advise_useful_wanted(const char *minimize);
+/* The scenario as given must be priced and checkpoint or fail; job 0's
+ * checkpoint interval becomes an axis of the grid (its given value and the
+ * Young/Daly interval of the model as given, with 1/4, 1/2, 2 and 4 times
+ * it), or the Young/Daly interval joins the user's own --vary of it. 0, or
+ * an exit code after its message. */
+int advise_useful_setup(advise_plan_t *p);
+/* The dollars per useful epoch of r (v's model or simulator rows), summed
+ * over the job instances; INFINITY where one keeps no work. */
+double advise_useful_objective(const variant_run_t *v, const run_metrics_t *r);
 
 /* ---- advise_search.c ---- */
 

@@ -43,7 +43,10 @@ static void summarise(const advise_plan_t *p, const variant_run_t *v, const run_
         if (k == 0) pt->lead = worst;
         if (t->ge ? !(worst >= t->value) : !(worst <= t->value)) pt->ok = 0;
     }
-    pt->objective = p->obj_axis < 0 ? pt->cost : p->maximize ? -key_value : key_value;
+    pt->objective = p->per_useful     ? advise_useful_objective(v, r)
+                    : p->obj_axis < 0 ? pt->cost
+                    : p->maximize     ? -key_value
+                                      : key_value;
 }
 
 /* --set and --prices, the alternative's assignments, then configuration c's values. */
@@ -206,10 +209,15 @@ int advise_confirm(advise_plan_t *p, advise_search_t *s, int budget) {
         advise_checked_t *k;
         int rc = simulate_one(p, s, s->order[i], &k);
         if (rc) return rc;
-        if (k->sim.ok) {
+        if (!k->sim.ok) continue;
+        /* Dollars per useful epoch: the model's best few, the simulator's
+         * figure choosing among them (its draws of failures can reorder
+         * close ones); otherwise the first the simulator confirms. */
+        if (!p->per_useful) {
             s->rec = k->c;
             return 0;
         }
+        if (s->rec < 0 || k->sim.objective < advise_sim_of(s, s->rec)->sim.objective) s->rec = k->c;
     }
     return 0;
 }

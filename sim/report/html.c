@@ -7,6 +7,7 @@
 
 #include "fig.h"
 #include "gap.h"
+#include "goodout.h"
 #include "memory.h"
 #include "memout.h"
 #include "report.h"
@@ -268,6 +269,7 @@ void html_run_write(FILE *out, const char *path, const variant_run_t *v, int nv,
     fputs("<h2>Every epoch</h2>\n", out);
     epoch_table(out, v, nv);
     memout_html(out, v, nv);
+    goodout_html(out, v, nv);
     gap_html(out, v, nv);
     html_end(out);
 }

@@ -10,7 +10,7 @@
 #include "cost.h"
 #include "fig.h"
 #include "gap.h"
-#include "goodput.h"
+#include "goodout.h"
 #include "gpu_rates.h"
 #include "memory.h"
 #include "memout.h"
@@ -307,27 +307,30 @@ static void server_sample_line(char *buf, size_t n, const variant_run_t *v) {
              fig(b, sizeof b, fig_zero(v->sim.servers_bound, 2), 2));
 }
 
-/* A row, and where memory is shown the job's first server's memory. */
+/* A row, and where memory is shown the job's first server's memory, where
+ * goodput is its source's goodput (r: the model's or the simulator's rows). */
 static void csv_row_mem(FILE *out, const variant_run_t *v, int i, int e, const char *source,
-                        const epoch_metrics_t *m, const epoch_metrics_t *model, int mem) {
-    csv_row_body(out, NULL, v->scn.variant, v->topo.inst[i].name, e + 1, source, m, model);
+                        const run_metrics_t *r, const epoch_metrics_t *model, int mem, int good) {
+    csv_row_body(out, NULL, v->scn.variant, v->topo.inst[i].name, e + 1, source,
+                 metrics_at(r, i, e), model);
     if (mem) memout_csv_values(out, v, v->topo.inst[i].first_server);
+    if (good) goodout_csv_values(out, v, i, r);
     fputc('\n', out);
 }
 
 static void write_csv(FILE *out, const variant_run_t *v, int nv) {
-    const int mem = memout_any(v, nv);
+    const int mem = memout_any(v, nv), good = goodout_any(v, nv);
     csv_header_body(out, NULL);
     if (mem) memout_csv_names(out);
+    if (good) goodout_csv_names(out);
     fputc('\n', out);
     for (int k = 0; k < nv; k++)
         for (int i = 0; i < v[k].topo.ninst; i++)
             for (int e = 0; e < v[k].scn.epochs; e++) {
                 const epoch_metrics_t *mm = metrics_at(&v[k].model, i, e);
-                csv_row_mem(out, &v[k], i, e, "model", mm, NULL, mem);
+                csv_row_mem(out, &v[k], i, e, "model", &v[k].model, NULL, mem, good);
                 if (v[k].sim.m)
-                    csv_row_mem(out, &v[k], i, e, run_sim_source(&v[k]),
-                                metrics_at(&v[k].sim, i, e), mm, mem);
+                    csv_row_mem(out, &v[k], i, e, run_sim_source(&v[k]), &v[k].sim, mm, mem, good);
             }
 }
 
@@ -509,43 +512,6 @@ static void write_text_first_step(FILE *out, const variant_run_t *v, int nv) {
           "  (refused with 503 or 429, retried after a back-off): the start-up phase's;\n"
           "  simulator where run.\n",
           out);
-}
-
-static void text_goodput_row(FILE *out, int w, const variant_run_t *v, int i) {
-    goodput_t m, x;
-    goodput_of(&v->scn, &v->topo, i, &v->model, 0, &m);
-    if (v->sim.m) goodput_of(&v->scn, &v->topo, i, &v->sim, 1, &x);
-    const goodput_t *g = v->sim.m ? &x : &m;
-    char sim[32] = "-";
-    if (v->sim.m) snprintf(sim, sizeof sim, "%.1f%%", 100 * x.goodput);
-    fprintf(out, "%-*s %-12s %13.1f%% %8s %10.1f %9.1f %10.1f %12.1f %10.0f\n", w, v->scn.variant,
-            v->topo.inst[i].name, 100 * m.goodput, sim, g->restarts, g->lost_s / 3600, g->restart_s,
-            g->checkpoint_s, g->best_every);
-}
-
-/* Goodput of each job: training over wall time with checkpoints and
- * failures (goodput.h); where a variant asks for either. */
-static void write_text_goodput(FILE *out, const variant_run_t *v, int nv) {
-    int head = 0;
-    const int w = report_variant_width(v, nv);
-    for (int k = 0; k < nv; k++) {
-        if (!goodput_asked(&v[k].scn)) continue;
-        if (!head++)
-            fprintf(out, "\n%-*s %-12s %14s %8s %10s %9s %10s %12s %10s\n", w, "variant", "job",
-                    "goodput", "(sim)", "restarts", "lost_h", "restart_s", "checkpoint_s",
-                    "best_every");
-        for (int i = 0; i < v[k].topo.ninst; i++)
-            text_goodput_row(out, w, &v[k], i);
-    }
-    if (head)
-        fputs(
-            "goodput: the GPUs' training time over wall time across failures.horizon_h, the\n"
-            "  last epoch's pace with its checkpoints, a failure every mtbf_gpu_h / GPUs hours\n"
-            "  losing the work since the last checkpoint and a restart (restart_s: its own time,\n"
-            "  the way to the first step and the checkpoint's reload); the model's closed form\n"
-            "  (Daly), the simulator's epochs with failures drawn from the seed (restarts and\n"
-            "  lost_h: work lost and restarts, its); best_every: the Young/Daly interval, steps.\n",
-            out);
 }
 
 /* Requests to storage of each variant that reads an object store or record
@@ -739,34 +705,7 @@ static void json_mem_peak(out_json_t *j, const memory_parts_t *m) {
     out_jend(j);
 }
 
-/* Job instance i of a variant: its resources, epochs and cost. */
-static void json_goodput_one(out_json_t *j, const char *key, const goodput_t *g) {
-    out_jobj(j, key);
-    out_jnum(j, "goodput", "%.6f", g->goodput);
-    out_jnum(j, "restarts", "%.9g", g->restarts);
-    out_jnum(j, "lost_s", "%.9g", g->lost_s);
-    out_jnum(j, "restart_s", "%.9g", g->restart_s);
-    out_jnum(j, "checkpoint_s", "%.9g", g->checkpoint_s);
-    out_jnum(j, "best_every_steps", "%.9g", g->best_every);
-    if (isfinite(g->useful_epoch_s)) out_jnum(j, "useful_epoch_s", "%.9g", g->useful_epoch_s);
-    out_jend(j);
-}
-
-/* Goodput over failures.horizon_h: the model's closed form, the
- * simulator's epochs with failures drawn from the seed. */
-static void json_goodput(out_json_t *j, const variant_run_t *v, int i) {
-    goodput_t g;
-    out_jobj(j, "goodput");
-    out_jnum(j, "horizon_h", "%.9g", v->scn.failures.horizon_h);
-    goodput_of(&v->scn, &v->topo, i, &v->model, 0, &g);
-    json_goodput_one(j, "model", &g);
-    if (v->sim.m) {
-        goodput_of(&v->scn, &v->topo, i, &v->sim, 1, &g);
-        json_goodput_one(j, "sim", &g);
-    }
-    out_jend(j);
-}
-
+/* Job instance i of a variant: its resources, epochs, cost and goodput. */
 static void json_job(out_json_t *j, const variant_run_t *v, int i) {
     const scenario_t *s = &v->scn;
     const instance_t *in = &v->topo.inst[i];
@@ -798,7 +737,7 @@ static void json_job(out_json_t *j, const variant_run_t *v, int i) {
     }
     out_jend(j);
     if (cost_priced(s)) json_cost(j, v, i);
-    if (goodput_asked(s)) json_goodput(j, v, i);
+    goodout_json(j, v, i);
     out_jend(j);
 }
 
@@ -1114,7 +1053,7 @@ static void write_text(FILE *out, const char *path, const variant_run_t *v, int 
         }
     gap_write_warnings(out, v, nv);
     write_text_first_step(out, v, nv);
-    write_text_goodput(out, v, nv);
+    goodout_text(out, v, nv);
     write_text_servers(out, v, nv);
     const int w = report_variant_width(v, nv);
     fprintf(out, "\n%-*s %14s %14s %9s  %s\n", w, "variant", "total_s(model)", "total_s(sim)",

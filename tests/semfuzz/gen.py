@@ -433,6 +433,52 @@ class _Gen:
             self.maybe(0.3, "sim.sample_items_max", lambda: 1000)
 
 
+# Checkpoints and failures (issue 57): drawn by checkpoints() below, after the
+# generic draws (which would draw them too: their draws are made and then
+# replaced, so that every scenario's other keys stay as they were).
+GOODPUT_TOP = ("failures.", "server.storage.write_mb_s", "server.storage.prefix_put_s",
+               "server.storage.part_mb")
+GOODPUT_JOB = "checkpoint."
+
+
+def checkpoints(g, r):
+    """Checkpoints of some jobs (sync or async: a few MB to a few GB, every
+    few steps to past an epoch, 1-16 writes in flight), the device's write
+    path, and failures (an MTBF from an hour of one GPU to Meta's 50,000, a
+    restart's own time, a horizon of an hour to a week). r is a generator
+    of their own (checkpoints' draws leave the others' as they were)."""
+    for k in [k for k in g.top if k.startswith(GOODPUT_TOP)]:
+        del g.top[k]
+    for j in g.jobs:
+        for k in [k for k in j if k.startswith(GOODPUT_JOB)]:
+            del j[k]
+    if r.random() < 0.45:
+        for i, j in enumerate(g.jobs):
+            if i and r.random() < 0.5:
+                continue
+            steps = max(1, g.items // (j["gpus"] * j["batch_per_gpu"]))
+            j["checkpoint.gb"] = _r(_lu(r, 0.005, 4))
+            j["checkpoint.every_steps"] = r.randint(1, 2 * steps + 1)
+            if r.random() < 0.6:
+                j["checkpoint.writers"] = r.choice([1, 2, 4, 8, 16])
+            if r.random() < 0.4:
+                j["checkpoint.mode"] = "async"
+                if r.random() < 0.3:
+                    j["checkpoint.stage_gb_s"] = _r(_lu(r, 0.5, 50))
+        if g.storage_kind in ("fixed", "ssd", "hdd") and r.random() < 0.3:
+            g.top["server.storage.write_mb_s"] = _r(_lu(r, 20, 5000))
+        if g.storage_kind == "object" and r.random() < 0.3:
+            g.top["server.storage.part_mb"] = r.choice([5, 8, 16, 64])
+        if g.storage_kind == "object" and r.random() < 0.2:
+            g.top["server.storage.prefix_put_s"] = _r(_lu(r, 20, 3500))
+    if r.random() < 0.35:
+        g.top["failures.mtbf_gpu_h"] = _r(_lu(r, 1, 50000))
+        if r.random() < 0.6:
+            g.top["failures.restart_s"] = _r(r.uniform(0, 600))
+        if r.random() < 0.6:
+            g.top["failures.horizon_h"] = r.choice([1, 24, 168])
+
+
 def _generic(table, r, name, row):
     """A value for a key this file has no rule for: its default scaled, a
     choice, a bool; None when nothing sensible can be drawn."""
@@ -492,6 +538,9 @@ def generate(table, seed, index):
                 v = _generic(table, r, name, row)
                 if v is not None:
                     j[name] = v
+    checkpoints(g, random.Random(repr(r.getstate()[1][:8]) + ":checkpoints"))
+    generic = [k for k in generic if not k.startswith(GOODPUT_TOP)
+               and not k.startswith("jobs[]." + GOODPUT_JOB)]
     return {"top": g.top, "jobs": g.jobs, "generic": generic}
 
 

@@ -237,3 +237,40 @@ def compare(scen, knob, base, up):
                 else:
                     findings.append(f)
     return findings, excused
+
+
+# ---- goodput against the failure rate ----
+
+MTBF_DOWN = 4  # the twin's failures come this many times as often
+
+
+def mtbf_twin(scen):
+    """scen with failures MTBF_DOWN times as often, or None without failures."""
+    m = scen["top"].get("failures.mtbf_gpu_h", 0)
+    if not m:
+        return None
+    s = gen.clone(scen)
+    s["top"]["failures.mtbf_gpu_h"] = gen._r(m / MTBF_DOWN)
+    return s
+
+
+def mtbf_compare(base, up):
+    """goodput:mtbf: no job's goodput rises when its failures come more
+    often, in either predictor. The model's closed form falls strictly; the
+    simulator's draws come from the same seed with every gap between
+    failures shorter, so its figure is held to the same rule."""
+    out = []
+    for ji, (a, b) in enumerate(zip(base["variants"][0]["jobs"], up["variants"][0]["jobs"])):
+        ga, gb = a.get("goodput") or {}, b.get("goodput") or {}
+        for src in ("model", "sim"):
+            if src not in ga or src not in gb:
+                continue
+            x, y = ga[src]["goodput"], gb[src]["goodput"]
+            if y > x + 1e-6:
+                out.append({"invariant": "goodput:mtbf", "where": f"job {ji} {src}",
+                            "detail": f"failures {MTBF_DOWN}x as often: goodput {x:.6f} -> "
+                                      f"{y:.6f}",
+                            "figures": {"base": x, "up": y,
+                                        "restarts_base": ga[src].get("restarts"),
+                                        "restarts_up": gb[src].get("restarts")}})
+    return out

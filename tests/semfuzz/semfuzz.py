@@ -61,6 +61,13 @@ def evaluate(stallsim, scen, tmp, knob=None, text=False):
     _W["answers"] = answers.summary(res.doc)
     if text:
         findings += runner.text_findings(stallsim, tmp, "base")
+    twin = mono.mtbf_twin(scen)
+    if twin:  # failures more often: goodput never rises
+        r3 = runner.run(stallsim, twin, tmp, "mtbf")
+        if r3.status == "ok":
+            findings += mono.mtbf_compare(res.doc, r3.doc)
+        elif r3.status == "finding":
+            findings.append(r3.finding)
     excused = []
     if knob:
         up = mono.perturb(scen, knob)
