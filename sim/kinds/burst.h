@@ -71,8 +71,8 @@ burst_replay_t *burst_replay_open(const scenario_t *s, const topology_t *t,
                                   const burst_plan_t *plan, const burst_who_t *who, storage_t *dev);
 double burst_replay_run(burst_replay_t *b, double at, io_acct_t *acct);
 /* The same in steps, interleaved with the caller's own requests in time:
- * begin from `at`, then until(t) sends the requests due before t; 1 when
- * none is left (*end: its last answer), else 0. */
+ * begin from `at`, then until(t) sends the requests due before t and sets
+ * *end to the last answer of those sent so far; 1 when none is left. */
 void burst_replay_begin(burst_replay_t *b, double at);
 int burst_replay_until(burst_replay_t *b, double until, io_acct_t *acct, double *end);
 void burst_replay_close(burst_replay_t *b);

@@ -63,9 +63,13 @@ void checkpoint_plan(const scenario_t *s, const topology_t *t, int i, burst_plan
     const double writers = (double)j->checkpoint.writers;
     const double file = j->checkpoint.gb * 1e9 / (double)ranks / writers;
     const double parts = parts_of(s, file);
+    /* a disk's writeback sends a file's requests at once, up to its queue */
+    const double together = scenario_storage(s)->write_parts_together
+                                ? fmin(parts, (double)s->server.storage.queue_depth)
+                                : 1;
     *p = (burst_plan_t){.bodies = writers * parts,
                         .body_bytes = file / parts,
-                        .threads = j->checkpoint.writers,
+                        .threads = j->checkpoint.writers * (int64_t)together,
                         .write = 1};
     *w = (burst_who_t){on(j) ? ranks : 0, 1};
 }

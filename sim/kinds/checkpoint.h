@@ -38,8 +38,9 @@ double checkpoint_staged_bytes(const scenario_t *s, const instance_t *in);
 /* 1 when job j's checkpoints are asynchronous and on. */
 int checkpoint_async(const job_t *j);
 /* Instance i's checkpoint as a burst (burst.h): each rank writes its share
- * as `writers` files, each in its parts, `writers` requests in flight; the
- * other instances send nothing. */
+ * as `writers` files, each in its parts, `writers` requests in flight (a
+ * disk's: each file's parts together, up to queue_depth); the other
+ * instances send nothing. */
 void checkpoint_plan(const scenario_t *s, const topology_t *t, int i, burst_plan_t *p,
                      burst_who_t *w);
 /* Checkpoints among the steps (before, before + steps] of job j. */

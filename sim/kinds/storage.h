@@ -128,6 +128,11 @@ typedef struct {
      * store's multipart part: a larger file is its parts, each a request);
      * NULL or 0: a file is one request. */
     double (*write_part_bytes)(const scenario_t *s);
+    /* 1: a file's parts are in flight together, up to queue_depth (a
+     * disk's: the kernel's writeback submits a file's requests at once);
+     * 0: each writer sends its parts one after another (an object store's
+     * multipart upload, a thread a file). */
+    int write_parts_together;
 } storage_ops_t;
 
 /* Rows that more than one kind lists: one key, owned by each kind that
@@ -137,7 +142,7 @@ typedef struct {
 #define STORAGE_KEY_READ_IOPS {"server.storage.read_iops", KT_REAL, "IOPS", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.read_iops), "read requests per second the device admits at most (0 = no limit: a cloud volume's or a throttled disk's IOPS cap, one item read = one request)"}
 #define STORAGE_KEY_QUEUE_DEPTH {"server.storage.queue_depth", KT_INT, "requests", "32", 1, 1000000, 0, NULL, SCN_FIELD(server.storage.queue_depth), "storage requests in flight at most"}
 #define STORAGE_KEY_WRITE_MB_S {"server.storage.write_mb_s", KT_REAL, "MB/s", "0", 0, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.write_mb_s), "write bandwidth of the device (a checkpoint's writes take it; per server, or for all when shared; 0 = the read rate). SSDs' data sheets give sequential writes below reads, and a write limit (a cgroup's io.max wbps, a cloud volume's) can differ from the read one"}
-#define STORAGE_KEY_WRITE_REQUEST_KB {"server.storage.write_request_kb", KT_REAL, "KB", "1280", 4, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.write_request_kb), "the largest request a checkpoint's writes reach the device in: the kernel splits a file's writeback into requests of the device's max_sectors_kb (1280 KB by default, BLK_DEF_MAX_SECTORS), and the epoch's reads queue between them rather than behind the whole file"}
+#define STORAGE_KEY_WRITE_REQUEST_KB {"server.storage.write_request_kb", KT_REAL, "KB", "1280", 4, SCHEMA_BIG, 0, NULL, SCN_FIELD(server.storage.write_request_kb), "fixed, ssd: the largest request a checkpoint's writes reach the device in: the kernel splits a file's writeback into requests of the device's max_sectors_kb (1280 KB by default, BLK_DEF_MAX_SECTORS), and the epoch's reads queue between them rather than behind the whole file (an hdd writes a file as one request: its head would seek between the reads and the file's requests, which stallsim leaves out)"}
 #define STORAGE_KEY_WRITE_APART {"server.storage.write_apart", KT_BOOL, "", "false", 0, 0, 0, NULL, SCN_FIELD(server.storage.write_apart), "true: a checkpoint's writes have a queue and a channel of their own at write_mb_s, and neither slows the reads (a cgroup's io.max limits rbps and wbps apart: blk-throttle keeps a budget per direction); false: one device, its reads and writes in turn on one channel (a drive, a volume with one throughput cap)"}
 /* clang-format on */
 

@@ -125,5 +125,6 @@ const storage_ops_t storage_fixed = {
     .write = fixed_write,
     .write_s = fixed_write_s,
     .write_part_bytes = storage_write_request_bytes,
+    .write_parts_together = 1,
     .write_channel_s = fixed_write_chan_s,
 };

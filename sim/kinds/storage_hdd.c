@@ -488,7 +488,6 @@ static const key_def_t keys[] = {
     {"server.storage.capacity_gb", KT_REAL, "GB", "4000", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(hdd_opts_t, capacity_gb), "hdd: the bytes a full-stroke seek crosses; the dataset lies at the start, so one smaller than the disk seeks shorter"},
     {"server.storage.seq_mb_s", KT_REAL, "MB/s", "200", 0, SCHEMA_BIG, 1, NULL, KIND_FIELD(hdd_opts_t, seq_mb_s), "hdd: sequential transfer rate off the platters (one rate for all zones)"},
     STORAGE_KEY_WRITE_MB_S, /* shared with fixed and ssd */
-    STORAGE_KEY_WRITE_REQUEST_KB,
     {"server.storage.ncq", KT_INT, "requests", "32", 1, 256, 0, NULL, KIND_FIELD(hdd_opts_t, ncq), "hdd: requests the drive queues and reorders, shortest positioning first (SATA NCQ: 32; 1 = in arrival order)"},
 };
 /* clang-format on */
@@ -512,6 +511,5 @@ const storage_ops_t storage_hdd = {
     .position_dependent = 1,
     .write = hdd_write,
     .write_s = hdd_write_s,
-    .write_part_bytes = storage_write_request_bytes,
     .write_channel_s = hdd_write_s,
 };

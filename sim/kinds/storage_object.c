@@ -475,7 +475,9 @@ static double object_write(storage_t *d, double issue, double bytes, double offs
     const double xfer = bytes / o->conn_bw, chan = o->max_bw > 0 ? bytes / o->max_bw : 0;
     double end = prefix_admit(o, o->pre_put, issue, offset, acct) + first_byte(o) + xfer;
     end = channel_end(o, end, xfer, chan);
-    acct->xfer_busy += chan > 0 ? chan : xfer / o->slots;
+    /* busy where it shares the aggregate channel with the GETs; its
+     * connection is not one of theirs */
+    acct->xfer_busy += chan;
     acct->writes++;
     return end;
 }

@@ -282,5 +282,6 @@ const storage_ops_t storage_ssd = {
     .write = ssd_write,
     .write_s = ssd_write_s,
     .write_part_bytes = storage_write_request_bytes,
+    .write_parts_together = 1,
     .write_channel_s = ssd_write_chan_s,
 };

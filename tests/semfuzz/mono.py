@@ -254,11 +254,18 @@ def mtbf_twin(scen):
     return s
 
 
+# The simulator's failures in the base run over which its goodput must fall.
+SIM_MIN_RESTARTS = 20
+
+
 def mtbf_compare(base, up):
     """goodput:mtbf: no job's goodput rises when its failures come more
-    often, in either predictor. The model's closed form falls strictly; the
-    simulator's draws come from the same seed with every gap between
-    failures shorter, so its figure is held to the same rule."""
+    often. The model's closed form falls strictly. The simulator's draws
+    come from the same seed with every gap between failures shorter, but a
+    failure's lost work is where it falls in its segment, which the shorter
+    gaps move: one path's goodput can rise (semfuzz seed 3: one restart
+    each, 0.1008 -> 0.1011). Its figure is held to the rule only over many
+    failures (SIM_MIN_RESTARTS in the base run), where the mean rules."""
     out = []
     for ji, (a, b) in enumerate(zip(base["variants"][0]["jobs"], up["variants"][0]["jobs"])):
         ga, gb = a.get("goodput") or {}, b.get("goodput") or {}
@@ -266,6 +273,8 @@ def mtbf_compare(base, up):
             if src not in ga or src not in gb:
                 continue
             x, y = ga[src]["goodput"], gb[src]["goodput"]
+            if src == "sim" and (ga[src].get("restarts") or 0) < SIM_MIN_RESTARTS:
+                continue
             if y > x + 1e-6:
                 out.append({"invariant": "goodput:mtbf", "where": f"job {ji} {src}",
                             "detail": f"failures {MTBF_DOWN}x as often: goodput {x:.6f} -> "
