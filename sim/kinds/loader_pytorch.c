@@ -797,7 +797,7 @@ static demand_t slice_demand(const loader_model_t *m, int tl, int at, double W) 
         .W = W,
         .gps = model_gps(m),
         .G = (double)j->gpus,
-        .floor = tl == 0 ? m->floor_s[at] : 0,
+        .floor = fmax(tl == 0 ? m->floor_s[at] : 0, m->engine_s),
     };
 }
 
@@ -925,7 +925,8 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             if (at >= m->steps) at = m->steps - 1;
             const double i0 = (double)k * M, i1 = i0 + items;
             double wait = tl == 0 ? loader_model_span(m, m->wait_s, i0, i1) : 0;
-            double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;
+            double floor_s =
+                fmax(tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0, m->engine_s);
             double slow = k >= last_round && tail_workers < W ? share_at(m, tl, at, tail_workers)
                                                               : sg[tl * m->steps + at];
             if (k < W) slow = fmax(slow, first_round_share(m, tl, at, nb < W ? (double)nb : W));
