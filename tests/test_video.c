@@ -150,7 +150,7 @@ static double torch_epoch(const char *dtype) {
                           "loader.kind=pytorch",
                           "loader.num_workers=4",
                           "loader.collate_ms_per_item=0",
-                          "loader.collate_ms_per_mb=1",
+                          "loader.copy_ms_per_mb=1",
                           "loader.worker_start_ms=0",
                           "loader.share_ms_per_item=0",
                           "loader.transfer_ms_per_item=0",

@@ -74,8 +74,6 @@ typedef struct {
     int pin_memory;
     int drop_last;
     double collate_ms_per_item;
-    double collate_ms_per_mb; /* and per MB the item hands over */
-    double pin_ms_per_mb;
     double share_ms_per_item;
     double transfer_ms_per_item;
     double pin_ms_per_item;
@@ -146,17 +144,12 @@ static double ms(double v) {
     return v / 1e3;
 }
 
-/* MB one item of job j hands over (a video clip's frames by
- * loader.batch_dtype, else prep.out_kb): what the per-MB copies cost on. */
-static double item_mb(const scenario_t *s, const job_t *j) {
-    return scenario_job_out_item_bytes(s, j) / 1e6;
-}
-
-/* Seconds per item to collate a batch (a copy of its bytes into the
- * batch's tensor, in shared memory from a worker), and hand it over. */
+/* Seconds per item to collate a batch, and hand it over from a worker: the
+ * copy of the item's bytes into the batch's tensor (in shared memory from
+ * a worker) costs what the pipeline says by its bytes (a video clip's
+ * frames by loader.batch_dtype: pipeline_copy_s). */
 static double collate_item(const scenario_t *s, const job_t *j) {
-    double c =
-        ms(torch_opts(s)->collate_ms_per_item + torch_opts(s)->collate_ms_per_mb * item_mb(s, j));
+    double c = ms(torch_opts(s)->collate_ms_per_item) + pipeline_copy_s(s, j);
     return torch_opts(s)->num_workers > 0 ? c + ms(torch_opts(s)->share_ms_per_item) : c;
 }
 
@@ -190,9 +183,8 @@ static double worker_warm_cpu(const scenario_t *s) {
 }
 
 static double pin_item(const scenario_t *s, const job_t *j) {
-    return torch_opts(s)->pin_memory
-               ? ms(torch_opts(s)->pin_ms_per_item + torch_opts(s)->pin_ms_per_mb * item_mb(s, j))
-               : 0;
+    return torch_opts(s)->pin_memory ? ms(torch_opts(s)->pin_ms_per_item) + pipeline_copy_s(s, j)
+                                     : 0;
 }
 
 /* A server's `cores` as a measured curve or the memory-bandwidth bound makes them. */
@@ -1124,8 +1116,6 @@ static const key_def_t keys[] = {
     {"loader.pin_memory", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, pin_memory), "pytorch: a thread copies each batch into pinned memory (PyTorch does nothing without a GPU): the training process then holds prefetch_factor x num_workers + 1 batches in page-locked blocks of a power of two each (2 without workers), counted against server.mem_gb, and the batch in training is no longer in /dev/shm"},
     {"loader.drop_last", KT_BOOL, "", "false", 0, 0, 0, NULL, KIND_FIELD(torch_opts_t, drop_last), "pytorch: skip the last partial batch (its items are not read)"},
     {"loader.collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, collate_ms_per_item), "pytorch: CPU to collate one item into its batch"},
-    {"loader.collate_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, collate_ms_per_mb), "pytorch: CPU per MB of an item to copy it into its batch (into shared memory from a worker), beside collate_ms_per_item: the bytes are a video clip's frames by loader.batch_dtype, else prep.out_kb (0 = none)"},
-    {"loader.pin_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, pin_ms_per_mb), "pytorch: pin-memory thread CPU per MB of an item it copies (with pin_memory), beside pin_ms_per_item (0 = none)"},
     {"loader.share_ms_per_item", KT_REAL, "ms", "0.1", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, share_ms_per_item), "pytorch: a worker's CPU per item to hand its batch over (shared memory, the queue)"},
     {"loader.transfer_ms_per_item", KT_REAL, "ms", "0.01", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, transfer_ms_per_item), "pytorch: training-process CPU to receive one item of a batch from a worker"},
     {"loader.pin_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, pin_ms_per_item), "pytorch: pin-memory thread CPU to copy one item (with pin_memory)"},

@@ -33,6 +33,7 @@
 extern const pipeline_ops_t pipeline_video;
 
 typedef enum { ACCESS_RANDOM, ACCESS_SEQUENTIAL } access_t;
+typedef enum { DTYPE_FLOAT32, DTYPE_UINT8 } dtype_t;
 
 /* This pipeline's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
@@ -45,6 +46,8 @@ typedef struct {
     double nvdec_fps;          /* decode gpu: frames/s of one engine at 1 MP; 0 = not given */
     double nvdec_session_ms;   /* decode gpu: an engine's start per clip */
     int64_t nvdec_engines;     /* 0 = the GPU table's count for jobs.N.gpu */
+    int batch_dtype;           /* dtype_t: loader.batch_dtype */
+    double copy_ms_per_mb;     /* loader.copy_ms_per_mb */
 } video_opts_t;
 SCN_KIND_OPTS_FITS(video_opts_t);
 
@@ -115,8 +118,12 @@ static double video_engine_mean_s(const scenario_t *s) {
 
 static double video_out_bytes(const scenario_t *s) {
     const video_opts_t *o = vo(s);
-    const double size = s->loader.batch_dtype == DTYPE_UINT8 ? 1 : 4;
+    const double size = o->batch_dtype == DTYPE_UINT8 ? 1 : 4;
     return (double)o->frames * (double)o->height * (double)o->width * 3 * size;
+}
+
+static double video_copy_ms(const scenario_t *s) {
+    return vo(s)->copy_ms_per_mb * video_out_bytes(s) / 1e6;
 }
 
 static double video_gpu_item_bytes(const scenario_t *s) {
@@ -136,6 +143,11 @@ static const char *video_missing(const scenario_t *s, const char **what) {
 
 static const char *access_name(int i) {
     static const char *const names[] = {"random", "sequential"};
+    return i >= 0 && i < 2 ? names[i] : NULL;
+}
+
+static const char *dtype_name(int i) {
+    static const char *const names[] = {"float32", "uint8"};
     return i >= 0 && i < 2 ? names[i] : NULL;
 }
 
@@ -161,6 +173,8 @@ static const key_def_t keys[] = {
     {"prep.nvdec_fps", KT_REAL, "frames/s", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_fps), "video, decode gpu: frames a second one hardware decoder engine decodes at 1 megapixel, scaled by the frames' megapixels (0 = not given: the job is refused; NVIDIA publishes it per codec and GPU in its NVDEC application note)"},
     {"prep.nvdec_session_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_session_ms), "video, decode gpu: an engine's time to start one clip's decode session (0 = free)"},
     {"prep.nvdec_engines", KT_INT, "engines", "0", 0, 64, 0, NULL, KIND_FIELD(video_opts_t, nvdec_engines), "video, decode gpu: hardware decoder engines of each GPU (0 = the GPU table's published count for jobs.N.gpu: v100 1, a100 5, h100 and h200 7)"},
+    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, dtype_name, KIND_FIELD(video_opts_t, batch_dtype), "video: the dtype of the frames an item hands to the training process: float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_height x video_width x 3 values, in /dev/shm, the staged batches, the GPU's memory and the copies' CPU (loader.copy_ms_per_mb); an image or audio pipeline hands over prep.out_kb (set that instead)"},
+    {"loader.copy_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, copy_ms_per_mb), "video: CPU per MB of an item's frames (loader.batch_dtype) for each copy the loader makes of it, beside the loader's per-item figures: pytorch's worker collating it into shared memory and, with pin_memory, its pin thread (0 = none)"},
 };
 /* clang-format on */
 
@@ -178,4 +192,5 @@ const pipeline_ops_t pipeline_video = {
     .engine_mean_s = video_engine_mean_s,
     .out_bytes = video_out_bytes,
     .gpu_item_bytes = video_gpu_item_bytes,
+    .copy_ms = video_copy_ms,
 };

@@ -48,8 +48,6 @@ typedef enum { SERVERS_AUTO, SERVERS_SAMPLED, SERVERS_EXACT, SERVERS__COUNT } se
 /* Where images are decoded (prep.decode): on the CPU, or on the GPU that
  * trains (nvJPEG as DALI's "mixed": the Huffman stage stays on the CPU). */
 typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
-/* loader.batch_dtype: a video item's frames as handed over. */
-typedef enum { DTYPE_FLOAT32, DTYPE_UINT8, DTYPE__COUNT } batch_dtype_t;
 /* jobs.N.checkpoint.mode (sim/kinds/checkpoint.h) */
 typedef enum { CKPT_SYNC, CKPT_ASYNC, CKPT__COUNT } ckpt_mode_t;
 /* startup.resolve: who resolves the dataset before the first step (lists
@@ -185,7 +183,6 @@ typedef struct {
         double staging_mb;
         int64_t shuffle_buffer; /* items shuffled in a buffer before batching (kinds.c:
                                    loader_buffer_slices) */
-        int batch_dtype;        /* batch_dtype_t */
     } loader;
     struct {                /* the phase before the first step (sim/kinds/startup.h) */
         int resolve;        /* resolve_by_t */

@@ -29,11 +29,6 @@ double schema_kind_out_bytes(const scenario_t *s, const job_t *j) {
     return kinds && kinds->out_bytes ? kinds->out_bytes(s, j) : -1;
 }
 
-static const char *batch_dtype_name(int i) {
-    static const char *const names[] = {"float32", "uint8"};
-    return i >= 0 && i < DTYPE__COUNT ? names[i] : NULL;
-}
-
 static const char *kind_choice(kind_family_t family, int i) {
     return kinds ? kinds->name(family, i) : NULL;
 }
@@ -138,7 +133,6 @@ static const key_def_t core_keys[] = {
     {"loader.staging_mb", KT_REAL, "MB", "0", 0, BIG, 0, NULL, S(loader.staging_mb), "coordinated prep: memory for batches prepared ahead (0 = the jobs' largest prefetch_batches); bounds how far the shared loader runs ahead"},
     {"loader.shuffle_buffer", KT_INT, "items", "0", 0, 4000000000.0, 0, NULL, S(loader.shuffle_buffer), "items a shuffle buffer holds (tf.data's and WebDataset's shuffle(B)): each batch item a random draw from it, refilled from the reads, which run B items further ahead; pool: one buffer for the stream, pytorch: one in each worker, dali: one in each GPU's pipeline, its file reader's initial_fill with random_shuffle (0 = none)"},
     {"loader.reader", KT_ENUM, "", "whole", 0, 0, 0, reader_mode_name, S(loader.reader), "how a record shard (dataset.shard_items) is read: whole (one request for the shard when its first item is asked for, its items served as its bytes arrive) or stream (WebDataset, an IterableDataset over tar shards, tf.data's TFRecordDataset: the reader that prepares the items reads the shard in order, each read of server.storage.read_ahead_kb, one read ahead of the item it waits for, the item's own reads past that blocking it); record shards only"},
-    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, batch_dtype_name, S(loader.batch_dtype), "the dtype of the frames a video pipeline's item hands to the training process (prep.pipeline: video): float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_height x video_width x 3 values, in /dev/shm, the staged batches and the loader's per-MB hand-over CPU; an image pipeline hands over prep.out_kb whatever this says (set that instead)"},
     {"loader.", KT_SPLICE, "", "", 0, 0, 0, NULL, FAMILY_LOADER, 0, "the loader kinds' own rows go here"},
     {"startup.resolve", KT_ENUM, "", "none", 0, 0, 0, resolve_by_name, S(startup.resolve), "who resolves the dataset before the first step, each job at its launch (huggingface datasets' load_dataset, a Dataset's file listing): none, one-rank (rank 0, then a broadcast), every-rank, or every-worker (each rank's every loader worker: the request storm of a streaming dataset); its requests go to the storage as reads do, against its caps, connections and a prefix's 503s, and `run` prints the time to the first step"},
     {"startup.list", KT_BOOL, "", "true", 0, 0, 0, NULL, S(startup.list), "the resolution lists the dataset's objects (shards, or items when loose): LIST pages of 1000 keys, one after another"},
