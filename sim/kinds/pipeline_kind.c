@@ -4,6 +4,7 @@
 #include "pipeline_kind.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
@@ -150,14 +151,15 @@ int pipeline_check(const scenario_t *s) {
             errors++;
         }
         if (pipeline_engines(s, jb) < 0) {
+            char which[SCN_STR + 64] = "the job names no GPU";
+            if (jb->gpu[0])
+                snprintf(which, sizeof which,
+                         "the GPU table has no count of them for jobs.%d.gpu '%s'", j, jb->gpu);
             diag_error(scenario_job_pos(s, j, jb->gpu[0] ? "gpu" : "prep.pipeline"),
                        "job '%s': prep.pipeline %s decodes on the GPU's hardware decoder engines, "
-                       "and %s%s%s: give prep.nvdec_engines (NVIDIA publishes the NVDEC count "
-                       "of each GPU) or a jobs.%d.gpu the table knows (stallsim help gpus)",
-                       jb->name, p->name,
-                       jb->gpu[0] ? "the GPU table has no count of them for "
-                                  : "the job names no GPU",
-                       jb->gpu[0] ? "jobs.N.gpu " : "", jb->gpu, j);
+                       "and %s: give prep.nvdec_engines (NVIDIA publishes the NVDEC count of each "
+                       "GPU) or a jobs.%d.gpu the table knows (stallsim help gpus)",
+                       jb->name, p->name, which, j);
             errors++;
         }
         if (s->prep.on_gpu && !p->gpu_augment) {
