@@ -162,6 +162,14 @@ int pipeline_check(const scenario_t *s) {
                        jb->name, p->name, which, j);
             errors++;
         }
+        if (p->out_bytes && jb->prep.out_kb > 0) {
+            diag_error(scenario_job_pos(s, j, "prep.out_kb"),
+                       "job '%s': prep.out_kb = %g KB means nothing under prep.pipeline %s: its "
+                       "item hands over its frames (prep.video_frames x height x width x 3 "
+                       "values of loader.batch_dtype, %.1f KB): leave it out",
+                       jb->name, jb->prep.out_kb, p->name, p->out_bytes(s) / 1e3);
+            errors++;
+        }
         if (s->prep.on_gpu && !p->gpu_augment) {
             diag_error(scenario_job_pos(s, j, "prep.pipeline"),
                        "job '%s': prep.on_gpu moves the training augment to the GPU (its cost "

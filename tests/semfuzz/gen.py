@@ -407,6 +407,7 @@ class _Gen:
                 if "prep.video_frames" in self.top and not self.top.get("prep.on_gpu") \
                         and self.rv.random() < 0.6:
                     job["prep.pipeline"] = "video"
+                    job.pop("prep.out_kb", None)  # a clip hands over its frames
             if self.video_gpu and job.get("prep.pipeline") == "video":
                 job["gpu"] = self.video_gpu
             self.jobs.append(job)
