@@ -47,6 +47,10 @@ for fmt in text csv json; do
   check "small.$fmt" "$bin" run tests/data/small.yaml --format $fmt
 done
 check "small-model-only.text" "$bin" run tests/data/small.yaml --model-only
+# A video pipeline (prep.pipeline: video): keyframes, NVDEC engines, uint8 hand-over.
+for fmt in text csv json; do
+  check "video.$fmt" "$bin" run scenarios/video.yaml --format $fmt
+done
 # A variant name over 10 characters (the columns follow the longest) and
 # advice in words (the GIL's bound), text only.
 check "imagenet-threads.text" "$bin" run scenarios/imagenet-threads.yaml --set dataset.items=150000

@@ -83,6 +83,14 @@ typedef struct {
     gsl_rng *rng;
     prep_t prep;                        /* the loader's prep stage (both timelines) */
     double decode_per_byte, prep_fixed; /* the stream's pipeline: s per byte, s per item */
+    /* A pipeline whose items differ in CPU beyond their bytes (pipeline_kind.h:
+     * item_dev_ms; NULL: none) and its decoder engines on each rank's GPU (0:
+     * none): when each engine is free, [2][G][engines], and the batch's last
+     * decode's end on each timeline. Such a stream takes batch_items' general path. */
+    double (*item_dev_ms)(const scenario_t *s, uint32_t x);
+    int engines;
+    double *eng_free;
+    double eng_ready[2];
     double *started, *started_mem; /* [ahead]: when the last consumer started batch k, by k % ahead:
                                     * batch k + ahead may be issued then (its buffer is free) */
     double *end, *end_mem;         /* [ninst]: each consumer's last iteration end */
@@ -506,6 +514,13 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
     /* Coordinated jobs share one pipeline (scenario.c): the first's. */
     st->decode_per_byte = scenario_job_prep_per_byte(s, st->prep.job);
     st->prep_fixed = scenario_job_prep_s(s, st->prep.job, 0);
+    st->item_dev_ms = job_pipeline(st->prep.job)->item_dev_ms;
+    st->engines = pipeline_engines(s, st->prep.job);
+    if (st->engines > 0) {
+        st->eng_free =
+            xcalloc(2 * (size_t)st->G * (size_t)st->engines, sizeof *st->eng_free, &fail);
+        if (fail) return -1;
+    }
     st->prep.ns = st->ns;
     st->prep.cores = t->inst[st->inst[0]].cpus / st->ns;
     st->prep.ranks = (int)st->G;
@@ -598,7 +613,7 @@ static void destroy(world_t *w) {
         free(st->train_s), free(st->handoff_s), free(st->g_full), free(st->g_last),
             free(st->g_prep);
         free(st->consumed), free(st->rank_server), free(st->ck_s);
-        free(st->ck_free);
+        free(st->ck_free), free(st->eng_free);
         if (w->S) shards_free(&st->shards);
         free(st->out_order);
     }
@@ -1180,8 +1195,12 @@ static void count_server(server_metrics_t *m, double hits, double tier_hits, dou
 static void end_batch(world_t *w, stream_t *st, run_metrics_t *out, double issue, double ready,
                       double ready_mem) {
     ready = w->loader->batch_ready(&st->prep, 0, ready);
-    if (w->smp.weight) sample_straggle(w, st, issue, ready);
     ready_mem = w->loader->batch_ready(&st->prep, 1, ready_mem);
+    /* The engines decode beside the loader's cores: the batch waits for its
+     * last clip's decode too. */
+    if (st->eng_ready[0] > ready) ready = st->eng_ready[0];
+    if (st->eng_ready[1] > ready_mem) ready_mem = st->eng_ready[1];
+    if (w->smp.weight) sample_straggle(w, st, issue, ready);
     int64_t slice = st->batch++;
     if (!st->lag) {
         consume(w, st, out, slice, ready, ready_mem);
@@ -1200,6 +1219,24 @@ static void end_batch(world_t *w, stream_t *st, run_metrics_t *out, double issue
 typedef struct {
     double ready, ready_mem, hits, read_bytes, prep_busy, tier_hits, prepped, reqs;
 } batch_sums_t;
+
+/* Item x, its CPU done at `e` on each timeline, decoded on the earliest
+ * free of its rank's GPU's engines (a clip holds one for its session and
+ * frames: pipeline_engine_s), in issue order; the batch's last decode kept. */
+static __attribute__((noinline)) void engine_decode(const world_t *w, stream_t *st, int r,
+                                                    uint32_t x, prep_end_t e) {
+    const int E = st->engines;
+    const double d = pipeline_engine_s(w->s, st->prep.job, x);
+    for (int tl = 0; tl < 2; tl++) {
+        double *f = st->eng_free + ((size_t)tl * (size_t)st->G + (size_t)r) * (size_t)E;
+        int k = 0;
+        for (int i = 1; i < E; i++)
+            if (f[i] < f[k]) k = i;
+        const double ready = tl ? e.mem : e.t;
+        f[k] = (f[k] > ready ? f[k] : ready) + d;
+        if (f[k] > st->eng_ready[tl]) st->eng_ready[tl] = f[k];
+    }
+}
 
 /* Items [lo, hi) of the stream's order, each fetched and prepared. `plain`
  * (a constant where it is inlined): loose items, no partitioned caching, no
@@ -1279,7 +1316,9 @@ HOT void batch_items(world_t *w, stream_t *st, int64_t lo, int64_t hi, double is
                         &b.read_bytes);
         }
         if (read_cpu) prep += slowdown * read_cpu_s(w, x, bytes, src); /* at the slowdown */
+        if (!plain && st->item_dev_ms) prep += st->item_dev_ms(w->s, x) / 1e3 * slowdown;
         prep_end_t end = item(&st->prep, sv, r, fetched, issue_mem, prep);
+        if (!plain && st->engines > 0) engine_decode(w, st, r, x, end);
         if (end.t > b.ready) b.ready = end.t;
         if (end.mem > b.ready_mem) b.ready_mem = end.mem;
         prep *= st->prep.dilation; /* the seconds it held its core */
@@ -1305,7 +1344,9 @@ static void run_batch(world_t *w, stream_t *st, run_metrics_t *out) {
     batch_sums_t sum = {issue,         issue_mem,     st->hits,    st->read_bytes,
                         st->prep_busy, st->tier_hits, st->prepped, 0};
     const batch_sums_t sum0 = sum;
-    if (partitioned || w->S || w->clairvoyant || w->smp.weight || w->obs)
+    st->eng_ready[0] = st->eng_ready[1] = 0;
+    if (partitioned || w->S || w->clairvoyant || w->smp.weight || w->obs || st->item_dev_ms ||
+        st->engines > 0)
         batch_items(w, st, lo, hi, issue, issue_mem, &sum, 0, 0);
     else if (st->ns == 1)
         batch_items(w, st, lo, hi, issue, issue_mem, &sum, 1, 1);

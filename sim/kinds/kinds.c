@@ -14,7 +14,8 @@
 extern const cache_ops_t cache_none, cache_lru, cache_minio, cache_fifo, cache_belady, cache_linux;
 extern const storage_ops_t storage_fixed, storage_object, storage_hdd, storage_ssd;
 extern const loader_ops_t loader_pool, loader_pytorch, loader_threads, loader_dali;
-extern const pipeline_ops_t pipeline_image_train, pipeline_image_eval, pipeline_audio;
+extern const pipeline_ops_t pipeline_image_train, pipeline_image_eval, pipeline_audio,
+    pipeline_video;
 
 /* The order is the choices' order in the key reference and the index each
  * scenario stores: append, never reorder. */
@@ -67,7 +68,7 @@ static const loader_ops_t *const loaders[] = {&loader_pool, &loader_pytorch, &lo
 
 /* The first is every job's default (image_train). */
 static const pipeline_ops_t *const pipelines[] = {&pipeline_image_train, &pipeline_image_eval,
-                                                  &pipeline_audio};
+                                                  &pipeline_audio, &pipeline_video};
 #define NPIPELINES ((int)(sizeof pipelines / sizeof pipelines[0]))
 
 const pipeline_ops_t *pipeline_kind(int i) {
@@ -304,7 +305,7 @@ const key_def_t *kind_keys(kind_family_t family, int i, int *n) {
  * main, so it never calls up into the registry. CMake's link option on
  * stallsim_scenario pulls this file into every program that has the schema. */
 __attribute__((constructor)) static void register_kinds(void) {
-    static const schema_kinds_t table = {kind_name, kind_help, kind_keys};
+    static const schema_kinds_t table = {kind_name, kind_help, kind_keys, pipeline_own_out_bytes};
     schema_register_kinds(&table);
 }
 

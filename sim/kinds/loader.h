@@ -85,6 +85,8 @@ typedef struct loader_model {
     double prep_s;         /* CPU seconds to prepare one mean item */
     const double *wait_s;  /* [steps]: a worker's mean wait per item for storage */
     const double *floor_s; /* [steps]: the least seconds per item the stream's storage allows */
+    double engine_s;       /* the least seconds per item the GPUs' decoder engines allow, on
+                              both timelines (pipeline_engine_items_s; 0: none) */
     int steps;
     double t_batch, t_last; /* GPU compute of a full and of the last batch */
     /* Out, when not NULL: when the epoch's first step starts on T. */

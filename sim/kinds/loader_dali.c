@@ -385,7 +385,7 @@ static double share_at(const loader_model_t *m, int tl, int at) {
         .R = (double)dali_opts(s)->reader_threads,
         .gps = gps > 0 ? gps : 1,
         .G = (double)j->gpus,
-        .floor = tl == 0 ? m->floor_s[at] : 0,
+        .floor = fmax(tl == 0 ? m->floor_s[at] : 0, m->engine_s),
     };
     return dali_share(&d, effective_cores(s, m->cores));
 }
@@ -425,7 +425,8 @@ static void dali_model_epoch(const loader_model_t *m, double *epoch_s, double *t
             if (at >= m->steps) at = m->steps - 1;
             const double i0 = (double)k * M, i1 = i0 + items;
             const double wait = tl == 0 ? loader_model_span(m, m->wait_s, i0, i1) : 0;
-            const double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;
+            const double floor_s =
+                fmax(tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0, m->engine_s);
             const double issue = k < A ? 0 : c.started[k % A];
             /* The Loader: batch k once the CPU stage took batch k - Q. */
             const double gate = k < Q ? issue : c.cstart[k % Q];

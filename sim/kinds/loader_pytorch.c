@@ -144,9 +144,12 @@ static double ms(double v) {
     return v / 1e3;
 }
 
-/* Seconds per item to collate a batch, and hand it over from a worker. */
-static double collate_item(const scenario_t *s) {
-    double c = ms(torch_opts(s)->collate_ms_per_item);
+/* Seconds per item to collate a batch, and hand it over from a worker: the
+ * copy of the item's bytes into the batch's tensor (in shared memory from
+ * a worker) costs what the pipeline says by its bytes (a video clip's
+ * frames by loader.batch_dtype: pipeline_copy_s). */
+static double collate_item(const scenario_t *s, const job_t *j) {
+    double c = ms(torch_opts(s)->collate_ms_per_item) + pipeline_copy_s(s, j);
     return torch_opts(s)->num_workers > 0 ? c + ms(torch_opts(s)->share_ms_per_item) : c;
 }
 
@@ -179,8 +182,9 @@ static double worker_warm_cpu(const scenario_t *s) {
     return ms(torch_opts(s)->worker_warmup_ms);
 }
 
-static double pin_item(const scenario_t *s) {
-    return torch_opts(s)->pin_memory ? ms(torch_opts(s)->pin_ms_per_item) : 0;
+static double pin_item(const scenario_t *s, const job_t *j) {
+    return torch_opts(s)->pin_memory ? ms(torch_opts(s)->pin_ms_per_item) + pipeline_copy_s(s, j)
+                                     : 0;
 }
 
 /* A server's `cores` as a measured curve or the memory-bandwidth bound makes them. */
@@ -242,7 +246,7 @@ static double cpu_share(const demand_t *d, double capacity) {
  * over a worker's batch at a few times its cost (the engine walks batch
  * after batch, so a worker's items come that far out of time order). */
 static double cpu_bucket_s(const scenario_t *s, const job_t *j) {
-    double c = scenario_job_prep_s(s, j, scenario_item_bytes_mean(s)) + collate_item(s);
+    double c = scenario_job_prep_s(s, j, scenario_item_bytes_mean(s)) + collate_item(s, j);
     double wait = scenario_storage(s)->service_s(s, scenario_item_bytes_mean(s));
     double reach = 4 * (double)j->batch_per_gpu * (c + wait);
     if (reach < CALENDAR_REACH_S) reach = CALENDAR_REACH_S;
@@ -255,7 +259,8 @@ static double cpu_bucket_s(const scenario_t *s, const job_t *j) {
  * that much leave it, over that and its read (all-CPU on T_prep). */
 static double first_frac(const prep_t *p, double cap) {
     const scenario_t *s = p->s;
-    const double c = scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s)) + collate_item(s);
+    const double c =
+        scenario_job_prep_s(s, p->job, scenario_item_bytes_mean(s)) + collate_item(s, p->job);
     const double w = scenario_storage(s)->service_s(s, scenario_item_bytes_mean(s));
     const double n =
         (double)torch_opts(s)->num_workers * (p->ranks_per_server > 0 ? p->ranks_per_server : 1);
@@ -289,8 +294,8 @@ static int torch_init(prep_t *p) {
      * (p->batch_worker): every worker is taken to have one. */
     t->warmed = p->batch_worker || p->batches <= 0 || p->batches >= t->W ? t->W : (int)p->batches;
     t->exit_s = t->W > 0 && !t->persistent ? ms(torch_opts(s)->worker_exit_ms) : 0;
-    t->collate_s = collate_item(s);
-    t->pin_s = pin_item(s);
+    t->collate_s = collate_item(s, p->job);
+    t->pin_s = pin_item(s, p->job);
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
     t->wfree = calloc(2 * G * W, sizeof *t->wfree);
     t->pin_free = calloc(2 * G, sizeof *t->pin_free);
@@ -788,16 +793,16 @@ static demand_t slice_demand(const loader_model_t *m, int tl, int at, double W) 
     const scenario_t *s = m->s;
     const job_t *j = m->job;
     return (demand_t){
-        .c = m->prep_s + collate_item(s),
+        .c = m->prep_s + collate_item(s, j),
         .w = tl == 0 ? m->wait_s[at] : 0,
-        .pin = pin_item(s),
+        .pin = pin_item(s, j),
         .cpu = iter_cpu(s, j),
         .gpu = m->t_batch + receive_wait(s), /* the loop's time off the cores */
         .b = (double)j->batch_per_gpu,
         .W = W,
         .gps = model_gps(m),
         .G = (double)j->gpus,
-        .floor = tl == 0 ? m->floor_s[at] : 0,
+        .floor = fmax(tl == 0 ? m->floor_s[at] : 0, m->engine_s),
     };
 }
 
@@ -879,7 +884,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
     const double cpu = iter_cpu(s, j), start = ms(torch_opts(s)->worker_start_ms),
                  init = ms(torch_opts(s)->worker_init_ms), warm = worker_warm_cpu(s);
-    const double collate = collate_item(s), pin = pin_item(s), recv = receive_wait(s);
+    const double collate = collate_item(s, j), pin = pin_item(s, j), recv = receive_wait(s);
     const int drop = torch_opts(s)->drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
     const int spawn = W > 0 && (m->epoch == 0 || !torch_opts(s)->persistent_workers);
@@ -925,7 +930,8 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
             if (at >= m->steps) at = m->steps - 1;
             const double i0 = (double)k * M, i1 = i0 + items;
             double wait = tl == 0 ? loader_model_span(m, m->wait_s, i0, i1) : 0;
-            double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;
+            double floor_s =
+                fmax(tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0, m->engine_s);
             double slow = k >= last_round && tail_workers < W ? share_at(m, tl, at, tail_workers)
                                                               : sg[tl * m->steps + at];
             if (k < W) slow = fmax(slow, first_round_share(m, tl, at, nb < W ? (double)nb : W));

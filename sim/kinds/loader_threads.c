@@ -440,7 +440,8 @@ static void threads_model_epoch(const loader_model_t *m, double *epoch_s, double
             double per_rank = ceil(items / G);
             const double i0 = (double)k * M, i1 = i0 + items;
             double wait = tl == 0 ? loader_model_span(m, m->wait_s, i0, i1) : 0;
-            double floor_s = tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0;
+            double floor_s =
+                fmax(tl == 0 ? loader_model_span(m, m->floor_s, i0, i1) : 0, m->engine_s);
             /* The items' rate with the collate's CPU and GIL in it, and
              * without: a batch is ready once both it and its own collate
              * after its items are done (and the step is the whole rate's). */

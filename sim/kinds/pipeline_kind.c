@@ -3,6 +3,8 @@
  * engine, the model and the loaders ask of a job's pipeline. */
 #include "pipeline_kind.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
@@ -47,9 +49,46 @@ double scenario_job_prep_per_byte(const scenario_t *s, const job_t *j) {
     return (decode_ms_per_mb(s) + slope_ms_per_mb(p, s)) / 1e9;
 }
 
+int pipeline_engines(const scenario_t *s, const job_t *j) {
+    const pipeline_ops_t *p = job_pipeline(j);
+    return p->engines ? p->engines(s, j) : 0;
+}
+
+double pipeline_engine_s(const scenario_t *s, const job_t *j, uint32_t x) {
+    return pipeline_engines(s, j) > 0 ? job_pipeline(j)->engine_s(s, x) : 0;
+}
+
+int pipeline_model_exact(const scenario_t *s, const job_t *j) {
+    const pipeline_ops_t *p = job_pipeline(j);
+    if (p->item_dev_ms && p->item_dev_ms(s, 0) != 0) return 0;
+    return pipeline_engines(s, j) <= 0 || p->engine_s(s, 0) == p->engine_mean_s(s);
+}
+
+/* The engines of every GPU of the job, each clip holding one. */
+double pipeline_engine_items_s(const scenario_t *s, const job_t *j) {
+    const int e = pipeline_engines(s, j);
+    if (e <= 0) return INFINITY;
+    const double t = job_pipeline(j)->engine_mean_s(s);
+    return t > 0 ? (double)j->gpus * e / t : INFINITY;
+}
+
+double pipeline_copy_s(const scenario_t *s, const job_t *j) {
+    const pipeline_ops_t *p = job_pipeline(j);
+    return p->copy_ms ? p->copy_ms(s) / 1e3 : 0;
+}
+
+double pipeline_own_out_bytes(const scenario_t *s, const job_t *j) {
+    const pipeline_ops_t *p = job_pipeline(j);
+    return p && p->out_bytes ? p->out_bytes(s) : -1;
+}
+
 double scenario_job_gpu_input_bytes(const scenario_t *s, const job_t *j) {
-    const int gpu = pipeline_gpu_decodes(s, j);
+    const pipeline_ops_t *p = job_pipeline(j);
     double b = (double)j->batch_per_gpu;
+    /* Items decoded on the GPU stay there for every batch staged. */
+    const double own = p->gpu_item_bytes ? p->gpu_item_bytes(s) : 0;
+    if (own > 0) return (double)scenario_staged_batches(s, j) * b * own;
+    const int gpu = pipeline_gpu_decodes(s, j);
     double batches = gpu ? (double)scenario_staged_batches(s, j) : 1;
     double decoded = gpu ? b * s->dataset.megapixels * 1e6 * 3 : 0;
     return batches * b * scenario_job_out_item_bytes(s, j) + decoded;
@@ -82,6 +121,19 @@ double scenario_job_compute_s(const scenario_t *s, const job_t *j, double items)
     return train_s(j, items) + scenario_job_gpu_prep_s(s, j, items);
 }
 
+/* loader.batch_dtype says what a pipeline of frames hands over: given
+ * where no job has one, it would change nothing, silently. */
+static int dtype_check(const scenario_t *s) {
+    const int row = schema_find(SCOPE_SCENARIO, "loader.batch_dtype");
+    if (row < 0 || !s->explicit_key[row]) return 0;
+    for (int j = 0; j < s->njobs; j++)
+        if (job_pipeline(&s->jobs[j])->out_bytes) return 0;
+    diag_error(s->origin[row], "loader.batch_dtype sets the dtype of a video pipeline's frames; "
+                               "no job's prep.pipeline hands over frames: an image or audio item "
+                               "hands over prep.out_kb, set that instead");
+    return 1;
+}
+
 /* Each job's pipeline has its costs given (no built-in rate for the
  * pipelines calibrate measures beside the training augment) and runs where
  * it can. */
@@ -98,6 +150,26 @@ int pipeline_check(const scenario_t *s) {
                        jb->name, p->name, miss, what);
             errors++;
         }
+        if (pipeline_engines(s, jb) < 0) {
+            char which[SCN_STR + 64] = "the job names no GPU";
+            if (jb->gpu[0])
+                snprintf(which, sizeof which,
+                         "the GPU table has no count of them for jobs.%d.gpu '%s'", j, jb->gpu);
+            diag_error(scenario_job_pos(s, j, jb->gpu[0] ? "gpu" : "prep.pipeline"),
+                       "job '%s': prep.pipeline %s decodes on the GPU's hardware decoder engines, "
+                       "and %s: give prep.nvdec_engines (NVIDIA publishes the NVDEC count of each "
+                       "GPU) or a jobs.%d.gpu the table knows (stallsim help gpus)",
+                       jb->name, p->name, which, j);
+            errors++;
+        }
+        if (p->out_bytes && jb->prep.out_kb > 0) {
+            diag_error(scenario_job_pos(s, j, "prep.out_kb"),
+                       "job '%s': prep.out_kb = %g KB means nothing under prep.pipeline %s: its "
+                       "item hands over its frames (prep.video_frames x height x width x 3 "
+                       "values of loader.batch_dtype, %.1f KB): leave it out",
+                       jb->name, jb->prep.out_kb, p->name, p->out_bytes(s) / 1e3);
+            errors++;
+        }
         if (s->prep.on_gpu && !p->gpu_augment) {
             diag_error(scenario_job_pos(s, j, "prep.pipeline"),
                        "job '%s': prep.on_gpu moves the training augment to the GPU (its cost "
@@ -107,7 +179,7 @@ int pipeline_check(const scenario_t *s) {
             errors++;
         }
     }
-    return errors;
+    return errors + dtype_check(s);
 }
 
 static int owns(const pipeline_ops_t *p, const char *name) {

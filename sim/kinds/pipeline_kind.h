@@ -31,6 +31,28 @@ typedef struct pipeline_ops {
     /* The key of its own that must be given and is not, and what it is
      * (*what); NULL when none is missing (NULL op: it has none to give). */
     const char *(*missing)(const scenario_t *s, const char **what);
+    /* Optional (NULL: none; every item costs cpu_ms): item x's CPU ms beyond
+     * cpu_ms's mean, which is the mean over the data set's items (a clip's
+     * frames decoded from the keyframe before its first: pipeline_video.c).
+     * The simulator adds it item by item; the model takes the mean. */
+    double (*item_dev_ms)(const scenario_t *s, uint32_t x);
+    /* Optional: a stage on the GPU's hardware decoder engines after the CPU
+     * (a server of its own: an item waits for a free engine of its rank's
+     * GPU). engines: per GPU of job j, 0 where the pipeline uses none, -1
+     * where it needs them and none is known; engine_s: seconds item x holds
+     * one; engine_mean_s: their mean over the items. */
+    int (*engines)(const scenario_t *s, const job_t *j);
+    double (*engine_s)(const scenario_t *s, uint32_t x);
+    double (*engine_mean_s)(const scenario_t *s);
+    /* Optional: bytes one prepared item hands over to the training process
+     * and stages (NULL: prep.out_kb), and bytes of decoded frames an item
+     * keeps on the GPU while its batch waits there (NULL or 0: none). */
+    double (*out_bytes)(const scenario_t *s);
+    double (*gpu_item_bytes)(const scenario_t *s);
+    /* Optional: CPU ms of one copy of an item's hand-over bytes (a loader
+     * worker's collate into shared memory, a pin thread's copy) beyond the
+     * loader's own per-item figures (NULL: none). */
+    double (*copy_ms)(const scenario_t *s);
 } pipeline_ops_t;
 
 /* The pipeline kind at index i of `prep.pipeline`'s choices, or NULL. */
@@ -45,6 +67,23 @@ int pipeline_gpu_decodes(const scenario_t *s, const job_t *j);
 /* Every job's pipeline checked: its own keys given, prep.on_gpu only where
  * it has a GPU transform. The number of errors. */
 int pipeline_check(const scenario_t *s);
+/* Job j's decoder engines per GPU (0: its pipeline uses none), the seconds
+ * item x holds one (the simulator's) and their mean (the model's). */
+int pipeline_engines(const scenario_t *s, const job_t *j);
+double pipeline_engine_s(const scenario_t *s, const job_t *j, uint32_t x);
+/* CPU seconds of one copy of an item job j hands over (pipeline_ops_t.copy_ms). */
+double pipeline_copy_s(const scenario_t *s, const job_t *j);
+/* 0 where job j's items differ in CPU or engine time beyond their bytes
+ * (a video clip's frames from its keyframe): the model takes their mean,
+ * the simulator each, and their spread idles cores a mean does not. */
+int pipeline_model_exact(const scenario_t *s, const job_t *j);
+/* Items a second job j's decoder engines give, all its GPUs together
+ * (INFINITY where its pipeline uses none). */
+double pipeline_engine_items_s(const scenario_t *s, const job_t *j);
+/* Bytes one item job j prepared hands over and stages where its pipeline
+ * says (a video clip's frames by loader.batch_dtype), else -1 (prep.out_kb):
+ * what scenario_job_out_item_bytes asks (registered into the schema). */
+double pipeline_own_out_bytes(const scenario_t *s, const job_t *j);
 /* 0 when `name` is a pipeline's key that no job's pipeline owns. */
 int pipeline_key_used(const scenario_t *s, const char *name);
 

@@ -190,6 +190,7 @@ typedef struct {
     double Ddev, req_dev; /* the epoch's and a request's bytes as the device reads them */
     double share, train_item, eff_cpus, eff_util, r_prep, S, req, B, buf_lag, cap, cap_inst, nic;
     double p, f, tier_cap, staged;
+    double engine_s; /* seconds per item the GPUs' decoder engines allow (0: none) */
     int64_t ahead;
     double tb[TOPO_MAX_INSTANCES], tl[TOPO_MAX_INSTANCES]; /* the consumers' batch times */
 } inst_ctx_t;
@@ -311,6 +312,8 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
     c->gpu_prep = c->nb_full * g_full + (rem > 0 ? g_last : 0);
     inst_cores(c, s);
     c->r_prep = loader->items_s(c->eff_cpus, c->tprep);
+    const double dec = pipeline_engine_items_s(s, jb);
+    c->engine_s = isfinite(dec) && dec > 0 ? 1 / dec : 0;
 }
 
 /* The instance's storage: the items a second its share of the device gives.
@@ -553,6 +556,7 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
                              c->tprep + eh->rc_mean,
                              wait,
                              floor_s,
+                             c->engine_s,
                              FLUID_STEPS,
                              c->t_batch,
                              c->t_last,
@@ -567,6 +571,8 @@ static void epoch_ends(const run_ctx_t *r, const inst_ctx_t *c, const epoch_hits
         const double r_prep =
             rc[j] > 0 ? c->loader->items_s(c->eff_cpus, c->tprep + rc[j]) : c->r_prep;
         double cc = (isfinite(r_prep) ? 1 / r_prep : 0) + c->train_item / c->in->cpus;
+        /* The GPUs' decoder engines serve the stream beside its cores. */
+        if (c->engine_s > cc) cc = c->engine_s;
         cost_p[j] = cc;
         double c_store = (1 - hu[j] - tu[j]) / c->cap_inst;
         if (tu[j] / c->tier_cap > c_store) c_store = tu[j] / c->tier_cap;
@@ -636,7 +642,7 @@ static void epoch_fill(epoch_metrics_t *m, const run_ctx_t *r, const inst_ctx_t 
     m->network_util = remote * Du / (c->nic * c->ns * m->epoch_s);
     metrics_derive(m, n_used);
     m->approximate = !eh->exact || !c->exact_share || c->shard_guess || c->buf_lag > 0 ||
-                     r->tier.on || eh->net_f > 1 ||
+                     !pipeline_model_exact(s, c->jb) || r->tier.on || eh->net_f > 1 ||
                      (storage->model_exact && !storage->model_exact(s));
 }
 

@@ -58,6 +58,39 @@ int gpu_rates_name_eq(const char *a, const char *b) {
     }
 }
 
+/* NVDEC engines per GPU, by the names of the rate table's GPUs. A count
+ * is a fact of the chip, not a rate, so it lives here rather than in each
+ * (gpu, model) row of scenarios/gpus/rates.yaml. Sources (looked up for
+ * issue 60; how each was read is said):
+ * - Volta (v100*): 1. NVIDIA Video Codec SDK, "NVDEC Application Note",
+ *   Table 1 "NVDEC Hardware Capabilities": "Multiple NVDECs" is N for
+ *   Volta GPUs, Y from Turing/GA100 on (SDK 11.0 to 13.0,
+ *   https://docs.nvidia.com/video-technologies/video-codec-sdk/13.0/nvdec-application-note/index.html).
+ * - A100 (GA100, 40 and 80 GB): 5. NVIDIA Multi-Instance GPU User Guide,
+ *   "Supported MIG Profiles", A100 table: the full-GPU profile 7g.40gb
+ *   (7g.80gb) holds "5 NVDECs /1 JPEG /1 OFA"
+ *   (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html;
+ *   read in a copy of the A100 80GB table, the page's own excerpt ending at
+ *   its A30 table: 4g.24gb, 4 NVDECs).
+ * - H100 (SXM5, PCIe) and H200 (GH100): 7. NVIDIA's H100 and H200 NVL
+ *   datasheets, "Decoders: 7 NVDEC, 7 JPEG" (read as vendors' spec pages
+ *   quote them; the same count as one decoder to each of the 7 MIG slices).
+ * Not listed (0: give prep.nvdec_engines): L4, L40S, MI300X and any GPU
+ * whose count was not found published. */
+static const struct {
+    const char *gpu;
+    int nvdec;
+} nvdec_counts[] = {
+    {"v100", 1},      {"v100-16gb", 1}, {"v100-32gb", 1}, {"a100", 5},      {"a100-40gb", 5},
+    {"a100-80gb", 5}, {"h100", 7},      {"h100-sxm", 7},  {"h100-pcie", 7}, {"h200", 7},
+};
+
+int gpu_nvdec_engines(const char *gpu) {
+    for (size_t i = 0; gpu && i < sizeof nvdec_counts / sizeof nvdec_counts[0]; i++)
+        if (gpu_rates_name_eq(nvdec_counts[i].gpu, gpu)) return nvdec_counts[i].nvdec;
+    return 0;
+}
+
 static src_pos_t pos_of(const char *file, const yaml_node_t *n) {
     src_pos_t p = {file, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
     return p;

@@ -56,4 +56,10 @@ void gpu_rate_cite(const gpu_rate_t *r, char *buf, size_t size);
 /* The table as text or (markdown) a Markdown table: `stallsim help gpus`. */
 void gpu_rates_print(FILE *out, const gpu_rate_t *rows, int n, int markdown);
 
+/* The hardware video decoder engines (NVDEC) of GPU `gpu` (the table's
+ * names: v100, a100-80gb, h100-sxm, h200, ...), as NVIDIA publishes them,
+ * each cited where it is listed (gpu_rates.c); 0 where the count is not
+ * known (a video pipeline decoding on the GPU then needs prep.nvdec_engines). */
+int gpu_nvdec_engines(const char *gpu);
+
 #endif

@@ -891,6 +891,8 @@ double scenario_hw_decode_share(const scenario_t *s) {
 }
 
 double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j) {
+    const double own = schema_kind_out_bytes(s, j);
+    if (own >= 0) return own;
     return j->prep.out_kb > 0 ? j->prep.out_kb * 1e3 : scenario_out_item_bytes(s);
 }
 

@@ -25,6 +25,10 @@ void schema_register_kinds(const schema_kinds_t *k) {
     kinds = k;
 }
 
+double schema_kind_out_bytes(const scenario_t *s, const job_t *j) {
+    return kinds && kinds->out_bytes ? kinds->out_bytes(s, j) : -1;
+}
+
 static const char *kind_choice(kind_family_t family, int i) {
     return kinds ? kinds->name(family, i) : NULL;
 }

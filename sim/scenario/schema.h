@@ -71,8 +71,13 @@ typedef struct {
     const char *(*name)(kind_family_t family, int i);
     const char *(*help)(kind_family_t family, int i);
     const key_def_t *(*keys)(kind_family_t family, int i, int *n);
+    /* Bytes one item job j prepared hands over where its pipeline kind says
+     * (a video clip's frames), else -1: scenario_job_out_item_bytes's. */
+    double (*out_bytes)(const scenario_t *s, const job_t *j);
 } schema_kinds_t;
 void schema_register_kinds(const schema_kinds_t *kinds);
+/* The registered out_bytes of job j, or -1. */
+double schema_kind_out_bytes(const scenario_t *s, const job_t *j);
 
 const char *prep_mode_name(int i);
 const char *dist_mode_name(int i);

@@ -81,10 +81,56 @@ class View:
             n = (n // m) * m
         return n
 
+    # -- the video pipeline (prep.pipeline: video) -------------------------
+    def video_lead_in(self, job):
+        """Least mean frames a clip decodes before its first over the epoch's
+        items: item x's are x mod gop under random access, and an epoch
+        under drop_last may leave out the items with the most."""
+        if self.get("prep.video_access", "random") != "random":
+            return 0.0
+        n, g = self["dataset.items"], self.get("prep.video_gop", 250)
+        q, r = n // g, n % g
+        total = q * g * (g - 1) / 2 + r * (r - 1) / 2 - (n - self.items_epoch(job)) * (g - 1)
+        return max(0.0, total) / self.items_epoch(job)
+
+    def video_span(self):
+        return (self.get("prep.video_frames", 8) - 1) * self.get("prep.video_stride", 1) + 1
+
+    def video_mpx(self):
+        return self.get("prep.video_width", 640) * self.get("prep.video_height", 480) / 1e6
+
+    def video_cpu_ms(self, job):
+        """Least CPU ms a mean clip takes: its seek, its frames decoded from
+        the keyframe (or demuxed for the GPU's decoder), its kept frames'
+        transform (the copies' CPU left out: a lower bound)."""
+        random_ = self.get("prep.video_access", "random") == "random"
+        frames = self.video_lead_in(job) + self.video_span()
+        seek = self.get("prep.video_seek_ms") if random_ else 0
+        if self.get("prep.video_decode", "cpu") == "gpu":
+            return seek + frames * self.get("prep.video_demux_ms_per_frame")
+        frame = self.get("prep.video_decode_ms_per_frame") \
+            + self.get("prep.video_decode_ms_per_mpx") * self.video_mpx()
+        keep = self.get("prep.video_frames", 8) * self.video_mpx()
+        return seek + frames * frame + keep * self.get("prep.video_transform_ms_per_mpx")
+
+    NVDEC = {"v100": 1, "a100-80gb": 5, "h100-sxm": 7, "h200": 7}
+
+    def video_engine_s(self, job):
+        """Seconds of one GPU's decoder engines per item, all of them
+        together (0: the clips decode on the CPU)."""
+        if job.get("prep.pipeline") != "video" or self.get("prep.video_decode", "cpu") != "gpu":
+            return 0.0
+        e = self.get("prep.nvdec_engines") or self.NVDEC.get(job.get("gpu", ""), 0)
+        one = self.get("prep.nvdec_session_ms") / 1e3 + (self.video_lead_in(job) + self.video_span()) \
+            * self.video_mpx() / self["prep.nvdec_fps"]
+        return one / e if e else 0.0
+
     def cpu_ms_item(self, job):
         """Least CPU ms a mean item's prep takes on one core."""
         mb = self["dataset.item_kb"] / 1e3
         pipe = job.get("prep.pipeline", "image_train")
+        if pipe == "video":
+            return self.video_cpu_ms(job)
         if pipe == "audio":
             return self.get("prep.audio_ms_per_mb") * mb + self.get("prep.audio_ms_per_item")
         if self.get("prep.decode") == "gpu":  # the hybrid path's Huffman stage
@@ -106,6 +152,8 @@ class View:
         """SM seconds per item beyond the training compute."""
         pipe = job.get("prep.pipeline", "image_train")
         x = 0.0
+        if pipe == "video":
+            return x
         if self.get("prep.on_gpu") and pipe == "image_train":
             x += self.get("prep.gpu_augment_ms") / 1e3
         if self.get("prep.decode") == "gpu" and pipe != "audio":
@@ -115,6 +163,8 @@ class View:
 
     def engine_s_item(self, job):
         """Seconds of the GPU's hardware decoder per item (beside the SMs)."""
+        if job.get("prep.pipeline", "image_train") == "video":
+            return self.video_engine_s(job)
         if job.get("prep.pipeline", "image_train") == "audio" or not self.hw_share():
             return 0.0
         return self.hw_share() * self.get("dataset.megapixels") / self.get("prep.hw_decode_mp_s")

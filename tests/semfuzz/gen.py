@@ -45,8 +45,8 @@ def _r(x, sig=3):
 
 
 class _Gen:
-    def __init__(self, table, r):
-        self.t, self.r, self.top, self.jobs = table, r, {}, []
+    def __init__(self, table, r, rv):
+        self.t, self.r, self.rv, self.top, self.jobs = table, r, rv, {}, []
         self.known = set()
 
     def set(self, key, value):
@@ -193,12 +193,58 @@ class _Gen:
         if r.random() < 0.3:
             self.set("prep.audio_ms_per_mb", _r(r.uniform(5, 80)))
             self.maybe(0.5, "prep.audio_ms_per_item", lambda: _r(r.uniform(0, 3)))
+        self.video()
         if r.random() < 0.15:
             # a sub-linear curve: speed-up t^a, a < 1, so effective cores <= cores
             a = r.uniform(0.6, 0.98)
             pts = [1, 2, 4, 8] + ([16] if r.random() < 0.5 else [])
             self.set("prep.scaling", ", ".join(f"{t}:{_r(t ** a)}" if t > 1 else "1:1"
                                                 for t in pts))
+
+    VIDEO_KEYS = {"prep.video_frames", "prep.video_stride", "prep.video_width",
+                  "prep.video_height", "prep.video_gop", "prep.video_access",
+                  "prep.video_decode_ms_per_frame", "prep.video_decode_ms_per_mpx",
+                  "prep.video_seek_ms", "prep.video_transform_ms_per_mpx", "prep.video_decode",
+                  "prep.video_demux_ms_per_frame", "prep.nvdec_fps", "prep.nvdec_session_ms",
+                  "prep.nvdec_engines", "loader.batch_dtype", "loader.copy_ms_per_mb"}
+
+    def video(self):
+        """The video pipeline's keys (prep.pipeline: video), drawn from a
+        generator of their own (self.rv), so the compositions drawn before
+        the video pipeline was added stay as they were."""
+        rv = self.rv
+        self.known |= self.VIDEO_KEYS
+        self.video_gpu = None
+        if rv.random() >= 0.3:
+            return
+        self.set("prep.video_frames", rv.choice([1, 2, 4, 8, 16]))
+        if rv.random() < 0.4:
+            self.set("prep.video_stride", rv.choice([1, 2, 3, 5]))
+        self.set("prep.video_width", rv.choice([64, 160, 320, 640, 1280]))
+        self.set("prep.video_height", rv.choice([48, 120, 240, 480, 720]))
+        self.set("prep.video_gop", rv.choice([1, 2, 10, 30, 250]))
+        self.set("prep.video_access", rv.choice(["random", "random", "sequential"]))
+        self.set("prep.video_decode_ms_per_mpx", _r(_lu(rv, 0.5, 20)))
+        for key, lo, hi in (("prep.video_decode_ms_per_frame", 0.02, 1),
+                            ("prep.video_seek_ms", 0.1, 5),
+                            ("prep.video_transform_ms_per_mpx", 0.2, 5),
+                            ("loader.copy_ms_per_mb", 0.02, 0.5)):
+            if rv.random() < 0.5:
+                self.set(key, _r(_lu(rv, lo, hi)))
+        if rv.random() < 0.5:
+            self.set("loader.batch_dtype", rv.choice(["float32", "uint8"]))
+        if rv.random() < 0.35:
+            self.set("prep.video_decode", "gpu")
+            self.set("prep.nvdec_fps", _r(_lu(rv, 100, 4000)))
+            for key, lo, hi in (("prep.nvdec_session_ms", 0.1, 10),
+                                ("prep.video_demux_ms_per_frame", 0.005, 0.1)):
+                if rv.random() < 0.5:
+                    self.set(key, _r(_lu(rv, lo, hi)))
+            # the engines: given, or the GPU table's for the jobs' GPU
+            if rv.random() < 0.5:
+                self.set("prep.nvdec_engines", rv.choice([1, 2, 5, 7]))
+            else:
+                self.video_gpu = rv.choice(["v100", "a100-80gb", "h100-sxm", "h200"])
 
     def loader(self):
         r = self.r
@@ -357,6 +403,13 @@ class _Gen:
                     job["prep.pipeline"] = r.choice(pipes)
                 if r.random() < 0.1:
                     job["prep.out_kb"] = _r(r.uniform(20, 1200))
+                # the video pipeline where its keys are drawn (its own generator)
+                if "prep.video_frames" in self.top and not self.top.get("prep.on_gpu") \
+                        and self.rv.random() < 0.6:
+                    job["prep.pipeline"] = "video"
+                    job.pop("prep.out_kb", None)  # a clip hands over its frames
+            if self.video_gpu and job.get("prep.pipeline") == "video":
+                job["gpu"] = self.video_gpu
             self.jobs.append(job)
             if first is None:
                 first = job
@@ -501,7 +554,7 @@ def _generic(table, r, name, row):
 
 def generate(table, seed, index):
     r = random.Random(f"semfuzz:{seed}:{index}")
-    g = _Gen(table, r)
+    g = _Gen(table, r, random.Random(f"semfuzz-video:{seed}:{index}"))
     g.dataset()
     g.server()
     g.storage()
@@ -509,7 +562,12 @@ def generate(table, seed, index):
     g.prep()
     g.loader()
     g.jobs_()
+    # the dtype of a clip's frames is refused where no job hands frames over
+    if not any(j.get("prep.pipeline") == "video" for j in g.jobs):
+        g.top.pop("loader.batch_dtype", None)
     g.memory()
+    if g.video_gpu:
+        g.known_jobs.add("gpu")
     g.sampling()
     g.set("seed", r.randint(1, 1000))
     generic = []
