@@ -27,8 +27,9 @@ typedef struct {
      * RGB24 (bilinear), over the frames. */
     stat_summary resize_ms_per_frame;
     /* Per seek: av_seek_frame back to the keyframe before a random frame,
-     * avcodec_flush_buffers, then demux and decode up to that frame, less
-     * the frames decoded x this video's median ms_per_frame. */
+     * avcodec_flush_buffers, then demux and decode up to that frame (each
+     * frame resized as in the passes, the resize not timed), less the
+     * frames decoded x this video's median ms_per_frame. */
     stat_summary seek_ms;
     double decoded_per_seek; /* mean frames decoded to reach a seek's frame */
 } video_one;

@@ -43,7 +43,7 @@ video_plan video_plan_for(int quick, int reps) {
                     .gop = 12,
                     .max_frames = quick ? 36 : 120,
                     .reps = reps,
-                    .seeks = quick ? 8 : 16};
+                    .seeks = quick ? 16 : 32};
     return p;
 }
 

@@ -164,7 +164,8 @@ static int time_passes(vfile *v, int reps, int seeks, unsigned long seed, video_
     for (int s = 0; s < seeks && rc >= 0; s++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         int j = (int)((x >> 33) % (unsigned long long)v->n);
-        double dt = decode_from(v, v->pts[j], 1, NULL, &sent, &rc);
+        double resize_s = 0; /* resized as in the passes (same caches), not timed */
+        double dt = decode_from(v, v->pts[j], 1, &resize_s, &sent, &rc);
         sk[s] = dt * 1e3 - sent * o->ms_per_frame.median;
         total += sent;
     }
