@@ -55,9 +55,9 @@ typedef struct {
 video_plan video_plan_for(int quick, int reps);
 
 /* Times user's videos (NULL: generates p's). 0; or -1 with the reason in
- * err, when a generated video cannot be written or no video decodes (a user
- * video that does not is skipped, said on stderr). Without FFmpeg: 0 with
- * out->measured 0 and out->reason. */
+ * err when none of user's videos decodes (one that does not is skipped,
+ * said on stderr). Without FFmpeg, or where the generated videos cannot be
+ * written or timed: 0 with out->measured 0 and the reason in out->reason. */
 int video_bench(const video_files *user, const video_plan *p, unsigned long seed, video_result *out,
                 char *err, size_t errlen);
 

@@ -127,7 +127,10 @@ static double decode_from(vfile *v, int64_t target, int stop_at_target, double *
     *sent = 0;
     *rc = av_seek_frame(v->fmt, v->si, target, AVSEEK_FLAG_BACKWARD);
     avcodec_flush_buffers(v->dec);
-    while (*rc >= 0 && (stop_at_target ? last == AV_NOPTS_VALUE || last < target : *sent < v->n)) {
+    /* A seek past the frames scanned (a frame without a time) stops there. */
+    int most = stop_at_target ? v->n + 16 : v->n;
+    while (*rc >= 0 && *sent < most &&
+           (!stop_at_target || last == AV_NOPTS_VALUE || last < target)) {
         if (av_read_frame(v->fmt, v->pkt) < 0) break;
         if (v->pkt->stream_index == v->si) {
             *rc = avcodec_send_packet(v->dec, v->pkt);

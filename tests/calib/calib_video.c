@@ -2,7 +2,8 @@
  * it encodes itself: every figure positive (the seek >= 0) and finite, a
  * frame of 9x the pixels costs more to decode, the fit follows the videos;
  * the user's videos (--videos) with a file that does not decode skipped and
- * one size fitted through 0; the folder scan; and the profile's keys, in
+ * one size fitted through 0; the folder scan; test videos that cannot be
+ * written leave it unmeasured with the reason; and the profile's keys, in
  * scenario: exactly where this build's schema has them. Skips (77) where
  * stallsim was built without FFmpeg. */
 #include <setjmp.h>
@@ -131,6 +132,28 @@ static void test_scan_empty(void **state) {
     assert_non_null(strstr(err, "missing"));
 }
 
+/* Test videos that cannot be written leave the figures unmeasured, said
+ * (calibrate goes on, as without a GPU), never a figure of nothing. */
+static void test_unwritable(void **state) {
+    (void)state;
+    char gone[300], err[512] = "", *old = getenv("TMPDIR");
+    char keep[300];
+    snprintf(keep, sizeof keep, "%s", old ? old : "");
+    snprintf(gone, sizeof gone, "%s/not-there/deeper", dir);
+    setenv("TMPDIR", gone, 1);
+    video_plan p = tiny_plan();
+    static video_result r;
+    int rc = video_bench(NULL, &p, 3, &r, err, sizeof err);
+    if (old)
+        setenv("TMPDIR", keep, 1);
+    else
+        unsetenv("TMPDIR");
+    assert_int_equal(rc, 0);
+    assert_false(r.measured);
+    assert_int_equal(r.nvideos, 0);
+    assert_non_null(strstr(r.reason, "temporary folder"));
+}
+
 /* The four keys are in scenario: exactly where the schema has their rows;
  * the figures are under measured: video: either way. */
 static void test_profile_keys(void **state) {
@@ -169,9 +192,8 @@ int main(void) {
     snprintf(dir, sizeof dir, "%s/calib-video-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_generated),
-        cmocka_unit_test(test_user_videos),
-        cmocka_unit_test(test_scan_empty),
+        cmocka_unit_test(test_generated),    cmocka_unit_test(test_user_videos),
+        cmocka_unit_test(test_scan_empty),   cmocka_unit_test(test_unwritable),
         cmocka_unit_test(test_profile_keys),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
