@@ -55,7 +55,9 @@ def video_keys(s, a):
     video kind's schema (sim/kinds/pipeline_video.c, issue 60 item 1)."""
     return ["jobs.0.prep.pipeline=video", f"prep.video_frames={a.frames}",
             f"prep.video_gop={s['gop']}", f"prep.video_width={a.w}",
-            f"prep.video_height={a.h}", "prep.video_access=random"]
+            f"prep.video_height={a.h}", "prep.video_access=random",
+            # the item as the Dataset hands it over: F x 224 x 224 x 3 uint8
+            f"jobs.0.prep.out_kb={a.frames * 224 * 224 * 3 / 1e3:g}"]
 
 
 def set_name(codec, gop):
