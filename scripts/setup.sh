@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config git libyaml-dev libgsl-dev
       libturbojpeg0-dev libjpeg-turbo-progs libcmocka-dev libcurl4-openssl-dev
       valgrind clang libclang-rt-14-dev   # memcheck test; libFuzzer targets
-      python3 python3-yaml)               # the semantic fuzzer (tests/semfuzz)
+      python3 python3-yaml                # the semantic fuzzer (tests/semfuzz)
+      libavcodec-dev libavformat-dev libavutil-dev libswscale-dev)  # calibrate's video decode
 # --torch: Debian's PyTorch, torchvision and torchaudio for the DataLoader
 # probe and its validations (python/stallsim/probe.py,
 # validation/torch.py, validation/pipelines.py), run with /usr/bin/python3;

@@ -11,7 +11,8 @@
  *             version 1: 100 server.cpus, 200 server.mem_gbps, 300
  *             server.storage.*, 400 decode, 500 augment_ms, 600
  *             gpu_augment_ms, 700 nvJPEG's, 800 eval_ms, 900 audio, 1000
- *             mem_mb_per_item, 1100 prep.scaling; a new one takes its own);
+ *             mem_mb_per_item, 1100 prep.scaling, 1150 video; a new one
+ *             takes its own);
  *   measured  the body of its section `measured: <section>:`, at indent 4;
  *   method    (optional) lines it adds under `measured: method:`;
  *   judge     (optional) its figures' spread (stability_figure).
@@ -32,6 +33,7 @@
 #include "profile_out.h"
 #include "scenario.h"
 #include "stability.h"
+#include "video_files.h"
 
 /* A key for profile_key*: its rank and its name (a schema row's). */
 #define CALIB_KEY(rank, key) (rank), (key)
@@ -44,6 +46,7 @@ typedef struct {
     unsigned long seed;
     aug_image *imgs; /* the first images decoded, on first use (calib_images) */
     int nimg;
+    const video_files *videos; /* --videos' files, or NULL: generate */
 } calib_ctx;
 
 /* The first (up to 32) images of the set as RGB, decoded on the first call

@@ -6,11 +6,12 @@
 #include <stdlib.h>
 
 extern const calib_bench_t bench_storage, bench_decode, bench_augment, bench_membw, bench_traffic,
-    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff, bench_read_cpu;
+    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff, bench_read_cpu, bench_video;
 
 const calib_bench_t *const calib_benches[] = {
-    &bench_storage, &bench_decode, &bench_augment, &bench_membw,   &bench_traffic,  &bench_eval,
-    &bench_audio,   &bench_nvjpeg, &bench_gpu,     &bench_handoff, &bench_read_cpu, NULL,
+    &bench_storage,  &bench_decode, &bench_augment, &bench_membw, &bench_traffic,
+    &bench_eval,     &bench_audio,  &bench_nvjpeg,  &bench_gpu,   &bench_handoff,
+    &bench_read_cpu, &bench_video,  NULL,
 };
 
 static size_t block_offset(const calib_bench_t *b) {

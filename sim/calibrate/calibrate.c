@@ -25,7 +25,7 @@
 #include "progress.h"
 
 typedef struct {
-    const char *data, *out;
+    const char *data, *out, *videos;
     int quick, threads, files;
     int seed;
 } options;
@@ -38,6 +38,13 @@ static const option_t calibrate_options[] = {
      .help = "JPEGs to measure (ImageFolder tree, searched recursively);\n"
              "default: generate a photograph-like set in a temporary folder\n"
              "($TMPDIR, else /var/tmp) and remove it afterwards"},
+    {.name = "--videos",
+     .type = OPT_STR,
+     .arg = "DIR",
+     .offset = offsetof(options, videos),
+     .help = "videos whose decode and seek to time (*.mp4 *.mkv *.webm *.avi\n"
+             "*.mov *.m4v in DIR, the first 8 by name); default: encode\n"
+             "test videos from the generated photographs"},
     {.name = "--out",
      .type = OPT_STR,
      .arg = "FILE",
@@ -76,7 +83,8 @@ static const option_t *const calibrate_tables[] = {calibrate_options, NULL};
 
 const command_t calibrate_command = {
     .name = "calibrate",
-    .synopsis = "[--data DIR] [--out FILE] [--quick] [--threads N] [--files N] [--seed N]",
+    .synopsis =
+        "[--data DIR] [--videos DIR] [--out FILE] [--quick] [--threads N] [--files N] [--seed N]",
     .about = "Measures this host and writes a host profile (YAML) for scenarios' `host:`.",
     .tables = calibrate_tables,
     .footer = "Progress goes to stderr. Exit: 0 done, 1 runtime failure, 2 bad usage.\n",
@@ -257,9 +265,11 @@ static int load_set(const options *o, calib_results *r, workload *w) {
 }
 
 /* Every benchmark of the registry in turn, then their figures judged. */
-static int measure(const options *o, calib_results *r, const jpeg_set *set) {
+static int measure(const options *o, calib_results *r, const jpeg_set *set,
+                   const video_files *videos) {
     char err[512];
     calib_ctx c = {.set = set,
+                   .videos = videos,
                    .quick = o->quick,
                    .reps = r->reps,
                    .threads = r->threads,
@@ -279,14 +289,14 @@ static int measure(const options *o, calib_results *r, const jpeg_set *set) {
     return 0;
 }
 
-static int run(const options *o, calib_results *r) {
+static int run(const options *o, calib_results *r, const video_files *videos) {
     char err[4400];
     workload w = {.tmp_cleanup = -1};
     double t_start = clock_now();
     stability_begin(&r->stability);
     r->reps = o->quick ? 5 : 7;
     int rc = load_set(o, r, &w);
-    if (rc == 0) rc = measure(o, r, &w.set);
+    if (rc == 0) rc = measure(o, r, &w.set, videos);
     if (rc == 0) {
         r->wall_s = clock_now() - t_start;
         stability_end(&r->stability);
@@ -312,16 +322,25 @@ int calibrate_main(int argc, char **argv) {
         return 2;
     }
     if (o.out && check_out(o.out) != 0) return 2;
+    /* --videos' files now: a typo costs seconds, not a whole run. */
+    video_files vf = {0};
+    char err[4400];
+    if (o.videos && video_files_scan(o.videos, 8, &vf, err, sizeof err) != 0) {
+        fprintf(stderr, "stallsim calibrate: %s\n", err);
+        return 2;
+    }
     calib_results *r = calloc(1, sizeof *r);
     if (!r) {
         fprintf(stderr, "stallsim calibrate: out of memory\n");
+        video_files_free(&vf);
         return 1;
     }
     host_info(r);
     r->seed = o.seed;
     r->quick = o.quick;
     r->threads = o.threads ? o.threads : r->online_cores;
-    int rc = run(&o, r);
+    int rc = run(&o, r, o.videos ? &vf : NULL);
+    video_files_free(&vf);
     free(r);
     return rc;
 }

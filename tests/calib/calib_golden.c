@@ -24,9 +24,10 @@
 #include "profile.h"
 #include "read_cpu_bench.h"
 #include "storage_bench.h"
+#include "video_bench.h"
 
 extern const calib_bench_t bench_storage, bench_decode, bench_augment, bench_membw, bench_traffic,
-    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff, bench_read_cpu;
+    bench_eval, bench_audio, bench_nvjpeg, bench_gpu, bench_handoff, bench_read_cpu, bench_video;
 
 static double next;
 
@@ -158,6 +159,25 @@ static void fill_gpu(gpu_result *g, nvjpeg_result *nj, int gpu) {
     nj->device_ms = S(), nj->host_ms = S(), nj->mean_abs_diff = v();
 }
 
+/* measured: two videos (a fit); else not measured, with the reason. */
+static void fill_video(video_result *o, int measured) {
+    o->measured = measured, o->reps = 5, o->seeks = 16;
+    snprintf(o->reason, sizeof o->reason, "%s", measured ? "" : "built without FFmpeg: \"test\"");
+    snprintf(o->source, sizeof o->source, "generated: 2 videos of 36 frames");
+    o->nvideos = measured ? 2 : 0, o->resolutions = o->nvideos;
+    for (int i = 0; i < o->nvideos; i++) {
+        video_one *x = &o->v[i];
+        snprintf(x->name, sizeof x->name, "video_%d.mp4", i);
+        snprintf(x->codec, sizeof x->codec, "h264");
+        x->w = 320 << i, x->h = 180 << i, x->frames = 36, x->gop = 12;
+        x->ms_per_frame = S(), x->resize_ms_per_frame = S(), x->seek_ms = S();
+        x->decoded_per_seek = v();
+    }
+    o->fit = (linear_fit){v(), v(), v(), 2};
+    o->ms_per_frame = v(), o->ms_per_mpx = v(), o->method = COST_FIT;
+    o->seek_raw_ms = v(), o->seek_ms = o->seek_raw_ms, o->resize_ms_per_mpx = v();
+}
+
 static void fill(calib_results *r, int gpu) {
     memset(r, 0, sizeof *r);
     next = 0;
@@ -171,6 +191,7 @@ static void fill(calib_results *r, int gpu) {
     fill_gpu(calib_result(r, &bench_gpu), calib_result(r, &bench_nvjpeg), gpu);
     fill_handoff(calib_result(r, &bench_handoff));
     fill_read_cpu(calib_result(r, &bench_read_cpu));
+    fill_video(calib_result(r, &bench_video), gpu);
 }
 
 /* 0 when DIR/NAME holds exactly the profile of r (or was rewritten). */

@@ -232,8 +232,16 @@ static int check_profile(const char *path, int expect_gpu) {
     static const char *prep[] = {
         "decode_ms_per_mb", "decode_ms_per_item", "augment_ms",      "eval_ms",
         "audio_ms_per_mb",  "audio_ms_per_item",  "mem_mb_per_item", NULL};
-    static const char *prep_opt[] = {"gpu_augment_ms", "scaling", "huffman_ms_per_mb",
-                                     "gpu_decode_ms_per_mp", NULL};
+    /* The video keys, where the build has FFmpeg and the video pipeline kind. */
+    static const char *prep_opt[] = {"gpu_augment_ms",
+                                     "scaling",
+                                     "huffman_ms_per_mb",
+                                     "gpu_decode_ms_per_mp",
+                                     "video_decode_ms_per_frame",
+                                     "video_decode_ms_per_mpx",
+                                     "video_seek_ms",
+                                     "video_transform_ms_per_mpx",
+                                     NULL};
     /* The sections above must be there; a benchmark added to the registry
      * brings its own. */
     const char *sections[64] = {0};

@@ -28,6 +28,11 @@ expect_rc 2 "unknown option" $CAL --bogus
 grep -q "unknown option" "$W/err" || fail "unknown option: no message"
 expect_rc 2 "missing --data dir" $CAL --data "$W/does-not-exist"
 grep -q "does-not-exist" "$W/err" || fail "missing --data: message does not name it"
+expect_rc 2 "missing --videos dir" $CAL --videos "$W/no-videos-here"
+grep -q "no-videos-here" "$W/err" || fail "missing --videos: message does not name it"
+mkdir -p "$W/novideo" && printf 'x' >"$W/novideo/notes.txt"
+expect_rc 2 "--videos without video files" $CAL --videos "$W/novideo"
+grep -q "no video file" "$W/err" || fail "--videos without video files: not said"
 expect_rc 2 "unwritable --out" $CAL --out /nonexistent-dir/p.yaml
 grep -q "cannot write /nonexistent-dir/p.yaml: No such file or directory" "$W/err" ||
     fail "unwritable --out: unclear message: $(cat "$W/err")"

@@ -1,0 +1,292 @@
+"""Validates the video pipeline (jobs.N.prep.pipeline: video, issue 60)
+against a real PyTorch DataLoader that decodes clips with PyAV on this host
+(docs/validation/video.md).
+
+  python3 -m validation.video [--bin build/sim/stallsim] [--data DIR]
+      [--videos DIR] [--codecs h264,mpeg4] [--gops 12,60] [--per-set 8]
+      [--video-frames 150] [--size 640x360] [--frames 8] [--items 256]
+      [--epochs 2] [--workers 0,1,2,4] [--compute 0.02] [--open-per-clip]
+      [--keep-profiles] [--measure-only] [--quick] [--page FILE.md]
+
+1. Videos made on this host with the `ffmpeg` command from the photographs
+   the other harnesses use (fixtures/data.py; `stallsim measure --generate`
+   writes them where missing): for each codec (H.264 with libx264, MPEG-4
+   part 2) and keyframe interval (--gops, a keyframe every G frames and no
+   other), --per-set videos of --video-frames frames at --size, 25 fps, each
+   a window panning across one photograph; kept when already there.
+2. Per set, `stallsim calibrate --quick --videos SET` on those videos: the
+   profile holds prep.video_decode_ms_per_frame, _per_mpx, prep.video_seek_ms
+   and prep.video_transform_ms_per_mpx (calibrate's video benchmark).
+3. Each row, in a fresh process: a torch.utils.data.DataLoader, batch 8,
+   shuffle, the row's num_workers (0 to 8), over
+   fixtures/datasets/video_clips.py's VideoClips (--items clips of --frames
+   frames, each at a random position: seek to the keyframe before, decode
+   forward single-threaded, resize to 224 x 224, a uint8 tensor), the GPU
+   emulated by sleeping --compute a batch, --epochs epochs timed.
+4. `stallsim run` on a scenario with that profile as its host and the
+   video keys (video_keys(): the pipeline, frames, keyframe interval, size,
+   random access); the epoch times compared.
+Target: median |error| <= 10 % in epoch time (--quick: 20 %). A stallsim
+built without the video pipeline kind refuses a key: the harness says which
+and skips (77) before measuring; --measure-only runs 1-3 alone and prints
+the measured table (no prediction, no target, no page). Exit 0 met, 1 not,
+77 without PyTorch, PyAV or ffmpeg, or without the video kind."""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+from stallsim.pipeline import timed_epochs
+from validation import predict as pr
+from validation.base import Harness, Skip, Target, load1
+from validation.fixtures import data as fx
+
+BATCH = 8
+ENCODERS = {"h264": ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"],
+            "mpeg4": ["-c:v", "mpeg4", "-q:v", "4"]}
+# Reads come from the warm page cache: the videos' bytes cost no storage time.
+WARM = ["loader.cache=none", "server.storage.latency_ms=0", "server.storage.read_mb_s=1e9"]
+
+
+def video_keys(s, a):
+    """The video pipeline's keys for a set: the names of the
+    video kind's schema (sim/kinds/pipeline_video.c, issue 60 item 1)."""
+    return ["jobs.0.prep.pipeline=video", f"prep.video_frames={a.frames}",
+            f"prep.video_gop={s['gop']}", f"prep.video_width={a.w}",
+            f"prep.video_height={a.h}", "prep.video_access=random",
+            # the item as the Dataset hands it over: F x 224 x 224 x 3 uint8
+            f"jobs.0.prep.out_kb={a.frames * 224 * 224 * 3 / 1e3:g}"]
+
+
+def set_name(codec, gop):
+    return f"{codec}_g{gop}"
+
+
+def encode(photo, out, codec, gop, a):
+    """One video: a window of --size panning across the photograph scaled
+    to 5/4 of it, a keyframe every gop frames exactly."""
+    w, h, n = a.w, a.h, a.video_frames
+    vf = (f"scale={w * 5 // 4}:{h * 5 // 4},crop={w}:{h}:x='(iw-{w})*n/{n}':"
+          f"y='(ih-{h})*n/{n}',format=yuv420p")
+    cmd = ["ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-loop", "1", "-framerate", "25",
+           "-i", photo, "-vf", vf, "-frames:v", str(n), *ENCODERS[codec], "-g", str(gop),
+           "-keyint_min", str(gop), "-sc_threshold", "0", out + ".tmp.mp4"]
+    subprocess.run(cmd, check=True)
+    os.replace(out + ".tmp.mp4", out)
+
+
+def make_sets(a):
+    """Every codec x keyframe interval's videos (kept when there): the sets."""
+    photos = fx.jpegs(a.data)
+    sets = []
+    for codec in a.codecs.split(","):
+        for gop in (int(g) for g in a.gops.split(",")):
+            d = os.path.join(a.videos, f"{a.w}x{a.h}_{a.video_frames}", set_name(codec, gop))
+            os.makedirs(d, exist_ok=True)
+            paths = []
+            for k in range(a.per_set):
+                p = os.path.join(d, f"v{k:03d}.mp4")
+                if not os.path.isfile(p):
+                    encode(photos[k % len(photos)], p, codec, gop, a)
+                paths.append(p)
+            sets.append(dict(name=set_name(codec, gop), codec=codec, gop=gop, dir=d, paths=paths))
+            print(f"validate_video: {len(paths)} videos in {d}", file=sys.stderr, flush=True)
+    return sets
+
+
+def profile_video(profile):
+    """calibrate's figures under `measured: video:` (name: number lines)."""
+    out, inside = {}, False
+    with open(profile) as f:
+        for line in f:
+            if line.startswith("  ") and not line.startswith("   "):
+                inside = line.strip() == "video:"
+            elif inside and line.startswith("    ") and ":" in line and "{" not in line:
+                k, _, v = line.strip().partition(":")
+                try:
+                    out[k] = float(v)
+                except ValueError:
+                    pass
+    return out
+
+
+def calibrate(a, s):
+    profile = os.path.join(s["dir"], "host-video.yaml")
+    if a.keep_profiles and os.path.isfile(profile):
+        s["profile"], s["cal"] = profile, profile_video(profile)
+        return
+    cmd = [a.bin, "calibrate", "--quick", "--data", a.data, "--files", "50", "--videos",
+           s["dir"], "--out", profile]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"validate_video: {' '.join(cmd)}: exit {r.returncode}: {r.stderr[-800:]}")
+    s["profile"], s["cal"] = profile, profile_video(profile)
+    c = s["cal"]
+    print(f"validate_video: {s['name']}: calibrate: decode {c.get('decode_ms_per_frame', 0):.3f} "
+          f"ms/frame + {c.get('decode_ms_per_mpx', 0):.3f} ms/Mpx, seek {c.get('seek_ms', 0):.3f} "
+          f"ms, resize {c.get('transform_ms_per_mpx', 0):.3f} ms/Mpx", file=sys.stderr, flush=True)
+
+
+def write_scenario(a, s, host, name="video-validation.yaml"):
+    """The set's training job (host: calibrate's profile; None: none)."""
+    scen = os.path.join(s["dir"], name)
+    sizes = [os.path.getsize(p) for p in s["paths"]]
+    # The bytes a clip reads: its frames' share of a video (the cache is warm).
+    kb = statistics.mean(sizes) / a.video_frames * a.frames / 1e3
+    with open(scen, "w") as f:
+        f.write(f"""# written by validation.video: the harness's training job
+name: video-validation-{s['name']}
+{f"host: {host}" if host else ""}
+epochs: {a.epochs}
+dataset: {{items: {a.items}, item_kb: {kb:.6g}}}
+server: {{gpus: 1, cache_gb: 1000}}
+loader: {{kind: pytorch}}
+jobs:
+  - {{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: {a.compute:g}}}
+""")
+    return scen
+
+
+def refused(a, s, scen):
+    """None, or stallsim's own line saying which key it refuses."""
+    cmd = [a.bin, "check", scen, *pr.sets_args(WARM + video_keys(s, a))]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode == 0:
+        return None
+    return next((x for x in r.stderr.splitlines() if "error" in x), r.stderr.strip()[-400:])
+
+
+def loader_row(a, r):
+    """One row's epochs, in this (fresh) process."""
+    import torch
+    from torch.utils.data import DataLoader
+
+    from validation.fixtures.datasets.video_clips import VideoClips
+
+    torch.manual_seed(a.seed)
+    s = r["set"]
+    paths = sorted(os.path.join(s["dir"], f) for f in os.listdir(s["dir"]) if f.endswith(".mp4"))
+    ds = VideoClips(paths, a.frames, a.items, seed=a.seed, open_per_clip=a.open_per_clip)
+    kw = dict(batch_size=BATCH, shuffle=True, num_workers=r["workers"])
+    if r["workers"] > 0:
+        kw["prefetch_factor"] = 2
+    dl = DataLoader(ds, **kw)
+    decoded = []
+    epochs, batches = timed_epochs(lambda e: dl, a.epochs, r["compute"],
+                                   on_batch=lambda e, b: decoded.append(float(b[1].sum())))
+    return dict(epochs=epochs, batches=batches,
+                decoded_per_clip=sum(decoded) / (a.items * a.epochs))
+
+
+class Video(Harness):
+    name = "video"
+    title = "The video pipeline (prep.pipeline: video) against a DataLoader decoding clips with PyAV"
+    items = 256
+    needs = ("torch", "av", "numpy")
+    targets = [Target("median epoch time", "med", 0.10, quick=0.20)]
+
+    def add_arguments(self, ap):
+        ap.add_argument("--videos", default="/var/tmp/stallsim-video",
+                        help="where the generated videos are kept")
+        ap.add_argument("--codecs", default="h264,mpeg4", help=f"of {', '.join(ENCODERS)}")
+        ap.add_argument("--gops", default="12,60", help="keyframe intervals, frames")
+        ap.add_argument("--per-set", type=int, default=8, help="videos per codec and interval")
+        ap.add_argument("--video-frames", type=int, default=150, help="each video's frames")
+        ap.add_argument("--size", default="640x360", help="the videos' width x height")
+        ap.add_argument("--frames", type=int, default=8, help="frames per clip (sample)")
+        ap.add_argument("--workers", default="0,1,2,4", help="num_workers of the rows (0-8)")
+        ap.add_argument("--compute", type=float, default=0.02, help="GPU seconds a batch")
+        ap.add_argument("--open-per-clip", action="store_true",
+                        help="open each video for every clip (not once per worker)")
+        ap.add_argument("--keep-profiles", action="store_true",
+                        help="reuse each set's calibrate profile where one is there")
+        ap.add_argument("--measure-only", action="store_true",
+                        help="videos, calibrate and the DataLoader rows only: no prediction")
+
+    def configure(self, a):
+        if a.quick:
+            a.items, a.workers, a.per_set = min(a.items, 64), "0,2", min(a.per_set, 4)
+        if a.measure_only and not a.page:
+            a.page = "none"
+        a.w, a.h = (int(x) for x in a.size.lower().split("x"))
+        bad = [w for w in a.workers.split(",") if not 0 <= int(w) <= 8]
+        if bad or a.w % 2 or a.h % 2 or a.frames < 1 or a.frames > a.video_frames:
+            raise SystemExit("validate_video: --workers 0-8, an even --size, "
+                             "1 <= --frames <= --video-frames")
+
+    def requires(self, a):
+        if not shutil.which("ffmpeg"):
+            return "no ffmpeg command (Debian: ffmpeg)"
+        bad = [c for c in a.codecs.split(",") if c not in ENCODERS]
+        return f"unknown codec {bad[0]} (of {', '.join(ENCODERS)})" if bad else None
+
+    def setup(self, a):
+        self.load0 = load1()
+        fx.generate(a.bin, a.data, max(a.per_set, 50))
+        self.sets = make_sets(a)
+        # Before calibrate's minutes: a build without the video kind, said.
+        self.preflight(a, write_scenario(a, self.sets[0], None, "video-preflight.yaml"))
+        for s in self.sets:
+            calibrate(a, s)
+            s["scen"] = write_scenario(a, s, s["profile"])
+        self.preflight(a, self.sets[0]["scen"])
+
+    def preflight(self, a, scen):
+        why = None if a.measure_only else refused(a, self.sets[0], scen)
+        if why:
+            raise Skip(f"{a.bin} refuses the video keys ({why}): it has no video pipeline kind "
+                       "(issue 60 item 1) or names its keys otherwise than video_keys() "
+                       "(validation/video.py); --measure-only times the DataLoader alone")
+
+    def rows(self, a):
+        return [dict(set=s, workers=int(w), compute=a.compute)
+                for s in self.sets for w in a.workers.split(",")]
+
+    def run_row(self, a, r):
+        return loader_row(a, r)
+
+    def predict(self, a, r, m):
+        meas = statistics.mean(m["epochs"])
+        c = dict(meas_t=meas, pred_t=None, err=None, decoded=m["decoded_per_clip"],
+                 meas_stall=1 - m["batches"] * r["compute"] / meas)
+        if not a.measure_only:
+            sets = WARM + video_keys(r["set"], a) + [f"loader.num_workers={r['workers']}",
+                                                     f"jobs.0.compute_s_per_batch={r['compute']:g}"]
+            sim = pr.predict_epochs(a.bin, r["set"]["scen"], sets)
+            c.update(pr.compare_row(m["epochs"], m["batches"], r["compute"], sim))
+        return c
+
+    def row_line(self, r, c):
+        pred = (f", predicted {c['pred_t']:.2f} s ({c['err']:+.1%})" if c["err"] is not None
+                else "")
+        return (f"{r['set']['name']} workers={r['workers']}: measured {c['meas_t']:.2f} s/epoch "
+                f"({c['meas_stall']:.1%} stall, {c['decoded']:.1f} frames decoded a clip){pred}")
+
+    def report(self, a, results):
+        lines = [f"{a.per_set} videos a set of {a.video_frames} frames at {a.w} x {a.h}, 25 fps; "
+                 f"{a.items} clips of {a.frames} frames an epoch at random positions, batch "
+                 f"{BATCH}, GPU {a.compute * 1e3:g} ms a batch; {a.epochs} epochs.", "",
+                 "| set | workers | calibrate ms/frame | seek ms | frames decoded / clip | "
+                 "measured s/epoch | predicted | error | measured stall | predicted stall |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r, c in results:
+            cal = r["set"]["cal"]
+            mpf = cal.get("decode_ms_per_frame", 0) + cal.get("decode_ms_per_mpx", 0) * a.w * a.h / 1e6
+            pred = (f"{c['pred_t']:.2f} | {c['err']:+.1%} | {c['meas_stall']:.1%} | "
+                    f"{c['pred_stall']:.1%}" if c["err"] is not None
+                    else f"- | - | {c['meas_stall']:.1%} | -")
+            lines.append(f"| {r['set']['name']} | {r['workers']} | {mpf:.3f} | "
+                         f"{cal.get('seek_ms', 0):.3f} | {c['decoded']:.1f} | {c['meas_t']:.2f} | "
+                         f"{pred} |")
+        errs = [abs(c["err"]) for _, c in results if c["err"] is not None]
+        med = statistics.median(errs) if errs else None
+        lines += ["", (f"{len(errs)} rows: median |error| {med:.1%} in epoch time (worst "
+                       f"{max(errs):.1%})." if errs else "Measured only: no prediction."),
+                  f"Load average (1 min) {self.load0:.1f} at the start, {load1():.1f} at the end."]
+        return "\n".join(lines) + "\n", dict(med=med)
+
+
+if __name__ == "__main__":
+    Video.main()
