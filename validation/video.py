@@ -57,7 +57,7 @@ def video_keys(s, a):
             f"prep.video_gop={s['gop']}", f"prep.video_width={a.w}",
             f"prep.video_height={a.h}", "prep.video_access=random",
             # the item as the Dataset hands it over: F x 224 x 224 x 3 uint8
-            f"jobs.0.prep.out_kb={a.frames * 224 * 224 * 3 / 1e3:g}"]
+            "prep.video_out_width=224", "prep.video_out_height=224", "loader.batch_dtype=uint8"]
 
 
 def set_name(codec, gop):

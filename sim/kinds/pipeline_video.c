@@ -38,6 +38,7 @@ typedef enum { DTYPE_FLOAT32, DTYPE_UINT8 } dtype_t;
 /* This pipeline's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     int64_t frames, stride, width, height, gop;
+    int64_t out_width, out_height;                 /* 0: the decoded frames' */
     int access;                                    /* access_t */
     double decode_ms_per_frame, decode_ms_per_mpx; /* 0 and 0 = not given */
     double seek_ms, transform_ms_per_mpx;
@@ -119,7 +120,9 @@ static double video_engine_mean_s(const scenario_t *s) {
 static double video_out_bytes(const scenario_t *s) {
     const video_opts_t *o = vo(s);
     const double size = o->batch_dtype == DTYPE_UINT8 ? 1 : 4;
-    return (double)o->frames * (double)o->height * (double)o->width * 3 * size;
+    const double w = (double)(o->out_width > 0 ? o->out_width : o->width);
+    const double h = (double)(o->out_height > 0 ? o->out_height : o->height);
+    return (double)o->frames * h * w * 3 * size;
 }
 
 static double video_copy_ms(const scenario_t *s) {
@@ -162,6 +165,8 @@ static const key_def_t keys[] = {
     {"prep.video_stride", KT_INT, "frames", "1", 1, 100000, 0, NULL, KIND_FIELD(video_opts_t, stride), "video: frames from one of a clip's frames to the next (every one decoded: a clip decodes (F - 1) x stride + 1 frames)"},
     {"prep.video_width", KT_INT, "px", "640", 1, 65536, 0, NULL, KIND_FIELD(video_opts_t, width), "video: width of the decoded frames"},
     {"prep.video_height", KT_INT, "px", "480", 1, 65536, 0, NULL, KIND_FIELD(video_opts_t, height), "video: height of the decoded frames"},
+    {"prep.video_out_width", KT_INT, "px", "0", 0, 65536, 0, NULL, KIND_FIELD(video_opts_t, out_width), "video: width of the frames an item hands over, after its resize (0 = the decoded width): the hand-over bytes (loader.batch_dtype)"},
+    {"prep.video_out_height", KT_INT, "px", "0", 0, 65536, 0, NULL, KIND_FIELD(video_opts_t, out_height), "video: height of the frames an item hands over, after its resize (0 = the decoded height)"},
     {"prep.video_gop", KT_INT, "frames", "250", 1, 1000000, 0, NULL, KIND_FIELD(video_opts_t, gop), "video: frames from one keyframe to the next (the encoder's keyint, -g: libx264's default 250; lerobot encodes with 2)"},
     {"prep.video_access", KT_ENUM, "", "random", 0, 0, 0, access_name, KIND_FIELD(video_opts_t, access), "video: random (each clip seeks to the keyframe at or before its first frame, prep.video_seek_ms, and decodes from there: item x's first frame is x mod video_gop frames past it, (gop - 1) / 2 thrown away on average) or sequential (clips read in order through each video: no seek, nothing thrown away)"},
     {"prep.video_decode_ms_per_frame", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, decode_ms_per_frame), "video, decode cpu: CPU time to decode one frame, its fixed part (one core); calibrate measures it"},
@@ -173,7 +178,7 @@ static const key_def_t keys[] = {
     {"prep.nvdec_fps", KT_REAL, "frames/s", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_fps), "video, decode gpu: frames a second one hardware decoder engine decodes at 1 megapixel, scaled by the frames' megapixels (0 = not given: the job is refused; NVIDIA publishes it per codec and GPU in its NVDEC application note)"},
     {"prep.nvdec_session_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_session_ms), "video, decode gpu: an engine's time to start one clip's decode session (0 = free)"},
     {"prep.nvdec_engines", KT_INT, "engines", "0", 0, 64, 0, NULL, KIND_FIELD(video_opts_t, nvdec_engines), "video, decode gpu: hardware decoder engines of each GPU (0 = the GPU table's published count for jobs.N.gpu: v100 1, a100 5, h100 and h200 7)"},
-    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, dtype_name, KIND_FIELD(video_opts_t, batch_dtype), "video: the dtype of the frames an item hands to the training process: float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_height x video_width x 3 values, in /dev/shm, the staged batches, the GPU's memory and the copies' CPU (loader.copy_ms_per_mb); an image or audio pipeline hands over prep.out_kb (set that instead)"},
+    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, dtype_name, KIND_FIELD(video_opts_t, batch_dtype), "video: the dtype of the frames an item hands to the training process: float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_out_height x video_out_width x 3 values (the decoded size where those are 0), in /dev/shm, the staged batches, the GPU's memory and the copies' CPU (loader.copy_ms_per_mb); an image or audio pipeline hands over prep.out_kb (set that instead)"},
     {"loader.copy_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, copy_ms_per_mb), "video: CPU per MB of an item's frames (loader.batch_dtype) for each copy the loader makes of it, beside the loader's per-item figures: pytorch's worker collating it into shared memory and, with pin_memory, its pin thread (0 = none)"},
 };
 /* clang-format on */
