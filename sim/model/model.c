@@ -313,6 +313,37 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
     c->r_prep = loader->items_s(c->eff_cpus, c->tprep);
 }
 
+/* Streamed shards through a page cache (its `stream` lanes, sim.c's
+ * stream_paged): the device's bytes over the epoch's, for the windows read
+ * ahead and reclaimed before use. A worker reads a turn of its shard (a
+ * batch's items; a pool's lane, one item) and leaves read ahead of it the
+ * next window (R bytes) and, older, the rest of the chunk it is in (a
+ * chunk g: none where items are whole chunks) and of its window; then the
+ * cache's other lanes read a turn each, X bytes in all, which evict the
+ * oldest first. What of those does not fit the cache C is read again when
+ * the worker's next turn continues its shard: per byte of its, that loss
+ * over its turn's bytes, for the turns that do not begin a shard. */
+static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
+    const scenario_t *s = r->s;
+    if (s->loader.reader != READER_STREAM || s->dataset.shard_items <= 1 || r->dist ||
+        !scenario_cache(s)->stream || !(r->dev_mean > 0))
+        return 1;
+    const double P = CACHE_PAGE_BYTES, R = floor(scenario_read_ahead_bytes(s) / P) * P;
+    const double g = (double)cache_chunk_bytes((uint64_t)R), C = r->C, m = r->dev_mean;
+    int per_rank = 0;
+    const double lanes = c->loader->shard_lanes(s, &per_rank);
+    const double turn = per_rank ? c->b : 1;
+    const double Q =
+        (per_rank ? lanes * c->in->gpus_per_server : lanes) * r->per_server[c->in->first_server];
+    const double item = floor(r->mean + 0.5);
+    const int whole = !(s->dataset.item_kb_cv > 0) && fmod(item, g) == 0;
+    const double older = (whole ? 0 : g) + (R > g ? (R - g) / 2 : 0);
+    const double X = (Q - 1) * turn * m;
+    const double lost = fmin(fmax(X + R - C, 0), R) + fmin(fmax(X + R + older - C, 0), older);
+    const double turns = fmax(1 / turn - 1 / scenario_shard_items(s), 0);
+    return 1 + lost * turns / m;
+}
+
 /* The instance's storage: the items a second its share of the device gives.
  * A local device serves the streams of its server; a shared one every
  * stream of the cluster. */
@@ -322,7 +353,10 @@ static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
     const double M = c->M;
     /* Record shards: one request a shard, S items of it. */
     const double S = c->S = scenario_items_per_read(s);
-    const double req = c->req_dev = S * r->dev_mean;
+    /* (a streamed shard's windows read again, in its every request) */
+    const double reread = stream_reread(r, c);
+    c->Ddev *= reread;
+    const double req = c->req_dev = S * r->dev_mean * reread;
     c->req = S * r->mean; /* the reader's copy: its CPU */
     /* A shuffle buffer of B items: reads run ceil(B / M) batches further
      * (a worker's own: loader_buffer_slices). */
