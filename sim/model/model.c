@@ -315,31 +315,60 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
 
 /* Streamed shards through a page cache (its `stream` lanes, sim.c's
  * stream_paged): the device's bytes over the epoch's, for the windows read
- * ahead and reclaimed before use. A worker reads a turn of its shard (a
- * batch's items; a pool's lane, one item) and leaves read ahead of it the
- * next window (R bytes) and, older, the rest of the chunk it is in (a
- * chunk g: none where items are whole chunks) and of its window; then the
- * cache's other lanes read a turn each, X bytes in all, which evict the
- * oldest first. What of those does not fit the cache C is read again when
- * the worker's next turn continues its shard: per byte of its, that loss
- * over its turn's bytes, for the turns that do not begin a shard. */
+ * ahead and reclaimed before use. Its chunks of g (cache_chunk_bytes) and
+ * windows of A read ahead are at most a shard's. A cache that cannot hold
+ * a chunk and the window a miss reads ahead of it (C < g + A1) loses each
+ * window before its reader gets there: each chunk an item enters (1 + m /
+ * g of them) is read with a window ahead. One that holds them for one
+ * reader, but not for the L readers that interleave item by item (a pool's
+ * lanes, a batch's ranks), keeps an item's own chunks while it reads them
+ * but loses what each leaves behind: an item re-reads the chunk it began
+ * in and its window read ahead is lost; so does a pool's shard whose
+ * items alternate over its servers, each server reading its own. Else a worker reads a turn of its
+ * shard (a batch's items; a pool's lane, one item) and leaves read ahead
+ * the next window and, older, the rest of the chunk it is in (none where
+ * items are whole chunks) and of its window; the cache's other lanes then
+ * read a turn each, X bytes in all, which evict the oldest first, and
+ * what does not fit is read again when its next turn continues its shard. */
+/* The bytes a page cache's reader reads ahead when a read of len misses
+ * within a window of at most R in chunks of g (cache_linux.c's enter: the
+ * kernel's first window past the chunk read, and the next one with it where
+ * the first is no larger than the read), at most `left`. */
+static double miss_ahead(double len, double R, double g, double left) {
+    if (!(R > 0)) return 0;
+    double p = CACHE_PAGE_BYTES;
+    while (p < len)
+        p *= 2;
+    const double win = p <= R / 32 ? 4 * p : p <= R / 4 ? 2 * p : R;
+    const double next = win < R / 16 ? 4 * win : win <= R / 2 ? 2 * win : R;
+    double a = ceil(fmax(win - g, 0) / g) * g;
+    if (win <= ceil(len / g) * g) a += ceil(next / g) * g;
+    return fmin(a, left);
+}
+
 static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     const scenario_t *s = r->s;
     if (s->loader.reader != READER_STREAM || s->dataset.shard_items <= 1 || r->dist ||
         !scenario_cache(s)->stream || !(r->dev_mean > 0))
         return 1;
     const double P = CACHE_PAGE_BYTES, R = floor(scenario_read_ahead_bytes(s) / P) * P;
-    const double g = (double)cache_chunk_bytes((uint64_t)R), C = r->C, m = r->dev_mean;
+    const double m = r->dev_mean, Sb = scenario_shard_items(s) * m, C = r->C;
+    const double g = fmin((double)cache_chunk_bytes((uint64_t)R), Sb);
+    const double A = R > 0 ? fmin(ceil(R / g) * g, fmax(Sb - g, 0)) : 0;
+    const double A1 = miss_ahead(m, R, g, fmax(Sb - g, 0));
     int per_rank = 0;
     const double lanes = c->loader->shard_lanes(s, &per_rank);
+    const double streams = r->per_server[c->in->first_server];
     const double turn = per_rank ? c->b : 1;
-    const double Q =
-        (per_rank ? lanes * c->in->gpus_per_server : lanes) * r->per_server[c->in->first_server];
+    const double L = (per_rank ? c->in->gpus_per_server : lanes) * streams;
+    const double Q = (per_rank ? lanes * c->in->gpus_per_server : lanes) * streams;
+    if (C < g + A1) return (1 + m / g) * (g + A1) / m;
+    if (C < L * (g + A1) || (!per_rank && c->ns > 1)) return (m + g + A1) / m;
     const double item = floor(r->mean + 0.5);
     const int whole = !(s->dataset.item_kb_cv > 0) && fmod(item, g) == 0;
-    const double older = (whole ? 0 : g) + (R > g ? (R - g) / 2 : 0);
+    const double older = (whole ? 0 : g) + (R > g ? (A - g) / 2 : 0);
     const double X = (Q - 1) * turn * m;
-    const double lost = fmin(fmax(X + R - C, 0), R) + fmin(fmax(X + R + older - C, 0), older);
+    const double lost = fmin(fmax(X + A - C, 0), A) + fmin(fmax(X + A + older - C, 0), older);
     const double turns = fmax(1 / turn - 1 / scenario_shard_items(s), 0);
     return 1 + lost * turns / m;
 }
