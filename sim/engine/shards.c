@@ -31,7 +31,7 @@ void shards_free(shards_t *sh) {
     free(sh->order), free(sh->cur), free(sh->at), free(sh->first), free(sh->span), free(sh->cum);
     free(sh->hit);
     free(sh->seen), free(sh->batch_worker);
-    free(sh->req_to), free(sh->req_lo), free(sh->fill), free(sh->lane);
+    free(sh->req_to), free(sh->req_lo), free(sh->fill), free(sh->lane), free(sh->reach);
     if (sh->pg.n) perm_gen_free(&sh->pg);
     memset(sh, 0, sizeof *sh);
 }
@@ -47,11 +47,12 @@ int shards_stream_init(shards_t *sh) {
     sh->req_lo = calloc(sh->nshards, sizeof *sh->req_lo);
     sh->fill = calloc(sh->nshards, sizeof *sh->fill);
     sh->lane = calloc(sh->nshards, sizeof *sh->lane);
-    return sh->req_to && sh->req_lo && sh->fill && sh->lane ? 0 : -1;
+    sh->reach = calloc(sh->nshards, sizeof *sh->reach);
+    return sh->req_to && sh->req_lo && sh->fill && sh->lane && sh->reach ? 0 : -1;
 }
 
 double shards_stream_bytes(double n, double S) {
-    return (S > 0 ? (n + S - 1) / S : n) * (8 + 8 + 8 + 4);
+    return (S > 0 ? (n + S - 1) / S : n) * (8 + 8 + 8 + 4 + 8);
 }
 
 static uint32_t shard_len(const shards_t *sh, uint32_t h) {

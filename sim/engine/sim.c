@@ -1065,11 +1065,11 @@ static __attribute__((noinline)) double stream_fetch(world_t *w, stream_t *st, u
  * one request to the device, from which its pages enter the cache: a
  * window read ahead and reclaimed before the reader gets to it is read
  * again. The item waits for the read its own bytes missed in, else for the
- * window they were read ahead in: the latest window when it entered it (the
- * one it just started), else the one before (the reader runs one to two
- * windows behind what was read). It came from storage when its lane read
- * its bytes (req_lo: about where the lane's reads reach), from the cache
- * when they were there before. req_to: the bytes asked so far. */
+ * read that brought them: where each of the lane's last two reads reached
+ * (req_lo, reach: its window's end, cache_t.reach) and when each ended
+ * (first, span), or this one where it read them; bytes
+ * past all three were in the cache before (a hit, here at once). req_to:
+ * the bytes asked so far. */
 static __attribute__((noinline)) double stream_paged(world_t *w, stream_t *st, uint32_t x,
                                                      int server, double at, double bytes,
                                                      storage_t *d, server_metrics_t *m, int count,
@@ -1079,19 +1079,22 @@ static __attribute__((noinline)) double stream_paged(world_t *w, stream_t *st, u
     cache_t *c = &w->cache[server];
     const uint32_t h = x / w->S;
     if (x == h * w->S) {
-        sh->cum[h] = sh->req_to[h] = sh->req_lo[h] = 0;
+        sh->cum[h] = sh->req_to[h] = sh->req_lo[h] = sh->reach[h] = 0;
         sh->first[h] = sh->span[h] = at;
     }
     const double from = sh->req_to[h], size = w->shard_size[h];
-    double e = sh->cum[h] += bytes, ready = sh->first[h];
+    double e = sh->cum[h] += bytes;
     if (sh->fill[h] > e) e = sh->fill[h];
     if (e > size) e = size;
+    /* (its own last byte's read, of those before this item's) */
+    const double last = sh->cum[h] < size ? sh->cum[h] : size;
+    double ready = last <= sh->reach[h] ? sh->span[h] : last <= sh->req_lo[h] ? sh->first[h] : at;
+    const int cached = last > sh->req_lo[h];
     uint64_t wait = 0, ahead = 0;
     if (e > from) {
         wait = c->ops->stream(c, st->lane0 + sh->lane[h], h, (uint64_t)from, (uint64_t)(e - from),
                               &ahead);
         sh->req_to[h] = e;
-        ready = sh->span[h];
     }
     w->stream_reads = 0;
     if (wait + ahead > 0) {
@@ -1099,15 +1102,15 @@ static __attribute__((noinline)) double stream_paged(world_t *w, stream_t *st, u
         const double end =
             d->ops->read(d, at, got, item_offset(w, h * w->S) + from, server, &st->io);
         if (end > st->io_end) st->io_end = end;
-        ready = wait ? end : sh->first[h];
-        sh->span[h] = wait ? end : sh->first[h], sh->first[h] = end;
-        sh->req_lo[h] = e + (double)ahead;
+        /* (bytes of its own past what the lane had read came in this one) */
+        if (wait || cached) ready = end > ready ? end : ready;
+        sh->span[h] = sh->first[h], sh->first[h] = end;
+        sh->reach[h] = sh->req_lo[h], sh->req_lo[h] = (double)c->reach;
         w->stream_reads = 1;
         *read_bytes += got;
         (*reqs)++;
         if (count) m->storage_reads++, m->storage_read_bytes += got;
-    }
-    if (w->stream_reads == 0 && sh->cum[h] > sh->req_lo[h]) {
+    } else if (cached) {
         (*hits)++;
         if (count) m->local_hits++;
         *src = SIM_FROM_CACHE;

@@ -1,6 +1,7 @@
 /* model: see model.h. */
 #include "model.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,10 +331,19 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
  * items are whole chunks) and of its window; the cache's other lanes then
  * read a turn each, X bytes in all, which evict the oldest first, and
  * what does not fit is read again when its next turn continues its shard. */
+/* A window of a bytes read ahead from a point uniform along a shard whose
+ * bytes past the point's chunk are `left` at most: its mean within the
+ * shard (readahead stops at a file's end), (a left - a^2 / 2) / left or
+ * left / 2. */
+static double past_end(double a, double left) {
+    if (!(left > 0)) return 0;
+    return a < left ? a - a * a / (2 * left) : left / 2;
+}
+
 /* The bytes a page cache's reader reads ahead when a read of len misses
  * within a window of at most R in chunks of g (cache_linux.c's enter: the
  * kernel's first window past the chunk read, and the next one with it where
- * the first is no larger than the read), at most `left`. */
+ * the first is no larger than the read), within a shard (past_end). */
 static double miss_ahead(double len, double R, double g, double left) {
     if (!(R > 0)) return 0;
     double p = CACHE_PAGE_BYTES;
@@ -343,7 +353,26 @@ static double miss_ahead(double len, double R, double g, double left) {
     const double next = win < R / 16 ? 4 * win : win <= R / 2 ? 2 * win : R;
     double a = ceil(fmax(win - g, 0) / g) * g;
     if (win <= ceil(len / g) * g) a += ceil(next / g) * g;
-    return fmin(a, left);
+    return past_end(a, left);
+}
+
+/* The mean bytes an item re-reads the chunks of where reclaim takes what
+ * its reader leaves (miss_ahead's window with each miss, nonlinear in the
+ * read: the mean over the sizes' lognormal, as the simulator draws them, at
+ * 32 quantiles): each chunk it enters with its window (`every`), else its
+ * own bytes, the chunk it began in and one window. */
+static double miss_reads(const scenario_t *s, double R, double g, double left, int every) {
+    const double mean = scenario_item_bytes_mean(s), cv = s->dataset.item_kb_cv;
+    const double sigma = cv > 0 ? sqrt(log1p(cv * cv)) : 0, zeta = log(mean) - sigma * sigma / 2;
+    const int K = cv > 0 ? 32 : 1;
+    double sum = 0;
+    for (int k = 0; k < K; k++) {
+        const double len =
+            cv > 0 ? exp(zeta + sigma * gsl_cdf_ugaussian_Pinv((k + 0.5) / K)) : mean;
+        const double a = miss_ahead(len, R, g, left);
+        sum += every ? (1 + len / g) * (g + a) : len + g + a;
+    }
+    return sum / K;
 }
 
 static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
@@ -362,8 +391,8 @@ static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     const double turn = per_rank ? c->b : 1;
     const double L = (per_rank ? c->in->gpus_per_server : lanes) * streams;
     const double Q = (per_rank ? lanes * c->in->gpus_per_server : lanes) * streams;
-    if (C < g + A1) return (1 + m / g) * (g + A1) / m;
-    if (C < L * (g + A1) || (!per_rank && c->ns > 1)) return (m + g + A1) / m;
+    if (C < g + A1 || C < L * (g + A1) || (!per_rank && c->ns > 1))
+        return miss_reads(s, R, g, fmax(Sb - g, 0), C < g + A1) / m;
     const double item = floor(r->mean + 0.5);
     const int whole = !(s->dataset.item_kb_cv > 0) && fmod(item, g) == 0;
     const double older = (whole ? 0 : g) + (R > g ? (A - g) / 2 : 0);
