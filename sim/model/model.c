@@ -314,23 +314,6 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
     c->r_prep = loader->items_s(c->eff_cpus, c->tprep);
 }
 
-/* Streamed shards through a page cache (its `stream` lanes, sim.c's
- * stream_paged): the device's bytes over the epoch's, for the windows read
- * ahead and reclaimed before use. Its chunks of g (cache_chunk_bytes) and
- * windows of A read ahead are at most a shard's. A cache that cannot hold
- * a chunk and the window a miss reads ahead of it (C < g + A1) loses each
- * window before its reader gets there: each chunk an item enters (1 + m /
- * g of them) is read with a window ahead. One that holds them for one
- * reader, but not for the L readers that interleave item by item (a pool's
- * lanes, a batch's ranks), keeps an item's own chunks while it reads them
- * but loses what each leaves behind: an item re-reads the chunk it began
- * in and its window read ahead is lost; so does a pool's shard whose
- * items alternate over its servers, each server reading its own. Else a worker reads a turn of its
- * shard (a batch's items; a pool's lane, one item) and leaves read ahead
- * the next window and, older, the rest of the chunk it is in (none where
- * items are whole chunks) and of its window; the cache's other lanes then
- * read a turn each, X bytes in all, which evict the oldest first, and
- * what does not fit is read again when its next turn continues its shard. */
 /* A window of a bytes read ahead from a point uniform along a shard whose
  * bytes past the point's chunk are `left` at most: its mean within the
  * shard (readahead stops at a file's end), (a left - a^2 / 2) / left or
@@ -353,7 +336,7 @@ static double miss_ahead(double len, double R, double g, double left) {
     const double next = win < R / 16 ? 4 * win : win <= R / 2 ? 2 * win : R;
     double a = ceil(fmax(win - g, 0) / g) * g;
     if (win <= ceil(len / g) * g) a += ceil(next / g) * g;
-    return past_end(a, left);
+    return isinf(left) ? a : past_end(a, left);
 }
 
 /* The mean bytes an item re-reads the chunks of where reclaim takes what
@@ -375,6 +358,25 @@ static double miss_reads(const scenario_t *s, double R, double g, double left, i
     return sum / K;
 }
 
+/* Streamed shards through a page cache (its `stream` lanes, sim.c's
+ * stream_paged): the device's bytes over the epoch's, for the windows read
+ * ahead and reclaimed before use. Its chunks of g (cache_chunk_bytes) are
+ * at most a shard's; a miss reads the chunk and a window ahead (A1,
+ * miss_ahead). A cache that cannot hold the two (C < g + A1) loses each
+ * window before its reader gets there: each chunk an item enters (1 + m /
+ * g of them) is read with a window ahead. One that holds them for one
+ * reader, but not for the L readers that interleave item by item (a pool's
+ * lanes, a batch's ranks), keeps an item's own chunks while it reads them
+ * but loses what each leaves behind: an item re-reads the chunk it began in
+ * and its window read ahead is lost (miss_reads); so does a pool's shard
+ * whose items alternate over its servers, each server reading its own.
+ * Else a worker reads a turn of its shard (a batch's items; a pool's lane,
+ * one item) and leaves read ahead at least a miss's window and, older, the
+ * rest of the chunk it is in (none where items are whole chunks); the
+ * cache's other lanes then read a turn each, X bytes in all, which evict
+ * the oldest first, and what does not fit is read again when its next turn
+ * continues its shard. (A window that ramps past what survives X is lost
+ * in part, the reader then starting afresh: left out.) */
 static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     const scenario_t *s = r->s;
     if (s->loader.reader != READER_STREAM || s->dataset.shard_items <= 1 || r->dist ||
@@ -383,8 +385,7 @@ static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     const double P = CACHE_PAGE_BYTES, R = floor(scenario_read_ahead_bytes(s) / P) * P;
     const double m = r->dev_mean, Sb = scenario_shard_items(s) * m, C = r->C;
     const double g = fmin((double)cache_chunk_bytes((uint64_t)R), Sb);
-    const double A = R > 0 ? fmin(ceil(R / g) * g, fmax(Sb - g, 0)) : 0;
-    const double A1 = miss_ahead(m, R, g, fmax(Sb - g, 0));
+    const double left = fmax(Sb - g, 0), A1 = miss_ahead(m, R, g, left);
     int per_rank = 0;
     const double lanes = c->loader->shard_lanes(s, &per_rank);
     const double streams = r->per_server[c->in->first_server];
@@ -392,12 +393,12 @@ static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     const double L = (per_rank ? c->in->gpus_per_server : lanes) * streams;
     const double Q = (per_rank ? lanes * c->in->gpus_per_server : lanes) * streams;
     if (C < g + A1 || C < L * (g + A1) || (!per_rank && c->ns > 1))
-        return miss_reads(s, R, g, fmax(Sb - g, 0), C < g + A1) / m;
+        return miss_reads(s, R, g, left, C < g + A1) / m;
     const double item = floor(r->mean + 0.5);
     const int whole = !(s->dataset.item_kb_cv > 0) && fmod(item, g) == 0;
-    const double older = (whole ? 0 : g) + (R > g ? (A - g) / 2 : 0);
+    const double P0 = fmin(miss_ahead(m, R, g, INFINITY), left) + (whole ? 0 : g);
     const double X = (Q - 1) * turn * m;
-    const double lost = fmin(fmax(X + A - C, 0), A) + fmin(fmax(X + A + older - C, 0), older);
+    const double lost = fmin(fmax(X + P0 - C, 0), P0);
     const double turns = fmax(1 / turn - 1 / scenario_shard_items(s), 0);
     return 1 + lost * turns / m;
 }
