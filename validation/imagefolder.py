@@ -5,7 +5,8 @@ read limit and a memory cgroup smaller than the data set.
 
   python3 -m validation.imagefolder [--bin build/sim/stallsim] [--data DIR]
       [--items 4000] [--epochs 3] [--workers 1,2,4,8] [--mb-s 40]
-      [--mem-mb 1200] [--compute 0.01] [--quick] [--page FILE.md]
+      [--cache-frac 0.5] [--margin-mb 50] [--mem-mb MB] [--compute 0.01]
+      [--quick] [--page FILE.md]
 
 1. JPEGs in DIR (`stallsim measure --generate`'s photographs, in ImageFolder's
    class folders), and the profile as docs/pytorch.md tells a PyTorch user:
@@ -13,8 +14,11 @@ read limit and a memory cgroup smaller than the data set.
    (`python3 -m stallsim.storageprobe`) is run again inside the read limit,
    as validation.disk does, for the device's keys.
 2. Each row runs in a fresh process inside a block-I/O cgroup that limits
-   its reads of the disk holding DIR to --mb-s and a memory cgroup of
-   --mem-mb (validation.shards' cgroups): torchvision's ImageFolder over DIR
+   its reads of the disk holding DIR to --mb-s and a memory cgroup
+   (validation.shards' cgroups) whose limit is what `stallsim run` says the
+   row's processes hold at their peak (its training process, workers and
+   /dev/shm), --margin-mb for the libraries they map, and room for
+   --cache-frac of the data (or --mem-mb): torchvision's ImageFolder over DIR
    with the standard transforms (PIL decode, as ImageFolder does), a
    torch.utils.data.DataLoader, batch 32, shuffled, --workers workers; the
    GPU emulated by sleeping --compute a batch. The files' pages are dropped
@@ -90,14 +94,20 @@ class ImageFolder(Shards):
     def add_arguments(self, ap):
         ap.add_argument("--workers", default="1,2,4,8", help="num_workers of the rows")
         ap.add_argument("--mb-s", type=float, default=40, help="the device's read limit, MB/s")
-        ap.add_argument("--mem-mb", type=float, default=1200,
-                        help="the memory cgroup's limit (the data set should not fit what the "
-                             "processes leave of it)")
+        ap.add_argument("--mem-mb", type=float, default=0,
+                        help="the memory cgroup's limit (default: per row, what stallsim says "
+                             "the row's processes hold, --margin-mb, and --cache-frac of the data)")
+        ap.add_argument("--cache-frac", type=float, default=0.5,
+                        help="the part of the data the page cache has room for (default limit)")
+        ap.add_argument("--margin-mb", type=float, default=50,
+                        help="beside the processes (default limit): what they map of files "
+                             "(Python's and PyTorch's libraries), which the cgroup charges too")
         ap.add_argument("--compute", type=float, default=0.01, help="GPU seconds a batch")
 
     def configure(self, a):
-        if a.quick:  # CI's: few items, two rows, two epochs
+        if a.quick:  # CI's: few items, two rows, two epochs; the room still short of them
             a.items, a.epochs, a.workers = min(a.items, 600), 2, "1,4"
+            a.cache_frac, a.margin_mb = min(a.cache_frac, 0.25), min(a.margin_mb, 25)
 
     def setup(self, a):
         from validation.torch import probed
@@ -135,7 +145,7 @@ name: imagefolder-validation
 host: {self.profile}
 epochs: {a.epochs}
 dataset: {{items: {n}, item_kb: {kb:.6g}, item_kb_cv: {cv:.4g}}}
-server: {{gpus: 1, mem_gb: {a.mem_mb / 1e3:g},
+server: {{gpus: 1, mem_gb: 0,
   storage: {{kind: fixed, read_mb_s: {self.keys['read_mb_s']:.6g}, latency_ms: {self.keys.get('latency_ms', 0):.6g}, read_ahead_kb: {self.ra}}}}}
 loader: {{kind: pytorch, cache: linux}}
 jobs:
@@ -149,8 +159,30 @@ jobs:
     def run_row(self, a, r):
         return loader_row(a, r)
 
+    def row_sets(self, r):
+        return [f"loader.num_workers={r['workers']}", f"jobs.0.compute_s_per_batch={r['compute']:g}"]
+
+    def limit_mb(self, a, r):
+        """The row's memory limit: --mem-mb, else what stallsim says its
+        processes hold at their peak (training process, workers, /dev/shm),
+        --margin-mb, and room for --cache-frac of the data."""
+        if a.mem_mb > 0:
+            return a.mem_mb
+        out = pr.run_json(a.bin, self.scen, self.row_sets(r) + ["server.mem_gb=0"])
+        held = out["variants"][0]["jobs"][0]["mem_peak_gib"]["server"] * 2 ** 30 / 1e6
+        return held + a.margin_mb + a.cache_frac * self.data_mb
+
+    def measure(self, a, r):
+        limit, a.mem_mb = a.mem_mb, self.limit_mb(a, r)
+        try:
+            m = super().measure(a, r)
+        finally:
+            m_limit, a.mem_mb = a.mem_mb, limit
+        m["limit_mb"] = m_limit
+        return m
+
     def predict(self, a, r, m):
-        sets = [f"loader.num_workers={r['workers']}", f"jobs.0.compute_s_per_batch={r['compute']:g}"]
+        sets = self.row_sets(r) + [f"server.mem_gb={m['limit_mb'] / 1e3:.6g}"]
         path = os.path.join(os.path.dirname(self.scen), "measured-row.yaml")
         c = pr.compare_measured(a.bin, self.scen, sets, m["epochs"], m["batches"], r["compute"],
                                 BATCH, path)
@@ -158,13 +190,14 @@ jobs:
         c["meas_bytes"], c["pred_bytes"] = m["bytes"], [e["storage_read_bytes"] for e in sim]
         mb, pb = sum(m["bytes"]), sum(c["pred_bytes"])
         c["bytes_err"] = (pb - mb) / mb if mb else None
-        c["load"] = m["load"]
+        c["load"], c["limit_mb"] = m["load"], m["limit_mb"]
         return c
 
     def row_line(self, r, c):
         mb = " ".join(f"{x / 1e6:.0f}" for x in c["meas_bytes"])
         pb = " ".join(f"{x / 1e6:.0f}" for x in c["pred_bytes"])
-        return (f"{r['workers']} workers: measured {c['meas_t']:.2f} s, predicted {c['pred_t']:.2f} s "
+        return (f"{r['workers']} workers, limit {c['limit_mb']:.0f} MB: measured {c['meas_t']:.2f} s, "
+                f"predicted {c['pred_t']:.2f} s "
                 f"({c['err']:+.1%}); read {mb} MB, predicted {pb} MB; "
                 f"load {c['load'][0]:.1f}-{c['load'][1]:.1f}")
 
@@ -172,18 +205,18 @@ jobs:
         lines = [f"{self.n} JPEGs of {self.kb:.1f} KB mean ({self.data_mb:.0f} MB) in an "
                  f"ImageFolder; the disk {self.dev} limited to {a.mb_s:g} MB/s (the storage "
                  f"probe inside it: {self.keys['read_mb_s']:.1f} MB/s, "
-                 f"{self.keys.get('latency_ms', 0):.2f} ms), read_ahead_kb {self.ra}; memory "
-                 f"cgroup {a.mem_mb:g} MB; GPU {a.compute * 1e3:g} ms a batch of {BATCH}; "
+                 f"{self.keys.get('latency_ms', 0):.2f} ms), read_ahead_kb {self.ra}; a memory "
+                 f"cgroup a row ({self.limit_text(a)}); GPU {a.compute * 1e3:g} ms a batch of {BATCH}; "
                  f"{a.epochs} epochs, the first cold.", "",
-                 "| workers | measured s/epoch | predicted | error | MB read per epoch | "
+                 "| workers | memory limit MB | measured s/epoch | predicted | error | MB read per epoch | "
                  "predicted | error (all epochs) | measured stall | predicted stall | "
                  "load average (start-end) |",
-                 "|---:|---:|---:|---:|---|---|---:|---:|---:|---|"]
+                 "|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---|"]
         for r, c in results:
             be = f"{c['bytes_err']:+.1%}" if c["bytes_err"] is not None else "-"
             mb = " ".join(f"{x / 1e6:.0f}" for x in c["meas_bytes"])
             pb = " ".join(f"{x / 1e6:.0f}" for x in c["pred_bytes"])
-            lines.append(f"| {r['workers']} | {c['meas_t']:.2f} | {c['pred_t']:.2f} | "
+            lines.append(f"| {r['workers']} | {c['limit_mb']:.0f} | {c['meas_t']:.2f} | {c['pred_t']:.2f} | "
                          f"{c['err']:+.1%} | {mb} | {pb} | {be} | {c['meas_stall']:.1%} | "
                          f"{c['pred_stall']:.1%} | {c['load'][0]:.1f}-{c['load'][1]:.1f} |")
         med = statistics.median(abs(c["err"]) for _, c in results)
@@ -192,6 +225,14 @@ jobs:
         lines += ["", f"{len(results)} rows: median |error| {med:.1%} in epoch time"
                   + (f", {med_b:.1%} in bytes read." if med_b is not None else ".")]
         return "\n".join(lines) + "\n", dict(med=med, med_bytes=med_b)
+
+
+    @staticmethod
+    def limit_text(a):
+        if a.mem_mb > 0:
+            return f"{a.mem_mb:g} MB"
+        return (f"what stallsim says its processes hold + {a.margin_mb:g} MB + "
+                f"{a.cache_frac:.0%} of the data")
 
 
 if __name__ == "__main__":
