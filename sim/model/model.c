@@ -368,8 +368,9 @@ static double miss_reads(const scenario_t *s, double R, double g, double left, i
  * reader, but not for the L readers that interleave item by item (a pool's
  * lanes, a batch's ranks), keeps an item's own chunks while it reads them
  * but loses what each leaves behind: an item re-reads the chunk it began in
- * and its window read ahead is lost (miss_reads); so does a pool's shard
- * whose items alternate over its servers, each server reading its own.
+ * and its window read ahead is lost (miss_reads). A pool's shard whose
+ * items alternate over its servers is read by each, in the chunks their
+ * items touch.
  * Else a worker reads a turn of its shard (a batch's items; a pool's lane,
  * one item) and leaves read ahead at least a miss's window and, older, the
  * rest of the chunk it is in (none where items are whole chunks); the
@@ -392,8 +393,12 @@ static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     const double turn = per_rank ? c->b : 1;
     const double L = (per_rank ? c->in->gpus_per_server : lanes) * streams;
     const double Q = (per_rank ? lanes * c->in->gpus_per_server : lanes) * streams;
-    if (C < g + A1 || C < L * (g + A1) || (!per_rank && c->ns > 1))
-        return miss_reads(s, R, g, left, C < g + A1) / m;
+    if (C < g + A1 || C < L * (g + A1)) return miss_reads(s, R, g, left, C < g + A1) / m;
+    /* (a lane's items go to rank (lane + k x lanes) mod G: over the servers
+     * unless G divides the lanes; each server then reads the chunks its
+     * items touch: every one where they are small beside a chunk, else its
+     * items' and one more each) */
+    if (!per_rank && c->ns > 1 && fmod(lanes, c->G) != 0) return fmin(c->ns, (m + g) / m);
     const double item = floor(r->mean + 0.5);
     const int whole = !(s->dataset.item_kb_cv > 0) && fmod(item, g) == 0;
     const double P0 = fmin(miss_ahead(m, R, g, INFINITY), left) + (whole ? 0 : g);
