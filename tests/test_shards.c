@@ -255,7 +255,9 @@ static void test_stream_page_cache(void **state) {
         const double want = k ? D * (1 + rr) : D, sim = metrics_at(&s, 0, 0)->storage_read_bytes;
         const double model = metrics_at(&m, 0, 0)->storage_read_bytes;
         epoch[k] = metrics_at(&s, 0, 0)->epoch_s;
-        if (sim != want || fabs(model - want) > 1e-6 * want)
+        /* (the model's windows are a mean over where a turn ends in its
+         * shard: within 1 %) */
+        if (sim != want || fabs(model - want) > 0.01 * want)
             fail_msg("4 workers, %s: sim %.0f B, model %.0f B, want %.0f", cache[k], sim, model,
                      want);
         metrics_free(&m), metrics_free(&s);

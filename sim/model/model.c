@@ -372,12 +372,14 @@ static double miss_reads(const scenario_t *s, double R, double g, double left, i
  * items alternate over its servers is read by each, in the chunks their
  * items touch.
  * Else a worker reads a turn of its shard (a batch's items; a pool's lane,
- * one item) and leaves read ahead at least a miss's window and, older, the
- * rest of the chunk it is in (none where items are whole chunks); the
- * cache's other lanes then read a turn each, X bytes in all, which evict
- * the oldest first, and what does not fit is read again when its next turn
- * continues its shard. (A window that ramps past what survives X is lost
- * in part, the reader then starting afresh: left out.) */
+ * one item: T bytes) and leaves read ahead Pend: a miss's window, the next
+ * one's growth where the turn crossed into it, and, older, the rest of the
+ * chunk it is in (none where items are whole chunks), at most what is left
+ * of the shard (past_end); the cache's other lanes then read a turn each,
+ * T bytes and their windows again, which evict the oldest first, and
+ * what does not fit is read again when its next turn continues its shard
+ * (from a cold start, where every lane has just read its windows, the
+ * lanes settle there). */
 static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     const scenario_t *s = r->s;
     if (s->loader.reader != READER_STREAM || s->dataset.shard_items <= 1 || r->dist ||
@@ -401,9 +403,13 @@ static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
     if (!per_rank && c->ns > 1 && fmod(lanes, c->G) != 0) return fmin(c->ns, (m + g) / m);
     const double item = floor(r->mean + 0.5);
     const int whole = !(s->dataset.item_kb_cv > 0) && fmod(item, g) == 0;
-    const double P0 = fmin(miss_ahead(m, R, g, INFINITY), left) + (whole ? 0 : g);
-    const double X = (Q - 1) * turn * m;
-    const double lost = fmin(fmax(X + P0 - C, 0), P0);
+    const double a = miss_ahead(m, R, g, INFINITY), T = turn * m;
+    const double ramp = T > g ? fmax(fmin(2 * a, R) - a, 0) : 0;
+    const double Pend = past_end(a + ramp + (whole ? 0 : g), left + (whole ? 0 : g));
+    /* (from a cold start, every lane's windows just read: each lane that
+     * has a shard then reads its turn and its windows again each turn) */
+    const double Qs = fmin(Q, ceil(r->N / scenario_shard_items(s)));
+    const double lost = fmin(fmax((Qs - 1) * (T + Pend) + Pend - C, 0), Pend);
     const double turns = fmax(1 / turn - 1 / scenario_shard_items(s), 0);
     return 1 + lost * turns / m;
 }
