@@ -14,10 +14,13 @@
 #   shards: validation/shards.py (streamed tar shards, loader.reader:
 #     stream, against a DataLoader over tar shards on the disk throttled
 #     by a block-I/O cgroup, in a memory cgroup; 1 and 4 workers).
+#   imagefolder: validation/imagefolder.py (loader.cache: linux with loose
+#     files: a DataLoader over an ImageFolder on the throttled disk, in a
+#     memory cgroup smaller than the data; 1 and 4 workers).
 # The harness creates and removes its cgroups and namespaces, and skips (77)
 # where the machine cannot: not root, no such controller, no nginx or its
 # echo module, no Debian python3.
-#   tests/root_harness.sh pagecache|disk|object|shards STALLSIM SRCDIR
+#   tests/root_harness.sh pagecache|disk|object|shards|imagefolder STALLSIM SRCDIR
 set -u
 name=$1
 if ! [ -x /usr/bin/python3 ]; then

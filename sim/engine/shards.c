@@ -31,7 +31,7 @@ void shards_free(shards_t *sh) {
     free(sh->order), free(sh->cur), free(sh->at), free(sh->first), free(sh->span), free(sh->cum);
     free(sh->hit);
     free(sh->seen), free(sh->batch_worker);
-    free(sh->req_to), free(sh->req_lo), free(sh->fill);
+    free(sh->req_to), free(sh->req_lo), free(sh->fill), free(sh->lane), free(sh->reach);
     if (sh->pg.n) perm_gen_free(&sh->pg);
     memset(sh, 0, sizeof *sh);
 }
@@ -46,11 +46,13 @@ int shards_stream_init(shards_t *sh) {
     sh->req_to = calloc(sh->nshards, sizeof *sh->req_to);
     sh->req_lo = calloc(sh->nshards, sizeof *sh->req_lo);
     sh->fill = calloc(sh->nshards, sizeof *sh->fill);
-    return sh->req_to && sh->req_lo && sh->fill ? 0 : -1;
+    sh->lane = calloc(sh->nshards, sizeof *sh->lane);
+    sh->reach = calloc(sh->nshards, sizeof *sh->reach);
+    return sh->req_to && sh->req_lo && sh->fill && sh->lane && sh->reach ? 0 : -1;
 }
 
 double shards_stream_bytes(double n, double S) {
-    return (S > 0 ? (n + S - 1) / S : n) * (8 + 8 + 8);
+    return (S > 0 ? (n + S - 1) / S : n) * (8 + 8 + 8 + 4 + 8);
 }
 
 static uint32_t shard_len(const shards_t *sh, uint32_t h) {
@@ -64,6 +66,7 @@ static uint32_t next_item(shards_t *sh, uint32_t q, uint32_t step) {
     if (sh->cur[q] >= sh->nshards) return UINT32_MAX;
     uint32_t h = sh->order[sh->cur[q]];
     uint32_t x = h * sh->S + sh->at[q];
+    if (sh->lane) sh->lane[h] = q;
     if (++sh->at[q] == shard_len(sh, h)) {
         sh->at[q] = 0;
         sh->cur[q] = sh->cur[q] + step < sh->cur[q] ? sh->nshards : sh->cur[q] + step;
@@ -87,6 +90,7 @@ void shards_order_lanes(shards_t *sh, gsl_rng *r, uint32_t lanes, uint32_t *perm
             if (sh->cur[l] >= sh->nshards) continue;
             uint32_t h = sh->order[sh->cur[l]];
             perm[pos++] = h * sh->S + sh->at[l];
+            if (sh->lane) sh->lane[h] = l;
             if (++sh->at[l] == shard_len(sh, h)) {
                 sh->at[l] = 0;
                 sh->cur[l] = opened < sh->nshards ? opened++ : sh->nshards;

@@ -42,6 +42,8 @@ typedef struct {
      * last read ends at first[h], the one before at span[h]. */
     double *req_to, *req_lo;
     double *fill; /* [nshards]: bytes its worker reads before its first item (its buffer's fill) */
+    uint32_t *lane; /* [nshards]: the lane or worker (0 .. streams - 1) that reads it this epoch */
+    double *reach;  /* [nshards]: through a page cache, where the read before its last reached */
     uint64_t nbatches;
 } shards_t;
 
@@ -51,8 +53,8 @@ int shards_init(shards_t *sh, uint32_t n, uint32_t S, uint32_t streams, uint64_t
 void shards_free(shards_t *sh);
 /* Bytes of state for n items in shards of S, streams as above. */
 double shards_bytes(double n, double S, double streams);
-/* A streaming reader's state beside it (req_to, req_lo): 0, or -1 without
- * memory; and its bytes for n items in shards of S. */
+/* A streaming reader's state beside it (req_to, req_lo, fill, lane, reach): 0,
+ * or -1 without memory; and its bytes for n items in shards of S. */
 int shards_stream_init(shards_t *sh);
 double shards_stream_bytes(double n, double S);
 /* The pool loader's order: `lanes` shards open, one item of each in turn. */

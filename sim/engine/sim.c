@@ -40,8 +40,9 @@
  * the pool's cores), GPU-to-GPU communication, stragglers, write traffic,
  * and the partial-batch padding of DistributedSampler. A page cache
  * (cache_ops_t.pages) reads whole pages in readahead windows; the readers
- * here read whole items, so none is read ahead of its use (its `stream`
- * is for sequential readers).
+ * here read whole items, so none is read ahead of its use, but streamed
+ * shards (loader.reader: stream), which each worker reads through a lane of
+ * its `stream` (stream_paged), read ahead and re-read what reclaim took.
  * A read's own CPU (the syscall and copy of a file or a page-cache hit, a
  * GET's TCP and client work) is charged to the reader's core with the
  * item's prep where server.storage.cpu_us_*, server.cache_cpu_us_* or
@@ -118,6 +119,7 @@ typedef struct {
     shards_t shards;
     uint32_t shard_lanes;
     int shard_per_rank;
+    uint32_t lane0; /* streamed through a page cache: its lanes' first in each cache's */
     double mix, mixed;
     /* Shuffle buffer (loader.shuffle_buffer): output batches lag the reads
      * by lag slices; the latest read's readiness so far (both timelines);
@@ -157,6 +159,10 @@ typedef struct {
     int stream;
     double ra;
     double stream_reads;
+    /* ... through a page cache's lanes (cache_ops_t.stream; stream_paged):
+     * 1, and the lanes given out to the streams so far. */
+    int paged;
+    uint32_t lanes;
     /* The tier (server.tier; tier.h): per server a second cache over the
      * DRAM cache's misses and its device. tier.sv NULL: none. */
     tier_t tier;
@@ -387,6 +393,17 @@ static void start_epoch(world_t *w, stream_t *st) {
         st->t_gpu[c] = st->consumed[c] = st->g_prep[c] = st->ck_s[c] = 0;
 }
 
+/* The lanes a page cache gives streaming readers: each stream's workers
+ * (ranks x workers) or lanes, at most one stream an instance. */
+static uint32_t stream_lanes(const world_t *w) {
+    int per_rank = 0;
+    const uint32_t lanes = w->loader->shard_lanes(w->s, &per_rank);
+    uint64_t n = 0;
+    for (int i = 0; i < w->t->ninst; i++)
+        n += per_rank ? (uint64_t)w->s->jobs[w->t->inst[i].job].gpus * lanes : lanes;
+    return n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+}
+
 /* Each server's cache (or the partitioned caches' owners; record shards
  * cached whole, as entries of their own), storage and tier. */
 static int build_servers(world_t *w) {
@@ -418,13 +435,14 @@ static int build_servers(world_t *w) {
         }
         /* A page cache reads whole pages and the device's readahead window
          * (whole pages of it, as the kernel's ra_pages is read_ahead_kb /
-         * 4); the loaders' readers read whole items: no lane streams yet. */
+         * 4); a streaming reader's workers or lanes each a lane of it. */
         const uint32_t ra = (uint32_t)((s->server.storage.read_ahead_kb << 10) / CACHE_PAGE_BYTES *
                                        CACHE_PAGE_BYTES);
+        const uint32_t lanes = w->paged ? stream_lanes(w) : 0;
         for (int k = 0; k < w->nservers && !fail; k++)
             fail = simulated(w, k) &&
                    cache_init_pages(&w->cache[k], scenario_cache(s), entries, sizes,
-                                    (uint64_t)w->cache_bytes, CACHE_PAGE_BYTES, ra, 0) != 0;
+                                    (uint64_t)w->cache_bytes, CACHE_PAGE_BYTES, ra, lanes) != 0;
     }
     for (int k = 0; k < nstor && !fail; k++) {
         if (nstor > 1 && !simulated(w, k)) continue;
@@ -500,6 +518,7 @@ static int build_stream(world_t *w, stream_t *st, gsl_rng *master) {
         uint32_t streams = st->shard_per_rank ? (uint32_t)st->G * st->shard_lanes : st->shard_lanes;
         if (shards_init(&st->shards, w->n, w->S, streams, (uint64_t)st->M)) return -1;
         if (w->stream && shards_stream_init(&st->shards)) return -1;
+        st->lane0 = w->lanes, w->lanes += streams;
         st->buffered = s->loader.shuffle_buffer > 0;
         if (st->buffered) {
             /* the output order and the buffer's scratch */
@@ -590,6 +609,7 @@ static int build(world_t *w, gsl_rng *master) {
     w->read_cpu = storage_cpu_on(s);
     w->stream = s->dataset.shard_items > 1 && s->loader.reader == READER_STREAM;
     w->ra = scenario_read_ahead_bytes(s);
+    w->paged = w->stream && s->loader.dist_cache != DIST_SHARDED && scenario_cache(s)->stream;
 
     if (build_servers(w) || build_streams(w)) return -1;
     for (int k = 0; k < w->nstreams; k++)
@@ -1068,6 +1088,68 @@ static __attribute__((noinline)) double stream_fetch(world_t *w, stream_t *st, u
     return fetched < at ? at : fetched;
 }
 
+/* A streamed shard's item x through the page cache (w->paged): the
+ * worker's lane (cache_ops_t.stream, the kernel's file_ra_state) reads the
+ * shard's bytes up to the item's end (or its buffer's fill) as they are
+ * asked, the pages it lacks and the windows the kernel reads ahead meanwhile
+ * one request to the device, from which its pages enter the cache: a
+ * window read ahead and reclaimed before the reader gets to it is read
+ * again. The item waits for the read its own bytes missed in, else for the
+ * read that brought them: where each of the lane's last two reads reached
+ * (req_lo, reach: its window's end, cache_t.reach) and when each ended
+ * (first, span), or this one where it read them; bytes
+ * past all three were in the cache before (a hit, here at once). req_to:
+ * the bytes asked so far. */
+static __attribute__((noinline)) double stream_paged(world_t *w, stream_t *st, uint32_t x,
+                                                     int server, double at, double bytes,
+                                                     storage_t *d, server_metrics_t *m, int count,
+                                                     double *hits, double *read_bytes, double *reqs,
+                                                     int *src) {
+    shards_t *sh = &st->shards;
+    cache_t *c = &w->cache[server];
+    const uint32_t h = x / w->S;
+    if (x == h * w->S) {
+        sh->cum[h] = sh->req_to[h] = sh->req_lo[h] = sh->reach[h] = 0;
+        sh->first[h] = sh->span[h] = at;
+    }
+    const double from = sh->req_to[h], size = w->shard_size[h];
+    double e = sh->cum[h] += bytes;
+    if (sh->fill[h] > e) e = sh->fill[h];
+    if (e > size) e = size;
+    /* (its own last byte's read, of those before this item's) */
+    const double last = sh->cum[h] < size ? sh->cum[h] : size;
+    double ready = last <= sh->reach[h] ? sh->span[h] : last <= sh->req_lo[h] ? sh->first[h] : at;
+    const int cached = last > sh->req_lo[h];
+    uint64_t wait = 0, ahead = 0;
+    if (e > from) {
+        wait = c->ops->stream(c, st->lane0 + sh->lane[h], h, (uint64_t)from, (uint64_t)(e - from),
+                              &ahead);
+        sh->req_to[h] = e;
+    }
+    w->stream_reads = 0;
+    if (wait + ahead > 0) {
+        const double got = (double)(wait + ahead);
+        const double end =
+            d->ops->read(d, at, got, item_offset(w, h * w->S) + from, server, &st->io);
+        if (end > st->io_end) st->io_end = end;
+        /* (bytes of its own past what the lane had read came in this one) */
+        if (wait || cached) ready = end > ready ? end : ready;
+        sh->span[h] = sh->first[h], sh->first[h] = end;
+        sh->reach[h] = sh->req_lo[h], sh->req_lo[h] = (double)c->reach;
+        w->stream_reads = 1;
+        *read_bytes += got;
+        (*reqs)++;
+        if (count) m->storage_reads++, m->storage_read_bytes += got;
+    } else if (cached) {
+        (*hits)++;
+        if (count) m->local_hits++;
+        *src = SIM_FROM_CACHE;
+        return at;
+    }
+    *src = w->stream_reads ? SIM_FROM_STORAGE : SIM_FROM_SHARD;
+    return ready < at ? at : ready;
+}
+
 /* Record shards: a shard is looked up and read whole when its first item
  * comes (from the cache, the tier's device or storage); its items then
  * arrive in turn from that one request. Returns when item x is here, *src
@@ -1077,6 +1159,8 @@ static __attribute__((noinline)) double stream_fetch(world_t *w, stream_t *st, u
 HOT double fetch_shard(world_t *w, stream_t *st, uint32_t x, int server, double at, double bytes,
                        storage_t *d, server_metrics_t *m, int count, double *hits,
                        double *tier_hits, double *read_bytes, double *reqs, int *src) {
+    if (w->paged)
+        return stream_paged(w, st, x, server, at, bytes, d, m, count, hits, read_bytes, reqs, src);
     shards_t *sh = &st->shards;
     const uint32_t S = w->S, h = x / S;
     *src = SIM_FROM_SHARD;

@@ -110,6 +110,10 @@ struct cache {
      * and lanes; and the bytes the latest miss read from the device. */
     uint32_t page, read_ahead, lanes;
     uint64_t fetched;
+    /* After ops->stream: the bytes into the entry its lane has read
+     * through, to the end of the last window read ahead (at most the
+     * entry's). */
+    uint64_t reach;
 };
 
 /* Returns 0, or -1 when memory cannot be had. */

@@ -338,6 +338,7 @@ static uint64_t linux_stream(cache_t *c, uint32_t lane, uint32_t x, uint64_t off
     *ahead = 0;
     if (!len) return 0;
     /* (a cache of whole entries, cache_init's: the entry read whole) */
+    c->reach = c->size[x];
     if (!l->first) return touch(c, l, x) ? 0 : l->it[x].size;
     lane_t *r = &l->lane[lane < c->lanes ? lane : 0];
     if (r->x != x) *r = (lane_t){x, NIL, NIL, NIL, 0}; /* a new file: its own state */
@@ -350,6 +351,9 @@ static uint64_t linux_stream(cache_t *c, uint32_t lane, uint32_t x, uint64_t off
         if (r->x == x && r->k == k && l->it[k].where != OUT) continue;
         wait += enter(c, l, r, x, (uint32_t)k, len, ahead);
     }
+    const uint32_t to = r->next != NIL && r->next > r->k ? r->next : r->k + 1;
+    const uint64_t reach = (uint64_t)(to - l->first[x]) * l->gran;
+    c->reach = reach < c->size[x] ? reach : c->size[x];
     return wait;
 }
 

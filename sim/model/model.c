@@ -1,6 +1,7 @@
 /* model: see model.h. */
 #include "model.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,106 @@ static void inst_times(inst_ctx_t *c, const run_ctx_t *r, int i) {
     c->engine_s = isfinite(dec) && dec > 0 ? 1 / dec : 0;
 }
 
+/* A window of a bytes read ahead from a point uniform along a shard whose
+ * bytes past the point's chunk are `left` at most: its mean within the
+ * shard (readahead stops at a file's end), (a left - a^2 / 2) / left or
+ * left / 2. */
+static double past_end(double a, double left) {
+    if (!(left > 0)) return 0;
+    return a < left ? a - a * a / (2 * left) : left / 2;
+}
+
+/* The bytes a page cache's reader reads ahead when a read of len misses
+ * within a window of at most R in chunks of g (cache_linux.c's enter: the
+ * kernel's first window past the chunk read, and the next one with it where
+ * the first is no larger than the read), within a shard (past_end). */
+static double miss_ahead(double len, double R, double g, double left) {
+    if (!(R > 0)) return 0;
+    double p = CACHE_PAGE_BYTES;
+    while (p < len)
+        p *= 2;
+    const double win = p <= R / 32 ? 4 * p : p <= R / 4 ? 2 * p : R;
+    const double next = win < R / 16 ? 4 * win : win <= R / 2 ? 2 * win : R;
+    double a = ceil(fmax(win - g, 0) / g) * g;
+    if (win <= ceil(len / g) * g) a += ceil(next / g) * g;
+    return isinf(left) ? a : past_end(a, left);
+}
+
+/* The mean bytes an item re-reads the chunks of where reclaim takes what
+ * its reader leaves (miss_ahead's window with each miss, nonlinear in the
+ * read: the mean over the sizes' lognormal, as the simulator draws them, at
+ * 32 quantiles): each chunk it enters with its window (`every`), else its
+ * own bytes, the chunk it began in and one window. */
+static double miss_reads(const scenario_t *s, double R, double g, double left, int every) {
+    const double mean = scenario_item_bytes_mean(s), cv = s->dataset.item_kb_cv;
+    const double sigma = cv > 0 ? sqrt(log1p(cv * cv)) : 0, zeta = log(mean) - sigma * sigma / 2;
+    const int K = cv > 0 ? 32 : 1;
+    double sum = 0;
+    for (int k = 0; k < K; k++) {
+        const double len =
+            cv > 0 ? exp(zeta + sigma * gsl_cdf_ugaussian_Pinv((k + 0.5) / K)) : mean;
+        const double a = miss_ahead(len, R, g, left);
+        sum += every ? (1 + len / g) * (g + a) : len + g + a;
+    }
+    return sum / K;
+}
+
+/* Streamed shards through a page cache (its `stream` lanes, sim.c's
+ * stream_paged): the device's bytes over the epoch's, for the windows read
+ * ahead and reclaimed before use. Its chunks of g (cache_chunk_bytes) are
+ * at most a shard's; a miss reads the chunk and a window ahead (A1,
+ * miss_ahead). A cache that cannot hold the two (C < g + A1) loses each
+ * window before its reader gets there: each chunk an item enters (1 + m /
+ * g of them) is read with a window ahead. One that holds them for one
+ * reader, but not for the L readers that interleave item by item (a pool's
+ * lanes, a batch's ranks), keeps an item's own chunks while it reads them
+ * but loses what each leaves behind: an item re-reads the chunk it began in
+ * and its window read ahead is lost (miss_reads). A pool's shard whose
+ * items alternate over its servers is read by each, in the chunks their
+ * items touch.
+ * Else a worker reads a turn of its shard (a batch's items; a pool's lane,
+ * one item: T bytes) and leaves read ahead Pend: a miss's window, the next
+ * one's growth where the turn crossed into it, and, older, the rest of the
+ * chunk it is in (none where items are whole chunks), at most what is left
+ * of the shard (past_end); the cache's other lanes then read a turn each,
+ * T bytes and their windows again, which evict the oldest first, and
+ * what does not fit is read again when its next turn continues its shard
+ * (from a cold start, where every lane has just read its windows, the
+ * lanes settle there). */
+static double stream_reread(const run_ctx_t *r, const inst_ctx_t *c) {
+    const scenario_t *s = r->s;
+    if (s->loader.reader != READER_STREAM || s->dataset.shard_items <= 1 || r->dist ||
+        !scenario_cache(s)->stream || !(r->dev_mean > 0))
+        return 1;
+    const double P = CACHE_PAGE_BYTES, R = floor(scenario_read_ahead_bytes(s) / P) * P;
+    const double m = r->dev_mean, Sb = scenario_shard_items(s) * m, C = r->C;
+    const double g = fmin((double)cache_chunk_bytes((uint64_t)R), Sb);
+    const double left = fmax(Sb - g, 0), A1 = miss_ahead(m, R, g, left);
+    int per_rank = 0;
+    const double lanes = c->loader->shard_lanes(s, &per_rank);
+    const double streams = r->per_server[c->in->first_server];
+    const double turn = per_rank ? c->b : 1;
+    const double L = (per_rank ? c->in->gpus_per_server : lanes) * streams;
+    const double Q = (per_rank ? lanes * c->in->gpus_per_server : lanes) * streams;
+    if (C < g + A1 || C < L * (g + A1)) return miss_reads(s, R, g, left, C < g + A1) / m;
+    /* (a lane's items go to rank (lane + k x lanes) mod G: over the servers
+     * unless G divides the lanes; each server then reads the chunks its
+     * items touch: every one where they are small beside a chunk, else its
+     * items' and one more each) */
+    if (!per_rank && c->ns > 1 && fmod(lanes, c->G) != 0) return fmin(c->ns, (m + g) / m);
+    const double item = floor(r->mean + 0.5);
+    const int whole = !(s->dataset.item_kb_cv > 0) && fmod(item, g) == 0;
+    const double a = miss_ahead(m, R, g, INFINITY), T = turn * m;
+    const double ramp = T > g ? fmax(fmin(2 * a, R) - a, 0) : 0;
+    const double Pend = past_end(a + ramp + (whole ? 0 : g), left + (whole ? 0 : g));
+    /* (from a cold start, every lane's windows just read: each lane that
+     * has a shard then reads its turn and its windows again each turn) */
+    const double Qs = fmin(Q, ceil(r->N / scenario_shard_items(s)));
+    const double lost = fmin(fmax((Qs - 1) * (T + Pend) + Pend - C, 0), Pend);
+    const double turns = fmax(1 / turn - 1 / scenario_shard_items(s), 0);
+    return 1 + lost * turns / m;
+}
+
 /* The instance's storage: the items a second its share of the device gives.
  * A local device serves the streams of its server; a shared one every
  * stream of the cluster. */
@@ -325,7 +426,10 @@ static void inst_storage(inst_ctx_t *c, const run_ctx_t *r) {
     const double M = c->M;
     /* Record shards: one request a shard, S items of it. */
     const double S = c->S = scenario_items_per_read(s);
-    const double req = c->req_dev = S * r->dev_mean;
+    /* (a streamed shard's windows read again, in its every request) */
+    const double reread = stream_reread(r, c);
+    c->Ddev *= reread;
+    const double req = c->req_dev = S * r->dev_mean * reread;
     c->req = S * r->mean; /* the reader's copy: its CPU */
     /* A shuffle buffer of B items: reads run ceil(B / M) batches further
      * (a worker's own: loader_buffer_slices). */
