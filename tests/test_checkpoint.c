@@ -109,6 +109,30 @@ static void test_disk_apart(void **state) {
     assert_true(b.sim[1].storage_util <= 1);
 }
 
+/* checkpoint.to: tier writes to each server's own tier device (2000 MB/s
+ * here): 8 GB is 4 s a checkpoint, 2 an epoch, and the reads of storage
+ * (500 MB/s) see none of it; without a tier it is refused. */
+static void test_to_tier(void **state) {
+    (void)state;
+    const char *sets[] = {"server.tier.cache_gb=1",    "server.tier.read_mb_s=2000",
+                          "jobs.0.checkpoint.gb=8",    "jobs.0.checkpoint.every_steps=50",
+                          "jobs.0.checkpoint.to=tier", NULL};
+    const runs_t r = run(disk, sets);
+    const char *tier_only[] = {"server.tier.cache_gb=1", "server.tier.read_mb_s=2000", NULL};
+    const runs_t none = run(disk, tier_only);
+    for (int e = 0; e < 2; e++) {
+        near("sim", r.sim[e].checkpoint_s, 2 * 4, 0.001);
+        near("model", r.model[e].checkpoint_s, 2 * 4, 0.001);
+        near("sim epoch", r.sim[e].epoch_s, none.sim[e].epoch_s + 8, 0.001);
+        near("storage util", r.sim[e].storage_util * r.sim[e].epoch_s,
+             none.sim[e].storage_util * none.sim[e].epoch_s, 0.001);
+    }
+    const char *no_tier[] = {"jobs.0.checkpoint.gb=8", "jobs.0.checkpoint.every_steps=50",
+                             "jobs.0.checkpoint.to=tier", NULL};
+    run_metrics_t m, x;
+    assert_int_not_equal(tu_run(disk, no_tier, &S, &T, &m, &x), 0);
+}
+
 /* An object store: each of 8 ranks writes 1 GB in `writers` parts, each
  * part a first byte (20 ms) and its bytes at 100 MB/s on a connection of
  * its own: 0.02 + 1000 / writers / 100 s. */
@@ -267,6 +291,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_disk),
         cmocka_unit_test(test_disk_apart),
+        cmocka_unit_test(test_to_tier),
         cmocka_unit_test(test_object_writers),
         cmocka_unit_test(test_disk_write_rate),
         cmocka_unit_test(test_object_put_parts),

@@ -183,6 +183,8 @@ typedef struct {
     burst_plan_t *ck_plan;      /* [ninst x ninst]: instance i's plan at i x ninst */
     burst_who_t *ck_who;        /* [ninst x ninst] */
     char *ck_draining;          /* [ninst]: its async drain's replay is under way */
+    storage_t *ck_tier;         /* [nservers]: the tiers' devices side by side (checkpoint.to
+                                   tier; copies sharing their state), else NULL */
     /* A read costs its reader CPU (server.storage.cpu_us_*, server.tier.
      * cpu_us_*: storage_cpu_on): the hot loop adds it to the item's core
      * time only when set. */
@@ -622,7 +624,7 @@ static void destroy(world_t *w) {
     w->ckpt = NULL;
     for (int i = 0; w->ck_replay && i < w->t->ninst; i++)
         burst_replay_close(w->ck_replay[i]);
-    free(w->ck_replay), free(w->ck_plan), free(w->ck_who), free(w->ck_draining);
+    free(w->ck_replay), free(w->ck_plan), free(w->ck_who), free(w->ck_draining), free(w->ck_tier);
     for (int k = 0; w->st && k < w->nstreams; k++) {
         stream_t *st = &w->st[k];
         if (st->rng) gsl_rng_free(st->rng);
@@ -1468,12 +1470,25 @@ static void train_beside(world_t *w, stream_t *st, double dur, double cpu, doubl
  * when the batch is ready and its GPUs are free; the buffer frees when the
  * last consumer has started it. The epoch ends with its last batch
  * (and the loader's teardown after it, where the kind has one). */
-/* A checkpoint's writes in the stream's device time (the stream's retries
- * are its GETs' 503s: a PUT's are left out of them). */
-static void checkpoint_io(stream_t *st, const io_acct_t *io, double end) {
-    st->io.writes += io->writes;
-    st->io.xfer_busy += io->xfer_busy, st->io.slot_busy += io->slot_busy;
-    if (end > st->io_end) st->io_end = end;
+/* Instance i's checkpoint writes in the stream's device time: storage's
+ * (the stream's retries are its GETs' 503s: a PUT's are left out of them),
+ * or the tier's. */
+static void checkpoint_io(const world_t *w, stream_t *st, int i, const io_acct_t *io, double end) {
+    const int tier = checkpoint_to_tier(w->s, &w->s->jobs[w->t->inst[i].job]);
+    io_acct_t *into = tier ? &st->tier_io : &st->io;
+    into->writes += io->writes;
+    into->xfer_busy += io->xfer_busy, into->slot_busy += io->slot_busy;
+    if (!tier && end > st->io_end) st->io_end = end;
+}
+
+/* The tiers' devices as one array a burst indexes by server (a server
+ * without a tier, unsimulated, has none: its ranks send nothing). */
+static int checkpoint_tier_devices(world_t *w) {
+    w->ck_tier = calloc((size_t)w->nservers, sizeof *w->ck_tier);
+    if (!w->ck_tier) return -1;
+    for (int k = 0; k < w->nservers; k++)
+        if (simulated(w, k)) w->ck_tier[k] = tier_server(&w->tier, k)->dev;
+    return 0;
 }
 
 /* Each checkpointing instance's replay on the run's devices (a server
@@ -1490,9 +1505,15 @@ static int checkpoint_open(world_t *w) {
         if (!(w->ckpt[i] > 0)) continue;
         burst_plan_t *p = &w->ck_plan[(size_t)i * (size_t)n];
         burst_who_t *who = &w->ck_who[(size_t)i * (size_t)n];
-        checkpoint_plan(w->s, w->t, i, &p[i], &who[i]);
+        const scenario_t *to = w->s;
+        storage_t *dev = w->storage;
+        if (checkpoint_to_tier(w->s, &w->s->jobs[w->t->inst[i].job])) {
+            if (!w->ck_tier && checkpoint_tier_devices(w)) return -1;
+            to = w->tier.s, dev = w->ck_tier;
+        }
+        checkpoint_plan(to, w->t, i, &p[i], &who[i]);
         /* NULL past the replay's size: the write alone, as before */
-        w->ck_replay[i] = burst_replay_open(w->s, w->t, p, who, w->storage);
+        w->ck_replay[i] = burst_replay_open(to, w->t, p, who, dev);
     }
     return fail ? -1 : 0;
 }
@@ -1505,7 +1526,7 @@ static double checkpoint_write(world_t *w, stream_t *st, int i, double at) {
     if (!b) return w->ckpt[i];
     io_acct_t io = {0};
     const double end = burst_replay_run(b, at, &io);
-    checkpoint_io(st, &io, end);
+    checkpoint_io(w, st, i, &io, end);
     return end - at;
 }
 
@@ -1519,7 +1540,7 @@ static void checkpoint_drain(world_t *w, stream_t *st, int c, double until) {
     if (!w->ck_draining || !w->ck_draining[i]) return;
     io_acct_t io = {0};
     const int done = burst_replay_until(w->ck_replay[i], until, &io, &end);
-    checkpoint_io(st, &io, end); /* (the requests sent so far end in its device time) */
+    checkpoint_io(w, st, i, &io, end); /* (the requests sent so far end in its device time) */
     if (!done) return;
     w->ck_draining[i] = 0;
     st->ck_free[2 * c] = end;

@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "kinds.h"
 #include "storage.h"
+#include "tier.h"
 
 static int on(const job_t *j) {
     return j->checkpoint.gb > 0 && j->checkpoint.every_steps > 0;
@@ -74,25 +75,39 @@ void checkpoint_plan(const scenario_t *s, const topology_t *t, int i, burst_plan
     *w = (burst_who_t){on(j) ? ranks : 0, 1};
 }
 
-/* One instance's burst at a time, the others sending nothing. */
+int checkpoint_to_tier(const scenario_t *s, const job_t *j) {
+    return on(j) && j->checkpoint.to == CKPT_TO_TIER && tier_on(s);
+}
+
+/* One instance's burst at a time, the others sending nothing, each on its
+ * target's devices (the tier's scenario made once where a job writes there). */
 static int each(const scenario_t *s, const topology_t *t, double *secs, int sim) {
     burst_plan_t *p = calloc((size_t)t->ninst, sizeof *p);
     burst_who_t *w = calloc((size_t)t->ninst, sizeof *w);
     burst_t *out = calloc((size_t)t->ninst, sizeof *out);
+    scenario_t *tier = NULL;
     int rc = p && w && out ? 0 : EXIT_RUNTIME;
     for (int i = 0; rc == 0 && i < t->ninst; i++) {
+        const job_t *j = &s->jobs[t->inst[i].job];
         secs[i] = 0;
-        if (!on(&s->jobs[t->inst[i].job])) continue;
+        if (!on(j)) continue;
+        if (checkpoint_to_tier(s, j) && !tier && (tier = malloc(sizeof *tier)))
+            tier_scenario(tier, s);
+        const scenario_t *to = checkpoint_to_tier(s, j) ? tier : s;
+        if (!to) {
+            rc = EXIT_RUNTIME;
+            break;
+        }
         for (int k = 0; k < t->ninst; k++)
             w[k] = (burst_who_t){0, 1};
-        checkpoint_plan(s, t, i, &p[i], &w[i]);
+        checkpoint_plan(to, t, i, &p[i], &w[i]);
         if (sim)
-            rc = burst_sim(s, t, p, w, out);
+            rc = burst_sim(to, t, p, w, out);
         else
-            burst_model(s, t, p, w, out);
+            burst_model(to, t, p, w, out);
         secs[i] = out[i].seconds;
     }
-    free(p), free(w), free(out);
+    free(p), free(w), free(out), free(tier);
     return rc;
 }
 

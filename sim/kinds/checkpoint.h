@@ -43,6 +43,9 @@ int checkpoint_async(const job_t *j);
  * instances send nothing. */
 void checkpoint_plan(const scenario_t *s, const topology_t *t, int i, burst_plan_t *p,
                      burst_who_t *w);
+/* 1 when job j's checkpoints go to each server's tier device
+ * (checkpoint.to: tier); their scenario is then tier_scenario's. */
+int checkpoint_to_tier(const scenario_t *s, const job_t *j);
 /* Checkpoints among the steps (before, before + steps] of job j. */
 double checkpoint_count(const job_t *j, double before, double steps);
 

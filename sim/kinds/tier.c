@@ -78,6 +78,16 @@ int tier_key_used(const scenario_t *s, const char *name) {
 int tier_check(const scenario_t *s) {
     int bad = 0;
     if (!tier_on(s)) {
+        const int to = schema_find(SCOPE_JOB, "checkpoint.to");
+        for (int j = 0; j < s->njobs; j++)
+            if (s->jobs[j].checkpoint.to == CKPT_TO_TIER) {
+                diag_error(s->jobs[j].origin[to],
+                           "jobs.%d.checkpoint.to: tier writes the checkpoints to each "
+                           "server's tier device: set server.tier.cache_gb (> 0) too, or "
+                           "write them to storage",
+                           j);
+                bad = 1;
+            }
         for (int i = 1; i < NKEYS; i++) {
             int row = schema_find(SCOPE_SCENARIO, keys[i].name);
             if (s->explicit_key[row]) {

@@ -793,7 +793,8 @@ static double checkpoint_shared(const run_ctx_t *r, const inst_ctx_t *c, const e
     const storage_ops_t *ops = r->storage;
     const double nb = ceil(c->n_used / c->M);
     const double count = checkpoint_count(c->jb, (double)e * nb, nb);
-    if (!(count > 0)) return 0;
+    /* (on the tier's device: beside its hits, not storage's reads) */
+    if (!(count > 0) || checkpoint_to_tier(s, c->jb)) return 0;
     const double devices = s->server.storage.shared ? 1 : c->ns;
     const double bytes = c->jb->checkpoint.gb * 1e9 / devices;
     const double w =

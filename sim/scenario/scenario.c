@@ -873,6 +873,11 @@ const char *ckpt_mode_name(int i) {
     return i >= 0 && i < CKPT__COUNT ? names[i] : NULL;
 }
 
+const char *ckpt_to_name(int i) {
+    static const char *const names[] = {"storage", "tier"};
+    return i >= 0 && i < CKPT_TO__COUNT ? names[i] : NULL;
+}
+
 const char *decode_place_name(int i) {
     static const char *const names[] = {"cpu", "gpu"};
     return i >= 0 && i < DECODE__COUNT ? names[i] : NULL;

@@ -50,6 +50,8 @@ typedef enum { SERVERS_AUTO, SERVERS_SAMPLED, SERVERS_EXACT, SERVERS__COUNT } se
 typedef enum { DECODE_CPU, DECODE_GPU, DECODE__COUNT } decode_place_t;
 /* jobs.N.checkpoint.mode (sim/kinds/checkpoint.h) */
 typedef enum { CKPT_SYNC, CKPT_ASYNC, CKPT__COUNT } ckpt_mode_t;
+/* jobs.N.checkpoint.to: the data set's storage, or each server's tier device */
+typedef enum { CKPT_TO_STORAGE, CKPT_TO_TIER, CKPT_TO__COUNT } ckpt_to_t;
 /* startup.resolve: who resolves the dataset before the first step (lists
  * its objects, stats each, downloads its index): nobody, one rank that
  * broadcasts, every rank, or every rank's every loader worker. */
@@ -94,6 +96,7 @@ typedef struct {
         int64_t writers;     /* writes in flight per rank */
         int mode;            /* ckpt_mode_t */
         double stage_gb_s;   /* async: one GPU's copy of its share to host memory */
+        int to;              /* ckpt_to_t */
     } checkpoint;
     struct {
         int pipeline;  /* index into the pipeline kinds (sim/kinds/pipeline_kind.h) */
@@ -371,6 +374,7 @@ double scenario_prep_cores_total(const scenario_t *s, double total, int ns);
 double scenario_job_out_item_bytes(const scenario_t *s, const job_t *j);
 const char *decode_place_name(int i);
 const char *ckpt_mode_name(int i);
+const char *ckpt_to_name(int i);
 /* Where job j's key was given (file:line:col), else where any of its keys
  * was: what an error about the job points at. */
 src_pos_t scenario_job_pos(const scenario_t *s, int j, const char *key);

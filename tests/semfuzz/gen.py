@@ -490,7 +490,8 @@ class _Gen:
 # generic draws (which would draw them too: their draws are made and then
 # replaced, so that every scenario's other keys stay as they were).
 GOODPUT_TOP = ("failures.", "server.storage.write_mb_s", "server.storage.prefix_put_s",
-               "server.storage.part_mb")
+               "server.storage.part_mb", "server.storage.write_apart",
+               "server.storage.write_request_kb")
 GOODPUT_JOB = "checkpoint."
 
 
@@ -530,6 +531,15 @@ def checkpoints(g, r):
             g.top["failures.restart_s"] = _r(r.uniform(0, 600))
         if r.random() < 0.6:
             g.top["failures.horizon_h"] = r.choice([1, 24, 168])
+    # (drawn last: the draws above stay as they were) where the writes go and
+    # how a disk takes them: the tier's device, limits apart, request size
+    ckpt = [j for j in g.jobs if "checkpoint.gb" in j]
+    if ckpt and (g.top.get("server.tier.cache_gb") or 0) > 0 and r.random() < 0.4:
+        r.choice(ckpt)["checkpoint.to"] = "tier"
+    if ckpt and g.storage_kind in ("fixed", "ssd") and r.random() < 0.3:
+        g.top["server.storage.write_apart"] = True
+    if ckpt and g.storage_kind in ("fixed", "ssd") and r.random() < 0.2:
+        g.top["server.storage.write_request_kb"] = r.choice([128, 512, 1280, 4096])
 
 
 def _generic(table, r, name, row):
