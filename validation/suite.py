@@ -64,6 +64,15 @@ EXPECTED_S = [("torch_quick", 175), ("torch_probe", 40), ("torch_pipelines", 70)
               ("torch_video", 240), ("torch_imagefolder", 300)]
 DEFAULT_S = 120
 
+# Harnesses whose targets stallsim does not meet yet, each with the open
+# issue that says why (VALIDATION.md has their last figures): a miss is
+# reported as known, once, and fails nothing; a pass is a pass. As
+# tests/semfuzz/known.py does for the fuzzer's findings.
+KNOWN_UNMET = {
+    "torch_video": "issue 60: the clips' hand-over CPU (loader.copy_ms_per_mb) is not measured",
+    "torch_imagefolder": "issue 55: few workers' reads and decodes overlap in the real loader",
+}
+
 
 def expected(name):
     return dict(EXPECTED_S).get(name, DEFAULT_S)
@@ -193,6 +202,11 @@ class Suite:
         print(f"validation: {name} (load average {l1:.2f} on {self.cores} cores) ...",
               file=sys.stderr)
         outcome = first = runner(self.o, name, log)
+        if outcome == "failed" and name in KNOWN_UNMET:
+            self.measured += 1
+            self.say(name, f"NOT met, known ({KNOWN_UNMET[name]}; {int(time.time() - t0)} s): "
+                           f"{log}")
+            return
         if outcome == "failed":
             shutil.copy(log, log + ".first")
             print(f"validation: {name} failed; once more (output: {log}.first)", file=sys.stderr)
