@@ -54,14 +54,16 @@ from validation.base import busy, load1
 # checkpoint_write's 15 s its --quick run at load 6.5, not idle. torch_video's
 # 240 s is an estimate (4 calibrate --quick runs and 8 rows), not yet run idle;
 # torch_imagefolder's 300 s an estimate (its --quick run was not timed on an
-# idle host).
+# idle host). checkpoint_reads' 95 s and checkpoint_put's 15 s their --quick
+# runs at load 0.2.
 EXPECTED_S = [("torch_quick", 175), ("torch_probe", 40), ("torch_pipelines", 70), ("netns", 180),
               ("objectstore", 285), ("torch_tier", 150), ("torch_shm", 45), ("torch_mem", 100),
               ("disk", 80), ("pagecache", 20), ("memlimit", 5), ("measure_validate_quick", 10),
               ("calib_quick_time", 10), ("html_browser", 20), ("torch_watch", 60),
               ("gpu_validate", 5), ("torch_regimes", 130), ("torch_advice", 315),
               ("torch_startup", 60), ("torch_shards", 300), ("checkpoint_write", 15),
-              ("torch_video", 240), ("torch_imagefolder", 300)]
+              ("checkpoint_reads", 95), ("checkpoint_put", 15), ("torch_video", 240),
+              ("torch_imagefolder", 300)]
 DEFAULT_S = 120
 
 # Harnesses whose targets stallsim does not meet yet, each with the open
