@@ -237,6 +237,53 @@ static void test_in_flight_by_hand(void **state) {
     u.ops->destroy(&u);
 }
 
+static void near_model(double got, double want) {
+    if (fabs(got - want) > 1e-12) fail_msg("service_s %.9f, want %.9f", got, want);
+}
+
+/* A rate limit's bucket (fixed: server.storage.burst_ms): 100 KB at
+ * 40 MB/s is 2.5 ms of the channel. With a 100 ms bucket, a read after the
+ * channel idled ends when it is ready (plus no transfer), in order and out
+ * of it; back to back, the average rate holds: 100 reads at once end
+ * 250 ms - 100 ms after. Without one each waits its transfer. */
+static void test_fixed_bucket(void **state) {
+    (void)state;
+    for (int unordered = 0; unordered < 2; unordered++) {
+        const char *sets[] = {"server.storage.kind=fixed", "server.storage.read_mb_s=40",
+                              "server.storage.latency_ms=0", "server.storage.burst_ms=100",
+                              unordered ? "loader.kind=pytorch" : "loader.kind=pool", NULL};
+        assert_int_equal(tu_build(base, sets, &S, &T), 0);
+        storage_t d = {.ops = scenario_storage(&S), .unordered = unordered};
+        assert_int_equal(d.ops->init(&d, &S), 0);
+        io_acct_t acct = {0};
+        /* idle reads, 10 ms apart: each at once */
+        for (int i = 0; i < 5; i++) {
+            const double at = 0.5 + 0.010 * i;
+            const double end = d.ops->read(&d, at, 1e5, 0, 0, &acct);
+            if (fabs(end - at) > 1e-9) fail_msg("idle read %d: %.6f s, want %.6f", i, end, at);
+        }
+        /* 100 at once at 1 s: the bucket's 100 ms, then the rate */
+        double last = 0;
+        for (int i = 0; i < 100; i++)
+            last = d.ops->read(&d, 1.0, 1e5, 0, 0, &acct);
+        if (fabs(last - (1.0 + 0.250 - 0.100)) > 0.0026)
+            fail_msg("100 reads at once (unordered %d): the last at %.6f s, want 1.150", unordered,
+                     last);
+        near_model(d.ops->service_s(&S, 1e5), 0);
+        d.ops->destroy(&d);
+    }
+    const char *none[] = {"server.storage.kind=fixed", "server.storage.read_mb_s=40",
+                          "server.storage.latency_ms=0", NULL};
+    assert_int_equal(tu_build(base, none, &S, &T), 0);
+    storage_t d = {.ops = scenario_storage(&S), .unordered = 0};
+    assert_int_equal(d.ops->init(&d, &S), 0);
+    io_acct_t acct = {0};
+    const double end = d.ops->read(&d, 0.5, 1e5, 0, 0, &acct);
+    if (fabs(end - 0.5025) > 1e-9) fail_msg("without a bucket: %.6f s, want 0.5025", end);
+    near_model(d.ops->service_s(&S, 1e5), 0.0025);
+    d.ops->destroy(&d);
+}
+
 /* PyTorch's workers read synchronously: W workers are W reads in flight,
  * each paying lat(W) (8 workers: lat(8) = 1 ms, between the points). Batch
  * k goes to worker k mod W, so the busiest reads ceil(100 / W) batches
@@ -358,6 +405,7 @@ int main(void) {
         cmocka_unit_test(test_rising_curve),
         cmocka_unit_test(test_caps),
         cmocka_unit_test(test_in_flight_by_hand),
+        cmocka_unit_test(test_fixed_bucket),
         cmocka_unit_test(test_pytorch_workers),
         cmocka_unit_test(test_rules),
     };

@@ -29,7 +29,8 @@ read limit and a memory cgroup smaller than the data set.
    the README says: the probe's profile as host, the data set's items and
    sizes, loader.cache: linux, server.mem_gb the cgroup's limit (the page
    cache then holds what the processes leave: docs/memory.md), the storage
-   probe's read_mb_s and latency_ms, read_ahead_kb the disk's own; the
+   probe's read_mb_s and latency_ms, read_ahead_kb the disk's own, burst_ms
+   100 (blk-throttle budgets bytes over its 100 ms slice); the
    simulator's bytes read beside the cgroup's, epoch by epoch.
 Targets: median |error| <= 10 % in epoch time (--quick: 20 %), median bytes
 read within 10 % (--quick: 20 %). Exit 0 met, 1 not, 77 where this machine
@@ -50,6 +51,9 @@ from validation.fixtures import data as fx
 from validation.shards import ENV_CG, ENV_DEV, Shards, read_ahead_kb
 
 BATCH = 32
+# The throttle is blk-throttle's: a budget of bytes over time, its slice
+# (throtl_slice) 100 ms: server.storage.burst_ms as the cgroup makes it.
+BURST_MS = 100
 
 
 def loader_row(a, r):
@@ -146,7 +150,7 @@ host: {self.profile}
 epochs: {a.epochs}
 dataset: {{items: {n}, item_kb: {kb:.6g}, item_kb_cv: {cv:.4g}}}
 server: {{gpus: 1, mem_gb: 0,
-  storage: {{kind: fixed, read_mb_s: {self.keys['read_mb_s']:.6g}, latency_ms: {self.keys.get('latency_ms', 0):.6g}, read_ahead_kb: {self.ra}}}}}
+  storage: {{kind: fixed, read_mb_s: {self.keys['read_mb_s']:.6g}, latency_ms: {self.keys.get('latency_ms', 0):.6g}, read_ahead_kb: {self.ra}, burst_ms: {BURST_MS:g}}}}}
 loader: {{kind: pytorch, cache: linux}}
 jobs:
   - {{name: train, gpus: 1, batch_per_gpu: {BATCH}, compute_s_per_batch: {a.compute:g}}}

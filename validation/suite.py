@@ -72,8 +72,6 @@ DEFAULT_S = 120
 # tests/semfuzz/known.py does for the fuzzer's findings.
 KNOWN_UNMET = {
     "torch_video": "issue 60: the clips' hand-over CPU (loader.copy_ms_per_mb) is not measured",
-    "torch_imagefolder": "issue 55: a cgroup's read throttle is a budget over time (a reader "
-                         "idle while it decodes reads at once), the fixed kind a channel",
 }
 
 

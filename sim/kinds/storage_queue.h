@@ -24,6 +24,12 @@ typedef struct {
     double admit_s;             /* qd x iops_gap: storage_queue_account's, made once */
     int qd, head;
     double chan_free;
+    /* The bucket of a rate limiter (storage_fixed's server.storage.burst_ms,
+     * seconds of the channel; 0: none): a transfer may take the channel's
+     * time left unused up to this long before it is ready, so a reader idle
+     * a while reads at once and only the average rate holds (blk-throttle
+     * budgets bytes over time; a cloud volume's throttle is a bucket too). */
+    double burst_s;
     int unordered;
     calendar_t slots, chan, iops;
     double *ring; /* ordered: completion times of the last qd requests, oldest at head */
@@ -53,9 +59,10 @@ static inline double storage_queue_admit(storage_queue_t *q, double issue, doubl
 /* The transfer of xfer seconds, ready to start at `ready` (admitted plus its
  * latency); when its last byte arrives, which frees its slot. */
 static inline double storage_queue_transfer(storage_queue_t *q, double ready, double xfer) {
-    if (ready < q->chan_free) ready = q->chan_free;
-    double end = ready + xfer;
-    q->chan_free = end;
+    double from = ready - q->burst_s;
+    if (from < q->chan_free) from = q->chan_free;
+    q->chan_free = from + xfer;
+    const double end = q->chan_free > ready ? q->chan_free : ready;
     q->ring[q->head] = end;
     q->head = q->head + 1 == q->qd ? 0 : q->head + 1;
     return end;
@@ -66,8 +73,8 @@ static inline double storage_queue_unordered(storage_queue_t *q, double issue, d
     double held, end;
     *start = calendar_hold(&q->slots, issue, lat_s + xfer, &held);
     double go = q->iops_gap > 0 ? calendar_take(&q->iops, *start, 1, &held) : *start;
-    calendar_take(&q->chan, go + lat_s, xfer, &end);
-    return end;
+    calendar_take(&q->chan, go + lat_s - q->burst_s, xfer, &end);
+    return end > go + lat_s ? end : go + lat_s;
 }
 
 static inline void storage_queue_account(const storage_queue_t *q, io_acct_t *acct, double start,

@@ -140,6 +140,7 @@ typedef struct {
             double write_mb_s; /* a disk's write bandwidth; 0 = its read rate */
             double write_request_kb; /* a disk's largest write request */
             int write_apart;         /* a disk's writes on a queue and channel of their own */
+            double burst_ms;         /* fixed: the rate limit's bucket, ms of its rate */
             int64_t queue_depth;
             int shared;
             /* The reader's CPU for one read (the kernel's syscall and copy,
