@@ -47,17 +47,6 @@ def write_controller():
     return cgroup.io_cgroup("blkio.throttle.write_bps_device")
 
 
-def limit_cgroup(ver, root, dev, bps):
-    """A cgroup of its own whose writes to dev are limited to bps bytes/s."""
-    cg = os.path.join(root, f"stallsim-ckpt-{os.getpid()}")
-    os.mkdir(cg)
-    name, value = (("blkio.throttle.write_bps_device", f"{dev} {int(bps)}") if ver == "v1"
-                   else ("io.max", f"{dev} wbps={int(bps)}"))
-    with open(os.path.join(cg, name), "w") as f:
-        f.write(value)
-    return cg
-
-
 def timed_save(sd, path):
     """Seconds from torch.save's start until the file is on the disk."""
     import torch
@@ -79,23 +68,29 @@ def in_memory(sd):
     return time.perf_counter() - t0
 
 
-def write_scenario(a, nbytes):
-    """One GPU, 10 steps an epoch, one checkpoint of the file's bytes at
-    the epoch's last step: the epoch's checkpoint_s is one write."""
-    scen = os.path.join(a.data, "checkpoint-validation.yaml")
-    with open(scen, "w") as f:
-        f.write(f"""# written by validation.checkpoint
-name: checkpoint-validation
+def one_checkpoint(path, tool, nbytes, storage):
+    """A scenario of one GPU, 10 steps an epoch and one checkpoint of nbytes
+    at the epoch's last step, on `storage` (its YAML mapping's body): the
+    epoch's checkpoint_s is one write (validation.checkpoint_put's too)."""
+    with open(path, "w") as f:
+        f.write(f"""# written by validation.{tool}
+name: {tool.replace("_", "-")}-validation
 epochs: 1
 dataset: {{items: 320, item_kb: 100}}
 server: {{cpus: 4, gpus: 1, cache_gb: 0,
-  storage: {{kind: fixed, read_mb_s: 1000, latency_ms: 0.1}}}}
+  storage: {{{storage}}}}}
 loader: {{cache: none}}
 jobs:
   - {{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.01,
       checkpoint: {{gb: {nbytes / 1e9:.9g}, every_steps: 10, writers: 1}}}}
 """)
-    return scen
+    return path
+
+
+def write_scenario(a, nbytes):
+    """The fixed disk's: the limit comes per row (server.storage.write_mb_s)."""
+    return one_checkpoint(os.path.join(a.data, "checkpoint-validation.yaml"), "checkpoint",
+                          nbytes, "kind: fixed, read_mb_s: 1000, latency_ms: 0.1")
 
 
 class Checkpoint(Harness):
@@ -129,10 +124,9 @@ class Checkpoint(Harness):
 
     def measure(self, a, r):
         ver, root = self.ctl
-        cg = limit_cgroup(ver, root, self.dev, r["mb_s"] * MB)
+        cg = cgroup.throttled(ver, root, self.dev, "ckpt", wbps=r["mb_s"] * MB)
         try:
-            return self.isolated(a, r, wrap=lambda cmd: [
-                "sh", "-c", f'echo $$ > {cg}/cgroup.procs && exec "$@"', "sh", *cmd])
+            return self.isolated(a, r, wrap=cgroup.joining(cg))
         finally:
             remove_cgroup(cg)
 

@@ -29,28 +29,18 @@ import tempfile
 
 from validation import predict as pr
 from validation.base import Harness, Skip, Target
+from validation.checkpoint import one_checkpoint
 from validation.fixtures import objput, objstore
 
 MB = 1e6
 
 
 def write_scenario(folder, nbytes, fit, part_mb):
-    """One GPU, 10 steps an epoch, one checkpoint at its last step."""
-    scen = os.path.join(folder, "checkpoint-put-validation.yaml")
-    with open(scen, "w") as f:
-        f.write(f"""# written by validation.checkpoint_put
-name: checkpoint-put-validation
-epochs: 1
-dataset: {{items: 320, item_kb: 100}}
-server: {{cpus: 4, gpus: 1, cache_gb: 0,
-  storage: {{kind: object, first_byte_ms: {fit[0] * 1e3:.6g}, conn_mb_s: {fit[1]:.6g},
-    part_mb: {part_mb:g}}}}}
-loader: {{cache: none}}
-jobs:
-  - {{name: train, gpus: 1, batch_per_gpu: 32, compute_s_per_batch: 0.01,
-      checkpoint: {{gb: {nbytes / 1e9:.9g}, every_steps: 10, writers: 1}}}}
-""")
-    return scen
+    """The object store's, at the fitted PUT time (fit: seconds, MB/s)."""
+    return one_checkpoint(
+        os.path.join(folder, "checkpoint-put-validation.yaml"), "checkpoint_put", nbytes,
+        f"kind: object, first_byte_ms: {fit[0] * 1e3:.6g}, conn_mb_s: {fit[1]:.6g}, "
+        f"part_mb: {part_mb:g}")
 
 
 class CheckpointPut(Harness):

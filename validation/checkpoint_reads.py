@@ -51,22 +51,6 @@ def both_throttles():
     return cgroup.io_cgroup("blkio.throttle.write_bps_device", "cgroup.controllers")
 
 
-def limit_cgroup(ver, root, dev, rbps, wbps):
-    cg = os.path.join(root, f"stallsim-ckptr-{os.getpid()}")
-    try:
-        os.mkdir(cg)
-    except OSError as e:
-        raise Skip(f"cannot create {cg}: {e}")
-    if ver == "v1":
-        for name, bps in (("read", rbps), ("write", wbps)):
-            with open(os.path.join(cg, f"blkio.throttle.{name}_bps_device"), "w") as f:
-                f.write(f"{dev} {int(bps)}")
-    else:
-        with open(os.path.join(cg, "io.max"), "w") as f:
-            f.write(f"{dev} rbps={int(rbps)} wbps={int(wbps)}")
-    return cg
-
-
 def saver(a, sd, saves):
     """on_batch: a synchronous checkpoint after every a.every-th step."""
     import torch
@@ -176,11 +160,14 @@ jobs:
 
     def measure(self, a, r):
         ver, root = self.ctl
-        cg = limit_cgroup(ver, root, self.dev, a.read_mb_s * 1e6, a.write_mb_s * 1e6)
+        try:
+            cg = cgroup.throttled(ver, root, self.dev, "ckptr", rbps=a.read_mb_s * 1e6,
+                                  wbps=a.write_mb_s * 1e6)
+        except OSError as e:
+            raise Skip(f"cannot create a block-I/O cgroup under {root}: {e}")
         try:
             load0 = load1()
-            m = self.isolated(a, r, wrap=lambda cmd: [
-                "sh", "-c", f'echo $$ > {cg}/cgroup.procs && exec "$@"', "sh", *cmd])
+            m = self.isolated(a, r, wrap=cgroup.joining(cg))
             m["load"] = (load0, load1())
             return m
         finally:
