@@ -283,6 +283,33 @@ static void test_gpu_bound(void **state) {
     metrics_free(&m), metrics_free(&s);
 }
 
+/* The hand-over by the item's bytes (prep.out_kb, 602.112 KB here): a
+ * worker's loader.copy_ms_per_mb on top of its items, twice as much for an
+ * item twice the size, and nothing without workers (the training process
+ * collates in its own memory); the training process's receive_ms_per_mb a
+ * batch, serial with the GPU's compute. */
+static void test_handover_per_mb(void **state) {
+    (void)state;
+    const char *one[] = {"loader.num_workers=1", "loader.copy_ms_per_mb=5", NULL};
+    const char *twice[] = {"loader.num_workers=1", "loader.copy_ms_per_mb=5",
+                           "prep.out_kb=1204.224", NULL};
+    const char *none[] = {"loader.num_workers=0", "loader.copy_ms_per_mb=5",
+                          "loader.receive_ms_per_mb=5", NULL};
+    const char *recv[] = {"loader.num_workers=2", "jobs.0.compute_s_per_batch=0.2",
+                          "loader.receive_ms_per_mb=1", NULL};
+    const char *const *sets[] = {one, twice, none, recv};
+    const double mb = 0.602112, first = 32 * 2e-3;
+    const double want[] = {3200 * (2e-3 + 5e-3 * mb), 3200 * (2e-3 + 5e-3 * 2 * mb), 3200 * 2e-3,
+                           first + 100 * (32 * 1e-3 * mb + 0.2)};
+    for (int k = 0; k < 4; k++) {
+        run_metrics_t m, s;
+        run(sets[k], &m, &s);
+        near("sim", metrics_at(&s, 0, 1)->epoch_s, want[k], k == 3 ? 1e-6 : 0.01);
+        near("model", metrics_at(&m, 0, 1)->epoch_s, want[k], k == 3 ? 1e-6 : 0.01);
+        metrics_free(&m), metrics_free(&s);
+    }
+}
+
 /* The training process's wait to receive a batch (loader.receive_wait_ms)
  * holds no core, and is for the worker's GIL: not where the batch's worker
  * has no batch left; on one core beside a worker it takes none of the
@@ -651,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_workers_and_contention),
         cmocka_unit_test(test_gpu_bound),
         cmocka_unit_test(test_receive_wait),
+        cmocka_unit_test(test_handover_per_mb),
         cmocka_unit_test(test_sync_reads_and_start),
         cmocka_unit_test(test_iterator_start),
         cmocka_unit_test(test_readers_bound),

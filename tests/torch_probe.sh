@@ -22,10 +22,14 @@ if ! $py "$probe" --data "$tmp/data" --out "$tmp/host.yaml" --batch 16 --items 1
 fi
 # Every cost the DataLoader spends is in the profile, measured.
 for k in decode_ms_per_item decode_ms_per_mb collate_ms_per_item share_ms_per_item \
-  transfer_ms_per_item step_ms worker_start_ms worker_init_ms worker_warmup_ms worker_exit_ms worker_mem_mb worker_mem_mb_per_kitem process_mem_mb core_efficiency latency_ms read_mb_s; do
+  copy_ms_per_mb receive_ms_per_mb transfer_ms_per_item step_ms worker_start_ms worker_init_ms worker_warmup_ms worker_exit_ms worker_mem_mb worker_mem_mb_per_kitem process_mem_mb core_efficiency latency_ms read_mb_s; do
   v=$(awk -v k="$k:" '$1 == k {print $2}' "$tmp/host.yaml")
   awk -v v="$v" 'BEGIN{exit !(v != "" && v + 0 >= 0)}' && ok || bad "profile key $k: '$v' (probe: $(cat "$tmp/err"))"
 done
+# Shared memory's pages cost a worker per MB handed over: 2 MB items cost
+# more than 0.25 MB ones (0.76-1.06 ms/MB on a 2-core VM).
+cp=$(awk '$1 == "copy_ms_per_mb:" {print $2}' "$tmp/host.yaml")
+awk -v v="$cp" 'BEGIN{exit !(v > 0.01 && v < 100)}' && ok || bad "loader.copy_ms_per_mb '$cp'"
 # The cost of more workers than cores, measured at 1, 2, 4, 8, 16 x: five
 # points from 1:1, each efficiency in (0, 1] (stallsim check parses it below).
 curve=$(awk -F'"' '$1 ~ /^ *oversub: $/ {print $2}' "$tmp/host.yaml")

@@ -34,6 +34,13 @@ What it measures, each the way the DataLoader spends it:
 - the training process's CPU in next() (its thread's time.thread_time) for
   a batch a worker has ready (unpickling, rebuilding the shared-memory
   tensors): transfer_ms_per_item;
+- the part of the hand-over that grows with the items' bytes
+  (stallsim.handover: one worker handing over items of 0.25 and 2 MB at the
+  user's batch): loader.copy_ms_per_mb (the worker's) and
+  receive_ms_per_mb (next()'s), taken out of share_ms_per_item and
+  transfer_ms_per_item at the user's item's size (prep.out_kb), so the
+  per-item figures are the fixed part and the whole carries to another
+  item size (a video clip's frames in float32 against uint8);
 - the user's Dataset with 1, 2, 4, 8 and 16 x the cores' persistent
   workers over two epochs (one batch size for all, the median of 3 runs
   each, in rounds over every count): the CPU the warm workers use per item
@@ -123,7 +130,7 @@ import warnings
 # The probe runs up to 16 x the cores' workers on purpose (loader.oversub).
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
-from stallsim import atomic, pipeline, stable, storageprobe  # noqa: E402
+from stallsim import atomic, handover, pipeline, stable, storageprobe  # noqa: E402
 from stallsim.memprobe import process_memory, worker_growth  # noqa: E402
 
 
@@ -908,12 +915,37 @@ def step_loader(p):
         f"worker cycle {p.cycle1 * 1e3:.1f} ms per batch: collate {p.collate_main * 1e3:.2f} ms "
         f"(in a worker {statistics.mean(p.collates) * 1e3:.2f} ms), hand-over {p.share * 1e3:.2f} ms")
     log(f"next() on a ready batch {p.nxt * 1e3:.3f} ms, loop {p.step_s * 1e3:.3f} ms (batch {a.batch})")
+    share, transfer, per_mb = per_mb_apart(p)
     return {"prep.out_kb": out_kb(p), "loader.kind": "pytorch",
             "loader.collate_ms_per_item": f"{p.collate_main / a.batch * 1e3:.6g}",
-            "loader.share_ms_per_item": f"{p.share / a.batch * 1e3:.6g}",
+            "loader.share_ms_per_item": f"{share * 1e3:.6g}",
+            "loader.copy_ms_per_mb": f"{per_mb[0]:.6g}",
             "loader.core_efficiency": f"{p.eff:.4g}",
-            "loader.transfer_ms_per_item": f"{max(p.nxt, 0) / a.batch * 1e3:.6g}",
+            "loader.transfer_ms_per_item": f"{transfer * 1e3:.6g}",
+            "loader.receive_ms_per_mb": f"{per_mb[1]:.6g}",
             "loader.step_ms": f"{max(p.step_s, 0) * 1e3:.6g}"}
+
+
+def per_mb_apart(p):
+    """The hand-over's part that grows with the bytes (stallsim.handover:
+    items of two sizes, the user's batch), taken out of the per-item
+    figures measured on the user's item, so that those are its fixed part
+    and the whole carries to another item size. (share, transfer) seconds
+    an item, and (copy, receive) ms a MB."""
+    a, mb = p.a, float(out_kb(p)) / 1e3
+    copy, recv, points = handover.per_mb(a.batch)
+    p.handover_seen = handover.describe(points, a.batch)
+    log(f"hand-over by the bytes: a worker {copy:.4g} ms/MB, next() {recv:.4g} ms/MB "
+        f"({p.handover_seen}); the item is {mb:.4g} MB")
+    share = p.share / a.batch - copy * mb / 1e3
+    transfer = max(p.nxt, 0) / a.batch - recv * mb / 1e3
+    for what, v in (("loader.share_ms_per_item", share), ("loader.transfer_ms_per_item", transfer)):
+        if v < 0:
+            note = (f"{what}: the user's item's figure less the bytes' part came out "
+                    f"{v * 1e3:.4g} ms; held at 0")
+            log(note)
+            FIT_NOTES.append(note)
+    return max(share, 0.0), max(transfer, 0.0), (copy, recv)
 
 
 def step_pipelines(p):
@@ -1107,8 +1139,9 @@ LOADER_STEPS = {
     "pytorch": (
         STEP_CORES, STEP_ITEMS,
         Step("loader", ("prep.out_kb", "loader.kind", "loader.collate_ms_per_item",
-                        "loader.share_ms_per_item", "loader.core_efficiency",
-                        "loader.transfer_ms_per_item", "loader.step_ms"), step_loader),
+                        "loader.share_ms_per_item", "loader.copy_ms_per_mb",
+                        "loader.core_efficiency", "loader.transfer_ms_per_item",
+                        "loader.receive_ms_per_mb", "loader.step_ms"), step_loader),
         STEP_PIPELINES,
         Step("audio", ("prep.audio_ms_per_item", "prep.audio_ms_per_mb"), step_audio,
              lambda a: a.audio),
@@ -1144,8 +1177,9 @@ PROFILE_ORDER = (
     "prep.decode_ms_per_item", "prep.decode_ms_per_mb", "prep.augment_ms", "prep.eval_ms",
     "prep.audio_ms_per_item", "prep.audio_ms_per_mb", "prep.out_kb",
     "loader.kind",
-    "loader.collate_ms_per_item", "loader.share_ms_per_item", "loader.core_efficiency",
-    "loader.oversub", "loader.transfer_ms_per_item", "loader.step_ms", "loader.receive_wait_ms",
+    "loader.collate_ms_per_item", "loader.share_ms_per_item", "loader.copy_ms_per_mb",
+    "loader.core_efficiency", "loader.oversub", "loader.transfer_ms_per_item",
+    "loader.receive_ms_per_mb", "loader.step_ms", "loader.receive_wait_ms",
     "loader.worker_start_ms", "loader.worker_init_ms", "loader.worker_warmup_ms",
     "loader.worker_exit_ms", "loader.pin_ms_per_item", "loader.worker_mem_mb",
     "loader.worker_mem_mb_per_kitem", "loader.process_mem_mb",
@@ -1223,6 +1257,7 @@ def pytorch_measured(p):
         "    receive_fd_wait_ms: \"" + " ".join(f"{k}:{x * 1e3:.4g}" for k, x in p.fd_waits.items()) + "\"",
         f"    collate_mean_ms: {statistics.mean(p.collates) * 1e3:.6g}",
         f"    worker_cycle_ms: {p.cycle1 * 1e3:.6g}",
+        f"    handover_per_batch_ms: \"{p.handover_seen}\"",
         f"    pin: \"{p.pin_how}\"",
         "    process_memory_mib:",
         f"      items: {pm['items']}",

@@ -77,6 +77,8 @@ typedef struct {
     double share_ms_per_item;
     double transfer_ms_per_item;
     double pin_ms_per_item;
+    double copy_ms_per_mb;    /* a worker's hand-over per MB of the batch, beyond share's */
+    double receive_ms_per_mb; /* the training process's per MB received, beyond transfer's */
     double step_ms;
     double receive_wait_ms; /* the training process's wait a batch, beside its CPU */
     double worker_start_ms;
@@ -144,20 +146,30 @@ static double ms(double v) {
     return v / 1e3;
 }
 
-/* Seconds per item to collate a batch, and hand it over from a worker: the
- * copy of the item's bytes into the batch's tensor (in shared memory from
- * a worker) costs what the pipeline says by its bytes (a video clip's
- * frames by loader.batch_dtype: pipeline_copy_s). */
+/* MB one item of job j hands over: its batch's bytes in shared memory. */
+static double item_mb(const scenario_t *s, const job_t *j) {
+    return scenario_job_out_item_bytes(s, j) / 1e6;
+}
+
+/* Seconds per item to collate a batch, and hand it over from a worker: a
+ * fixed part per item and, from a worker, one per MB of the item's bytes
+ * (fresh /dev/shm pages faulted and filled: a video clip's float32 frames
+ * cost 4x its uint8's), so a figure measured on one item's size carries
+ * to another's. */
 static double collate_item(const scenario_t *s, const job_t *j) {
-    double c = ms(torch_opts(s)->collate_ms_per_item) + pipeline_copy_s(s, j);
-    return torch_opts(s)->num_workers > 0 ? c + ms(torch_opts(s)->share_ms_per_item) : c;
+    const torch_opts_t *o = torch_opts(s);
+    const double c = ms(o->collate_ms_per_item);
+    return o->num_workers > 0 ? c + ms(o->share_ms_per_item) + ms(o->copy_ms_per_mb) * item_mb(s, j)
+                              : c;
 }
 
 /* Seconds of training-process CPU per iteration, alone on a core. */
 static double iter_cpu(const scenario_t *s, const job_t *j) {
-    double t = ms(torch_opts(s)->step_ms);
-    if (torch_opts(s)->num_workers > 0)
-        t += ms(torch_opts(s)->transfer_ms_per_item) * (double)j->batch_per_gpu;
+    const torch_opts_t *o = torch_opts(s);
+    double t = ms(o->step_ms);
+    if (o->num_workers > 0)
+        t += (ms(o->transfer_ms_per_item) + ms(o->receive_ms_per_mb) * item_mb(s, j)) *
+             (double)j->batch_per_gpu;
     return t;
 }
 
@@ -182,9 +194,8 @@ static double worker_warm_cpu(const scenario_t *s) {
     return ms(torch_opts(s)->worker_warmup_ms);
 }
 
-static double pin_item(const scenario_t *s, const job_t *j) {
-    return torch_opts(s)->pin_memory ? ms(torch_opts(s)->pin_ms_per_item) + pipeline_copy_s(s, j)
-                                     : 0;
+static double pin_item(const scenario_t *s) {
+    return torch_opts(s)->pin_memory ? ms(torch_opts(s)->pin_ms_per_item) : 0;
 }
 
 /* A server's `cores` as a measured curve or the memory-bandwidth bound makes them. */
@@ -295,7 +306,7 @@ static int torch_init(prep_t *p) {
     t->warmed = p->batch_worker || p->batches <= 0 || p->batches >= t->W ? t->W : (int)p->batches;
     t->exit_s = t->W > 0 && !t->persistent ? ms(torch_opts(s)->worker_exit_ms) : 0;
     t->collate_s = collate_item(s, p->job);
-    t->pin_s = pin_item(s, p->job);
+    t->pin_s = pin_item(s);
     size_t G = (size_t)t->G, W = t->W > 0 ? (size_t)t->W : 1, C = 2 * (size_t)p->ns;
     t->wfree = calloc(2 * G * W, sizeof *t->wfree);
     t->pin_free = calloc(2 * G, sizeof *t->pin_free);
@@ -795,7 +806,7 @@ static demand_t slice_demand(const loader_model_t *m, int tl, int at, double W) 
     return (demand_t){
         .c = m->prep_s + collate_item(s, j),
         .w = tl == 0 ? m->wait_s[at] : 0,
-        .pin = pin_item(s, j),
+        .pin = pin_item(s),
         .cpu = iter_cpu(s, j),
         .gpu = m->t_batch + receive_wait(s), /* the loop's time off the cores */
         .b = (double)j->batch_per_gpu,
@@ -884,7 +895,7 @@ static void torch_model_epoch(const loader_model_t *m, double *epoch_s, double *
     const double b = (double)j->batch_per_gpu, M = b * (double)j->gpus;
     const double cpu = iter_cpu(s, j), start = ms(torch_opts(s)->worker_start_ms),
                  init = ms(torch_opts(s)->worker_init_ms), warm = worker_warm_cpu(s);
-    const double collate = collate_item(s, j), pin = pin_item(s, j), recv = receive_wait(s);
+    const double collate = collate_item(s, j), pin = pin_item(s), recv = receive_wait(s);
     const int drop = torch_opts(s)->drop_last;
     const int64_t nb = drop ? (int64_t)floor(m->items / M) : (int64_t)ceil(m->items / M);
     const int spawn = W > 0 && (m->epoch == 0 || !torch_opts(s)->persistent_workers);
@@ -1118,6 +1129,8 @@ static const key_def_t keys[] = {
     {"loader.collate_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, collate_ms_per_item), "pytorch: CPU to collate one item into its batch"},
     {"loader.share_ms_per_item", KT_REAL, "ms", "0.1", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, share_ms_per_item), "pytorch: a worker's CPU per item to hand its batch over (shared memory, the queue)"},
     {"loader.transfer_ms_per_item", KT_REAL, "ms", "0.01", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, transfer_ms_per_item), "pytorch: training-process CPU to receive one item of a batch from a worker"},
+    {"loader.copy_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, copy_ms_per_mb), "pytorch, num_workers > 0: a worker's CPU per MB of an item's hand-over bytes (prep.out_kb, or a video clip's frames by loader.batch_dtype) to put its batch in shared memory, beyond loader.share_ms_per_item (fresh /dev/shm pages faulted and filled); the probe measures it over items of two sizes and takes it out of share_ms_per_item, so a figure measured on one item size carries to another"},
+    {"loader.receive_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, receive_ms_per_mb), "pytorch, num_workers > 0: training-process CPU per MB of an item's hand-over bytes to receive its batch from a worker (mapping the shared memory, freeing the batch before), beyond loader.transfer_ms_per_item; the probe measures it as copy_ms_per_mb"},
     {"loader.pin_ms_per_item", KT_REAL, "ms", "0.05", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, pin_ms_per_item), "pytorch: pin-memory thread CPU to copy one item (with pin_memory)"},
     {"loader.receive_wait_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, receive_wait_ms), "pytorch: the training process's wait per iteration to receive a batch from a worker, beside its CPU and holding no core (under PyTorch's default file_descriptor sharing each tensor's descriptor is fetched from the worker, whose sharer thread waits for the worker's GIL while a pure-Python Dataset holds it); the probe measures it with the Dataset's workers busy; charged where the batch's worker has another batch this epoch (one done with its last holds no GIL)"},
     {"loader.step_ms", KT_REAL, "ms", "0.2", 0, 1e9, 0, NULL, KIND_FIELD(torch_opts_t, step_ms), "pytorch: training-process CPU per iteration, serial with the GPU's compute"},

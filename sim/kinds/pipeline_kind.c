@@ -72,11 +72,6 @@ double pipeline_engine_items_s(const scenario_t *s, const job_t *j) {
     return t > 0 ? (double)j->gpus * e / t : INFINITY;
 }
 
-double pipeline_copy_s(const scenario_t *s, const job_t *j) {
-    const pipeline_ops_t *p = job_pipeline(j);
-    return p->copy_ms ? p->copy_ms(s) / 1e3 : 0;
-}
-
 double pipeline_own_out_bytes(const scenario_t *s, const job_t *j) {
     const pipeline_ops_t *p = job_pipeline(j);
     return p && p->out_bytes ? p->out_bytes(s) : -1;

@@ -49,10 +49,6 @@ typedef struct pipeline_ops {
      * keeps on the GPU while its batch waits there (NULL or 0: none). */
     double (*out_bytes)(const scenario_t *s);
     double (*gpu_item_bytes)(const scenario_t *s);
-    /* Optional: CPU ms of one copy of an item's hand-over bytes (a loader
-     * worker's collate into shared memory, a pin thread's copy) beyond the
-     * loader's own per-item figures (NULL: none). */
-    double (*copy_ms)(const scenario_t *s);
 } pipeline_ops_t;
 
 /* The pipeline kind at index i of `prep.pipeline`'s choices, or NULL. */
@@ -71,8 +67,6 @@ int pipeline_check(const scenario_t *s);
  * item x holds one (the simulator's) and their mean (the model's). */
 int pipeline_engines(const scenario_t *s, const job_t *j);
 double pipeline_engine_s(const scenario_t *s, const job_t *j, uint32_t x);
-/* CPU seconds of one copy of an item job j hands over (pipeline_ops_t.copy_ms). */
-double pipeline_copy_s(const scenario_t *s, const job_t *j);
 /* 0 where job j's items differ in CPU or engine time beyond their bytes
  * (a video clip's frames from its keyframe): the model takes their mean,
  * the simulator each, and their spread idles cores a mean does not. */

@@ -48,7 +48,6 @@ typedef struct {
     double nvdec_session_ms;   /* decode gpu: an engine's start per clip */
     int64_t nvdec_engines;     /* 0 = the GPU table's count for jobs.N.gpu */
     int batch_dtype;           /* dtype_t: loader.batch_dtype */
-    double copy_ms_per_mb;     /* loader.copy_ms_per_mb */
 } video_opts_t;
 SCN_KIND_OPTS_FITS(video_opts_t);
 
@@ -125,10 +124,6 @@ static double video_out_bytes(const scenario_t *s) {
     return (double)o->frames * h * w * 3 * size;
 }
 
-static double video_copy_ms(const scenario_t *s) {
-    return vo(s)->copy_ms_per_mb * video_out_bytes(s) / 1e6;
-}
-
 static double video_gpu_item_bytes(const scenario_t *s) {
     return vo(s)->decode == DECODE_GPU ? video_out_bytes(s) : 0;
 }
@@ -178,8 +173,7 @@ static const key_def_t keys[] = {
     {"prep.nvdec_fps", KT_REAL, "frames/s", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_fps), "video, decode gpu: frames a second one hardware decoder engine decodes at 1 megapixel, scaled by the frames' megapixels (0 = not given: the job is refused; NVIDIA publishes it per codec and GPU in its NVDEC application note)"},
     {"prep.nvdec_session_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_session_ms), "video, decode gpu: an engine's time to start one clip's decode session (0 = free)"},
     {"prep.nvdec_engines", KT_INT, "engines", "0", 0, 64, 0, NULL, KIND_FIELD(video_opts_t, nvdec_engines), "video, decode gpu: hardware decoder engines of each GPU (0 = the GPU table's published count for jobs.N.gpu: v100 1, a100 5, h100 and h200 7)"},
-    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, dtype_name, KIND_FIELD(video_opts_t, batch_dtype), "video: the dtype of the frames an item hands to the training process: float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_out_height x video_out_width x 3 values (the decoded size where those are 0), in /dev/shm, the staged batches, the GPU's memory and the copies' CPU (loader.copy_ms_per_mb); an image or audio pipeline hands over prep.out_kb (set that instead)"},
-    {"loader.copy_ms_per_mb", KT_REAL, "ms/MB", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, copy_ms_per_mb), "video: CPU per MB of an item's frames (loader.batch_dtype) for each copy the loader makes of it, beside the loader's per-item figures: pytorch's worker collating it into shared memory and, with pin_memory, its pin thread (0 = none)"},
+    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, dtype_name, KIND_FIELD(video_opts_t, batch_dtype), "video: the dtype of the frames an item hands to the training process: float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_out_height x video_out_width x 3 values (the decoded size where those are 0), in /dev/shm, the staged batches, the GPU's memory and the hand-over's CPU (the pytorch loader's copy_ms_per_mb and receive_ms_per_mb); an image or audio pipeline hands over prep.out_kb (set that instead)"},
 };
 /* clang-format on */
 
@@ -197,5 +191,4 @@ const pipeline_ops_t pipeline_video = {
     .engine_mean_s = video_engine_mean_s,
     .out_bytes = video_out_bytes,
     .gpu_item_bytes = video_gpu_item_bytes,
-    .copy_ms = video_copy_ms,
 };

@@ -314,6 +314,7 @@ class _Gen:
             self.maybe(0.2, "loader.worker_exit_ms", lambda: _r(r.uniform(0, 50)))
             self.maybe(0.15, "loader.oversub",
                        lambda: r.choice(["1:1, 2:0.9, 4:0.7, 8:0.5, 16:0.4", "1:1, 4:0.5"]))
+            self.handover(random.Random(repr(r.getstate()[1][:8]) + ":handover"))
         if kind != "threads":  # the threads kind samples by index: no shuffle buffer
             self.maybe(0.15, "loader.shuffle_buffer", lambda: r.choice([16, 64, 256, 1000]))
         # streamed record shards (issue 55): the reader reads as its items ask,
@@ -328,6 +329,14 @@ class _Gen:
                 self.set("server.storage.read_ahead_kb", sub.choice([0, 16, 128, 512, 4096]))
         self.known |= {"loader.dist_cache", "loader.staging_mb", "loader.open_shards"}
         self.known |= {k for k in self.t.keys if k.startswith("loader.")}
+
+    def handover(self, hv):
+        """The pytorch loader's hand-over by the items' bytes, from a
+        generator of its own (hv): every other draw stays as it was."""
+        if hv.random() < 0.3:
+            self.set("loader.copy_ms_per_mb", _r(_lu(hv, 0.05, 2)))
+        if hv.random() < 0.3:
+            self.set("loader.receive_ms_per_mb", _r(_lu(hv, 0.02, 0.5)))
 
     def decode_gpu(self):
         r = self.r
@@ -575,6 +584,9 @@ def generate(table, seed, index):
     # the dtype of a clip's frames is refused where no job hands frames over
     if not any(j.get("prep.pipeline") == "video" for j in g.jobs):
         g.top.pop("loader.batch_dtype", None)
+    # the hand-over's CPU by the bytes is the pytorch loader's (video() draws it first)
+    if g.loader_kind != "pytorch":
+        g.top.pop("loader.copy_ms_per_mb", None)
     g.memory()
     if g.video_gpu:
         g.known_jobs.add("gpu")
