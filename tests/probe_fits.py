@@ -16,7 +16,31 @@ import unittest
 
 SRC = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, os.path.join(SRC, "python"))
-from stallsim import gilshare, probe, stable  # noqa: E402
+from stallsim import gilshare, probe, stable, videoprobe  # noqa: E402
+
+
+class VideoFit(unittest.TestCase):
+    """stallsim.videoprobe's keys from its per-video medians (no PyAV)."""
+
+    def test_per_megapixel_and_keyframe_excess(self):
+        v = [dict(mpx=0.2304, other_ms=0.2304, key_ms=1.3824, convert_ms=0.4608, seek_ms=0.5),
+             dict(mpx=0.9216, other_ms=1.8432, key_ms=1.0, convert_ms=0.9216, seek_ms=-0.2),
+             dict(mpx=0.2304, other_ms=0.2304, key_ms=1.3824, convert_ms=0.4608, seek_ms=0.1)]
+        k = {key: float(x) for key, x in videoprobe.fit(v).items()}
+        self.assertEqual(k["prep.video_decode_ms_per_frame"], 0)
+        self.assertAlmostEqual(k["prep.video_decode_ms_per_mpx"], (1 + 2 + 1) / 3, places=5)
+        # a keyframe cheaper than another frame (the second) counts 0, not less
+        self.assertAlmostEqual(k["prep.video_keyframe_ms_per_mpx"], (5 + 0 + 5) / 3, places=5)
+        self.assertAlmostEqual(k["prep.video_transform_ms_per_mpx"], (2 + 1 + 2) / 3, places=5)
+        self.assertAlmostEqual(k["prep.video_seek_ms"], 0.1, places=6)  # the median
+        v[0]["seek_ms"] = v[2]["seek_ms"] = -0.3  # a median below 0 is noise: 0
+        self.assertEqual(float(videoprobe.fit(v)["prep.video_seek_ms"]), 0)
+
+    def test_profile_names_the_keys(self):
+        text = videoprobe.profile_text({"prep.video_seek_ms": "0.5"}, ["    x: 1"])
+        self.assertIn("scenario:\n  prep:\n    video_seek_ms: 0.5\nmeasured:", text)
+        self.assertEqual(videoprobe.parse_size("224x160"), (224, 160))
+        self.assertRaises(ValueError, videoprobe.parse_size, "0x10")
 
 
 class GilShares(unittest.TestCase):

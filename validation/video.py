@@ -14,19 +14,30 @@ against a real PyTorch DataLoader that decodes clips with PyAV on this host
    part 2) and keyframe interval (--gops, a keyframe every G frames and no
    other), --per-set videos of --video-frames frames at --size, 25 fps, each
    a window panning across one photograph; kept when already there.
-2. Per set, `stallsim calibrate --quick --videos SET` on those videos: the
-   profile holds prep.video_decode_ms_per_frame, _per_mpx, prep.video_seek_ms
-   and prep.video_transform_ms_per_mpx (calibrate's video benchmark).
+2. Per set, `stallsim calibrate --quick --videos SET` on those videos
+   (libavcodec from C: prep.video_decode_ms_per_frame, _per_mpx,
+   prep.video_seek_ms, prep.video_transform_ms_per_mpx) and `python3 -m
+   stallsim.videoprobe --videos SET` (the probe's --videos step: the same
+   decode through PyAV, the Dataset's own binding, keyframes apart from the
+   other frames, to_ndarray at 224 x 224), each given to the scenario as
+   --set (prep.video_* of its profile's scenario block). The loader's own
+   figures are the PyTorch probe's (stallsim-probe over the photographs'
+   ImageFolder at the harness's batch, as docs/pytorch.md tells a user; one
+   profile for every set): its per-item figures measured on a 602 KB
+   float32 crop, its hand-over by the bytes (loader.copy_ms_per_mb,
+   receive_ms_per_mb) carrying them to a clip's 1.2 MB of uint8 frames.
 3. Each row, in a fresh process: a torch.utils.data.DataLoader, batch 8,
    shuffle, the row's num_workers (0 to 8), over
    fixtures/datasets/video_clips.py's VideoClips (--items clips of --frames
    frames, each at a random position: seek to the keyframe before, decode
    forward single-threaded, resize to 224 x 224, a uint8 tensor), the GPU
    emulated by sleeping --compute a batch, --epochs epochs timed.
-4. `stallsim run` on a scenario with that profile as its host and the
-   video keys (video_keys(): the pipeline, frames, keyframe interval, size,
-   random access); the epoch times compared.
-Target: median |error| <= 10 % in epoch time (--quick: 20 %). A stallsim
+4. `stallsim run` on a scenario with the probe's profile as its host, the
+   video figures and the video keys (video_keys(): the pipeline, frames,
+   keyframe interval, size, random access); the epoch times compared.
+Target: median |error| <= 10 % in epoch time with PyAV's figures (--quick:
+20 %); calibrate's (libavcodec from C: the floor a binding adds to) are
+predicted beside, for the table. A stallsim
 built without the video pipeline kind refuses a key: the harness says which
 and skips (77) before measuring; --measure-only runs 1-3 alone and prints
 the measured table (no prediction, no target, no page). Exit 0 met, 1 not,
@@ -39,9 +50,11 @@ import subprocess
 import sys
 
 from stallsim.pipeline import timed_epochs
+from validation import PYTHON
 from validation import predict as pr
 from validation.base import Harness, Skip, Target, load1
 from validation.fixtures import data as fx
+from validation.fixtures.probe import run_probe
 
 BATCH = 8
 ENCODERS = {"h264": ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"],
@@ -129,8 +142,47 @@ def calibrate(a, s):
           f"ms, resize {c.get('transform_ms_per_mpx', 0):.3f} ms/Mpx", file=sys.stderr, flush=True)
 
 
+def pyav_probe(a, s):
+    """stallsim.videoprobe on the set's videos: PyAV's figures (kept with --keep-profiles)."""
+    profile = os.path.join(s["dir"], "host-video-pyav.yaml")
+    if not (a.keep_profiles and os.path.isfile(profile)):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            x for x in (PYTHON, os.environ.get("PYTHONPATH")) if x))
+        subprocess.run([sys.executable, "-m", "stallsim.videoprobe", "--videos", s["dir"],
+                        "--out", profile, "--size", "224x224"], check=True, env=env)
+    return profile
+
+
+def calibrated_keys(profile):
+    """calibrate's video figures as --set lines: the prep.video_* keys of
+    its profile's scenario block."""
+    out, inside = [], None
+    with open(profile) as f:
+        for line in f:
+            if not line.startswith(" "):
+                inside = line.startswith("scenario:")
+            elif inside and line.startswith("  ") and not line.startswith("   "):
+                inside = "prep" if line.strip() == "prep:" else True
+            elif inside == "prep" and line.strip().startswith("video_"):
+                k, _, v = line.strip().partition(":")
+                out.append(f"prep.{k}={v.strip()}")
+    return out
+
+
+def probed(a):
+    """The PyTorch probe's profile over the photographs at the harness's
+    batch (kept with --keep-profiles): the loader's figures on this host."""
+    profile = os.path.join(a.videos, f"host-torch-b{BATCH}.yaml")
+    if not (a.keep_profiles and os.path.isfile(profile)):
+        print(f"validate_video: the PyTorch probe over {a.data} (batch {BATCH})", file=sys.stderr,
+              flush=True)
+        run_probe("--data", a.data, "--out", profile, "--batch", str(BATCH), "--items",
+                  "320" if a.quick else "640")
+    return profile
+
+
 def write_scenario(a, s, host, name="video-validation.yaml"):
-    """The set's training job (host: calibrate's profile; None: none)."""
+    """The set's training job (host: the probe's profile; None: none)."""
     scen = os.path.join(s["dir"], name)
     sizes = [os.path.getsize(p) for p in s["paths"]]
     # The bytes a clip reads: its frames' share of a video (the cache is warm).
@@ -153,7 +205,7 @@ def refused(a, s, scen, names_only=False):
     """None, or stallsim's own line saying which key it refuses; names_only
     (before calibrate: no costs yet) gives the decode a stand-in cost, so
     only the keys' names and values are checked."""
-    stand_in = ["prep.video_decode_ms_per_mpx=1"] if names_only else []
+    stand_in = ["prep.video_decode_ms_per_mpx=1"] if names_only else s.get("video_sets", [])
     cmd = [a.bin, "check", scen, *pr.sets_args(WARM + video_keys(s, a) + stand_in)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode == 0:
@@ -231,9 +283,12 @@ class Video(Harness):
         self.sets = make_sets(a)
         # Before calibrate's minutes: a build without the video kind, said.
         self.preflight(a, write_scenario(a, self.sets[0], None, "video-preflight.yaml"), True)
+        host = None if a.measure_only else probed(a)
         for s in self.sets:
             calibrate(a, s)
-            s["scen"] = write_scenario(a, s, s["profile"])
+            s["calib_sets"] = calibrated_keys(s["profile"])
+            s["video_sets"] = calibrated_keys(pyav_probe(a, s))
+            s["scen"] = write_scenario(a, s, host)
         self.preflight(a, self.sets[0]["scen"])
 
     def preflight(self, a, scen, names_only=False):
@@ -255,10 +310,13 @@ class Video(Harness):
         c = dict(meas_t=meas, pred_t=None, err=None, decoded=m["decoded_per_clip"],
                  meas_stall=1 - m["batches"] * r["compute"] / meas)
         if not a.measure_only:
-            sets = WARM + video_keys(r["set"], a) + [f"loader.num_workers={r['workers']}",
-                                                     f"jobs.0.compute_s_per_batch={r['compute']:g}"]
-            sim = pr.predict_epochs(a.bin, r["set"]["scen"], sets)
+            row = video_keys(r["set"], a) + [f"loader.num_workers={r['workers']}",
+                                             f"jobs.0.compute_s_per_batch={r['compute']:g}"]
+            sim = pr.predict_epochs(a.bin, r["set"]["scen"], WARM + r["set"]["video_sets"] + row)
             c.update(pr.compare_row(m["epochs"], m["batches"], r["compute"], sim))
+            floor = pr.predict_epochs(a.bin, r["set"]["scen"], WARM + r["set"]["calib_sets"] + row)
+            c["calib_t"] = statistics.mean(e for e, _ in floor)
+            c["calib_err"] = c["calib_t"] / meas - 1
         return c
 
     def row_line(self, r, c):
@@ -270,25 +328,33 @@ class Video(Harness):
     def report(self, a, results):
         lines = [f"{a.per_set} videos a set of {a.video_frames} frames at {a.w} x {a.h}, 25 fps; "
                  f"{a.items} clips of {a.frames} frames an epoch at random positions, batch "
-                 f"{BATCH}, GPU {a.compute * 1e3:g} ms a batch; {a.epochs} epochs.", "",
-                 "| set | workers | calibrate ms/frame | seek ms | frames decoded / clip | "
-                 "measured s/epoch | predicted | error | measured stall | predicted stall |",
-                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for r, c in results:
-            cal = r["set"]["cal"]
-            mpf = cal.get("decode_ms_per_frame", 0) + cal.get("decode_ms_per_mpx", 0) * a.w * a.h / 1e6
-            pred = (f"{c['pred_t']:.2f} | {c['err']:+.1%} | {c['meas_stall']:.1%} | "
-                    f"{c['pred_stall']:.1%}" if c["err"] is not None
-                    else f"- | - | {c['meas_stall']:.1%} | -")
-            lines.append(f"| {r['set']['name']} | {r['workers']} | {mpf:.3f} | "
-                         f"{cal.get('seek_ms', 0):.3f} | {c['decoded']:.1f} | {c['meas_t']:.2f} | "
-                         f"{pred} |")
+                 f"{BATCH}, GPU {a.compute * 1e3:g} ms a batch; {a.epochs} epochs. Predicted "
+                 "with PyAV's figures (stallsim.videoprobe: the target) and, beside, with "
+                 "calibrate's (libavcodec from C).", "",
+                 "| set | workers | PyAV other / key ms | to_ndarray ms | frames decoded / clip | "
+                 "measured s/epoch | predicted | error | calibrate's | error | measured stall | "
+                 "predicted stall |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [self.table_row(a, r, c) for r, c in results]
         errs = [abs(c["err"]) for _, c in results if c["err"] is not None]
+        floor = [abs(c["calib_err"]) for _, c in results if c.get("calib_err") is not None]
         med = statistics.median(errs) if errs else None
         lines += ["", (f"{len(errs)} rows: median |error| {med:.1%} in epoch time (worst "
-                       f"{max(errs):.1%})." if errs else "Measured only: no prediction."),
+                       f"{max(errs):.1%}); with calibrate's figures {statistics.median(floor):.1%} "
+                       f"(worst {max(floor):.1%})." if errs else "Measured only: no prediction."),
                   f"Load average (1 min) {self.load0:.1f} at the start, {load1():.1f} at the end."]
         return "\n".join(lines) + "\n", dict(med=med)
+
+    def table_row(self, a, r, c):
+        v = dict(k.split("=", 1) for k in r["set"].get("video_sets", []))
+        mpx = a.w * a.h / 1e6
+        other = float(v.get("prep.video_decode_ms_per_mpx", 0)) * mpx
+        key = other + float(v.get("prep.video_keyframe_ms_per_mpx", 0)) * mpx
+        conv = float(v.get("prep.video_transform_ms_per_mpx", 0)) * mpx
+        pred = (f"{c['pred_t']:.2f} | {c['err']:+.1%} | {c['calib_t']:.2f} | {c['calib_err']:+.1%} | "
+                f"{c['meas_stall']:.1%} | {c['pred_stall']:.1%}" if c["err"] is not None
+                else f"- | - | - | - | {c['meas_stall']:.1%} | -")
+        return (f"| {r['set']['name']} | {r['workers']} | {other:.3f} / {key:.3f} | {conv:.3f} | "
+                f"{c['decoded']:.1f} | {c['meas_t']:.2f} | {pred} |")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
   stallsim-probe --data DIR --out host-torch.yaml
       [--dataset imagefolder|module:factory] [--batch 32] [--items 640]
       [--max-workers N] [--mem-items N] [--pipelines] [--audio WAVDIR]
+      [--videos DIR [--video-size 224x224]]
   stallsim-probe --gpu-rate [--model resnet18,resnet50|module:factory]
       [--batch 32] [--precision auto|amp|bf16|fp32] [--iters 50]
       [--warmup 10] [--device cuda|cpu] [--out gpu-rate.yaml]
@@ -99,6 +100,12 @@ the training items are (one worker, the median of 3 runs, page cache warm):
   file's size as prep.audio_ms_per_item + prep.audio_ms_per_mb; the clips'
   mean size, the item's out_kb and its own collate, hand-over and next()
   costs go under measured: (the loader keys stay the image item's).
+- --videos DIR: the video pipeline's decode through PyAV, one thread
+  (stallsim.videoprobe): each packet's demux and decode by keyframe or
+  not, each frame's to_ndarray at --video-size, seeks to random frames:
+  prep.video_decode_ms_per_mpx, _keyframe_ms_per_mpx,
+  _transform_ms_per_mpx and _seek_ms (calibrate --videos times the same
+  through libavcodec from C: the floor without the binding's costs).
 --gpu-rate times the model instead of the loader (stallsim.gpurate): real
 forward and backward passes and SGD steps of each --model at --batch and
 --precision ("auto": float16 autocast with a GradScaler on CUDA, fp32 on
@@ -972,6 +979,27 @@ def step_audio(p):
     return keys
 
 
+def step_video(p):
+    """--videos: the video pipeline's decode through PyAV (stallsim.videoprobe)."""
+    a = p.a
+    try:
+        from stallsim import videoprobe
+
+        size = videoprobe.parse_size(a.video_size)
+        paths = videoprobe.video_files(a.videos, 8)
+        if not paths:
+            raise ValueError("no video files")
+        keys, lines = videoprobe.measure(paths, size, 3, 32, 1, log, a.seed)
+    except ImportError as e:
+        print(f"probe: --videos needs PyAV ({e}): Debian's python3-av", file=sys.stderr)
+        sys.exit(2)
+    except (OSError, ValueError) as e:
+        print(f"probe: --videos {a.videos}: {e}", file=sys.stderr)
+        sys.exit(2)
+    p.measured_extra += lines
+    return keys
+
+
 def step_item_wait(p):
     """Says where the Dataset waits (a read, a GET): the storage's, not prep."""
     if p.mean_wait > 0.05 * (p.mean_item + p.mean_wait):
@@ -1135,6 +1163,9 @@ STEP_PIPELINES = Step("pipelines", PREP_KEYS + ("prep.eval_ms",), step_pipelines
                       lambda a: a.pipelines)
 STEP_COLD_READS = Step("cold reads", ("server.storage.latency_ms", "server.storage.read_mb_s",
                                       "server.storage.read_ahead_kb"), step_cold_reads)
+VIDEO_KEYS = ("prep.video_decode_ms_per_frame", "prep.video_decode_ms_per_mpx",
+              "prep.video_keyframe_ms_per_mpx", "prep.video_seek_ms",
+              "prep.video_transform_ms_per_mpx")
 LOADER_STEPS = {
     "pytorch": (
         STEP_CORES, STEP_ITEMS,
@@ -1145,6 +1176,7 @@ LOADER_STEPS = {
         STEP_PIPELINES,
         Step("audio", ("prep.audio_ms_per_item", "prep.audio_ms_per_mb"), step_audio,
              lambda a: a.audio),
+        Step("video", VIDEO_KEYS, step_video, lambda a: a.videos),
         Step("item wait", (), step_item_wait),
         Step("oversubscription", ("loader.oversub", "loader.receive_wait_ms"), step_oversub),
         Step("worker start", ("loader.worker_start_ms", "loader.worker_init_ms"), step_worker_start),
@@ -1175,7 +1207,7 @@ PROFILE_ORDER = (
     "server.cpus", "server.storage.latency_ms", "server.storage.read_mb_s",
     "server.storage.read_ahead_kb",
     "prep.decode_ms_per_item", "prep.decode_ms_per_mb", "prep.augment_ms", "prep.eval_ms",
-    "prep.audio_ms_per_item", "prep.audio_ms_per_mb", "prep.out_kb",
+    "prep.audio_ms_per_item", "prep.audio_ms_per_mb", *VIDEO_KEYS, "prep.out_kb",
     "loader.kind",
     "loader.collate_ms_per_item", "loader.share_ms_per_item", "loader.copy_ms_per_mb",
     "loader.core_efficiency", "loader.oversub", "loader.transfer_ms_per_item",
@@ -1338,6 +1370,11 @@ def parser():
                     "prep.decode_* (decode alone), augment_ms and eval_ms")
     ap.add_argument("--audio", metavar="DIR",
                     help="also time the audio pipeline on DIR's WAVs: writes prep.audio_*")
+    ap.add_argument("--videos", metavar="DIR",
+                    help="also time the video pipeline's decode of DIR's videos through PyAV "
+                    "(stallsim.videoprobe): writes prep.video_*")
+    ap.add_argument("--video-size", default="224x224",
+                    help="--videos: the frames' size as the Dataset returns them (224x224)")
     ap.add_argument("--oversub-reps", type=int, default=REPS,
                     help=f"runs of each loader.oversub point, the median kept (default {REPS})")
     ap.add_argument("--seed", type=int, default=1)
@@ -1387,6 +1424,8 @@ def check_args(ap, a):
                  "it needs --dataset imagefolder")
     if a.audio and not os.path.isdir(a.audio):
         ap.error(f"--audio {a.audio}: not a directory")
+    if a.videos and not os.path.isdir(a.videos):
+        ap.error(f"--videos {a.videos}: not a directory")
 
 
 def setup(ap, a, torch):
