@@ -3,7 +3,10 @@
  * a seek and x mod gop frames thrown away; sequential: neither), a
  * CPU-bound epoch on W cores at items x clip / W, an epoch bound by the
  * GPUs' decoder engines at items x F / (GPUs x engines x fps) (1-megapixel
- * frames), the engines per GPU from the GPU table, and a clip's hand-over
+ * frames), the engines per GPU from the GPU table, the keyframes a clip
+ * decodes (random: 1 + floor((x mod gop + span - 1) / gop), their mean over
+ * the items exact; sequential: span / gop; none under decode gpu) and a
+ * one-core epoch of them by hand, and a clip's hand-over
  * bytes by loader.batch_dtype (float32 4x uint8) in the item's bytes,
  * /dev/shm and the copies' CPU; an image pipeline's stay prep.out_kb. */
 #include <setjmp.h>
@@ -98,6 +101,85 @@ static void test_cpu_bound(void **state) {
     assert_true(es > want * 0.99 && es < want * 1.15);
     assert_true(metrics_at(&m, 0, 1)->approximate);
     metrics_free(&m), metrics_free(&s);
+}
+
+/* Keyframes (prep.video_keyframe_ms_per_mpx, 20 ms/MP: 6.144 ms beyond a
+ * frame's 1.536 at 0.3072 MP), gop 12, 8-frame clips: item x decodes
+ * 1 + floor((x mod 12 + 7) / 12) of them, 2 where its clip crosses into
+ * the next GOP (x mod 12 >= 5). */
+static const char *const kf12[] = {"prep.video_keyframe_ms_per_mpx=20", "prep.video_gop=12",
+                                   "dataset.items=1200", NULL};
+
+static void test_keyframes_per_clip(void **state) {
+    (void)state;
+    const double frame = 5 * 0.3072, key = 20 * 0.3072, keep = 8 * 0.3072 * 2;
+    build(base, kf12);
+    for (uint32_t x = 0; x < 30; x++) {
+        const double keys = x % 12 >= 5 ? 2 : 1;
+        const double want = (3 + (double)(x % 12 + 8) * frame + keys * key + keep) / 1e3;
+        if (fabs(clip_s(x) - want) > 1e-12)
+            fail_msg("item %u: %.9f s, want %.9f", x, clip_s(x), want);
+    }
+    /* the mean over 100 whole GOPs: 1 + 7/12 keyframes a clip */
+    const double mean = (3 + (5.5 + 8) * frame + (1 + 7.0 / 12) * key + keep) / 1e3;
+    assert_true(fabs(scenario_job_prep_s(&S, &S.jobs[0], 2e5) - mean) < 1e-12);
+    /* the closed form's mean is the items' own over any n, gop and span:
+     * their deviations sum to 0 */
+    static const char *const ns[] = {"dataset.items=1000", "dataset.items=7", "dataset.items=13"};
+    static const char *const gops[] = {"prep.video_gop=1", "prep.video_gop=3", "prep.video_gop=12",
+                                       "prep.video_gop=30"};
+    static const char *const strides[] = {"prep.video_stride=1", "prep.video_stride=5"};
+    for (size_t a = 0; a < 3; a++)
+        for (size_t g = 0; g < 4; g++)
+            for (size_t k = 0; k < 2; k++) {
+                const char *sets[] = {"prep.video_keyframe_ms_per_mpx=20", ns[a], gops[g],
+                                      strides[k], NULL};
+                build(base, sets);
+                double dev = 0;
+                for (uint32_t x = 0; x < S.dataset.items; x++)
+                    dev += job_pipeline(&S.jobs[0])->item_dev_ms(&S, x);
+                if (fabs(dev) > 1e-9)
+                    fail_msg("%s %s %s: deviations sum to %g ms", ns[a], gops[g], strides[k], dev);
+            }
+    /* read in order: span / gop keyframes a clip, every clip alike */
+    const char *seq[] = {"prep.video_keyframe_ms_per_mpx=20", "prep.video_gop=12",
+                         "prep.video_access=sequential", NULL};
+    build(base, seq);
+    for (uint32_t x = 0; x < 30; x++)
+        assert_true(fabs(clip_s(x) - (8 * frame + 8.0 / 12 * key + keep) / 1e3) < 1e-12);
+    /* decode gpu: the engines' time is per megapixel whatever the frame */
+    const char *gpu[] = {"prep.video_keyframe_ms_per_mpx=20",
+                         "prep.video_gop=12",
+                         "prep.video_decode=gpu",
+                         "prep.nvdec_fps=400",
+                         "prep.nvdec_engines=1",
+                         NULL};
+    build(base, gpu);
+    const double with = clip_s(5);
+    gpu[0] = "prep.video_keyframe_ms_per_mpx=0";
+    build(base, gpu);
+    assert_true(clip_s(5) == with);
+}
+
+/* One core: an epoch is every clip's CPU one after another, 1200 x the
+ * mean clip by hand; the model that charged one keyframe a clip (its excess
+ * in the seek, once) would be 7/12 x 6.144 ms a clip, 9 %, short. */
+static void test_keyframes_epoch(void **state) {
+    (void)state;
+    const double frame = 5 * 0.3072e-3, key = 20 * 0.3072e-3, keep = 8 * 0.3072 * 2e-3;
+    const char *one[] = {"prep.video_keyframe_ms_per_mpx=20", "prep.video_gop=12",
+                         "dataset.items=1200", "server.cpus=1", NULL};
+    const double clip = 3e-3 + (5.5 + 8) * frame + (1 + 7.0 / 12) * key + keep;
+    const double old = 3e-3 + (5.5 + 8) * frame + key + keep;
+    assert_true(1200 * (clip - old) > 0.05 * 1200 * clip);
+    expect("random, gop 12, one core", one, 1200 * clip, 0.01);
+    const char *seq[] = {"prep.video_keyframe_ms_per_mpx=20",
+                         "prep.video_gop=12",
+                         "dataset.items=1200",
+                         "server.cpus=1",
+                         "prep.video_access=sequential",
+                         NULL};
+    expect("sequential, gop 12, one core", seq, 1200 * (8 * frame + 8.0 / 12 * key + keep), 0.01);
 }
 
 /* 1000 x 1000 frames (1 MP), 2 GPUs: the engines bind far before 8 cores
@@ -207,9 +289,10 @@ static void test_gpu_memory(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_clip),    cmocka_unit_test(test_cpu_bound),
-        cmocka_unit_test(test_nvdec_bound), cmocka_unit_test(test_handover),
-        cmocka_unit_test(test_gpu_memory),
+        cmocka_unit_test(test_one_clip),        cmocka_unit_test(test_cpu_bound),
+        cmocka_unit_test(test_nvdec_bound),     cmocka_unit_test(test_handover),
+        cmocka_unit_test(test_gpu_memory),      cmocka_unit_test(test_keyframes_per_clip),
+        cmocka_unit_test(test_keyframes_epoch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,7 +139,8 @@ def calibrate(a, s):
     c = s["cal"]
     print(f"validate_video: {s['name']}: calibrate: decode {c.get('decode_ms_per_frame', 0):.3f} "
           f"ms/frame + {c.get('decode_ms_per_mpx', 0):.3f} ms/Mpx, seek {c.get('seek_ms', 0):.3f} "
-          f"ms, resize {c.get('transform_ms_per_mpx', 0):.3f} ms/Mpx", file=sys.stderr, flush=True)
+          f"ms, resize {c.get('transform_ms_per_mpx', 0):.3f} ms/Mpx, a keyframe "
+          f"{c.get('keyframe_ms_per_mpx', 0):.3f} ms/Mpx more", file=sys.stderr, flush=True)
 
 
 def pyav_probe(a, s):

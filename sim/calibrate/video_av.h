@@ -20,18 +20,27 @@ typedef struct {
     char codec[24]; /* the decoder's name, e.g. h264 */
     int w, h;       /* coded frame size, px */
     int frames;     /* decoded per pass, from the first keyframe */
+    int keyframes;  /* among them */
     int gop;        /* frames between the first two keyframes; 0: only one among them */
-    /* Per pass: the demux and decode time over the frames decoded. */
+    /* Per pass: the demux and decode time of the frames that are not
+     * keyframes over them (the pass's time less the keyframes'); where
+     * every frame, or none, is one, over all. */
     stat_summary ms_per_frame;
+    /* Per pass: each keyframe's own demux and decode time over them (as
+     * ms_per_frame where every frame, or none, is one). */
+    stat_summary key_ms_per_frame;
+    double keyframe_extra_ms; /* key_ms_per_frame's median beyond ms_per_frame's, >= 0 */
     /* Per pass: libswscale's resize of each decoded frame to 224 x 224
      * RGB24 (bilinear), over the frames. */
     stat_summary resize_ms_per_frame;
     /* Per seek: av_seek_frame back to the keyframe before a random frame,
      * avcodec_flush_buffers, then demux and decode up to that frame (each
      * frame resized as in the passes, the resize not timed), less the
-     * frames decoded x this video's median ms_per_frame. */
+     * keyframes decoded x this video's median key_ms_per_frame and the
+     * other frames x its median ms_per_frame: the seek itself. */
     stat_summary seek_ms;
-    double decoded_per_seek; /* mean frames decoded to reach a seek's frame */
+    double decoded_per_seek;   /* mean frames decoded to reach a seek's frame */
+    double keyframes_per_seek; /* mean keyframes among them */
 } video_one;
 
 /* 1 where this build has libavcodec, libavformat and libswscale. */

@@ -51,12 +51,13 @@ video_plan video_plan_for(int quick, int reps) {
  * frame's decode grows with its pixels: a fixed cost alone would not carry
  * to another size). */
 static void fit_videos(video_result *o) {
-    double x[VIDEO_MAX], y[VIDEO_MAX], sxy = 0, sxx = 0, resize = 0, mpx = 0;
+    double x[VIDEO_MAX], y[VIDEO_MAX], sxy = 0, sxx = 0, resize = 0, mpx = 0, key = 0;
     double seeks[VIDEO_MAX];
     for (int i = 0; i < o->nvideos; i++) {
         x[i] = o->v[i].w * (double)o->v[i].h / 1e6, y[i] = o->v[i].ms_per_frame.median;
         sxy += x[i] * y[i], sxx += x[i] * x[i];
         resize += o->v[i].resize_ms_per_frame.median, mpx += x[i];
+        key += o->v[i].keyframe_extra_ms / x[i];
         seeks[i] = o->v[i].seek_ms.median;
         int seen = 0;
         for (int j = 0; j < i; j++)
@@ -72,6 +73,7 @@ static void fit_videos(video_result *o) {
         o->ms_per_frame = 0, o->ms_per_mpx = sxy / sxx, o->method = COST_THROUGH_ORIGIN;
     }
     o->resize_ms_per_mpx = resize / mpx;
+    o->keyframe_ms_per_mpx = key / o->nvideos;
     o->seek_raw_ms = stats_summarize(seeks, o->nvideos).median;
     o->seek_ms = o->seek_raw_ms > 0 ? o->seek_raw_ms : 0;
 }
@@ -146,11 +148,12 @@ int video_bench(const video_files *user, const video_plan *p, unsigned long seed
     }
     fit_videos(out);
     out->measured = 1;
-    progress("video: decode %.3f ms per frame + %.3f ms per megapixel (%s, %d size%s%s); seek "
-             "%.3f ms; resize to 224 x 224 RGB %.3f ms per megapixel",
+    progress("video: decode %.3f ms per frame + %.3f ms per megapixel (%s, %d size%s%s), a "
+             "keyframe %.3f ms per megapixel more; seek %.3f ms; resize to 224 x 224 RGB %.3f ms "
+             "per megapixel",
              out->ms_per_frame, out->ms_per_mpx, out->v[0].codec, out->resolutions,
              out->resolutions == 1 ? "" : "s", out->resolutions == 1 ? ": through 0" : "",
-             out->seek_ms, out->resize_ms_per_mpx);
+             out->keyframe_ms_per_mpx, out->seek_ms, out->resize_ms_per_mpx);
     if (out->seek_raw_ms < 0)
         progress("video: the seek's median was %.3f ms after the decode subtracted: noise, "
                  "written as 0",
@@ -192,6 +195,7 @@ static void bench_keys(const void *res, profile_keys *k) {
     video_key(k, CALIB_KEY(1151, "prep.video_decode_ms_per_mpx"), v->ms_per_mpx);
     video_key(k, CALIB_KEY(1152, "prep.video_seek_ms"), v->seek_ms);
     video_key(k, CALIB_KEY(1153, "prep.video_transform_ms_per_mpx"), v->resize_ms_per_mpx);
+    video_key(k, CALIB_KEY(1154, "prep.video_keyframe_ms_per_mpx"), v->keyframe_ms_per_mpx);
 }
 
 static void video_row(prof_t *o, const video_one *x) {
@@ -201,14 +205,20 @@ static void video_row(prof_t *o, const video_one *x) {
     fprintf(f, ", codec: ");
     prof_quoted(f, x->codec);
     fprintf(f, ", width: %d, height: %d, frames: %d, gop: %d, ", x->w, x->h, x->frames, x->gop);
+    fprintf(f, "keyframes: %d, ", x->keyframes);
     fprintf(f, "decode_ms_per_frame: %s, ", prof_n(o, x->ms_per_frame.median));
     fprintf(f, "decode_ms_per_frame_min: %s, ", prof_n(o, x->ms_per_frame.min));
     fprintf(f, "decode_ms_per_frame_max: %s, ", prof_n(o, x->ms_per_frame.max));
+    fprintf(f, "keyframe_decode_ms: %s, ", prof_n(o, x->key_ms_per_frame.median));
+    fprintf(f, "keyframe_decode_ms_min: %s, ", prof_n(o, x->key_ms_per_frame.min));
+    fprintf(f, "keyframe_decode_ms_max: %s, ", prof_n(o, x->key_ms_per_frame.max));
+    fprintf(f, "keyframe_extra_ms: %s, ", prof_n(o, x->keyframe_extra_ms));
     fprintf(f, "resize_ms_per_frame: %s, ", prof_n(o, x->resize_ms_per_frame.median));
     fprintf(f, "seek_ms: %s, ", prof_n(o, x->seek_ms.median));
     fprintf(f, "seek_ms_min: %s, ", prof_n(o, x->seek_ms.min));
     fprintf(f, "seek_ms_max: %s, ", prof_n(o, x->seek_ms.max));
-    fprintf(f, "frames_decoded_per_seek: %s}\n", prof_n(o, x->decoded_per_seek));
+    fprintf(f, "frames_decoded_per_seek: %s, ", prof_n(o, x->decoded_per_seek));
+    fprintf(f, "keyframes_decoded_per_seek: %s}\n", prof_n(o, x->keyframes_per_seek));
 }
 
 static void bench_measured(const void *res, prof_t *o) {
@@ -220,10 +230,11 @@ static void bench_measured(const void *res, prof_t *o) {
         return;
     }
     prof_str(o, 4, "operation",
-             "FFmpeg demux + decode on one core (decoder threads 1), libswscale bilinear resize "
-             "to 224 x 224 RGB24; seek: av_seek_frame to the keyframe before a random frame, "
-             "avcodec_flush_buffers, demux + decode to it, less the frames decoded x the "
-             "video's ms per frame");
+             "FFmpeg demux + decode on one core (decoder threads 1), each keyframe's timed apart "
+             "(decode_ms_per_frame: the other frames'), libswscale bilinear resize to 224 x 224 "
+             "RGB24; seek: av_seek_frame to the keyframe before a random frame, "
+             "avcodec_flush_buffers, demux + decode to it, less the keyframes and the other "
+             "frames decoded x the video's ms for each");
     prof_str(o, 4, "videos_source", v->source);
     prof_int(o, 4, "repetitions", v->reps);
     prof_int(o, 4, "seeks_per_video", v->seeks);
@@ -241,6 +252,7 @@ static void bench_measured(const void *res, prof_t *o) {
     prof_num(o, 4, "seek_ms", v->seek_ms);
     prof_num(o, 4, "seek_ms_before_held_at_0", v->seek_raw_ms);
     prof_num(o, 4, "transform_ms_per_mpx", v->resize_ms_per_mpx);
+    prof_num(o, 4, "keyframe_ms_per_mpx", v->keyframe_ms_per_mpx);
     prof_bool(o, 4, "keys_in_scenario", keys_known());
     if (!keys_known())
         prof_str(o, 4, "keys_note",

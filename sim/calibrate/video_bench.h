@@ -1,17 +1,20 @@
 /* video_bench: the CPU cost of decoding video (calibrate's "video"
  * benchmark, bench_video, for prep.video_decode_ms_per_frame,
- * prep.video_decode_ms_per_mpx, prep.video_seek_ms and
- * prep.video_transform_ms_per_mpx): FFmpeg's decoder on one core
+ * prep.video_decode_ms_per_mpx, prep.video_seek_ms,
+ * prep.video_transform_ms_per_mpx and prep.video_keyframe_ms_per_mpx):
+ * FFmpeg's decoder on one core
  * (video_av.h) over the user's videos (calibrate --videos DIR) or, without
  * them, over videos it encodes itself from calibrate's photographs (H.264
  * with libx264 where libavcodec has it, else MPEG-4) at two or three sizes.
- * Per video: the demux + decode ms per frame, the resize of each frame to
- * 224 x 224 RGB, and the seek (to the keyframe before a random frame, the
- * decoder flushed) with the frames it decoded subtracted; then
+ * Per video: the demux + decode ms per frame that is not a keyframe and
+ * per keyframe apart, the resize of each frame to 224 x 224 RGB, and the
+ * seek (to the keyframe before a random frame, the decoder flushed) with
+ * the keyframes and other frames it decoded subtracted; then
  *   ms per frame = per_frame + per_mpx x megapixels
- * fitted over the videos (fit_cost_line; with one size only, through 0),
- * the seek the median of the videos' medians, the resize the videos' time
- * over their megapixels. Without FFmpeg at build time nothing is measured
+ * fitted over the videos' other frames (fit_cost_line; with one size only,
+ * through 0), a keyframe's excess over another frame per megapixel their
+ * mean, the seek the median of the videos' medians, the resize the videos'
+ * time over their megapixels. Without FFmpeg at build time nothing is measured
  * and the result says why.
  *
  * Use: video_plan p = video_plan_for(quick, reps);
@@ -48,6 +51,7 @@ typedef struct {
     cost_method method;
     double seek_raw_ms, seek_ms; /* seek_ms: seek_raw_ms held >= 0 */
     double resize_ms_per_mpx;
+    double keyframe_ms_per_mpx; /* the videos' mean keyframe_extra_ms over their megapixels */
 } video_result;
 
 /* quick: 320x180 and 640x360, 36 frames; else also 1280x720, 60 frames;

@@ -1,9 +1,12 @@
 /* video_time: video_av_time (video_av.h): one video's decode, resize and
- * seek, timed on one core with libavformat, libavcodec and libswscale.
- * Built only with FFmpeg. */
+ * seek, timed on one core with libavformat, libavcodec and libswscale; each
+ * keyframe's decode timed apart from the other frames' (an H.264 keyframe
+ * costs some 25 times another frame: a mean over all would hide it in
+ * every frame). Built only with FFmpeg. */
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libswscale/swscale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,66 +118,100 @@ static int drain(vfile *v, double *resize_s, int *got, int64_t *last) {
     }
 }
 
+/* What one decode_from did: the packets sent to the decoder, the
+ * keyframes (AV_PKT_FLAG_KEY) among them and their own time (each one's
+ * demux, send and drain, its resizes left out), and the resizes. */
+typedef struct {
+    int sent, keys;
+    double key_s, resize_s;
+} vpass;
+
+/* Demuxes one packet and, for the video stream, decodes it (a keyframe's
+ * time summed apart). 1 when a packet was read, else 0. */
+static int decode_one(vfile *v, vpass *p, int *got, int64_t *last, int *rc) {
+    double t0 = clock_now(), r0 = p->resize_s;
+    if (av_read_frame(v->fmt, v->pkt) < 0) return 0;
+    if (v->pkt->stream_index == v->si) {
+        int key = v->pkt->flags & AV_PKT_FLAG_KEY;
+        *rc = avcodec_send_packet(v->dec, v->pkt);
+        p->sent++;
+        if (*rc >= 0) *rc = drain(v, &p->resize_s, got, last);
+        if (key) p->keys++, p->key_s += clock_now() - t0 - (p->resize_s - r0);
+    }
+    av_packet_unref(v->pkt);
+    return 1;
+}
+
 /* Seeks to the keyframe at or before `target`, then demuxes and decodes
  * until the frame at target is out (stop_at_target) or n packets are sent
- * (then drains). Returns the wall time less the resizes; *sent: packets
- * decoded. */
-static double decode_from(vfile *v, int64_t target, int stop_at_target, double *resize_s, int *sent,
-                          int *rc) {
+ * (then drains), each frame resized. Returns the wall time less the
+ * resizes; *p: what it decoded. */
+static double decode_from(vfile *v, int64_t target, int stop_at_target, vpass *p, int *rc) {
     int got = 0;
     int64_t last = AV_NOPTS_VALUE;
-    double r0 = resize_s ? *resize_s : 0, t0 = clock_now();
-    *sent = 0;
+    double t0 = clock_now();
+    *p = (vpass){0};
     *rc = av_seek_frame(v->fmt, v->si, target, AVSEEK_FLAG_BACKWARD);
     avcodec_flush_buffers(v->dec);
     /* A seek past the frames scanned (a frame without a time) stops there. */
     int most = stop_at_target ? v->n + 16 : v->n;
-    while (*rc >= 0 && *sent < most &&
-           (!stop_at_target || last == AV_NOPTS_VALUE || last < target)) {
-        if (av_read_frame(v->fmt, v->pkt) < 0) break;
-        if (v->pkt->stream_index == v->si) {
-            *rc = avcodec_send_packet(v->dec, v->pkt);
-            (*sent)++;
-            if (*rc >= 0) *rc = drain(v, resize_s, &got, &last);
-        }
-        av_packet_unref(v->pkt);
-    }
+    while (*rc >= 0 && p->sent < most &&
+           (!stop_at_target || last == AV_NOPTS_VALUE || last < target))
+        if (!decode_one(v, p, &got, &last, rc)) break;
     if (*rc >= 0 && (!stop_at_target || last == AV_NOPTS_VALUE || last < target)) {
         *rc = avcodec_send_packet(v->dec, NULL);
-        if (*rc >= 0) *rc = drain(v, resize_s, &got, &last);
+        if (*rc >= 0) *rc = drain(v, &p->resize_s, &got, &last);
     }
-    double dt = clock_now() - t0 - (resize_s ? *resize_s - r0 : 0);
+    double dt = clock_now() - t0 - p->resize_s;
     if (*rc >= 0 && got == 0) *rc = AVERROR_INVALIDDATA;
     return dt;
+}
+
+/* A pass's ms per frame that is not a keyframe (the pass's time less the
+ * keyframes', the seek to its start and the final drain among it, as in a
+ * mean over all) and per keyframe; both the mean over all where every
+ * frame, or none, is a keyframe. */
+static void pass_means(double dt, const vpass *p, double *other_ms, double *key_ms) {
+    if (p->keys > 0 && p->keys < p->sent) {
+        *key_ms = p->key_s * 1e3 / p->keys;
+        *other_ms = (dt - p->key_s) * 1e3 / (p->sent - p->keys);
+    } else {
+        *key_ms = *other_ms = dt * 1e3 / p->sent;
+    }
 }
 
 /* `reps` timed passes over the n frames (after one warm-up), then `seeks`
  * seeks to seeded random frames. */
 static int time_passes(vfile *v, int reps, int seeks, unsigned long seed, video_one *o) {
-    double dec[VT_MAX_REPS], rsz[VT_MAX_REPS], sk[VT_MAX_SEEKS];
-    int rc = 0, sent;
+    double dec[VT_MAX_REPS], key[VT_MAX_REPS], rsz[VT_MAX_REPS], sk[VT_MAX_SEEKS];
+    int rc = 0;
+    vpass p;
     for (int r = -1; r < reps && rc >= 0; r++) {
-        double resize_s = 0;
-        double dt = decode_from(v, v->pts[0], 0, &resize_s, &sent, &rc);
-        if (r >= 0 && rc >= 0) dec[r] = dt * 1e3 / sent, rsz[r] = resize_s * 1e3 / sent;
+        double dt = decode_from(v, v->pts[0], 0, &p, &rc);
+        if (r >= 0 && rc >= 0)
+            pass_means(dt, &p, &dec[r], &key[r]), rsz[r] = p.resize_s * 1e3 / p.sent;
     }
     if (rc < 0) return rc;
-    o->frames = v->n;
+    o->frames = v->n, o->keyframes = p.keys;
     o->ms_per_frame = stats_summarize(dec, reps);
+    o->key_ms_per_frame = stats_summarize(key, reps);
+    o->keyframe_extra_ms = fmax(0, o->key_ms_per_frame.median - o->ms_per_frame.median);
     o->resize_ms_per_frame = stats_summarize(rsz, reps);
     unsigned long long x = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    double total = 0;
+    double total = 0, keys = 0;
     for (int s = 0; s < seeks && rc >= 0; s++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         int j = (int)((x >> 33) % (unsigned long long)v->n);
-        double resize_s = 0; /* resized as in the passes (same caches), not timed */
-        double dt = decode_from(v, v->pts[j], 1, &resize_s, &sent, &rc);
-        sk[s] = dt * 1e3 - sent * o->ms_per_frame.median;
-        total += sent;
+        /* resized as in the passes (same caches), not timed */
+        double dt = decode_from(v, v->pts[j], 1, &p, &rc);
+        sk[s] = dt * 1e3 - (p.sent - p.keys) * o->ms_per_frame.median -
+                p.keys * o->key_ms_per_frame.median;
+        total += p.sent, keys += p.keys;
     }
     if (rc < 0) return rc;
     o->seek_ms = stats_summarize(sk, seeks);
     o->decoded_per_seek = seeks ? total / seeks : 0;
+    o->keyframes_per_seek = seeks ? keys / seeks : 0;
     return 0;
 }
 

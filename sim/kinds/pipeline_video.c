@@ -13,8 +13,11 @@
  * frames thrown away average (gop - 1) / 2 over a data set of whole GOPs.
  *
  * prep.video_decode cpu: a core decodes each frame in
- * video_decode_ms_per_frame + video_decode_ms_per_mpx x megapixels and
- * transforms each kept frame in video_transform_ms_per_mpx x megapixels.
+ * video_decode_ms_per_frame + video_decode_ms_per_mpx x megapixels, each
+ * keyframe among them video_keyframe_ms_per_mpx x megapixels more (an
+ * H.264 keyframe of 640 x 360 decodes in ~5.8 ms, another frame in ~0.23:
+ * a clip crossing into the next GOP pays a second one), and transforms each
+ * kept frame in video_transform_ms_per_mpx x megapixels.
  * gpu: the GPU's hardware video decoders (NVDEC, engines per GPU from the
  * GPU table, gpu_nvdec_engines, or prep.nvdec_engines) decode it, one clip
  * on one engine for prep.nvdec_session_ms plus each frame's megapixels over
@@ -41,7 +44,7 @@ typedef struct {
     int64_t out_width, out_height;                 /* 0: the decoded frames' */
     int access;                                    /* access_t */
     double decode_ms_per_frame, decode_ms_per_mpx; /* 0 and 0 = not given */
-    double seek_ms, transform_ms_per_mpx;
+    double seek_ms, transform_ms_per_mpx, keyframe_ms_per_mpx;
     int decode;                /* decode_place_t */
     double demux_ms_per_frame; /* decode gpu: the CPU's part a frame */
     double nvdec_fps;          /* decode gpu: frames/s of one engine at 1 MP; 0 = not given */
@@ -77,10 +80,41 @@ static double lead_in_mean(const scenario_t *s) {
     return (q * g * (g - 1) / 2 + r * (r - 1) / 2) / n;
 }
 
+/* Keyframes item x decodes: under random access the seek lands on one and
+ * every gop-th frame after it is another, so the lead_in + span frames from
+ * it hold 1 + floor((lead_in + span - 1) / gop); read in order, a clip's
+ * share of a keyframe every gop frames. */
+static double keyframes(const video_opts_t *o, uint32_t x) {
+    if (o->access != ACCESS_RANDOM) return span(o) / (double)o->gop;
+    return 1 + floor((lead_in(o, x) + span(o) - 1) / (double)o->gop);
+}
+
+/* Sum over r = 0 .. m - 1 (m <= g) of floor((r + c) / g), c = a g + b with
+ * 0 <= b < g: a for each r, and 1 more for each r >= g - b. */
+static double floor_sum(double m, double a, double b, double g) {
+    return m * a + fmax(0, m - (g - b));
+}
+
+/* Their mean over the data set's n items, summed over x mod gop exactly. */
+static double keyframes_mean(const scenario_t *s) {
+    const video_opts_t *o = vo(s);
+    const double n = (double)s->dataset.items, g = (double)o->gop;
+    if (o->access != ACCESS_RANDOM || !(n > 0)) return keyframes(o, 0);
+    const double q = floor(n / g), r = n - q * g, c = span(o) - 1;
+    const double a = floor(c / g), b = c - a * g;
+    return 1 + (q * floor_sum(g, a, b, g) + floor_sum(r, a, b, g)) / n;
+}
+
 /* CPU ms of a frame decoded (or, on the GPU path, demuxed). */
 static double frame_ms(const video_opts_t *o) {
     return o->decode == DECODE_GPU ? o->demux_ms_per_frame
                                    : o->decode_ms_per_frame + o->decode_ms_per_mpx * mpx(o);
+}
+
+/* CPU ms of a keyframe decoded beyond another frame (the engines' time
+ * under decode gpu is per megapixel whatever the frame). */
+static double keyframe_ms(const video_opts_t *o) {
+    return o->decode == DECODE_GPU ? 0 : o->keyframe_ms_per_mpx * mpx(o);
 }
 
 static double video_cpu_ms(const scenario_t *s, double bytes) {
@@ -88,12 +122,14 @@ static double video_cpu_ms(const scenario_t *s, double bytes) {
     const video_opts_t *o = vo(s);
     const double seek = o->access == ACCESS_RANDOM ? o->seek_ms : 0;
     const double keep = o->decode == DECODE_GPU ? 0 : (double)o->frames * mpx(o);
-    return seek + (lead_in_mean(s) + span(o)) * frame_ms(o) + keep * o->transform_ms_per_mpx;
+    return seek + (lead_in_mean(s) + span(o)) * frame_ms(o) + keyframes_mean(s) * keyframe_ms(o) +
+           keep * o->transform_ms_per_mpx;
 }
 
 static double video_dev_ms(const scenario_t *s, uint32_t x) {
     const video_opts_t *o = vo(s);
-    return (lead_in(o, x) - lead_in_mean(s)) * frame_ms(o);
+    return (lead_in(o, x) - lead_in_mean(s)) * frame_ms(o) +
+           (keyframes(o, x) - keyframes_mean(s)) * keyframe_ms(o);
 }
 
 static int video_engines(const scenario_t *s, const job_t *j) {
@@ -165,9 +201,10 @@ static const key_def_t keys[] = {
     {"prep.video_gop", KT_INT, "frames", "250", 1, 1000000, 0, NULL, KIND_FIELD(video_opts_t, gop), "video: frames from one keyframe to the next (the encoder's keyint, -g: libx264's default 250; lerobot encodes with 2)"},
     {"prep.video_access", KT_ENUM, "", "random", 0, 0, 0, access_name, KIND_FIELD(video_opts_t, access), "video: random (each clip seeks to the keyframe at or before its first frame, prep.video_seek_ms, and decodes from there: item x's first frame is x mod video_gop frames past it, (gop - 1) / 2 thrown away on average) or sequential (clips read in order through each video: no seek, nothing thrown away)"},
     {"prep.video_decode_ms_per_frame", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, decode_ms_per_frame), "video, decode cpu: CPU time to decode one frame, its fixed part (one core); calibrate measures it"},
-    {"prep.video_decode_ms_per_mpx", KT_REAL, "ms/MP", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, decode_ms_per_mpx), "video, decode cpu: CPU time to decode one frame per megapixel (one core): a frame costs video_decode_ms_per_frame + this x width x height / 1e6; calibrate measures it (0 with video_decode_ms_per_frame 0 = not given: the job is refused)"},
+    {"prep.video_decode_ms_per_mpx", KT_REAL, "ms/MP", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, decode_ms_per_mpx), "video, decode cpu: CPU time to decode one frame per megapixel (one core): a frame costs video_decode_ms_per_frame + this x width x height / 1e6 (a keyframe prep.video_keyframe_ms_per_mpx more); calibrate measures it (0 with video_decode_ms_per_frame 0 = not given: the job is refused)"},
     {"prep.video_seek_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, seek_ms), "video, access random: CPU time of one seek (the demuxer's seek and the decoder's flush), once a clip; calibrate measures it (0 = free)"},
     {"prep.video_transform_ms_per_mpx", KT_REAL, "ms/MP", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, transform_ms_per_mpx), "video, decode cpu: CPU time per megapixel of each of a clip's F kept frames to resize and augment it (one core; 0 = none); under decode gpu the decoder's scaler does it"},
+    {"prep.video_keyframe_ms_per_mpx", KT_REAL, "ms/MP", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, keyframe_ms_per_mpx), "video, decode cpu: CPU time per megapixel to decode a keyframe beyond another frame (one core): a clip decodes the keyframe its seek lands on and every gop-th frame after, 1 + floor((lead-in + span - 1) / video_gop) of them under random access, span / video_gop read in order; calibrate measures it (0 = a keyframe costs what another frame does)"},
     {"prep.video_decode", KT_ENUM, "", "cpu", 0, 0, 0, place_name, KIND_FIELD(video_opts_t, decode), "video: cpu (a core decodes every frame) or gpu (the GPU's hardware video decoder engines, NVDEC: one clip on one engine, the engines of each rank's GPU a server of their own; the frames stay on the GPU; a core only demuxes, prep.video_demux_ms_per_frame, and seeks)"},
     {"prep.video_demux_ms_per_frame", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, demux_ms_per_frame), "video, decode gpu: CPU time to demux one frame's packet for the hardware decoder (one core; 0 = free)"},
     {"prep.nvdec_fps", KT_REAL, "frames/s", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_fps), "video, decode gpu: frames a second one hardware decoder engine decodes at 1 megapixel, scaled by the frames' megapixels (0 = not given: the job is refused; NVIDIA publishes it per codec and GPU in its NVDEC application note)"},

@@ -176,6 +176,12 @@ static void fill_video(video_result *o, int measured) {
     o->fit = (linear_fit){v(), v(), v(), 2};
     o->ms_per_frame = v(), o->ms_per_mpx = v(), o->method = COST_FIT;
     o->seek_raw_ms = v(), o->seek_ms = o->seek_raw_ms, o->resize_ms_per_mpx = v();
+    for (int i = 0; i < o->nvideos; i++) {
+        video_one *x = &o->v[i];
+        x->keyframes = 3, x->key_ms_per_frame = S(), x->keyframe_extra_ms = v();
+        x->keyframes_per_seek = v();
+    }
+    o->keyframe_ms_per_mpx = v();
 }
 
 static void fill(calib_results *r, int gpu) {

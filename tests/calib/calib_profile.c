@@ -241,6 +241,7 @@ static int check_profile(const char *path, int expect_gpu) {
                                      "video_decode_ms_per_mpx",
                                      "video_seek_ms",
                                      "video_transform_ms_per_mpx",
+                                     "video_keyframe_ms_per_mpx",
                                      NULL};
     /* The sections above must be there; a benchmark added to the registry
      * brings its own. */

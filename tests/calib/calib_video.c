@@ -59,8 +59,25 @@ static void check_one(const video_one *v, int frames) {
     assert_true(ok_num(v->resize_ms_per_frame.median, 1e-6));
     assert_true(isfinite(v->seek_ms.median));
     /* A seek decodes from the keyframe before its frame, up to it: one
-     * frame at least, at most the keyframe interval plus the reorder. */
+     * frame at least, at most the keyframe interval plus the reorder; one
+     * keyframe, a second where the reorder reaches the next. */
     assert_true(v->decoded_per_seek >= 1 && v->decoded_per_seek <= 12 + 4);
+    assert_true(v->keyframes_per_seek >= 1 && v->keyframes_per_seek <= 2);
+    /* A pass from the first keyframe holds one every gop frames. */
+    assert_int_equal(v->keyframes, (frames + v->gop - 1) / v->gop);
+    assert_true(ok_num(v->key_ms_per_frame.min, 1e-6));
+    assert_true(v->key_ms_per_frame.min <= v->key_ms_per_frame.median);
+    assert_true(v->key_ms_per_frame.median <= v->key_ms_per_frame.max);
+    assert_true(close_to(v->keyframe_extra_ms,
+                         fmax(0, v->key_ms_per_frame.median - v->ms_per_frame.median)));
+}
+
+/* The keyframe's excess per megapixel: the videos' mean. */
+static void check_keyframe_fit(const video_result *r) {
+    double sum = 0;
+    for (int i = 0; i < r->nvideos; i++)
+        sum += r->v[i].keyframe_extra_ms / (r->v[i].w * (double)r->v[i].h / 1e6);
+    assert_true(close_to(r->keyframe_ms_per_mpx, sum / r->nvideos));
 }
 
 static void test_generated(void **state) {
@@ -79,6 +96,10 @@ static void test_generated(void **state) {
         assert_int_equal(r.v[i].gop, 12);
     }
     assert_true(r.v[1].ms_per_frame.median > r.v[0].ms_per_frame.median);
+    /* An intra-coded frame of 480 x 270 decodes far slower than one
+     * predicted from it (H.264 ~25x, MPEG-4 ~8x at 640 x 360 here). */
+    assert_true(r.v[1].key_ms_per_frame.median > 2 * r.v[1].ms_per_frame.median);
+    check_keyframe_fit(&r);
     assert_true(ok_num(r.ms_per_mpx, 1e-6));
     assert_true(ok_num(r.ms_per_frame, 0));
     assert_true(ok_num(r.seek_ms, 0));
@@ -120,6 +141,7 @@ static void test_user_videos(void **state) {
     assert_int_equal(r.method, COST_THROUGH_ORIGIN);
     assert_true(r.ms_per_frame == 0);
     assert_true(close_to(r.ms_per_mpx * 192 * 108 / 1e6, r.v[0].ms_per_frame.median));
+    check_keyframe_fit(&r);
 }
 
 static void test_scan_empty(void **state) {
@@ -157,14 +179,14 @@ static void test_unwritable(void **state) {
     assert_non_null(strstr(r.reason, "temporary folder"));
 }
 
-/* The four keys are in scenario: exactly where the schema has their rows;
+/* The five keys are in scenario: exactly where the schema has their rows;
  * the figures are under measured: video: either way. */
 static void test_profile_keys(void **state) {
     (void)state;
     static calib_results r;
     video_result *v = calib_result(&r, &bench_video);
     v->measured = 1, v->nvideos = 1, v->ms_per_frame = 0.25, v->ms_per_mpx = 7.5;
-    v->seek_ms = 1.5, v->resize_ms_per_mpx = 2.5;
+    v->seek_ms = 1.5, v->resize_ms_per_mpx = 2.5, v->keyframe_ms_per_mpx = 12.5;
     snprintf(v->v[0].name, sizeof v->v[0].name, "x.mp4");
     char *text = NULL;
     size_t len = 0;
@@ -181,6 +203,9 @@ static void test_profile_keys(void **state) {
     assert_non_null(strstr(measured, "    decode_ms_per_mpx: 7.5\n"));
     assert_non_null(strstr(measured, "    seek_ms: 1.5\n"));
     assert_non_null(strstr(measured, "    transform_ms_per_mpx: 2.5\n"));
+    assert_non_null(strstr(measured, "    keyframe_ms_per_mpx: 12.5\n"));
+    key = strstr(text, "    video_keyframe_ms_per_mpx: 12.5\n");
+    assert_int_equal(key != NULL && key < measured, known);
     free(text);
 }
 

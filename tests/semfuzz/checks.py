@@ -93,6 +93,22 @@ class View:
         total = q * g * (g - 1) / 2 + r * (r - 1) / 2 - (n - self.items_epoch(job)) * (g - 1)
         return max(0.0, total) / self.items_epoch(job)
 
+    def video_keyframes(self, job):
+        """Least mean keyframes a clip decodes over the epoch's items: item
+        x's 1 + floor((x mod gop + span - 1) / gop) under random access (the
+        items drop_last leaves out counted at the most), span / gop read in
+        order."""
+        g, span = self.get("prep.video_gop", 250), self.video_span()
+        if self.get("prep.video_access", "random") != "random":
+            return span / g
+        n, e = self["dataset.items"], self.items_epoch(job)
+        least, most = 1 + (span - 1) // g, 1 + (g - 1 + span - 1) // g
+        if e <= 0:
+            return least
+        total = sum(1 + (x + span - 1) // g for x in range(g)) * (n // g) if n >= g else 0
+        total += sum(1 + (x + span - 1) // g for x in range(n % g))
+        return max(least, (total - (n - e) * most) / e)
+
     def video_span(self):
         return (self.get("prep.video_frames", 8) - 1) * self.get("prep.video_stride", 1) + 1
 
@@ -101,8 +117,9 @@ class View:
 
     def video_cpu_ms(self, job):
         """Least CPU ms a mean clip takes: its seek, its frames decoded from
-        the keyframe (or demuxed for the GPU's decoder), its kept frames'
-        transform (the copies' CPU left out: a lower bound)."""
+        the keyframe (or demuxed for the GPU's decoder), the keyframes'
+        excess among them, its kept frames' transform (the copies' CPU left
+        out: a lower bound)."""
         random_ = self.get("prep.video_access", "random") == "random"
         frames = self.video_lead_in(job) + self.video_span()
         seek = self.get("prep.video_seek_ms") if random_ else 0
@@ -111,7 +128,9 @@ class View:
         frame = self.get("prep.video_decode_ms_per_frame") \
             + self.get("prep.video_decode_ms_per_mpx") * self.video_mpx()
         keep = self.get("prep.video_frames", 8) * self.video_mpx()
-        return seek + frames * frame + keep * self.get("prep.video_transform_ms_per_mpx")
+        keys = self.video_keyframes(job) * self.get("prep.video_keyframe_ms_per_mpx") \
+            * self.video_mpx()
+        return seek + frames * frame + keys + keep * self.get("prep.video_transform_ms_per_mpx")
 
     NVDEC = {"v100": 1, "a100-80gb": 5, "h100-sxm": 7, "h200": 7}
 

@@ -206,7 +206,8 @@ class _Gen:
                   "prep.video_decode_ms_per_frame", "prep.video_decode_ms_per_mpx",
                   "prep.video_seek_ms", "prep.video_transform_ms_per_mpx", "prep.video_decode",
                   "prep.video_demux_ms_per_frame", "prep.nvdec_fps", "prep.nvdec_session_ms",
-                  "prep.nvdec_engines", "loader.batch_dtype", "loader.copy_ms_per_mb"}
+                  "prep.nvdec_engines", "loader.batch_dtype", "loader.copy_ms_per_mb",
+                  "prep.video_keyframe_ms_per_mpx"}
 
     def video(self):
         """The video pipeline's keys (prep.pipeline: video), drawn from a
@@ -245,6 +246,12 @@ class _Gen:
                 self.set("prep.nvdec_engines", rv.choice([1, 2, 5, 7]))
             else:
                 self.video_gpu = rv.choice(["v100", "a100-80gb", "h100-sxm", "h200"])
+        # a keyframe's excess: from a generator of its own, drawn from rv's
+        # state without a draw of rv's (which the jobs go on drawing), so the
+        # compositions drawn before it stay as they were
+        kv = random.Random(repr(rv.getstate()[1][:8]) + ":keyframe")
+        if kv.random() < 0.5:
+            self.set("prep.video_keyframe_ms_per_mpx", _r(_lu(kv, 1, 40)))
 
     def loader(self):
         r = self.r
