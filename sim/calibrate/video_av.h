@@ -39,8 +39,9 @@ typedef struct {
      * keyframes decoded x this video's median key_ms_per_frame and the
      * other frames x its median ms_per_frame: the seek itself. */
     stat_summary seek_ms;
-    double decoded_per_seek;   /* mean frames decoded to reach a seek's frame */
+    double decoded_per_seek;   /* mean packets decoded until a seek's frame is out */
     double keyframes_per_seek; /* mean keyframes among them */
+    double out_per_seek;       /* mean frames out through it (less: the reorder delay) */
 } video_one;
 
 /* 1 where this build has libavcodec, libavformat and libswscale. */

@@ -218,7 +218,8 @@ static void video_row(prof_t *o, const video_one *x) {
     fprintf(f, "seek_ms_min: %s, ", prof_n(o, x->seek_ms.min));
     fprintf(f, "seek_ms_max: %s, ", prof_n(o, x->seek_ms.max));
     fprintf(f, "frames_decoded_per_seek: %s, ", prof_n(o, x->decoded_per_seek));
-    fprintf(f, "keyframes_decoded_per_seek: %s}\n", prof_n(o, x->keyframes_per_seek));
+    fprintf(f, "keyframes_decoded_per_seek: %s, ", prof_n(o, x->keyframes_per_seek));
+    fprintf(f, "frames_out_per_seek: %s}\n", prof_n(o, x->out_per_seek));
 }
 
 static void bench_measured(const void *res, prof_t *o) {
@@ -233,8 +234,8 @@ static void bench_measured(const void *res, prof_t *o) {
              "FFmpeg demux + decode on one core (decoder threads 1), each keyframe's timed apart "
              "(decode_ms_per_frame: the other frames'), libswscale bilinear resize to 224 x 224 "
              "RGB24; seek: av_seek_frame to the keyframe before a random frame, "
-             "avcodec_flush_buffers, demux + decode to it, less the keyframes and the other "
-             "frames decoded x the video's ms for each");
+             "avcodec_flush_buffers, demux + decode until it is out, less the keyframes and the "
+             "other frames decoded x the video's ms for each");
     prof_str(o, 4, "videos_source", v->source);
     prof_int(o, 4, "repetitions", v->reps);
     prof_int(o, 4, "seeks_per_video", v->seeks);

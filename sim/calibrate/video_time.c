@@ -92,50 +92,48 @@ static int vfile_scan(vfile *v, int max, int *gop) {
     return v->n >= 2 ? 0 : -1;
 }
 
-/* Receives every frame the decoder has ready; resizes each when v->sws is
- * wanted (resize_s != NULL), timing that apart. The last frame's time, in
- * *last (AV_NOPTS_VALUE when none). */
-static int drain(vfile *v, double *resize_s, int *got, int64_t *last) {
+/* What one decode_from did: the packets sent to the decoder, the
+ * keyframes (AV_PKT_FLAG_KEY) among them and their own time (each one's
+ * demux, send and drain, its resizes left out), the frames out of the
+ * decoder, and the resizes. */
+typedef struct {
+    int sent, keys, out;
+    double key_s, resize_s;
+} vpass;
+
+/* Receives every frame the decoder has ready and resizes each, timing that
+ * apart. The last frame's time, in *last (AV_NOPTS_VALUE when none). */
+static int drain(vfile *v, vpass *p, int64_t *last) {
     for (;;) {
         int rc = avcodec_receive_frame(v->dec, v->frame);
         if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return 0;
         if (rc < 0) return rc;
-        (*got)++;
+        p->out++;
         *last = v->frame->best_effort_timestamp;
-        if (resize_s) {
-            double t0 = clock_now();
-            v->sws = sws_getCachedContext(v->sws, v->frame->width, v->frame->height,
-                                          v->frame->format, VT_SIDE, VT_SIDE, AV_PIX_FMT_RGB24,
-                                          SWS_BILINEAR, NULL, NULL, NULL);
-            if (!v->sws) return AVERROR(EINVAL);
-            uint8_t *dst[1] = {v->rgb};
-            int stride[1] = {VT_SIDE * 3};
-            sws_scale(v->sws, (const uint8_t *const *)v->frame->data, v->frame->linesize, 0,
-                      v->frame->height, dst, stride);
-            *resize_s += clock_now() - t0;
-        }
+        double t0 = clock_now();
+        v->sws = sws_getCachedContext(v->sws, v->frame->width, v->frame->height, v->frame->format,
+                                      VT_SIDE, VT_SIDE, AV_PIX_FMT_RGB24, SWS_BILINEAR, NULL, NULL,
+                                      NULL);
+        if (!v->sws) return AVERROR(EINVAL);
+        uint8_t *dst[1] = {v->rgb};
+        int stride[1] = {VT_SIDE * 3};
+        sws_scale(v->sws, (const uint8_t *const *)v->frame->data, v->frame->linesize, 0,
+                  v->frame->height, dst, stride);
+        p->resize_s += clock_now() - t0;
         av_frame_unref(v->frame);
     }
 }
 
-/* What one decode_from did: the packets sent to the decoder, the
- * keyframes (AV_PKT_FLAG_KEY) among them and their own time (each one's
- * demux, send and drain, its resizes left out), and the resizes. */
-typedef struct {
-    int sent, keys;
-    double key_s, resize_s;
-} vpass;
-
 /* Demuxes one packet and, for the video stream, decodes it (a keyframe's
  * time summed apart). 1 when a packet was read, else 0. */
-static int decode_one(vfile *v, vpass *p, int *got, int64_t *last, int *rc) {
+static int decode_one(vfile *v, vpass *p, int64_t *last, int *rc) {
     double t0 = clock_now(), r0 = p->resize_s;
     if (av_read_frame(v->fmt, v->pkt) < 0) return 0;
     if (v->pkt->stream_index == v->si) {
         int key = v->pkt->flags & AV_PKT_FLAG_KEY;
         *rc = avcodec_send_packet(v->dec, v->pkt);
         p->sent++;
-        if (*rc >= 0) *rc = drain(v, &p->resize_s, got, last);
+        if (*rc >= 0) *rc = drain(v, p, last);
         if (key) p->keys++, p->key_s += clock_now() - t0 - (p->resize_s - r0);
     }
     av_packet_unref(v->pkt);
@@ -147,7 +145,6 @@ static int decode_one(vfile *v, vpass *p, int *got, int64_t *last, int *rc) {
  * (then drains), each frame resized. Returns the wall time less the
  * resizes; *p: what it decoded. */
 static double decode_from(vfile *v, int64_t target, int stop_at_target, vpass *p, int *rc) {
-    int got = 0;
     int64_t last = AV_NOPTS_VALUE;
     double t0 = clock_now();
     *p = (vpass){0};
@@ -157,13 +154,13 @@ static double decode_from(vfile *v, int64_t target, int stop_at_target, vpass *p
     int most = stop_at_target ? v->n + 16 : v->n;
     while (*rc >= 0 && p->sent < most &&
            (!stop_at_target || last == AV_NOPTS_VALUE || last < target))
-        if (!decode_one(v, p, &got, &last, rc)) break;
+        if (!decode_one(v, p, &last, rc)) break;
     if (*rc >= 0 && (!stop_at_target || last == AV_NOPTS_VALUE || last < target)) {
         *rc = avcodec_send_packet(v->dec, NULL);
-        if (*rc >= 0) *rc = drain(v, &p->resize_s, &got, &last);
+        if (*rc >= 0) *rc = drain(v, p, &last);
     }
     double dt = clock_now() - t0 - p->resize_s;
-    if (*rc >= 0 && got == 0) *rc = AVERROR_INVALIDDATA;
+    if (*rc >= 0 && p->out == 0) *rc = AVERROR_INVALIDDATA;
     return dt;
 }
 
@@ -198,19 +195,22 @@ static int time_passes(vfile *v, int reps, int seeks, unsigned long seed, video_
     o->keyframe_extra_ms = fmax(0, o->key_ms_per_frame.median - o->ms_per_frame.median);
     o->resize_ms_per_frame = stats_summarize(rsz, reps);
     unsigned long long x = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    double total = 0, keys = 0;
+    double total = 0, out = 0, keys = 0;
     for (int s = 0; s < seeks && rc >= 0; s++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         int j = (int)((x >> 33) % (unsigned long long)v->n);
-        /* resized as in the passes (same caches), not timed */
+        /* resized as in the passes (same caches), not timed; every packet
+         * decoded subtracted, those the decoder needs past the target
+         * before it gives it out (its reorder delay: out_per_seek) too */
         double dt = decode_from(v, v->pts[j], 1, &p, &rc);
         sk[s] = dt * 1e3 - (p.sent - p.keys) * o->ms_per_frame.median -
                 p.keys * o->key_ms_per_frame.median;
-        total += p.sent, keys += p.keys;
+        total += p.sent, out += p.out, keys += p.keys;
     }
     if (rc < 0) return rc;
     o->seek_ms = stats_summarize(sk, seeks);
     o->decoded_per_seek = seeks ? total / seeks : 0;
+    o->out_per_seek = seeks ? out / seeks : 0;
     o->keyframes_per_seek = seeks ? keys / seeks : 0;
     return 0;
 }

@@ -179,7 +179,7 @@ static void fill_video(video_result *o, int measured) {
     for (int i = 0; i < o->nvideos; i++) {
         video_one *x = &o->v[i];
         x->keyframes = 3, x->key_ms_per_frame = S(), x->keyframe_extra_ms = v();
-        x->keyframes_per_seek = v();
+        x->keyframes_per_seek = v(), x->out_per_seek = v();
     }
     o->keyframe_ms_per_mpx = v();
 }

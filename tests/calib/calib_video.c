@@ -59,10 +59,14 @@ static void check_one(const video_one *v, int frames) {
     assert_true(ok_num(v->resize_ms_per_frame.median, 1e-6));
     assert_true(isfinite(v->seek_ms.median));
     /* A seek decodes from the keyframe before its frame, up to it: one
-     * frame at least, at most the keyframe interval plus the reorder; one
-     * keyframe, a second where the reorder reaches the next. */
+     * frame at least, at most the keyframe interval plus the reorder. */
     assert_true(v->decoded_per_seek >= 1 && v->decoded_per_seek <= 12 + 4);
+    /* The keyframe the seek lands on, and the next where the decoder's
+     * reorder delay reaches it; the frames out through the target, from
+     * that keyframe, within its GOP; the packets decoded as many or more. */
     assert_true(v->keyframes_per_seek >= 1 && v->keyframes_per_seek <= 2);
+    assert_true(v->out_per_seek >= 1 && v->out_per_seek <= v->gop);
+    assert_true(v->decoded_per_seek >= v->out_per_seek);
     /* A pass from the first keyframe holds one every gop frames. */
     assert_int_equal(v->keyframes, (frames + v->gop - 1) / v->gop);
     assert_true(ok_num(v->key_ms_per_frame.min, 1e-6));
