@@ -23,9 +23,12 @@ class VideoFit(unittest.TestCase):
     """stallsim.videoprobe's keys from its per-video medians (no PyAV)."""
 
     def test_per_megapixel_and_keyframe_excess(self):
-        v = [dict(mpx=0.2304, other_ms=0.2304, key_ms=1.3824, convert_ms=0.4608, seek_ms=0.5),
-             dict(mpx=0.9216, other_ms=1.8432, key_ms=1.0, convert_ms=0.9216, seek_ms=-0.2),
-             dict(mpx=0.2304, other_ms=0.2304, key_ms=1.3824, convert_ms=0.4608, seek_ms=0.1)]
+        v = [dict(mpx=0.2304, other_ms=0.2304, key_ms=1.3824, convert_ms=0.4608, seek_ms=0.5,
+                  delay=2),
+             dict(mpx=0.9216, other_ms=1.8432, key_ms=1.0, convert_ms=0.9216, seek_ms=-0.2,
+                  delay=0),
+             dict(mpx=0.2304, other_ms=0.2304, key_ms=1.3824, convert_ms=0.4608, seek_ms=0.1,
+                  delay=2.5)]
         k = {key: float(x) for key, x in videoprobe.fit(v).items()}
         self.assertEqual(k["prep.video_decode_ms_per_frame"], 0)
         self.assertAlmostEqual(k["prep.video_decode_ms_per_mpx"], (1 + 2 + 1) / 3, places=5)
@@ -33,6 +36,7 @@ class VideoFit(unittest.TestCase):
         self.assertAlmostEqual(k["prep.video_keyframe_ms_per_mpx"], (5 + 0 + 5) / 3, places=5)
         self.assertAlmostEqual(k["prep.video_transform_ms_per_mpx"], (2 + 1 + 2) / 3, places=5)
         self.assertAlmostEqual(k["prep.video_seek_ms"], 0.1, places=6)  # the median
+        self.assertEqual(k["prep.video_decode_delay"], 2)  # the median, whole packets
         v[0]["seek_ms"] = v[2]["seek_ms"] = -0.3  # a median below 0 is noise: 0
         self.assertEqual(float(videoprobe.fit(v)["prep.video_seek_ms"]), 0)
 

@@ -180,6 +180,26 @@ static void test_keyframes_epoch(void **state) {
                          "prep.video_access=sequential",
                          NULL};
     expect("sequential, gop 12, one core", seq, 1200 * (8 * frame + 8.0 / 12 * key + keep), 0.01);
+    /* H.264's reorder delay: 2 packets past a clip's last frame, decoded,
+     * so a clip reaches the next keyframe from 3 of 12 positions more */
+    const char *delay[] = {"prep.video_keyframe_ms_per_mpx=20",
+                           "prep.video_gop=12",
+                           "dataset.items=1200",
+                           "server.cpus=1",
+                           "prep.video_decode_delay=2",
+                           NULL};
+    const double late = 3e-3 + (5.5 + 10) * frame + (1 + 9.0 / 12) * key + keep;
+    assert_true(1200 * (late - clip) > 0.05 * 1200 * clip);
+    expect("random, gop 12, delay 2", delay, 1200 * late, 0.01);
+    /* read in order the held packets are the next clip's */
+    const char *seq2[] = {"prep.video_keyframe_ms_per_mpx=20",
+                          "prep.video_gop=12",
+                          "dataset.items=1200",
+                          "server.cpus=1",
+                          "prep.video_access=sequential",
+                          "prep.video_decode_delay=2",
+                          NULL};
+    expect("sequential, delay 2", seq2, 1200 * (8 * frame + 8.0 / 12 * key + keep), 0.01);
 }
 
 /* 1000 x 1000 frames (1 MP), 2 GPUs: the engines bind far before 8 cores

@@ -1164,7 +1164,7 @@ STEP_PIPELINES = Step("pipelines", PREP_KEYS + ("prep.eval_ms",), step_pipelines
 STEP_COLD_READS = Step("cold reads", ("server.storage.latency_ms", "server.storage.read_mb_s",
                                       "server.storage.read_ahead_kb"), step_cold_reads)
 VIDEO_KEYS = ("prep.video_decode_ms_per_frame", "prep.video_decode_ms_per_mpx",
-              "prep.video_keyframe_ms_per_mpx", "prep.video_seek_ms",
+              "prep.video_keyframe_ms_per_mpx", "prep.video_seek_ms", "prep.video_decode_delay",
               "prep.video_transform_ms_per_mpx")
 LOADER_STEPS = {
     "pytorch": (

@@ -18,13 +18,17 @@ worker (thread_count, --threads):
 - each frame's to_ndarray at --size right after its decode (the resize and
   the array a Dataset returns);
 - --seeks seeks to seeded random frames (container.seek to the keyframe
-  before, backward, then decoding up to the frame): the seek is what is
-  left of that time past its frames' decode at the figures above.
+  before, backward, then decoding packet by packet up to the frame): the
+  seek is what is left of that time past its packets' decode at the
+  figures above, and the packets the decoder had taken in past the frames
+  it had given out when the frame came are its reorder delay (H.264 with
+  B-frames 2 here, MPEG-4 0).
 Keys (per megapixel of the decoded frames, through 0 as calibrate does for
 one size): prep.video_decode_ms_per_mpx (the other frames),
 prep.video_keyframe_ms_per_mpx (a keyframe's cost past another's),
 prep.video_transform_ms_per_mpx (to_ndarray at --size), prep.video_seek_ms
-(the median seek), prep.video_decode_ms_per_frame 0."""
+(the median seek), prep.video_decode_delay (the median delay, whole
+packets), prep.video_decode_ms_per_frame 0."""
 
 import os
 import random
@@ -80,18 +84,26 @@ def one_pass(c, s, size, convert):
 
 
 def seek_cost(c, s, target, key_ms, other_ms):
-    """One seek to the keyframe before `target` and the decode up to it:
-    its CPU past its frames' decode at key_ms and other_ms (ms)."""
+    """One seek to the keyframe before `target` and the decode up to it,
+    packet by packet: (its CPU past its packets' decode at key_ms and
+    other_ms, ms; the packets the decoder had taken in past the frames it
+    had given out when the target's came: its reorder delay)."""
     t0 = time.thread_time()
     c.seek(target, stream=s, backward=True, any_frame=False)
-    keys = frames = 0
-    for f in c.decode(s):
-        frames += 1
-        keys += 1 if f.key_frame else 0
-        if f.pts is not None and f.pts >= target:
+    keys = sent = out = 0
+    held = None
+    for pkt in c.demux(s):
+        if pkt.size:
+            sent += 1
+            keys += 1 if pkt.is_keyframe else 0
+        for f in s.codec_context.decode(pkt):
+            out += 1
+            if held is None and f.pts is not None and f.pts >= target:
+                held = sent - out
+        if held is not None or not pkt.size:
             break
     total = (time.thread_time() - t0) * 1e3
-    return total - keys * key_ms - (frames - keys) * other_ms
+    return total - keys * key_ms - (sent - keys) * other_ms, held or 0
 
 
 def time_video(path, size, reps, seeks, threads, rng):
@@ -108,12 +120,12 @@ def time_video(path, size, reps, seeks, threads, rng):
         if not pts or not conv:
             raise ValueError(f"{path}: no frames decoded")
         km, om = statistics.median(key), statistics.median(other)
-        left = [seek_cost(c, s, rng.choice(pts), km, om) for _ in range(seeks)]
+        left, held = zip(*(seek_cost(c, s, rng.choice(pts), km, om) for _ in range(seeks)))
         w, h = s.codec_context.width, s.codec_context.height
         return dict(name=os.path.basename(path), codec=s.codec_context.name, w=w, h=h,
                     mpx=w * h / 1e6, frames=len(pts), key_ms=km, other_ms=om,
                     convert_ms=statistics.median(conv) * 1e3,
-                    seek_ms=statistics.median(left))
+                    seek_ms=statistics.median(left), delay=statistics.median(held))
     finally:
         c.close()
 
@@ -128,6 +140,7 @@ def fit(videos):
             "prep.video_keyframe_ms_per_mpx":
                 f"{per_mpx(lambda v: max(0.0, v['key_ms'] - v['other_ms'])):.6g}",
             "prep.video_seek_ms": f"{max(0.0, statistics.median(v['seek_ms'] for v in videos)):.6g}",
+            "prep.video_decode_delay": f"{max(0, round(statistics.median(v['delay'] for v in videos)))}",
             "prep.video_transform_ms_per_mpx": f"{per_mpx(lambda v: v['convert_ms']):.6g}"}
 
 
@@ -145,7 +158,7 @@ def measure(paths, size, reps, seeks, threads, log, seed=1):
         v = videos[-1]
         log(f"{v['name']}: {v['codec']} {v['w']}x{v['h']}, keyframe {v['key_ms']:.3f} ms, other "
             f"frames {v['other_ms']:.3f} ms, to_ndarray {v['convert_ms']:.3f} ms, seek "
-            f"{v['seek_ms']:.3f} ms")
+            f"{v['seek_ms']:.3f} ms, {v['delay']:g} packets held")
     if not videos:
         raise ValueError("none of the videos decodes")
     lines = ["    video_pyav:", f"      av: \"{av.__version__}\"", f"      threads: {threads}",
@@ -154,7 +167,7 @@ def measure(paths, size, reps, seeks, threads, log, seed=1):
     lines += [f"        - {{name: \"{v['name']}\", codec: {v['codec']}, width: {v['w']}, height: "
               f"{v['h']}, frames: {v['frames']}, keyframe_ms: {v['key_ms']:.6g}, other_ms: "
               f"{v['other_ms']:.6g}, to_ndarray_ms: {v['convert_ms']:.6g}, seek_ms: "
-              f"{v['seek_ms']:.6g}}}" for v in videos]
+              f"{v['seek_ms']:.6g}, decode_delay: {v['delay']:g}}}" for v in videos]
     return fit(videos), lines
 
 

@@ -52,8 +52,9 @@ video_plan video_plan_for(int quick, int reps) {
  * to another size). */
 static void fit_videos(video_result *o) {
     double x[VIDEO_MAX], y[VIDEO_MAX], sxy = 0, sxx = 0, resize = 0, mpx = 0, key = 0;
-    double seeks[VIDEO_MAX];
+    double seeks[VIDEO_MAX], held[VIDEO_MAX];
     for (int i = 0; i < o->nvideos; i++) {
+        held[i] = o->v[i].decoded_per_seek - o->v[i].out_per_seek;
         x[i] = o->v[i].w * (double)o->v[i].h / 1e6, y[i] = o->v[i].ms_per_frame.median;
         sxy += x[i] * y[i], sxx += x[i] * x[i];
         resize += o->v[i].resize_ms_per_frame.median, mpx += x[i];
@@ -76,6 +77,10 @@ static void fit_videos(video_result *o) {
     o->keyframe_ms_per_mpx = key / o->nvideos;
     o->seek_raw_ms = stats_summarize(seeks, o->nvideos).median;
     o->seek_ms = o->seek_raw_ms > 0 ? o->seek_raw_ms : 0;
+    /* The packets a seek's decoder took past its frame: the reorder delay
+     * (B-frames), a whole number of packets for a stream. */
+    const double d = stats_summarize(held, o->nvideos).median;
+    o->decode_delay = d > 0 ? (int)lround(d) : 0;
 }
 
 /* The user's videos; one that does not decode is skipped, said on stderr. */
@@ -196,6 +201,7 @@ static void bench_keys(const void *res, profile_keys *k) {
     video_key(k, CALIB_KEY(1152, "prep.video_seek_ms"), v->seek_ms);
     video_key(k, CALIB_KEY(1153, "prep.video_transform_ms_per_mpx"), v->resize_ms_per_mpx);
     video_key(k, CALIB_KEY(1154, "prep.video_keyframe_ms_per_mpx"), v->keyframe_ms_per_mpx);
+    video_key(k, CALIB_KEY(1155, "prep.video_decode_delay"), v->decode_delay);
 }
 
 static void video_row(prof_t *o, const video_one *x) {
@@ -254,6 +260,7 @@ static void bench_measured(const void *res, prof_t *o) {
     prof_num(o, 4, "seek_ms_before_held_at_0", v->seek_raw_ms);
     prof_num(o, 4, "transform_ms_per_mpx", v->resize_ms_per_mpx);
     prof_num(o, 4, "keyframe_ms_per_mpx", v->keyframe_ms_per_mpx);
+    prof_int(o, 4, "decode_delay", v->decode_delay);
     prof_bool(o, 4, "keys_in_scenario", keys_known());
     if (!keys_known())
         prof_str(o, 4, "keys_note",

@@ -52,6 +52,7 @@ typedef struct {
     double seek_raw_ms, seek_ms; /* seek_ms: seek_raw_ms held >= 0 */
     double resize_ms_per_mpx;
     double keyframe_ms_per_mpx; /* the videos' mean keyframe_extra_ms over their megapixels */
+    int decode_delay;           /* the median over the videos of a seek's packets past its frame */
 } video_result;
 
 /* quick: 320x180 and 640x360, 36 frames; else also 1280x720, 60 frames;

@@ -7,7 +7,9 @@
  * to the keyframe at or before its first frame and decodes the frames from
  * there, throwing away those before the first; under sequential the clips
  * are read in order through each video, with no seek and nothing thrown
- * away. A clip decodes span = (F - 1) x stride + 1 frames past that.
+ * away. A clip decodes span = (F - 1) x stride + 1 frames past that and,
+ * under random access, the decoder's delay (prep.video_decode_delay: the
+ * packets it takes in past a frame before giving it out) more.
  * Item x's first frame sits x mod gop frames past its keyframe (every frame
  * of a video starts an item, as lerobot's datasets index them), so the
  * frames thrown away average (gop - 1) / 2 over a data set of whole GOPs.
@@ -41,6 +43,7 @@ typedef enum { DTYPE_FLOAT32, DTYPE_UINT8 } dtype_t;
 /* This pipeline's own options (its rows store into them: KIND_FIELD). */
 typedef struct {
     int64_t frames, stride, width, height, gop;
+    int64_t decode_delay;                          /* packets in before a frame comes out */
     int64_t out_width, out_height;                 /* 0: the decoded frames' */
     int access;                                    /* access_t */
     double decode_ms_per_frame, decode_ms_per_mpx; /* 0 and 0 = not given */
@@ -66,6 +69,15 @@ static double span(const video_opts_t *o) {
     return (double)(o->frames - 1) * (double)o->stride + 1;
 }
 
+/* Frames a clip decodes from its first on: under random access the
+ * decoder takes prep.video_decode_delay packets past its last frame
+ * before it gives that frame out (H.264's B-frames reordered: 2 with
+ * libx264's defaults, measured by the probe and calibrate), and decodes
+ * them; read in order those are the next clip's. */
+static double tail(const video_opts_t *o) {
+    return span(o) + (o->access == ACCESS_RANDOM ? (double)o->decode_delay : 0);
+}
+
 /* Frames item x decodes and throws away before its first. */
 static double lead_in(const video_opts_t *o, uint32_t x) {
     return o->access == ACCESS_RANDOM ? (double)(x % (uint64_t)o->gop) : 0;
@@ -81,12 +93,12 @@ static double lead_in_mean(const scenario_t *s) {
 }
 
 /* Keyframes item x decodes: under random access the seek lands on one and
- * every gop-th frame after it is another, so the lead_in + span frames from
- * it hold 1 + floor((lead_in + span - 1) / gop); read in order, a clip's
+ * every gop-th frame after it is another, so the lead_in + tail frames from
+ * it hold 1 + floor((lead_in + tail - 1) / gop); read in order, a clip's
  * share of a keyframe every gop frames. */
 static double keyframes(const video_opts_t *o, uint32_t x) {
     if (o->access != ACCESS_RANDOM) return span(o) / (double)o->gop;
-    return 1 + floor((lead_in(o, x) + span(o) - 1) / (double)o->gop);
+    return 1 + floor((lead_in(o, x) + tail(o) - 1) / (double)o->gop);
 }
 
 /* Sum over r = 0 .. m - 1 (m <= g) of floor((r + c) / g), c = a g + b with
@@ -100,7 +112,7 @@ static double keyframes_mean(const scenario_t *s) {
     const video_opts_t *o = vo(s);
     const double n = (double)s->dataset.items, g = (double)o->gop;
     if (o->access != ACCESS_RANDOM || !(n > 0)) return keyframes(o, 0);
-    const double q = floor(n / g), r = n - q * g, c = span(o) - 1;
+    const double q = floor(n / g), r = n - q * g, c = tail(o) - 1;
     const double a = floor(c / g), b = c - a * g;
     return 1 + (q * floor_sum(g, a, b, g) + floor_sum(r, a, b, g)) / n;
 }
@@ -122,7 +134,7 @@ static double video_cpu_ms(const scenario_t *s, double bytes) {
     const video_opts_t *o = vo(s);
     const double seek = o->access == ACCESS_RANDOM ? o->seek_ms : 0;
     const double keep = o->decode == DECODE_GPU ? 0 : (double)o->frames * mpx(o);
-    return seek + (lead_in_mean(s) + span(o)) * frame_ms(o) + keyframes_mean(s) * keyframe_ms(o) +
+    return seek + (lead_in_mean(s) + tail(o)) * frame_ms(o) + keyframes_mean(s) * keyframe_ms(o) +
            keep * o->transform_ms_per_mpx;
 }
 
@@ -141,7 +153,7 @@ static int video_engines(const scenario_t *s, const job_t *j) {
 }
 
 static double engine_s_at(const video_opts_t *o, double lead) {
-    return o->nvdec_session_ms / 1e3 + (lead + span(o)) * mpx(o) / o->nvdec_fps;
+    return o->nvdec_session_ms / 1e3 + (lead + tail(o)) * mpx(o) / o->nvdec_fps;
 }
 
 static double video_engine_s(const scenario_t *s, uint32_t x) {
@@ -205,6 +217,7 @@ static const key_def_t keys[] = {
     {"prep.video_seek_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, seek_ms), "video, access random: CPU time of one seek (the demuxer's seek and the decoder's flush), once a clip; calibrate measures it (0 = free)"},
     {"prep.video_transform_ms_per_mpx", KT_REAL, "ms/MP", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, transform_ms_per_mpx), "video, decode cpu: CPU time per megapixel of each of a clip's F kept frames to resize and augment it (one core; 0 = none); under decode gpu the decoder's scaler does it"},
     {"prep.video_keyframe_ms_per_mpx", KT_REAL, "ms/MP", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, keyframe_ms_per_mpx), "video, decode cpu: CPU time per megapixel to decode a keyframe beyond another frame (one core): a clip decodes the keyframe its seek lands on and every gop-th frame after, 1 + floor((lead-in + span - 1) / video_gop) of them under random access, span / video_gop read in order; calibrate measures it (0 = a keyframe costs what another frame does)"},
+    {"prep.video_decode_delay", KT_INT, "frames", "0", 0, 1000, 0, NULL, KIND_FIELD(video_opts_t, decode_delay), "video, access random: packets the decoder takes in past a frame before it gives that frame out (reordered B-frames: 2 for libx264's defaults, 0 without B-frames), decoded by each clip past its last frame and counted in its keyframes; the probe and calibrate measure it at their seeks (0 = none)"},
     {"prep.video_decode", KT_ENUM, "", "cpu", 0, 0, 0, place_name, KIND_FIELD(video_opts_t, decode), "video: cpu (a core decodes every frame) or gpu (the GPU's hardware video decoder engines, NVDEC: one clip on one engine, the engines of each rank's GPU a server of their own; the frames stay on the GPU; a core only demuxes, prep.video_demux_ms_per_frame, and seeks)"},
     {"prep.video_demux_ms_per_frame", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, demux_ms_per_frame), "video, decode gpu: CPU time to demux one frame's packet for the hardware decoder (one core; 0 = free)"},
     {"prep.nvdec_fps", KT_REAL, "frames/s", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_fps), "video, decode gpu: frames a second one hardware decoder engine decodes at 1 megapixel, scaled by the frames' megapixels (0 = not given: the job is refused; NVIDIA publishes it per codec and GPU in its NVDEC application note)"},

@@ -242,6 +242,7 @@ static int check_profile(const char *path, int expect_gpu) {
                                      "video_seek_ms",
                                      "video_transform_ms_per_mpx",
                                      "video_keyframe_ms_per_mpx",
+                                     "video_decode_delay",
                                      NULL};
     /* The sections above must be there; a benchmark added to the registry
      * brings its own. */

@@ -82,6 +82,15 @@ static void check_keyframe_fit(const video_result *r) {
     for (int i = 0; i < r->nvideos; i++)
         sum += r->v[i].keyframe_extra_ms / (r->v[i].w * (double)r->v[i].h / 1e6);
     assert_true(close_to(r->keyframe_ms_per_mpx, sum / r->nvideos));
+    /* the decoder's delay: the packets a seek took past its frame, never
+     * fewer than 0, the videos' median (one or two here) to a whole packet */
+    double held[2] = {0, 0};
+    for (int i = 0; i < r->nvideos && i < 2; i++) {
+        held[i] = r->v[i].decoded_per_seek - r->v[i].out_per_seek;
+        assert_true(held[i] > -1e-9);
+    }
+    const double mid = r->nvideos == 1 ? held[0] : (held[0] + held[1]) / 2;
+    assert_int_equal(r->decode_delay, (int)lround(mid));
 }
 
 static void test_generated(void **state) {

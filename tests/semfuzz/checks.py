@@ -95,12 +95,12 @@ class View:
 
     def video_keyframes(self, job):
         """Least mean keyframes a clip decodes over the epoch's items: item
-        x's 1 + floor((x mod gop + span - 1) / gop) under random access (the
+        x's 1 + floor((x mod gop + tail - 1) / gop) under random access (the
         items drop_last leaves out counted at the most), span / gop read in
         order."""
-        g, span = self.get("prep.video_gop", 250), self.video_span()
+        g, span = self.get("prep.video_gop", 250), self.video_tail()
         if self.get("prep.video_access", "random") != "random":
-            return span / g
+            return self.video_span() / g
         n, e = self["dataset.items"], self.items_epoch(job)
         least, most = 1 + (span - 1) // g, 1 + (g - 1 + span - 1) // g
         if e <= 0:
@@ -112,6 +112,12 @@ class View:
     def video_span(self):
         return (self.get("prep.video_frames", 8) - 1) * self.get("prep.video_stride", 1) + 1
 
+    def video_tail(self):
+        """Frames a clip decodes from its first: its span and, under random
+        access, the decoder's delay (the packets it holds past the last)."""
+        random_ = self.get("prep.video_access", "random") == "random"
+        return self.video_span() + (self.get("prep.video_decode_delay", 0) if random_ else 0)
+
     def video_mpx(self):
         return self.get("prep.video_width", 640) * self.get("prep.video_height", 480) / 1e6
 
@@ -121,7 +127,7 @@ class View:
         excess among them, its kept frames' transform (the copies' CPU left
         out: a lower bound)."""
         random_ = self.get("prep.video_access", "random") == "random"
-        frames = self.video_lead_in(job) + self.video_span()
+        frames = self.video_lead_in(job) + self.video_tail()
         seek = self.get("prep.video_seek_ms") if random_ else 0
         if self.get("prep.video_decode", "cpu") == "gpu":
             return seek + frames * self.get("prep.video_demux_ms_per_frame")
@@ -140,7 +146,7 @@ class View:
         if job.get("prep.pipeline") != "video" or self.get("prep.video_decode", "cpu") != "gpu":
             return 0.0
         e = self.get("prep.nvdec_engines") or self.NVDEC.get(job.get("gpu", ""), 0)
-        one = self.get("prep.nvdec_session_ms") / 1e3 + (self.video_lead_in(job) + self.video_span()) \
+        one = self.get("prep.nvdec_session_ms") / 1e3 + (self.video_lead_in(job) + self.video_tail()) \
             * self.video_mpx() / self["prep.nvdec_fps"]
         return one / e if e else 0.0
 

@@ -207,7 +207,7 @@ class _Gen:
                   "prep.video_seek_ms", "prep.video_transform_ms_per_mpx", "prep.video_decode",
                   "prep.video_demux_ms_per_frame", "prep.nvdec_fps", "prep.nvdec_session_ms",
                   "prep.nvdec_engines", "loader.batch_dtype", "loader.copy_ms_per_mb",
-                  "prep.video_keyframe_ms_per_mpx"}
+                  "prep.video_keyframe_ms_per_mpx", "prep.video_decode_delay"}
 
     def video(self):
         """The video pipeline's keys (prep.pipeline: video), drawn from a
@@ -252,6 +252,8 @@ class _Gen:
         kv = random.Random(repr(rv.getstate()[1][:8]) + ":keyframe")
         if kv.random() < 0.5:
             self.set("prep.video_keyframe_ms_per_mpx", _r(_lu(kv, 1, 40)))
+        if kv.random() < 0.4:  # drawn after it: the draws before stay as they were
+            self.set("prep.video_decode_delay", kv.choice([1, 2, 3, 16]))
 
     def loader(self):
         r = self.r
