@@ -5,7 +5,7 @@ host and writes a host profile for `loader.kind: pytorch` (see docs/pytorch.md,
   stallsim-probe --data DIR --out host-torch.yaml
       [--dataset imagefolder|module:factory] [--batch 32] [--items 640]
       [--max-workers N] [--mem-items N] [--pipelines] [--audio WAVDIR]
-      [--videos DIR [--video-size 224x224]]
+      [--videos DIR [--video-size 224x224] [--video-frames 8]]
   stallsim-probe --gpu-rate [--model resnet18,resnet50|module:factory]
       [--batch 32] [--precision auto|amp|bf16|fp32] [--iters 50]
       [--warmup 10] [--device cuda|cpu] [--out gpu-rate.yaml]
@@ -102,7 +102,8 @@ the training items are (one worker, the median of 3 runs, page cache warm):
   costs go under measured: (the loader keys stay the image item's).
 - --videos DIR: the video pipeline's decode through PyAV, one thread
   (stallsim.videoprobe): each packet's demux and decode by keyframe or
-  not, each frame's to_ndarray at --video-size, seeks to random frames:
+  not, each frame's to_ndarray at --video-size, clips of --video-frames
+  read from random frames (their cost past their frames' is the seek):
   prep.video_decode_ms_per_mpx, _keyframe_ms_per_mpx,
   _transform_ms_per_mpx and _seek_ms (calibrate --videos times the same
   through libavcodec from C: the floor without the binding's costs).
@@ -989,7 +990,7 @@ def step_video(p):
         paths = videoprobe.video_files(a.videos, 8)
         if not paths:
             raise ValueError("no video files")
-        keys, lines = videoprobe.measure(paths, size, 3, 32, 1, log, a.seed)
+        keys, lines = videoprobe.measure(paths, size, 3, 32, 1, log, a.seed, a.video_frames)
     except ImportError as e:
         print(f"probe: --videos needs PyAV ({e}): Debian's python3-av", file=sys.stderr)
         sys.exit(2)
@@ -1375,6 +1376,8 @@ def parser():
                     "(stallsim.videoprobe): writes prep.video_*")
     ap.add_argument("--video-size", default="224x224",
                     help="--videos: the frames' size as the Dataset returns them (224x224)")
+    ap.add_argument("--video-frames", type=int, default=8,
+                    help="--videos: frames of a clip as the Dataset reads one (8)")
     ap.add_argument("--oversub-reps", type=int, default=REPS,
                     help=f"runs of each loader.oversub point, the median kept (default {REPS})")
     ap.add_argument("--seed", type=int, default=1)

@@ -2,8 +2,8 @@
 decodes them (PyAV), for the video pipeline's keys (prep.pipeline: video;
 docs/video.md); the probe's --videos step, or alone:
 
-  python3 -m stallsim.videoprobe --videos DIR [--size 224x224] [--files 8]
-      [--reps 3] [--seeks 32] [--threads 1] [--out FILE]
+  python3 -m stallsim.videoprobe --videos DIR [--size 224x224] [--frames 8]
+      [--files 8] [--reps 3] [--seeks 32] [--threads 1] [--out FILE]
 
 `stallsim calibrate --videos` times libavcodec from C: the floor. A Dataset
 pays its binding's own costs beside it, and on this VM PyAV's were a third
@@ -17,12 +17,14 @@ worker (thread_count, --threads):
   another frame 0.22-0.25: a clip that crosses a keyframe pays it);
 - each frame's to_ndarray at --size right after its decode (the resize and
   the array a Dataset returns);
-- --seeks seeks to seeded random frames (container.seek to the keyframe
-  before, backward, then decoding packet by packet up to the frame): the
-  seek is what is left of that time past its packets' decode at the
-  figures above, and the packets the decoder had taken in past the frames
-  it had given out when the frame came are its reorder delay (H.264 with
-  B-frames 2 here, MPEG-4 0).
+- --seeks clips of --frames frames from seeded random frames, read as a
+  Dataset reads one (container.seek to the keyframe before, backward, then
+  decoding packet by packet, each of its frames through to_ndarray,
+  stacked): the seek is what is left of a clip's time past its packets'
+  decode and its frames' to_ndarray at the figures above (the seek itself,
+  the decoder's restart and what a clip costs once), and the packets the
+  decoder had taken in past the frames it had given out when the clip's
+  first came are its reorder delay (H.264 with B-frames 2 here, MPEG-4 0).
 Keys (per megapixel of the decoded frames, through 0 as calibrate does for
 one size): prep.video_decode_ms_per_mpx (the other frames),
 prep.video_keyframe_ms_per_mpx (a keyframe's cost past another's),
@@ -83,31 +85,42 @@ def one_pass(c, s, size, convert):
     return key, other, conv, sorted(pts)
 
 
-def seek_cost(c, s, target, key_ms, other_ms):
-    """One seek to the keyframe before `target` and the decode up to it,
-    packet by packet: (its CPU past its packets' decode at key_ms and
-    other_ms, ms; the packets the decoder had taken in past the frames it
-    had given out when the target's came: its reorder delay)."""
+def clip_cost(c, s, target, figures, size, frames):
+    """One clip as a Dataset reads it: a seek to the keyframe before
+    `target`, the decode packet by packet up to `frames` frames from it,
+    each through to_ndarray at size, stacked. (Its CPU past its packets'
+    decode and its frames' to_ndarray at figures = (key, other, convert)
+    ms: the seek and what a clip costs once, ms; the packets the decoder
+    had taken in past the frames it had given out when the target's came:
+    its reorder delay.)"""
+    import numpy as np
+
+    key_ms, other_ms, convert_ms = figures
     t0 = time.thread_time()
     c.seek(target, stream=s, backward=True, any_frame=False)
     keys = sent = out = 0
-    held = None
+    held, kept = None, []
     for pkt in c.demux(s):
         if pkt.size:
             sent += 1
             keys += 1 if pkt.is_keyframe else 0
         for f in s.codec_context.decode(pkt):
             out += 1
-            if held is None and f.pts is not None and f.pts >= target:
-                held = sent - out
-        if held is not None or not pkt.size:
+            if f.pts is None or f.pts < target or len(kept) == frames:
+                continue
+            held = sent - out if held is None else held
+            kept.append(f.to_ndarray(width=size[0], height=size[1], format="rgb24"))
+        if len(kept) == frames or not pkt.size:
             break
+    np.stack(kept)
     total = (time.thread_time() - t0) * 1e3
-    return total - keys * key_ms - (sent - keys) * other_ms, held or 0
+    return (total - keys * key_ms - (sent - keys) * other_ms - len(kept) * convert_ms,
+            held or 0)
 
 
-def time_video(path, size, reps, seeks, threads, rng):
-    """One video's figures (ms): a dict of its size and medians."""
+def time_video(path, size, reps, seeks, threads, rng, frames=8):
+    """One video's figures (ms): a dict of its size and medians; its seeks
+    are clips of `frames` frames."""
     c, s = open_video(path, threads)
     try:
         one_pass(c, s, size, False)  # warm: the pages, the decoder, the caches
@@ -120,11 +133,14 @@ def time_video(path, size, reps, seeks, threads, rng):
         if not pts or not conv:
             raise ValueError(f"{path}: no frames decoded")
         km, om = statistics.median(key), statistics.median(other)
-        left, held = zip(*(seek_cost(c, s, rng.choice(pts), km, om) for _ in range(seeks)))
+        cm = statistics.median(conv) * 1e3
+        starts = pts[:max(1, len(pts) - frames)]
+        left, held = zip(*(clip_cost(c, s, rng.choice(starts), (km, om, cm), size, frames)
+                           for _ in range(seeks)))
         w, h = s.codec_context.width, s.codec_context.height
         return dict(name=os.path.basename(path), codec=s.codec_context.name, w=w, h=h,
                     mpx=w * h / 1e6, frames=len(pts), key_ms=km, other_ms=om,
-                    convert_ms=statistics.median(conv) * 1e3,
+                    convert_ms=cm,
                     seek_ms=statistics.median(left), delay=statistics.median(held))
     finally:
         c.close()
@@ -144,14 +160,15 @@ def fit(videos):
             "prep.video_transform_ms_per_mpx": f"{per_mpx(lambda v: v['convert_ms']):.6g}"}
 
 
-def measure(paths, size, reps, seeks, threads, log, seed=1):
-    """(keys, measured lines) over the videos that decode; ValueError when none does."""
+def measure(paths, size, reps, seeks, threads, log, seed=1, frames=8):
+    """(keys, measured lines) over the videos that decode (their seeks
+    clips of `frames` frames); ValueError when none does."""
     import av
 
     rng, videos = random.Random(seed), []
     for p in paths:
         try:
-            videos.append(time_video(p, size, reps, seeks, threads, rng))
+            videos.append(time_video(p, size, reps, seeks, threads, rng, frames))
         except (av.AVError, ValueError, IndexError) as e:
             log(f"skipping {p}: {e}")
             continue
@@ -163,6 +180,7 @@ def measure(paths, size, reps, seeks, threads, log, seed=1):
         raise ValueError("none of the videos decodes")
     lines = ["    video_pyav:", f"      av: \"{av.__version__}\"", f"      threads: {threads}",
              f"      out_size: \"{size[0]}x{size[1]}\"", f"      reps: {reps}", f"      seeks: {seeks}",
+             f"      clip_frames: {frames}",
              "      videos:"]
     lines += [f"        - {{name: \"{v['name']}\", codec: {v['codec']}, width: {v['w']}, height: "
               f"{v['h']}, frames: {v['frames']}, keyframe_ms: {v['key_ms']:.6g}, other_ms: "
@@ -200,7 +218,9 @@ def main(argv=None):
     ap.add_argument("--size", default="224x224", help="to_ndarray's width x height (224x224)")
     ap.add_argument("--files", type=int, default=8, help="videos to time (default 8)")
     ap.add_argument("--reps", type=int, default=3, help="timed passes a video (default 3)")
-    ap.add_argument("--seeks", type=int, default=32, help="seeks a video (default 32)")
+    ap.add_argument("--seeks", type=int, default=32, help="clips read a video (default 32)")
+    ap.add_argument("--frames", type=int, default=8,
+                    help="frames of a clip as the Dataset reads one (default 8)")
     ap.add_argument("--threads", type=int, default=1, help="the decoder's threads (default 1)")
     ap.add_argument("--out", default="-", help="the profile to write (default stdout)")
     a = ap.parse_args(argv)
@@ -208,8 +228,8 @@ def main(argv=None):
         size = parse_size(a.size)
     except ValueError:
         ap.error(f"--size {a.size}: not WIDTHxHEIGHT")
-    if a.files < 1 or a.reps < 1 or a.seeks < 1 or a.threads < 1:
-        ap.error("--files, --reps, --seeks and --threads must be >= 1")
+    if min(a.files, a.reps, a.seeks, a.threads, a.frames) < 1:
+        ap.error("--files, --reps, --seeks, --threads and --frames must be >= 1")
     if not os.path.isdir(a.videos):
         ap.error(f"--videos {a.videos}: not a directory")
     try:
@@ -228,7 +248,7 @@ def main(argv=None):
         print(f"videoprobe: {msg}", file=sys.stderr, flush=True)
 
     try:
-        keys, lines = measure(paths, size, a.reps, a.seeks, a.threads, log)
+        keys, lines = measure(paths, size, a.reps, a.seeks, a.threads, log, frames=a.frames)
     except ValueError as e:
         sys.exit(f"videoprobe: --videos {a.videos}: {e}")
     atomic.write(a.out, profile_text(keys, lines))
