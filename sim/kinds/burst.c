@@ -117,8 +117,13 @@ static void model_one(const scenario_t *s, const topology_t *t, const burst_plan
     for (int64_t r = 0; dev && r < w->senders; r++) {
         const dev_load_t *d = &dev[device_of(s, t, i, w, r)];
         const double by_cap = by_caps(s, ops, d->requests - d->writes, d->writes);
-        /* (the channel's first transfer waits a request's first byte) */
-        const double shared = fmax(slots > 0 ? d->work / slots : 0, d->xfer > 0 ? t0 + d->xfer : 0);
+        /* (the channel's first transfer waits a request's first byte; a
+         * rate limit's bucket, empty at the launch as a cgroup's throttle
+         * starts its budget with the first request, fills over that wait
+         * and moves as much of the transfer ahead of the rate) */
+        const double bucket = ops->bucket_s ? fmin(ops->bucket_s(s), t0) : 0;
+        const double xfer = fmax(0, d->xfer - bucket);
+        const double shared = fmax(slots > 0 ? d->work / slots : 0, d->xfer > 0 ? t0 + xfer : 0);
         if (by_cap > o->seconds) o->seconds = by_cap, o->approximate = 1;
         /* Senders that contend for a device about as long as each takes
          * alone queue behind each other: the larger bound falls short. */

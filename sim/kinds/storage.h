@@ -65,6 +65,9 @@ typedef struct {
      * request of `bytes` holds a slot when uncontended. */
     double (*xfer_s)(const scenario_t *s, double bytes);
     double (*service_s)(const scenario_t *s, double bytes);
+    /* Optional: seconds of transfer a device idle before may move ahead of
+     * its rate (a rate limit's bucket, server.storage.burst_ms); NULL: none. */
+    double (*bucket_s)(const scenario_t *s);
     /* Request slots of one device (the utilisation of request slots). */
     double (*slots)(const scenario_t *s);
 

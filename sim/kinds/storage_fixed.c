@@ -88,8 +88,12 @@ static double fixed_xfer_s(const scenario_t *s, double bytes) {
 
 /* A read alone waits its transfer less the bucket's time (a full bucket:
  * none of a read no larger than it). */
+static double fixed_bucket_s(const scenario_t *s) {
+    return s->server.storage.burst_ms / 1e3;
+}
+
 static double fixed_service_s(const scenario_t *s, double bytes) {
-    const double wait = fixed_xfer_s(s, bytes) - s->server.storage.burst_ms / 1e3;
+    const double wait = fixed_xfer_s(s, bytes) - fixed_bucket_s(s);
     return s->server.storage.latency_ms / 1e3 + (wait > 0 ? wait : 0);
 }
 
@@ -126,6 +130,7 @@ const storage_ops_t storage_fixed = {
     .items_s = fixed_items_s,
     .xfer_s = fixed_xfer_s,
     .service_s = fixed_service_s,
+    .bucket_s = fixed_bucket_s,
     .slots = storage_queue_slots,
     .state_bytes = storage_queue_bytes,
     .write = fixed_write,
