@@ -305,6 +305,8 @@ static void test_gpu_memory(void **state) {
     build(base, gpu);
     const double want = 3 * 8 * (8.0 * 480 * 640 * 3);
     assert_true(fabs(scenario_job_gpu_input_bytes(&S, &S.jobs[0]) - want) < 1e-3);
+    /* and the host hands over the clip's packets, not its frames: 200 KB */
+    assert_true(fabs(scenario_job_out_item_bytes(&S, &S.jobs[0]) - 200e3) < 1e-6);
 }
 
 int main(void) {

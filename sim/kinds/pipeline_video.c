@@ -28,8 +28,8 @@
  * engines are a server of their own (pipeline_kind.h: engines, engine_s).
  *
  * A clip hands over video_frames x height x width x 3 values of
- * loader.batch_dtype (out_bytes), and under gpu decode its frames stay on
- * the GPU (gpu_item_bytes). */
+ * loader.batch_dtype (out_bytes); under gpu decode its frames stay on the
+ * GPU (gpu_item_bytes) and the host hands over its packets (its bytes read). */
 #include <math.h>
 
 #include "gpu_rates.h"
@@ -164,7 +164,8 @@ static double video_engine_mean_s(const scenario_t *s) {
     return engine_s_at(vo(s), lead_in_mean(s));
 }
 
-static double video_out_bytes(const scenario_t *s) {
+/* Bytes of a clip's frames as decoded and resized, by loader.batch_dtype. */
+static double frames_bytes(const scenario_t *s) {
     const video_opts_t *o = vo(s);
     const double size = o->batch_dtype == DTYPE_UINT8 ? 1 : 4;
     const double w = (double)(o->out_width > 0 ? o->out_width : o->width);
@@ -172,8 +173,14 @@ static double video_out_bytes(const scenario_t *s) {
     return (double)o->frames * h * w * 3 * size;
 }
 
+/* What a clip hands over on the host: its frames, or under decode gpu its
+ * packets as read (the frames are made on the GPU and stay there). */
+static double video_out_bytes(const scenario_t *s) {
+    return vo(s)->decode == DECODE_GPU ? s->dataset.item_kb * 1e3 : frames_bytes(s);
+}
+
 static double video_gpu_item_bytes(const scenario_t *s) {
-    return vo(s)->decode == DECODE_GPU ? video_out_bytes(s) : 0;
+    return vo(s)->decode == DECODE_GPU ? frames_bytes(s) : 0;
 }
 
 static const char *video_missing(const scenario_t *s, const char **what) {
@@ -223,7 +230,7 @@ static const key_def_t keys[] = {
     {"prep.nvdec_fps", KT_REAL, "frames/s", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_fps), "video, decode gpu: frames a second one hardware decoder engine decodes at 1 megapixel, scaled by the frames' megapixels (0 = not given: the job is refused; NVIDIA publishes it per codec and GPU in its NVDEC application note)"},
     {"prep.nvdec_session_ms", KT_REAL, "ms", "0", 0, 1e9, 0, NULL, KIND_FIELD(video_opts_t, nvdec_session_ms), "video, decode gpu: an engine's time to start one clip's decode session (0 = free)"},
     {"prep.nvdec_engines", KT_INT, "engines", "0", 0, 64, 0, NULL, KIND_FIELD(video_opts_t, nvdec_engines), "video, decode gpu: hardware decoder engines of each GPU (0 = the GPU table's published count for jobs.N.gpu: v100 1, a100 5, h100 and h200 7)"},
-    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, dtype_name, KIND_FIELD(video_opts_t, batch_dtype), "video: the dtype of the frames an item hands to the training process: float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_out_height x video_out_width x 3 values (the decoded size where those are 0), in /dev/shm, the staged batches, the GPU's memory and the hand-over's CPU (the pytorch loader's copy_ms_per_mb and receive_ms_per_mb); an image or audio pipeline hands over prep.out_kb (set that instead)"},
+    {"loader.batch_dtype", KT_ENUM, "", "float32", 0, 0, 0, dtype_name, KIND_FIELD(video_opts_t, batch_dtype), "video: the dtype of the frames an item hands to the training process: float32 (4 bytes a value, ToTensor's) or uint8 (1 byte: the frames as decoded, normalised on the GPU; lerobot's uint8 transport): an item is video_frames x video_out_height x video_out_width x 3 values (the decoded size where those are 0), in /dev/shm, the staged batches, the GPU's memory and the hand-over's CPU (the pytorch loader's copy_ms_per_mb and receive_ms_per_mb; under decode gpu the frames stay on the GPU and the host hands over the clip's packets, dataset.item_kb); an image or audio pipeline hands over prep.out_kb (set that instead)"},
 };
 /* clang-format on */
 
