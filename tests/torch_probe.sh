@@ -27,7 +27,7 @@ for k in decode_ms_per_item decode_ms_per_mb collate_ms_per_item share_ms_per_it
   awk -v v="$v" 'BEGIN{exit !(v != "" && v + 0 >= 0)}' && ok || bad "profile key $k: '$v' (probe: $(cat "$tmp/err"))"
 done
 # Shared memory's pages cost a worker per MB handed over: 2 MB items cost
-# more than 0.25 MB ones (0.76-1.06 ms/MB on a 2-core VM).
+# more than 0.25 MB ones (0.69-0.89 ms/MB on a 2-core VM).
 cp=$(awk '$1 == "copy_ms_per_mb:" {print $2}' "$tmp/host.yaml")
 awk -v v="$cp" 'BEGIN{exit !(v > 0.01 && v < 100)}' && ok || bad "loader.copy_ms_per_mb '$cp'"
 # The cost of more workers than cores, measured at 1, 2, 4, 8, 16 x: five

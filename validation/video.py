@@ -50,11 +50,10 @@ import subprocess
 import sys
 
 from stallsim.pipeline import timed_epochs
-from validation import PYTHON
 from validation import predict as pr
 from validation.base import Harness, Skip, Target, load1
 from validation.fixtures import data as fx
-from validation.fixtures.probe import run_probe
+from validation.fixtures.probe import probe_env, run_probe
 
 BATCH = 8
 ENCODERS = {"h264": ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"],
@@ -109,49 +108,27 @@ def make_sets(a):
     return sets
 
 
-def profile_video(profile):
-    """calibrate's figures under `measured: video:` (name: number lines)."""
-    out, inside = {}, False
-    with open(profile) as f:
-        for line in f:
-            if line.startswith("  ") and not line.startswith("   "):
-                inside = line.strip() == "video:"
-            elif inside and line.startswith("    ") and ":" in line and "{" not in line:
-                k, _, v = line.strip().partition(":")
-                try:
-                    out[k] = float(v)
-                except ValueError:
-                    pass
-    return out
-
-
 def calibrate(a, s):
+    """`stallsim calibrate --videos` on the set's videos: libavcodec's
+    figures from C (kept with --keep-profiles); the profile's path."""
     profile = os.path.join(s["dir"], "host-video.yaml")
     if a.keep_profiles and os.path.isfile(profile):
-        s["profile"], s["cal"] = profile, profile_video(profile)
-        return
+        return profile
     cmd = [a.bin, "calibrate", "--quick", "--data", a.data, "--files", "50", "--videos",
            s["dir"], "--out", profile]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"validate_video: {' '.join(cmd)}: exit {r.returncode}: {r.stderr[-800:]}")
-    s["profile"], s["cal"] = profile, profile_video(profile)
-    c = s["cal"]
-    print(f"validate_video: {s['name']}: calibrate: decode {c.get('decode_ms_per_frame', 0):.3f} "
-          f"ms/frame + {c.get('decode_ms_per_mpx', 0):.3f} ms/Mpx, seek {c.get('seek_ms', 0):.3f} "
-          f"ms, resize {c.get('transform_ms_per_mpx', 0):.3f} ms/Mpx, a keyframe "
-          f"{c.get('keyframe_ms_per_mpx', 0):.3f} ms/Mpx more", file=sys.stderr, flush=True)
+    return profile
 
 
 def pyav_probe(a, s):
     """stallsim.videoprobe on the set's videos: PyAV's figures (kept with --keep-profiles)."""
     profile = os.path.join(s["dir"], "host-video-pyav.yaml")
     if not (a.keep_profiles and os.path.isfile(profile)):
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            x for x in (PYTHON, os.environ.get("PYTHONPATH")) if x))
         subprocess.run([sys.executable, "-m", "stallsim.videoprobe", "--videos", s["dir"],
                         "--out", profile, "--size", "224x224", "--frames", str(a.frames)],
-                       check=True, env=env)
+                       check=True, env=probe_env())
     return profile
 
 
@@ -297,9 +274,11 @@ class Video(Harness):
         same clip 6.9 then 8.5 ms a minute apart), and figures taken for
         every set before any row were up to 5 minutes older than the rows."""
         if "video_sets" not in s:
-            calibrate(a, s)
-            s["calib_sets"] = calibrated_keys(s["profile"])
+            s["calib_sets"] = calibrated_keys(calibrate(a, s))
             s["video_sets"] = calibrated_keys(pyav_probe(a, s))
+            for who, keys in (("calibrate", s["calib_sets"]), ("PyAV", s["video_sets"])):
+                print(f"validate_video: {s['name']}: {who}: {' '.join(keys)}", file=sys.stderr,
+                      flush=True)
 
     def measure(self, a, r):
         self.calibrated(a, r["set"])

@@ -364,20 +364,6 @@ def proc_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def tasks_cpu_s(pid):
-    """CPU seconds the live threads of process pid have run
-    (/proc/PID/task/*/schedstat, nanoseconds): finer than /proc/PID/stat's
-    clock ticks, which a worker's few ms of exit would be lost in."""
-    total = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
-        except (OSError, IndexError, ValueError):
-            pass
-    return total / 1e9
-
-
 def worker_cpu_s(pid):
     """CPU seconds process pid has used, every thread's: its live threads'
     to the nanosecond (tasks_cpu_s), or /proc/PID/stat's clock ticks where
@@ -386,7 +372,7 @@ def worker_cpu_s(pid):
     workers: 320 items of 0.4 ms are 13 ticks of 10 ms, so a worker's
     hand-over per batch (loader.share_ms_per_item) and the oversubscription
     curve moved by a tick's share of the whole between runs."""
-    coarse, fine = proc_cpu_s(pid), tasks_cpu_s(pid)
+    coarse, fine = proc_cpu_s(pid), stable.tasks_cpu_s(pid)
     return coarse if coarse - fine > 2 / os.sysconf("SC_CLK_TCK") else fine
 
 
@@ -402,7 +388,7 @@ def shutdown_cpu(it, pids):
     persistent_workers (an index of None each, then joined): the CPU each
     worker spent from then until it was reaped, its exit (finalizers, the
     kernel freeing its pages), seconds a worker."""
-    before, reaped = sum(tasks_cpu_s(p) for p in pids), children_cpu_s()
+    before, reaped = sum(stable.tasks_cpu_s(p) for p in pids), children_cpu_s()
     it._shutdown_workers()
     return max(0.0, children_cpu_s() - reaped - before) / len(pids)
 
@@ -609,7 +595,7 @@ class StampCollate:
     def __call__(self, batch):
         from torch.utils.data import default_collate
 
-        return default_collate(batch), tasks_cpu_s(os.getpid())
+        return default_collate(batch), stable.tasks_cpu_s(os.getpid())
 
 
 def first_batch_extra(ds, idx, batch, seed):

@@ -189,6 +189,20 @@ def read_stat():
     return sum(v[:8]), v[3] + v[4], v[7]
 
 
+def tasks_cpu_s(pid):
+    """CPU seconds the live threads of process pid have run
+    (/proc/PID/task/*/schedstat, nanoseconds): finer than /proc/PID/stat's
+    clock ticks, which a worker's few ms of exit would be lost in."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9
+
+
 def own_cpu_s():
     """This process's CPU seconds and its reaped children's (the
     DataLoader's workers are processes, and they are the probe's own)."""
