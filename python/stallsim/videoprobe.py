@@ -6,10 +6,11 @@ docs/video.md); the probe's --videos step, or alone:
       [--files 8] [--reps 3] [--seeks 32] [--threads 1] [--out FILE]
 
 `stallsim calibrate --videos` times libavcodec from C: the floor. A Dataset
-pays its binding's own costs beside it, and on this VM PyAV's were a third
-of a clip: a frame's to_ndarray(width, height, format="rgb24") took 0.47-0.52
-ms where libswscale's resize alone took 0.32, and its decode loop 0.05 ms a
-frame beyond libavcodec's. So this times PyAV itself, on one thread as a
+pays its binding's own costs beside it: on this VM a 640 x 360 frame's
+to_ndarray(width=224, height=224, format="rgb24") took 0.41-0.52 ms where
+calibrate's libswscale resize took 0.32, and predicted with calibrate's
+figures a PyAV DataLoader's epochs came out 17-19 % fast (median,
+docs/validation/video.md). So this times PyAV itself, on one thread as a
 worker (thread_count, --threads):
 - each video decoded whole, --reps passes after a warm one, each packet's
   demux and decode timed on this thread's clock and summed apart for
